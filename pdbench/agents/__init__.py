@@ -1,0 +1,1 @@
+"""Agents: classic policies, LLM agents and user-written arena agents, behind one protocol."""

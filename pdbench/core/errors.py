@@ -1,0 +1,55 @@
+"""One root for every error pdbench raises on purpose.
+
+The CLI catches `PdbenchError`, prints its one-line message and exits with code 2; anything else is a
+bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class PdbenchError(Exception):
+    """An error caused by the user's input, with a message fit to print on one line."""
+
+
+class ConfigError(PdbenchError):
+    """A config value or file is wrong. Names the file and the field."""
+
+    def __init__(self, message: str, *, file: str | None = None, field: str | None = None):
+        self.file = file
+        self.field = field
+        self.reason = message
+        where = ": ".join(part for part in (file, field) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class InvalidActionError(PdbenchError):
+    """Something that is not C or D was offered as an action."""
+
+
+class MatchAborted(PdbenchError):
+    """An agent could not produce an action and its config says to abort the match."""
+
+
+class BudgetExhausted(PdbenchError):
+    """The run's cost budget is spent: no new provider call may start."""
+
+
+class CacheMiss(PdbenchError):
+    """Offline replay was asked for and a prompt is not in the cache."""
+
+
+def did_you_mean(name: str, options: Iterable[str]) -> str:
+    """Return ' (did you mean "x"?)' for the closest option, or '' when nothing is close."""
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def unknown_choice(kind: str, name: str, options: Iterable[str]) -> str:
+    """The message for a lookup miss: the bad name, a suggestion, and what exists."""
+    options = sorted(options)
+    return f'unknown {kind} "{name}"{did_you_mean(name, options)}; choose one of: ' + ", ".join(
+        options
+    )

@@ -1,0 +1,1 @@
+"""Providers answer prompts and cache answers. They know no agent, match or run."""

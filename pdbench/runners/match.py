@@ -1,0 +1,99 @@
+"""The match loop: two agents, a game and a number of rounds in, round records out.
+
+The loop is async so that LLM agents can wait on providers while other matches play; policy agents
+answer synchronously and never yield.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from pdbench.agents.base import Agent, Decision, MatchInfo, MatchSummary
+from pdbench.core.errors import MatchAborted
+from pdbench.core.game import Game
+from pdbench.core.transcript import PlayedRound, observe
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """One round as played, with each side's decision record."""
+
+    played: PlayedRound
+    cum_payoff_a: float
+    cum_payoff_b: float
+    decision_a: Decision
+    decision_b: Decision
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    rounds: list[RoundResult]
+    planned_rounds: int
+    error: str | None = None  # set when an agent aborted the match
+
+    @property
+    def completed(self) -> bool:
+        return self.error is None and len(self.rounds) == self.planned_rounds
+
+
+async def _decide(agent: Agent, played: list[PlayedRound], side: str) -> Decision:
+    obs = observe(
+        played,
+        side=side,
+        history_window=agent.history_window,
+        include_totals=agent.include_totals,
+    )
+    decide = getattr(agent, "decide", None)
+    if decide is not None:
+        return await decide(obs)
+    return Decision(action=agent.act(obs))
+
+
+async def play_match(
+    game: Game,
+    n_rounds: int,
+    agent_a: Agent,
+    agent_b: Agent,
+    *,
+    seed_a: int | None,
+    seed_b: int | None,
+    disclose_rounds: bool,
+) -> MatchResult:
+    """Play `n_rounds` rounds. An agent raising `MatchAborted` ends the match with its error."""
+    agent_a.reset(seed_a)
+    agent_b.reset(seed_b)
+    total_rounds = n_rounds if disclose_rounds else None
+    for agent, opponent in ((agent_a, agent_b), (agent_b, agent_a)):
+        start = getattr(agent, "start_match", None)
+        if start is not None:
+            start(MatchInfo(opponent_name=opponent.name, total_rounds=total_rounds))
+
+    played: list[PlayedRound] = []
+    results: list[RoundResult] = []
+    cum_a = cum_b = 0.0
+    error = None
+    try:
+        for round_index in range(1, n_rounds + 1):
+            decision_a, decision_b = await asyncio.gather(
+                _decide(agent_a, played, "a"), _decide(agent_b, played, "b")
+            )
+            payoff_a, payoff_b = game.payoffs.payoffs(decision_a.action, decision_b.action)
+            cum_a += payoff_a
+            cum_b += payoff_b
+            round_ = PlayedRound(round_index, decision_a.action, decision_b.action, payoff_a, payoff_b)
+            played.append(round_)
+            results.append(RoundResult(round_, cum_a, cum_b, decision_a, decision_b))
+    except MatchAborted as aborted:
+        error = str(aborted)
+    finally:
+        for agent, own, other in ((agent_a, cum_a, cum_b), (agent_b, cum_b, cum_a)):
+            end = getattr(agent, "end_match", None)
+            if end is not None:
+                end(MatchSummary(your_total=own, opponent_total=other, rounds=len(played)))
+    return MatchResult(rounds=results, planned_rounds=n_rounds, error=error)
+
+
+def play_match_sync(game: Game, n_rounds: int, agent_a: Agent, agent_b: Agent, **kwargs) -> MatchResult:
+    """`play_match` for scripts and tests that have no event loop of their own."""
+    return asyncio.run(play_match(game, n_rounds, agent_a, agent_b, **kwargs))

@@ -1,0 +1,273 @@
+"""The validated experiment: pydantic v2 models, frozen after validation.
+
+Both front doors (the experiment file and Hydra composition, see `pdbench.config`) end here: a
+`ExperimentSpec` with a list of fully resolved conditions. Every model forbids unknown fields so a
+typo is an error that names the field, never a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from pdbench.core.game import GAMES, Game, get_game
+from pdbench.core.horizon import FixedHorizon, GeometricHorizon
+from pdbench.core.payoff import PayoffMatrix
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- game and horizon --------------------------------------------------------------------------
+
+
+class GameSpec(Frozen):
+    """A built-in game by id, optionally with its payoffs or labels replaced."""
+
+    id: str = Field("pd", description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal")
+    payoffs: dict[Literal["CC", "CD", "DC", "DD"], tuple[float, float]] | None = Field(
+        None, description="payoff pairs (agent a, agent b) per outcome; default: the game's own"
+    )
+    labels: tuple[str, str] | None = Field(
+        None, description="the words agents see for the cooperative and the defecting action"
+    )
+    check_pd: bool | None = Field(
+        None, description="check T > R > P > S and 2R > T + S; default: when the game is a PD"
+    )
+    description: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _known_game(cls, value: str) -> str:
+        get_game(value)  # raises with "did you mean"
+        return value
+
+    @field_validator("payoffs")
+    @classmethod
+    def _all_outcomes(cls, value):
+        if value is not None and len(value) != 4:
+            missing = sorted({"CC", "CD", "DC", "DD"} - set(value))
+            raise ValueError(f"all four outcomes are needed, missing {', '.join(missing)}")
+        return value
+
+    def build(self) -> Game:
+        """The engine's Game, with the PD inequalities checked when it claims to be one."""
+        base = GAMES[self.id]
+        changes: dict[str, Any] = {}
+        if self.payoffs is not None:
+            changes["payoffs"] = PayoffMatrix.from_outcomes(
+                self.payoffs["CC"], self.payoffs["CD"], self.payoffs["DC"], self.payoffs["DD"]
+            )
+        if self.labels is not None:
+            changes["cooperate_label"], changes["defect_label"] = self.labels
+        if self.check_pd is not None:
+            changes["is_prisoners_dilemma"] = self.check_pd
+        if self.description is not None:
+            changes["description"] = self.description
+        return base.with_changes(**changes)
+
+
+class FixedHorizonSpec(Frozen):
+    type: Literal["fixed"] = "fixed"
+    rounds: int = Field(20, gt=0, description="number of rounds in every match")
+
+    def build(self) -> FixedHorizon:
+        return FixedHorizon(self.rounds)
+
+
+class GeometricHorizonSpec(Frozen):
+    type: Literal["geometric"]
+    stop_prob: float = Field(gt=0, lt=1, description="probability the match ends after each round")
+    max_rounds: int | None = Field(None, gt=0, description="hard cap on the length, if any")
+
+    def build(self) -> GeometricHorizon:
+        return GeometricHorizon(self.stop_prob, self.max_rounds)
+
+
+HorizonSpec = Annotated[FixedHorizonSpec | GeometricHorizonSpec, Field(discriminator="type")]
+
+
+# --- providers ---------------------------------------------------------------------------------
+
+
+class MockBehaviour(Frozen):
+    """How the offline mock model answers (deterministic from the seed and the prompt)."""
+
+    strategy: Literal["cooperate", "defect", "reciprocate", "random"] = "reciprocate"
+    cooperate_prob: float = Field(0.5, ge=0, le=1, description="P(C) for strategy=random")
+    invalid_rate: float = Field(0.0, ge=0, le=1, description="share of answers that are garbage")
+    latency_s: float = Field(0.0, ge=0, description="simulated seconds per call (benchmarks)")
+
+
+class ProviderSpec(Frozen):
+    """Who answers the prompts: the offline mock or any litellm model."""
+
+    name: Literal["mock", "litellm"] = "mock"
+    model: str = Field("mock-reciprocal", description="litellm model string, e.g. openai/gpt-4o-mini")
+    api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
+    mock: MockBehaviour = MockBehaviour()
+    timeout_s: float = Field(60.0, gt=0, description="per-call timeout (not part of the cache key)")
+    max_attempts: int = Field(
+        5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
+    )
+
+
+# --- agents ------------------------------------------------------------------------------------
+
+
+class PolicyAgentSpec(Frozen):
+    type: Literal["policy"] = "policy"
+    policy: str = Field(description="allc, alld, tft, grim, gtft or wsls")
+    params: dict[str, float | None] = Field(
+        default_factory=dict, description="policy parameters, e.g. generous_prob for gtft"
+    )
+    name: str | None = Field(None, description="display name; default: the policy in capitals")
+
+    @field_validator("policy")
+    @classmethod
+    def _known_policy(cls, value: str) -> str:
+        from pdbench.agents.policy import POLICIES  # agents register themselves on import
+
+        if value not in POLICIES:
+            from pdbench.core.errors import unknown_choice
+
+            raise ValueError(unknown_choice("policy", value, POLICIES))
+        return value
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.policy.upper()
+
+
+class LLMAgentSpec(Frozen):
+    type: Literal["llm"] = "llm"
+    name: str | None = Field(None, description="display name; default: model and persona")
+    provider: ProviderSpec = ProviderSpec()
+    temperature: float = Field(0.0, ge=0, le=2)
+    max_tokens: int = Field(16, gt=0)
+    seed: int | None = Field(None, description="sampling seed sent to providers that accept one")
+    system_prompt: str = Field("prompts/pd_system.md", description="path, relative to the project")
+    round_prompt: str = Field("prompts/pd_round.md", description="path, relative to the project")
+    persona: str | None = Field(None, description="a file in prompts/personas/ without .md; none")
+    history_window: int | None = Field(
+        10, ge=0, description="past rounds shown in the prompt (null: the whole match)"
+    )
+    include_totals: bool = Field(False, description="show both running totals in the prompt")
+    disclose_horizon: Literal["auto", "rounds", "stop_prob", "none"] = Field(
+        "auto",
+        description="tell the number of rounds, the stopping probability, or nothing; "
+        "auto: rounds for a fixed horizon, stop_prob for a geometric one",
+    )
+    response_format: Literal["label", "json"] = Field(
+        "label", description='a bare action label, or strict JSON {"action": ...}'
+    )
+    max_retries: int = Field(2, ge=0, description="re-prompts after an invalid answer")
+    on_invalid: Literal["abort", "fallback"] = Field(
+        "abort",
+        description="when retries run out: abort the match (recorded), or play fallback_action",
+    )
+    fallback_action: Literal["C", "D"] = Field("D", description="stored action for on_invalid=fallback")
+
+    @property
+    def display_name(self) -> str:
+        if self.name:
+            return self.name
+        return f"{self.provider.model}" + (f"[{self.persona}]" if self.persona else "")
+
+
+class ArenaAgentSpec(Frozen):
+    type: Literal["arena"] = "arena"
+    path: str = Field(description="Python file defining class Agent (AgentDuel shape)")
+    name: str | None = Field(None, description="display name; default: the file's stem")
+    timeout_s: float = Field(2.0, gt=0, description="per-turn time limit, in seconds")
+    timeout_action: str | None = Field(
+        None, description="label played on a timeout or error; default: the cooperative label"
+    )
+
+    @property
+    def display_name(self) -> str:
+        return self.name or Path(self.path).stem
+
+
+AgentSpec = Annotated[
+    PolicyAgentSpec | LLMAgentSpec | ArenaAgentSpec, Field(discriminator="type")
+]
+
+
+# --- run, metrics, conditions ------------------------------------------------------------------
+
+
+class CacheSpec(Frozen):
+    dir: str = Field("data/cache", description="replay cache folder (env PDBENCH_CACHE_DIR wins)")
+    mode: Literal["readwrite", "off", "replay"] = Field(
+        "readwrite", description="off: never cached; replay: fail on the first miss, no live call"
+    )
+
+
+class RunSpec(Frozen):
+    run_id: str | None = Field(None, description="folder name under output_dir; default derived")
+    seed: int = Field(0, description="the one run seed every random stream derives from")
+    output_dir: str = Field("data/runs", description="where run folders are created")
+    replicates: int = Field(3, gt=0, description="matches per condition")
+    max_concurrency: int = Field(8, gt=0, description="provider calls in flight at once")
+    store_prompts: bool | Literal["hash"] = Field(
+        True, description="log prompts and raw answers on every round (hash: their sha256)"
+    )
+    max_cost_usd: float | None = Field(None, gt=0, description="stop starting calls past this")
+    cache: CacheSpec = CacheSpec()
+
+
+class CollapseSpec(Frozen):
+    k: int = Field(10, gt=0, description="rounds in the window that must have collapsed")
+    threshold: float = Field(0.2, ge=0, le=1, description="max cooperation rate in that window")
+
+
+class MetricsSpec(Frozen):
+    names: tuple[str, ...] = (
+        "cooperation_rate",
+        "retaliation_rate",
+        "forgiveness_rate",
+        "exploitability_payoff_gap",
+        "time_to_collapse",
+        "cooperation_rate_over_time",
+    )
+    collapse: CollapseSpec = CollapseSpec()
+
+
+class ConditionSpec(Frozen):
+    """One cell of the grid: a game, a horizon and two fully specified agents."""
+
+    name: str = Field(min_length=1)
+    game: GameSpec = GameSpec()
+    horizon: HorizonSpec = FixedHorizonSpec()
+    agent_a: AgentSpec
+    agent_b: AgentSpec
+
+    @model_validator(mode="after")
+    def _game_is_consistent(self) -> ConditionSpec:
+        self.game.build()  # payoffs, labels and the PD check
+        return self
+
+
+class ExperimentSpec(Frozen):
+    run: RunSpec = RunSpec()
+    metrics: MetricsSpec = MetricsSpec()
+    conditions: tuple[ConditionSpec, ...] = Field(min_length=1)
+    source: str = Field("", description="the config file this came from")
+    overrides: tuple[str, ...] = Field((), description="command-line overrides applied")
+
+    @model_validator(mode="after")
+    def _unique_condition_names(self) -> ExperimentSpec:
+        seen: set[str] = set()
+        for condition in self.conditions:
+            if condition.name in seen:
+                raise ValueError(f'condition name "{condition.name}" is used twice')
+            seen.add(condition.name)
+        return self
+
+    @property
+    def n_matches(self) -> int:
+        return len(self.conditions) * self.run.replicates
