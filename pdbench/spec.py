@@ -27,7 +27,9 @@ class Frozen(BaseModel):
 class GameSpec(Frozen):
     """A built-in game by id, optionally with its payoffs or labels replaced."""
 
-    id: str = Field("pd", description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal")
+    id: str = Field(
+        "pd", description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal"
+    )
     payoffs: dict[Literal["CC", "CD", "DC", "DD"], tuple[float, float]] | None = Field(
         None, description="payoff pairs (agent a, agent b) per outcome; default: the game's own"
     )
@@ -106,7 +108,9 @@ class ProviderSpec(Frozen):
     """Who answers the prompts: the offline mock or any litellm model."""
 
     name: Literal["mock", "litellm"] = "mock"
-    model: str = Field("mock-reciprocal", description="litellm model string, e.g. openai/gpt-4o-mini")
+    model: str = Field(
+        "mock-reciprocal", description="litellm model string, e.g. openai/gpt-4o-mini"
+    )
     api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
     mock: MockBehaviour = MockBehaviour()
     timeout_s: float = Field(60.0, gt=0, description="per-call timeout (not part of the cache key)")
@@ -169,7 +173,9 @@ class LLMAgentSpec(Frozen):
         "abort",
         description="when retries run out: abort the match (recorded), or play fallback_action",
     )
-    fallback_action: Literal["C", "D"] = Field("D", description="stored action for on_invalid=fallback")
+    fallback_action: Literal["C", "D"] = Field(
+        "D", description="stored action for on_invalid=fallback"
+    )
 
     @property
     def display_name(self) -> str:
@@ -192,9 +198,7 @@ class ArenaAgentSpec(Frozen):
         return self.name or Path(self.path).stem
 
 
-AgentSpec = Annotated[
-    PolicyAgentSpec | LLMAgentSpec | ArenaAgentSpec, Field(discriminator="type")
-]
+AgentSpec = Annotated[PolicyAgentSpec | LLMAgentSpec | ArenaAgentSpec, Field(discriminator="type")]
 
 
 # --- run, metrics, conditions ------------------------------------------------------------------

@@ -15,7 +15,7 @@ from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.core.transcript import Observation
-from pdbench.core.types import C, D, Action
+from pdbench.core.types import Action, C, D
 
 POLICIES: dict[str, type[Policy]] = {}
 

@@ -19,8 +19,9 @@ class FixedHorizon:
 
     def __post_init__(self) -> None:
         if self.rounds <= 0:
-            raise ConfigError(f"must be a positive number of rounds, got {self.rounds}",
-                              field="horizon.rounds")
+            raise ConfigError(
+                f"must be a positive number of rounds, got {self.rounds}", field="horizon.rounds"
+            )
 
     def sample_length(self, rng: np.random.Generator | None = None) -> int:
         return self.rounds
@@ -52,11 +53,14 @@ class GeometricHorizon:
 
     def __post_init__(self) -> None:
         if not 0 < self.stop_prob < 1:
-            raise ConfigError(f"must be strictly between 0 and 1, got {self.stop_prob}",
-                              field="horizon.stop_prob")
+            raise ConfigError(
+                f"must be strictly between 0 and 1, got {self.stop_prob}", field="horizon.stop_prob"
+            )
         if self.max_rounds is not None and self.max_rounds <= 0:
-            raise ConfigError(f"must be a positive number of rounds, got {self.max_rounds}",
-                              field="horizon.max_rounds")
+            raise ConfigError(
+                f"must be a positive number of rounds, got {self.max_rounds}",
+                field="horizon.max_rounds",
+            )
 
     def sample_length(self, rng: np.random.Generator) -> int:
         length = int(rng.geometric(self.stop_prob))

@@ -21,6 +21,11 @@ class PayoffMatrix:
     temptation: float = 5.0
     punishment: float = 1.0
 
+    def __post_init__(self) -> None:
+        # Store floats so that every artifact writes 3.0, never sometimes 3 and sometimes 3.0.
+        for name in ("reward", "sucker", "temptation", "punishment"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
     @classmethod
     def from_outcomes(cls, cc: tuple, cd: tuple, dc: tuple, dd: tuple) -> PayoffMatrix:
         """Build from the four (payoff_a, payoff_b) pairs; they must describe a symmetric game."""
@@ -37,26 +42,28 @@ class PayoffMatrix:
         return matrix
 
     @property
-    def R(self) -> float:  # noqa: N802 - the letters are the field's standard notation
+    def R(self) -> float:
         return self.reward
 
     @property
-    def S(self) -> float:  # noqa: N802
+    def S(self) -> float:
         return self.sucker
 
     @property
-    def T(self) -> float:  # noqa: N802
+    def T(self) -> float:
         return self.temptation
 
     @property
-    def P(self) -> float:  # noqa: N802
+    def P(self) -> float:
         return self.punishment
 
     def payoffs(self, a: Action, b: Action) -> tuple[float, float]:
         """Payoffs of (a, b) for one round."""
         if a is Action.C:
             return (self.reward, self.reward) if b is Action.C else (self.sucker, self.temptation)
-        return (self.temptation, self.sucker) if b is Action.C else (self.punishment, self.punishment)
+        return (
+            (self.temptation, self.sucker) if b is Action.C else (self.punishment, self.punishment)
+        )
 
     def as_outcomes(self) -> dict[str, list[float]]:
         """{"CC": [a, b], ...}: the form used in configs and manifests."""

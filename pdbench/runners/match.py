@@ -7,6 +7,7 @@ answer synchronously and never yield.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 
 from pdbench.agents.base import Agent, Decision, MatchInfo, MatchSummary
@@ -24,6 +25,7 @@ class RoundResult:
     cum_payoff_b: float
     decision_a: Decision
     decision_b: Decision
+    finished_at: float  # time.time() when the round was decided
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,17 +39,18 @@ class MatchResult:
         return self.error is None and len(self.rounds) == self.planned_rounds
 
 
-async def _decide(agent: Agent, played: list[PlayedRound], side: str) -> Decision:
-    obs = observe(
-        played,
-        side=side,
-        history_window=agent.history_window,
-        include_totals=agent.include_totals,
+def _observe(agent: Agent, played: list[PlayedRound], side: str):
+    return observe(
+        played, side=side, history_window=agent.history_window, include_totals=agent.include_totals
     )
-    decide = getattr(agent, "decide", None)
-    if decide is not None:
-        return await decide(obs)
-    return Decision(action=agent.act(obs))
+
+
+async def _decide(agent: Agent, played: list[PlayedRound], side: str) -> Decision:
+    return await agent.decide(_observe(agent, played, side))
+
+
+def _act(agent: Agent, played: list[PlayedRound], side: str) -> Decision:
+    return Decision(action=agent.act(_observe(agent, played, side)))
 
 
 async def play_match(
@@ -69,21 +72,34 @@ async def play_match(
         if start is not None:
             start(MatchInfo(opponent_name=opponent.name, total_rounds=total_rounds))
 
+    # Agents with an async `decide` (LLM, arena) are awaited; policies are called directly.
+    a_waits = hasattr(agent_a, "decide")
+    b_waits = hasattr(agent_b, "decide")
     played: list[PlayedRound] = []
     results: list[RoundResult] = []
     cum_a = cum_b = 0.0
     error = None
     try:
         for round_index in range(1, n_rounds + 1):
-            decision_a, decision_b = await asyncio.gather(
-                _decide(agent_a, played, "a"), _decide(agent_b, played, "b")
-            )
+            if a_waits and b_waits:  # both may wait on providers: let them wait together
+                decision_a, decision_b = await asyncio.gather(
+                    _decide(agent_a, played, "a"), _decide(agent_b, played, "b")
+                )
+            else:
+                decision_a = (
+                    await _decide(agent_a, played, "a") if a_waits else _act(agent_a, played, "a")
+                )
+                decision_b = (
+                    await _decide(agent_b, played, "b") if b_waits else _act(agent_b, played, "b")
+                )
             payoff_a, payoff_b = game.payoffs.payoffs(decision_a.action, decision_b.action)
             cum_a += payoff_a
             cum_b += payoff_b
-            round_ = PlayedRound(round_index, decision_a.action, decision_b.action, payoff_a, payoff_b)
+            round_ = PlayedRound(
+                round_index, decision_a.action, decision_b.action, payoff_a, payoff_b
+            )
             played.append(round_)
-            results.append(RoundResult(round_, cum_a, cum_b, decision_a, decision_b))
+            results.append(RoundResult(round_, cum_a, cum_b, decision_a, decision_b, time.time()))
     except MatchAborted as aborted:
         error = str(aborted)
     finally:
@@ -94,6 +110,8 @@ async def play_match(
     return MatchResult(rounds=results, planned_rounds=n_rounds, error=error)
 
 
-def play_match_sync(game: Game, n_rounds: int, agent_a: Agent, agent_b: Agent, **kwargs) -> MatchResult:
+def play_match_sync(
+    game: Game, n_rounds: int, agent_a: Agent, agent_b: Agent, **kwargs
+) -> MatchResult:
     """`play_match` for scripts and tests that have no event loop of their own."""
     return asyncio.run(play_match(game, n_rounds, agent_a, agent_b, **kwargs))

@@ -1,0 +1,290 @@
+"""The `pdbench` command: validate, run, aggregate, ui, list.
+
+Heavy modules (Hydra, pandas, litellm, Streamlit) are imported inside the commands that need them,
+so `pdbench --help` stays fast. Every error a user can cause ends in one line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pdbench.core.errors import PdbenchError
+
+app = typer.Typer(
+    help="Iterated prisoner's dilemma experiments with LLM agents and classic strategies.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+ConfigArg = Annotated[
+    Path,
+    typer.Argument(
+        help="An experiment file (conf/experiment.yaml) or Hydra's primary config (conf/config.yaml).",
+        show_default=False,
+    ),
+]
+OverridesArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="Changes to the config as key=value, e.g. run.seed=7 horizon.rounds=50 "
+        "(with conf/config.yaml also group choices such as agent_a=grim).",
+        show_default=False,
+    ),
+]
+RunDirArg = Annotated[
+    Path, typer.Argument(help="A run folder, e.g. data/runs/<run_id>.", show_default=False)
+]
+
+
+def _load(config: Path, overrides: list[str] | None, replicates: int | None = None,
+          run_id: str | None = None):
+    from pdbench.config import load
+
+    return load(config, overrides or [], replicates=replicates, run_id=run_id)
+
+
+def _echo_err(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+@app.command()
+def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
+    """Check a config and every file it refers to, then summarise the experiment it describes.
+
+    Exits 0 when the experiment is valid and 2 (with one line saying what is wrong) otherwise.
+    """
+    loaded = _load(config, overrides)
+    spec = loaded.spec
+    from pdbench.runners.plan import plan_matches
+
+    plan = plan_matches(spec)
+    typer.echo(f"valid: {loaded.spec.source}")
+    typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
+    typer.echo(f"  conditions    {len(spec.conditions)}")
+    for condition in spec.conditions:
+        typer.echo(
+            f"    {condition.name}: {condition.agent_a.display_name} vs "
+            f"{condition.agent_b.display_name} | {condition.game.id} | {_horizon_text(condition)}"
+        )
+    typer.echo(f"  replicates    {spec.run.replicates}")
+    typer.echo(f"  matches       {len(plan)}  ({sum(m.n_rounds for m in plan)} rounds)")
+    typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
+
+
+def _horizon_text(condition) -> str:
+    horizon = condition.horizon
+    if horizon.type == "fixed":
+        return f"{horizon.rounds} rounds"
+    cap = f", at most {horizon.max_rounds}" if horizon.max_rounds else ""
+    return f"geometric, stop_prob {horizon.stop_prob}{cap}"
+
+
+@app.command()
+def run(
+    config: ConfigArg,
+    overrides: OverridesArg = None,
+    replicates: Annotated[
+        int | None, typer.Option(help="Matches per condition (overrides run.replicates).")
+    ] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option(help="Name of the run folder; default: derived from the config, so the "
+                     "same command resumes the same run."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan (matches, seeds, calls); write nothing.")
+    ] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Only continue an existing run; fail if there is none.")
+    ] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Call providers even for prompts already cached.")
+    ] = False,
+    offline: Annotated[
+        bool,
+        typer.Option("--offline", help="Replay from the cache only: stop at the first uncached "
+                     "prompt instead of calling a provider."),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run every condition x replicate into data/runs/<run_id>/ and summarise the results.
+
+    Writes rounds.jsonl (one line per round), run_manifest.json and aggregates.parquet. A run
+    that was interrupted continues where it stopped when started again with the same command.
+    """
+    loaded = _load(config, overrides, replicates, run_id)
+    if dry_run:
+        _print_plan(loaded)
+        return
+    from pdbench.runners.progress import ProgressReporter
+    from pdbench.runners.run_experiment import run_experiment
+
+    cache_mode = "off" if no_cache else "replay" if offline else None
+    command = "pdbench run " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    with ProgressReporter(enabled=not quiet) as progress:
+        outcome = run_experiment(
+            loaded,
+            resume_only=resume,
+            cache_mode=cache_mode,
+            on_start=progress.start,
+            on_match_done=progress.match_done,
+            command=command,
+        )
+    if outcome.matches_skipped:
+        typer.echo(
+            f"resumed: {outcome.matches_skipped} of {outcome.matches_planned} matches were "
+            "already stored and were kept"
+        )
+    _print_summary(outcome.run_dir)
+    if outcome.status != "complete":
+        _echo_err(f"run {outcome.status}: {outcome.error}; run the same command again to resume")
+        raise typer.Exit(1)
+
+
+def _print_plan(loaded) -> None:
+    from pdbench.runners.plan import plan_matches
+
+    plan = plan_matches(loaded.spec)
+    typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
+    typer.echo("condition\treplicate\trounds\thorizon_seed\tagent_a_seed\tagent_b_seed\tmax_llm_calls")
+    for m in plan:
+        typer.echo(
+            f"{m.condition.name}\t{m.replicate}\t{m.n_rounds}\t{m.horizon_seed}\t{m.seed_a}\t"
+            f"{m.seed_b}\t{m.max_llm_calls}"
+        )
+    typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
+
+
+def _print_summary(run_dir: Path) -> None:
+    from pdbench.runners.summary import summary_table
+
+    from rich.console import Console
+
+    console = Console(width=max(120, Console().width))
+    console.print(summary_table(run_dir))
+    console.print(f"run dir: {run_dir}")
+    console.print(f"look at it: uv run pdbench ui {_shown_path(run_dir)}")
+
+
+def _shown_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+@app.command()
+def aggregate(run_dir: RunDirArg) -> None:
+    """Recompute aggregates.parquet from a run's rounds.jsonl and run_manifest.json.
+
+    Works on a single run and on a Hydra sweep (whose shards are merged first). Running it twice
+    gives the same table.
+    """
+    from pdbench.storage.aggregate import write_aggregates
+
+    _require_run_dir(run_dir)
+    table = write_aggregates(run_dir)
+    typer.echo(f"wrote {run_dir / 'aggregates.parquet'} ({len(table)} rows)")
+    _print_summary(run_dir)
+
+
+def _require_run_dir(run_dir: Path) -> None:
+    from pdbench.storage.schema import MANIFEST_FILE, SHARDS_DIR
+
+    if not (run_dir / MANIFEST_FILE).is_file() and not (run_dir / SHARDS_DIR).is_dir():
+        raise PdbenchError(
+            f"{run_dir} is not a pdbench run dir (no {MANIFEST_FILE}); runs are under data/runs/"
+        )
+
+
+@app.command()
+def ui(
+    run_dir: RunDirArg,
+    host: Annotated[str, typer.Option(help="Address to serve on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    print_command: Annotated[
+        bool, typer.Option("--print-command", help="Print the Streamlit command instead of running it.")
+    ] = False,
+) -> None:
+    """Open the read-only viewer of a run in the browser (Streamlit)."""
+    import os
+    import subprocess
+
+    _require_run_dir(run_dir)
+    app_path = Path(__file__).parent / "ui" / "streamlit_app.py"
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(app_path),
+        "--server.address", host, "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--", "--run-dir", str(run_dir.resolve()),
+    ]
+    if print_command:
+        typer.echo(shlex.join(command))
+        return
+    typer.echo(f"viewer of {run_dir} at http://{host}:{port} (Ctrl-C to stop)")
+    env = {**os.environ, "PDBENCH_RUN_DIR": str(run_dir.resolve())}
+    raise typer.Exit(subprocess.call(command, env=env))
+
+
+LISTABLE = {
+    "agents": "agent",
+    "personas": "persona",
+    "games": "game",
+    "providers": "provider",
+    "horizons": "horizon",
+}
+
+
+@app.command("list")
+def list_options(
+    what: Annotated[
+        str | None,
+        typer.Argument(help="agents, personas, games, providers or horizons; default: all."),
+    ] = None,
+) -> None:
+    """Show what the config tree offers, one line of description each."""
+    from pdbench.config import describe_option, find_project_root, group_options
+    from pdbench.core.errors import unknown_choice
+
+    root = find_project_root()
+    if what is not None and what not in LISTABLE:
+        raise PdbenchError(unknown_choice("list", what, LISTABLE))
+    for title, group in LISTABLE.items():
+        if what not in (None, title):
+            continue
+        typer.echo(f"{title} (conf/{group}/):")
+        options = group_options(group, root)
+        width = max((len(o) for o in options), default=0)
+        for option in options:
+            typer.echo(f"  {option.ljust(width)}  {describe_option(group, option, root)}")
+
+
+def main() -> None:
+    """Console entry point: user errors become one line on stderr and exit code 2."""
+    try:
+        app(standalone_mode=False)
+    except PdbenchError as error:
+        _echo_err(f"error: {error}")
+        sys.exit(2)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except typer.Abort:
+        _echo_err("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        _echo_err("interrupted: run the same command again to resume")
+        sys.exit(130)
+    except Exception as error:  # click's usage errors
+        import click
+
+        if isinstance(error, click.ClickException):
+            error.show()
+            sys.exit(2)
+        raise

@@ -1,0 +1,67 @@
+"""The plan: every (condition, replicate) match with its seeds and length, fixed before play.
+
+Seeds come from `derive_seed(run seed, condition, replicate, stream)`, and a geometric horizon's
+length is drawn here from the match's own horizon stream, so the plan of one condition does not
+depend on any other condition or on the order of execution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pdbench.core import rng
+from pdbench.core.game import Game
+from pdbench.core.horizon import FixedHorizon, GeometricHorizon
+from pdbench.spec import ConditionSpec, ExperimentSpec, LLMAgentSpec
+
+
+@dataclass(frozen=True)
+class PlannedMatch:
+    condition: ConditionSpec
+    replicate: int  # from 0
+    n_rounds: int
+    horizon_seed: int
+    seed_a: int
+    seed_b: int
+    game: Game
+    horizon: FixedHorizon | GeometricHorizon
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.condition.name, self.replicate)
+
+    @property
+    def seeds(self) -> dict[str, int]:
+        return {"horizon": self.horizon_seed, "agent_a": self.seed_a, "agent_b": self.seed_b}
+
+    @property
+    def max_llm_calls(self) -> int:
+        """Upper bound on provider calls: every LLM agent, every round, every retry."""
+        calls = 0
+        for agent in (self.condition.agent_a, self.condition.agent_b):
+            if isinstance(agent, LLMAgentSpec):
+                calls += self.n_rounds * (1 + agent.max_retries)
+        return calls
+
+
+def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
+    seed = spec.run.seed
+    plan = []
+    for condition in spec.conditions:
+        game = condition.game.build()
+        horizon = condition.horizon.build()
+        for replicate in range(spec.run.replicates):
+            horizon_seed = rng.derive_seed(seed, condition.name, replicate, rng.HORIZON)
+            plan.append(
+                PlannedMatch(
+                    condition=condition,
+                    replicate=replicate,
+                    n_rounds=horizon.sample_length(rng.make_rng(horizon_seed)),
+                    horizon_seed=horizon_seed,
+                    seed_a=rng.derive_seed(seed, condition.name, replicate, rng.agent_stream("a")),
+                    seed_b=rng.derive_seed(seed, condition.name, replicate, rng.agent_stream("b")),
+                    game=game,
+                    horizon=horizon,
+                )
+            )
+    return plan

@@ -1,0 +1,46 @@
+"""A rich progress bar: matches done, provider calls live and cached, cost so far."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+class ProgressReporter:
+    def __init__(self, *, enabled: bool = True) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.live = self.cached = 0
+        self.cost = 0.0
+        self.progress = Progress(
+            TextColumn("matches"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("calls {task.fields[live]} live / {task.fields[cached]} cached"),
+            TextColumn("${task.fields[cost]:.4f}"),
+            TimeElapsedColumn(),
+            disable=not self.enabled,
+            transient=False,
+        )
+        self.task = None
+
+    def __enter__(self) -> ProgressReporter:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+    def start(self, planned: int, already_done: int) -> None:
+        self.task = self.progress.add_task(
+            "run", total=planned, completed=already_done, live=0, cached=0, cost=0.0
+        )
+
+    def match_done(self, _finished, calls: dict) -> None:
+        self.live += calls.get("live", 0)
+        self.cached += calls.get("cached", 0)
+        self.cost += calls.get("cost_usd", 0.0)
+        if self.task is not None:
+            self.progress.update(
+                self.task, advance=1, live=self.live, cached=self.cached, cost=self.cost
+            )

@@ -1,0 +1,401 @@
+"""Run an experiment: plan, play every unfinished match, store rounds, aggregate.
+
+Matches run concurrently on one event loop (LLM agents wait on providers, bounded by the gateway's
+`max_concurrency`), but finished matches are stored strictly in plan order, so rounds.jsonl is the
+same file whatever the concurrency, and a resumed run ends identical to an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pdbench.config import LoadedExperiment
+from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
+from pdbench.runners.match import MatchResult, play_match
+from pdbench.runners.plan import PlannedMatch, plan_matches
+from pdbench.runners.registry import AgentContext, make_agent
+from pdbench.spec import LLMAgentSpec
+from pdbench.storage import manifest as manifest_facts
+from pdbench.storage.run_store import FinishedMatch, RunStore
+from pdbench.storage.schema import stored_attempts
+
+FLUSH_EVERY_S = 1.0  # store finished matches at least this often...
+FLUSH_EVERY_MATCHES = 512  # ...or when this many are waiting
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    run_id: str
+    status: str
+    matches_planned: int
+    matches_skipped: int  # already finished by an earlier attempt of this run
+    matches_played: int
+    error: str | None = None
+    calls: dict[str, Any] = field(default_factory=dict)
+
+
+def _timestamp(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+def round_lines(
+    planned: PlannedMatch, result: MatchResult, *, run_id: str, store_prompts: bool | str
+) -> list[bytes]:
+    """The rounds.jsonl lines of one match (actions always C/D)."""
+    condition = planned.condition
+    base = {
+        "run_id": run_id,
+        "condition": condition.name,
+        "replicate": planned.replicate,
+        "game": planned.game.id,
+        "agent_a": condition.agent_a.display_name,
+        "agent_b": condition.agent_b.display_name,
+        "horizon_type": planned.horizon.type,
+        "fixed_n": planned.horizon.fixed_n,
+        "stop_prob": planned.horizon.stop_prob,
+    }
+    lines = []
+    for played_round in result.rounds:
+        played = played_round.played
+        record = {
+            **base,
+            "round_index": played.round_index,
+            "agent_a_action": played.action_a.value,
+            "agent_b_action": played.action_b.value,
+            "agent_a_payoff": played.payoff_a,
+            "agent_b_payoff": played.payoff_b,
+            "agent_a_cum_payoff": played_round.cum_payoff_a,
+            "agent_b_cum_payoff": played_round.cum_payoff_b,
+            "timestamp_utc": _timestamp(played_round.finished_at),
+        }
+        for side, decision in (("a", played_round.decision_a), ("b", played_round.decision_b)):
+            record[f"agent_{side}_invalid_outputs"] = decision.invalid_outputs
+            record[f"agent_{side}_fallback"] = decision.fallback
+            record[f"agent_{side}_timeout"] = decision.timeout
+            record[f"agent_{side}_error"] = decision.error
+            if decision.attempts:
+                record[f"agent_{side}_attempts"] = stored_attempts(decision.attempts, store_prompts)
+        lines.append(orjson.dumps(record) + b"\n")
+    return lines
+
+
+def call_counts(result: MatchResult) -> dict[str, Any]:
+    """Provider calls of one match: live and cached, tokens, and cost (cached calls cost 0)."""
+    counts = {
+        "live": 0,
+        "cached": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
+        "cost_usd_saved": 0.0,
+        "unknown_price": 0,
+    }
+    for played_round in result.rounds:
+        for decision in (played_round.decision_a, played_round.decision_b):
+            for attempt in decision.attempts:
+                cost = attempt.get("cost_usd")
+                cached = bool(attempt.get("cached"))
+                counts["cached" if cached else "live"] += 1
+                counts["input_tokens"] += attempt.get("input_tokens") or 0
+                counts["output_tokens"] += attempt.get("output_tokens") or 0
+                if cost is None:
+                    counts["unknown_price"] += 1
+                elif cached:
+                    counts["cost_usd_saved"] += cost
+                else:
+                    counts["cost_usd"] += cost
+    return counts
+
+
+def sum_calls(entries: list[dict]) -> dict[str, Any]:
+    total: dict[str, Any] = {
+        "live": 0,
+        "cached": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
+        "cost_usd_saved": 0.0,
+        "unknown_price": 0,
+    }
+    for entry in entries:
+        for key, value in (entry or {}).items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+class _OrderedWriter:
+    """Stores finished matches in plan order, in batches."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+        self.ready: dict[int, FinishedMatch] = {}
+        self.next_index = 0
+        self.last_flush = time.monotonic()
+
+    def add(self, index: int, match: FinishedMatch) -> None:
+        self.ready[index] = match
+        waiting = len(self.ready)
+        if waiting >= FLUSH_EVERY_MATCHES or time.monotonic() - self.last_flush >= FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        batch = []
+        while self.next_index in self.ready:
+            batch.append(self.ready.pop(self.next_index))
+            self.next_index += 1
+        self.store.append(batch)
+        self.last_flush = time.monotonic()
+
+
+def _uses(spec_types: tuple[type, ...], matches: list[PlannedMatch]) -> bool:
+    return any(
+        isinstance(agent, spec_types)
+        for m in matches
+        for agent in (m.condition.agent_a, m.condition.agent_b)
+    )
+
+
+async def _play_pending(
+    loaded: LoadedExperiment,
+    pending: list[PlannedMatch],
+    store: RunStore,
+    *,
+    run_id: str,
+    cache_mode: str | None,
+    on_match_done: Callable[[FinishedMatch, dict], None],
+) -> dict[str, Any]:
+    spec = loaded.spec
+    gateway = None
+    if _uses((LLMAgentSpec,), pending):
+        from pdbench.providers.cache import resolve_cache_dir
+        from pdbench.providers.gateway import ProviderGateway
+
+        mode = cache_mode or spec.run.cache.mode
+        gateway = ProviderGateway(
+            max_concurrency=spec.run.max_concurrency,
+            cache_dir=None
+            if mode == "off"
+            else resolve_cache_dir(spec.run.cache.dir, loaded.project_root),
+            cache_mode=mode,
+            max_cost_usd=spec.run.max_cost_usd,
+        )
+    # More matches than calls in flight keeps the provider busy while matches think locally.
+    slots = asyncio.Semaphore(max(2, 2 * spec.run.max_concurrency))
+    writer = _OrderedWriter(store)
+
+    async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch, dict]:
+        async with slots:
+            agents = []
+            for side in ("a", "b"):
+                agent_spec = getattr(planned.condition, f"agent_{side}")
+                context = AgentContext(
+                    run_seed=spec.run.seed,
+                    condition=planned.condition.name,
+                    replicate=planned.replicate,
+                    side=side,
+                    project_root=loaded.project_root,
+                    run_dir=store.run_dir,
+                    store_prompts=spec.run.store_prompts,
+                    gateway=gateway,
+                )
+                agents.append(
+                    make_agent(
+                        agent_spec, game=planned.game, horizon=planned.horizon, context=context
+                    )
+                )
+            try:
+                result = await play_match(
+                    planned.game,
+                    planned.n_rounds,
+                    agents[0],
+                    agents[1],
+                    seed_a=planned.seed_a,
+                    seed_b=planned.seed_b,
+                    disclose_rounds=planned.horizon.type == "fixed",
+                )
+            finally:
+                for agent in agents:
+                    close = getattr(agent, "close", None)
+                    if close is not None:
+                        close()
+            calls = call_counts(result)
+            finished = FinishedMatch(
+                condition=planned.condition.name,
+                replicate=planned.replicate,
+                lines=round_lines(
+                    planned, result, run_id=run_id, store_prompts=spec.run.store_prompts
+                ),
+                ledger={
+                    "condition": planned.condition.name,
+                    "replicate": planned.replicate,
+                    "n_rounds": len(result.rounds),
+                    "planned_rounds": planned.n_rounds,
+                    "seeds": planned.seeds,
+                    "error": result.error,
+                    "calls": calls,
+                },
+            )
+            return index, finished, calls
+
+    tasks = [asyncio.create_task(play(i, m)) for i, m in enumerate(pending)]
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            index, finished, calls = await next_done
+            writer.add(index, finished)
+            on_match_done(finished, calls)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        writer.flush()  # whatever finished, in order, is kept
+        if gateway is not None:
+            gateway.close()
+    return gateway.stats.as_dict() if gateway is not None else {}
+
+
+def build_manifest(
+    loaded: LoadedExperiment,
+    plan: list[PlannedMatch],
+    store: RunStore,
+    *,
+    run_id: str,
+    status: str,
+    started_utc: str,
+    error: str | None = None,
+    hydra_overrides: list[str] | None = None,
+) -> dict[str, Any]:
+    spec = loaded.spec
+    ledger = list(store.completed.values())
+    calls_by_condition: dict[str, list] = {}
+    for entry in ledger:
+        calls_by_condition.setdefault(entry["condition"], []).append(entry.get("calls"))
+    failed = [
+        {"condition": e["condition"], "replicate": e["replicate"], "error": e["error"]}
+        for e in ledger
+        if e.get("error")
+    ]
+    return {
+        "run_id": run_id,
+        "status": status,
+        "error": error,
+        "started_utc": store.manifest.get("started_utc", started_utc),
+        "updated_utc": manifest_facts.utc_now(),
+        "pdbench_command": store.manifest.get("pdbench_command"),
+        "config_source": spec.source,
+        "config_hash": loaded.config_hash,
+        "config": spec.model_dump(mode="json"),
+        "referenced_files": loaded.referenced_files,
+        "overrides": list(spec.overrides),
+        "hydra_overrides": hydra_overrides or [],
+        "run_seed": spec.run.seed,
+        "collapse": {"k": spec.metrics.collapse.k, "threshold": spec.metrics.collapse.threshold},
+        "conditions": [c.name for c in spec.conditions],
+        "replicates": spec.run.replicates,
+        "matches": {
+            "planned": len(plan),
+            "completed": len(ledger),
+            "failed": failed,
+        },
+        "seeds": [
+            {
+                "condition": m.condition.name,
+                "replicate": m.replicate,
+                "n_rounds": m.n_rounds,
+                **m.seeds,
+            }
+            for m in plan
+        ],
+        "provider_calls": sum_calls([e.get("calls") for e in ledger]),
+        "provider_calls_by_condition": {
+            name: sum_calls(entries) for name, entries in calls_by_condition.items()
+        },
+        **manifest_facts.environment_facts(loaded.project_root),
+    }
+
+
+def run_experiment(
+    loaded: LoadedExperiment,
+    *,
+    run_dir: Path | None = None,
+    run_id: str | None = None,
+    resume_only: bool = False,
+    cache_mode: str | None = None,
+    hydra_overrides: list[str] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_match_done: Callable[[FinishedMatch, dict], None] | None = None,
+    aggregate: bool = True,
+    command: str | None = None,
+) -> RunOutcome:
+    """Run (or resume) every match of the experiment into its run dir and aggregate it."""
+    run_dir = run_dir or loaded.run_dir
+    run_id = run_id or loaded.run_id
+    plan = plan_matches(loaded.spec)
+    store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
+    if command and "pdbench_command" not in store.manifest:
+        store.manifest["pdbench_command"] = command
+    pending = [m for m in plan if m.key not in store.completed]
+    skipped = len(plan) - len(pending)
+    started = manifest_facts.utc_now()
+
+    def save(status: str, error: str | None = None) -> None:
+        store.write_manifest(
+            build_manifest(
+                loaded,
+                plan,
+                store,
+                run_id=run_id,
+                status=status,
+                started_utc=started,
+                error=error,
+                hydra_overrides=hydra_overrides,
+            )
+        )
+
+    save(manifest_facts.STATUS_STARTED)
+    if on_start:
+        on_start(len(plan), skipped)
+    status, error = manifest_facts.STATUS_COMPLETE, None
+    try:
+        if pending:
+            asyncio.run(
+                _play_pending(
+                    loaded,
+                    pending,
+                    store,
+                    run_id=run_id,
+                    cache_mode=cache_mode,
+                    on_match_done=on_match_done or (lambda *_: None),
+                )
+            )
+    except BudgetExhausted as stop:
+        status, error = manifest_facts.STATUS_STOPPED, str(stop)
+    except (CacheMiss, PdbenchError) as failure:
+        save(manifest_facts.STATUS_FAILED, str(failure))
+        raise
+    except BaseException as failure:  # a bug or Ctrl-C: record it, keep what finished
+        save(manifest_facts.STATUS_FAILED, f"{type(failure).__name__}: {failure}")
+        raise
+    save(status, error)
+    if aggregate:
+        from pdbench.storage.aggregate import write_aggregates
+
+        write_aggregates(run_dir)
+    return RunOutcome(
+        run_dir=run_dir,
+        run_id=run_id,
+        status=status,
+        matches_planned=len(plan),
+        matches_skipped=skipped,
+        matches_played=len(pending),
+        error=error,
+        calls=store.manifest.get("provider_calls", {}),
+    )

@@ -1,0 +1,48 @@
+"""The end-of-run table: per condition, cooperation, payoffs, collapse, calls and cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from rich.table import Table
+
+from pdbench.storage.run_store import read_manifest
+from pdbench.storage.schema import AGGREGATES_FILE
+
+
+def _fmt(value, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def summary_table(run_dir: Path) -> Table:
+    manifest = read_manifest(run_dir)
+    aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
+    conditions = aggregates[aggregates["level"] == "condition"]
+    calls = manifest.get("provider_calls_by_condition", {})
+    table = Table(title=f"run {manifest['run_id']}: {manifest['status']}", title_justify="left")
+    for column in ("condition", "a vs b", "n", "coop a", "coop b", "coop", "total a",
+                   "total b", "collapse@", "calls live/cached", "cost $"):
+        table.add_column(column, justify="left" if column in ("condition", "a vs b") else "right")
+    for row in conditions.itertuples():
+        condition_calls = calls.get(row.condition, {})
+        collapsed = aggregates[
+            (aggregates["level"] == "replicate") & (aggregates["condition"] == row.condition)
+        ]["time_to_collapse"].notna().sum()
+        collapse = "-" if collapsed == 0 else f"{_fmt(row.time_to_collapse, 1)} ({collapsed}/{row.n_replicates})"
+        table.add_row(
+            row.condition,
+            f"{row.agent_a} vs {row.agent_b}",
+            str(row.n_replicates),
+            _fmt(row.cooperation_rate_a),
+            _fmt(row.cooperation_rate_b),
+            _fmt(row.cooperation_rate),
+            _fmt(row.total_payoff_a, 1),
+            _fmt(row.total_payoff_b, 1),
+            collapse,
+            f"{condition_calls.get('live', 0)}/{condition_calls.get('cached', 0)}",
+            _fmt(condition_calls.get("cost_usd", 0.0), 4),
+        )
+    return table

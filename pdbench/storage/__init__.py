@@ -1,0 +1,1 @@
+"""What a run leaves behind: rounds.jsonl, matches.jsonl, run_manifest.json, aggregates.parquet."""

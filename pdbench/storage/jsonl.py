@@ -1,0 +1,75 @@
+"""Crash-safe JSON-lines files.
+
+Writers append whole lines and flush them in one write; a crash can tear at most the last line. A
+torn last line has no trailing newline, and readers drop it: `complete_prefix` finds where the
+last complete line ends, and `truncate_to` cuts a file back there (or to a recorded offset) before
+a resumed run appends again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+
+
+def complete_prefix(path: Path) -> int:
+    """Byte length of the file up to and including its last newline (0 when missing)."""
+    if not path.exists():
+        return 0
+    size = path.stat().st_size
+    if size == 0:
+        return 0
+    with path.open("rb") as handle:
+        block = 1 << 16
+        end = size
+        while end > 0:
+            start = max(0, end - block)
+            handle.seek(start)
+            chunk = handle.read(end - start)
+            newline = chunk.rfind(b"\n")
+            if newline != -1:
+                return start + newline + 1
+            end = start
+    return 0
+
+
+def truncate_to(path: Path, length: int) -> None:
+    if path.exists() and path.stat().st_size != length:
+        with path.open("r+b") as handle:
+            handle.truncate(length)
+
+
+def read_lines(path: Path) -> Iterator[dict]:
+    """Parsed complete lines; a torn last line is ignored."""
+    end = complete_prefix(path)
+    if end == 0:
+        return
+    with path.open("rb") as handle:
+        data = handle.read(end)
+    for line in data.splitlines():
+        if line.strip():
+            yield orjson.loads(line)
+
+
+def append_bytes(path: Path, payload: bytes, *, fsync: bool = True) -> int:
+    """Append in one write and return the new end offset."""
+    with path.open("ab") as handle:
+        handle.write(payload)
+        handle.flush()
+        if fsync:
+            os.fsync(handle.fileno())
+        return handle.tell()
+
+
+def dump_line(record: dict) -> bytes:
+    return orjson.dumps(record) + b"\n"
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    """Replace a JSON file so that readers see the old or the new version, never half of one."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    os.replace(tmp, path)

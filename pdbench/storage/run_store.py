@@ -1,0 +1,125 @@
+"""A run directory on disk: append finished matches, remember them, resume after a crash.
+
+Layout of `data/runs/<run_id>/`:
+
+- rounds.jsonl       one line per round, appended one whole match at a time, in plan order;
+- matches.jsonl      the ledger: one line per finished match, written *after* its rounds, with the
+                     byte offset where its rounds end in rounds.jsonl;
+- run_manifest.json  rewritten atomically on every status change;
+- aggregates.parquet written at the end (and by `pdbench aggregate`).
+
+After a kill -9 the ledger's last complete line says what finished: rounds.jsonl is cut back to
+that offset (dropping a torn line or a half-written match) and only unfinished matches run again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pdbench.core.errors import PdbenchError
+from pdbench.storage import jsonl
+from pdbench.storage.manifest import utc_now
+from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE
+
+
+@dataclass
+class FinishedMatch:
+    """One match ready to be stored: its lines and its ledger entry."""
+
+    condition: str
+    replicate: int
+    lines: list[bytes]
+    ledger: dict[str, Any]
+
+
+@dataclass
+class RunStore:
+    run_dir: Path
+    manifest: dict[str, Any] = field(default_factory=dict)
+    completed: dict[tuple[str, int], dict] = field(default_factory=dict)
+
+    @property
+    def rounds_path(self) -> Path:
+        return self.run_dir / ROUNDS_FILE
+
+    @property
+    def ledger_path(self) -> Path:
+        return self.run_dir / LEDGER_FILE
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.run_dir / MANIFEST_FILE
+
+    @classmethod
+    def open(cls, run_dir: Path, *, config_hash: str, resume_only: bool = False) -> RunStore:
+        """Open a new or existing run dir. An existing one must hold the same experiment."""
+        manifest_path = run_dir / MANIFEST_FILE
+        if manifest_path.exists():
+            manifest = read_manifest(run_dir)
+            if manifest.get("config_hash") != config_hash:
+                raise PdbenchError(
+                    f"{run_dir} already holds a different experiment (config hash "
+                    f"{str(manifest.get('config_hash'))[:10]}, this one {config_hash[:10]}); it "
+                    "is never overwritten: pass another --run-id (or run.run_id=...)"
+                )
+            store = cls(run_dir=run_dir, manifest=manifest)
+            store._recover()
+            return store
+        if resume_only:
+            raise PdbenchError(f"nothing to resume: {run_dir} has no {MANIFEST_FILE}")
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise PdbenchError(
+                f"{run_dir} exists and is not a pdbench run; choose another --run-id"
+            )
+        run_dir.mkdir(parents=True, exist_ok=True)
+        return cls(run_dir=run_dir)
+
+    def _recover(self) -> None:
+        """Read the ledger and cut rounds.jsonl back to the end of the last finished match."""
+        end = 0
+        ledger_end = jsonl.complete_prefix(self.ledger_path)
+        jsonl.truncate_to(self.ledger_path, ledger_end)
+        for entry in jsonl.read_lines(self.ledger_path):
+            self.completed[(entry["condition"], entry["replicate"])] = entry
+            end = max(end, entry["rounds_end_offset"])
+        jsonl.truncate_to(self.rounds_path, end)
+        if not self.completed:
+            jsonl.truncate_to(self.rounds_path, 0)
+
+    def append(self, matches: list[FinishedMatch], *, fsync: bool = True) -> None:
+        """Store finished matches: their rounds first, then their ledger lines."""
+        if not matches:
+            return
+        offset = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
+        ledger_lines = []
+        for match in matches:
+            offset += sum(len(line) for line in match.lines)
+            entry = {**match.ledger, "rounds_end_offset": offset, "finished_utc": utc_now()}
+            ledger_lines.append(jsonl.dump_line(entry))
+            self.completed[(match.condition, match.replicate)] = entry
+        jsonl.append_bytes(
+            self.rounds_path, b"".join(b"".join(m.lines) for m in matches), fsync=fsync
+        )
+        jsonl.append_bytes(self.ledger_path, b"".join(ledger_lines), fsync=fsync)
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        self.manifest = manifest
+        jsonl.write_json_atomic(self.manifest_path, manifest)
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    import orjson
+
+    path = run_dir / MANIFEST_FILE
+    try:
+        return orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise PdbenchError(f"{run_dir} is not a pdbench run dir (no {MANIFEST_FILE})") from None
+    except orjson.JSONDecodeError as error:
+        raise PdbenchError(f"{path}: not valid JSON ({error})") from None
+
+
+def read_ledger(run_dir: Path) -> list[dict]:
+    return list(jsonl.read_lines(run_dir / LEDGER_FILE))
