@@ -163,14 +163,9 @@ def _print_plan(loaded) -> None:
 
 
 def _print_summary(run_dir: Path) -> None:
-    from pdbench.runners.summary import summary_table
+    from pdbench.runners.summary import print_summary
 
-    from rich.console import Console
-
-    console = Console(width=max(120, Console().width))
-    console.print(summary_table(run_dir))
-    console.print(f"run dir: {run_dir}")
-    console.print(f"look at it: uv run pdbench ui {_shown_path(run_dir)}")
+    print_summary(run_dir, shown_dir=_shown_path(run_dir))
 
 
 def _shown_path(path: Path) -> str:

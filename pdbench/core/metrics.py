@@ -116,10 +116,11 @@ def mean_ci(values: list[float], confidence: float = 0.95) -> dict[str, float | 
     mean = float(defined.mean())
     if n == 1:
         return {"mean": mean, "std": None, "n": 1, "ci_low": None, "ci_high": None}
-    from scipy.stats import t  # imported here: only aggregation needs it
+    # scipy.special rather than scipy.stats: the same quantile, a quarter of the import time.
+    from scipy.special import stdtrit
 
     std = float(defined.std(ddof=1))
-    half = float(t.ppf(0.5 + confidence / 2, df=n - 1)) * std / np.sqrt(n)
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * std / float(np.sqrt(n))
     return {
         "mean": mean,
         "std": std,

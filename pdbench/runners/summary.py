@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from pdbench.storage.run_store import read_manifest
@@ -22,10 +25,18 @@ def summary_table(run_dir: Path) -> Table:
     aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
     conditions = aggregates[aggregates["level"] == "condition"]
     calls = manifest.get("provider_calls_by_condition", {})
-    table = Table(title=f"run {manifest['run_id']}: {manifest['status']}", title_justify="left")
-    for column in ("condition", "a vs b", "n", "coop a", "coop b", "coop", "total a",
-                   "total b", "collapse@", "calls live/cached", "cost $"):
-        table.add_column(column, justify="left" if column in ("condition", "a vs b") else "right")
+    table = Table(
+        title=escape(f"run {manifest['run_id']}: {manifest['status']}"),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="coop: share of C (a, b, both); total: mean payoff per match; collapse: mean "
+        "round of collapse (replicates that collapsed); calls: provider calls live/cached",
+        caption_justify="left",
+    )
+    for column in ("condition", "agent a vs agent b", "reps", "coop a", "coop b", "coop",
+                   "total a", "total b", "collapse", "calls", "cost $"):
+        left = column in ("condition", "agent a vs agent b")
+        table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for row in conditions.itertuples():
         condition_calls = calls.get(row.condition, {})
         collapsed = aggregates[
@@ -33,8 +44,8 @@ def summary_table(run_dir: Path) -> Table:
         ]["time_to_collapse"].notna().sum()
         collapse = "-" if collapsed == 0 else f"{_fmt(row.time_to_collapse, 1)} ({collapsed}/{row.n_replicates})"
         table.add_row(
-            row.condition,
-            f"{row.agent_a} vs {row.agent_b}",
+            escape(row.condition),
+            escape(f"{row.agent_a} vs {row.agent_b}"),
             str(row.n_replicates),
             _fmt(row.cooperation_rate_a),
             _fmt(row.cooperation_rate_b),
@@ -46,3 +57,11 @@ def summary_table(run_dir: Path) -> Table:
             _fmt(condition_calls.get("cost_usd", 0.0), 4),
         )
     return table
+
+
+def print_summary(run_dir: Path, *, shown_dir: str | None = None) -> None:
+    """Print the table, the run dir and the command that opens the viewer on it."""
+    console = Console(width=None if Console().is_terminal else 200)
+    console.print(summary_table(run_dir))
+    console.print(f"run dir: {run_dir}")
+    console.print(f"look at it: uv run pdbench ui {shown_dir or run_dir}")

@@ -21,6 +21,7 @@ from pdbench.config import (
     spec_from_composed,
 )
 from pdbench.core.errors import PdbenchError
+from pdbench.runners.summary import print_summary
 
 SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
 
@@ -73,21 +74,10 @@ def _job(cfg) -> None:
                            hydra_overrides=task_overrides)
         else:
             outcome = run_experiment(loaded, hydra_overrides=task_overrides)
-            _print_summary(outcome.run_dir)
+            print_summary(outcome.run_dir)
     except PdbenchError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-
-
-def _print_summary(run_dir: Path) -> None:
-    from rich.console import Console
-
-    from pdbench.runners.summary import summary_table
-
-    console = Console(width=max(120, Console().width))
-    console.print(summary_table(run_dir))
-    console.print(f"run dir: {run_dir}")
-    console.print(f"look at it: uv run pdbench ui {run_dir}")
 
 
 try:
@@ -108,7 +98,7 @@ class SweepCallback(Callback):
         if not (run_dir / "shards").is_dir():
             return
         write_aggregates(run_dir)
-        _print_summary(run_dir)
+        print_summary(run_dir)
 
 
 def hydra_entry(argv: list[str] | None = None) -> int:
