@@ -605,7 +605,12 @@ def _finish(
         for side in ("agent_a", "agent_b"):
             agent = getattr(condition, side)
             for relative in referenced_files(
-                agent, game, project_root, shown, f"conditions({condition.name}).{side}"
+                agent,
+                game,
+                condition.horizon.build(),
+                project_root,
+                shown,
+                f"conditions({condition.name}).{side}",
             ):
                 full = project_root / relative
                 files[relative] = hashlib.sha256(full.read_bytes()).hexdigest()
@@ -618,14 +623,14 @@ def _finish(
 
 
 def referenced_files(
-    agent: Any, game: Any, project_root: Path, shown: str, where: str
+    agent: Any, game: Any, horizon: Any, project_root: Path, shown: str, where: str
 ) -> list[str]:
     """Check the files an agent reads and return their paths relative to the project."""
     if isinstance(agent, LLMAgentSpec):
         from pdbench.agents.prompting import check_prompt_files
 
         try:
-            check_prompt_files(agent, project_root)
+            check_prompt_files(agent, project_root, horizon)
         except ConfigError as error:
             raise ConfigError(
                 error.reason,

@@ -104,14 +104,17 @@ class GrimTrigger(Policy):
 
 def default_generosity(game: Game) -> float:
     """Nowak & Sigmund's (1992) generosity: min(1 - (T-R)/(R-S), (R-P)/(T-P)); 1/3 in the
-    default game (3, 0, 5, 1)."""
+    default game (3, 0, 5, 1), clamped into [0, 1] for games where it would leave it."""
     R, S, T, P = game.payoffs.R, game.payoffs.S, game.payoffs.T, game.payoffs.P
     if R == S or T == P:
         raise ConfigError(
             "the default generous_prob needs R != S and T != P; set generous_prob explicitly",
             field="generous_prob",
         )
-    return min(1 - (T - R) / (R - S), (R - P) / (T - P))
+    generosity = min(1 - (T - R) / (R - S), (R - P) / (T - P))
+    # Outside the prisoner's dilemma the formula can leave [0, 1] (stag hunt: 1.25); as a
+    # probability it is clamped, so gtft stays usable in every game without an explicit value.
+    return min(1.0, max(0.0, generosity))
 
 
 @register_policy("gtft")

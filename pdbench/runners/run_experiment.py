@@ -187,6 +187,7 @@ async def _play_pending(
             else resolve_cache_dir(spec.run.cache.dir, loaded.project_root),
             cache_mode=mode,
             max_cost_usd=spec.run.max_cost_usd,
+            project_root=loaded.project_root,
         )
     # More matches than calls in flight keeps the provider busy while matches think locally.
     slots = asyncio.Semaphore(max(2, 2 * spec.run.max_concurrency))

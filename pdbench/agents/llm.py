@@ -1,0 +1,159 @@
+"""An agent that asks a language model for each move: prompt -> gateway (cache, provider) ->
+strict parse -> re-prompt on an invalid answer -> abort or a recorded fallback.
+
+The agent keeps no memory between rounds: each round's conversation is the system prompt and one
+round prompt (plus corrections), built only from the agent's observation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pdbench.agents.base import Decision
+from pdbench.agents.prompting import (
+    PromptBuilder,
+    available_personas,
+    check_prompt_files,
+)
+from pdbench.core.errors import MatchAborted
+from pdbench.core.game import Game
+from pdbench.core.horizon import FixedHorizon, GeometricHorizon
+from pdbench.core.parse import parse_answer
+from pdbench.core.rng import MOCK_PROVIDER, derive_seed
+from pdbench.core.transcript import Observation
+from pdbench.core.types import Action
+from pdbench.providers.base import CompletionRequest, ProviderUnavailable
+from pdbench.spec import LLMAgentSpec
+
+if TYPE_CHECKING:
+    from pdbench.runners.registry import AgentContext
+
+__all__ = ["LLMAgent", "available_personas", "check_prompt_files"]
+
+
+class LLMAgent:
+    """Implements the Agent protocol through `async decide(obs)`; `act` is not available."""
+
+    def __init__(
+        self,
+        spec: LLMAgentSpec,
+        *,
+        game: Game,
+        horizon: FixedHorizon | GeometricHorizon,
+        context: AgentContext,
+    ) -> None:
+        self.spec = spec
+        self.game = game
+        self.context = context
+        self.name = spec.display_name
+        self.history_window = spec.history_window
+        self.include_totals = spec.include_totals
+        self.prompts = PromptBuilder(
+            spec, game=game, horizon=horizon, project_root=context.project_root
+        )
+        self.seed = self._request_seed()
+        if context.gateway is not None:
+            self.gateway = context.gateway
+            self._owns_gateway = False
+        else:  # a stand-alone agent (a script, a notebook): live calls, no cache
+            from pdbench.providers.gateway import ProviderGateway
+
+            self.gateway = ProviderGateway(
+                max_concurrency=1,
+                cache_dir=None,
+                cache_mode="off",
+                project_root=context.project_root,
+            )
+            self._owns_gateway = True
+
+    def _request_seed(self) -> int | None:
+        """The seed sent with each request: the spec's; for the mock without one, a seed derived
+        for this match and side, so random mock strategies differ between replicates."""
+        if self.spec.seed is not None or self.spec.provider.name != "mock":
+            return self.spec.seed
+        ctx = self.context
+        return derive_seed(
+            ctx.run_seed, ctx.condition, ctx.replicate, f"{MOCK_PROVIDER}_{ctx.side}"
+        )
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to forget: every round is built from the observation alone."""
+
+    def act(self, obs: Observation) -> Action:
+        raise TypeError(
+            f"{self.name} is an LLM agent: call `await agent.decide(obs)` (the match runner does)"
+        )
+
+    async def decide(self, obs: Observation) -> Decision:
+        spec = self.spec
+        system = self.prompts.system
+        messages: list[tuple[str, str]] = [("user", self.prompts.round_prompt(obs))]
+        attempts: list[dict[str, Any]] = []
+        for number in range(1, spec.max_retries + 2):
+            request = CompletionRequest(
+                provider=spec.provider.name,
+                model=spec.provider.model,
+                api_base=spec.provider.api_base,
+                system=system,
+                messages=tuple(messages),
+                temperature=spec.temperature,
+                max_tokens=spec.max_tokens,
+                seed=self.seed,
+                response_format=spec.response_format,
+                sample_index=self.context.replicate,
+            )
+            try:
+                completion = await self.gateway.complete(spec.provider, request)
+            except ProviderUnavailable as error:
+                raise self._aborted(f"round {obs.round_index}: {error}", attempts) from error
+            parsed = parse_answer(completion.text, self.game.labels, spec.response_format)
+            attempts.append(
+                {
+                    "attempt": number,
+                    "system": system,
+                    "prompt": request.prompt,
+                    "raw": completion.text,
+                    "valid": parsed.valid,
+                    "error": parsed.error,
+                    "reason": parsed.reason,
+                    "cached": completion.cached,
+                    "input_tokens": completion.input_tokens,
+                    "output_tokens": completion.output_tokens,
+                    "cost_usd": completion.cost_usd,
+                }
+            )
+            if parsed.valid:
+                assert parsed.action is not None
+                return Decision(
+                    action=parsed.action, attempts=tuple(attempts), invalid_outputs=number - 1
+                )
+            messages.append(("assistant", completion.text))
+            messages.append(("user", self.prompts.correction(parsed.error or "", obs.round_index)))
+
+        last = attempts[-1]
+        message = (
+            f"round {obs.round_index}: no valid action after {len(attempts)} attempts; "
+            f"last answer {_shorten(last['raw'])!r} ({last['error']})"
+        )
+        if spec.on_invalid == "abort":
+            raise self._aborted(message, attempts)
+        return Decision(
+            action=Action(spec.fallback_action),
+            attempts=tuple(attempts),
+            invalid_outputs=len(attempts),
+            fallback=True,
+            error=f"{message}; played the fallback {spec.fallback_action}",
+        )
+
+    def _aborted(self, message: str, attempts: list[dict[str, Any]]) -> MatchAborted:
+        error = MatchAborted(f"{self.name}: {message}")
+        error.attempts = tuple(attempts)  # the record survives the abort
+        return error
+
+    def close(self) -> None:
+        if self._owns_gateway:
+            self.gateway.close()
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,91 @@
+"""Strict parsing of a model's answer into an action.
+
+Two formats, both strict on purpose, so that a stored action is always one the model clearly chose:
+
+- `label`: the whole answer, trimmed, is one of the game's two labels (case-insensitive).
+  Prose is never searched: "I will not defect" is invalid, not a defection.
+- `json`: the whole answer is a JSON object `{"action": "<label>"}` with an optional
+  `"reason"` string and no other keys.
+
+An invalid answer comes back as `ParsedAnswer(valid=False, error=...)`; the error is short and
+meant to be shown to the model in a correction prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from pdbench.core.types import Action
+
+ResponseFormat = Literal["label", "json"]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedAnswer:
+    """The outcome of parsing one answer."""
+
+    valid: bool
+    action: Action | None = None
+    reason: str | None = None  # the optional "reason" of a JSON answer
+    error: str | None = None  # why the answer is invalid; None when valid
+
+
+def parse_answer(
+    text: str, labels: tuple[str, str], response_format: ResponseFormat = "label"
+) -> ParsedAnswer:
+    """Parse `text` against `labels` = (cooperative label, defecting label)."""
+    if response_format == "label":
+        return _parse_label(text, labels)
+    if response_format == "json":
+        return _parse_json(text, labels)
+    raise ValueError(f'unknown response format "{response_format}" (label or json)')
+
+
+def _action_for(word: str, labels: tuple[str, str]) -> Action | None:
+    word = word.strip().casefold()
+    if word == labels[0].strip().casefold():
+        return Action.C
+    if word == labels[1].strip().casefold():
+        return Action.D
+    return None
+
+
+def _expected(labels: tuple[str, str]) -> str:
+    return f'"{labels[0]}" or "{labels[1]}"'
+
+
+def _parse_label(text: str, labels: tuple[str, str]) -> ParsedAnswer:
+    if not text.strip():
+        return ParsedAnswer(
+            False, error=f"the answer is empty; expected exactly {_expected(labels)}"
+        )
+    action = _action_for(text, labels)
+    if action is None:
+        return ParsedAnswer(False, error=f"expected exactly {_expected(labels)} and nothing else")
+    return ParsedAnswer(True, action=action)
+
+
+def _parse_json(text: str, labels: tuple[str, str]) -> ParsedAnswer:
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return ParsedAnswer(False, error="the answer is not a JSON object (and only one)")
+    if not isinstance(value, dict):
+        return ParsedAnswer(False, error="the answer must be a JSON object, not a JSON value")
+    extra = sorted(set(value) - {"action", "reason"})
+    if extra:
+        return ParsedAnswer(
+            False, error=f'unexpected keys {extra}; only "action" and "reason" are allowed'
+        )
+    label = value.get("action")
+    if not isinstance(label, str):
+        return ParsedAnswer(False, error=f'"action" must be the string {_expected(labels)}')
+    reason = value.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        return ParsedAnswer(False, error='"reason" must be a string')
+    action = _action_for(label, labels)
+    if action is None:
+        return ParsedAnswer(False, error=f'"action" must be {_expected(labels)}, got "{label}"')
+    return ParsedAnswer(True, action=action, reason=reason)

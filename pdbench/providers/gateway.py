@@ -1,0 +1,183 @@
+"""The run's one door to providers: replay cache, bounded concurrency, cost budget and counters.
+
+The runner creates one `ProviderGateway` per run and hands it to every LLM agent. A request is
+answered from the cache when possible; otherwise (unless the mode is `replay`) by a live call,
+at most `max_concurrency` at a time, and never once the budget is spent. Identical requests in
+flight at the same moment share one live call, so the cache holds exactly the answers that were
+played and a re-run from cache plays them again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
+from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
+from pdbench.providers.cache import ReplayCache
+from pdbench.spec import ProviderSpec
+
+CacheMode = Literal["readwrite", "off", "replay"]
+
+
+@dataclass
+class GatewayStats:
+    """Counters for the run manifest. Tokens and `cost_usd` count live calls only."""
+
+    live_calls: int = 0
+    cached_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_usd_saved: float = 0.0  # what the cached answers cost when they were first bought
+    unknown_price_calls: int = 0  # live calls whose price litellm does not know
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def make_client(spec: ProviderSpec, *, project_root: Path | None = None) -> ProviderClient:
+    """The client for a provider spec; litellm is imported only when a litellm spec is used."""
+    if spec.name == "mock":
+        from pdbench.providers.mock import MockProvider
+
+        return MockProvider(spec.mock, model=spec.model)
+    from pdbench.providers.litellm_provider import LiteLLMProvider
+
+    return LiteLLMProvider(spec, project_root=project_root)
+
+
+class ProviderGateway:
+    def __init__(
+        self,
+        *,
+        max_concurrency: int = 8,
+        cache_dir: Path | None = None,
+        cache_mode: CacheMode = "readwrite",
+        max_cost_usd: float | None = None,
+        project_root: Path | None = None,
+        client_factory: Callable[[ProviderSpec], ProviderClient] | None = None,
+    ) -> None:
+        """`client_factory` builds the client for a provider spec (default: `make_client`)."""
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        if cache_mode == "replay" and cache_dir is None:
+            raise ConfigError("replay needs a cache folder to replay from", field="cache.mode")
+        self.cache_mode = cache_mode
+        self.max_cost_usd = max_cost_usd
+        self.project_root = project_root
+        self.cache = (
+            ReplayCache(cache_dir) if cache_dir is not None and cache_mode != "off" else None
+        )
+        self.stats = GatewayStats()
+        self.in_flight = 0
+        self.peak_in_flight = 0  # the most live calls ever in flight at once
+        self.max_concurrency = max_concurrency
+        self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self._client_factory = client_factory or (
+            lambda spec: make_client(spec, project_root=project_root)
+        )
+        self._clients: dict[ProviderSpec, ProviderClient] = {}
+        self._pending: dict[str, asyncio.Future[Completion]] = {}
+
+    def client(self, spec: ProviderSpec) -> ProviderClient:
+        if spec not in self._clients:
+            self._clients[spec] = self._client_factory(spec)
+        return self._clients[spec]
+
+    async def complete(self, provider_spec: ProviderSpec, request: CompletionRequest) -> Completion:
+        if self.cache is None:
+            return await self._live(provider_spec, request)
+
+        key = request.cache_key()
+        while True:
+            stored = self.cache.get(key)
+            if stored is not None:
+                return self._from_cache(stored)
+            pending = self._pending.get(key)
+            if pending is None:
+                break
+            try:
+                await asyncio.shield(pending)
+            except BaseException:
+                if not pending.done():
+                    raise  # we were cancelled ourselves
+                continue  # the shared call failed: look again, then try our own
+            return self._from_cache(pending.result().to_json_dict())
+        if self.cache_mode == "replay":
+            raise CacheMiss(
+                f"replay mode: no cached answer for {request.provider} model {request.model} "
+                f"(key {key[:12]}); run once with cache mode readwrite to record it"
+            )
+
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        self._pending[key] = future
+        try:
+            completion = await self._live(provider_spec, request)
+            self.cache.set(key, completion.to_json_dict())
+        except BaseException as error:
+            if isinstance(error, Exception):
+                future.set_exception(error)
+                future.exception()  # mark it retrieved: there may be nobody waiting
+            else:
+                future.cancel()
+            raise
+        else:
+            future.set_result(completion)
+        finally:
+            del self._pending[key]
+        return completion
+
+    def _from_cache(self, stored: dict[str, Any]) -> Completion:
+        # The completion keeps the price it had when it was bought, so a replay writes the same
+        # rounds as the live run; the run's spend counts live calls only (see GatewayStats).
+        completion = Completion.from_json_dict(stored, cached=True)
+        self.stats.cached_calls += 1
+        self.stats.cost_usd_saved += completion.cost_usd or 0.0
+        return completion
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        # One per event loop: a gateway may serve several asyncio.run() calls (scripts, tests).
+        loop = asyncio.get_running_loop()
+        if loop not in self._semaphores:
+            self._semaphores = {loop: asyncio.Semaphore(self.max_concurrency)}
+        return self._semaphores[loop]
+
+    def _check_budget(self) -> None:
+        if self.max_cost_usd is not None and self.stats.cost_usd >= self.max_cost_usd:
+            raise BudgetExhausted(
+                f"cost budget spent: ${self.stats.cost_usd:.4f} of max_cost_usd "
+                f"${self.max_cost_usd:.4f}; no new provider call is started"
+            )
+
+    async def _live(self, provider_spec: ProviderSpec, request: CompletionRequest) -> Completion:
+        self._check_budget()
+        client = self.client(provider_spec)
+        async with self._semaphore():
+            self._check_budget()  # calls that finished while we waited may have spent it
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            try:
+                completion = await client.acomplete(request)
+            finally:
+                self.in_flight -= 1
+        self.stats.live_calls += 1
+        self.stats.input_tokens += completion.input_tokens
+        self.stats.output_tokens += completion.output_tokens
+        if completion.cost_usd is None:
+            self.stats.unknown_price_calls += 1
+        else:
+            self.stats.cost_usd += completion.cost_usd
+        return completion
+
+    def close(self) -> None:
+        for client in self._clients.values():
+            close = getattr(client, "close", None)
+            if close is not None:
+                close()
+        self._clients.clear()
+        if self.cache is not None:
+            self.cache.close()

@@ -1,0 +1,197 @@
+"""Any chat model litellm can reach (OpenAI, Anthropic, Gemini, a local vLLM or Ollama server...).
+
+litellm is imported on the first call, not at import time: it takes seconds to load, and runs
+that use only the mock or policies never need it. Transport failures that may pass (rate limits,
+timeouts, dropped connections, 5xx) are retried here with exponential backoff, up to
+`ProviderSpec.max_attempts`; litellm's own retries are turned off so there is one policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from pdbench.providers.base import (
+    Completion,
+    CompletionRequest,
+    ProviderError,
+    ProviderUnavailable,
+)
+from pdbench.spec import ProviderSpec
+
+log = logging.getLogger(__name__)
+
+
+def import_litellm() -> Any:
+    """litellm, configured to use its bundled price table instead of fetching one online."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def load_dotenv_file(project_root: Path) -> None:
+    """Read API keys from `<project_root>/.env`; variables already set keep their value."""
+    path = project_root / ".env"
+    if path.is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(path, override=False)
+
+
+class LiteLLMProvider:
+    """A `ProviderClient` over `litellm.acompletion` / `litellm.completion`."""
+
+    def __init__(
+        self,
+        spec: ProviderSpec,
+        *,
+        project_root: Path | None = None,
+        backoff_base_s: float = 1.0,
+        backoff_max_s: float = 30.0,
+    ) -> None:
+        self.spec = spec
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self.transport_attempts = 0  # every HTTP attempt, retries included
+        self._unknown_price_warned: set[str] = set()
+        load_dotenv_file(project_root or Path.cwd())
+
+    # --- the two entry points -----------------------------------------------------------------
+
+    async def acomplete(self, request: CompletionRequest) -> Completion:
+        litellm = import_litellm()
+        kwargs = self._call_kwargs(request)
+        for attempt in range(1, self.spec.max_attempts + 1):
+            self.transport_attempts += 1
+            try:
+                response = await litellm.acompletion(**kwargs)
+            except Exception as error:
+                await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
+            else:
+                return self._to_completion(litellm, response, request.model)
+        raise AssertionError("unreachable: the last attempt raises")
+
+    def complete(self, *, system: str, prompt: str, temperature: float, max_tokens: int) -> str:
+        request = CompletionRequest(
+            provider="litellm",
+            model=self.spec.model,
+            api_base=self.spec.api_base,
+            system=system,
+            messages=(("user", prompt),),
+            temperature=temperature,
+            max_tokens=max_tokens,
+        )
+        litellm = import_litellm()
+        kwargs = self._call_kwargs(request)
+        for attempt in range(1, self.spec.max_attempts + 1):
+            self.transport_attempts += 1
+            try:
+                response = litellm.completion(**kwargs)
+            except Exception as error:
+                time.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
+            else:
+                return self._to_completion(litellm, response, request.model).text
+        raise AssertionError("unreachable: the last attempt raises")
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    def _call_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": request.chat_messages(),
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "timeout": self.spec.timeout_s,
+            "num_retries": 0,  # we retry ourselves, with one backoff policy
+            "max_retries": 0,  # nor may the OpenAI SDK underneath retry on its own
+        }
+        if request.api_base:
+            kwargs["api_base"] = request.api_base
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        if request.response_format == "json":
+            kwargs["response_format"] = {"type": "json_object"}
+        return kwargs
+
+    def _delay_or_raise(self, litellm: Any, error: Exception, attempt: int, model: str) -> float:
+        """The pause before the next attempt, or raise when this error ends the call."""
+        transient = (
+            litellm.RateLimitError,
+            litellm.Timeout,
+            litellm.APIConnectionError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+        )
+        if isinstance(error, litellm.AuthenticationError) or self._missing_key(
+            litellm, error, model
+        ):
+            raise self._auth_error(litellm, error, model) from error
+        if not isinstance(error, transient):
+            raise ProviderError(f"{model}: {type(error).__name__}: {error}") from error
+        if attempt >= self.spec.max_attempts:
+            raise ProviderUnavailable(
+                f"{model}: still failing after {attempt} attempts ({type(error).__name__}: {error})"
+            ) from error
+        delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
+        log.warning(
+            "%s: %s on attempt %d of %d, retrying in %.2fs",
+            model,
+            type(error).__name__,
+            attempt,
+            self.spec.max_attempts,
+            delay,
+        )
+        return delay
+
+    def _missing_key(self, litellm: Any, error: Exception, model: str) -> bool:
+        """A missing key surfaces as other error types too (the OpenAI SDK refuses to send)."""
+        text = str(error).casefold()
+        return ("credentials" in text or "api_key" in text) and bool(
+            self._missing_env_keys(litellm, model)
+        )
+
+    @staticmethod
+    def _missing_env_keys(litellm: Any, model: str) -> list[str]:
+        try:
+            return list(litellm.validate_environment(model=model).get("missing_keys") or [])
+        except Exception:
+            return []
+
+    def _auth_error(self, litellm: Any, error: Exception, model: str) -> ProviderError:
+        missing = self._missing_env_keys(litellm, model)
+        if missing:
+            return ProviderError(
+                f"no API key for {model}: set {' or '.join(missing)} (see .env.example)"
+            )
+        return ProviderError(f"the API key for {model} was rejected ({error})")
+
+    def _to_completion(self, litellm: Any, response: Any, model: str) -> Completion:
+        text = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=text,
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            cost_usd=self._cost(litellm, response, model),
+        )
+
+    def _cost(self, litellm: Any, response: Any, model: str) -> float | None:
+        """The call's price from litellm's table; None (and one warning per model) when unknown."""
+        try:
+            cost = litellm.completion_cost(completion_response=response)
+        except Exception:
+            cost = None
+        if cost:
+            return float(cost)
+        if model not in self._unknown_price_warned:
+            self._unknown_price_warned.add(model)
+            log.warning(
+                "the price of %s is unknown to litellm: its cost is recorded as null", model
+            )
+        return None

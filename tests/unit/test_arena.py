@@ -1,0 +1,272 @@
+"""Arena agents without processes: file checks, the hooks' dicts, answer parsing, the log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pdbench.agents.arena import (
+    AgentLog,
+    ArenaAgent,
+    agent_log_path,
+    check_arena_file,
+    infer_opponent_action,
+    label_to_action,
+    parse_choice,
+    round_info,
+    round_result,
+    round_state,
+)
+from pdbench.core.errors import ConfigError, InvalidActionError
+from pdbench.core.game import GAMES
+from pdbench.core.transcript import PlayedRound, observe
+from pdbench.core.types import C, D
+from pdbench.runners.registry import AgentContext
+from pdbench.spec import ArenaAgentSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = "tests/fixtures/arena"
+PD = GAMES["pd"]
+SPLIT = GAMES["split_or_steal"]
+
+
+def spec(path: str, **fields) -> ArenaAgentSpec:
+    return ArenaAgentSpec(path=path, **fields)
+
+
+# --- check_arena_file --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES.values(), ids=GAMES.keys())
+@pytest.mark.parametrize("example", ["tit_for_tat.py", "grudger.py"])
+def test_examples_pass_the_check_in_every_game(example, game):
+    check_arena_file(spec(f"examples/agents/{example}"), game, ROOT)
+
+
+def test_missing_file_is_named():
+    with pytest.raises(ConfigError) as raised:
+        check_arena_file(spec("agents/nowhere.py"), PD, ROOT)
+    assert raised.value.file == "agents/nowhere.py"
+    assert raised.value.field == "path"
+    assert "no such file" in str(raised.value)
+
+
+def test_file_without_agent_class():
+    with pytest.raises(ConfigError, match='no class named "Agent"') as raised:
+        check_arena_file(spec(f"{FIXTURES}/no_agent.py"), PD, ROOT)
+    assert raised.value.file == f"{FIXTURES}/no_agent.py"
+
+
+def test_game_mismatch_names_both_games():
+    with pytest.raises(ConfigError) as raised:
+        check_arena_file(spec(f"{FIXTURES}/split_only.py"), PD, ROOT)
+    assert raised.value.field == "Agent.GAME"
+    assert '"split-or-steal"' in str(raised.value)
+    assert '"prisoners-dilemma"' in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_matching_game_passes():
+    check_arena_file(spec(f"{FIXTURES}/split_only.py"), SPLIT, ROOT)
+
+
+def test_computed_game_is_left_to_the_worker():
+    check_arena_file(spec(f"{FIXTURES}/computed_game.py"), PD, ROOT)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("class Agent:\n    def on_turn(self, s)\n", "not valid Python"),
+        ("class Agent:\n    GAME = 3\n    def on_turn(self, s): ...\n", "GAME must be a game id"),
+        ("class Agent:\n    def on_round_start(self, r): ...\n", "no on_turn method"),
+    ],
+)
+def test_bad_files(tmp_path, source, message):
+    path = tmp_path / "agent.py"
+    path.write_text(source)
+    with pytest.raises(ConfigError, match=message):
+        check_arena_file(spec(str(path)), PD, ROOT)
+
+
+def test_agent_bound_by_import_or_subclass_passes(tmp_path):
+    (tmp_path / "a.py").write_text("from mylib import Agent\n")
+    (tmp_path / "b.py").write_text("import base\nclass Agent(base.Bot):\n    pass\n")
+    check_arena_file(spec(str(tmp_path / "a.py")), PD, ROOT)
+    check_arena_file(spec(str(tmp_path / "b.py")), PD, ROOT)
+
+
+def test_check_runs_no_user_code(tmp_path):
+    marker = tmp_path / "ran"
+    path = tmp_path / "agent.py"
+    path.write_text(
+        f"open({str(marker)!r}, 'w').close()\nclass Agent:\n    def on_turn(self, s): ...\n"
+    )
+    check_arena_file(spec(str(path)), PD, ROOT)
+    assert not marker.exists()
+
+
+def test_timeout_action_must_be_a_label():
+    with pytest.raises(ConfigError, match="maybe") as raised:
+        check_arena_file(spec("examples/agents/tit_for_tat.py", timeout_action="maybe"), PD, ROOT)
+    assert raised.value.field == "timeout_action"
+
+
+def context_in(run_dir: Path) -> AgentContext:
+    return AgentContext(
+        run_seed=0, condition="c", replicate=0, side="a", project_root=ROOT, run_dir=run_dir
+    )
+
+
+def test_construction_checks_the_file(tmp_path):
+    context = context_in(tmp_path)
+    with pytest.raises(ConfigError):
+        ArenaAgent(spec(f"{FIXTURES}/split_only.py"), game=PD, context=context)
+
+
+def test_timeout_action_defaults_to_the_cooperative_label(tmp_path):
+    context = context_in(tmp_path)
+    agent = ArenaAgent(spec("examples/agents/tit_for_tat.py"), game=SPLIT, context=context)
+    assert agent.timeout_action is C
+    agent = ArenaAgent(
+        spec("examples/agents/tit_for_tat.py", timeout_action="Steal"), game=SPLIT, context=context
+    )
+    assert agent.timeout_action is D
+
+
+# --- answers -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "choice", "action"),
+    [
+        (PD, "C", C),
+        (PD, " d ", D),
+        (PD, "Cooperate", C),
+        (PD, "defect", D),
+        (SPLIT, "split", C),
+        (SPLIT, "STEAL", D),
+    ],
+)
+def test_parse_choice(game, choice, action):
+    assert parse_choice({"type": "commit", "choice": choice}, game) is action
+    assert parse_choice({"choice": choice}, game) is action
+
+
+@pytest.mark.parametrize(
+    ("game", "raw"),
+    [
+        (PD, {"choice": "maybe"}),
+        (SPLIT, {"choice": "cooperate"}),  # the aliases belong to the prisoner's dilemma
+        (PD, "C"),
+        (PD, {"type": "message", "choice": "C"}),
+        (PD, {"choice": 1}),
+        (PD, None),
+    ],
+)
+def test_parse_choice_rejects(game, raw):
+    with pytest.raises(InvalidActionError):
+        parse_choice(raw, game)
+
+
+def test_labels_for_the_other_games():
+    assert label_to_action("stag", GAMES["stag_hunt"]) is C
+    assert label_to_action("Straight", GAMES["chicken"]) is D
+
+
+# --- what the hooks receive --------------------------------------------------------------------
+
+
+def played_rounds():
+    return [PlayedRound(1, C, D, 0.0, 100.0), PlayedRound(2, D, D, 0.0, 0.0)]
+
+
+def test_round_state_is_from_the_agents_side():
+    obs = observe(played_rounds(), side="b", history_window=None, include_totals=True)
+    state = round_state(obs, SPLIT)
+    assert state == {
+        "phase": "commit",
+        "round": 3,
+        "turn": 1,
+        "pot": 100,
+        "your_score": 100,
+        "opponent_score": 0,
+        "history": [
+            {
+                "round": 1,
+                "your_choice": "steal",
+                "opponent_choice": "split",
+                "your_points": 100,
+                "opponent_points": 0,
+            },
+            {
+                "round": 2,
+                "your_choice": "steal",
+                "opponent_choice": "steal",
+                "your_points": 0,
+                "opponent_points": 0,
+            },
+        ],
+        "messages": [],
+        "game": "split-or-steal",
+        "actions": ["split", "steal"],
+    }
+    assert round_info(obs, SPLIT) == {"round": 3, "pot": 100}
+    assert round_info(obs, PD) == {"round": 3, "pot": None}
+
+
+def test_round_result_of_the_last_round():
+    obs = observe(played_rounds(), side="a", history_window=None, include_totals=True)
+    assert round_result(obs.last, SPLIT, 0.0, 100.0) == {
+        "round": 2,
+        "your_choice": "steal",
+        "opponent_choice": "steal",
+        "points": 0,
+        "opponent_points": 0,
+        "your_score": 0,
+        "opponent_score": 100,
+    }
+
+
+@pytest.mark.parametrize("game", GAMES.values(), ids=GAMES.keys())
+def test_opponent_action_is_recovered_from_payoffs(game):
+    for own in (C, D):
+        for other in (C, D):
+            mine, theirs = game.payoffs.payoffs(own, other)
+            assert infer_opponent_action(game, own, mine, theirs) is other
+
+
+# --- the log -----------------------------------------------------------------------------------
+
+
+def test_log_path_scheme(tmp_path):
+    context = AgentContext(
+        run_seed=0,
+        condition="tft/vs alld",
+        replicate=2,
+        side="b",
+        project_root=ROOT,
+        run_dir=tmp_path,
+    )
+    path = agent_log_path(context, Path("x.py"))
+    assert path == tmp_path / "agent_logs" / "tft_vs_alld__rep2__b.log"
+
+
+def test_log_without_run_dir_is_a_temp_file():
+    path = agent_log_path(None, Path("x.py"))
+    assert path.exists()
+    path.unlink()
+
+
+def test_log_is_capped(tmp_path):
+    log = AgentLog(tmp_path / "agent.log", cap_bytes=1000)
+    log.write(b"a" * 600)
+    log.write(b"b" * 600)
+    log.write(b"c" * 600)
+    log.close()
+    text = (tmp_path / "agent.log").read_text()
+    assert text.startswith("a" * 600 + "b" * 400 + "\n[pdbench ")
+    assert "cc" not in text
+    assert "output cut off after 1000 bytes" in text
+    assert "800 further bytes" in text
