@@ -25,11 +25,26 @@ from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
-from pdbench.spec import ArenaAgentSpec, ExperimentSpec, LLMAgentSpec, MetricsSpec, RunSpec
+from pdbench.spec import (
+    ArenaAgentSpec,
+    ExperimentSpec,
+    LLMAgentSpec,
+    MetricsSpec,
+    ProviderSpec,
+    RunSpec,
+)
 
 # Config groups of the Hydra tree; agent_a and agent_b are links to agent/.
 GROUPS = ("game", "horizon", "agent", "persona", "provider")
 HYDRA_GROUPS = ("game", "horizon", "agent_a", "agent_b", "persona", "provider")
+
+
+# Fields that change how a run is executed or where it is stored, never what it produces.
+RESULT_NEUTRAL_FIELDS = {
+    "run": {"run_id", "output_dir", "max_concurrency", "max_cost_usd", "cache"},
+    "source": True,
+    "overrides": True,
+}
 
 
 @dataclass(frozen=True)
@@ -46,9 +61,10 @@ class LoadedExperiment:
     def config_hash(self) -> str:
         """Hash of everything that determines the results: the spec and the files it reads.
 
-        The run id is left out so that naming a run does not change its identity.
+        Settings that cannot change a single round are left out, so that a run can be named,
+        moved, resumed with a larger budget or more concurrency and still be the same run.
         """
-        snapshot = self.spec.model_dump(mode="json", exclude={"run": {"run_id"}, "source": True})
+        snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
         payload = {"spec": snapshot, "files": self.referenced_files}
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -326,12 +342,15 @@ def _to_plain(cfg: Any, shown: str) -> Any:
 
 
 def _condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
-    """Resolve a condition's interpolations (${provider}, ${persona}) against the shared keys."""
+    """Resolve a condition's interpolations (${provider}, ${persona}) against the shared keys;
+    a file without a shared provider gets the default (mock) one, and no persona."""
+    provider = shared.get("provider")
+    if provider is None:
+        provider = ProviderSpec().model_dump()
     root = OmegaConf.create(
-        {"provider": shared.get("provider"), "persona": shared.get("persona"), "condition": node}
+        {"provider": provider, "persona": shared.get("persona"), "condition": node}
     )
-    plain = _to_plain(root, shown)["condition"]
-    return plain
+    return _to_plain(root, shown)["condition"]
 
 
 # --- front door 1: the experiment file ---------------------------------------------------------

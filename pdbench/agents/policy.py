@@ -3,11 +3,17 @@
 Every policy sees only the last round (its `history_window` is 1) and keeps whatever memory its
 definition needs on `self`; `reset` clears it. Policies are registered by name with
 `@register_policy`, and `make_policy` answers "did you mean" on a miss.
+
+Each policy also has a batch form, `reset_batch` + `act_batch`, that plays many matches of one
+condition at once with numpy arrays (True = C). It is the same rule written over arrays; a test
+checks that both forms play identical moves for the same seeds, and the runner uses the batch
+form for policy-only conditions (see pdbench/runners/batch.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +24,15 @@ from pdbench.core.transcript import Observation
 from pdbench.core.types import Action, C, D
 
 POLICIES: dict[str, type[Policy]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class LastRounds:
+    """The previous round of every match in a batch, from the policy's own side."""
+
+    own_coop: np.ndarray  # bool, True where the policy played C
+    opponent_coop: np.ndarray
+    own_payoff: np.ndarray  # float
 
 
 def register_policy(name: str) -> Callable[[type[Policy]], type[Policy]]:
@@ -56,6 +71,14 @@ class Policy:
     def act(self, obs: Observation) -> Action:
         raise NotImplementedError
 
+    def reset_batch(self, seeds: list[int], n_rounds: int) -> None:
+        """Start len(seeds) matches of at most n_rounds rounds each."""
+        self.batch_size = len(seeds)
+
+    def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
+        """Moves of every match in the batch for `round_index` (True = C)."""
+        raise NotImplementedError
+
 
 @register_policy("allc")
 class AlwaysCooperate(Policy):
@@ -64,6 +87,9 @@ class AlwaysCooperate(Policy):
     def act(self, obs: Observation) -> Action:
         return C
 
+    def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
+        return np.ones(self.batch_size, dtype=bool)
+
 
 @register_policy("alld")
 class AlwaysDefect(Policy):
@@ -71,6 +97,9 @@ class AlwaysDefect(Policy):
 
     def act(self, obs: Observation) -> Action:
         return D
+
+    def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
+        return np.zeros(self.batch_size, dtype=bool)
 
 
 @register_policy("tft")
@@ -84,6 +113,11 @@ class TitForTat(Policy):
         if obs.last is None:
             return C
         return obs.last.opponent_action
+
+    def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
+        if last is None:
+            return np.ones(self.batch_size, dtype=bool)
+        return last.opponent_coop.copy()
 
 
 @register_policy("grim")
@@ -100,6 +134,15 @@ class GrimTrigger(Policy):
         if obs.last is not None and obs.last.opponent_action is D:
             self.triggered = True
         return D if self.triggered else C
+
+    def reset_batch(self, seeds: list[int], n_rounds: int) -> None:
+        super().reset_batch(seeds, n_rounds)
+        self.triggered_batch = np.zeros(len(seeds), dtype=bool)
+
+    def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
+        if last is not None:
+            self.triggered_batch |= ~last.opponent_coop
+        return ~self.triggered_batch
 
 
 def default_generosity(game: Game) -> float:
@@ -142,6 +185,16 @@ class GenerousTitForTat(Policy):
             return C
         return C if draw < self.generous_prob else D
 
+    def reset_batch(self, seeds: list[int], n_rounds: int) -> None:
+        super().reset_batch(seeds, n_rounds)
+        # Row i holds match i's draws, the same numbers `act` takes one per round.
+        self.draws = np.stack([make_rng(seed).random(n_rounds) for seed in seeds])
+
+    def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
+        if last is None:
+            return np.ones(self.batch_size, dtype=bool)
+        return last.opponent_coop | (self.draws[:, round_index - 1] < self.generous_prob)
+
 
 @register_policy("wsls")
 class WinStayLoseShift(Policy):
@@ -161,3 +214,9 @@ class WinStayLoseShift(Policy):
         if obs.last.own_payoff >= self.win_threshold:
             return obs.last.own_action
         return obs.last.own_action.flipped
+
+    def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
+        if last is None:
+            return np.ones(self.batch_size, dtype=bool)
+        won = last.own_payoff >= self.win_threshold
+        return np.where(won, last.own_coop, ~last.own_coop)

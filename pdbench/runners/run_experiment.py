@@ -15,15 +15,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from pdbench.config import LoadedExperiment
 from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
+from pdbench.core.types import Action
+from pdbench.runners.batch import is_batchable, match_lines, play_batch
 from pdbench.runners.match import MatchResult, play_match
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.registry import AgentContext, make_agent
-from pdbench.spec import LLMAgentSpec
+from pdbench.spec import LLMAgentSpec, PolicyAgentSpec
 from pdbench.storage import manifest as manifest_facts
+from pdbench.storage.aggregate import FLAG_COLUMNS, StoredMatches
 from pdbench.storage.run_store import FinishedMatch, RunStore
 from pdbench.storage.schema import stored_attempts
 
@@ -47,12 +51,10 @@ def _timestamp(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-def round_lines(
-    planned: PlannedMatch, result: MatchResult, *, run_id: str, store_prompts: bool | str
-) -> list[bytes]:
-    """The rounds.jsonl lines of one match (actions always C/D)."""
+def match_base(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
+    """The fields every round of a match shares, in the order they are written."""
     condition = planned.condition
-    base = {
+    return {
         "run_id": run_id,
         "condition": condition.name,
         "replicate": planned.replicate,
@@ -63,6 +65,20 @@ def round_lines(
         "fixed_n": planned.horizon.fixed_n,
         "stop_prob": planned.horizon.stop_prob,
     }
+
+
+def round_lines(
+    planned: PlannedMatch, result: MatchResult, *, run_id: str, store_prompts: bool | str
+) -> list[bytes]:
+    """The rounds.jsonl lines of one match (actions always C/D)."""
+    base = match_base(planned, run_id)
+    # Policies cannot produce invalid outputs, fallbacks or timeouts: their rounds carry no such
+    # markers. LLM and arena agents carry them on every round, so nothing unusual can hide.
+    marked_sides = [
+        side
+        for side in ("a", "b")
+        if not isinstance(getattr(planned.condition, f"agent_{side}"), PolicyAgentSpec)
+    ]
     lines = []
     for played_round in result.rounds:
         played = played_round.played
@@ -77,7 +93,8 @@ def round_lines(
             "agent_b_cum_payoff": played_round.cum_payoff_b,
             "timestamp_utc": _timestamp(played_round.finished_at),
         }
-        for side, decision in (("a", played_round.decision_a), ("b", played_round.decision_b)):
+        for side in marked_sides:
+            decision = played_round.decision_a if side == "a" else played_round.decision_b
             record[f"agent_{side}_invalid_outputs"] = decision.invalid_outputs
             record[f"agent_{side}_fallback"] = decision.fallback
             record[f"agent_{side}_timeout"] = decision.timeout
@@ -140,6 +157,7 @@ class _OrderedWriter:
         self.ready: dict[int, FinishedMatch] = {}
         self.next_index = 0
         self.last_flush = time.monotonic()
+        self.stored_columns: list[StoredMatches] = []  # in file order
 
     def add(self, index: int, match: FinishedMatch) -> None:
         self.ready[index] = match
@@ -153,6 +171,7 @@ class _OrderedWriter:
             batch.append(self.ready.pop(self.next_index))
             self.next_index += 1
         self.store.append(batch)
+        self.stored_columns.extend(m.columns for m in batch if m.columns is not None)
         self.last_flush = time.monotonic()
 
 
@@ -164,15 +183,116 @@ def _uses(spec_types: tuple[type, ...], matches: list[PlannedMatch]) -> bool:
     )
 
 
+def _play_batchable(
+    pending: list[PlannedMatch],
+    writer: _OrderedWriter,
+    *,
+    run_id: str,
+    on_match_done: Callable[[FinishedMatch, dict], None],
+) -> list[tuple[int, PlannedMatch]]:
+    """Play every policy-only condition with the batch path; return the matches left to loop."""
+    groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
+    rest = []
+    for index, planned in enumerate(pending):
+        if is_batchable(planned.condition):
+            groups.setdefault(planned.condition.name, []).append((index, planned))
+        else:
+            rest.append((index, planned))
+    no_calls = call_counts(MatchResult(rounds=[], planned_rounds=0))
+    for members in groups.values():
+        arrays = play_batch([planned for _, planned in members])
+        timestamp = _timestamp(time.time())
+        for (index, planned), match in zip(members, arrays, strict=True):
+            finished = FinishedMatch(
+                condition=planned.condition.name,
+                replicate=planned.replicate,
+                lines=[match_lines(match_base(planned, run_id), match, timestamp=timestamp)],
+                ledger=_ledger_entry(planned, len(match.coop_a), None, no_calls),
+                columns=_columns(
+                    planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
+                ),
+            )
+            writer.add(index, finished)
+            on_match_done(finished, no_calls)
+    return rest
+
+
+def _columns(
+    planned: PlannedMatch,
+    coop_a: np.ndarray,
+    coop_b: np.ndarray,
+    payoff_a: np.ndarray,
+    payoff_b: np.ndarray,
+    flags: dict[str, np.ndarray] | None = None,
+) -> StoredMatches | None:
+    """One match in the form aggregation reads (None for a match with no rounds)."""
+    n = len(coop_a)
+    if n == 0:
+        return None
+    zeros = np.zeros(n, dtype=np.int64)
+    names = [f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b")]
+    condition = planned.condition
+    return StoredMatches(
+        keys=[(condition.name, planned.replicate)],
+        labels=[
+            (
+                condition.agent_a.display_name,
+                condition.agent_b.display_name,
+                planned.game.id,
+                planned.horizon.type,
+            )
+        ],
+        starts=np.zeros(1, dtype=np.intp),
+        coop_a=np.asarray(coop_a, dtype=bool),
+        coop_b=np.asarray(coop_b, dtype=bool),
+        payoff_a=np.asarray(payoff_a, dtype=float),
+        payoff_b=np.asarray(payoff_b, dtype=float),
+        flags={name: (flags or {}).get(name, zeros) for name in names},
+    )
+
+
+def _result_columns(planned: PlannedMatch, result: MatchResult) -> StoredMatches | None:
+    rounds = result.rounds
+    flags = {}
+    for side in ("a", "b"):
+        decisions = [r.decision_a if side == "a" else r.decision_b for r in rounds]
+        flags[f"invalid_outputs_{side}"] = np.array([d.invalid_outputs for d in decisions])
+        flags[f"fallbacks_{side}"] = np.array([int(d.fallback) for d in decisions])
+        flags[f"timeouts_{side}"] = np.array([int(d.timeout) for d in decisions])
+        flags[f"errors_{side}"] = np.array([int(d.error is not None) for d in decisions])
+    return _columns(
+        planned,
+        np.array([r.played.action_a is Action.C for r in rounds], dtype=bool),
+        np.array([r.played.action_b is Action.C for r in rounds], dtype=bool),
+        np.array([r.played.payoff_a for r in rounds], dtype=float),
+        np.array([r.played.payoff_b for r in rounds], dtype=float),
+        {k: v.astype(np.int64) for k, v in flags.items()},
+    )
+
+
+def _ledger_entry(
+    planned: PlannedMatch, n_rounds: int, error: str | None, calls: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "condition": planned.condition.name,
+        "replicate": planned.replicate,
+        "n_rounds": n_rounds,
+        "planned_rounds": planned.n_rounds,
+        "seeds": planned.seeds,
+        "error": error,
+        "calls": calls,
+    }
+
+
 async def _play_pending(
     loaded: LoadedExperiment,
     pending: list[PlannedMatch],
-    store: RunStore,
+    writer: _OrderedWriter,
     *,
     run_id: str,
     cache_mode: str | None,
     on_match_done: Callable[[FinishedMatch, dict], None],
-) -> dict[str, Any]:
+) -> None:
     spec = loaded.spec
     gateway = None
     if _uses((LLMAgentSpec,), pending):
@@ -191,7 +311,7 @@ async def _play_pending(
         )
     # More matches than calls in flight keeps the provider busy while matches think locally.
     slots = asyncio.Semaphore(max(2, 2 * spec.run.max_concurrency))
-    writer = _OrderedWriter(store)
+    store = writer.store
 
     async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch, dict]:
         async with slots:
@@ -235,19 +355,14 @@ async def _play_pending(
                 lines=round_lines(
                     planned, result, run_id=run_id, store_prompts=spec.run.store_prompts
                 ),
-                ledger={
-                    "condition": planned.condition.name,
-                    "replicate": planned.replicate,
-                    "n_rounds": len(result.rounds),
-                    "planned_rounds": planned.n_rounds,
-                    "seeds": planned.seeds,
-                    "error": result.error,
-                    "calls": calls,
-                },
+                ledger=_ledger_entry(planned, len(result.rounds), result.error, calls),
+                columns=_result_columns(planned, result),
             )
             return index, finished, calls
 
-    tasks = [asyncio.create_task(play(i, m)) for i, m in enumerate(pending)]
+    # Policy-only conditions are played here, all replicates at once; the rest concurrently.
+    looped = _play_batchable(pending, writer, run_id=run_id, on_match_done=on_match_done)
+    tasks = [asyncio.create_task(play(i, m)) for i, m in looped]
     try:
         for next_done in asyncio.as_completed(tasks):
             index, finished, calls = await next_done
@@ -260,7 +375,6 @@ async def _play_pending(
         writer.flush()  # whatever finished, in order, is kept
         if gateway is not None:
             gateway.close()
-    return gateway.stats.as_dict() if gateway is not None else {}
 
 
 def build_manifest(
@@ -365,13 +479,14 @@ def run_experiment(
     if on_start:
         on_start(len(plan), skipped)
     status, error = manifest_facts.STATUS_COMPLETE, None
+    writer = _OrderedWriter(store)
     try:
         if pending:
             asyncio.run(
                 _play_pending(
                     loaded,
                     pending,
-                    store,
+                    writer,
                     run_id=run_id,
                     cache_mode=cache_mode,
                     on_match_done=on_match_done or (lambda *_: None),
@@ -389,7 +504,13 @@ def run_experiment(
     if aggregate:
         from pdbench.storage.aggregate import write_aggregates
 
-        write_aggregates(run_dir)
+        # A run played wholly by this process aggregates what it holds in memory (the same
+        # numbers: tests/integration compare it with `pdbench aggregate`); a resumed run
+        # re-reads rounds.jsonl, which alone holds the earlier attempts' matches.
+        in_memory = None
+        if skipped == 0 and status == manifest_facts.STATUS_COMPLETE:
+            in_memory = StoredMatches.concatenate(writer.stored_columns)
+        write_aggregates(run_dir, in_memory)
     return RunOutcome(
         run_dir=run_dir,
         run_id=run_id,

@@ -7,16 +7,18 @@ is defined, with `<metric>_std`, `<metric>_n`, `<metric>_ci_low`, `<metric>_ci_h
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from pdbench.core.errors import PdbenchError
-from pdbench.core.metrics import match_metrics, mean_ci
+from pdbench.core.metrics import many_match_metrics, mean_ci
 from pdbench.storage import jsonl
 from pdbench.storage.run_store import read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE, ROUNDS_FILE, SHARDS_DIR
@@ -72,12 +74,61 @@ _ROUND_SCHEMA = pa.schema(
 )
 
 
-def read_rounds(run_dir: Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """rounds.jsonl as a DataFrame of the core columns (a torn last line is dropped)."""
+FLAG_COLUMNS = {  # aggregate column -> (rounds.jsonl field suffix, is a text field)
+    "invalid_outputs": ("invalid_outputs", False),
+    "fallbacks": ("fallback", False),
+    "timeouts": ("timeout", False),
+    "errors": ("error", True),
+}
+
+
+@dataclass
+class StoredMatches:
+    """Matches laid end to end, as aggregation needs them: one entry per match, columns per round.
+
+    Built from rounds.jsonl by `read_matches`, or by the runner from the matches it just played
+    (so a run need not parse the file it has just written).
+    """
+
+    keys: list[tuple[str, int]]  # (condition, replicate) per match
+    labels: list[tuple[str, str, str, str]]  # (agent_a, agent_b, game, horizon_type) per match
+    starts: np.ndarray  # offset of each match's first round
+    coop_a: np.ndarray
+    coop_b: np.ndarray
+    payoff_a: np.ndarray
+    payoff_b: np.ndarray
+    flags: dict[str, np.ndarray]  # e.g. "invalid_outputs_a" -> per-round counts
+
+    @classmethod
+    def concatenate(cls, parts: list[StoredMatches]) -> StoredMatches:
+        lengths = [len(p.coop_a) for p in parts]
+        offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.intp)
+        flag_names = [f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b")]
+        return cls(
+            keys=[key for p in parts for key in p.keys],
+            labels=[label for p in parts for label in p.labels],
+            starts=np.concatenate([p.starts + o for p, o in zip(parts, offsets, strict=True)])
+            if parts
+            else np.empty(0, dtype=np.intp),
+            coop_a=np.concatenate([p.coop_a for p in parts]) if parts else np.empty(0, bool),
+            coop_b=np.concatenate([p.coop_b for p in parts]) if parts else np.empty(0, bool),
+            payoff_a=np.concatenate([p.payoff_a for p in parts]) if parts else np.empty(0),
+            payoff_b=np.concatenate([p.payoff_b for p in parts]) if parts else np.empty(0),
+            flags={
+                name: np.concatenate([p.flags[name] for p in parts])
+                if parts
+                else np.empty(0, np.int64)
+                for name in flag_names
+            },
+        )
+
+
+def read_matches(run_dir: Path) -> StoredMatches:
+    """Parse the core columns of rounds.jsonl (a torn last line is dropped)."""
     path = run_dir / ROUNDS_FILE
     end = jsonl.complete_prefix(path)
     if end == 0:
-        return pd.DataFrame({field.name: pd.Series(dtype=object) for field in _ROUND_SCHEMA})
+        return StoredMatches.concatenate([])
     with path.open("rb") as handle:
         buffer = pa.py_buffer(handle.read(end))
     table = pa_json.read_json(
@@ -87,65 +138,121 @@ def read_rounds(run_dir: Path, columns: list[str] | None = None) -> pd.DataFrame
             explicit_schema=_ROUND_SCHEMA, unexpected_field_behavior="ignore"
         ),
     )
-    if columns:
-        table = table.select(columns)
-    return table.to_pandas()
+    del buffer
+    condition = table.column("condition").dictionary_encode().combine_chunks()
+    codes = condition.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    replicate = table.column("replicate").to_numpy().astype(np.int64)
+    round_index = table.column("round_index").to_numpy().astype(np.int64)
+    # Matches are stored as contiguous blocks in round order; anything else is sorted first.
+    key = codes * (int(replicate.max()) + 1) + replicate
+    order = None
+    change = np.ones(len(key), dtype=bool)
+    change[1:] = key[1:] != key[:-1]
+    starts = np.flatnonzero(change)
+    if len(np.unique(key[starts])) != len(starts) or not _rounds_in_order(round_index, starts):
+        order = np.lexsort((round_index, key))
+        key = key[order]
+        change[1:] = key[1:] != key[:-1]
+        starts = np.flatnonzero(change)
+
+    def column(name: str, fill=None) -> np.ndarray:
+        values = table.column(name)
+        if fill is not None:
+            values = pc.fill_null(values, pa.scalar(fill, pa.int64()).cast(values.type))
+        array = values.to_numpy(zero_copy_only=False)
+        return array if order is None else array[order]
+
+    first = starts if order is None else order[starts]
+    dictionary = condition.dictionary.to_pylist()
+    texts = {
+        name: table.column(name).take(pa.array(first)).to_pylist()
+        for name in ("agent_a", "agent_b", "game", "horizon_type")
+    }
+    flags = {}
+    for name, (suffix, is_text) in FLAG_COLUMNS.items():
+        for side in ("a", "b"):
+            field = f"agent_{side}_{suffix}"
+            if is_text:
+                flags[f"{name}_{side}"] = (
+                    table.column(field).is_valid().to_numpy(zero_copy_only=False).astype(np.int64)
+                )
+                if order is not None:
+                    flags[f"{name}_{side}"] = flags[f"{name}_{side}"][order]
+            else:
+                flags[f"{name}_{side}"] = column(field, 0).astype(np.int64)
+    return StoredMatches(
+        keys=[(dictionary[codes[i]], int(replicate[i])) for i in first],
+        labels=list(
+            zip(
+                texts["agent_a"],
+                texts["agent_b"],
+                texts["game"],
+                texts["horizon_type"],
+                strict=True,
+            )
+        ),
+        starts=starts.astype(np.intp),
+        coop_a=column("agent_a_action") == "C",
+        coop_b=column("agent_b_action") == "C",
+        payoff_a=column("agent_a_payoff").astype(float),
+        payoff_b=column("agent_b_payoff").astype(float),
+        flags=flags,
+    )
+
+
+def _rounds_in_order(round_index: np.ndarray, starts: np.ndarray) -> bool:
+    """True when every match block counts its rounds 1, 2, 3, ... ."""
+    expected = (
+        np.arange(len(round_index))
+        - np.repeat(starts, np.diff(np.append(starts, len(round_index))))
+        + 1
+    )
+    return bool(np.array_equal(round_index, expected))
 
 
 def replicate_rows(
-    rounds: pd.DataFrame, *, collapse_k: int, collapse_threshold: float
+    matches: StoredMatches, *, collapse_k: int, collapse_threshold: float
 ) -> list[dict]:
     """One dict per (condition, replicate) with every metric of that match."""
-    if rounds.empty:
+    if not matches.keys:
         return []
-    rounds = rounds.sort_values(["condition", "replicate", "round_index"], kind="stable")
-    keys = rounds[["condition", "replicate"]].to_numpy()
-    coop_a = rounds["agent_a_action"].to_numpy() == "C"
-    coop_b = rounds["agent_b_action"].to_numpy() == "C"
-    pay_a = rounds["agent_a_payoff"].to_numpy(dtype=float)
-    pay_b = rounds["agent_b_payoff"].to_numpy(dtype=float)
+    metrics = many_match_metrics(
+        matches.starts,
+        matches.coop_a,
+        matches.coop_b,
+        matches.payoff_a,
+        matches.payoff_b,
+        collapse_k=collapse_k,
+        collapse_threshold=collapse_threshold,
+    )
     flags = {
-        f"{name}_{side}": rounds[f"agent_{side}_{column}"].fillna(0).to_numpy(dtype=np.int64)
-        if column != "error"
-        else rounds[f"agent_{side}_error"].notna().to_numpy(dtype=np.int64)
-        for side in ("a", "b")
-        for name, column in (
-            ("invalid_outputs", "invalid_outputs"),
-            ("fallbacks", "fallback"),
-            ("timeouts", "timeout"),
-            ("errors", "error"),
-        )
+        name: np.add.reduceat(values, matches.starts) for name, values in matches.flags.items()
     }
-    labels = rounds[["agent_a", "agent_b", "game", "horizon_type"]].to_numpy()
-    # Group boundaries: rounds are sorted, so each match is one contiguous slice.
-    change = np.ones(len(rounds), dtype=bool)
-    change[1:] = (keys[1:] != keys[:-1]).any(axis=1)
-    starts = np.flatnonzero(change)
-    ends = np.append(starts[1:], len(rounds))
+    joint = (matches.coop_a.astype(np.int8) + matches.coop_b.astype(np.int8)) / 2
+    ends = np.append(matches.starts[1:], len(joint))
     rows = []
-    for start, end in zip(starts, ends, strict=True):
-        metrics = match_metrics(
-            coop_a[start:end],
-            coop_b[start:end],
-            pay_a[start:end],
-            pay_b[start:end],
-            collapse_k=collapse_k,
-            collapse_threshold=collapse_threshold,
-        ).as_dict()
-        over_time = metrics.pop("cooperation_rate_over_time")
+    for i, ((condition, replicate), labels) in enumerate(
+        zip(matches.keys, matches.labels, strict=True)
+    ):
         row = {
             "level": "replicate",
-            "condition": keys[start][0],
-            "replicate": int(keys[start][1]),
-            "agent_a": labels[start][0],
-            "agent_b": labels[start][1],
-            "game": labels[start][2],
-            "horizon_type": labels[start][3],
+            "condition": condition,
+            "replicate": replicate,
+            "agent_a": labels[0],
+            "agent_b": labels[1],
+            "game": labels[2],
+            "horizon_type": labels[3],
             "n_replicates": 1,
-            **metrics,
-            **{name: int(values[start:end].sum()) for name, values in flags.items()},
-            "cooperation_rate_over_time": orjson.dumps(over_time).decode(),
         }
+        for name, values in metrics.items():
+            value = values[i]
+            row[name] = None if np.isnan(value) else value.item()
+        row["n_rounds"] = int(metrics["n_rounds"][i])
+        for name, values in flags.items():
+            row[name] = int(values[i])
+        row["cooperation_rate_over_time"] = orjson.dumps(
+            joint[matches.starts[i] : ends[i]], option=orjson.OPT_SERIALIZE_NUMPY
+        ).decode()
         rows.append(row)
     return rows
 
@@ -196,11 +303,14 @@ def aggregate_run(run_dir: Path) -> pd.DataFrame:
         from pdbench.storage.shards import merge_shards
 
         merge_shards(run_dir)
-    manifest = read_manifest(run_dir)
+    return aggregate_matches(read_matches(run_dir), read_manifest(run_dir))
+
+
+def aggregate_matches(matches: StoredMatches, manifest: dict) -> pd.DataFrame:
+    """The aggregates table of stored matches (a pure function of rounds and manifest)."""
     collapse = manifest.get("collapse") or {}
-    rounds = read_rounds(run_dir)
     replicates = replicate_rows(
-        rounds,
+        matches,
         collapse_k=int(collapse.get("k", 10)),
         collapse_threshold=float(collapse.get("threshold", 0.2)),
     )
@@ -234,10 +344,15 @@ def _columns() -> list[str]:
     ]
 
 
-def write_aggregates(run_dir: Path) -> pd.DataFrame:
+def write_aggregates(run_dir: Path, matches: StoredMatches | None = None) -> pd.DataFrame:
+    """Write aggregates.parquet; `matches` lets a run pass what it just played instead of
+    re-parsing rounds.jsonl (it must be exactly the stored matches, in file order)."""
     if not run_dir.is_dir():
         raise PdbenchError(f"{run_dir} is not a directory")
-    table = aggregate_run(run_dir)
+    if matches is None:
+        table = aggregate_run(run_dir)
+    else:
+        table = aggregate_matches(matches, read_manifest(run_dir))
     tmp = run_dir / (AGGREGATES_FILE + ".tmp")
     table.to_parquet(tmp, index=False)
     tmp.replace(run_dir / AGGREGATES_FILE)

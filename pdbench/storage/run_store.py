@@ -32,6 +32,9 @@ class FinishedMatch:
     replicate: int
     lines: list[bytes]
     ledger: dict[str, Any]
+    # The match's columns for aggregation (a one-match StoredMatches), so a run can aggregate
+    # what it played without parsing rounds.jsonl again.
+    columns: Any = None
 
 
 @dataclass

@@ -1,0 +1,276 @@
+"""Read-only access to a run dir's artifacts, for the viewer and for notebooks.
+
+Nothing in here writes, creates or truncates a file. Three layouts are read the same way:
+
+- a single run: run_manifest.json, rounds.jsonl, matches.jsonl and (once it ends) aggregates.parquet;
+- a merged Hydra sweep: the same files at the top, plus the `shards/` they were merged from;
+- a sweep whose shards are not merged yet (still running, or stopped before the merge): every
+  shard is a run dir of one condition, and the reader stitches them together in memory.
+
+When aggregates.parquet is missing, or no longer covers the matches in the ledger, the aggregates
+are computed in memory with `aggregate_run` and `Aggregates.note` says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from pdbench.core.errors import PdbenchError
+from pdbench.storage import jsonl
+from pdbench.storage.aggregate import aggregate_run
+from pdbench.storage.run_store import read_ledger, read_manifest
+from pdbench.storage.schema import (
+    AGGREGATES_FILE,
+    LEDGER_FILE,
+    MANIFEST_FILE,
+    ROUNDS_FILE,
+    SHARDS_DIR,
+)
+from pdbench.storage.shards import shard_dirs
+
+# Artifact files whose (mtime, size) make up a run's fingerprint.
+_FINGERPRINT_FILES = (MANIFEST_FILE, ROUNDS_FILE, LEDGER_FILE, AGGREGATES_FILE)
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True)
+class Aggregates:
+    """The aggregates table and where it came from."""
+
+    table: pd.DataFrame
+    source: str  # "file" (aggregates.parquet) or "memory" (computed now, not stored)
+    note: str | None = None  # why the table was computed in memory
+
+    @property
+    def replicates(self) -> pd.DataFrame:
+        return self.table[self.table["level"] == "replicate"].reset_index(drop=True)
+
+    @property
+    def conditions(self) -> pd.DataFrame:
+        return self.table[self.table["level"] == "condition"].reset_index(drop=True)
+
+
+def is_run_dir(path: Path) -> bool:
+    """A run dir holds a run_manifest.json, or the shards of a sweep."""
+    return path.is_dir() and ((path / MANIFEST_FILE).is_file() or bool(shard_dirs(path)))
+
+
+@dataclass(frozen=True)
+class RunReader:
+    """Read one run dir. `segments` are the dirs that each hold a rounds.jsonl and its ledger."""
+
+    run_dir: Path
+    segments: tuple[Path, ...]
+    merged: bool  # False: a sweep read from its unmerged shards
+
+    @classmethod
+    def open(cls, path: str | Path) -> RunReader:
+        run_dir = Path(path).expanduser()
+        if not run_dir.exists():
+            raise PdbenchError(f"{run_dir} does not exist")
+        if not run_dir.is_dir():
+            raise PdbenchError(f"{run_dir} is not a directory")
+        run_dir = run_dir.resolve()
+        if (run_dir / MANIFEST_FILE).is_file():
+            return cls(run_dir=run_dir, segments=(run_dir,), merged=True)
+        shards = shard_dirs(run_dir)
+        if shards:
+            return cls(run_dir=run_dir, segments=tuple(shards), merged=False)
+        runs = sorted(
+            child.name for child in run_dir.iterdir() if child.is_dir() and is_run_dir(child)
+        )
+        hint = f"; it holds runs: {', '.join(runs[:8])}{' ...' if len(runs) > 8 else ''}"
+        raise PdbenchError(
+            f"{run_dir} is not a pdbench run dir (no {MANIFEST_FILE})"
+            + (hint if runs else "; runs are under data/runs/<run_id>/")
+        )
+
+    @property
+    def has_shards(self) -> bool:
+        return (self.run_dir / SHARDS_DIR).is_dir()
+
+    def fingerprint(self) -> Fingerprint:
+        """(file, mtime_ns, size) of every artifact: changes whenever any of them does."""
+        paths = [self.run_dir / AGGREGATES_FILE]
+        for segment in self.segments:
+            paths += [segment / name for name in _FINGERPRINT_FILES if name != AGGREGATES_FILE]
+        if self.has_shards:
+            paths.append(self.run_dir / SHARDS_DIR)
+        facts = []
+        for path in paths:
+            try:
+                stat = path.stat()
+                facts.append((str(path), stat.st_mtime_ns, stat.st_size))
+            except FileNotFoundError:
+                facts.append((str(path), 0, -1))
+        return tuple(facts)
+
+    # --- manifest and ledger ------------------------------------------------------------------
+
+    def manifest(self) -> dict[str, Any]:
+        if self.merged:
+            return read_manifest(self.run_dir)
+        return _unmerged_manifest(self.run_dir, [read_manifest(s) for s in self.segments])
+
+    def ledger(self) -> list[dict]:
+        """Every finished match's ledger line (seeds, calls, rounds, errors), in stored order."""
+        return [entry for segment in self.segments for entry in read_ledger(segment)]
+
+    # --- aggregates ---------------------------------------------------------------------------
+
+    def aggregates(self) -> Aggregates:
+        """aggregates.parquet when it is there and current; otherwise computed in memory."""
+        path = self.run_dir / AGGREGATES_FILE
+        if not self.merged:
+            note = (
+                "this sweep's shards are not merged yet (still running, or stopped before the "
+                "end): metrics are computed in memory from the shards"
+            )
+            return Aggregates(self._aggregate_shards(), "memory", note)
+        if not path.is_file():
+            note = f"no {AGGREGATES_FILE} in this run dir: metrics are computed in memory from {ROUNDS_FILE}"
+            return Aggregates(self._aggregate_in_memory(), "memory", note)
+        table = pd.read_parquet(path)
+        stored = set(
+            zip(
+                table.loc[table["level"] == "replicate", "condition"],
+                table.loc[table["level"] == "replicate", "replicate"].astype(int),
+                strict=True,
+            )
+        )
+        finished = {(e["condition"], int(e["replicate"])) for e in self.ledger()}
+        if finished - stored:
+            note = (
+                f"{AGGREGATES_FILE} covers {len(stored)} matches but the ledger lists "
+                f"{len(finished)}: metrics are computed in memory from {ROUNDS_FILE}"
+            )
+            return Aggregates(self._aggregate_in_memory(), "memory", note)
+        return Aggregates(table, "file")
+
+    def _aggregate_in_memory(self) -> pd.DataFrame:
+        # aggregate_run merges a sweep's shards first, which writes: read the shards instead.
+        if self.has_shards and shard_dirs(self.run_dir):
+            return self._aggregate_shards()
+        return aggregate_run(self.run_dir)
+
+    def _aggregate_shards(self) -> pd.DataFrame:
+        """One condition per shard: aggregate each (a pure read) and stack them."""
+        shards = shard_dirs(self.run_dir)
+        tables = [aggregate_run(shard) for shard in shards]
+        table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+        if table.empty:
+            return table
+        table["run_id"] = self.run_dir.name
+        # Replicate rows first, then condition rows, each in shard order (as aggregate_run does).
+        table["_level_order"] = (table["level"] == "condition").astype(int)
+        table = table.sort_values("_level_order", kind="stable").drop(columns="_level_order")
+        return table.reset_index(drop=True)
+
+    # --- one match's rounds -------------------------------------------------------------------
+
+    def match_rounds(self, condition: str, replicate: int) -> list[dict]:
+        """The full round records (attempts included) of one match, in round order.
+
+        Reads only the byte range the ledger gives for the match; a match missing from the
+        ledger (a run that crashed before writing it) is looked for line by line instead.
+        """
+        for segment in self.segments:
+            ledger = read_ledger(segment)
+            entry = next(
+                (
+                    e
+                    for e in ledger
+                    if e["condition"] == condition and int(e["replicate"]) == int(replicate)
+                ),
+                None,
+            )
+            if entry is None:
+                continue
+            end = int(entry["rounds_end_offset"])
+            start = max(
+                (int(e["rounds_end_offset"]) for e in ledger if int(e["rounds_end_offset"]) < end),
+                default=0,
+            )
+            with (segment / ROUNDS_FILE).open("rb") as handle:
+                handle.seek(start)
+                chunk = handle.read(end - start)
+            rounds = _select(chunk.splitlines(), condition, replicate)
+            if rounds:
+                return rounds
+        return self._scan_rounds(condition, replicate)
+
+    def _scan_rounds(self, condition: str, replicate: int) -> list[dict]:
+        rounds: list[dict] = []
+        for segment in self.segments:
+            path = segment / ROUNDS_FILE
+            end = jsonl.complete_prefix(path)
+            if end == 0:
+                continue
+            with path.open("rb") as handle:
+                read = 0
+                for line in handle:
+                    read += len(line)
+                    if read > end:
+                        break
+                    rounds += _select([line], condition, replicate)
+        return sorted(rounds, key=lambda r: r["round_index"])
+
+
+def _select(lines: list[bytes], condition: str, replicate: int) -> list[dict]:
+    records = []
+    for line in lines:
+        if not line.strip():
+            continue
+        record = orjson.loads(line)
+        if record.get("condition") == condition and int(record.get("replicate", -1)) == int(
+            replicate
+        ):
+            records.append(record)
+    return sorted(records, key=lambda r: r["round_index"])
+
+
+def _unmerged_manifest(run_dir: Path, manifests: list[dict]) -> dict[str, Any]:
+    """The facts of a sweep in progress, gathered from its shards' manifests (nothing written)."""
+    statuses = {m.get("status") for m in manifests}
+    status = (
+        "failed" if "failed" in statuses else (statuses.pop() if len(statuses) == 1 else "started")
+    )
+    first = manifests[0] if manifests else {}
+    calls: dict[str, float] = {}
+    for m in manifests:
+        for key, value in (m.get("provider_calls") or {}).items():
+            calls[key] = calls.get(key, 0) + value
+    return {
+        "run_id": run_dir.name,
+        "kind": "sweep",
+        "status": status,
+        "merged": False,
+        "started_utc": min((m.get("started_utc") or "" for m in manifests), default=None),
+        "updated_utc": max((m.get("updated_utc") or "" for m in manifests), default=None),
+        "config_source": first.get("config_source"),
+        "conditions": [c for m in manifests for c in m.get("conditions", [])],
+        "config": {m["conditions"][0]: m.get("config") for m in manifests if m.get("conditions")},
+        "hydra_overrides": {
+            m["conditions"][0]: m.get("hydra_overrides") for m in manifests if m.get("conditions")
+        },
+        "run_seed": first.get("run_seed"),
+        "collapse": first.get("collapse"),
+        "replicates": first.get("replicates"),
+        "matches": {
+            "planned": sum((m.get("matches") or {}).get("planned", 0) for m in manifests),
+            "completed": sum((m.get("matches") or {}).get("completed", 0) for m in manifests),
+            "failed": [f for m in manifests for f in (m.get("matches") or {}).get("failed", [])],
+        },
+        "seeds": [s for m in manifests for s in m.get("seeds", [])],
+        "provider_calls": calls,
+        "provider_calls_by_condition": {
+            k: v for m in manifests for k, v in (m.get("provider_calls_by_condition") or {}).items()
+        },
+        **{k: first.get(k) for k in ("python_version", "platform", "packages", "git")},
+    }

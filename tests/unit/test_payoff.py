@@ -1,0 +1,115 @@
+"""Payoff matrices: the four outcomes, symmetric construction, and the named PD inequalities."""
+
+import pytest
+
+from pdbench.core.errors import ConfigError
+from pdbench.core.payoff import DEFAULT_PAYOFFS, PayoffMatrix
+from pdbench.core.types import C, D
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [(C, C, (3.0, 3.0)), (C, D, (0.0, 5.0)), (D, C, (5.0, 0.0)), (D, D, (1.0, 1.0))],
+)
+def test_default_payoffs_for_every_outcome(a, b, expected):
+    assert DEFAULT_PAYOFFS.payoffs(a, b) == expected
+
+
+def test_default_payoffs_are_the_classic_3_0_5_1():
+    assert (DEFAULT_PAYOFFS.R, DEFAULT_PAYOFFS.S, DEFAULT_PAYOFFS.T, DEFAULT_PAYOFFS.P) == (
+        3.0,
+        0.0,
+        5.0,
+        1.0,
+    )
+    assert DEFAULT_PAYOFFS.prisoners_dilemma_violations() == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [(C, C, (4.0, 4.0)), (C, D, (-1.0, 6.0)), (D, C, (6.0, -1.0)), (D, D, (0.5, 0.5))],
+)
+def test_custom_payoffs_for_every_outcome(a, b, expected):
+    matrix = PayoffMatrix(reward=4, sucker=-1, temptation=6, punishment=0.5)
+    assert matrix.payoffs(a, b) == expected
+
+
+def test_payoffs_are_stored_as_floats():
+    matrix = PayoffMatrix(reward=4, sucker=0, temptation=6, punishment=1)
+    assert all(isinstance(x, float) for x in matrix.payoffs(C, D))
+    assert matrix.as_outcomes() == {
+        "CC": [4.0, 4.0],
+        "CD": [0.0, 6.0],
+        "DC": [6.0, 0.0],
+        "DD": [1.0, 1.0],
+    }
+
+
+def test_from_outcomes_builds_the_matrix():
+    matrix = PayoffMatrix.from_outcomes((4, 4), (-1, 6), (6, -1), (0.5, 0.5))
+    assert matrix == PayoffMatrix(reward=4, sucker=-1, temptation=6, punishment=0.5)
+    assert matrix.as_outcomes() == {
+        "CC": [4.0, 4.0],
+        "CD": [-1.0, 6.0],
+        "DC": [6.0, -1.0],
+        "DD": [0.5, 0.5],
+    }
+
+
+def test_from_outcomes_round_trips_as_outcomes():
+    outcomes = DEFAULT_PAYOFFS.as_outcomes()
+    rebuilt = PayoffMatrix.from_outcomes(
+        tuple(outcomes["CC"]), tuple(outcomes["CD"]), tuple(outcomes["DC"]), tuple(outcomes["DD"])
+    )
+    assert rebuilt == DEFAULT_PAYOFFS
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "bad"),
+    [
+        (((3, 2), (0, 5), (5, 0), (1, 1)), "CC"),
+        (((3, 3), (0, 4), (5, 0), (1, 1)), "CD"),
+        (((3, 3), (0, 5), (5, 1), (1, 1)), "DC"),
+        (((3, 3), (0, 5), (5, 0), (1, 2)), "DD"),
+    ],
+)
+def test_from_outcomes_rejects_asymmetric_payoffs(outcomes, bad):
+    with pytest.raises(ConfigError, match="symmetric") as raised:
+        PayoffMatrix.from_outcomes(*outcomes)
+    assert raised.value.field == f"payoffs.{bad}"
+
+
+@pytest.mark.parametrize(
+    ("reward", "sucker", "temptation", "punishment", "inequality"),
+    [
+        (3, 0, 2.9, 1, "T > R"),  # temptation no better than reward
+        (3, 0, 3, 1, "T > R"),  # equal is not enough
+        (3, 0, 5, 3, "R > P"),
+        (3, 1, 4, 1, "P > S"),
+        (3, 0, 7, 1, "2R > T + S"),
+        (3, 0, 6, 1, "2R > T + S"),  # 2R == T + S is not enough
+    ],
+)
+def test_each_broken_pd_inequality_is_named(reward, sucker, temptation, punishment, inequality):
+    matrix = PayoffMatrix(
+        reward=reward, sucker=sucker, temptation=temptation, punishment=punishment
+    )
+    violations = matrix.prisoners_dilemma_violations()
+    assert len(violations) == 1 and violations[0].startswith(inequality), violations
+    with pytest.raises(ConfigError) as raised:
+        matrix.check_prisoners_dilemma(file="exp.yaml")
+    message = str(raised.value)
+    assert inequality in message and "not a prisoner's dilemma" in message
+    assert message.startswith("exp.yaml: game.payoffs: ")
+    assert raised.value.field == "game.payoffs"
+
+
+def test_several_broken_inequalities_are_all_named():
+    # R=4 > T=3 breaks T > R and S=2.5 > P=2 breaks P > S; R > P and 2R=8 > T+S=5.5 hold.
+    matrix = PayoffMatrix(reward=4, sucker=2.5, temptation=3, punishment=2)
+    names = [v.split(" (")[0] for v in matrix.prisoners_dilemma_violations()]
+    assert names == ["T > R", "P > S"]
+
+
+def test_a_valid_pd_passes_the_check():
+    PayoffMatrix(reward=4, sucker=-1, temptation=6, punishment=0.5).check_prisoners_dilemma()

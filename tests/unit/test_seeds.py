@@ -1,0 +1,119 @@
+"""Seed derivation: a pure, stable function of (run seed, condition, replicate, stream)."""
+
+import pytest
+
+from pdbench.core.rng import HORIZON, MOCK_PROVIDER, agent_stream, derive_seed, make_rng
+from pdbench.runners.plan import plan_matches
+from pdbench.spec import (
+    ConditionSpec,
+    ExperimentSpec,
+    FixedHorizonSpec,
+    GeometricHorizonSpec,
+    PolicyAgentSpec,
+    RunSpec,
+)
+
+BASE = (0, "baseline", 0, "horizon")
+
+
+def test_derive_seed_is_stable_across_versions():
+    # Computed once and written down: if this changes, every stored run's seeds change with it.
+    assert derive_seed(0, "baseline", 0, "horizon") == 6000966600791755697
+    assert derive_seed(42, "tft_vs_alld", 3, "agent_a") == 8251998605935078280
+
+
+def test_derive_seed_fits_in_63_bits():
+    seeds = [derive_seed(s, "c", r, "x") for s in range(20) for r in range(20)]
+    assert all(0 <= seed < 2**63 for seed in seeds)
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        (1, "baseline", 0, "horizon"),  # run seed
+        (0, "baseline2", 0, "horizon"),  # condition
+        (0, "baseline", 1, "horizon"),  # replicate
+        (0, "baseline", 0, "agent_a"),  # stream
+    ],
+    ids=["run_seed", "condition", "replicate", "stream"],
+)
+def test_derive_seed_differs_by_each_part(changed):
+    assert derive_seed(*changed) != derive_seed(*BASE)
+
+
+def test_named_streams_are_distinct():
+    streams = [HORIZON, MOCK_PROVIDER, agent_stream("a"), agent_stream("b")]
+    assert len(set(streams)) == 4
+    assert len({derive_seed(0, "c", 0, stream) for stream in streams}) == 4
+
+
+def test_make_rng_is_reproducible():
+    seed = derive_seed(*BASE)
+    assert make_rng(seed).random(5).tolist() == make_rng(seed).random(5).tolist()
+    assert make_rng(seed).random(5).tolist() != make_rng(seed + 1).random(5).tolist()
+
+
+def condition(name: str, stop_prob: float = 0.1) -> ConditionSpec:
+    return ConditionSpec(
+        name=name,
+        horizon=GeometricHorizonSpec(type="geometric", stop_prob=stop_prob),
+        agent_a=PolicyAgentSpec(policy="tft"),
+        agent_b=PolicyAgentSpec(policy="gtft"),
+    )
+
+
+def experiment(*conditions: ConditionSpec, seed: int = 11) -> ExperimentSpec:
+    return ExperimentSpec(run=RunSpec(seed=seed, replicates=4), conditions=conditions)
+
+
+def plan_of(spec: ExperimentSpec, name: str) -> list[tuple]:
+    return [
+        (m.replicate, m.n_rounds, m.horizon_seed, m.seed_a, m.seed_b)
+        for m in plan_matches(spec)
+        if m.condition.name == name
+    ]
+
+
+def test_adding_a_condition_does_not_change_another_conditions_plan():
+    alone = plan_of(experiment(condition("main")), "main")
+    after = plan_of(experiment(condition("main"), condition("extra", 0.3)), "main")
+    before = plan_of(experiment(condition("extra", 0.3), condition("main")), "main")
+    assert alone == after == before
+    assert len(alone) == 4
+
+
+def test_plan_seeds_are_derived_from_where_they_are_used():
+    spec = experiment(condition("main"))
+    for match in plan_matches(spec):
+        assert match.horizon_seed == derive_seed(11, "main", match.replicate, HORIZON)
+        assert match.seed_a == derive_seed(11, "main", match.replicate, agent_stream("a"))
+        assert match.seed_b == derive_seed(11, "main", match.replicate, agent_stream("b"))
+        expected_length = match.horizon.sample_length(make_rng(match.horizon_seed))
+        assert match.n_rounds == expected_length
+
+
+def test_conditions_and_replicates_get_their_own_seeds():
+    spec = experiment(condition("one"), condition("two"))
+    seeds = [s for m in plan_matches(spec) for s in m.seeds.values()]
+    assert len(seeds) == len(set(seeds)) == 2 * 4 * 3
+
+
+def test_another_run_seed_gives_another_plan():
+    assert plan_of(experiment(condition("main"), seed=1), "main") != plan_of(
+        experiment(condition("main"), seed=2), "main"
+    )
+
+
+def test_fixed_horizon_plan_has_the_fixed_length():
+    spec = ExperimentSpec(
+        run=RunSpec(replicates=2),
+        conditions=(
+            ConditionSpec(
+                name="fixed",
+                horizon=FixedHorizonSpec(rounds=7),
+                agent_a=PolicyAgentSpec(policy="allc"),
+                agent_b=PolicyAgentSpec(policy="alld"),
+            ),
+        ),
+    )
+    assert [m.n_rounds for m in plan_matches(spec)] == [7, 7]
