@@ -1,0 +1,110 @@
+"""The batch path for policy-only conditions must equal the general match loop, byte for byte.
+
+Every policy pair, fixed and geometric horizons, several games: the rounds.jsonl lines written by
+`match_lines` (batch) and `round_lines` (loop) are identical apart from the timestamp, and the
+aggregates a run computes from memory equal what `pdbench aggregate` reads back from disk.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+
+from pdbench.agents.policy import POLICIES, make_policy
+from pdbench.config import load
+from pdbench.runners.batch import match_lines, play_batch
+from pdbench.runners.match import play_match_sync
+from pdbench.runners.plan import plan_matches
+from pdbench.runners.run_experiment import match_base, round_lines, run_experiment
+from pdbench.spec import ExperimentSpec
+from pdbench.storage.aggregate import aggregate_run
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def _without_timestamps(blob: bytes) -> list[dict]:
+    records = [orjson.loads(line) for line in blob.splitlines()]
+    for record in records:
+        record.pop("timestamp_utc")
+    return records
+
+
+def _spec(game: str, horizon: dict) -> ExperimentSpec:
+    pairs = itertools.product(sorted(POLICIES), repeat=2)
+    return ExperimentSpec.model_validate(
+        {
+            "run": {"seed": 11, "replicates": 4},
+            "conditions": [
+                {
+                    "name": f"{a}_vs_{b}",
+                    "game": {"id": game},
+                    "horizon": horizon,
+                    "agent_a": {"type": "policy", "policy": a},
+                    "agent_b": {"type": "policy", "policy": b},
+                }
+                for a, b in pairs
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("game", "horizon"),
+    [
+        ("pd", {"type": "fixed", "rounds": 30}),
+        ("pd", {"type": "geometric", "stop_prob": 0.15, "max_rounds": 40}),
+        ("split_or_steal", {"type": "fixed", "rounds": 12}),
+        ("chicken", {"type": "geometric", "stop_prob": 0.3}),
+    ],
+)
+def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
+    plan = plan_matches(_spec(game, horizon))
+    by_condition: dict[str, list] = {}
+    for planned in plan:
+        by_condition.setdefault(planned.condition.name, []).append(planned)
+    for matches in by_condition.values():
+        for planned, arrays in zip(matches, play_batch(matches), strict=True):
+            loop = play_match_sync(
+                planned.game,
+                planned.n_rounds,
+                make_policy(planned.condition.agent_a.policy, planned.game),
+                make_policy(planned.condition.agent_b.policy, planned.game),
+                seed_a=planned.seed_a,
+                seed_b=planned.seed_b,
+                disclose_rounds=True,
+            )
+            loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
+            batch_blob = match_lines(match_base(planned, "r"), arrays, timestamp="t")
+            assert _without_timestamps(batch_blob) == _without_timestamps(loop_blob), (
+                f"{planned.condition.name} replicate {planned.replicate}"
+            )
+            # Same bytes too, not only the same values (number formatting, key order).
+            stripped = [line.split(b',"timestamp_utc"')[0] for line in batch_blob.splitlines()]
+            expected = [line.split(b',"timestamp_utc"')[0] for line in loop_blob.splitlines()]
+            assert stripped == expected
+
+
+def test_in_memory_aggregates_equal_aggregates_read_from_disk(tmp_path):
+    experiment = tmp_path / "mixed.yaml"
+    experiment.write_text(
+        """
+run: {seed: 3, replicates: 3, output_dir: OUT}
+horizon: {type: geometric, stop_prob: 0.1, max_rounds: 50}
+conditions:
+  - {name: gtft_vs_wsls, agent_a: gtft, agent_b: wsls}
+  - name: llm_vs_tft
+    agent_a: {ref: agent/llm_default.yaml, overrides: {persona: exploitative, temperature: 0.7, provider: {mock: {strategy: random, cooperate_prob: 0.4, invalid_rate: 0.2}}, on_invalid: fallback}}
+    agent_b: tft
+  - {name: alld_vs_grim, agent_a: alld, agent_b: grim}
+""".replace("OUT", str(tmp_path / "runs"))
+    )
+    loaded = load(experiment, project_root=PROJECT)
+    outcome = run_experiment(loaded)
+    from_memory = pd.read_parquet(outcome.run_dir / "aggregates.parquet")
+    from_disk = aggregate_run(outcome.run_dir)
+    pd.testing.assert_frame_equal(from_memory, from_disk)
+    assert set(from_memory["condition"]) == {"gtft_vs_wsls", "llm_vs_tft", "alld_vs_grim"}
