@@ -109,7 +109,7 @@ class ProviderSpec(Frozen):
 
     name: Literal["mock", "litellm"] = "mock"
     model: str = Field(
-        "mock-reciprocal", description="litellm model string, e.g. openai/gpt-4o-mini"
+        "mock", description="litellm model string, e.g. openai/gpt-4o-mini"
     )
     api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
     mock: MockBehaviour = MockBehaviour()

@@ -1,0 +1,50 @@
+"""Regenerate tests/golden/rounds.jsonl from tests/golden/experiment.yaml.
+
+Run it only when a change in behaviour is intended, and say why in the commit:
+    uv run python scripts/regenerate_golden.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+GOLDEN = PROJECT / "tests" / "golden"
+
+
+def golden_rounds(output_dir: Path) -> bytes:
+    """Run the golden experiment into output_dir and return its rounds without run-local fields."""
+    import os
+
+    import orjson
+
+    from pdbench.config import load
+    from pdbench.runners.run_experiment import run_experiment
+
+    os.environ["PDBENCH_CACHE_DIR"] = str(output_dir / "cache")
+    loaded = load(
+        GOLDEN / "experiment.yaml",
+        [f"run.output_dir={output_dir}"],
+        run_id="golden",
+        project_root=PROJECT,
+    )
+    outcome = run_experiment(loaded)
+    lines = []
+    for line in (outcome.run_dir / "rounds.jsonl").read_bytes().splitlines():
+        record = orjson.loads(line)
+        record.pop("timestamp_utc")
+        lines.append(orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
+    return b"\n".join(lines) + b"\n"
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        (GOLDEN / "rounds.jsonl").write_bytes(golden_rounds(Path(folder)))
+    print(f"wrote {GOLDEN / 'rounds.jsonl'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

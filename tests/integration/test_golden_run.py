@@ -1,0 +1,25 @@
+"""A tiny seeded run compared with its checked-in rounds (see scripts/regenerate_golden.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def _regenerator():
+    spec = importlib.util.spec_from_file_location(
+        "regenerate_golden", PROJECT / "scripts" / "regenerate_golden.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_golden_run_is_unchanged(tmp_path):
+    expected = (PROJECT / "tests" / "golden" / "rounds.jsonl").read_bytes().splitlines()
+    actual = _regenerator().golden_rounds(tmp_path).splitlines()
+    assert len(actual) == len(expected)
+    for number, (got, want) in enumerate(zip(actual, expected, strict=True), start=1):
+        assert got == want, f"golden line {number} differs:\n got  {got!r}\n want {want!r}"
