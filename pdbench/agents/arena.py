@@ -373,6 +373,17 @@ class WorkerDied(Exception):
     pass
 
 
+# What a user's agent process inherits: enough to run Python, never the provider keys or other
+# secrets of the runner's environment.
+_PASSED_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "PYTHONPATH", "SYSTEMROOT")
+
+
+def worker_environment() -> dict[str, str]:
+    env = {k: os.environ[k] for k in _PASSED_ENVIRONMENT if k in os.environ}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
 class Worker:
     """One child process running the user's Agent: JSON lines in, JSON lines out, output to log."""
 
@@ -385,6 +396,7 @@ class Worker:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
+            env=worker_environment(),
             start_new_session=True,  # Ctrl-C reaches the runner, which then ends its workers
         )
         self.replies: queue.Queue[bytes | None] = queue.Queue()

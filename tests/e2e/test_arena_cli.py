@@ -83,3 +83,24 @@ def test_example_agent_runs_and_a_raising_agent_is_recorded(tmp_path):
     per_match = aggregates[aggregates["level"] == "replicate"]
     assert (per_match["fallbacks_a"] == 1).all() and (per_match["errors_a"] == 1).all()
     assert (run_dir / "agent_logs").is_dir()
+
+
+def test_agent_process_does_not_inherit_secrets(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
+    snoop = tmp_path / "snoop.py"
+    snoop.write_text(
+        "import os\n\nclass Agent:\n    def on_turn(self, state):\n"
+        "        print('key:', os.environ.get('OPENAI_API_KEY'))\n"
+        "        return {'type': 'commit', 'choice': 'C'}\n"
+    )
+    config = _experiment(tmp_path, snoop)
+    done = subprocess.run(
+        [PDBENCH, "run", str(config), "--run-id", "s", "-q"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    logs = "".join(p.read_text() for p in (tmp_path / "runs" / "s" / "agent_logs").iterdir())
+    assert "key: None" in logs and "sk-should-not-leak" not in logs
