@@ -323,6 +323,10 @@ def aggregate_matches(matches: StoredMatches, manifest: dict) -> pd.DataFrame:
     columns = _columns()
     table = pd.DataFrame(rows, columns=columns)
     table["replicate"] = table["replicate"].astype("Int64")
+    # Counts of replicates are whole numbers (metric columns stay float: condition rows hold
+    # means, e.g. the mean n_rounds of a geometric horizon).
+    for column in ["n_replicates", *(f"{m}_n" for m in SCALAR_METRICS)]:
+        table[column] = table[column].astype("Int64")
     table.insert(0, "run_id", manifest.get("run_id"))
     return table
 

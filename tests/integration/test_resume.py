@@ -1,0 +1,239 @@
+"""A run killed with SIGKILL and started again with the same command ends exactly like a run that
+was never interrupted: status complete, the same rounds (timestamps and run id aside), no round
+lost or duplicated.
+
+The run is the real command line, `uv run pdbench run <exp> run.output_dir=<tmp> --run-id r -q`,
+in its own process group, so SIGKILL reaches uv and the Python process under it. The experiment
+(tests/fixtures/experiments/resume.yaml) makes mock calls with a latency, so it lasts a few seconds;
+it is killed twice, each time once the ledger (matches.jsonl) has grown but before the run ends.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+
+from pdbench.config import load
+from pdbench.runners.plan import plan_matches
+from pdbench.runners.run_experiment import run_experiment
+
+ROOT = Path(__file__).resolve().parents[2]
+RESUME = ROOT / "tests" / "fixtures" / "experiments" / "resume.yaml"
+SECRET = "sk-test-secret-123"
+
+
+def complete_lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def read_rounds(run_dir: Path) -> list[dict]:
+    data = (run_dir / "rounds.jsonl").read_bytes()
+    assert data.endswith(b"\n")
+    return [orjson.loads(line) for line in data.split(b"\n") if line]
+
+
+def strip(rounds: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in ("timestamp_utc", "run_id")} for r in rounds]
+
+
+class CliRun:
+    """`uv run pdbench run ...` in its own session, with its output in files."""
+
+    def __init__(self, out_dir: Path, run_id: str, env: dict, logs: Path, attempt: int) -> None:
+        self.stdout_path = logs / f"{run_id}_{attempt}.out"
+        self.stderr_path = logs / f"{run_id}_{attempt}.err"
+        command = [
+            "uv", "run", "--no-sync", "pdbench", "run", str(RESUME),
+            f"run.output_dir={out_dir}", "--run-id", run_id, "-q",
+        ]  # fmt: skip
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=out, stderr=err, start_new_session=True
+            )
+
+    def output(self) -> str:
+        return self.stdout_path.read_text() + self.stderr_path.read_text()
+
+    def kill_once(self, ledger: Path, more_than: int, timeout: float = 45.0) -> None:
+        """SIGKILL the whole process group as soon as the ledger has more than `more_than` lines."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(
+                    f"the run ended (exit {self.process.returncode}) before the ledger passed "
+                    f"{more_than} lines, so it could not be killed in the middle; make "
+                    f"resume.yaml slower. Output:\n{self.output()}"
+                )
+            if complete_lines(ledger) > more_than:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+                return
+            time.sleep(0.01)
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+        pytest.fail(f"the ledger never passed {more_than} lines. Output:\n{self.output()}")
+
+    def finish(self, timeout: float = 90.0) -> int:
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+            pytest.fail(f"the run did not finish in {timeout}s. Output:\n{self.output()}")
+
+
+@pytest.fixture
+def out_dir(tmp_path) -> Path:
+    return tmp_path / "runs"
+
+
+def test_a_killed_run_resumes_to_the_same_artifacts_as_an_uninterrupted_one(
+    tmp_path, out_dir, monkeypatch
+):
+    loaded_ref = load(RESUME, [f"run.output_dir={out_dir}"], run_id="ref", project_root=ROOT)
+    plan = plan_matches(loaded_ref.spec)
+    planned = len(plan)
+
+    # The uninterrupted reference, in this process with its own cache, while the CLI run works.
+    monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache_ref"))
+    reference: dict = {}
+
+    def run_reference() -> None:
+        try:
+            reference["outcome"] = run_experiment(loaded_ref)
+        except BaseException as error:  # reported by the main thread
+            reference["error"] = error
+
+    worker = threading.Thread(target=run_reference)
+    worker.start()
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    env = {
+        **os.environ,
+        "PDBENCH_CACHE_DIR": str(tmp_path / "cache_cli"),
+        "OPENAI_API_KEY": SECRET,
+        "PYTHONUNBUFFERED": "1",
+    }
+    run_dir = out_dir / "r"
+    ledger = run_dir / "matches.jsonl"
+    seen = 0
+    for attempt in (1, 2):
+        cli = CliRun(out_dir, "r", env, logs, attempt)
+        cli.kill_once(ledger, more_than=seen)
+        manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+        now = complete_lines(ledger)
+        assert manifest["status"] != "complete", "killed too late: the run had finished"
+        assert seen < now < planned, (attempt, seen, now, planned)
+        seen = now
+        print(f"attempt {attempt}: killed with {now} of {planned} matches stored")
+
+    final = CliRun(out_dir, "r", env, logs, 3)
+    code = final.finish()
+    assert code == 0, final.output()
+    assert "resumed:" in final.output(), final.output()
+
+    worker.join(timeout=90)
+    assert not worker.is_alive(), "the reference run did not finish"
+    if "error" in reference:
+        raise reference["error"]
+    assert reference["outcome"].status == "complete"
+    ref_dir = out_dir / "ref"
+
+    # The resumed run is complete and its manifest accounts for every match.
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    assert manifest["status"] == "complete"
+    assert manifest["matches"]["planned"] == planned
+    assert manifest["matches"]["completed"] == planned
+    assert manifest["config_hash"] == loaded_ref.config_hash
+
+    # No round lost or duplicated: one line per (condition, replicate, round_index), every match
+    # exactly as long as planned.
+    rounds = read_rounds(run_dir)
+    keys = Counter((r["condition"], r["replicate"], r["round_index"]) for r in rounds)
+    duplicated = [k for k, n in keys.items() if n > 1]
+    assert not duplicated, f"rounds stored twice: {duplicated[:5]}"
+    lengths = Counter((r["condition"], r["replicate"]) for r in rounds)
+    for match in plan:
+        assert lengths[match.key] == match.n_rounds, (match.key, lengths[match.key], match.n_rounds)
+        indices = sorted(i for (c, rep, i) in keys if (c, rep) == match.key)
+        assert indices == list(range(1, match.n_rounds + 1)), match.key
+    assert {r["run_id"] for r in rounds} == {"r"}
+    assert complete_lines(ledger) == planned
+
+    # Every stored attempt is counted once, as live or cached (a killed attempt's calls for
+    # matches it never stored come back from the cache).
+    def attempts(rounds: list[dict]) -> int:
+        return sum(len(r.get(f"agent_{s}_attempts") or []) for r in rounds for s in "ab")
+
+    calls = manifest["provider_calls"]
+    assert calls["live"] + calls["cached"] == attempts(rounds), calls
+    assert calls["live"] > 0 and calls["cached"] > 0, calls
+
+    # The same artifacts as the run that was never interrupted.
+    ref_rounds = read_rounds(ref_dir)
+    assert len(rounds) == len(ref_rounds)
+    for number, (got, want) in enumerate(zip(strip(rounds), strip(ref_rounds), strict=True), 1):
+        assert got == want, f"rounds.jsonl line {number} differs from the uninterrupted run"
+    ledger_keys = [
+        (e["condition"], e["replicate"], e["n_rounds"], e["seeds"])
+        for e in map(orjson.loads, ledger.read_bytes().splitlines())
+    ]
+    ref_ledger_keys = [
+        (e["condition"], e["replicate"], e["n_rounds"], e["seeds"])
+        for e in map(orjson.loads, (ref_dir / "matches.jsonl").read_bytes().splitlines())
+    ]
+    assert ledger_keys == ref_ledger_keys
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(run_dir / "aggregates.parquet").drop(columns="run_id"),
+        pd.read_parquet(ref_dir / "aggregates.parquet").drop(columns="run_id"),
+    )
+    ref_manifest = orjson.loads((ref_dir / "run_manifest.json").read_bytes())
+    ref_calls = ref_manifest["provider_calls"]
+    assert (ref_calls["live"], ref_calls["cached"]) == (attempts(ref_rounds), 0), ref_calls
+    assert manifest["seeds"] == ref_manifest["seeds"]
+    for snapshot in (manifest["config"], ref_manifest["config"]):
+        snapshot["run"].pop("run_id")  # the only difference: "r" and "ref"
+    assert manifest["config"] == ref_manifest["config"]
+
+    # The key in the environment reached none of the files.
+    for path in run_dir.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), f"the API key leaked into {path}"
+
+
+def test_resume_of_a_run_that_does_not_exist_exits_2(out_dir, monkeypatch, capsys):
+    from pdbench.cli import main
+
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "pdbench",
+            "run",
+            str(RESUME),
+            f"run.output_dir={out_dir}",
+            "--run-id",
+            "nope",
+            "--resume",
+            "-q",
+        ],
+    )
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().count("\n") == 0, f"expected one line, got:\n{err}"
+    assert "nope" in err
+    assert not (out_dir / "nope").exists(), "--resume must not create a run dir"
