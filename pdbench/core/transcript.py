@@ -48,6 +48,67 @@ class PlayedRound:
     payoff_b: float
 
 
+class Transcript:
+    """The record of a match as it is played, with each side's view kept ready.
+
+    Appending a round costs O(1) and an observation costs O(window), so agents that see the
+    whole match (history_window=None) do not make a long match quadratic.
+    """
+
+    def __init__(self) -> None:
+        self.rounds: list[PlayedRound] = []
+        self._seen = {"a": [], "b": []}
+        self._totals = {"a": 0.0, "b": 0.0}
+
+    def append(self, played: PlayedRound) -> None:
+        self.rounds.append(played)
+        self._seen["a"].append(
+            PastRound(
+                played.round_index,
+                played.action_a,
+                played.action_b,
+                played.payoff_a,
+                played.payoff_b,
+            )
+        )
+        self._seen["b"].append(
+            PastRound(
+                played.round_index,
+                played.action_b,
+                played.action_a,
+                played.payoff_b,
+                played.payoff_a,
+            )
+        )
+        self._totals["a"] += played.payoff_a
+        self._totals["b"] += played.payoff_b
+
+    def observe(
+        self, *, side: str, history_window: int | None, include_totals: bool
+    ) -> Observation:
+        """Side 'a' or 'b''s observation before the next round.
+
+        `history_window=None` shows the whole match; 0 shows no past rounds at all.
+        """
+        seen = self._seen[side]
+        if history_window is None:
+            history = tuple(seen)
+        elif history_window <= 0:
+            history = ()
+        else:
+            history = tuple(seen[-history_window:])
+        own_total = opponent_total = None
+        if include_totals:
+            other = "b" if side == "a" else "a"
+            own_total, opponent_total = self._totals[side], self._totals[other]
+        return Observation(
+            round_index=len(self.rounds) + 1,
+            history=history,
+            own_total=own_total,
+            opponent_total=opponent_total,
+        )
+
+
 def observe(
     rounds: Sequence[PlayedRound],
     *,
@@ -55,32 +116,10 @@ def observe(
     history_window: int | None,
     include_totals: bool,
 ) -> Observation:
-    """Build side 'a' or 'b''s observation before the next round.
-
-    `history_window=None` shows the whole match; 0 shows no past rounds at all.
-    """
-    if history_window is None:
-        window = rounds
-    elif history_window <= 0:
-        window = ()
-    else:
-        window = rounds[-history_window:]
-    if side == "a":
-        history = tuple(
-            PastRound(r.round_index, r.action_a, r.action_b, r.payoff_a, r.payoff_b) for r in window
-        )
-    else:
-        history = tuple(
-            PastRound(r.round_index, r.action_b, r.action_a, r.payoff_b, r.payoff_a) for r in window
-        )
-    own_total = opponent_total = None
-    if include_totals:
-        total_a = sum(r.payoff_a for r in rounds)
-        total_b = sum(r.payoff_b for r in rounds)
-        own_total, opponent_total = (total_a, total_b) if side == "a" else (total_b, total_a)
-    return Observation(
-        round_index=len(rounds) + 1,
-        history=history,
-        own_total=own_total,
-        opponent_total=opponent_total,
+    """Side 'a' or 'b''s observation after `rounds` (see `Transcript.observe`)."""
+    transcript = Transcript()
+    for played in rounds:
+        transcript.append(played)
+    return transcript.observe(
+        side=side, history_window=history_window, include_totals=include_totals
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pdbench.agents.base import Agent, Decision, MatchInfo, MatchSummary
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
-from pdbench.core.transcript import PlayedRound, observe
+from pdbench.core.transcript import PlayedRound, Transcript
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,17 +39,17 @@ class MatchResult:
         return self.error is None and len(self.rounds) == self.planned_rounds
 
 
-def _observe(agent: Agent, played: list[PlayedRound], side: str):
-    return observe(
-        played, side=side, history_window=agent.history_window, include_totals=agent.include_totals
+def _observe(agent: Agent, played: Transcript, side: str):
+    return played.observe(
+        side=side, history_window=agent.history_window, include_totals=agent.include_totals
     )
 
 
-async def _decide(agent: Agent, played: list[PlayedRound], side: str) -> Decision:
+async def _decide(agent: Agent, played: Transcript, side: str) -> Decision:
     return await agent.decide(_observe(agent, played, side))
 
 
-def _act(agent: Agent, played: list[PlayedRound], side: str) -> Decision:
+def _act(agent: Agent, played: Transcript, side: str) -> Decision:
     return Decision(action=agent.act(_observe(agent, played, side)))
 
 
@@ -75,7 +75,7 @@ async def play_match(
     # Agents with an async `decide` (LLM, arena) are awaited; policies are called directly.
     a_waits = hasattr(agent_a, "decide")
     b_waits = hasattr(agent_b, "decide")
-    played: list[PlayedRound] = []
+    played = Transcript()
     results: list[RoundResult] = []
     cum_a = cum_b = 0.0
     error = None
@@ -106,7 +106,7 @@ async def play_match(
         for agent, own, other in ((agent_a, cum_a, cum_b), (agent_b, cum_b, cum_a)):
             end = getattr(agent, "end_match", None)
             if end is not None:
-                end(MatchSummary(your_total=own, opponent_total=other, rounds=len(played)))
+                end(MatchSummary(your_total=own, opponent_total=other, rounds=len(played.rounds)))
     return MatchResult(rounds=results, planned_rounds=n_rounds, error=error)
 
 
