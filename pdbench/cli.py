@@ -43,8 +43,12 @@ RunDirArg = Annotated[
 ]
 
 
-def _load(config: Path, overrides: list[str] | None, replicates: int | None = None,
-          run_id: str | None = None):
+def _load(
+    config: Path,
+    overrides: list[str] | None,
+    replicates: int | None = None,
+    run_id: str | None = None,
+):
     from pdbench.config import load
 
     return load(config, overrides or [], replicates=replicates, run_id=run_id)
@@ -95,11 +99,14 @@ def run(
     ] = None,
     run_id: Annotated[
         str | None,
-        typer.Option(help="Name of the run folder; default: derived from the config, so the "
-                     "same command resumes the same run."),
+        typer.Option(
+            help="Name of the run folder; default: derived from the config, so the "
+            "same command resumes the same run."
+        ),
     ] = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the plan (matches, seeds, calls); write nothing.")
+        bool,
+        typer.Option("--dry-run", help="Print the plan (matches, seeds, calls); write nothing."),
     ] = False,
     resume: Annotated[
         bool, typer.Option("--resume", help="Only continue an existing run; fail if there is none.")
@@ -109,8 +116,11 @@ def run(
     ] = False,
     offline: Annotated[
         bool,
-        typer.Option("--offline", help="Replay from the cache only: stop at the first uncached "
-                     "prompt instead of calling a provider."),
+        typer.Option(
+            "--offline",
+            help="Replay from the cache only: stop at the first uncached "
+            "prompt instead of calling a provider.",
+        ),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -153,7 +163,9 @@ def _print_plan(loaded) -> None:
 
     plan = plan_matches(loaded.spec)
     typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
-    typer.echo("condition\treplicate\trounds\thorizon_seed\tagent_a_seed\tagent_b_seed\tmax_llm_calls")
+    typer.echo(
+        "condition\treplicate\trounds\thorizon_seed\tagent_a_seed\tagent_b_seed\tmax_llm_calls"
+    )
     for m in plan:
         typer.echo(
             f"{m.condition.name}\t{m.replicate}\t{m.n_rounds}\t{m.horizon_seed}\t{m.seed_a}\t"
@@ -205,7 +217,8 @@ def ui(
     host: Annotated[str, typer.Option(help="Address to serve on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
     print_command: Annotated[
-        bool, typer.Option("--print-command", help="Print the Streamlit command instead of running it.")
+        bool,
+        typer.Option("--print-command", help="Print the Streamlit command instead of running it."),
     ] = False,
 ) -> None:
     """Open the read-only viewer of a run in the browser (Streamlit)."""
@@ -215,10 +228,22 @@ def ui(
     _require_run_dir(run_dir)
     app_path = Path(__file__).parent / "ui" / "streamlit_app.py"
     command = [
-        sys.executable, "-m", "streamlit", "run", str(app_path),
-        "--server.address", host, "--server.port", str(port),
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        "--", "--run-dir", str(run_dir.resolve()),
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app_path),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--",
+        "--run-dir",
+        str(run_dir.resolve()),
     ]
     if print_command:
         typer.echo(shlex.join(command))
@@ -283,3 +308,7 @@ def main() -> None:
             error.show()
             sys.exit(2)
         raise
+
+
+if __name__ == "__main__":
+    main()

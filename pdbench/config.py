@@ -219,8 +219,10 @@ def _resolve_ref(
 ) -> DictConfig:
     path = (base_dir / ref).resolve()
     if not path.is_file():
+        known = [str(p.relative_to(base_dir)) for p in sorted(base_dir.rglob("*.yaml"))]
         raise ConfigError(
-            f'ref "{ref}" not found under {_display(base_dir, project_root)}/',
+            f'ref "{ref}" not found under {_display(base_dir, project_root)}/'
+            + did_you_mean(ref, known),
             file=shown,
             field=f"{where}.ref",
         )
@@ -550,17 +552,57 @@ def compose_primary(path: Path, overrides: Sequence[str], *, project_root: Path)
 
     shown = _display(path, project_root)
     check_group_overrides(overrides, project_root, shown)
-    try:
-        with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
+    with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
+        try:
             return compose(config_name=path.stem, overrides=list(overrides))
-    except HydraException as error:
-        first = str(error).splitlines()[0]
-        key = first.split("'")[1] if first.count("'") >= 2 else None
-        if key and "Could not override" in first:
-            raise ConfigError("no such field", file=shown, field=key) from None
-        raise ConfigError(first, file=shown) from None
-    except OmegaConfBaseException as error:
-        raise ConfigError(str(error).splitlines()[0], file=shown) from None
+        except HydraException as error:
+            first = str(error).splitlines()[0]
+            key = first.split("'")[1] if first.count("'") >= 2 else None
+            if not (key and "Could not override" in first):
+                raise ConfigError(first, file=shown) from None
+            # Compose without the bad key to learn its siblings for a "did you mean".
+            rest = [o for o in overrides if o.lstrip("+~").partition("=")[0] != key]
+            try:
+                cfg = compose(config_name=path.stem, overrides=rest)
+            except (HydraException, OmegaConfBaseException):
+                cfg = None
+            parent_key, _, leaf = key.rpartition(".")
+            parent = OmegaConf.select(cfg, parent_key) if cfg is not None and parent_key else cfg
+            siblings = [str(k) for k in parent] if isinstance(parent, DictConfig) else []
+            raise ConfigError(
+                f"no such field{did_you_mean(leaf, siblings)}", file=shown, field=key
+            ) from None
+        except OmegaConfBaseException as error:
+            raise ConfigError(str(error).splitlines()[0], file=shown) from None
+
+
+def is_sweep_value(value: str) -> bool:
+    """True for Hydra sweep syntax (a,b / choice(...) / range(...) / glob(...))."""
+    value = value.strip()
+    if value.startswith(("choice(", "range(", "glob(", "interval(")):
+        return True
+    depth = 0
+    for char in value:
+        depth += char in "[({"
+        depth -= char in "])}"
+        if char == "," and depth == 0:
+            return True
+    return False
+
+
+def preflight_hydra_overrides(overrides: Sequence[str], project_root: Path) -> None:
+    """Check command-line overrides for `python -m pdbench` before Hydra launches anything:
+    group options (all sweep values) and fields (by composing the non-sweep overrides once)."""
+    primary = conf_dir(project_root) / "config.yaml"
+    check_group_overrides(overrides, project_root, _display(primary, project_root))
+    fixed = [
+        o
+        for o in overrides
+        if "=" in o
+        and not o.lstrip("+~").startswith("hydra")
+        and not is_sweep_value(o.partition("=")[2])
+    ]
+    compose_primary(primary, fixed, project_root=project_root)
 
 
 def load_primary_file(
@@ -619,7 +661,7 @@ def _finish(
 ) -> LoadedExperiment:
     """Check every file the spec points at and record their hashes."""
     files: dict[str, str] = {}
-    for condition in spec.conditions:
+    for index, condition in enumerate(spec.conditions):
         game = condition.game.build()
         for side in ("agent_a", "agent_b"):
             agent = getattr(condition, side)
@@ -629,7 +671,7 @@ def _finish(
                 condition.horizon.build(),
                 project_root,
                 shown,
-                f"conditions({condition.name}).{side}",
+                f"conditions[{index}]({condition.name}).{side}",
             ):
                 full = project_root / relative
                 files[relative] = hashlib.sha256(full.read_bytes()).hexdigest()
@@ -644,32 +686,27 @@ def _finish(
 def referenced_files(
     agent: Any, game: Any, horizon: Any, project_root: Path, shown: str, where: str
 ) -> list[str]:
-    """Check the files an agent reads and return their paths relative to the project."""
-    if isinstance(agent, LLMAgentSpec):
-        from pdbench.agents.prompting import check_prompt_files
+    """Check the files an agent reads and return their paths relative to the project.
 
-        try:
+    Errors name the config file that asks for the file, with the missing or wrong file in the
+    message.
+    """
+    try:
+        if isinstance(agent, LLMAgentSpec):
+            from pdbench.agents.prompting import check_prompt_files
+
             check_prompt_files(agent, project_root, horizon)
-        except ConfigError as error:
-            raise ConfigError(
-                error.reason,
-                file=error.file or shown,
-                field=f"{where}.{error.field}" if error.field else where,
-            ) from None
-        paths = [agent.system_prompt, agent.round_prompt]
-        if agent.persona:
-            paths.append(f"prompts/personas/{agent.persona}.md")
-        return paths
-    if isinstance(agent, ArenaAgentSpec):
-        from pdbench.agents.arena import check_arena_file
+            paths = [agent.system_prompt, agent.round_prompt]
+            if agent.persona:
+                paths.append(f"prompts/personas/{agent.persona}.md")
+            return paths
+        if isinstance(agent, ArenaAgentSpec):
+            from pdbench.agents.arena import check_arena_file
 
-        try:
             check_arena_file(agent, game, project_root)
-        except ConfigError as error:
-            raise ConfigError(
-                error.reason,
-                file=error.file or shown,
-                field=f"{where}.{error.field}" if error.field else where,
-            ) from None
-        return [agent.path]
+            return [agent.path]
+    except ConfigError as error:
+        reason = f"{error.file}: {error.reason}" if error.file else error.reason
+        field = f"{where}.{error.field}" if error.field else where
+        raise ConfigError(reason, file=shown, field=field) from None
     return []

@@ -108,9 +108,7 @@ class ProviderSpec(Frozen):
     """Who answers the prompts: the offline mock or any litellm model."""
 
     name: Literal["mock", "litellm"] = "mock"
-    model: str = Field(
-        "mock", description="litellm model string, e.g. openai/gpt-4o-mini"
-    )
+    model: str = Field("mock", description="litellm model string, e.g. openai/gpt-4o-mini")
     api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
     mock: MockBehaviour = MockBehaviour()
     timeout_s: float = Field(60.0, gt=0, description="per-call timeout (not part of the cache key)")
@@ -140,6 +138,27 @@ class PolicyAgentSpec(Frozen):
 
             raise ValueError(unknown_choice("policy", value, POLICIES))
         return value
+
+    @model_validator(mode="after")
+    def _known_params(self) -> PolicyAgentSpec:
+        import inspect
+
+        from pdbench.agents.policy import POLICIES
+        from pdbench.core.errors import did_you_mean
+
+        accepted = [
+            name
+            for name in inspect.signature(POLICIES[self.policy].__init__).parameters
+            if name not in ("self", "game")
+        ]
+        for name in self.params:
+            if name not in accepted:
+                takes = ", ".join(accepted) if accepted else "no parameters"
+                raise ValueError(
+                    f'unknown parameter "{name}" for {self.policy}'
+                    f"{did_you_mean(name, accepted)}; it takes {takes}"
+                )
+        return self
 
     @property
     def display_name(self) -> str:
@@ -252,7 +271,17 @@ class ConditionSpec(Frozen):
 
     @model_validator(mode="after")
     def _game_is_consistent(self) -> ConditionSpec:
-        self.game.build()  # payoffs, labels and the PD check
+        from pdbench.agents.policy import make_policy
+        from pdbench.core.errors import ConfigError
+
+        game = self.game.build()  # payoffs, labels and the PD check
+        for side in ("agent_a", "agent_b"):
+            agent = getattr(self, side)
+            if isinstance(agent, PolicyAgentSpec):
+                try:  # parameter values, some of which depend on the game's payoffs
+                    make_policy(agent.policy, game, agent.params)
+                except ConfigError as error:
+                    raise ValueError(f"{side}.params.{error.field}: {error.reason}") from None
         return self
 
 

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from pdbench.config import (
-    check_group_overrides,
     condition_name_from_overrides,
     find_project_root,
+    preflight_hydra_overrides,
     spec_from_composed,
 )
 from pdbench.core.errors import PdbenchError
@@ -70,8 +70,13 @@ def _job(cfg) -> None:
         if hydra_cfg.mode == RunMode.MULTIRUN:
             run_id = cfg.run.run_id or f"sweep-{os.environ[SWEEP_ID_ENV]}"
             run_dir = _run_root(cfg, project_root) / run_id / "shards" / shard_dir_name(name)
-            run_experiment(loaded, run_dir=run_dir, run_id=run_id, aggregate=False,
-                           hydra_overrides=task_overrides)
+            run_experiment(
+                loaded,
+                run_dir=run_dir,
+                run_id=run_id,
+                aggregate=False,
+                hydra_overrides=task_overrides,
+            )
         else:
             outcome = run_experiment(loaded, hydra_overrides=task_overrides)
             print_summary(outcome.run_dir)
@@ -108,7 +113,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     project_root = find_project_root()
     overrides = [a for a in args if not a.startswith("-")]
     try:
-        check_group_overrides(overrides, project_root)
+        preflight_hydra_overrides(overrides, project_root)
     except PdbenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -93,7 +93,7 @@ def scripted_gateway(*answers):
 def test_it_is_an_agent_built_by_the_registry():
     llm = agent(llm_spec(persona="tit_for_tat", history_window=3, include_totals=True))
     assert isinstance(llm, LLMAgent) and isinstance(llm, Agent)
-    assert llm.name == "mock-reciprocal[tit_for_tat]"
+    assert llm.name == "mock[tit_for_tat]"
     assert (llm.history_window, llm.include_totals) == (3, True)
     with pytest.raises(TypeError, match="decide"):
         llm.act(observe([], side="a", history_window=1, include_totals=False))
@@ -156,7 +156,7 @@ def test_retries_exhausted_abort():
 def test_retries_exhausted_abort_ends_the_match_with_its_error():
     result = play(agent(llm_spec(invalid_rate=1.0)), "tft")
     assert not result.completed and result.rounds == []
-    assert "mock-reciprocal: round 1: no valid action after 3 attempts" in result.error
+    assert "mock: round 1: no valid action after 3 attempts" in result.error
 
 
 def test_retries_exhausted_fallback():

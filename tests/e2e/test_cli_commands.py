@@ -1,0 +1,203 @@
+"""The documented `pdbench` commands, run exactly as a user types them (`uv run pdbench ...`) from
+the project root, with run.output_dir pointing into a temp folder and PDBENCH_CACHE_DIR set."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+UV = shutil.which("uv")
+CONDITIONS = [
+    "llm_cooperative_vs_tft",
+    "llm_exploitative_vs_grim",
+    "gtft_vs_alld",
+    "wsls_vs_tft_geometric",
+]
+ARTIFACTS = ("rounds.jsonl", "run_manifest.json", "aggregates.parquet")
+
+pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp / "cache"), "COLUMNS": "200"}
+    for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID"):
+        env.pop(name, None)
+    return env
+
+
+def uv_run(*args: str, tmp: Path, timeout: float = 180) -> subprocess.CompletedProcess:
+    """`uv run <args>` from the project root."""
+    return subprocess.run(
+        [UV, "run", *args],
+        cwd=ROOT,
+        env=env_for(tmp),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def console(*args: str, tmp: Path) -> subprocess.CompletedProcess:
+    """The installed `pdbench` script directly: what `uv run pdbench` runs, minus uv's start-up."""
+    script = Path(sys.executable).with_name("pdbench")
+    command = [str(script)] if script.is_file() else [UV, "run", "pdbench"]
+    return subprocess.run(
+        [*command, *args], cwd=ROOT, env=env_for(tmp), capture_output=True, text=True, timeout=60
+    )
+
+
+def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+# --- validate ------------------------------------------------------------------------------------
+
+
+def test_validate_experiment(tmp_path):
+    out = ok(uv_run("pdbench", "validate", "conf/experiment.yaml", tmp=tmp_path)).stdout
+    assert "valid: conf/experiment.yaml" in out
+    assert re.search(r"conditions\s+4\b", out), out
+    for name in CONDITIONS:
+        assert name in out
+    assert re.search(r"llm_cooperative_vs_tft: \S+\[cooperative\] vs TFT \| pd \| 20 rounds", out)
+    assert "geometric, stop_prob 0.1, at most 60" in out
+    assert re.search(r"replicates\s+3\b", out), out
+    assert re.search(r"matches\s+12\b", out), out
+    # Two LLM conditions x 3 replicates x 20 rounds x (1 call + 2 retries).
+    assert re.search(r"LLM calls\s+at most 360\b", out), out
+    assert not (ROOT / "data" / "runs" / "nothing").exists()
+
+
+# --- run -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def experiment_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli_run")
+    output = tmp / "runs"
+    proc = uv_run(
+        "pdbench",
+        "run",
+        "conf/experiment.yaml",
+        "--replicates",
+        "2",
+        f"run.output_dir={output}",
+        tmp=tmp,
+    )
+    return proc, output, tmp
+
+
+def read_rounds(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_run_writes_the_three_artifacts_and_prints_a_summary(experiment_run):
+    proc, output, _ = experiment_run
+    ok(proc)
+    (run_dir,) = output.iterdir()
+    assert re.fullmatch(r"experiment-[0-9a-f]{10}", run_dir.name)
+    for name in ARTIFACTS:
+        assert (run_dir / name).is_file(), name
+    # The summary: status, one line per condition, where the run is.
+    assert f"run {run_dir.name}: complete" in proc.stdout
+    for name in CONDITIONS:
+        assert name in proc.stdout
+    assert "run dir:" in proc.stdout and run_dir.name in proc.stdout
+
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert manifest["run_id"] == run_dir.name
+    assert manifest["replicates"] == 2
+    assert manifest["conditions"] == CONDITIONS
+    assert manifest["matches"] == {"planned": 8, "completed": 8, "failed": []}
+
+    rounds = read_rounds(run_dir / "rounds.jsonl")
+    assert {(r["condition"], r["replicate"]) for r in rounds} == {
+        (c, i) for c in CONDITIONS for i in (0, 1)
+    }
+    assert {r["run_id"] for r in rounds} == {run_dir.name}
+
+    table = pd.read_parquet(run_dir / "aggregates.parquet")
+    assert set(table["condition"]) == set(CONDITIONS)
+    assert len(table) >= 4 * 2  # a row per condition x replicate, plus per-condition rows
+
+
+def test_dry_run_writes_nothing_and_prints_the_seeds(experiment_run, tmp_path):
+    _, real_output, _ = experiment_run
+    output = tmp_path / "runs"
+    proc = ok(
+        uv_run(
+            "pdbench",
+            "run",
+            "conf/experiment.yaml",
+            "--replicates",
+            "2",
+            f"run.output_dir={output}",
+            "--dry-run",
+            tmp=tmp_path,
+        )
+    )
+    assert not output.exists()
+    assert not (tmp_path / "cache").exists()
+    assert "nothing written" in proc.stdout
+    assert "horizon_seed" in proc.stdout and "agent_a_seed" in proc.stdout
+    planned = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 7 and parts[1].isdigit():
+            planned[(parts[0], int(parts[1]))] = tuple(int(p) for p in parts[2:6])
+    assert set(planned) == {(c, i) for c in CONDITIONS for i in (0, 1)}
+    # The seeds it prints are the ones the real run used (they do not depend on the run dir).
+    (run_dir,) = real_output.iterdir()
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    used = {
+        (s["condition"], s["replicate"]): (s["n_rounds"], s["horizon"], s["agent_a"], s["agent_b"])
+        for s in manifest["seeds"]
+    }
+    assert planned == used
+
+
+# --- list and help -------------------------------------------------------------------------------
+
+
+def test_list_everything_and_list_agents(tmp_path):
+    everything = ok(uv_run("pdbench", "list", tmp=tmp_path)).stdout
+    for title, folder in [
+        ("agents", "agent"),
+        ("personas", "persona"),
+        ("games", "game"),
+        ("providers", "provider"),
+        ("horizons", "horizon"),
+    ]:
+        assert f"{title} (conf/{folder}/):" in everything
+    for option in ("tft", "llm_default", "exploitative", "stag_hunt", "mock", "geometric"):
+        assert re.search(rf"^\s+{option}\s+\S", everything, re.MULTILINE), option
+
+    agents = ok(uv_run("pdbench", "list", "agents", tmp=tmp_path)).stdout
+    assert agents.splitlines()[0] == "agents (conf/agent/):"
+    listed = [line.split()[0] for line in agents.splitlines()[1:] if line.strip()]
+    assert listed == sorted(p.stem for p in (ROOT / "conf" / "agent").glob("*.yaml"))
+    assert "personas" not in agents
+    assert "Tit For Tat" in agents  # each option's one-line description
+
+
+def test_help(tmp_path):
+    main = ok(uv_run("pdbench", "--help", tmp=tmp_path)).stdout
+    assert "Usage" in main
+    for command in ("validate", "run", "aggregate", "ui", "list"):
+        assert command in main
+    for command in ("validate", "run", "aggregate", "ui", "list"):
+        text = ok(console(command, "--help", tmp=tmp_path)).stdout
+        assert "Usage" in text and command in text, command
+    assert "--dry-run" in ok(console("run", "--help", tmp=tmp_path)).stdout

@@ -1,0 +1,219 @@
+"""Hydra's front door, `python -m pdbench [-m] overrides`, run as a user types it from the project
+root: a sweep is one run dir (shards merged at the end), a single run is a plain run dir, and the
+joblib and submitit_local launchers store the same rounds as the serial launcher.
+
+Every command points run.output_dir and Hydra's own output folder (hydra.run.dir /
+hydra.sweep.dir) into a temp folder, so nothing lands in data/ or outputs/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+UV = shutil.which("uv")
+GRID = ["-m", "agent_a=tft,grim", "agent_b=alld,gtft"]
+GRID_CONDITIONS = {
+    "agent_a=tft,agent_b=alld",
+    "agent_a=tft,agent_b=gtft",
+    "agent_a=grim,agent_b=alld",
+    "agent_a=grim,agent_b=gtft",
+}
+
+pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp / "cache"), "COLUMNS": "200"}
+    for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID"):
+        env.pop(name, None)
+    return env
+
+
+def pdbench_module(*args: str, tmp: Path) -> list[str]:
+    return [UV, "run", "python", "-m", "pdbench", *args]
+
+
+def run(command: list[str], tmp: Path, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command, cwd=ROOT, env=env_for(tmp), capture_output=True, text=True, timeout=timeout
+    )
+
+
+def ok(proc) -> None:
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr, proc.stderr
+
+
+def rounds_without_timestamps(run_dir: Path) -> list[dict]:
+    rows = []
+    for line in (run_dir / "rounds.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        assert row.pop("timestamp_utc")
+        rows.append(row)
+    return rows
+
+
+def only_run_dir(output: Path) -> Path:
+    dirs = [d for d in output.iterdir() if d.is_dir()]
+    assert len(dirs) == 1, dirs
+    return dirs[0]
+
+
+def test_sweep_is_one_run_with_one_condition_per_job(tmp_path):
+    output = tmp_path / "runs"
+    proc = run(
+        pdbench_module(
+            "-m",
+            "agent_a=tft,grim",
+            "persona=cooperative",
+            f"run.output_dir={output}",
+            f"hydra.sweep.dir={tmp_path / 'hydra'}",
+            tmp=tmp_path,
+        ),
+        tmp_path,
+    )
+    ok(proc)
+    run_dir = only_run_dir(output)
+    assert run_dir.name.startswith("sweep-")
+    for name in ("rounds.jsonl", "run_manifest.json", "aggregates.parquet"):
+        assert (run_dir / name).is_file(), name
+    expected = {"agent_a=tft,persona=cooperative", "agent_a=grim,persona=cooperative"}
+
+    rounds = rounds_without_timestamps(run_dir)
+    assert {r["condition"] for r in rounds} == expected
+    assert {r["run_id"] for r in rounds} == {run_dir.name}
+    assert {r["agent_a"] for r in rounds} == {"TFT", "GRIM"}
+    assert {r["replicate"] for r in rounds} == {0, 1, 2}
+
+    table = pd.read_parquet(run_dir / "aggregates.parquet")
+    assert set(table["condition"]) == expected
+
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert manifest.get("kind") == "sweep"
+    assert set(manifest["conditions"]) == expected
+    assert len(list((run_dir / "shards").iterdir())) == 2
+    assert f"run {run_dir.name}: complete" in proc.stdout
+
+
+def test_single_hydra_run_without_multirun(tmp_path):
+    output = tmp_path / "runs"
+    proc = run(
+        pdbench_module(
+            "agent_a=gtft",
+            "agent_b=alld",
+            "horizon=geometric",
+            "horizon.stop_prob=0.05",
+            "run.replicates=2",
+            f"run.output_dir={output}",
+            f"hydra.run.dir={tmp_path / 'hydra'}",
+            tmp=tmp_path,
+        ),
+        tmp_path,
+    )
+    ok(proc)
+    run_dir = only_run_dir(output)
+    assert run_dir.name.startswith("config-")
+    assert not (run_dir / "shards").exists()
+    for name in ("rounds.jsonl", "run_manifest.json", "aggregates.parquet"):
+        assert (run_dir / name).is_file(), name
+    rounds = rounds_without_timestamps(run_dir)
+    name = "agent_a=gtft,agent_b=alld,horizon.stop_prob=0.05,horizon=geometric"
+    assert {r["condition"] for r in rounds} == {name}
+    assert {(r["horizon_type"], r["stop_prob"], r["fixed_n"]) for r in rounds} == {
+        ("geometric", 0.05, None)
+    }
+    assert {(r["agent_a"], r["agent_b"]) for r in rounds} == {("GTFT", "ALLD")}
+    assert {r["replicate"] for r in rounds} == {0, 1}
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert manifest["conditions"] == [name]
+    assert name in proc.stdout
+
+
+# --- launchers -------------------------------------------------------------------------------
+
+
+LAUNCHERS = {
+    "serial": [],
+    "joblib": ["hydra/launcher=joblib"],
+    "submitit_local": ["hydra/launcher=submitit_local", "hydra.launcher.timeout_min=5"],
+}
+
+
+@pytest.fixture(scope="module")
+def grid_runs(tmp_path_factory):
+    """The same 2x2 grid under every launcher, started together (they share no files: each has
+    its own output dir, Hydra dir and cache). Same run id, so the rounds must match exactly."""
+    tmp = tmp_path_factory.mktemp("launchers")
+    started = time.monotonic()
+    procs = {}
+    for name, extra in LAUNCHERS.items():
+        folder = tmp / name
+        folder.mkdir()
+        command = pdbench_module(
+            *GRID,
+            *extra,
+            "run.run_id=grid",
+            f"run.output_dir={folder / 'runs'}",
+            f"hydra.sweep.dir={folder / 'hydra'}",
+            tmp=folder,
+        )
+        procs[name] = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env_for(folder),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    results = {}
+    for name, proc in procs.items():
+        try:
+            stdout, stderr = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+        results[name] = (
+            subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr),
+            tmp / name / "runs" / "grid",
+            time.monotonic() - started,
+        )
+    return results
+
+
+def check_grid_run(proc, run_dir: Path) -> None:
+    ok(proc)
+    assert sorted(p.name for p in run_dir.parent.iterdir()) == ["grid"]
+    for name in ("rounds.jsonl", "run_manifest.json", "aggregates.parquet"):
+        assert (run_dir / name).is_file(), name
+    assert len(list((run_dir / "shards").iterdir())) == 4
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert set(manifest["conditions"]) == GRID_CONDITIONS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("launcher", ["joblib", "submitit_local"])
+def test_launcher_gives_the_same_rounds_as_the_serial_sweep(launcher, grid_runs):
+    serial, serial_dir, _ = grid_runs["serial"]
+    other, other_dir, _ = grid_runs[launcher]
+    check_grid_run(serial, serial_dir)
+    check_grid_run(other, other_dir)
+    serial_rounds = rounds_without_timestamps(serial_dir)
+    assert {r["condition"] for r in serial_rounds} == GRID_CONDITIONS
+    assert len(serial_rounds) == 4 * 3 * 20
+    assert rounds_without_timestamps(other_dir) == serial_rounds
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(other_dir / "aggregates.parquet"),
+        pd.read_parquet(serial_dir / "aggregates.parquet"),
+    )
