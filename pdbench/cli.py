@@ -177,14 +177,7 @@ def _print_plan(loaded) -> None:
 def _print_summary(run_dir: Path) -> None:
     from pdbench.runners.summary import print_summary
 
-    print_summary(run_dir, shown_dir=_shown_path(run_dir))
-
-
-def _shown_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    print_summary(run_dir)
 
 
 @app.command()

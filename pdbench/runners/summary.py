@@ -59,9 +59,17 @@ def summary_table(run_dir: Path) -> Table:
     return table
 
 
-def print_summary(run_dir: Path, *, shown_dir: str | None = None) -> None:
+def shown_path(path: Path) -> str:
+    """A path relative to the working directory when it is inside it (shorter to copy)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def print_summary(run_dir: Path) -> None:
     """Print the table, the run dir and the command that opens the viewer on it."""
     console = Console(width=None if Console().is_terminal else 200)
     console.print(summary_table(run_dir))
-    console.print(f"run dir: {run_dir}")
-    console.print(f"look at it: uv run pdbench ui {shown_dir or run_dir}")
+    console.print(f"run dir: {shown_path(run_dir)}")
+    console.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
