@@ -13,6 +13,7 @@ Everything here is pure config work: no agent is built and nothing is written.
 from __future__ import annotations
 
 import hashlib
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +29,11 @@ from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 from pdbench.spec import (
     ArenaAgentSpec,
     ExperimentSpec,
+    FixedHorizonSpec,
+    GeometricHorizonSpec,
     LLMAgentSpec,
     MetricsSpec,
+    PolicyAgentSpec,
     ProviderSpec,
     RunSpec,
 )
@@ -277,35 +281,36 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
     return ".".join(parts)
 
 
-def _model_fields_at(model: type[BaseModel], loc: tuple) -> list[str]:
-    """Field names of the model that owns the last element of `loc`, for "did you mean"."""
-    from pdbench.spec import ConditionSpec
+# pydantic puts the discriminator's value into an error's location ("agent_a", "llm", ...).
+_TAGGED_MODELS: dict[str, type[BaseModel]] = {
+    "policy": PolicyAgentSpec,
+    "llm": LLMAgentSpec,
+    "arena": ArenaAgentSpec,
+    "fixed": FixedHorizonSpec,
+    "geometric": GeometricHorizonSpec,
+}
 
-    tags = {"policy": "PolicyAgentSpec", "llm": LLMAgentSpec, "arena": ArenaAgentSpec}
-    current: Any = model
+
+def _model_fields_at(loc: tuple) -> list[str]:
+    """Field names of the model that owns the last element of `loc`, for "did you mean"."""
+    model: type[BaseModel] = ExperimentSpec
     for item in loc[:-1]:
         if isinstance(item, int):
-            current = ConditionSpec if current is ExperimentSpec else current
             continue
-        if item in tags and not isinstance(tags[item], str):
-            current = tags[item]
+        if item in _TAGGED_MODELS and item not in model.model_fields:
+            model = _TAGGED_MODELS[item]
             continue
-        if item == "policy":
-            from pdbench.spec import PolicyAgentSpec
-
-            current = PolicyAgentSpec
-            continue
-        if item in ("fixed", "geometric"):
-            from pdbench.spec import FixedHorizonSpec, GeometricHorizonSpec
-
-            current = FixedHorizonSpec if item == "fixed" else GeometricHorizonSpec
-            continue
-        fields = getattr(current, "model_fields", {})
-        if item not in fields:
+        field = model.model_fields.get(item)
+        if field is None:
             return []
-        annotation = fields[item].annotation
-        current = annotation if isinstance(annotation, type) else current
-    return list(getattr(current, "model_fields", {}))
+        nested = [
+            candidate
+            for candidate in (typing.get_args(field.annotation) or (field.annotation,))
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel)
+        ]
+        if nested:
+            model = nested[0]
+    return list(model.model_fields)
 
 
 def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:
@@ -318,8 +323,13 @@ def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:
         where = _format_location(problem["loc"], names)
         if problem["type"] == "extra_forbidden":
             leaf = str(problem["loc"][-1])
-            options = _model_fields_at(ExperimentSpec, problem["loc"])
+            options = _model_fields_at(problem["loc"])
             message = f"unknown field{did_you_mean(leaf, options)}"
+        elif problem["type"] == "union_tag_not_found":
+            tags = (
+                "fixed or geometric" if problem["loc"][-1] == "horizon" else "policy, llm or arena"
+            )
+            message = f"needs a type: {tags}"
         else:
             message = problem["msg"].removeprefix("Value error, ")
             if problem["type"] not in ("missing",) and "input" in problem:
@@ -405,7 +415,8 @@ def load_experiment_file(
             {
                 "name": name,
                 "game": raw.get("game", cfg.get("game", {})),
-                "horizon": raw.get("horizon", cfg.get("horizon", {})),
+                # No horizon anywhere: the default fixed horizon (20 rounds).
+                "horizon": raw.get("horizon", cfg.get("horizon")) or {"type": "fixed"},
             }
         )
         for side in ("agent_a", "agent_b"):

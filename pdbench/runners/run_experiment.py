@@ -106,47 +106,24 @@ def round_lines(
 
 
 def call_counts(result: MatchResult) -> dict[str, Any]:
-    """Provider calls of one match: live and cached, tokens, and cost (cached calls cost 0)."""
-    counts = {
-        "live": 0,
-        "cached": 0,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cost_usd": 0.0,
-        "cost_usd_saved": 0.0,
-        "unknown_price": 0,
-    }
+    """Provider calls of one match (see `manifest.no_calls` for the counters)."""
+    counts = manifest_facts.no_calls()
     for played_round in result.rounds:
         for decision in (played_round.decision_a, played_round.decision_b):
             for attempt in decision.attempts:
                 cost = attempt.get("cost_usd")
-                cached = bool(attempt.get("cached"))
-                counts["cached" if cached else "live"] += 1
+                if attempt.get("cached"):
+                    counts["cached"] += 1
+                    counts["cost_usd_saved"] += cost or 0.0
+                    continue
+                counts["live"] += 1
                 counts["input_tokens"] += attempt.get("input_tokens") or 0
                 counts["output_tokens"] += attempt.get("output_tokens") or 0
                 if cost is None:
                     counts["unknown_price"] += 1
-                elif cached:
-                    counts["cost_usd_saved"] += cost
                 else:
                     counts["cost_usd"] += cost
     return counts
-
-
-def sum_calls(entries: list[dict]) -> dict[str, Any]:
-    total: dict[str, Any] = {
-        "live": 0,
-        "cached": 0,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cost_usd": 0.0,
-        "cost_usd_saved": 0.0,
-        "unknown_price": 0,
-    }
-    for entry in entries:
-        for key, value in (entry or {}).items():
-            total[key] = total.get(key, 0) + value
-    return total
 
 
 class _OrderedWriter:
@@ -198,7 +175,7 @@ def _play_batchable(
             groups.setdefault(planned.condition.name, []).append((index, planned))
         else:
             rest.append((index, planned))
-    no_calls = call_counts(MatchResult(rounds=[], planned_rounds=0))
+    no_calls = manifest_facts.no_calls()
     for members in groups.values():
         arrays = play_batch([planned for _, planned in members])
         timestamp = _timestamp(time.time())
@@ -429,9 +406,9 @@ def build_manifest(
             }
             for m in plan
         ],
-        "provider_calls": sum_calls([e.get("calls") for e in ledger]),
+        "provider_calls": manifest_facts.sum_calls([e.get("calls") for e in ledger]),
         "provider_calls_by_condition": {
-            name: sum_calls(entries) for name, entries in calls_by_condition.items()
+            name: manifest_facts.sum_calls(entries) for name, entries in calls_by_condition.items()
         },
         **manifest_facts.environment_facts(loaded.project_root),
     }

@@ -33,16 +33,35 @@ def summary_table(run_dir: Path) -> Table:
         "round of collapse (replicates that collapsed); calls: provider calls live/cached",
         caption_justify="left",
     )
-    for column in ("condition", "agent a vs agent b", "reps", "coop a", "coop b", "coop",
-                   "total a", "total b", "collapse", "calls", "cost $"):
+    for column in (
+        "condition",
+        "agent a vs agent b",
+        "reps",
+        "coop a",
+        "coop b",
+        "coop",
+        "total a",
+        "total b",
+        "collapse",
+        "calls",
+        "cost $",
+    ):
         left = column in ("condition", "agent a vs agent b")
         table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for row in conditions.itertuples():
         condition_calls = calls.get(row.condition, {})
-        collapsed = aggregates[
-            (aggregates["level"] == "replicate") & (aggregates["condition"] == row.condition)
-        ]["time_to_collapse"].notna().sum()
-        collapse = "-" if collapsed == 0 else f"{_fmt(row.time_to_collapse, 1)} ({collapsed}/{row.n_replicates})"
+        collapsed = (
+            aggregates[
+                (aggregates["level"] == "replicate") & (aggregates["condition"] == row.condition)
+            ]["time_to_collapse"]
+            .notna()
+            .sum()
+        )
+        collapse = (
+            "-"
+            if collapsed == 0
+            else f"{_fmt(row.time_to_collapse, 1)} ({collapsed}/{row.n_replicates})"
+        )
         table.add_row(
             escape(row.condition),
             escape(f"{row.agent_a} vs {row.agent_b}"),

@@ -74,3 +74,25 @@ def environment_facts(project_root: Path) -> dict[str, Any]:
         "packages": package_versions(),
         "git": git_facts(project_root),
     }
+
+
+def no_calls() -> dict[str, Any]:
+    """Provider call counters of a match or a run: live and cached calls, the tokens and cost of
+    the live ones, what the cached ones would have cost, and calls whose price is unknown."""
+    return {
+        "live": 0,
+        "cached": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
+        "cost_usd_saved": 0.0,
+        "unknown_price": 0,
+    }
+
+
+def sum_calls(entries: list[dict | None]) -> dict[str, Any]:
+    total = no_calls()
+    for entry in entries:
+        for key, value in (entry or {}).items():
+            total[key] = total.get(key, 0) + value
+    return total

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.storage import jsonl
-from pdbench.storage.manifest import STATUS_COMPLETE, STATUS_FAILED, STATUS_STARTED, utc_now
+from pdbench.storage.manifest import (
+    STATUS_COMPLETE,
+    STATUS_FAILED,
+    STATUS_STARTED,
+    sum_calls,
+    utc_now,
+)
 from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, SHARDS_DIR
 
@@ -75,7 +81,10 @@ def merge_shards(run_dir: Path) -> dict[str, Any]:
         "config": {m["conditions"][0]: m["config"] for m in manifests},
         "referenced_files": {k: v for m in manifests for k, v in m["referenced_files"].items()},
         "hydra_overrides": {m["conditions"][0]: m["hydra_overrides"] for m in manifests},
-        "shards": {m["conditions"][0]: str(d.relative_to(run_dir)) for m, d in zip(manifests, shards, strict=True)},
+        "shards": {
+            m["conditions"][0]: str(d.relative_to(run_dir))
+            for m, d in zip(manifests, shards, strict=True)
+        },
         "run_seed": first.get("run_seed"),
         "collapse": first.get("collapse"),
         "replicates": first.get("replicates"),
@@ -85,20 +94,14 @@ def merge_shards(run_dir: Path) -> dict[str, Any]:
             "failed": [f for m in manifests for f in m["matches"]["failed"]],
         },
         "seeds": [s for m in manifests for s in m["seeds"]],
-        "provider_calls": _sum_dicts([m["provider_calls"] for m in manifests]),
+        "provider_calls": sum_calls([m["provider_calls"] for m in manifests]),
         "provider_calls_by_condition": {
             k: v for m in manifests for k, v in m["provider_calls_by_condition"].items()
         },
-        **{k: first.get(k) for k in ("python_version", "python_executable", "platform",
-                                      "packages", "git")},
+        **{
+            k: first.get(k)
+            for k in ("python_version", "python_executable", "platform", "packages", "git")
+        },
     }
     jsonl.write_json_atomic(run_dir / MANIFEST_FILE, merged)
     return merged
-
-
-def _sum_dicts(dicts: list[dict]) -> dict:
-    total: dict = {}
-    for d in dicts:
-        for key, value in d.items():
-            total[key] = total.get(key, 0) + value
-    return total
