@@ -234,6 +234,8 @@ def ui(
         "true",
         "--browser.gatherUsageStats",
         "false",
+        "--client.toolbarMode",  # no "Deploy" button: the viewer is a local, read-only tool
+        "minimal",
         "--",
         "--run-dir",
         str(run_dir.resolve()),

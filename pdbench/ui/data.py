@@ -339,14 +339,29 @@ def payoff_frame(
     return pd.DataFrame(rows)
 
 
-def action_text(rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
-    """Both action sequences as aligned text, e.g. 'A GTFT  C D D' (flagged rounds get a '!')."""
-    width = max(len(name) for name in names.values())
-    lines = []
-    for side in SIDES:
-        cells = [r[f"agent_{side}_action"] + ("!" if round_flags(r, side) else " ") for r in rounds]
-        lines.append(f"{names[side].ljust(width)}  " + " ".join(cells).rstrip())
-    return "\n".join(lines)
+def action_text(
+    rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str], per_line: int = 50
+) -> str:
+    """Both action sequences as aligned text, e.g. 'A · GTFT  C D D'; a third line puts a '!'
+    under the rounds with an invalid output, fallback, timeout or error. Long matches are cut
+    into blocks of `per_line` rounds, each headed by its round range."""
+    labels = {side: names[side] for side in SIDES}
+    flagged = [any(round_flags(r, side) for side in SIDES) for r in rounds]
+    if any(flagged):
+        labels["flags"] = "flagged"
+    width = max(len(label) for label in labels.values())
+    blocks = []
+    for start in range(0, len(rounds), per_line):
+        chunk = rounds[start : start + per_line]
+        lines = [f"rounds {start + 1}–{start + len(chunk)}"] if len(rounds) > per_line else []
+        for side in SIDES:
+            actions = " ".join(r[f"agent_{side}_action"] for r in chunk)
+            lines.append(f"{labels[side].ljust(width)}  {actions}")
+        marks = ["!" if f else " " for f in flagged[start : start + per_line]]
+        if "!" in marks:
+            lines.append(f"{labels['flags'].ljust(width)}  " + " ".join(marks).rstrip())
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def attempts_of(record: Mapping[str, Any], side: str) -> list[dict[str, Any]]:

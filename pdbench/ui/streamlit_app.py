@@ -229,7 +229,7 @@ def _match(
 
     st.markdown("##### Actions per round")
     st.altair_chart(_timeline_chart(data.timeline_frame(rounds, names)), width="stretch")
-    st.code(data.action_text(rounds, names), language=None, wrap_lines=True)
+    st.code(data.action_text(rounds, names), language=None)
 
     left, right = st.columns([3, 2], gap="large")
     with left:
@@ -352,7 +352,13 @@ def _timeline_chart(frame: pd.DataFrame) -> alt.Chart:
         x=alt.X(
             "round:O",
             title="Round",
-            axis=alt.Axis(labelAngle=0, labelOverlap="greedy", ticks=False, domain=False),
+            axis=alt.Axis(
+                labelAngle=0,
+                labelOverlap="greedy",
+                ticks=False,
+                domain=False,
+                values=_round_ticks(n_rounds),
+            ),
         ),
         y=alt.Y(
             "agent:N",
@@ -369,7 +375,10 @@ def _timeline_chart(frame: pd.DataFrame) -> alt.Chart:
         alt.Tooltip("cumulative:Q", title="cumulative payoff"),
         alt.Tooltip("flags:N"),
     ]
-    cells = base.mark_rect(stroke="white", strokeWidth=2, cornerRadius=3).encode(
+    thin = n_rounds > 60  # narrow cells: a thick white border would hide the colour
+    cells = base.mark_rect(
+        stroke="white", strokeWidth=0.5 if thin else 2, cornerRadius=0 if thin else 3
+    ).encode(
         color=alt.Color(
             "action:N",
             scale=alt.Scale(domain=["C", "D"], range=[C_COLOR, D_COLOR]),
@@ -394,6 +403,14 @@ def _timeline_chart(frame: pd.DataFrame) -> alt.Chart:
             ).encode(text="label:N", tooltip=tooltip)
         )
     return alt.layer(*layers).properties(height=alt.Step(40))
+
+
+def _round_ticks(n_rounds: int) -> list[int] | Any:
+    """Every round up to 40; beyond, round 1 and every 10th (50th) so the labels stay legible."""
+    if n_rounds <= 40:
+        return alt.Undefined
+    step = 10 if n_rounds <= 300 else 50
+    return [1, *range(step, n_rounds + 1, step)]
 
 
 def _payoff_chart(frame: pd.DataFrame, names: Mapping[str, str]) -> alt.Chart:
@@ -491,14 +508,16 @@ def _conditions(
         )
         st.caption(
             "Share of C among both agents' actions in each round, averaged over the replicates "
-            "that reached the round (hover for how many did)."
+            "that reached the round (hover for how many did). The condition chosen in the "
+            "sidebar is drawn strongest."
         )
 
 
 def _ci_chart(ci: pd.DataFrame, points: pd.DataFrame, order: list[str]) -> alt.LayerChart:
-    series_scale = alt.Scale(domain=["both", "A", "B"], range=[BOTH_COLOR, A_COLOR, B_COLOR])
+    series = list(data.CI_SERIES.values())
+    series_scale = alt.Scale(domain=series, range=[BOTH_COLOR, A_COLOR, B_COLOR])
     y = alt.Y("condition:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
-    y_offset = alt.YOffset("series:N", sort=["both", "A", "B"], scale=alt.Scale(paddingOuter=0.3))
+    y_offset = alt.YOffset("series:N", sort=series, scale=alt.Scale(paddingOuter=0.3))
     x_scale = alt.Scale(domain=[0, 1], clamp=True)
     color = alt.Color("series:N", scale=series_scale, legend=alt.Legend(title=None, orient="top"))
     tooltip = [
@@ -535,7 +554,8 @@ def _ci_chart(ci: pd.DataFrame, points: pd.DataFrame, order: list[str]) -> alt.L
         )
     )
     height = max(160, 75 * len(order) + 40)
-    return alt.layer(replicates, bars, means).properties(height=height)
+    # The means layer comes first so that the legend shows filled dots.
+    return alt.layer(means, bars, replicates).properties(height=height)
 
 
 def _over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt.Chart:

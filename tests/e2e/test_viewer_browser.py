@@ -1,0 +1,245 @@
+"""The viewer in a real headless Chromium: `pdbench ui` serves a run, every tab renders.
+
+Needs a system Chromium (CI: `apt-get install -y chromium`); the playwright package drives it
+through `executable_path`, so `playwright install` is never needed. Screenshots of every tab go
+to tests/artifacts/ (git-ignored) for a human to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+CHARTS = '[data-testid="stVegaLiteChart"]'
+RENDERED_CHART = f"{CHARTS} canvas, {CHARTS} svg"
+EXCEPTION = '[data-testid="stException"]'
+RUNNING = '[data-testid="stStatusWidget"]'
+WIDTH = 1500
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)"
+    ),
+]
+
+
+def pdbench_command(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from pdbench.cli import main; main()", *args]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    """conf/experiment.yaml with 2 replicates: 4 conditions, mock LLM agents with prompts."""
+    output = tmp_path_factory.mktemp("runs")
+    done = subprocess.run(
+        pdbench_command(
+            "run",
+            "conf/experiment.yaml",
+            "--replicates",
+            "2",
+            "--run-id",
+            "browser",
+            "-q",
+            f"run.output_dir={output}",
+            f"run.cache.dir={output / 'cache'}",
+        ),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return output / "browser"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def viewer_url(run_dir, tmp_path_factory) -> Iterator[str]:
+    """`pdbench ui RUN_DIR --port P` in its own process group, stopped whatever happens."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            pdbench_command("ui", str(run_dir), "--port", str(port)),
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # `pdbench ui` starts Streamlit as its child: stop both
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until_healthy(url, server, log)
+        yield url
+    finally:
+        stop(server)
+
+
+def wait_until_healthy(url: str, server: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"the viewer exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    pytest.fail(f"the viewer did not answer within {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def stop(server: subprocess.Popen) -> None:
+    if server.poll() is not None:
+        return
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(viewer_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
+            page.goto(viewer_url, wait_until="domcontentloaded", timeout=60_000)
+            yield page
+        finally:
+            browser.close()
+
+
+def settle(page, charts: int) -> None:
+    """Wait for Streamlit to finish the script run and for `charts` charts to be drawn."""
+    page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
+    page.wait_for_function(
+        """([selector, count]) => Array.from(document.querySelectorAll(selector))
+               .filter(chart => chart.offsetParent !== null
+                                && chart.querySelector('canvas, svg')).length >= count""",
+        arg=[CHARTS, charts],
+        timeout=60_000,
+    )
+    page.wait_for_timeout(500)  # Vega's enter transitions
+
+
+def screenshot(page, name: str) -> Path:
+    """The whole page: Streamlit scrolls inside stMain, so grow the viewport to fit it first."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": WIDTH, "height": max(1000, height + 40)})
+    page.wait_for_timeout(800)  # charts re-lay out to the new size
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": WIDTH, "height": 1000})
+    return path
+
+
+def drawn_marks(page) -> list[dict[str, int]]:
+    """Per visible chart, how many data marks Vega painted, by mark type ({"rect": 40, ...}).
+
+    Axes and legends are not counted, and neither are marks without a colour (what Vega draws
+    when a field's values miss the colour scale's domain), so a chart that looks empty fails.
+    """
+    return page.evaluate(
+        """(selector) => Array.from(document.querySelectorAll(selector))
+               .filter(chart => chart.offsetParent !== null)
+               .map(chart => {
+                   const counts = {};
+                   for (const group of chart.querySelectorAll('svg g.role-mark')) {
+                       const type = Array.from(group.classList)
+                           .find(c => c.startsWith('mark-')).slice(5);
+                       const painted = Array.from(group.children).filter(mark =>
+                           ['fill', 'stroke'].some(name => {
+                               const colour = mark.getAttribute(name);
+                               return colour && colour !== 'none' && colour !== 'transparent';
+                           })).length;
+                       counts[type] = (counts[type] || 0) + painted;
+                   }
+                   return counts;
+               })""",
+        CHARTS,
+    )
+
+
+def open_tab(page, name: str) -> None:
+    page.locator('[data-testid="stTab"]', has_text=name).click()
+
+
+def test_every_tab_renders_without_an_exception(page):
+    settle(page, charts=2)
+    assert page.locator(RENDERED_CHART).count() >= 2
+    timeline, payoffs = drawn_marks(page)
+    assert timeline["rect"] >= 2 * 20 and timeline["text"] == 2 * 20  # one cell per action
+    assert payoffs["line"] >= 2  # both agents (and the all-C / all-D references)
+    assert page.get_by_text("Run browser", exact=True).is_visible()
+    assert page.locator('[data-testid="stMetric"]').count() >= 13
+    match = screenshot(page, "viewer-match")
+    assert match.stat().st_size > 50_000
+    assert page.locator(EXCEPTION).count() == 0
+
+    open_tab(page, "Conditions")
+    settle(page, charts=2)
+    ci_chart, over_time = drawn_marks(page)
+    assert ci_chart["symbol"] >= 4 * 3  # a mean per condition for both agents, A and B
+    assert ci_chart["rule"] >= 1  # the CI bars
+    assert over_time["line"] >= 4  # one line per condition
+    screenshot(page, "viewer-conditions")
+    assert page.locator(EXCEPTION).count() == 0
+
+    open_tab(page, "Round inspector")
+    page.wait_for_selector("text=Raw response", timeout=30_000)
+    assert page.get_by_text("Round 1 of 20.", exact=False).first.is_visible()
+    screenshot(page, "viewer-inspector")
+    assert page.locator(EXCEPTION).count() == 0
+
+    open_tab(page, "Run facts")
+    page.wait_for_selector('[data-testid="stMetric"]:has-text("Live calls")', timeout=30_000)
+    screenshot(page, "viewer-run-facts")
+    assert page.locator(EXCEPTION).count() == 0
+
+
+def test_choosing_another_condition_redraws_the_match(page):
+    open_tab(page, "Match")
+    settle(page, charts=2)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator('[data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name="gtft_vs_alld").click()
+    page.wait_for_selector("text=gtft_vs_alld · replicate 0", timeout=30_000)
+    settle(page, charts=2)
+    assert page.get_by_text("A · GTFT", exact=False).first.is_visible()
+    assert drawn_marks(page)[0]["text"] == 2 * 20
+    screenshot(page, "viewer-match-gtft-vs-alld")
+    assert page.locator(EXCEPTION).count() == 0
