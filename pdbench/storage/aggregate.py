@@ -250,9 +250,11 @@ def replicate_rows(
         row["n_rounds"] = int(metrics["n_rounds"][i])
         for name, values in flags.items():
             row[name] = int(values[i])
+        over_time = joint[matches.starts[i] : ends[i]]
         row["cooperation_rate_over_time"] = orjson.dumps(
-            joint[matches.starts[i] : ends[i]], option=orjson.OPT_SERIALIZE_NUMPY
+            over_time, option=orjson.OPT_SERIALIZE_NUMPY
         ).decode()
+        row["_over_time"] = over_time  # for condition_rows; not a column of the table
         rows.append(row)
     return rows
 
@@ -281,20 +283,24 @@ def condition_rows(replicates: list[dict]) -> list[dict]:
             for suffix in ("std", "n", "ci_low", "ci_high"):
                 row[f"{metric}_{suffix}"] = stats[suffix]
         row["cooperation_rate_over_time"] = orjson.dumps(
-            _mean_over_time([orjson.loads(m["cooperation_rate_over_time"]) for m in members])
+            _mean_over_time([m["_over_time"] for m in members])
         ).decode()
         rows.append(row)
     return rows
 
 
-def _mean_over_time(series: list[list[float]]) -> list[dict]:
+def _mean_over_time(series: list[np.ndarray]) -> list[dict]:
     """Per round: the mean over the replicates that reached it, and how many did."""
-    longest = max((len(s) for s in series), default=0)
-    out = []
-    for index in range(longest):
-        values = [s[index] for s in series if len(s) > index]
-        out.append({"round": index + 1, "mean": float(np.mean(values)), "n": len(values)})
-    return out
+    longest = max((len(values) for values in series), default=0)
+    padded = np.full((len(series), longest), np.nan)
+    for row, values in enumerate(series):
+        padded[row, : len(values)] = values
+    reached = (~np.isnan(padded)).sum(axis=0)
+    means = np.nansum(padded, axis=0) / np.maximum(reached, 1)
+    return [
+        {"round": index + 1, "mean": float(mean), "n": int(n)}
+        for index, (mean, n) in enumerate(zip(means, reached, strict=True))
+    ]
 
 
 def aggregate_run(run_dir: Path) -> pd.DataFrame:

@@ -9,7 +9,7 @@ a resumed run appends again.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
@@ -54,10 +54,14 @@ def read_lines(path: Path) -> Iterator[dict]:
             yield orjson.loads(line)
 
 
-def append_bytes(path: Path, payload: bytes, *, fsync: bool = True) -> int:
-    """Append in one write and return the new end offset."""
+def append_bytes(path: Path, payload: bytes | Iterable[bytes], *, fsync: bool = True) -> int:
+    """Append (bytes, or chunks written in order without joining them first: a large batch is
+    not copied into one more buffer) and return the new end offset."""
     with path.open("ab") as handle:
-        handle.write(payload)
+        if isinstance(payload, bytes):
+            handle.write(payload)
+        else:
+            handle.writelines(payload)
         handle.flush()
         if fsync:
             os.fsync(handle.fileno())

@@ -103,7 +103,7 @@ class RunStore:
             ledger_lines.append(jsonl.dump_line(entry))
             self.completed[(match.condition, match.replicate)] = entry
         jsonl.append_bytes(
-            self.rounds_path, b"".join(b"".join(m.lines) for m in matches), fsync=fsync
+            self.rounds_path, (line for m in matches for line in m.lines), fsync=fsync
         )
         jsonl.append_bytes(self.ledger_path, b"".join(ledger_lines), fsync=fsync)
 
