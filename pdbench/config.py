@@ -12,6 +12,7 @@ Everything here is pure config work: no agent is built and nothing is written.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import typing
 from collections.abc import Sequence
@@ -126,13 +127,24 @@ def _display(path: Path, project_root: Path) -> str:
         return str(path)
 
 
+# libyaml's C loader when PyYAML was built with it: the same results, several times faster.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_yaml(path: Path, mtime_ns: int, size: int) -> Any:
+    """Parse a file once per version: a grid names the same group files many times."""
+    return yaml.load(path.read_bytes(), Loader=_YAML_LOADER)
+
+
 def read_yaml(path: Path, project_root: Path) -> DictConfig:
     """Load a YAML mapping; malformed YAML names the file and line."""
     shown = _display(path, project_root)
     if not path.is_file():
         raise ConfigError("file not found", file=shown)
+    stat = path.stat()
     try:
-        data = yaml.safe_load(path.read_text())
+        data = _parse_yaml(path, stat.st_mtime_ns, stat.st_size)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
@@ -142,7 +154,7 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping of keys to values", file=shown)
-    return OmegaConf.create(data)
+    return OmegaConf.create(data)  # a fresh copy: callers merge into it
 
 
 def _apply_dotlist(cfg: DictConfig, overrides: Sequence[str], shown: str) -> DictConfig:

@@ -82,47 +82,59 @@ def _json_numbers(values: np.ndarray) -> list[bytes]:
     return orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
 
 
+_ROUND_NUMBERS: list[bytes] = []  # b"1", b"2", ...: rendered once, shared by every match
+
+# The action and payoff keys of a line for each outcome, indexed by 2 * a_cooperates + b_cooperates.
+_OUTCOME_KEYS = [
+    b',"agent_a_action":"%s","agent_b_action":"%s","agent_a_payoff":' % (a, b)
+    for a in (b"D", b"C")
+    for b in (b"D", b"C")
+]
+
+
 def match_lines(base: dict, arrays: MatchArrays, *, timestamp: str) -> bytes:
     """rounds.jsonl lines of one batch-played match: the same keys, order and number formatting
-    as `round_lines` gives a policy-vs-policy match of the general loop."""
+    as `round_lines` gives a policy-vs-policy match of the general loop.
+
+    It runs once per round of every policy match, so it only concatenates pre-rendered pieces.
+    """
     import orjson
 
     n = len(arrays.coop_a)
-    if n == 0:
-        return b""
+    while len(_ROUND_NUMBERS) < n:
+        _ROUND_NUMBERS.append(b"%d" % (len(_ROUND_NUMBERS) + 1))
     head = orjson.dumps(base)[:-1] + b',"round_index":'
-    outcome = {}
-    for a in (True, False):
-        for b in (True, False):
-            outcome[(a, b)] = (
-                b',"agent_a_action":"'
-                + (b"C" if a else b"D")
-                + b'","agent_b_action":"'
-                + (b"C" if b else b"D")
-                + b'","agent_a_payoff":'
-            )
-    pay_a = _json_numbers(arrays.payoff_a)
-    pay_b = _json_numbers(arrays.payoff_b)
-    cum_a = _json_numbers(np.cumsum(arrays.payoff_a))
-    cum_b = _json_numbers(np.cumsum(arrays.payoff_b))
     tail = b',"timestamp_utc":' + orjson.dumps(timestamp) + b"}\n"
-    coop_a = arrays.coop_a.tolist()
-    coop_b = arrays.coop_b.tolist()
-    return b"".join(
-        b"".join(
+    outcomes = (arrays.coop_a.astype(np.int8) * 2 + arrays.coop_b).tolist()
+    payoff_b_key, cum_a_key, cum_b_key = (
+        b',"agent_b_payoff":',
+        b',"agent_a_cum_payoff":',
+        b',"agent_b_cum_payoff":',
+    )
+    pieces: list[bytes] = []
+    add = pieces.extend
+    for number, outcome, pay_a, pay_b, cum_a, cum_b in zip(
+        _ROUND_NUMBERS,
+        outcomes,
+        _json_numbers(arrays.payoff_a),
+        _json_numbers(arrays.payoff_b),
+        _json_numbers(np.cumsum(arrays.payoff_a)),
+        _json_numbers(np.cumsum(arrays.payoff_b)),
+        strict=False,  # _ROUND_NUMBERS may be longer than this match
+    ):
+        add(
             (
                 head,
-                b"%d" % (t + 1),
-                outcome[(coop_a[t], coop_b[t])],
-                pay_a[t],
-                b',"agent_b_payoff":',
-                pay_b[t],
-                b',"agent_a_cum_payoff":',
-                cum_a[t],
-                b',"agent_b_cum_payoff":',
-                cum_b[t],
+                number,
+                _OUTCOME_KEYS[outcome],
+                pay_a,
+                payoff_b_key,
+                pay_b,
+                cum_a_key,
+                cum_a,
+                cum_b_key,
+                cum_b,
                 tail,
             )
         )
-        for t in range(n)
-    )
+    return b"".join(pieces)

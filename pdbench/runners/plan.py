@@ -44,6 +44,12 @@ class PlannedMatch:
         return calls
 
 
+def _length(horizon: FixedHorizon | GeometricHorizon, horizon_seed: int) -> int:
+    if isinstance(horizon, FixedHorizon):  # no draw, so no generator to build
+        return horizon.rounds
+    return horizon.sample_length(rng.make_rng(horizon_seed))
+
+
 def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
     seed = spec.run.seed
     plan = []
@@ -56,7 +62,7 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
                 PlannedMatch(
                     condition=condition,
                     replicate=replicate,
-                    n_rounds=horizon.sample_length(rng.make_rng(horizon_seed)),
+                    n_rounds=_length(horizon, horizon_seed),
                     horizon_seed=horizon_seed,
                     seed_a=rng.derive_seed(seed, condition.name, replicate, rng.agent_stream("a")),
                     seed_b=rng.derive_seed(seed, condition.name, replicate, rng.agent_stream("b")),

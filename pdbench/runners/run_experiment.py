@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +28,7 @@ from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.registry import AgentContext, make_agent
 from pdbench.spec import LLMAgentSpec, PolicyAgentSpec
 from pdbench.storage import manifest as manifest_facts
-from pdbench.storage.aggregate import FLAG_COLUMNS, StoredMatches
+from pdbench.storage.aggregate import StoredMatches
 from pdbench.storage.run_store import FinishedMatch, RunStore
 from pdbench.storage.schema import stored_attempts
 
@@ -127,7 +128,11 @@ def call_counts(result: MatchResult) -> dict[str, Any]:
 
 
 class _OrderedWriter:
-    """Stores finished matches in plan order, in batches."""
+    """Stores finished matches in plan order, in batches.
+
+    The file writes (and their fsync) run on one background thread, in submission order, so
+    the next matches are played and formatted while the previous batch goes to disk.
+    """
 
     def __init__(self, store: RunStore) -> None:
         self.store = store
@@ -135,6 +140,8 @@ class _OrderedWriter:
         self.next_index = 0
         self.last_flush = time.monotonic()
         self.stored_columns: list[StoredMatches] = []  # in file order
+        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdbench-writer")
+        self._writes: list[Future] = []
 
     def add(self, index: int, match: FinishedMatch) -> None:
         self.ready[index] = match
@@ -147,9 +154,18 @@ class _OrderedWriter:
         while self.next_index in self.ready:
             batch.append(self.ready.pop(self.next_index))
             self.next_index += 1
-        self.store.append(batch)
+        if batch:
+            self._writes.append(self._disk.submit(self.store.append, batch))
         self.stored_columns.extend(m.columns for m in batch if m.columns is not None)
         self.last_flush = time.monotonic()
+
+    def finish(self) -> None:
+        """Wait until everything flushed is on disk; a failed write raises here."""
+        try:
+            for write in self._writes:
+                write.result()
+        finally:
+            self._disk.shutdown(wait=True)
 
 
 def _uses(spec_types: tuple[type, ...], matches: list[PlannedMatch]) -> bool:
@@ -203,11 +219,8 @@ def _columns(
     flags: dict[str, np.ndarray] | None = None,
 ) -> StoredMatches | None:
     """One match in the form aggregation reads (None for a match with no rounds)."""
-    n = len(coop_a)
-    if n == 0:
+    if len(coop_a) == 0:
         return None
-    zeros = np.zeros(n, dtype=np.int64)
-    names = [f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b")]
     condition = planned.condition
     return StoredMatches(
         keys=[(condition.name, planned.replicate)],
@@ -224,7 +237,7 @@ def _columns(
         coop_b=np.asarray(coop_b, dtype=bool),
         payoff_a=np.asarray(payoff_a, dtype=float),
         payoff_b=np.asarray(payoff_b, dtype=float),
-        flags={name: (flags or {}).get(name, zeros) for name in names},
+        flags=flags or {},  # absent flag columns count as zeros
     )
 
 
@@ -350,6 +363,7 @@ async def _play_pending(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         writer.flush()  # whatever finished, in order, is kept
+        writer.finish()
         if gateway is not None:
             gateway.close()
 

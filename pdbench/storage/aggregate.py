@@ -82,6 +82,9 @@ FLAG_COLUMNS = {  # aggregate column -> (rounds.jsonl field suffix, is a text fi
 }
 
 
+FLAG_NAMES = tuple(f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b"))
+
+
 @dataclass
 class StoredMatches:
     """Matches laid end to end, as aggregation needs them: one entry per match, columns per round.
@@ -101,25 +104,34 @@ class StoredMatches:
 
     @classmethod
     def concatenate(cls, parts: list[StoredMatches]) -> StoredMatches:
+        """Lay several StoredMatches end to end. A part may leave out flag columns (policy
+        matches have none): they count as zeros."""
         lengths = [len(p.coop_a) for p in parts]
-        offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.intp)
-        flag_names = [f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b")]
+        total = int(sum(lengths))
+        offsets = (np.cumsum(lengths) - np.asarray(lengths, dtype=np.intp)).astype(np.intp)
+
+        def joined(name: str, dtype) -> np.ndarray:
+            arrays = [getattr(p, name) for p in parts]
+            return np.concatenate(arrays).astype(dtype) if arrays else np.empty(0, dtype)
+
+        flags = {}
+        for name in FLAG_NAMES:
+            column = np.zeros(total, dtype=np.int64)
+            for part, offset, length in zip(parts, offsets, lengths, strict=True):
+                if name in part.flags:
+                    column[offset : offset + length] = part.flags[name]
+            flags[name] = column
         return cls(
             keys=[key for p in parts for key in p.keys],
             labels=[label for p in parts for label in p.labels],
             starts=np.concatenate([p.starts + o for p, o in zip(parts, offsets, strict=True)])
             if parts
             else np.empty(0, dtype=np.intp),
-            coop_a=np.concatenate([p.coop_a for p in parts]) if parts else np.empty(0, bool),
-            coop_b=np.concatenate([p.coop_b for p in parts]) if parts else np.empty(0, bool),
-            payoff_a=np.concatenate([p.payoff_a for p in parts]) if parts else np.empty(0),
-            payoff_b=np.concatenate([p.payoff_b for p in parts]) if parts else np.empty(0),
-            flags={
-                name: np.concatenate([p.flags[name] for p in parts])
-                if parts
-                else np.empty(0, np.int64)
-                for name in flag_names
-            },
+            coop_a=joined("coop_a", bool),
+            coop_b=joined("coop_b", bool),
+            payoff_a=joined("payoff_a", float),
+            payoff_b=joined("payoff_b", float),
+            flags=flags,
         )
 
 
@@ -210,12 +222,13 @@ def _rounds_in_order(round_index: np.ndarray, starts: np.ndarray) -> bool:
     return bool(np.array_equal(round_index, expected))
 
 
-def replicate_rows(
+def replicate_frame(
     matches: StoredMatches, *, collapse_k: int, collapse_threshold: float
-) -> list[dict]:
-    """One dict per (condition, replicate) with every metric of that match."""
+) -> tuple[pd.DataFrame, list[np.ndarray]]:
+    """One row per (condition, replicate) with every metric of that match, built column-wise,
+    and each match's per-round cooperation (for the condition-level curve)."""
     if not matches.keys:
-        return []
+        return pd.DataFrame(columns=_columns()), []
     metrics = many_match_metrics(
         matches.starts,
         matches.coop_a,
@@ -225,48 +238,37 @@ def replicate_rows(
         collapse_k=collapse_k,
         collapse_threshold=collapse_threshold,
     )
-    flags = {
-        name: np.add.reduceat(values, matches.starts) for name, values in matches.flags.items()
-    }
     joint = (matches.coop_a.astype(np.int8) + matches.coop_b.astype(np.int8)) / 2
     ends = np.append(matches.starts[1:], len(joint))
-    rows = []
-    for i, ((condition, replicate), labels) in enumerate(
-        zip(matches.keys, matches.labels, strict=True)
-    ):
-        row = {
-            "level": "replicate",
-            "condition": condition,
-            "replicate": replicate,
-            "agent_a": labels[0],
-            "agent_b": labels[1],
-            "game": labels[2],
-            "horizon_type": labels[3],
-            "n_replicates": 1,
-        }
-        for name, values in metrics.items():
-            value = values[i]
-            row[name] = None if np.isnan(value) else value.item()
-        row["n_rounds"] = int(metrics["n_rounds"][i])
-        for name, values in flags.items():
-            row[name] = int(values[i])
-        over_time = joint[matches.starts[i] : ends[i]]
-        row["cooperation_rate_over_time"] = orjson.dumps(
-            over_time, option=orjson.OPT_SERIALIZE_NUMPY
-        ).decode()
-        row["_over_time"] = over_time  # for condition_rows; not a column of the table
-        rows.append(row)
-    return rows
+    over_time = [joint[start:end] for start, end in zip(matches.starts, ends, strict=True)]
+    columns: dict[str, object] = {
+        "level": "replicate",
+        "condition": [key[0] for key in matches.keys],
+        "replicate": [key[1] for key in matches.keys],
+        "agent_a": [label[0] for label in matches.labels],
+        "agent_b": [label[1] for label in matches.labels],
+        "game": [label[2] for label in matches.labels],
+        "horizon_type": [label[3] for label in matches.labels],
+        "n_replicates": 1,
+        **metrics,
+        **{
+            name: np.add.reduceat(values, matches.starts) if len(values) else values
+            for name, values in matches.flags.items()
+        },
+        "cooperation_rate_over_time": [
+            orjson.dumps(series, option=orjson.OPT_SERIALIZE_NUMPY).decode() for series in over_time
+        ],
+    }
+    return pd.DataFrame(columns, index=range(len(matches.keys))), over_time
 
 
-def condition_rows(replicates: list[dict]) -> list[dict]:
-    """One dict per condition: the mean, std, n and 95% CI of every scalar metric."""
-    by_condition: dict[str, list[dict]] = {}
-    for row in replicates:
-        by_condition.setdefault(row["condition"], []).append(row)
+def condition_rows(replicates: pd.DataFrame, over_time: list[np.ndarray]) -> list[dict]:
+    """One dict per condition: the mean, std, n and 95% CI of every scalar metric (over the
+    replicates where it is defined) and the mean cooperation per round."""
     rows = []
-    for condition, members in by_condition.items():
-        first = members[0]
+    for condition, positions in replicates.groupby("condition", sort=False).indices.items():
+        members = replicates.iloc[positions]
+        first = members.iloc[0]
         row = {
             "level": "condition",
             "condition": condition,
@@ -278,12 +280,12 @@ def condition_rows(replicates: list[dict]) -> list[dict]:
             "n_replicates": len(members),
         }
         for metric in SCALAR_METRICS:
-            stats = mean_ci([m[metric] for m in members])
+            stats = mean_ci(members[metric].to_numpy(dtype=float))
             row[metric] = stats["mean"]
             for suffix in ("std", "n", "ci_low", "ci_high"):
                 row[f"{metric}_{suffix}"] = stats[suffix]
         row["cooperation_rate_over_time"] = orjson.dumps(
-            _mean_over_time([m["_over_time"] for m in members])
+            _mean_over_time([over_time[p] for p in positions])
         ).decode()
         rows.append(row)
     return rows
@@ -315,22 +317,35 @@ def aggregate_run(run_dir: Path) -> pd.DataFrame:
 def aggregate_matches(matches: StoredMatches, manifest: dict) -> pd.DataFrame:
     """The aggregates table of stored matches (a pure function of rounds and manifest)."""
     collapse = manifest.get("collapse") or {}
-    replicates = replicate_rows(
+    replicates, over_time = replicate_frame(
         matches,
         collapse_k=int(collapse.get("k", 10)),
         collapse_threshold=float(collapse.get("threshold", 0.2)),
     )
     # Condition order follows the manifest (the experiment's order), not the alphabet.
     order = {name: i for i, name in enumerate(manifest.get("conditions") or [])}
-    replicates.sort(
-        key=lambda r: (order.get(r["condition"], len(order)), r["condition"], r["replicate"])
+    rank = replicates["condition"].map(lambda name: order.get(name, len(order)))
+    sorted_positions = (
+        np.lexsort(
+            (
+                replicates["replicate"].to_numpy(),
+                replicates["condition"].to_numpy(),
+                rank.to_numpy(),
+            )
+        )
+        if len(replicates)
+        else np.empty(0, dtype=np.intp)
     )
-    rows = replicates + condition_rows(replicates)
-    columns = _columns()
-    table = pd.DataFrame(rows, columns=columns)
+    replicates = replicates.iloc[sorted_positions].reset_index(drop=True)
+    over_time = [over_time[p] for p in sorted_positions]
+    conditions = pd.DataFrame(condition_rows(replicates, over_time), columns=_columns())
+    parts = [part for part in (replicates, conditions) if len(part)]
+    table = (
+        pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=_columns())
+    ).reindex(columns=_columns())
     table["replicate"] = table["replicate"].astype("Int64")
-    # Counts of replicates are whole numbers (metric columns stay float: condition rows hold
-    # means, e.g. the mean n_rounds of a geometric horizon).
+    # Counts are whole numbers (metric columns stay float: condition rows hold means, e.g. the
+    # mean n_rounds of a geometric horizon).
     for column in ["n_replicates", *(f"{m}_n" for m in SCALAR_METRICS)]:
         table[column] = table[column].astype("Int64")
     table.insert(0, "run_id", manifest.get("run_id"))

@@ -6,6 +6,7 @@ and nothing is copied from the environment.
 
 from __future__ import annotations
 
+import functools
 import platform
 import subprocess
 import sys
@@ -66,7 +67,9 @@ def git_facts(project_root: Path) -> dict[str, Any]:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
+@functools.lru_cache(maxsize=8)
 def environment_facts(project_root: Path) -> dict[str, Any]:
+    """Python, packages and git: asked once per process (a run saves its manifest often)."""
     return {
         "python_version": platform.python_version(),
         "python_executable": sys.executable,

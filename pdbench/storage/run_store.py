@@ -80,19 +80,38 @@ class RunStore:
         return cls(run_dir=run_dir)
 
     def _recover(self) -> None:
-        """Read the ledger and cut rounds.jsonl back to the end of the last finished match."""
-        end = 0
-        ledger_end = jsonl.complete_prefix(self.ledger_path)
-        jsonl.truncate_to(self.ledger_path, ledger_end)
-        for entry in jsonl.read_lines(self.ledger_path):
-            self.completed[(entry["condition"], entry["replicate"])] = entry
-            end = max(end, entry["rounds_end_offset"])
-        jsonl.truncate_to(self.rounds_path, end)
-        if not self.completed:
-            jsonl.truncate_to(self.rounds_path, 0)
+        """Read the ledger and cut rounds.jsonl back to the end of the last finished match.
 
-    def append(self, matches: list[FinishedMatch], *, fsync: bool = True) -> None:
-        """Store finished matches: their rounds first, then their ledger lines."""
+        A ledger entry counts only if rounds.jsonl really holds its rounds (the file reaches its
+        offset and a line ends there): after a power loss the OS may have saved the ledger's
+        last lines but not the rounds they point at. The first entry that fails ends the ledger.
+        """
+        rounds_size = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
+        kept: list[bytes] = []
+        end = 0
+        for entry in jsonl.read_lines(self.ledger_path):
+            offset = entry["rounds_end_offset"]
+            if offset < end or offset > rounds_size or not self._line_ends_at(offset):
+                break
+            self.completed[(entry["condition"], entry["replicate"])] = entry
+            kept.append(jsonl.dump_line(entry))
+            end = offset
+        jsonl.truncate_to(self.ledger_path, sum(len(line) for line in kept))
+        jsonl.truncate_to(self.rounds_path, end)
+
+    def _line_ends_at(self, offset: int) -> bool:
+        if offset == 0:
+            return True
+        with self.rounds_path.open("rb") as handle:
+            handle.seek(offset - 1)
+            return handle.read(1) == b"\n"
+
+    def append(self, matches: list[FinishedMatch], *, fsync: bool = False) -> None:
+        """Store finished matches: their rounds first, then their ledger lines.
+
+        Not fsynced by default: a killed process loses nothing the OS has accepted, and after a
+        power loss `_recover` keeps only matches whose rounds made it to disk.
+        """
         if not matches:
             return
         offset = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
