@@ -152,7 +152,7 @@ def run(
             f"resumed: {outcome.matches_skipped} of {outcome.matches_planned} matches were "
             "already stored and were kept"
         )
-    _print_summary(outcome.run_dir)
+    _print_summary(outcome.run_dir, outcome.aggregates)
     if outcome.status != "complete":
         _echo_err(f"run {outcome.status}: {outcome.error}; run the same command again to resume")
         raise typer.Exit(1)
@@ -174,10 +174,10 @@ def _print_plan(loaded) -> None:
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
 
 
-def _print_summary(run_dir: Path) -> None:
+def _print_summary(run_dir: Path, aggregates=None) -> None:
     from pdbench.runners.summary import print_summary
 
-    print_summary(run_dir)
+    print_summary(run_dir, aggregates)
 
 
 @app.command()
@@ -192,7 +192,7 @@ def aggregate(run_dir: RunDirArg) -> None:
     _require_run_dir(run_dir)
     table = write_aggregates(run_dir)
     typer.echo(f"wrote {run_dir / 'aggregates.parquet'} ({len(table)} rows)")
-    _print_summary(run_dir)
+    _print_summary(run_dir, table)
 
 
 def _require_run_dir(run_dir: Path) -> None:

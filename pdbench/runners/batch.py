@@ -84,57 +84,66 @@ def _json_numbers(values: np.ndarray) -> list[bytes]:
 
 _ROUND_NUMBERS: list[bytes] = []  # b"1", b"2", ...: rendered once, shared by every match
 
-# The action and payoff keys of a line for each outcome, indexed by 2 * a_cooperates + b_cooperates.
-_OUTCOME_KEYS = [
-    b',"agent_a_action":"%s","agent_b_action":"%s","agent_a_payoff":' % (a, b)
-    for a in (b"D", b"C")
-    for b in (b"D", b"C")
-]
 
-
-def match_lines(base: dict, arrays: MatchArrays, *, timestamp: str) -> bytes:
+def match_lines(
+    base: dict, arrays: MatchArrays, *, timestamp: str, bodies: dict | None = None
+) -> bytes:
     """rounds.jsonl lines of one batch-played match: the same keys, order and number formatting
     as `round_lines` gives a policy-vs-policy match of the general loop.
 
-    It runs once per round of every policy match, so it only concatenates pre-rendered pieces.
+    Each line is the match's head (run, condition, replicate, horizon: the same on every line)
+    followed by a body that depends only on the round's moves. Replicates of a deterministic
+    condition play the same moves, so `bodies` (one dict per condition: same game, same
+    timestamp) lets them share their rendered bodies.
     """
+    import orjson
+
+    if len(arrays.coop_a) == 0:
+        return b""
+    head = orjson.dumps(base)[:-1] + b',"round_index":'
+    key = (arrays.coop_a.tobytes(), arrays.coop_b.tobytes())
+    rendered = bodies.get(key) if bodies is not None else None
+    if rendered is None:
+        rendered = _line_bodies(arrays, timestamp)
+        if bodies is not None:
+            bodies[key] = rendered
+    return head + head.join(rendered)
+
+
+def _line_bodies(arrays: MatchArrays, timestamp: str) -> list[bytes]:
+    """Per round: everything of the line after `"round_index":`, newline included."""
     import orjson
 
     n = len(arrays.coop_a)
     while len(_ROUND_NUMBERS) < n:
         _ROUND_NUMBERS.append(b"%d" % (len(_ROUND_NUMBERS) + 1))
-    head = orjson.dumps(base)[:-1] + b',"round_index":'
     tail = b',"timestamp_utc":' + orjson.dumps(timestamp) + b"}\n"
-    outcomes = (arrays.coop_a.astype(np.int8) * 2 + arrays.coop_b).tolist()
-    payoff_b_key, cum_a_key, cum_b_key = (
-        b',"agent_b_payoff":',
-        b',"agent_a_cum_payoff":',
-        b',"agent_b_cum_payoff":',
-    )
-    pieces: list[bytes] = []
-    add = pieces.extend
-    for number, outcome, pay_a, pay_b, cum_a, cum_b in zip(
-        _ROUND_NUMBERS,
-        outcomes,
-        _json_numbers(arrays.payoff_a),
-        _json_numbers(arrays.payoff_b),
-        _json_numbers(np.cumsum(arrays.payoff_a)),
-        _json_numbers(np.cumsum(arrays.payoff_b)),
-        strict=False,  # _ROUND_NUMBERS may be longer than this match
-    ):
-        add(
+    outcomes = arrays.coop_a.astype(np.int8) * 2 + arrays.coop_b  # 3 = CC, 2 = CD, 1 = DC, 0 = DD
+    middle: dict[int, bytes] = {}
+    for outcome, first in zip(*np.unique(outcomes, return_index=True), strict=True):
+        action_a = b"C" if outcome >= 2 else b"D"
+        action_b = b"C" if outcome % 2 else b"D"
+        middle[int(outcome)] = b"".join(
             (
-                head,
-                number,
-                _OUTCOME_KEYS[outcome],
-                pay_a,
-                payoff_b_key,
-                pay_b,
-                cum_a_key,
-                cum_a,
-                cum_b_key,
-                cum_b,
-                tail,
+                b',"agent_a_action":"',
+                action_a,
+                b'","agent_b_action":"',
+                action_b,
+                b'","agent_a_payoff":',
+                orjson.dumps(float(arrays.payoff_a[first])),
+                b',"agent_b_payoff":',
+                orjson.dumps(float(arrays.payoff_b[first])),
+                b',"agent_a_cum_payoff":',
             )
         )
-    return b"".join(pieces)
+    cum_b_key = b',"agent_b_cum_payoff":'
+    return [
+        b"".join((number, middle[outcome], cum_a, cum_b_key, cum_b, tail))
+        for number, outcome, cum_a, cum_b in zip(
+            _ROUND_NUMBERS,
+            outcomes.tolist(),
+            _json_numbers(np.cumsum(arrays.payoff_a)),
+            _json_numbers(np.cumsum(arrays.payoff_b)),
+            strict=False,  # _ROUND_NUMBERS may be longer than this match
+        )
+    ]

@@ -46,6 +46,7 @@ class RunOutcome:
     matches_played: int
     error: str | None = None
     calls: dict[str, Any] = field(default_factory=dict)
+    aggregates: Any = None  # the aggregates DataFrame that was written, when aggregated
 
 
 def _timestamp(epoch: float) -> str:
@@ -195,11 +196,16 @@ def _play_batchable(
     for members in groups.values():
         arrays = play_batch([planned for _, planned in members])
         timestamp = _timestamp(time.time())
+        bodies: dict = {}  # rendered rounds shared by replicates that played the same moves
         for (index, planned), match in zip(members, arrays, strict=True):
             finished = FinishedMatch(
                 condition=planned.condition.name,
                 replicate=planned.replicate,
-                lines=[match_lines(match_base(planned, run_id), match, timestamp=timestamp)],
+                lines=[
+                    match_lines(
+                        match_base(planned, run_id), match, timestamp=timestamp, bodies=bodies
+                    )
+                ],
                 ledger=_ledger_entry(planned, len(match.coop_a), None, no_calls),
                 columns=_columns(
                     planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
@@ -492,6 +498,7 @@ def run_experiment(
         save(manifest_facts.STATUS_FAILED, f"{type(failure).__name__}: {failure}")
         raise
     save(status, error)
+    aggregates = None
     if aggregate:
         from pdbench.storage.aggregate import write_aggregates
 
@@ -501,7 +508,7 @@ def run_experiment(
         in_memory = None
         if skipped == 0 and status == manifest_facts.STATUS_COMPLETE:
             in_memory = StoredMatches.concatenate(writer.stored_columns)
-        write_aggregates(run_dir, in_memory)
+        aggregates = write_aggregates(run_dir, in_memory)
     return RunOutcome(
         run_dir=run_dir,
         run_id=run_id,
@@ -511,4 +518,5 @@ def run_experiment(
         matches_played=len(pending),
         error=error,
         calls=store.manifest.get("provider_calls", {}),
+        aggregates=aggregates,
     )

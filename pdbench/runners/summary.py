@@ -20,9 +20,11 @@ def _fmt(value, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
-def summary_table(run_dir: Path) -> Table:
+def summary_table(run_dir: Path, aggregates: pd.DataFrame | None = None) -> Table:
+    """The table of a run; `aggregates` saves reading back what the caller just wrote."""
     manifest = read_manifest(run_dir)
-    aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
+    if aggregates is None:
+        aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
     conditions = aggregates[aggregates["level"] == "condition"]
     calls = manifest.get("provider_calls_by_condition", {})
     table = Table(
@@ -86,9 +88,9 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-def print_summary(run_dir: Path) -> None:
+def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None:
     """Print the table, the run dir and the command that opens the viewer on it."""
     console = Console(width=None if Console().is_terminal else 200)
-    console.print(summary_table(run_dir))
+    console.print(summary_table(run_dir, aggregates))
     console.print(f"run dir: {shown_path(run_dir)}")
     console.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}")

@@ -67,6 +67,7 @@ def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
     for planned in plan:
         by_condition.setdefault(planned.condition.name, []).append(planned)
     for matches in by_condition.values():
+        bodies: dict = {}  # shared across the condition's replicates, as the runner does
         for planned, arrays in zip(matches, play_batch(matches), strict=True):
             loop = play_match_sync(
                 planned.game,
@@ -78,7 +79,7 @@ def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
                 disclose_rounds=True,
             )
             loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
-            batch_blob = match_lines(match_base(planned, "r"), arrays, timestamp="t")
+            batch_blob = match_lines(match_base(planned, "r"), arrays, timestamp="t", bodies=bodies)
             assert _without_timestamps(batch_blob) == _without_timestamps(loop_blob), (
                 f"{planned.condition.name} replicate {planned.replicate}"
             )
