@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
@@ -31,6 +31,9 @@ from pdbench.storage import manifest as manifest_facts
 from pdbench.storage.aggregate import StoredMatches
 from pdbench.storage.run_store import FinishedMatch, RunStore
 from pdbench.storage.schema import stored_attempts
+
+if TYPE_CHECKING:
+    from pdbench.providers.gateway import ProviderGateway
 
 FLUSH_EVERY_S = 1.0  # store finished matches at least this often...
 FLUSH_EVERY_MATCHES = 512  # ...or when this many are waiting
@@ -135,8 +138,9 @@ class _OrderedWriter:
     the next matches are played and formatted while the previous batch goes to disk.
     """
 
-    def __init__(self, store: RunStore) -> None:
+    def __init__(self, store: RunStore, on_stored: Callable[[], None] | None = None) -> None:
         self.store = store
+        self.on_stored = on_stored  # called on the writer thread after each batch is stored
         self.ready: dict[int, FinishedMatch] = {}
         self.next_index = 0
         self.last_flush = time.monotonic()
@@ -156,9 +160,14 @@ class _OrderedWriter:
             batch.append(self.ready.pop(self.next_index))
             self.next_index += 1
         if batch:
-            self._writes.append(self._disk.submit(self.store.append, batch))
+            self._writes.append(self._disk.submit(self._store, batch))
         self.stored_columns.extend(m.columns for m in batch if m.columns is not None)
         self.last_flush = time.monotonic()
+
+    def _store(self, batch: list[FinishedMatch]) -> None:
+        self.store.append(batch)
+        if self.on_stored is not None:
+            self.on_stored()
 
     def finish(self) -> None:
         """Wait until everything flushed is on disk; a failed write raises here."""
@@ -175,6 +184,45 @@ def _uses(spec_types: tuple[type, ...], matches: list[PlannedMatch]) -> bool:
         for m in matches
         for agent in (m.condition.agent_a, m.condition.agent_b)
     )
+
+
+def _make_gateway(
+    loaded: LoadedExperiment,
+    pending: list[PlannedMatch],
+    cache_mode: str | None,
+    remaining_budget_usd: float | None,
+) -> ProviderGateway | None:
+    """The run's provider gateway, when any pending match has an LLM agent."""
+    if not _uses((LLMAgentSpec,), pending):
+        return None
+    from pdbench.providers.cache import resolve_cache_dir
+    from pdbench.providers.gateway import ProviderGateway
+
+    spec = loaded.spec
+    mode = cache_mode or spec.run.cache.mode
+    return ProviderGateway(
+        max_concurrency=spec.run.max_concurrency,
+        cache_dir=None
+        if mode == "off"
+        else resolve_cache_dir(spec.run.cache.dir, loaded.project_root),
+        cache_mode=mode,
+        max_cost_usd=remaining_budget_usd,
+        project_root=loaded.project_root,
+    )
+
+
+def _spend(before: dict[str, Any], gateway: ProviderGateway | None) -> dict[str, Any]:
+    """What the run has really paid for, over all its attempts (a killed attempt's calls for
+    matches it never stored included, up to its last save)."""
+    spend = dict(before)
+    if gateway is not None:
+        stats = gateway.stats
+        spend["live_calls"] += stats.live_calls
+        spend["input_tokens"] += stats.input_tokens
+        spend["output_tokens"] += stats.output_tokens
+        spend["cost_usd"] += stats.cost_usd
+        spend["unknown_price_calls"] += stats.unknown_price_calls
+    return spend
 
 
 def _play_batchable(
@@ -286,25 +334,10 @@ async def _play_pending(
     writer: _OrderedWriter,
     *,
     run_id: str,
-    cache_mode: str | None,
+    gateway: ProviderGateway | None,
     on_match_done: Callable[[FinishedMatch, dict], None],
 ) -> None:
     spec = loaded.spec
-    gateway = None
-    if _uses((LLMAgentSpec,), pending):
-        from pdbench.providers.cache import resolve_cache_dir
-        from pdbench.providers.gateway import ProviderGateway
-
-        mode = cache_mode or spec.run.cache.mode
-        gateway = ProviderGateway(
-            max_concurrency=spec.run.max_concurrency,
-            cache_dir=None
-            if mode == "off"
-            else resolve_cache_dir(spec.run.cache.dir, loaded.project_root),
-            cache_mode=mode,
-            max_cost_usd=spec.run.max_cost_usd,
-            project_root=loaded.project_root,
-        )
     # More matches than calls in flight keeps the provider busy while matches think locally.
     slots = asyncio.Semaphore(max(2, 2 * spec.run.max_concurrency))
     store = writer.store
@@ -370,8 +403,6 @@ async def _play_pending(
         await asyncio.gather(*tasks, return_exceptions=True)
         writer.flush()  # whatever finished, in order, is kept
         writer.finish()
-        if gateway is not None:
-            gateway.close()
 
 
 def build_manifest(
@@ -458,25 +489,31 @@ def run_experiment(
     skipped = len(plan) - len(pending)
     started = manifest_facts.utc_now()
 
+    spent_before = store.manifest.get("spend") or manifest_facts.no_spend()
+    budget = loaded.spec.run.max_cost_usd
+    gateway = _make_gateway(
+        loaded, pending, cache_mode, None if budget is None else budget - spent_before["cost_usd"]
+    )
+
     def save(status: str, error: str | None = None) -> None:
-        store.write_manifest(
-            build_manifest(
-                loaded,
-                plan,
-                store,
-                run_id=run_id,
-                status=status,
-                started_utc=started,
-                error=error,
-                hydra_overrides=hydra_overrides,
-            )
+        manifest = build_manifest(
+            loaded,
+            plan,
+            store,
+            run_id=run_id,
+            status=status,
+            started_utc=started,
+            error=error,
+            hydra_overrides=hydra_overrides,
         )
+        manifest["spend"] = _spend(spent_before, gateway)
+        store.write_manifest(manifest)
 
     save(manifest_facts.STATUS_STARTED)
     if on_start:
         on_start(len(plan), skipped)
     status, error = manifest_facts.STATUS_COMPLETE, None
-    writer = _OrderedWriter(store)
+    writer = _OrderedWriter(store, on_stored=lambda: save(manifest_facts.STATUS_STARTED))
     try:
         if pending:
             asyncio.run(
@@ -485,7 +522,7 @@ def run_experiment(
                     pending,
                     writer,
                     run_id=run_id,
-                    cache_mode=cache_mode,
+                    gateway=gateway,
                     on_match_done=on_match_done or (lambda *_: None),
                 )
             )
@@ -497,6 +534,9 @@ def run_experiment(
     except BaseException as failure:  # a bug or Ctrl-C: record it, keep what finished
         save(manifest_facts.STATUS_FAILED, f"{type(failure).__name__}: {failure}")
         raise
+    finally:
+        if gateway is not None:
+            gateway.close()
     save(status, error)
     aggregates = None
     if aggregate:

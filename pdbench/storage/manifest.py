@@ -99,3 +99,14 @@ def sum_calls(entries: list[dict | None]) -> dict[str, Any]:
         for key, value in (entry or {}).items():
             total[key] = total.get(key, 0) + value
     return total
+
+
+def no_spend() -> dict[str, Any]:
+    """What a run has paid its providers, over all its attempts."""
+    return {
+        "live_calls": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
+        "unknown_price_calls": 0,
+    }
