@@ -19,7 +19,8 @@ from pdbench.config import load
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match_sync
 from pdbench.runners.plan import plan_matches
-from pdbench.runners.run_experiment import match_base, round_lines, run_experiment
+from pdbench.runners.records import match_base, round_lines
+from pdbench.runners.run_experiment import run_experiment
 from pdbench.spec import ExperimentSpec
 from pdbench.storage.aggregate import aggregate_run
 
