@@ -31,6 +31,7 @@ from pdbench.spec import (
     ArenaAgentSpec,
     ExperimentSpec,
     FixedHorizonSpec,
+    GameSpec,
     GeometricHorizonSpec,
     LLMAgentSpec,
     MetricsSpec,
@@ -397,7 +398,17 @@ def load_experiment_file(
                 f"unknown top-level key{did_you_mean(str(key), known)}", file=shown, field=str(key)
             )
     # Start from the defaults so that any documented field can be overridden, even if unset.
-    defaults = {"run": RunSpec().model_dump(), "metrics": MetricsSpec().model_dump()}
+    defaults: dict[str, Any] = {
+        "run": RunSpec().model_dump(),
+        "metrics": MetricsSpec().model_dump(),
+        "game": GameSpec().model_dump(),
+    }
+    if "provider" in cfg:
+        defaults["provider"] = ProviderSpec().model_dump()
+    horizon_type = OmegaConf.select(cfg, "horizon.type", default="fixed")
+    horizon_model = GeometricHorizonSpec if horizon_type == "geometric" else FixedHorizonSpec
+    if horizon_type in ("fixed", "geometric"):
+        defaults["horizon"] = horizon_model.model_construct().model_dump() | {"type": horizon_type}
     cfg = OmegaConf.merge(defaults, cfg)
     cfg = _apply_dotlist(cfg, _with_cli_options(overrides, replicates, run_id), shown)
     base_dir = conf_dir(project_root)
