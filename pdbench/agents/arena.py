@@ -62,8 +62,8 @@ from pdbench.core.types import Action
 from pdbench.spec import ArenaAgentSpec
 
 if TYPE_CHECKING:
+    from pdbench.agents.base import AgentContext
     from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-    from pdbench.runners.registry import AgentContext
 
 LOG_CAP_BYTES = 1 << 20  # what one agent may print per match before the rest is discarded
 WORKER_SCRIPT = Path(__file__).with_name("arena_worker.py")

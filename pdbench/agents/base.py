@@ -12,10 +12,14 @@ implementing the optional hooks, which the runner calls when present:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pdbench.core.transcript import Observation
 from pdbench.core.types import Action
+
+if TYPE_CHECKING:
+    from pdbench.providers.gateway import ProviderGateway
 
 
 @runtime_checkable
@@ -70,3 +74,18 @@ class MatchSummary:
         if self.your_total < self.opponent_total:
             return "opponent"
         return "draw"
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """Where an agent plays: which match of which run, and the run's shared services."""
+
+    run_seed: int
+    condition: str
+    replicate: int
+    side: str  # "a" or "b"
+    project_root: Path  # relative paths in specs (prompts, arena files) resolve against this
+    run_dir: Path | None = None  # arena agents write their print() log here
+    store_prompts: bool | str = True
+    gateway: ProviderGateway | None = None  # provider calls: cache, concurrency, budget, stats
+    extra: dict[str, Any] | None = None

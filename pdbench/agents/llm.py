@@ -26,7 +26,7 @@ from pdbench.providers.base import CompletionRequest, ProviderUnavailable
 from pdbench.spec import LLMAgentSpec
 
 if TYPE_CHECKING:
-    from pdbench.runners.registry import AgentContext
+    from pdbench.agents.base import AgentContext
 
 __all__ = ["LLMAgent", "available_personas", "check_prompt_files"]
 
