@@ -1,0 +1,34 @@
+"""Every option of every config group composes into a valid experiment (one checker over all
+that is registered, as the style guide asks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pdbench.config import group_options, load
+
+PROJECT = Path(__file__).resolve().parents[2]
+PRIMARY = PROJECT / "conf" / "config.yaml"
+
+
+def _cases():
+    for group in ("agent", "game", "horizon", "persona", "provider"):
+        for option in group_options(group, PROJECT):
+            key = "agent_a" if group == "agent" else group
+            overrides = [f"{key}={option}"]
+            if group in ("persona", "provider"):  # they act through an LLM agent
+                overrides.append("agent_a=llm_default")
+            yield pytest.param(overrides, id=f"{group}={option}")
+
+
+@pytest.mark.parametrize("overrides", list(_cases()))
+def test_every_group_option_composes_and_validates(overrides):
+    loaded = load(PRIMARY, overrides, project_root=PROJECT)
+    condition = loaded.spec.conditions[0]
+    assert condition.game.build() is not None
+    assert condition.horizon.build().max_length != 0
+    if "agent_a=llm_default" in overrides:
+        assert condition.agent_a.type == "llm"
+        assert loaded.referenced_files  # the prompts it reads are hashed into its identity
