@@ -27,9 +27,12 @@ SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
 
 
 def sweep_id(args: list[str], project_root: Path) -> str:
-    """Same command and same config tree -> same id, so re-running a sweep resumes it."""
+    """Same command and same config tree -> same id, so re-running a sweep resumes it.
+
+    Hydra's own settings (launcher, number of jobs, ...) are left out: they change how the grid
+    is run, never what it produces, so `hydra/launcher=joblib` resumes a serial sweep."""
     digest = hashlib.sha256()
-    for arg in sorted(a for a in args if not a.startswith("hydra/launcher")):
+    for arg in sorted(a for a in args if not a.lstrip("+~").startswith("hydra")):
         digest.update(arg.encode() + b"\0")
     for folder in ("conf", "prompts"):
         for path in sorted((project_root / folder).rglob("*")):
