@@ -33,6 +33,9 @@ class MatchResult:
     rounds: list[RoundResult]
     planned_rounds: int
     error: str | None = None  # set when an agent aborted the match
+    # The attempts of the round that could not be completed (an aborting LLM agent's answers),
+    # so that what was asked and answered is kept even when no action came of it.
+    aborted_attempts: tuple[dict, ...] = ()
 
     @property
     def completed(self) -> bool:
@@ -79,6 +82,7 @@ async def play_match(
     results: list[RoundResult] = []
     cum_a = cum_b = 0.0
     error = None
+    aborted_attempts: tuple[dict, ...] = ()
     try:
         for round_index in range(1, n_rounds + 1):
             if a_waits and b_waits:  # both may wait on providers: let them wait together
@@ -102,12 +106,15 @@ async def play_match(
             results.append(RoundResult(round_, cum_a, cum_b, decision_a, decision_b, time.time()))
     except MatchAborted as aborted:
         error = str(aborted)
+        aborted_attempts = tuple(getattr(aborted, "attempts", ()))
     finally:
         for agent, own, other in ((agent_a, cum_a, cum_b), (agent_b, cum_b, cum_a)):
             end = getattr(agent, "end_match", None)
             if end is not None:
                 end(MatchSummary(your_total=own, opponent_total=other, rounds=len(played.rounds)))
-    return MatchResult(rounds=results, planned_rounds=n_rounds, error=error)
+    return MatchResult(
+        rounds=results, planned_rounds=n_rounds, error=error, aborted_attempts=aborted_attempts
+    )
 
 
 def play_match_sync(

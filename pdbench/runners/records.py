@@ -80,21 +80,25 @@ def round_lines(
 def call_counts(result: MatchResult) -> dict[str, Any]:
     """Provider calls of one match (see `manifest.no_calls` for the counters)."""
     counts = manifest_facts.no_calls()
-    for played_round in result.rounds:
-        for decision in (played_round.decision_a, played_round.decision_b):
-            for attempt in decision.attempts:
-                cost = attempt.get("cost_usd")
-                if attempt.get("cached"):
-                    counts["cached"] += 1
-                    counts["cost_usd_saved"] += cost or 0.0
-                    continue
-                counts["live"] += 1
-                counts["input_tokens"] += attempt.get("input_tokens") or 0
-                counts["output_tokens"] += attempt.get("output_tokens") or 0
-                if cost is None:
-                    counts["unknown_price"] += 1
-                else:
-                    counts["cost_usd"] += cost
+    attempts = [
+        attempt
+        for played_round in result.rounds
+        for decision in (played_round.decision_a, played_round.decision_b)
+        for attempt in decision.attempts
+    ]
+    for attempt in [*attempts, *result.aborted_attempts]:
+        cost = attempt.get("cost_usd")
+        if attempt.get("cached"):
+            counts["cached"] += 1
+            counts["cost_usd_saved"] += cost or 0.0
+            continue
+        counts["live"] += 1
+        counts["input_tokens"] += attempt.get("input_tokens") or 0
+        counts["output_tokens"] += attempt.get("output_tokens") or 0
+        if cost is None:
+            counts["unknown_price"] += 1
+        else:
+            counts["cost_usd"] += cost
     return counts
 
 
@@ -149,9 +153,13 @@ def result_columns(planned: PlannedMatch, result: MatchResult) -> StoredMatches 
 
 
 def ledger_entry(
-    planned: PlannedMatch, n_rounds: int, error: str | None, calls: dict[str, Any]
+    planned: PlannedMatch,
+    n_rounds: int,
+    error: str | None,
+    calls: dict[str, Any],
+    aborted_attempts: list[dict] | None = None,
 ) -> dict[str, Any]:
-    return {
+    entry = {
         "condition": planned.condition.name,
         "replicate": planned.replicate,
         "n_rounds": n_rounds,
@@ -160,3 +168,6 @@ def ledger_entry(
         "error": error,
         "calls": calls,
     }
+    if aborted_attempts:  # the answers of the round that ended the match (see MatchResult)
+        entry["aborted_round_attempts"] = aborted_attempts
+    return entry

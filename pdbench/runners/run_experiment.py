@@ -34,6 +34,7 @@ from pdbench.spec import LLMAgentSpec
 from pdbench.storage import manifest as manifest_facts
 from pdbench.storage.aggregate import StoredMatches
 from pdbench.storage.run_store import FinishedMatch, RunStore
+from pdbench.storage.schema import stored_attempts
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import ProviderGateway
@@ -244,7 +245,13 @@ async def _play_pending(
                 lines=round_lines(
                     planned, result, run_id=run_id, store_prompts=spec.run.store_prompts
                 ),
-                ledger=ledger_entry(planned, len(result.rounds), result.error, calls),
+                ledger=ledger_entry(
+                    planned,
+                    len(result.rounds),
+                    result.error,
+                    calls,
+                    stored_attempts(result.aborted_attempts, spec.run.store_prompts),
+                ),
                 columns=result_columns(planned, result),
             )
             return index, finished, calls

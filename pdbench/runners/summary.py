@@ -92,5 +92,16 @@ def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None
     """Print the table, the run dir and the command that opens the viewer on it."""
     console = Console(width=None if Console().is_terminal else 200)
     console.print(summary_table(run_dir, aggregates))
+    failed = read_manifest(run_dir).get("matches", {}).get("failed") or []
+    if failed:
+        first = failed[0]
+        console.print(
+            escape(
+                f"{len(failed)} match(es) ended early with an error (run_manifest.json "
+                f"matches.failed; their answers are in matches.jsonl), e.g. {first['condition']} "
+                f"replicate {first['replicate']}: {first['error']}"
+            ),
+            style="yellow",
+        )
     console.print(f"run dir: {shown_path(run_dir)}")
     console.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
