@@ -60,12 +60,14 @@ class LiteLLMProvider:
         self.backoff_max_s = backoff_max_s
         self.transport_attempts = 0  # every HTTP attempt, retries included
         self._unknown_price_warned: set[str] = set()
+        self._missing_keys: list[str] | None = None  # looked up on the first call
         load_dotenv_file(project_root or Path.cwd())
 
     # --- the two entry points -----------------------------------------------------------------
 
     async def acomplete(self, request: CompletionRequest) -> Completion:
         litellm = import_litellm()
+        self._check_key_once(litellm, request.model)
         kwargs = self._call_kwargs(request)
         for attempt in range(1, self.spec.max_attempts + 1):
             self.transport_attempts += 1
@@ -88,6 +90,7 @@ class LiteLLMProvider:
             max_tokens=max_tokens,
         )
         litellm = import_litellm()
+        self._check_key_once(litellm, request.model)
         kwargs = self._call_kwargs(request)
         for attempt in range(1, self.spec.max_attempts + 1):
             self.transport_attempts += 1
@@ -148,6 +151,20 @@ class LiteLLMProvider:
             delay,
         )
         return delay
+
+    def _check_key_once(self, litellm: Any, model: str) -> None:
+        """Fail before any call when a hosted model's key is not set: one clear sentence instead
+        of an HTTP error (local servers, with an api_base, often need no key). The environment
+        is looked at once; every call of a provider without its key fails the same way."""
+        if self._missing_keys is None:
+            self._missing_keys = (
+                [] if self.spec.api_base is not None else self._missing_env_keys(litellm, model)
+            )
+        if self._missing_keys:
+            raise ProviderError(
+                f"no API key for {model}: set {' or '.join(self._missing_keys)} in the "
+                "environment or in .env (see .env.example)"
+            )
 
     def _missing_key(self, litellm: Any, error: Exception, model: str) -> bool:
         """A missing key surfaces as other error types too (the OpenAI SDK refuses to send)."""
