@@ -86,9 +86,16 @@ async def play_match(
     try:
         for round_index in range(1, n_rounds + 1):
             if a_waits and b_waits:  # both may wait on providers: let them wait together
-                decision_a, decision_b = await asyncio.gather(
-                    _decide(agent_a, played, "a"), _decide(agent_b, played, "b")
+                # Both finish before either's failure is raised, so no call is left running.
+                outcomes = await asyncio.gather(
+                    _decide(agent_a, played, "a"),
+                    _decide(agent_b, played, "b"),
+                    return_exceptions=True,
                 )
+                for outcome in outcomes:
+                    if isinstance(outcome, BaseException):
+                        raise outcome
+                decision_a, decision_b = outcomes
             else:
                 decision_a = (
                     await _decide(agent_a, played, "a") if a_waits else _act(agent_a, played, "a")
