@@ -51,8 +51,6 @@ class Case:
     file: str | None  # must appear in the message (None: the input is not in a file)
     suggest: str | None = None  # a near miss: the message must say did you mean "<suggest>"
     entry: str = "cli"
-    bug: str | None = None  # known bug: the main check is a strict xfail
-    suggest_bug: str | None = None  # known bug: the suggestion check is a strict xfail
 
 
 def validate(path: str, *overrides: str) -> tuple[str, ...]:
@@ -284,15 +282,8 @@ def results(tmp_dir) -> dict[str, subprocess.CompletedProcess]:
         return {case_id: future.result() for case_id, future in futures.items()}
 
 
-def _params(cases, bug_of):
-    return [
-        pytest.param(
-            case,
-            id=case.id,
-            marks=[pytest.mark.xfail(strict=True, reason=bug_of(case))] if bug_of(case) else [],
-        )
-        for case in cases
-    ]
+def _params(cases):
+    return [pytest.param(case, id=case.id) for case in cases]
 
 
 def _one_line(case: Case, proc: subprocess.CompletedProcess) -> str:
@@ -304,7 +295,7 @@ def _one_line(case: Case, proc: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("case", _params(CASES, lambda c: c.bug))
+@pytest.mark.parametrize("case", _params(CASES))
 def test_bad_input_exits_2_with_one_line_naming_file_and_field(case, results):
     line = _one_line(case, results[case.id])
     assert case.field in line, line
@@ -312,7 +303,7 @@ def test_bad_input_exits_2_with_one_line_naming_file_and_field(case, results):
         assert case.file in line, line
 
 
-@pytest.mark.parametrize("case", _params([c for c in CASES if c.suggest], lambda c: c.suggest_bug))
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.suggest]))
 def test_near_miss_says_did_you_mean(case, results):
     proc = results[case.id]
     assert f'did you mean "{case.suggest}"?' in proc.stderr, proc.stderr
