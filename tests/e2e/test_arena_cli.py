@@ -30,6 +30,16 @@ conditions:
     return path
 
 
+def _run(config: Path, tmp_path: Path, run_id: str) -> Path:
+    """`pdbench run` the experiment; return its run dir."""
+    done = subprocess.run(
+        [PDBENCH, "run", str(config), "--run-id", run_id, "-q"],
+        cwd=PROJECT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "runs" / run_id
+
+
 def _validate(config: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [PDBENCH, "validate", str(config)], cwd=PROJECT, capture_output=True, text=True, timeout=60
@@ -65,16 +75,7 @@ def test_example_agent_runs_and_a_raising_agent_is_recorded(tmp_path):
         "        if state['round'] == 2:\n            raise RuntimeError('boom')\n"
         "        return {'type': 'commit', 'choice': 'D'}\n"
     )
-    config = _experiment(tmp_path, raiser)
-    done = subprocess.run(
-        [PDBENCH, "run", str(config), "--run-id", "r", "-q"],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    run_dir = tmp_path / "runs" / "r"
+    run_dir = _run(_experiment(tmp_path, raiser), tmp_path, "r")
     rounds = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
     second = [r for r in rounds if r["round_index"] == 2]
     assert all(r["agent_a_fallback"] and "boom" in r["agent_a_error"] for r in second)
@@ -93,14 +94,6 @@ def test_agent_process_does_not_inherit_secrets(tmp_path, monkeypatch):
         "        print('key:', os.environ.get('OPENAI_API_KEY'))\n"
         "        return {'type': 'commit', 'choice': 'C'}\n"
     )
-    config = _experiment(tmp_path, snoop)
-    done = subprocess.run(
-        [PDBENCH, "run", str(config), "--run-id", "s", "-q"],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    logs = "".join(p.read_text() for p in (tmp_path / "runs" / "s" / "agent_logs").iterdir())
+    run_dir = _run(_experiment(tmp_path, snoop), tmp_path, "s")
+    logs = "".join(p.read_text() for p in (run_dir / "agent_logs").iterdir())
     assert "key: None" in logs and "sk-should-not-leak" not in logs
