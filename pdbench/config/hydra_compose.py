@@ -14,32 +14,43 @@ from pdbench.config.validation import condition_dict, finish, to_plain, validate
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 
 
+def _parse(overrides: Sequence[str], shown: str) -> list:
+    """Hydra's own reading of command-line overrides (sweeps, choice(), lists, +/~ prefixes)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    try:
+        return OverridesParser.create().parse_overrides(list(overrides))
+    except OverrideParseException as error:
+        raise ConfigError(str(error).splitlines()[0], file=shown) from None
+
+
 def check_group_overrides(
     overrides: Sequence[str], project_root: Path, shown: str = "conf/config.yaml"
 ) -> None:
     """Check `group=option[,option...]` overrides before Hydra sees them: unknown options get a
     "did you mean" instead of Hydra's stack trace."""
-    for override in overrides:
-        key, sep, value = override.partition("=")
-        key = key.lstrip("+~")
-        group = key.split("@")[0]
-        if not sep or (group not in HYDRA_GROUPS and group not in GROUPS):
+    for override in _parse(overrides, shown):
+        group = override.key_or_group
+        if group not in HYDRA_GROUPS and group not in GROUPS:
             continue
+        if override.is_sweep_override():
+            if not override.is_choice_sweep():
+                continue  # range() or glob() of a group: left to Hydra
+            values = list(override.sweep_string_iterator())
+        elif override.value() is None:
+            continue  # ~group deletes the choice
+        else:
+            values = [str(override.value())]
         folder = "agent" if group in ("agent_a", "agent_b") else group
         options = group_options(folder, project_root)
-        for option in _sweep_values(value):
+        for option in values:
             if option not in options:
                 raise ConfigError(
-                    unknown_choice(folder, option, options), file=shown, field=key.split("@")[-1]
+                    unknown_choice(folder, option, options),
+                    file=shown,
+                    field=override.package or group,
                 )
-
-
-def _sweep_values(value: str) -> list[str]:
-    """The options of a simple sweep (`a,b,c`, `choice(a,b)`), or the one value."""
-    value = value.strip()
-    if value.startswith("choice(") and value.endswith(")"):
-        value = value[len("choice(") : -1]
-    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 def condition_name_from_overrides(task_overrides: Sequence[str], cfg: DictConfig) -> str:
@@ -121,31 +132,16 @@ def compose_primary(path: Path, overrides: Sequence[str], *, project_root: Path)
             raise ConfigError(str(error).splitlines()[0], file=shown) from None
 
 
-def is_sweep_value(value: str) -> bool:
-    """True for Hydra sweep syntax (a,b / choice(...) / range(...) / glob(...))."""
-    value = value.strip()
-    if value.startswith(("choice(", "range(", "glob(", "interval(")):
-        return True
-    depth = 0
-    for char in value:
-        depth += char in "[({"
-        depth -= char in "])}"
-        if char == "," and depth == 0:
-            return True
-    return False
-
-
 def preflight_hydra_overrides(overrides: Sequence[str], project_root: Path) -> None:
     """Check command-line overrides for `python -m pdbench` before Hydra launches anything:
     group options (all sweep values) and fields (by composing the non-sweep overrides once)."""
     primary = conf_dir(project_root) / "config.yaml"
-    check_group_overrides(overrides, project_root, display_path(primary, project_root))
+    shown = display_path(primary, project_root)
+    check_group_overrides(overrides, project_root, shown)
     fixed = [
-        o
-        for o in overrides
-        if "=" in o
-        and not o.lstrip("+~").startswith("hydra")
-        and not is_sweep_value(o.partition("=")[2])
+        o.input_line
+        for o in _parse(overrides, shown)
+        if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")
     ]
     compose_primary(primary, fixed, project_root=project_root)
 
