@@ -14,9 +14,12 @@ that offset (dropping a torn line or a half-written match) and only unfinished m
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+import orjson
 
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
@@ -87,24 +90,21 @@ class RunStore:
         last lines but not the rounds they point at. The first entry that fails ends the ledger.
         """
         rounds_size = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
-        kept: list[bytes] = []
-        end = 0
-        for entry in jsonl.read_lines(self.ledger_path):
-            offset = entry["rounds_end_offset"]
-            if offset < end or offset > rounds_size or not self._line_ends_at(offset):
-                break
-            self.completed[(entry["condition"], entry["replicate"])] = entry
-            kept.append(jsonl.dump_line(entry))
-            end = offset
-        jsonl.truncate_to(self.ledger_path, sum(len(line) for line in kept))
+        ledger_kept = 0  # bytes of the ledger that stay
+        end = 0  # bytes of rounds.jsonl that stay
+        ledger_end = jsonl.complete_prefix(self.ledger_path)  # 0 when there is no ledger yet
+        ledger = self.ledger_path.read_bytes()[:ledger_end] if ledger_end else b""
+        with self.rounds_path.open("rb") if rounds_size else nullcontext() as rounds:
+            for line in ledger.splitlines(keepends=True):
+                entry = orjson.loads(line)
+                offset = entry["rounds_end_offset"]
+                if offset < end or offset > rounds_size or not _line_ends_at(rounds, offset):
+                    break
+                self.completed[(entry["condition"], entry["replicate"])] = entry
+                ledger_kept += len(line)
+                end = offset
+        jsonl.truncate_to(self.ledger_path, ledger_kept)
         jsonl.truncate_to(self.rounds_path, end)
-
-    def _line_ends_at(self, offset: int) -> bool:
-        if offset == 0:
-            return True
-        with self.rounds_path.open("rb") as handle:
-            handle.seek(offset - 1)
-            return handle.read(1) == b"\n"
 
     def append(self, matches: list[FinishedMatch], *, fsync: bool = False) -> None:
         """Store finished matches: their rounds first, then their ledger lines.
@@ -132,8 +132,6 @@ class RunStore:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    import orjson
-
     path = run_dir / MANIFEST_FILE
     try:
         return orjson.loads(path.read_bytes())
@@ -145,3 +143,13 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 def read_ledger(run_dir: Path) -> list[dict]:
     return list(jsonl.read_lines(run_dir / LEDGER_FILE))
+
+
+def _line_ends_at(rounds: BinaryIO | None, offset: int) -> bool:
+    """True when rounds.jsonl has a newline just before `offset` (a match ends there)."""
+    if offset == 0:
+        return True
+    if rounds is None:
+        return False
+    rounds.seek(offset - 1)
+    return rounds.read(1) == b"\n"
