@@ -20,9 +20,12 @@ def _fmt(value, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
-def summary_table(run_dir: Path, aggregates: pd.DataFrame | None = None) -> Table:
+def summary_table(
+    run_dir: Path, aggregates: pd.DataFrame | None = None, manifest: dict | None = None
+) -> Table:
     """The table of a run; `aggregates` saves reading back what the caller just wrote."""
-    manifest = read_manifest(run_dir)
+    if manifest is None:
+        manifest = read_manifest(run_dir)
     if aggregates is None:
         aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
     conditions = aggregates[aggregates["level"] == "condition"]
@@ -91,8 +94,9 @@ def shown_path(path: Path) -> str:
 def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None:
     """Print the table, the run dir and the command that opens the viewer on it."""
     console = Console(width=None if Console().is_terminal else 200)
-    console.print(summary_table(run_dir, aggregates))
-    failed = read_manifest(run_dir).get("matches", {}).get("failed") or []
+    manifest = read_manifest(run_dir)
+    console.print(summary_table(run_dir, aggregates, manifest))
+    failed = manifest.get("matches", {}).get("failed") or []
     if failed:
         first = failed[0]
         console.print(
