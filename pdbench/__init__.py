@@ -1,6 +1,6 @@
 """pdbench: iterated prisoner's dilemma experiments with LLM agents and classic strategies.
 
-The command line is `pdbench` (pdbench.cli) and `python -m pdbench` (Hydra, pdbench.runners.sweep).
+The command line is `pdbench` (pdbench.cli) and `python -m pdbench` (Hydra, pdbench.cli.hydra_door).
 The layout follows the data flow: config -> spec -> runners (plan, match) -> storage -> ui.
 """
 

@@ -6,7 +6,7 @@ uv run python -m pdbench -m agent_a=tft,grim persona=cooperative  a sweep: one r
 
 import sys
 
-from pdbench.runners.sweep import hydra_entry
+from pdbench.cli.hydra_door import hydra_entry
 
 if __name__ == "__main__":
     sys.exit(hydra_entry())

@@ -20,8 +20,8 @@ def golden_rounds(output_dir: Path) -> bytes:
 
     import orjson
 
-    from pdbench.config import load
-    from pdbench.runners.run_experiment import run_experiment
+    from pdbench.runners.experiment import run_experiment
+    from pdbench.runners.prepare import load
 
     os.environ["PDBENCH_CACHE_DIR"] = str(output_dir / "cache")
     loaded = load(

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pdbench.agents.base import Agent
+from pdbench.core.actions import Action
 from pdbench.core.game import GAMES, Game
 from pdbench.core.transcript import Observation
-from pdbench.core.types import Action
 from pdbench.runners.match import MatchResult, play_match_sync
 
 Moves = str | Sequence[Action]

@@ -1,12 +1,10 @@
-"""The Agent protocol and what an agent hands back to the match runner.
+"""What the match runner plays with: `AgentBase` (every hook, each a no-op until overridden), what
+an agent hands back (`Decision`), and what it is told (`MatchInfo`, `MatchSummary`, `AgentContext`).
 
-Every agent implements `reset(seed=None)` and `act(obs) -> Action`. Agents that need more say so by
-implementing the optional hooks, which the runner calls when present:
-
-- `async decide(obs) -> Decision`: an action plus what happened on the way (LLM attempts, invalid
-  outputs, fallbacks, timeouts). LLM and arena agents implement this; policies do not need to.
-- `start_match(info: MatchInfo)` and `end_match(summary: MatchSummary)`: lifecycle notifications.
-- `close()`: release processes or connections when the match is over.
+The runner calls, per match: `reset(seed)`, `start_match(info)`, then each round `act(obs)` (an
+agent with `waits = False`) or `await decide(obs)` (an agent that waits on a provider or a
+process), then `end_match(summary)` and `close()`. `Agent` is the smallest protocol, what a bare
+strategy from `pdbench.strategies` already satisfies.
 """
 
 from __future__ import annotations
@@ -15,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from pdbench.core.actions import Action
 from pdbench.core.transcript import Observation
-from pdbench.core.types import Action
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import ProviderGateway
@@ -32,6 +30,37 @@ class Agent(Protocol):
     def reset(self, seed: int | None = None) -> None: ...
 
     def act(self, obs: Observation) -> Action: ...
+
+
+class AgentBase:
+    """The base of every agent the runner plays: each hook does nothing until a subclass says
+    otherwise, so the runner calls them all without asking which exist."""
+
+    name: str = "agent"
+    history_window: int | None = None  # past rounds shown (None: all of them)
+    include_totals: bool = False  # whether the observation carries both running totals
+    # True when `decide` waits on something outside the process (a provider, a child process):
+    # such agents are awaited, the others are called directly and never yield to the event loop.
+    waits: bool = False
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the previous match; `seed` feeds the agent's own random stream."""
+
+    def start_match(self, info: MatchInfo) -> None:
+        """Told once before round 1."""
+
+    def act(self, obs: Observation) -> Action:
+        raise NotImplementedError(f"{type(self).__name__} implements neither act nor decide")
+
+    async def decide(self, obs: Observation) -> Decision:
+        """The action and how it was reached; by default `act` with nothing to record."""
+        return Decision(action=self.act(obs))
+
+    def end_match(self, summary: MatchSummary) -> None:
+        """Told once after the last round (also after an aborted match)."""
+
+    def close(self) -> None:
+        """Release processes or connections; called once the match is stored."""
 
 
 @dataclass(frozen=True, slots=True)

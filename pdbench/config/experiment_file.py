@@ -15,10 +15,7 @@ from pdbench.config.files import (
     resolve_agent,
     with_cli_options,
 )
-from pdbench.config.tree import LoadedExperiment, conf_dir
-from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
-from pdbench.core.errors import ConfigError, did_you_mean
-from pdbench.spec import (
+from pdbench.config.schema import (
     FixedHorizonSpec,
     GameSpec,
     GeometricHorizonSpec,
@@ -26,6 +23,9 @@ from pdbench.spec import (
     ProviderSpec,
     RunSpec,
 )
+from pdbench.config.tree import LoadedConfig, conf_dir
+from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
+from pdbench.core.errors import ConfigError, did_you_mean
 
 
 def load_experiment_file(
@@ -35,7 +35,7 @@ def load_experiment_file(
     project_root: Path,
     replicates: int | None = None,
     run_id: str | None = None,
-) -> LoadedExperiment:
+) -> LoadedConfig:
     shown = display_path(path, project_root)
     cfg = read_yaml(path, project_root)
     known = {"run", "game", "horizon", "provider", "persona", "conditions", "metrics"}
@@ -115,7 +115,7 @@ def load_experiment_file(
         "overrides": list(overrides),
     }
     spec = validate_spec(data, shown=shown)
-    return finish(spec, project_root=project_root, config_path=path, shown=shown)
+    return finish(spec, project_root=project_root, config_path=path)
 
 
 def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:

@@ -9,7 +9,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from pdbench.config.files import display_path, with_cli_options
-from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedExperiment, conf_dir, group_options
+from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, conf_dir, group_options
 from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 
@@ -72,7 +72,7 @@ def spec_from_composed(
     project_root: Path,
     source: str,
     overrides: Sequence[str] = (),
-) -> LoadedExperiment:
+) -> LoadedConfig:
     """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
     shown = source
     node = OmegaConf.create(
@@ -94,10 +94,7 @@ def spec_from_composed(
     }
     spec = validate_spec(data, shown=shown)
     return finish(
-        spec,
-        project_root=project_root,
-        config_path=project_root / "conf" / "config.yaml",
-        shown=shown,
+        spec, project_root=project_root, config_path=project_root / "conf" / "config.yaml"
     )
 
 
@@ -153,7 +150,7 @@ def load_primary_file(
     project_root: Path,
     replicates: int | None = None,
     run_id: str | None = None,
-) -> LoadedExperiment:
+) -> LoadedConfig:
     extra = with_cli_options(overrides, replicates, run_id)
     cfg = compose_primary(path, extra, project_root=project_root)
     name = condition_name_from_overrides(list(overrides), cfg)

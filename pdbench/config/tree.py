@@ -3,13 +3,10 @@ experiment is (a validated spec plus what identifies it)."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
-
-from pdbench.spec import (
+from pdbench.config.schema import (
     ExperimentSpec,
 )
 
@@ -18,47 +15,14 @@ GROUPS = ("game", "horizon", "agent", "persona", "provider")
 HYDRA_GROUPS = ("game", "horizon", "agent_a", "agent_b", "persona", "provider")
 
 
-# Fields that change how a run is executed or where it is stored, never what it produces.
-RESULT_NEUTRAL_FIELDS = {
-    "run": {"run_id", "output_dir", "max_concurrency", "max_cost_usd", "cache"},
-    "source": True,
-    "overrides": True,
-}
-
-
 @dataclass(frozen=True)
-class LoadedExperiment:
-    """A validated spec plus what is needed to reproduce and audit it."""
+class LoadedConfig:
+    """A validated spec and where it came from. The files it points at are checked (and hashed)
+    by `pdbench.runners.prepare`, which knows each agent kind's files."""
 
     spec: ExperimentSpec
     project_root: Path
     config_path: Path
-    # sha256 of every file the spec points at (prompts, personas, arena agents), by relative path.
-    referenced_files: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def config_hash(self) -> str:
-        """Hash of everything that determines the results: the spec and the files it reads.
-
-        Settings that cannot change a single round are left out, so that a run can be named,
-        moved, resumed with a larger budget or more concurrency and still be the same run.
-        """
-        snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
-        payload = {"spec": snapshot, "files": self.referenced_files}
-        return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-    @property
-    def run_id(self) -> str:
-        if self.spec.run.run_id:
-            return self.spec.run.run_id
-        return f"{self.config_path.stem}-{self.config_hash[:10]}"
-
-    @property
-    def run_dir(self) -> Path:
-        output_dir = Path(self.spec.run.output_dir)
-        if not output_dir.is_absolute():
-            output_dir = self.project_root / output_dir
-        return output_dir / self.run_id
 
 
 def find_project_root(start: Path | None = None) -> Path:

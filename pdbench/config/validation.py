@@ -1,9 +1,8 @@
 """From a composed config to a frozen `ExperimentSpec`, turning pydantic's complaints into one
-line that names the file and the field, and checking every file the spec points at."""
+line that names the file and the field."""
 
 from __future__ import annotations
 
-import hashlib
 import typing
 from pathlib import Path
 from typing import Any
@@ -12,9 +11,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
-from pdbench.config.tree import LoadedExperiment
-from pdbench.core.errors import ConfigError, did_you_mean
-from pdbench.spec import (
+from pdbench.config.schema import (
     ArenaAgentSpec,
     ExperimentSpec,
     FixedHorizonSpec,
@@ -23,6 +20,8 @@ from pdbench.spec import (
     PolicyAgentSpec,
     ProviderSpec,
 )
+from pdbench.config.tree import LoadedConfig
+from pdbench.core.errors import ConfigError, did_you_mean
 
 
 def _format_location(loc: tuple, conditions: list[str]) -> str:
@@ -128,57 +127,5 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     return to_plain(root, shown)["condition"]
 
 
-def finish(
-    spec: ExperimentSpec, *, project_root: Path, config_path: Path, shown: str
-) -> LoadedExperiment:
-    """Check every file the spec points at and record their hashes."""
-    files: dict[str, str] = {}
-    for index, condition in enumerate(spec.conditions):
-        game = condition.game.build()
-        for side in ("agent_a", "agent_b"):
-            agent = getattr(condition, side)
-            for relative in referenced_files(
-                agent,
-                game,
-                condition.horizon.build(),
-                project_root,
-                shown,
-                f"conditions[{index}]({condition.name}).{side}",
-            ):
-                full = project_root / relative
-                files[relative] = hashlib.sha256(full.read_bytes()).hexdigest()
-    return LoadedExperiment(
-        spec=spec,
-        project_root=project_root,
-        config_path=config_path,
-        referenced_files=dict(sorted(files.items())),
-    )
-
-
-def referenced_files(
-    agent: Any, game: Any, horizon: Any, project_root: Path, shown: str, where: str
-) -> list[str]:
-    """Check the files an agent reads and return their paths relative to the project.
-
-    Errors name the config file that asks for the file, with the missing or wrong file in the
-    message.
-    """
-    try:
-        if isinstance(agent, LLMAgentSpec):
-            from pdbench.agents.prompting import check_prompt_files
-
-            check_prompt_files(agent, project_root, horizon)
-            paths = [agent.system_prompt, agent.round_prompt]
-            if agent.persona:
-                paths.append(f"prompts/personas/{agent.persona}.md")
-            return paths
-        if isinstance(agent, ArenaAgentSpec):
-            from pdbench.agents.arena import check_arena_file
-
-            check_arena_file(agent, game, project_root)
-            return [agent.path]
-    except ConfigError as error:
-        reason = f"{error.file}: {error.reason}" if error.file else error.reason
-        field = f"{where}.{error.field}" if error.field else where
-        raise ConfigError(reason, file=shown, field=field) from None
-    return []
+def finish(spec: ExperimentSpec, *, project_root: Path, config_path: Path) -> LoadedConfig:
+    return LoadedConfig(spec=spec, project_root=project_root, config_path=config_path)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, InvalidActionError, unknown_choice
 from pdbench.core.payoff import PayoffMatrix
-from pdbench.core.types import Action
 
 
 @dataclass(frozen=True, slots=True)

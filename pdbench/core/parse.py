@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from pdbench.core.types import Action
+from pdbench.core.actions import Action
 
 ResponseFormat = Literal["label", "json"]
 

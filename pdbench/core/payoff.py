@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError
-from pdbench.core.types import Action
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pdbench.core.types import Action
+from pdbench.core.actions import Action
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pdbench.config.schema import ProviderSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache
-from pdbench.spec import ProviderSpec
 
 CacheMode = Literal["readwrite", "off", "replay"]
 
@@ -45,7 +45,7 @@ def make_client(spec: ProviderSpec, *, project_root: Path | None = None) -> Prov
         from pdbench.providers.mock import MockProvider
 
         return MockProvider(spec.mock, model=spec.model)
-    from pdbench.providers.litellm_provider import LiteLLMProvider
+    from pdbench.providers.litellm import LiteLLMProvider
 
     return LiteLLMProvider(spec, project_root=project_root)
 

@@ -7,7 +7,7 @@ It reads what it needs from the rendered prompt, the way a real model would:
 - the opponent's last move, from the last history line `Round 3: you played C, opponent played D;`;
 - whether to answer JSON, from the request's response format or a `{"action"` example in the prompt.
 
-Both formats are written by `pdbench.agents.prompting`; a test there checks that they still match.
+Both formats are written by `pdbench.agents.llm.prompts`; a test there checks that they still match.
 Every "random" choice is a hash of the request's cache key, so one request always gets one answer.
 """
 
@@ -19,8 +19,8 @@ import json
 import re
 import time
 
+from pdbench.config.schema import MockBehaviour
 from pdbench.providers.base import Completion, CompletionRequest
-from pdbench.spec import MockBehaviour
 
 LABELS_RE = re.compile(r"Answer with exactly one of: (.+?), (.+?)\.(?=\s|$)")
 LAST_MOVE_RE = re.compile(r"^Round \d+: you played (.+?), opponent played (.+?);", re.MULTILINE)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.agents.policy import LastRounds, Policy, make_policy
+from pdbench.config.schema import PolicyAgentSpec
 from pdbench.runners.plan import PlannedMatch
-from pdbench.spec import ConditionSpec, PolicyAgentSpec
+from pdbench.strategies import LastRounds, Policy, make_policy
 
 
 @dataclass(frozen=True)
@@ -24,12 +24,6 @@ class MatchArrays:
     coop_b: np.ndarray
     payoff_a: np.ndarray
     payoff_b: np.ndarray
-
-
-def is_batchable(condition: ConditionSpec) -> bool:
-    return isinstance(condition.agent_a, PolicyAgentSpec) and isinstance(
-        condition.agent_b, PolicyAgentSpec
-    )
 
 
 def _policy(spec: PolicyAgentSpec, planned: PlannedMatch) -> Policy:

@@ -10,7 +10,8 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from pdbench.agents.base import Agent, Decision, MatchInfo, MatchSummary
+from pdbench.agents.base import Agent, AgentBase, Decision, MatchInfo, MatchSummary
+from pdbench.agents.policy import PolicyAgent
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.transcript import PlayedRound, Transcript
@@ -42,17 +43,23 @@ class MatchResult:
         return self.error is None and len(self.rounds) == self.planned_rounds
 
 
-def _observe(agent: Agent, played: Transcript, side: str):
+def as_agent(agent: Agent) -> AgentBase:
+    """Anything with the `Agent` protocol (a bare strategy, a test's scripted player) as an
+    `AgentBase`, so the loop below calls every hook without asking which exist."""
+    return agent if isinstance(agent, AgentBase) else PolicyAgent(agent)  # type: ignore[arg-type]
+
+
+def _observe(agent: AgentBase, played: Transcript, side: str):
     return played.observe(
         side=side, history_window=agent.history_window, include_totals=agent.include_totals
     )
 
 
-async def _decide(agent: Agent, played: Transcript, side: str) -> Decision:
+async def _decide(agent: AgentBase, played: Transcript, side: str) -> Decision:
     return await agent.decide(_observe(agent, played, side))
 
 
-def _act(agent: Agent, played: Transcript, side: str) -> Decision:
+def _act(agent: AgentBase, played: Transcript, side: str) -> Decision:
     return Decision(action=agent.act(_observe(agent, played, side)))
 
 
@@ -67,17 +74,15 @@ async def play_match(
     disclose_rounds: bool,
 ) -> MatchResult:
     """Play `n_rounds` rounds. An agent raising `MatchAborted` ends the match with its error."""
+    agent_a, agent_b = as_agent(agent_a), as_agent(agent_b)
     agent_a.reset(seed_a)
     agent_b.reset(seed_b)
     total_rounds = n_rounds if disclose_rounds else None
     for agent, opponent in ((agent_a, agent_b), (agent_b, agent_a)):
-        start = getattr(agent, "start_match", None)
-        if start is not None:
-            start(MatchInfo(opponent_name=opponent.name, total_rounds=total_rounds))
+        agent.start_match(MatchInfo(opponent_name=opponent.name, total_rounds=total_rounds))
 
-    # Agents with an async `decide` (LLM, arena) are awaited; policies are called directly.
-    a_waits = hasattr(agent_a, "decide")
-    b_waits = hasattr(agent_b, "decide")
+    # Agents that wait on something outside (LLM, arena) are awaited; the rest are called directly.
+    a_waits, b_waits = agent_a.waits, agent_b.waits
     played = Transcript()
     results: list[RoundResult] = []
     cum_a = cum_b = 0.0
@@ -116,9 +121,9 @@ async def play_match(
         aborted_attempts = tuple(getattr(aborted, "attempts", ()))
     finally:
         for agent, own, other in ((agent_a, cum_a, cum_b), (agent_b, cum_b, cum_a)):
-            end = getattr(agent, "end_match", None)
-            if end is not None:
-                end(MatchSummary(your_total=own, opponent_total=other, rounds=len(played.rounds)))
+            agent.end_match(
+                MatchSummary(your_total=own, opponent_total=other, rounds=len(played.rounds))
+            )
     return MatchResult(
         rounds=results, planned_rounds=n_rounds, error=error, aborted_attempts=aborted_attempts
     )

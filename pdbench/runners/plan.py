@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pdbench.config.schema import ConditionSpec, ExperimentSpec, LLMAgentSpec
 from pdbench.core import rng
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-from pdbench.spec import ConditionSpec, ExperimentSpec, LLMAgentSpec
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import orjson
 
-from pdbench.core.types import Action
+from pdbench.analysis.aggregate import StoredMatches
+from pdbench.config.schema import PolicyAgentSpec
+from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch
-from pdbench.spec import PolicyAgentSpec
 from pdbench.storage import manifest as manifest_facts
-from pdbench.storage.aggregate import StoredMatches
 from pdbench.storage.schema import stored_attempts
 
 

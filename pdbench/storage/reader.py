@@ -7,8 +7,7 @@ Nothing in here writes, creates or truncates a file. Three layouts are read the 
 - a sweep whose shards are not merged yet (still running, or stopped before the merge): every
   shard is a run dir of one condition, and the reader stitches them together in memory.
 
-When aggregates.parquet is missing, or no longer covers the matches in the ledger, the aggregates
-are computed in memory with `aggregate_run` and `Aggregates.note` says so.
+Aggregates (stored or computed in memory) are read through `pdbench.analysis.run_aggregates`.
 """
 
 from __future__ import annotations
@@ -18,11 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pandas as pd
 
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
-from pdbench.storage.aggregate import aggregate_run
 from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import (
     AGGREGATES_FILE,
@@ -37,23 +34,6 @@ from pdbench.storage.shards import shard_dirs
 _FINGERPRINT_FILES = (MANIFEST_FILE, ROUNDS_FILE, LEDGER_FILE, AGGREGATES_FILE)
 
 Fingerprint = tuple[tuple[str, int, int], ...]
-
-
-@dataclass(frozen=True)
-class Aggregates:
-    """The aggregates table and where it came from."""
-
-    table: pd.DataFrame
-    source: str  # "file" (aggregates.parquet) or "memory" (computed now, not stored)
-    note: str | None = None  # why the table was computed in memory
-
-    @property
-    def replicates(self) -> pd.DataFrame:
-        return self.table[self.table["level"] == "replicate"].reset_index(drop=True)
-
-    @property
-    def conditions(self) -> pd.DataFrame:
-        return self.table[self.table["level"] == "condition"].reset_index(drop=True)
 
 
 def is_run_dir(path: Path) -> bool:
@@ -121,56 +101,6 @@ class RunReader:
     def ledger(self) -> list[dict]:
         """Every finished match's ledger line (seeds, calls, rounds, errors), in stored order."""
         return [entry for segment in self.segments for entry in read_ledger(segment)]
-
-    # --- aggregates ---------------------------------------------------------------------------
-
-    def aggregates(self) -> Aggregates:
-        """aggregates.parquet when it is there and current; otherwise computed in memory."""
-        path = self.run_dir / AGGREGATES_FILE
-        if not self.merged:
-            note = (
-                "this sweep's shards are not merged yet (still running, or stopped before the "
-                "end): metrics are computed in memory from the shards"
-            )
-            return Aggregates(self._aggregate_shards(), "memory", note)
-        if not path.is_file():
-            note = f"no {AGGREGATES_FILE} in this run dir: metrics are computed in memory from {ROUNDS_FILE}"
-            return Aggregates(self._aggregate_in_memory(), "memory", note)
-        table = pd.read_parquet(path)
-        stored = set(
-            zip(
-                table.loc[table["level"] == "replicate", "condition"],
-                table.loc[table["level"] == "replicate", "replicate"].astype(int),
-                strict=True,
-            )
-        )
-        finished = {(e["condition"], int(e["replicate"])) for e in self.ledger()}
-        if finished - stored:
-            note = (
-                f"{AGGREGATES_FILE} covers {len(stored)} matches but the ledger lists "
-                f"{len(finished)}: metrics are computed in memory from {ROUNDS_FILE}"
-            )
-            return Aggregates(self._aggregate_in_memory(), "memory", note)
-        return Aggregates(table, "file")
-
-    def _aggregate_in_memory(self) -> pd.DataFrame:
-        # aggregate_run merges a sweep's shards first, which writes: read the shards instead.
-        if self.has_shards and shard_dirs(self.run_dir):
-            return self._aggregate_shards()
-        return aggregate_run(self.run_dir)
-
-    def _aggregate_shards(self) -> pd.DataFrame:
-        """One condition per shard: aggregate each (a pure read) and stack them."""
-        shards = shard_dirs(self.run_dir)
-        tables = [aggregate_run(shard) for shard in shards]
-        table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-        if table.empty:
-            return table
-        table["run_id"] = self.run_dir.name
-        # Replicate rows first, then condition rows, each in shard order (as aggregate_run does).
-        table["_level_order"] = (table["level"] == "condition").astype(int)
-        table = table.sort_values("_level_order", kind="stable").drop(columns="_level_order")
-        return table.reset_index(drop=True)
 
     # --- one match's rounds -------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ import orjson
 import pandas as pd
 import streamlit as st
 
-from pdbench.storage.reader import Aggregates, Fingerprint, RunReader
+from pdbench.analysis.run_aggregates import Aggregates, read_aggregates
+from pdbench.storage.reader import Fingerprint, RunReader
 
 RUN_DIR_ENV = "PDBENCH_RUN_DIR"
 SIDES = ("a", "b")
@@ -49,7 +50,7 @@ def load_manifest(run_dir: str, fingerprint: Fingerprint) -> dict[str, Any]:
 
 @st.cache_data(show_spinner="Reading aggregates ...", max_entries=8)
 def load_aggregates(run_dir: str, fingerprint: Fingerprint) -> Aggregates:
-    return RunReader.open(run_dir).aggregates()
+    return read_aggregates(RunReader.open(run_dir))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

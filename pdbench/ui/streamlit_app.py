@@ -24,8 +24,9 @@ import orjson
 import pandas as pd
 import streamlit as st
 
+from pdbench.analysis.run_aggregates import Aggregates
 from pdbench.core.errors import PdbenchError
-from pdbench.storage.reader import Aggregates, RunReader
+from pdbench.storage.reader import RunReader
 from pdbench.ui import data
 
 # Okabe-Ito colours: distinguishable with every common colour-vision deficiency.

@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 from pdbench.agents.arena import ArenaAgent
-from pdbench.agents.policy import make_policy
+from pdbench.agents.base import AgentContext
+from pdbench.agents.kinds import make_agent
+from pdbench.config.schema import ArenaAgentSpec
+from pdbench.core.actions import Action, C, D
 from pdbench.core.game import GAMES, Game
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.transcript import Observation
-from pdbench.core.types import Action, C, D
 from pdbench.runners.match import MatchResult, play_match, play_match_sync
-from pdbench.runners.registry import AgentContext, make_agent
-from pdbench.spec import ArenaAgentSpec
+from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = "tests/fixtures/arena"

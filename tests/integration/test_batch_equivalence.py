@@ -14,15 +14,15 @@ import orjson
 import pandas as pd
 import pytest
 
-from pdbench.agents.policy import POLICIES, make_policy
-from pdbench.config import load
+from pdbench.analysis.aggregate import aggregate_run
+from pdbench.config.schema import ExperimentSpec
 from pdbench.runners.batch import match_lines, play_batch
+from pdbench.runners.experiment import run_experiment
 from pdbench.runners.match import play_match_sync
 from pdbench.runners.plan import plan_matches
+from pdbench.runners.prepare import load
 from pdbench.runners.records import match_base, round_lines
-from pdbench.runners.run_experiment import run_experiment
-from pdbench.spec import ExperimentSpec
-from pdbench.storage.aggregate import aggregate_run
+from pdbench.strategies import POLICIES, make_policy
 
 PROJECT = Path(__file__).resolve().parents[2]
 

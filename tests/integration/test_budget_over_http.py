@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from openai_stub_server import StubServer
 
-from pdbench.config import load
-from pdbench.runners.run_experiment import run_experiment
+from pdbench.runners.experiment import run_experiment
+from pdbench.runners.prepare import load
 
 PROJECT = Path(__file__).resolve().parents[2]
 

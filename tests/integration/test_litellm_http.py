@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 from openai_stub_server import StubServer
 
-from pdbench.agents.policy import make_policy
+from pdbench.agents.base import AgentContext
+from pdbench.agents.kinds import make_agent
+from pdbench.config.schema import LLMAgentSpec, ProviderSpec
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.providers.base import CompletionRequest, ProviderError, ProviderUnavailable
 from pdbench.providers.gateway import ProviderGateway
-from pdbench.providers.litellm_provider import LiteLLMProvider, import_litellm
+from pdbench.providers.litellm import LiteLLMProvider, import_litellm
 from pdbench.runners.match import play_match_sync
-from pdbench.runners.registry import AgentContext, make_agent
-from pdbench.spec import LLMAgentSpec, ProviderSpec
+from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +63,7 @@ def request(stub, model="openai/test-model", **changes):
 def test_request_and_usage(stub, caplog):
     stub.reset(default_text="D")
     client = provider(stub)
-    with caplog.at_level(logging.WARNING, logger="pdbench.providers.litellm_provider"):
+    with caplog.at_level(logging.WARNING, logger="pdbench.providers.litellm"):
         completion = asyncio.run(client.acomplete(request(stub, seed=7, temperature=0.3)))
         asyncio.run(client.acomplete(request(stub)))
     assert completion.text == "D"
@@ -94,7 +95,7 @@ def test_json_mode_asks_for_a_json_object(stub):
 def test_a_rate_limit_is_retried_then_succeeds(stub, caplog):
     stub.reset(script=[(429, "")], default_text="C")
     client = provider(stub)
-    with caplog.at_level(logging.WARNING, logger="pdbench.providers.litellm_provider"):
+    with caplog.at_level(logging.WARNING, logger="pdbench.providers.litellm"):
         completion = asyncio.run(client.acomplete(request(stub)))
     assert completion.text == "C"
     assert len(stub.state.requests) == 2 and client.transport_attempts == 2

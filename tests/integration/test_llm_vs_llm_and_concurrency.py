@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pdbench.config import load
-from pdbench.runners.run_experiment import run_experiment
+from pdbench.runners.experiment import run_experiment
+from pdbench.runners.prepare import load
 
 PROJECT = Path(__file__).resolve().parents[2]
 

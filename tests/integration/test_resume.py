@@ -23,9 +23,9 @@ import orjson
 import pandas as pd
 import pytest
 
-from pdbench.config import load
+from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
-from pdbench.runners.run_experiment import run_experiment
+from pdbench.runners.prepare import load
 
 ROOT = Path(__file__).resolve().parents[2]
 RESUME = ROOT / "tests" / "fixtures" / "experiments" / "resume.yaml"

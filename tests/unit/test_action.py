@@ -2,8 +2,8 @@
 
 import pytest
 
+from pdbench.core.actions import Action, C, D
 from pdbench.core.errors import InvalidActionError, PdbenchError
-from pdbench.core.types import Action, C, D
 
 
 @pytest.mark.parametrize(("value", "expected"), [("C", C), ("D", D), (C, C), (D, D)])

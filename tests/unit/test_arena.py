@@ -18,12 +18,12 @@ from pdbench.agents.arena import (
     round_result,
     round_state,
 )
+from pdbench.agents.base import AgentContext
+from pdbench.config.schema import ArenaAgentSpec
+from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError, InvalidActionError
 from pdbench.core.game import GAMES
 from pdbench.core.transcript import PlayedRound, observe
-from pdbench.core.types import C, D
-from pdbench.runners.registry import AgentContext
-from pdbench.spec import ArenaAgentSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = "tests/fixtures/arena"

@@ -9,7 +9,8 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from pdbench.agents.prompting import PromptBuilder
+from pdbench.agents.llm.prompts import PromptBuilder
+from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
@@ -18,7 +19,6 @@ from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.providers.cache import ReplayCache, resolve_cache_dir
 from pdbench.providers.gateway import ProviderGateway, make_client
 from pdbench.providers.mock import MockProvider
-from pdbench.spec import LLMAgentSpec, MockBehaviour, ProviderSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 MOCK = ProviderSpec()

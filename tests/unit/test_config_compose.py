@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from pdbench.config import load
-from pdbench.core.errors import ConfigError
-from pdbench.spec import (
+from pdbench.config.schema import (
     ArenaAgentSpec,
     ExperimentSpec,
     FixedHorizonSpec,
@@ -24,6 +22,8 @@ from pdbench.spec import (
     PolicyAgentSpec,
     ProviderSpec,
 )
+from pdbench.core.errors import ConfigError
+from pdbench.runners.prepare import load
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "configs"

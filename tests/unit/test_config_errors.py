@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.config import load
 from pdbench.core.errors import ConfigError
+from pdbench.runners.prepare import load
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = "tests/fixtures/configs/bad"
@@ -340,7 +340,7 @@ def test_bad_fixture_is_a_config_error(path):
 def test_run_into_an_existing_run_of_another_config_exits_2_and_touches_nothing(
     tmp_path, monkeypatch
 ):
-    from pdbench.runners.run_experiment import run_experiment
+    from pdbench.runners.experiment import run_experiment
 
     monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
     output = tmp_path / "runs"

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.config import group_options, load
+from pdbench.config.tree import group_options
+from pdbench.runners.prepare import load
 
 PROJECT = Path(__file__).resolve().parents[2]
 PRIMARY = PROJECT / "conf" / "config.yaml"

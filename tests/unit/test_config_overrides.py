@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pdbench.config import load
+from pdbench.runners.prepare import load
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -8,11 +8,11 @@ from the same seeds.
 import pytest
 
 from pdbench.agents.base import Agent
-from pdbench.agents.policy import POLICIES, make_policy
+from pdbench.core.actions import Action
 from pdbench.core.game import GAMES
 from pdbench.core.rng import agent_stream, derive_seed
-from pdbench.core.types import Action
 from pdbench.runners.match import play_match_sync
+from pdbench.strategies import POLICIES, make_policy
 
 N_ROUNDS = 50
 

@@ -2,9 +2,9 @@
 
 import pytest
 
+from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError, InvalidActionError
 from pdbench.core.game import GAMES, get_game
-from pdbench.core.types import C, D
 
 PD = GAMES["pd"]
 SPLIT = GAMES["split_or_steal"]

@@ -5,19 +5,19 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.agents.base import Agent, Decision
+from pdbench.agents.base import Agent, AgentContext, Decision
+from pdbench.agents.kinds import make_agent
 from pdbench.agents.llm import LLMAgent
-from pdbench.agents.policy import make_policy
+from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
+from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError, MatchAborted
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.transcript import observe
-from pdbench.core.types import C, D
 from pdbench.providers.base import Completion, ProviderUnavailable
 from pdbench.providers.gateway import ProviderGateway
 from pdbench.runners.match import play_match_sync
-from pdbench.runners.registry import AgentContext, make_agent
-from pdbench.spec import LLMAgentSpec, MockBehaviour, ProviderSpec
+from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 PD = GAMES["pd"]

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from helpers import as_actions, play
 
-from pdbench.agents.policy import make_policy
+from pdbench.analysis.metrics import match_metrics, mean_ci, time_to_collapse
+from pdbench.core.actions import C, D
 from pdbench.core.game import GAMES
-from pdbench.core.metrics import match_metrics, mean_ci, time_to_collapse
 from pdbench.core.rng import make_rng
-from pdbench.core.types import C, D
+from pdbench.strategies import make_policy
 
 PD = GAMES["pd"]
 # Student t, 97.5% quantile, 2 degrees of freedom, as usually quoted; the closed form for df=2,

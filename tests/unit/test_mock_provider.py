@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.agents.prompting import PromptBuilder
+from pdbench.agents.llm.prompts import PromptBuilder
+from pdbench.config.schema import LLMAgentSpec, MockBehaviour
+from pdbench.core.actions import C, D
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.core.transcript import PlayedRound, observe
-from pdbench.core.types import C, D
 from pdbench.providers.base import CompletionRequest, ProviderClient
 from pdbench.providers.mock import MockProvider
-from pdbench.spec import LLMAgentSpec, MockBehaviour
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLIT = GAMES["split_or_steal"]

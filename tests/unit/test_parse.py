@@ -2,8 +2,8 @@
 
 import pytest
 
+from pdbench.core.actions import C, D
 from pdbench.core.parse import ParsedAnswer, parse_answer
-from pdbench.core.types import C, D
 
 PD = ("C", "D")
 SPLIT = ("split", "steal")

@@ -2,9 +2,9 @@
 
 import pytest
 
+from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError
 from pdbench.core.payoff import DEFAULT_PAYOFFS, PayoffMatrix
-from pdbench.core.types import C, D
 
 
 @pytest.mark.parametrize(

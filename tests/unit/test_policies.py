@@ -5,18 +5,13 @@ import pytest
 from helpers import ScriptedAgent, as_actions, play, versus_test
 
 from pdbench.agents.base import Agent
-from pdbench.agents.policy import (
-    POLICIES,
-    GenerousTitForTat,
-    WinStayLoseShift,
-    default_generosity,
-    make_policy,
-)
+from pdbench.core.actions import Action, C, D
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import GAMES
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.rng import make_rng
-from pdbench.core.types import Action, C, D
+from pdbench.strategies import POLICIES, make_policy
+from pdbench.strategies.classic import GenerousTitForTat, WinStayLoseShift, default_generosity
 
 PD = GAMES["pd"]
 MIXED = "CDDCCDCDDDCC"  # a bit of everything: CC, CD, DC and DD against any policy

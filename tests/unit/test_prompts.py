@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.agents.prompting import (
+from pdbench.agents.llm.prompts import (
     PromptBuilder,
     available_personas,
     check_prompt_files,
 )
+from pdbench.config.schema import LLMAgentSpec
+from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.transcript import PlayedRound, observe
-from pdbench.core.types import C, D
-from pdbench.spec import LLMAgentSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 PD = GAMES["pd"]

@@ -2,9 +2,7 @@
 
 import pytest
 
-from pdbench.core.rng import HORIZON, MOCK_PROVIDER, agent_stream, derive_seed, make_rng
-from pdbench.runners.plan import plan_matches
-from pdbench.spec import (
+from pdbench.config.schema import (
     ConditionSpec,
     ExperimentSpec,
     FixedHorizonSpec,
@@ -12,6 +10,8 @@ from pdbench.spec import (
     PolicyAgentSpec,
     RunSpec,
 )
+from pdbench.core.rng import HORIZON, MOCK_PROVIDER, agent_stream, derive_seed, make_rng
+from pdbench.runners.plan import plan_matches
 
 BASE = (0, "baseline", 0, "horizon")
 

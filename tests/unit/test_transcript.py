@@ -2,8 +2,8 @@
 
 import pytest
 
+from pdbench.core.actions import C, D
 from pdbench.core.transcript import PastRound, PlayedRound, observe
-from pdbench.core.types import C, D
 
 # Four rounds of a PD: a plays C C D D, b plays C D C D.
 ROUNDS = [

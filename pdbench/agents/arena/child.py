@@ -1,6 +1,6 @@
 """The child-process side of an arena agent: load the user's file, then answer hook calls.
 
-Run as a script (`python arena_worker.py AGENT_FILE`), never imported by the user's code. It uses
+Run as a script (`python child.py AGENT_FILE`), never imported by the user's code. It uses
 the standard library only, so a worker starts in a few tens of milliseconds.
 
 Channels: the parent writes one JSON request per line to our stdin and reads one JSON reply per

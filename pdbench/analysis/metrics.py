@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from pdbench.core.stats import t_quantile_two_sided
+from pdbench.analysis.stats import t_quantile_two_sided
 
 
 @dataclass(frozen=True, slots=True)

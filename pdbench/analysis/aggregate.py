@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from pdbench.analysis.metrics import many_match_metrics, mean_ci
 from pdbench.core.errors import PdbenchError
-from pdbench.core.metrics import many_match_metrics, mean_ci
 from pdbench.storage import jsonl
 from pdbench.storage.run_store import read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE, ROUNDS_FILE, SHARDS_DIR

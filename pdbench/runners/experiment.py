@@ -15,11 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pdbench.config import LoadedExperiment
+from pdbench.agents.base import AgentContext
+from pdbench.agents.kinds import is_batchable, make_agent
+from pdbench.analysis.aggregate import StoredMatches
+from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
-from pdbench.runners.batch import is_batchable, match_lines, play_batch
+from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match
 from pdbench.runners.plan import PlannedMatch, plan_matches
+from pdbench.runners.prepare import LoadedExperiment
 from pdbench.runners.records import (
     call_counts,
     ledger_entry,
@@ -29,10 +33,7 @@ from pdbench.runners.records import (
     round_lines,
     timestamp_utc,
 )
-from pdbench.runners.registry import AgentContext, make_agent
-from pdbench.spec import LLMAgentSpec
 from pdbench.storage import manifest as manifest_facts
-from pdbench.storage.aggregate import StoredMatches
 from pdbench.storage.run_store import FinishedMatch, RunStore
 from pdbench.storage.schema import stored_attempts
 
@@ -161,7 +162,7 @@ def _play_batchable(
     groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
     rest = []
     for index, planned in enumerate(pending):
-        if is_batchable(planned.condition):
+        if is_batchable(planned.condition.agent_a, planned.condition.agent_b):
             groups.setdefault(planned.condition.name, []).append((index, planned))
         else:
             rest.append((index, planned))
@@ -235,9 +236,7 @@ async def _play_pending(
                 )
             finally:
                 for agent in agents:
-                    close = getattr(agent, "close", None)
-                    if close is not None:
-                        close()
+                    agent.close()
             calls = call_counts(result)
             finished = FinishedMatch(
                 condition=planned.condition.name,
@@ -407,7 +406,7 @@ def run_experiment(
     save(status, error)
     aggregates = None
     if aggregate:
-        from pdbench.storage.aggregate import write_aggregates
+        from pdbench.analysis.aggregate import write_aggregates
 
         # A run played wholly by this process aggregates what it holds in memory (the same
         # numbers: tests/integration compare it with `pdbench aggregate`); a resumed run

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pdbench.agents.base import Decision
-from pdbench.agents.prompting import (
+from pdbench.agents.base import AgentBase, Decision
+from pdbench.agents.llm.prompts import (
     PromptBuilder,
     available_personas,
     check_prompt_files,
 )
+from pdbench.config.schema import LLMAgentSpec
+from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.core.rng import MOCK_PROVIDER, derive_seed
 from pdbench.core.transcript import Observation
-from pdbench.core.types import Action
 from pdbench.providers.base import CompletionRequest, ProviderUnavailable
-from pdbench.spec import LLMAgentSpec
 
 if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 __all__ = ["LLMAgent", "available_personas", "check_prompt_files"]
 
 
-class LLMAgent:
+class LLMAgent(AgentBase):
     """Implements the Agent protocol through `async decide(obs)`; `act` is not available."""
+
+    waits = True
 
     def __init__(
         self,

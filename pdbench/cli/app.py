@@ -49,7 +49,7 @@ def _load(
     replicates: int | None = None,
     run_id: str | None = None,
 ):
-    from pdbench.config import load
+    from pdbench.runners.prepare import load
 
     return load(config, overrides or [], replicates=replicates, run_id=run_id)
 
@@ -133,8 +133,8 @@ def run(
     if dry_run:
         _print_plan(loaded)
         return
-    from pdbench.runners.progress import ProgressReporter
-    from pdbench.runners.run_experiment import run_experiment
+    from pdbench.cli.progress import ProgressReporter
+    from pdbench.runners.experiment import run_experiment
 
     cache_mode = "off" if no_cache else "replay" if offline else None
     command = "pdbench run " + " ".join(shlex.quote(a) for a in sys.argv[2:])
@@ -175,7 +175,7 @@ def _print_plan(loaded) -> None:
 
 
 def _print_summary(run_dir: Path, aggregates=None) -> None:
-    from pdbench.runners.summary import print_summary
+    from pdbench.cli.report import print_summary
 
     print_summary(run_dir, aggregates)
 
@@ -187,7 +187,7 @@ def aggregate(run_dir: RunDirArg) -> None:
     Works on a single run and on a Hydra sweep (whose shards are merged first). Running it twice
     gives the same table.
     """
-    from pdbench.storage.aggregate import write_aggregates
+    from pdbench.analysis.aggregate import write_aggregates
 
     _require_run_dir(run_dir)
     table = write_aggregates(run_dir)
@@ -219,7 +219,7 @@ def ui(
     import subprocess
 
     _require_run_dir(run_dir)
-    app_path = Path(__file__).parent / "ui" / "streamlit_app.py"
+    app_path = Path(__file__).parents[1] / "ui" / "streamlit_app.py"
     command = [
         sys.executable,
         "-m",
@@ -265,7 +265,7 @@ def list_options(
     ] = None,
 ) -> None:
     """Show what the config tree offers, one line of description each."""
-    from pdbench.config import describe_option, find_project_root, group_options
+    from pdbench.config.tree import describe_option, find_project_root, group_options
     from pdbench.core.errors import unknown_choice
 
     root = find_project_root()

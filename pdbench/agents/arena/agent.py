@@ -17,7 +17,7 @@ The file defines `class Agent` with an optional `GAME = "prisoners-dilemma"` (or
 Labels are matched case-insensitively; in the prisoner's dilemma "cooperate" and "defect" are also
 accepted. `total_rounds` is None when the horizon is geometric or not disclosed.
 
-Each match runs the agent in its own child process (`arena_worker.py`), so a hang, a crash or a
+Each match runs the agent in its own child process (`child.py`), so a hang, a crash or a
 flood of output cannot stall or break the run. Every hook call is limited to `spec.timeout_s`; a
 late call kills the process and the next round starts a fresh one (its state on `self` is lost,
 and the record says so). A timeout, an exception or an invalid answer plays `timeout_action` (by
@@ -54,19 +54,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pdbench.agents.base import Decision, MatchInfo, MatchSummary
+from pdbench.agents.base import AgentBase, Decision, MatchInfo, MatchSummary
+from pdbench.config.schema import ArenaAgentSpec
+from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, InvalidActionError
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation, PastRound
-from pdbench.core.types import Action
-from pdbench.spec import ArenaAgentSpec
 
 if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
     from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 
 LOG_CAP_BYTES = 1 << 20  # what one agent may print per match before the rest is discarded
-WORKER_SCRIPT = Path(__file__).with_name("arena_worker.py")
+WORKER_SCRIPT = Path(__file__).with_name("child.py")
 PD_ALIASES = {"cooperate": Action.C, "defect": Action.D}
 
 
@@ -118,6 +118,12 @@ def check_arena_file(spec: ArenaAgentSpec, game: Game, project_root: Path) -> No
             label_to_action(spec.timeout_action, game)
         except InvalidActionError as error:
             raise ConfigError(str(error), field="timeout_action") from None
+
+
+def files_read(spec: ArenaAgentSpec, game: Game, horizon: object, project_root: Path) -> list[str]:
+    """The agent kind's file check (see `pdbench.agents.kinds`): the agent's own file."""
+    check_arena_file(spec, game, project_root)
+    return [spec.path]
 
 
 def _binds(node: ast.stmt, name: str) -> bool:
@@ -482,9 +488,10 @@ class Worker:
 # --- the agent ---------------------------------------------------------------------------------
 
 
-class ArenaAgent:
+class ArenaAgent(AgentBase):
     """A user's AgentDuel-style file behind pdbench's Agent protocol, one process per match."""
 
+    waits = True
     history_window: int | None = None  # the hooks get the whole match and both totals
     include_totals = True
     startup_timeout_s = 10.0  # interpreter start, the file's imports and Agent()

@@ -18,12 +18,12 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from pdbench.config.schema import LLMAgentSpec
+from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.transcript import Observation
-from pdbench.core.types import Action
-from pdbench.spec import LLMAgentSpec
 
 PERSONA_DIR = Path("prompts/personas")
 
@@ -128,6 +128,17 @@ def check_prompt_files(
     PromptTemplates.load(spec, project_root)
     if horizon is not None:
         horizon_text(spec.disclose_horizon, horizon)
+
+
+def files_read(
+    spec: LLMAgentSpec, game: Game, horizon: FixedHorizon | GeometricHorizon, project_root: Path
+) -> list[str]:
+    """The agent kind's file check (see `pdbench.agents.kinds`): the templates it renders."""
+    check_prompt_files(spec, project_root, horizon)
+    paths = [spec.system_prompt, spec.round_prompt]
+    if spec.persona:
+        paths.append(str(PERSONA_DIR / f"{spec.persona}.md"))
+    return paths
 
 
 # --- pieces --------------------------------------------------------------------------------------

@@ -131,7 +131,7 @@ class PolicyAgentSpec(Frozen):
     @field_validator("policy")
     @classmethod
     def _known_policy(cls, value: str) -> str:
-        from pdbench.agents.policy import POLICIES  # agents register themselves on import
+        from pdbench.strategies import POLICIES  # agents register themselves on import
 
         if value not in POLICIES:
             from pdbench.core.errors import unknown_choice
@@ -143,8 +143,8 @@ class PolicyAgentSpec(Frozen):
     def _known_params(self) -> PolicyAgentSpec:
         import inspect
 
-        from pdbench.agents.policy import POLICIES
         from pdbench.core.errors import did_you_mean
+        from pdbench.strategies import POLICIES
 
         accepted = [
             name
@@ -271,8 +271,8 @@ class ConditionSpec(Frozen):
 
     @model_validator(mode="after")
     def _game_is_consistent(self) -> ConditionSpec:
-        from pdbench.agents.policy import make_policy
         from pdbench.core.errors import ConfigError
+        from pdbench.strategies import make_policy
 
         game = self.game.build()  # payoffs, labels and the PD check
         for side in ("agent_a", "agent_b"):

@@ -14,14 +14,15 @@ import os
 import sys
 from pathlib import Path
 
-from pdbench.config import (
+from pdbench.cli.report import print_summary
+from pdbench.config.hydra_compose import (
     condition_name_from_overrides,
-    find_project_root,
     preflight_hydra_overrides,
     spec_from_composed,
 )
+from pdbench.config.tree import find_project_root
 from pdbench.core.errors import PdbenchError
-from pdbench.runners.summary import print_summary
+from pdbench.runners.prepare import prepare
 
 SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
 
@@ -55,7 +56,7 @@ def _job(cfg) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from pdbench.runners.run_experiment import run_experiment
+    from pdbench.runners.experiment import run_experiment
     from pdbench.storage.shards import shard_dir_name
 
     hydra_cfg = HydraConfig.get()
@@ -63,12 +64,14 @@ def _job(cfg) -> None:
     project_root = find_project_root()
     name = condition_name_from_overrides(task_overrides, cfg)
     try:
-        loaded = spec_from_composed(
-            cfg,
-            condition_name=name,
-            project_root=project_root,
-            source="conf/config.yaml",
-            overrides=task_overrides,
+        loaded = prepare(
+            spec_from_composed(
+                cfg,
+                condition_name=name,
+                project_root=project_root,
+                source="conf/config.yaml",
+                overrides=task_overrides,
+            )
         )
         if hydra_cfg.mode == RunMode.MULTIRUN:
             run_id = cfg.run.run_id or f"sweep-{os.environ[SWEEP_ID_ENV]}"
@@ -98,7 +101,7 @@ class SweepCallback(Callback):
     """Merge a sweep's shards into one run and aggregate it, in the process that launched it."""
 
     def on_multirun_end(self, config, **kwargs) -> None:
-        from pdbench.storage.aggregate import write_aggregates
+        from pdbench.analysis.aggregate import write_aggregates
 
         project_root = find_project_root()
         run_id = config.run.run_id or f"sweep-{os.environ[SWEEP_ID_ENV]}"

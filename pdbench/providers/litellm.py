@@ -15,13 +15,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pdbench.config.schema import ProviderSpec
 from pdbench.providers.base import (
     Completion,
     CompletionRequest,
     ProviderError,
     ProviderUnavailable,
 )
-from pdbench.spec import ProviderSpec
 
 log = logging.getLogger(__name__)
 

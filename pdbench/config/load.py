@@ -1,0 +1,52 @@
+"""From config files to a validated `ExperimentSpec`, with errors that name the file and field.
+
+Two front doors end in the same spec:
+
+- an experiment file (`conf/experiment.yaml`): run metadata, a game, a horizon and a list of named
+  conditions whose agents are group names (`tft`) or `{ref: "agent/x.yaml", overrides: {...}}`;
+- Hydra's primary config (`conf/config.yaml`), composed from the groups game/, horizon/,
+  agent_a/, agent_b/, persona/ and provider/: one condition per composition.
+
+Everything here is pure config work: no agent is built and nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from pdbench.config.experiment_file import load_experiment_file
+from pdbench.config.files import display_path, read_yaml
+from pdbench.config.hydra_compose import load_primary_file
+from pdbench.config.tree import LoadedConfig, find_project_root
+from pdbench.core.errors import ConfigError
+
+# --- either door ------------------------------------------------------------------------------
+
+
+def load_config(
+    path: str | Path,
+    overrides: Sequence[str] = (),
+    *,
+    replicates: int | None = None,
+    run_id: str | None = None,
+    project_root: Path | None = None,
+) -> LoadedConfig:
+    """Load an experiment file or a Hydra primary config, whichever `path` is."""
+    path = Path(path)
+    root = project_root or find_project_root(path.parent if path.is_absolute() else None)
+    if not path.is_absolute():
+        path = (Path.cwd() / path).resolve()
+    cfg = read_yaml(path, root)
+    if "conditions" in cfg:
+        return load_experiment_file(
+            path, overrides, project_root=root, replicates=replicates, run_id=run_id
+        )
+    if "defaults" in cfg:
+        return load_primary_file(
+            path, overrides, project_root=root, replicates=replicates, run_id=run_id
+        )
+    raise ConfigError(
+        "neither an experiment (no conditions:) nor a Hydra primary config (no defaults:)",
+        file=display_path(path, root),
+    )

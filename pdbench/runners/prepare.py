@@ -1,0 +1,107 @@
+"""From a validated config to an experiment ready to run: every file its agents read is checked
+(by the agent kind that reads it) and hashed, which fixes the config hash and the run id.
+
+`load` is the one pipeline both front doors and every command use: read the config
+(`pdbench.config.load`), then `prepare` it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from pdbench.agents.kinds import kind_of
+from pdbench.config.load import load_config
+from pdbench.config.schema import ExperimentSpec
+from pdbench.config.tree import LoadedConfig
+from pdbench.core.errors import ConfigError
+
+# Fields that change how a run is executed or where it is stored, never what it produces.
+RESULT_NEUTRAL_FIELDS = {
+    "run": {"run_id", "output_dir", "max_concurrency", "max_cost_usd", "cache"},
+    "source": True,
+    "overrides": True,
+}
+
+
+@dataclass(frozen=True)
+class LoadedExperiment:
+    """A validated spec plus what is needed to reproduce and audit it."""
+
+    spec: ExperimentSpec
+    project_root: Path
+    config_path: Path
+    # sha256 of every file the spec points at (prompts, personas, arena agents), by relative path.
+    referenced_files: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def config_hash(self) -> str:
+        """Hash of everything that determines the results: the spec and the files it reads.
+
+        Settings that cannot change a single round are left out, so that a run can be named,
+        moved, resumed with a larger budget or more concurrency and still be the same run.
+        """
+        snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
+        payload = {"spec": snapshot, "files": self.referenced_files}
+        return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+    @property
+    def run_id(self) -> str:
+        if self.spec.run.run_id:
+            return self.spec.run.run_id
+        return f"{self.config_path.stem}-{self.config_hash[:10]}"
+
+    @property
+    def run_dir(self) -> Path:
+        output_dir = Path(self.spec.run.output_dir)
+        if not output_dir.is_absolute():
+            output_dir = self.project_root / output_dir
+        return output_dir / self.run_id
+
+
+def prepare(config: LoadedConfig) -> LoadedExperiment:
+    """Check every file the spec's agents read and record their hashes."""
+    spec = config.spec
+    files: dict[str, str] = {}
+    for index, condition in enumerate(spec.conditions):
+        game = condition.game.build()
+        horizon = condition.horizon.build()
+        for side in ("agent_a", "agent_b"):
+            agent = getattr(condition, side)
+            where = f"conditions[{index}]({condition.name}).{side}"
+            try:
+                relatives = kind_of(agent).files_read(agent, game, horizon, config.project_root)
+            except ConfigError as error:
+                # Name the config file that asks for the file; the file itself is in the reason.
+                reason = f"{error.file}: {error.reason}" if error.file else error.reason
+                field_ = f"{where}.{error.field}" if error.field else where
+                raise ConfigError(reason, file=spec.source, field=field_) from None
+            for relative in relatives:
+                full = config.project_root / relative
+                files[relative] = hashlib.sha256(full.read_bytes()).hexdigest()
+    return LoadedExperiment(
+        spec=spec,
+        project_root=config.project_root,
+        config_path=config.config_path,
+        referenced_files=dict(sorted(files.items())),
+    )
+
+
+def load(
+    path: str | Path,
+    overrides: Sequence[str] = (),
+    *,
+    replicates: int | None = None,
+    run_id: str | None = None,
+    project_root: Path | None = None,
+) -> LoadedExperiment:
+    """Load an experiment file or a Hydra primary config and prepare it."""
+    return prepare(
+        load_config(
+            path, overrides, replicates=replicates, run_id=run_id, project_root=project_root
+        )
+    )
