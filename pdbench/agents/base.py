@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pdbench.core.actions import Action
 from pdbench.core.transcript import Observation
+from pdbench.storage.schema import Attempt
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import ProviderGateway
@@ -67,12 +68,12 @@ class AgentBase:
 class Decision:
     """An agent's action for one round and the record of how it was reached.
 
-    `attempts` holds one JSON-able dict per provider attempt (prompt or its hash, raw response,
-    valid or not); it is empty for agents that make no calls.
+    `attempts` holds one record per try (a provider call of an LLM agent, an arena agent's
+    on_turn); it is empty for agents that make no calls.
     """
 
     action: Action
-    attempts: tuple[dict[str, Any], ...] = ()
+    attempts: tuple[Attempt, ...] = ()
     invalid_outputs: int = 0
     fallback: bool = False
     timeout: bool = False

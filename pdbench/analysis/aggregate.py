@@ -20,6 +20,7 @@ import pyarrow.json as pa_json
 from pdbench.analysis.metrics import many_match_metrics, mean_ci
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
+from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE, ROUNDS_FILE, SHARDS_DIR
 
@@ -314,16 +315,15 @@ def aggregate_run(run_dir: Path) -> pd.DataFrame:
     return aggregate_matches(read_matches(run_dir), read_manifest(run_dir))
 
 
-def aggregate_matches(matches: StoredMatches, manifest: dict) -> pd.DataFrame:
+def aggregate_matches(matches: StoredMatches, manifest: RunManifest) -> pd.DataFrame:
     """The aggregates table of stored matches (a pure function of rounds and manifest)."""
-    collapse = manifest.get("collapse") or {}
     replicates, over_time = replicate_frame(
         matches,
-        collapse_k=int(collapse.get("k", 10)),
-        collapse_threshold=float(collapse.get("threshold", 0.2)),
+        collapse_k=manifest.collapse.k,
+        collapse_threshold=manifest.collapse.threshold,
     )
     # Condition order follows the manifest (the experiment's order), not the alphabet.
-    order = {name: i for i, name in enumerate(manifest.get("conditions") or [])}
+    order = {name: i for i, name in enumerate(manifest.conditions)}
     rank = replicates["condition"].map(lambda name: order.get(name, len(order)))
     sorted_positions = (
         np.lexsort(
@@ -348,7 +348,7 @@ def aggregate_matches(matches: StoredMatches, manifest: dict) -> pd.DataFrame:
     # mean n_rounds of a geometric horizon).
     for column in ["n_replicates", *(f"{m}_n" for m in SCALAR_METRICS)]:
         table[column] = table[column].astype("Int64")
-    table.insert(0, "run_id", manifest.get("run_id"))
+    table.insert(0, "run_id", manifest.run_id)
     return table
 
 

@@ -53,7 +53,7 @@ def read_aggregates(reader: RunReader) -> Aggregates:
             strict=True,
         )
     )
-    finished = {(e["condition"], int(e["replicate"])) for e in reader.ledger()}
+    finished = {entry.key for entry in reader.ledger()}
     if finished - stored:
         note = (
             f"{AGGREGATES_FILE} covers {len(stored)} matches but the ledger lists "

@@ -6,6 +6,8 @@ import sys
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from pdbench.storage.schema import CallCounts
+
 
 class ProgressReporter:
     def __init__(self, *, enabled: bool = True) -> None:
@@ -36,10 +38,10 @@ class ProgressReporter:
             "run", total=planned, completed=already_done, live=0, cached=0, cost=0.0
         )
 
-    def match_done(self, _finished, calls: dict) -> None:
-        self.live += calls.get("live", 0)
-        self.cached += calls.get("cached", 0)
-        self.cost += calls.get("cost_usd", 0.0)
+    def match_done(self, _finished: object, calls: CallCounts) -> None:
+        self.live += calls.live
+        self.cached += calls.cached
+        self.cost += calls.cost_usd
         if self.task is not None:
             self.progress.update(
                 self.task, advance=1, live=self.live, cached=self.cached, cost=self.cost

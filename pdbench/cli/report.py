@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pdbench.storage.manifest import Counts, RunManifest
 from pdbench.storage.run_store import read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE
 
@@ -21,7 +22,7 @@ def _fmt(value, digits: int = 2) -> str:
 
 
 def summary_table(
-    run_dir: Path, aggregates: pd.DataFrame | None = None, manifest: dict | None = None
+    run_dir: Path, aggregates: pd.DataFrame | None = None, manifest: RunManifest | None = None
 ) -> Table:
     """The table of a run; `aggregates` saves reading back what the caller just wrote."""
     if manifest is None:
@@ -29,9 +30,9 @@ def summary_table(
     if aggregates is None:
         aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
     conditions = aggregates[aggregates["level"] == "condition"]
-    calls = manifest.get("provider_calls_by_condition", {})
+    calls = manifest.provider_calls_by_condition
     table = Table(
-        title=escape(f"run {manifest['run_id']}: {manifest['status']}"),
+        title=escape(f"run {manifest.run_id}: {manifest.status}"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         caption="coop: share of C (a, b, both); total: mean payoff per match; collapse: mean "
@@ -54,7 +55,7 @@ def summary_table(
         left = column in ("condition", "agent a vs agent b")
         table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for row in conditions.itertuples():
-        condition_calls = calls.get(row.condition, {})
+        condition_calls = calls.get(row.condition, Counts())
         collapsed = (
             aggregates[
                 (aggregates["level"] == "replicate") & (aggregates["condition"] == row.condition)
@@ -77,8 +78,8 @@ def summary_table(
             _fmt(row.total_payoff_a, 1),
             _fmt(row.total_payoff_b, 1),
             collapse,
-            f"{condition_calls.get('live', 0)}/{condition_calls.get('cached', 0)}",
-            _fmt(condition_calls.get("cost_usd", 0.0), 4),
+            f"{condition_calls.live}/{condition_calls.cached}",
+            _fmt(condition_calls.cost_usd, 4),
         )
     return table
 
@@ -96,14 +97,14 @@ def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None
     console = Console(width=None if Console().is_terminal else 200)
     manifest = read_manifest(run_dir)
     console.print(summary_table(run_dir, aggregates, manifest))
-    failed = manifest.get("matches", {}).get("failed") or []
+    failed = manifest.matches.failed
     if failed:
         first = failed[0]
         console.print(
             escape(
                 f"{len(failed)} match(es) ended early with an error (run_manifest.json "
-                f"matches.failed; their answers are in matches.jsonl), e.g. {first['condition']} "
-                f"replicate {first['replicate']}: {first['error']}"
+                f"matches.failed; their answers are in matches.jsonl), e.g. {first.condition} "
+                f"replicate {first.replicate}: {first.error}"
             ),
             style="yellow",
         )

@@ -30,7 +30,14 @@ class InvalidActionError(PdbenchError):
 
 
 class MatchAborted(PdbenchError):
-    """An agent could not produce an action and its config says to abort the match."""
+    """An agent could not produce an action and its config says to abort the match.
+
+    `attempts` are the tries of the round that could not be completed, so what was asked and
+    answered is kept even though no action came of it."""
+
+    def __init__(self, message: str, *, attempts: tuple = ()) -> None:
+        super().__init__(message)
+        self.attempts = attempts
 
 
 class BudgetExhausted(PdbenchError):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,24 +18,9 @@ from pdbench.config.schema import ProviderSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache
+from pdbench.storage.schema import CallCounts
 
 CacheMode = Literal["readwrite", "off", "replay"]
-
-
-@dataclass
-class GatewayStats:
-    """Counters for the run manifest. Tokens and `cost_usd` count live calls only."""
-
-    live_calls: int = 0
-    cached_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_usd_saved: float = 0.0  # what the cached answers cost when they were first bought
-    unknown_price_calls: int = 0  # live calls whose price litellm does not know
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def make_client(spec: ProviderSpec, *, project_root: Path | None = None) -> ProviderClient:
@@ -72,7 +56,7 @@ class ProviderGateway:
         self.cache = (
             ReplayCache(cache_dir) if cache_dir is not None and cache_mode != "off" else None
         )
-        self.stats = GatewayStats()
+        self.stats = CallCounts()  # tokens and cost count live calls only
         self.in_flight = 0
         self.peak_in_flight = 0  # the most live calls ever in flight at once
         self.max_concurrency = max_concurrency
@@ -133,9 +117,9 @@ class ProviderGateway:
 
     def _from_cache(self, stored: dict[str, Any]) -> Completion:
         # The completion keeps the price it had when it was bought, so a replay writes the same
-        # rounds as the live run; the run's spend counts live calls only (see GatewayStats).
+        # rounds as the live run; the run's spend counts live calls only (see CallCounts.paid).
         completion = Completion.from_json_dict(stored, cached=True)
-        self.stats.cached_calls += 1
+        self.stats.cached += 1
         self.stats.cost_usd_saved += completion.cost_usd or 0.0
         return completion
 
@@ -164,11 +148,11 @@ class ProviderGateway:
                 completion = await client.acomplete(request)
             finally:
                 self.in_flight -= 1
-        self.stats.live_calls += 1
+        self.stats.live += 1
         self.stats.input_tokens += completion.input_tokens
         self.stats.output_tokens += completion.output_tokens
         if completion.cost_usd is None:
-            self.stats.unknown_price_calls += 1
+            self.stats.unknown_price += 1
         else:
             self.stats.cost_usd += completion.cost_usd
         return completion

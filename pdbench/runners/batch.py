@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import orjson
 
 from pdbench.config.schema import PolicyAgentSpec
 from pdbench.runners.plan import PlannedMatch
+from pdbench.storage.schema import PER_ROUND_FIELDS
 from pdbench.strategies import LastRounds, Policy, make_policy
 
 
@@ -71,73 +73,104 @@ def play_batch(matches: list[PlannedMatch]) -> list[MatchArrays]:
 
 def _json_numbers(values: np.ndarray) -> list[bytes]:
     """Each number exactly as orjson writes it (so both paths produce the same bytes)."""
-    import orjson
-
     return orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
 
 
 _ROUND_NUMBERS: list[bytes] = []  # b"1", b"2", ...: rendered once, shared by every match
+
+# How the batch path renders each per-round field of RoundRecord (its order is RoundRecord's):
+# "round" the round number, "outcome" a value fixed by the round's two moves, "cumulative" a
+# running total, "constant" the same for every round of the condition.
+_FIELD_SOURCE = {
+    "round_index": "round",
+    "agent_a_action": "outcome",
+    "agent_b_action": "outcome",
+    "agent_a_payoff": "outcome",
+    "agent_b_payoff": "outcome",
+    "agent_a_cum_payoff": "cumulative",
+    "agent_b_cum_payoff": "cumulative",
+    "timestamp_utc": "constant",
+}
+_UNKNOWN = [name for name in PER_ROUND_FIELDS if name not in _FIELD_SOURCE]
+assert not _UNKNOWN, f"the batch path does not know how to render {_UNKNOWN}"
 
 
 def match_lines(
     base: dict, arrays: MatchArrays, *, timestamp: str, bodies: dict | None = None
 ) -> bytes:
     """rounds.jsonl lines of one batch-played match: the same keys, order and number formatting
-    as `round_lines` gives a policy-vs-policy match of the general loop.
+    as RoundRecord.to_json gives a policy-vs-policy match of the general loop.
 
-    Each line is the match's head (run, condition, replicate, horizon: the same on every line)
-    followed by a body that depends only on the round's moves. Replicates of a deterministic
-    condition play the same moves, so `bodies` (one dict per condition: same game, same
-    timestamp) lets them share their rendered bodies.
+    Each line is the match's head (RoundRecord's MATCH_FIELDS, the same on every line) followed
+    by a body that depends only on the round's moves. Replicates of a deterministic condition
+    play the same moves, so `bodies` (one dict per condition: same game, same timestamp) lets
+    them share their rendered bodies.
     """
-    import orjson
-
     if len(arrays.coop_a) == 0:
         return b""
-    head = orjson.dumps(base)[:-1] + b',"round_index":'
+    lead, rendered = None, None
     key = (arrays.coop_a.tobytes(), arrays.coop_b.tobytes())
-    rendered = bodies.get(key) if bodies is not None else None
+    if bodies is not None and key in bodies:
+        lead, rendered = bodies[key]
     if rendered is None:
-        rendered = _line_bodies(arrays, timestamp)
+        lead, rendered = _line_bodies(arrays, timestamp)
         if bodies is not None:
-            bodies[key] = rendered
+            bodies[key] = (lead, rendered)
+    head = orjson.dumps(base)[:-1] + b"," + lead
     return head + head.join(rendered)
 
 
-def _line_bodies(arrays: MatchArrays, timestamp: str) -> list[bytes]:
-    """Per round: everything of the line after `"round_index":`, newline included."""
-    import orjson
+def _line_bodies(arrays: MatchArrays, timestamp: str) -> tuple[bytes, list[bytes]]:
+    """The per-round part of every line: (what comes before the first per-round value, the same
+    on every line, and per round the rest up to the newline).
 
+    A line is laid out as fixed text (keys, and values fixed by the round's outcome or constant)
+    alternating with per-round values (the round number, running totals). Fixed text is rendered
+    once per outcome, so a line is a handful of byte joins however many fields RoundRecord has.
+    """
     n = len(arrays.coop_a)
     while len(_ROUND_NUMBERS) < n:
         _ROUND_NUMBERS.append(b"%d" % (len(_ROUND_NUMBERS) + 1))
-    tail = b',"timestamp_utc":' + orjson.dumps(timestamp) + b"}\n"
     outcomes = arrays.coop_a.astype(np.int8) * 2 + arrays.coop_b  # 3 = CC, 2 = CD, 1 = DC, 0 = DD
-    middle: dict[int, bytes] = {}
-    for outcome, first in zip(*np.unique(outcomes, return_index=True), strict=True):
-        action_a = b"C" if outcome >= 2 else b"D"
-        action_b = b"C" if outcome % 2 else b"D"
-        middle[int(outcome)] = b"".join(
-            (
-                b',"agent_a_action":"',
-                action_a,
-                b'","agent_b_action":"',
-                action_b,
-                b'","agent_a_payoff":',
-                orjson.dumps(float(arrays.payoff_a[first])),
-                b',"agent_b_payoff":',
-                orjson.dumps(float(arrays.payoff_b[first])),
-                b',"agent_a_cum_payoff":',
-            )
-        )
-    cum_b_key = b',"agent_b_cum_payoff":'
-    return [
-        b"".join((number, middle[outcome], cum_a, cum_b_key, cum_b, tail))
-        for number, outcome, cum_a, cum_b in zip(
-            _ROUND_NUMBERS,
-            outcomes.tolist(),
-            _json_numbers(np.cumsum(arrays.payoff_a)),
-            _json_numbers(np.cumsum(arrays.payoff_b)),
-            strict=False,  # _ROUND_NUMBERS may be longer than this match
-        )
-    ]
+    firsts = {int(o): int(i) for o, i in zip(*np.unique(outcomes, return_index=True), strict=True)}
+
+    def fixed_value(name: str, outcome: int) -> bytes:
+        if _FIELD_SOURCE[name] == "constant":
+            return orjson.dumps(timestamp)
+        first = firsts[outcome]
+        return {
+            "agent_a_action": lambda: b'"C"' if outcome >= 2 else b'"D"',
+            "agent_b_action": lambda: b'"C"' if outcome % 2 else b'"D"',
+            "agent_a_payoff": lambda: orjson.dumps(float(arrays.payoff_a[first])),
+            "agent_b_payoff": lambda: orjson.dumps(float(arrays.payoff_b[first])),
+        }[name]()
+
+    fixed: list[dict[int, bytes]] = [dict.fromkeys(firsts, b"")]  # fixed text before value k
+    values: list[list[bytes]] = []  # per-round values, one list per value field
+    for index, name in enumerate(PER_ROUND_FIELDS):
+        key = (b"," if index else b"") + orjson.dumps(name) + b":"
+        for outcome in firsts:
+            fixed[-1][outcome] += key
+        if _FIELD_SOURCE[name] in ("outcome", "constant"):
+            for outcome in firsts:
+                fixed[-1][outcome] += fixed_value(name, outcome)
+            continue
+        if _FIELD_SOURCE[name] == "round":
+            values.append(_ROUND_NUMBERS[:n])
+        else:
+            payoffs = arrays.payoff_a if name == "agent_a_cum_payoff" else arrays.payoff_b
+            values.append(_json_numbers(np.cumsum(payoffs)))
+        fixed.append(dict.fromkeys(firsts, b""))
+    for outcome in firsts:
+        fixed[-1][outcome] += b"}\n"
+
+    outcome_list = outcomes.tolist()
+    # The text before the first value is the same for every outcome when the line starts with a
+    # per-round value (round_index): it moves into the match's head.
+    lead_options = set(fixed[0].values())
+    lead = lead_options.pop() if len(lead_options) == 1 else b""
+    columns: list[list[bytes]] = [] if lead else [[fixed[0][o] for o in outcome_list]]
+    for value_column, after in zip(values, fixed[1:], strict=True):
+        columns.append(value_column)
+        columns.append([after[o] for o in outcome_list])
+    return lead, [b"".join(parts) for parts in zip(*columns, strict=False)]

@@ -1,8 +1,9 @@
 """Run an experiment: plan, play every unfinished match, store rounds, aggregate.
 
 Matches run concurrently on one event loop (LLM agents wait on providers, bounded by the gateway's
-`max_concurrency`), but finished matches are stored strictly in plan order, so rounds.jsonl is the
-same file whatever the concurrency, and a resumed run ends identical to an uninterrupted one.
+`max_concurrency`), but finished matches are stored strictly in plan order (`OrderedWriter`), so
+rounds.jsonl is the same file whatever the concurrency, and a resumed run ends identical to an
+uninterrupted one. Policy-only conditions are played as numpy batches (`runners.batch`).
 """
 
 from __future__ import annotations
@@ -10,15 +11,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pdbench.agents.base import AgentContext
+from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import is_batchable, make_agent
 from pdbench.analysis.aggregate import StoredMatches
-from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match
@@ -27,21 +26,24 @@ from pdbench.runners.prepare import LoadedExperiment
 from pdbench.runners.records import (
     call_counts,
     ledger_entry,
-    match_base,
     match_columns,
+    match_fields,
     result_columns,
     round_lines,
+    stored_aborted_attempts,
     timestamp_utc,
 )
-from pdbench.storage import manifest as manifest_facts
+from pdbench.runners.writer import OrderedWriter
+from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch, RunStore
-from pdbench.storage.schema import stored_attempts
+from pdbench.storage.schema import CallCounts
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pdbench.providers.gateway import ProviderGateway
 
-FLUSH_EVERY_S = 1.0  # store finished matches at least this often...
-FLUSH_EVERY_MATCHES = 512  # ...or when this many are waiting
+MatchDone = Callable[[FinishedMatch, CallCounts], None]
 
 
 @dataclass
@@ -53,63 +55,8 @@ class RunOutcome:
     matches_skipped: int  # already finished by an earlier attempt of this run
     matches_played: int
     error: str | None = None
-    calls: dict[str, Any] = field(default_factory=dict)
-    aggregates: Any = None  # the aggregates DataFrame that was written, when aggregated
-
-
-class _OrderedWriter:
-    """Stores finished matches in plan order, in batches.
-
-    The file writes (and their fsync) run on one background thread, in submission order, so
-    the next matches are played and formatted while the previous batch goes to disk.
-    """
-
-    def __init__(self, store: RunStore, on_stored: Callable[[], None] | None = None) -> None:
-        self.store = store
-        self.on_stored = on_stored  # called on the writer thread after each batch is stored
-        self.ready: dict[int, FinishedMatch] = {}
-        self.next_index = 0
-        self.last_flush = time.monotonic()
-        self.stored_columns: list[StoredMatches] = []  # in file order
-        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdbench-writer")
-        self._writes: list[Future] = []
-
-    def add(self, index: int, match: FinishedMatch) -> None:
-        self.ready[index] = match
-        waiting = len(self.ready)
-        if waiting >= FLUSH_EVERY_MATCHES or time.monotonic() - self.last_flush >= FLUSH_EVERY_S:
-            self.flush()
-
-    def flush(self) -> None:
-        batch = []
-        while self.next_index in self.ready:
-            batch.append(self.ready.pop(self.next_index))
-            self.next_index += 1
-        if batch:
-            self._writes.append(self._disk.submit(self._store, batch))
-        self.stored_columns.extend(m.columns for m in batch if m.columns is not None)
-        self.last_flush = time.monotonic()
-
-    def _store(self, batch: list[FinishedMatch]) -> None:
-        self.store.append(batch)
-        if self.on_stored is not None:
-            self.on_stored()
-
-    def finish(self) -> None:
-        """Wait until everything flushed is on disk; a failed write raises here."""
-        try:
-            for write in self._writes:
-                write.result()
-        finally:
-            self._disk.shutdown(wait=True)
-
-
-def _uses(spec_types: tuple[type, ...], matches: list[PlannedMatch]) -> bool:
-    return any(
-        isinstance(agent, spec_types)
-        for m in matches
-        for agent in (m.condition.agent_a, m.condition.agent_b)
-    )
+    calls: CallCounts = field(default_factory=CallCounts)
+    aggregates: pd.DataFrame | None = None  # the table that was written, when aggregated
 
 
 def _make_gateway(
@@ -119,7 +66,10 @@ def _make_gateway(
     remaining_budget_usd: float | None,
 ) -> ProviderGateway | None:
     """The run's provider gateway, when any pending match has an LLM agent."""
-    if not _uses((LLMAgentSpec,), pending):
+    uses_llm = any(
+        agent.type == "llm" for m in pending for agent in (m.condition.agent_a, m.condition.agent_b)
+    )
+    if not uses_llm:
         return None
     from pdbench.providers.cache import resolve_cache_dir
     from pdbench.providers.gateway import ProviderGateway
@@ -137,26 +87,8 @@ def _make_gateway(
     )
 
 
-def _spend(before: dict[str, Any], gateway: ProviderGateway | None) -> dict[str, Any]:
-    """What the run has really paid for, over all its attempts (a killed attempt's calls for
-    matches it never stored included, up to its last save)."""
-    spend = dict(before)
-    if gateway is not None:
-        stats = gateway.stats
-        spend["live_calls"] += stats.live_calls
-        spend["input_tokens"] += stats.input_tokens
-        spend["output_tokens"] += stats.output_tokens
-        spend["cost_usd"] += stats.cost_usd
-        spend["unknown_price_calls"] += stats.unknown_price_calls
-    return spend
-
-
 def _play_batchable(
-    pending: list[PlannedMatch],
-    writer: _OrderedWriter,
-    *,
-    run_id: str,
-    on_match_done: Callable[[FinishedMatch, dict], None],
+    pending: list[PlannedMatch], writer: OrderedWriter, *, run_id: str, on_match_done: MatchDone
 ) -> list[tuple[int, PlannedMatch]]:
     """Play every policy-only condition with the batch path; return the matches left to loop."""
     groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
@@ -166,64 +98,66 @@ def _play_batchable(
             groups.setdefault(planned.condition.name, []).append((index, planned))
         else:
             rest.append((index, planned))
-    no_calls = manifest_facts.no_calls()
     for members in groups.values():
         arrays = play_batch([planned for _, planned in members])
         timestamp = timestamp_utc(time.time())
         bodies: dict = {}  # rendered rounds shared by replicates that played the same moves
         for (index, planned), match in zip(members, arrays, strict=True):
             finished = FinishedMatch(
-                condition=planned.condition.name,
-                replicate=planned.replicate,
                 lines=[
                     match_lines(
-                        match_base(planned, run_id), match, timestamp=timestamp, bodies=bodies
+                        match_fields(planned, run_id), match, timestamp=timestamp, bodies=bodies
                     )
                 ],
-                ledger=ledger_entry(planned, len(match.coop_a), None, no_calls),
+                ledger=ledger_entry(planned, len(match.coop_a), None, CallCounts()),
                 columns=match_columns(
                     planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
                 ),
             )
             writer.add(index, finished)
-            on_match_done(finished, no_calls)
+            on_match_done(finished, finished.ledger.calls)
     return rest
+
+
+def _agents_for(
+    loaded: LoadedExperiment, planned: PlannedMatch, run_dir: Path, gateway: ProviderGateway | None
+) -> list[AgentBase]:
+    spec = loaded.spec
+    agents = []
+    for side in ("a", "b"):
+        context = AgentContext(
+            run_seed=spec.run.seed,
+            condition=planned.condition.name,
+            replicate=planned.replicate,
+            side=side,
+            project_root=loaded.project_root,
+            run_dir=run_dir,
+            store_prompts=spec.run.store_prompts,
+            gateway=gateway,
+        )
+        agent_spec = getattr(planned.condition, f"agent_{side}")
+        agents.append(
+            make_agent(agent_spec, game=planned.game, horizon=planned.horizon, context=context)
+        )
+    return agents
 
 
 async def _play_pending(
     loaded: LoadedExperiment,
     pending: list[PlannedMatch],
-    writer: _OrderedWriter,
+    writer: OrderedWriter,
     *,
     run_id: str,
     gateway: ProviderGateway | None,
-    on_match_done: Callable[[FinishedMatch, dict], None],
+    on_match_done: MatchDone,
 ) -> None:
-    spec = loaded.spec
+    store_prompts = loaded.spec.run.store_prompts
     # More matches than calls in flight keeps the provider busy while matches think locally.
-    slots = asyncio.Semaphore(max(2, 2 * spec.run.max_concurrency))
-    store = writer.store
+    slots = asyncio.Semaphore(max(2, 2 * loaded.spec.run.max_concurrency))
 
-    async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch, dict]:
+    async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch]:
         async with slots:
-            agents = []
-            for side in ("a", "b"):
-                agent_spec = getattr(planned.condition, f"agent_{side}")
-                context = AgentContext(
-                    run_seed=spec.run.seed,
-                    condition=planned.condition.name,
-                    replicate=planned.replicate,
-                    side=side,
-                    project_root=loaded.project_root,
-                    run_dir=store.run_dir,
-                    store_prompts=spec.run.store_prompts,
-                    gateway=gateway,
-                )
-                agents.append(
-                    make_agent(
-                        agent_spec, game=planned.game, horizon=planned.horizon, context=context
-                    )
-                )
+            agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
             try:
                 result = await play_match(
                     planned.game,
@@ -237,32 +171,27 @@ async def _play_pending(
             finally:
                 for agent in agents:
                     agent.close()
-            calls = call_counts(result)
             finished = FinishedMatch(
-                condition=planned.condition.name,
-                replicate=planned.replicate,
-                lines=round_lines(
-                    planned, result, run_id=run_id, store_prompts=spec.run.store_prompts
-                ),
+                lines=round_lines(planned, result, run_id=run_id, store_prompts=store_prompts),
                 ledger=ledger_entry(
                     planned,
                     len(result.rounds),
                     result.error,
-                    calls,
-                    stored_attempts(result.aborted_attempts, spec.run.store_prompts),
+                    call_counts(result),
+                    stored_aborted_attempts(result, store_prompts),
                 ),
                 columns=result_columns(planned, result),
             )
-            return index, finished, calls
+            return index, finished
 
     # Policy-only conditions are played here, all replicates at once; the rest concurrently.
     looped = _play_batchable(pending, writer, run_id=run_id, on_match_done=on_match_done)
     tasks = [asyncio.create_task(play(i, m)) for i, m in looped]
     try:
         for next_done in asyncio.as_completed(tasks):
-            index, finished, calls = await next_done
+            index, finished = await next_done
             writer.add(index, finished)
-            on_match_done(finished, calls)
+            on_match_done(finished, finished.ledger.calls)
     finally:
         for task in tasks:
             task.cancel()
@@ -271,7 +200,7 @@ async def _play_pending(
         writer.finish()
 
 
-def build_manifest(
+def _manifest(
     loaded: LoadedExperiment,
     plan: list[PlannedMatch],
     store: RunStore,
@@ -279,56 +208,45 @@ def build_manifest(
     run_id: str,
     status: str,
     started_utc: str,
-    error: str | None = None,
-    hydra_overrides: list[str] | None = None,
-) -> dict[str, Any]:
+    error: str | None,
+    hydra_overrides: list[str] | None,
+    command: str | None,
+    spend: CallCounts,
+) -> manifests.RunManifest:
     spec = loaded.spec
-    ledger = list(store.completed.values())
-    calls_by_condition: dict[str, list] = {}
-    for entry in ledger:
-        calls_by_condition.setdefault(entry["condition"], []).append(entry.get("calls"))
-    failed = [
-        {"condition": e["condition"], "replicate": e["replicate"], "error": e["error"]}
-        for e in ledger
-        if e.get("error")
-    ]
-    return {
-        "run_id": run_id,
-        "status": status,
-        "error": error,
-        "started_utc": store.manifest.get("started_utc", started_utc),
-        "updated_utc": manifest_facts.utc_now(),
-        "pdbench_command": store.manifest.get("pdbench_command"),
-        "config_source": spec.source,
-        "config_hash": loaded.config_hash,
-        "config": spec.model_dump(mode="json"),
-        "referenced_files": loaded.referenced_files,
-        "overrides": list(spec.overrides),
-        "hydra_overrides": hydra_overrides or [],
-        "run_seed": spec.run.seed,
-        "collapse": {"k": spec.metrics.collapse.k, "threshold": spec.metrics.collapse.threshold},
-        "conditions": [c.name for c in spec.conditions],
-        "replicates": spec.run.replicates,
-        "matches": {
-            "planned": len(plan),
-            "completed": len(ledger),
-            "failed": failed,
-        },
-        "seeds": [
-            {
-                "condition": m.condition.name,
-                "replicate": m.replicate,
-                "n_rounds": m.n_rounds,
+    earlier = store.manifest
+    return manifests.build_manifest(
+        run_id=run_id,
+        status=status,
+        error=error,
+        started_utc=(earlier.started_utc if earlier else None) or started_utc,
+        command=(earlier.pdbench_command if earlier else None) or command,
+        config_source=spec.source,
+        config_hash=loaded.config_hash,
+        config=spec.model_dump(mode="json"),
+        referenced_files=loaded.referenced_files,
+        overrides=spec.overrides,
+        hydra_overrides=hydra_overrides or [],
+        run_seed=spec.run.seed,
+        collapse=manifests.Collapse(
+            k=spec.metrics.collapse.k, threshold=spec.metrics.collapse.threshold
+        ),
+        conditions=[c.name for c in spec.conditions],
+        replicates=spec.run.replicates,
+        planned=len(plan),
+        seeds=[
+            manifests.MatchSeeds(
+                condition=m.condition.name,
+                replicate=m.replicate,
+                n_rounds=m.n_rounds,
                 **m.seeds,
-            }
+            )
             for m in plan
         ],
-        "provider_calls": manifest_facts.sum_calls([e.get("calls") for e in ledger]),
-        "provider_calls_by_condition": {
-            name: manifest_facts.sum_calls(entries) for name, entries in calls_by_condition.items()
-        },
-        **manifest_facts.environment_facts(loaded.project_root),
-    }
+        ledger=store.completed.values(),
+        spend=spend,
+        project_root=loaded.project_root,
+    )
 
 
 def run_experiment(
@@ -340,7 +258,7 @@ def run_experiment(
     cache_mode: str | None = None,
     hydra_overrides: list[str] | None = None,
     on_start: Callable[[int, int], None] | None = None,
-    on_match_done: Callable[[FinishedMatch, dict], None] | None = None,
+    on_match_done: MatchDone | None = None,
     aggregate: bool = True,
     command: str | None = None,
 ) -> RunOutcome:
@@ -349,37 +267,39 @@ def run_experiment(
     run_id = run_id or loaded.run_id
     plan = plan_matches(loaded.spec)
     store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
-    if command and "pdbench_command" not in store.manifest:
-        store.manifest["pdbench_command"] = command
     pending = [m for m in plan if m.key not in store.completed]
     skipped = len(plan) - len(pending)
-    started = manifest_facts.utc_now()
+    started = manifests.utc_now()
 
-    spent_before = store.manifest.get("spend") or manifest_facts.no_spend()
+    # What earlier attempts of this run paid: the budget is for the whole run across resumes.
+    spent_before = store.manifest.spend.calls() if store.manifest else CallCounts()
     budget = loaded.spec.run.max_cost_usd
     gateway = _make_gateway(
-        loaded, pending, cache_mode, None if budget is None else budget - spent_before["cost_usd"]
+        loaded, pending, cache_mode, None if budget is None else budget - spent_before.cost_usd
     )
 
     def save(status: str, error: str | None = None) -> None:
-        manifest = build_manifest(
-            loaded,
-            plan,
-            store,
-            run_id=run_id,
-            status=status,
-            started_utc=started,
-            error=error,
-            hydra_overrides=hydra_overrides,
+        paid_now = gateway.stats.paid() if gateway is not None else CallCounts()
+        store.write_manifest(
+            _manifest(
+                loaded,
+                plan,
+                store,
+                run_id=run_id,
+                status=status,
+                started_utc=started,
+                error=error,
+                hydra_overrides=hydra_overrides,
+                command=command,
+                spend=spent_before + paid_now,
+            )
         )
-        manifest["spend"] = _spend(spent_before, gateway)
-        store.write_manifest(manifest)
 
-    save(manifest_facts.STATUS_STARTED)
+    save(manifests.STATUS_STARTED)
     if on_start:
         on_start(len(plan), skipped)
-    status, error = manifest_facts.STATUS_COMPLETE, None
-    writer = _OrderedWriter(store, on_stored=lambda: save(manifest_facts.STATUS_STARTED))
+    status, error = manifests.STATUS_COMPLETE, None
+    writer = OrderedWriter(store, on_stored=lambda: save(manifests.STATUS_STARTED))
     try:
         if pending:
             asyncio.run(
@@ -393,12 +313,12 @@ def run_experiment(
                 )
             )
     except BudgetExhausted as stop:
-        status, error = manifest_facts.STATUS_STOPPED, str(stop)
+        status, error = manifests.STATUS_STOPPED, str(stop)
     except (CacheMiss, PdbenchError) as failure:
-        save(manifest_facts.STATUS_FAILED, str(failure))
+        save(manifests.STATUS_FAILED, str(failure))
         raise
     except BaseException as failure:  # a bug or Ctrl-C: record it, keep what finished
-        save(manifest_facts.STATUS_FAILED, f"{type(failure).__name__}: {failure}")
+        save(manifests.STATUS_FAILED, f"{type(failure).__name__}: {failure}")
         raise
     finally:
         if gateway is not None:
@@ -412,9 +332,10 @@ def run_experiment(
         # numbers: tests/integration compare it with `pdbench aggregate`); a resumed run
         # re-reads rounds.jsonl, which alone holds the earlier attempts' matches.
         in_memory = None
-        if skipped == 0 and status == manifest_facts.STATUS_COMPLETE:
+        if skipped == 0 and status == manifests.STATUS_COMPLETE:
             in_memory = StoredMatches.concatenate(writer.stored_columns)
         aggregates = write_aggregates(run_dir, in_memory)
+    manifest = store.manifest
     return RunOutcome(
         run_dir=run_dir,
         run_id=run_id,
@@ -423,6 +344,6 @@ def run_experiment(
         matches_skipped=skipped,
         matches_played=len(pending),
         error=error,
-        calls=store.manifest.get("provider_calls", {}),
+        calls=manifest.provider_calls.calls() if manifest else CallCounts(),
         aggregates=aggregates,
     )

@@ -15,6 +15,7 @@ from pdbench.agents.policy import PolicyAgent
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.transcript import PlayedRound, Transcript
+from pdbench.storage.schema import Attempt
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ class MatchResult:
     error: str | None = None  # set when an agent aborted the match
     # The attempts of the round that could not be completed (an aborting LLM agent's answers),
     # so that what was asked and answered is kept even when no action came of it.
-    aborted_attempts: tuple[dict, ...] = ()
+    aborted_attempts: tuple[Attempt, ...] = ()
 
     @property
     def completed(self) -> bool:
@@ -87,7 +88,7 @@ async def play_match(
     results: list[RoundResult] = []
     cum_a = cum_b = 0.0
     error = None
-    aborted_attempts: tuple[dict, ...] = ()
+    aborted_attempts: tuple[Attempt, ...] = ()
     try:
         for round_index in range(1, n_rounds + 1):
             if a_waits and b_waits:  # both may wait on providers: let them wait together
@@ -118,7 +119,7 @@ async def play_match(
             results.append(RoundResult(round_, cum_a, cum_b, decision_a, decision_b, time.time()))
     except MatchAborted as aborted:
         error = str(aborted)
-        aborted_attempts = tuple(getattr(aborted, "attempts", ()))
+        aborted_attempts = tuple(aborted.attempts)
     finally:
         for agent, own, other in ((agent_a, cum_a, cum_b), (agent_b, cum_b, cum_a)):
             agent.end_match(

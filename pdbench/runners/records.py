@@ -1,5 +1,5 @@
-"""From a played match to what is stored: rounds.jsonl lines, ledger entries, call counts, and
-the columns aggregation reads. Both play paths (the match loop and the policy batch) end here.
+"""From a played match to what is stored: round records, the ledger entry, call counts, and the
+columns aggregation reads. Both play paths (the match loop and the policy batch) end here.
 """
 
 from __future__ import annotations
@@ -8,25 +8,31 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-import orjson
 
+from pdbench.agents.base import Decision
 from pdbench.analysis.aggregate import StoredMatches
-from pdbench.config.schema import PolicyAgentSpec
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch
-from pdbench.storage import manifest as manifest_facts
-from pdbench.storage.schema import stored_attempts
+from pdbench.storage.schema import (
+    MATCH_FIELDS,
+    CallCounts,
+    LedgerEntry,
+    RoundRecord,
+    SideDecision,
+    StorePrompts,
+    stored_attempts,
+)
 
 
 def timestamp_utc(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-def match_base(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
-    """The fields every round of a match shares, in the order they are written."""
+def match_fields(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
+    """The fields every round of a match shares (RoundRecord's MATCH_FIELDS), in line order."""
     condition = planned.condition
-    return {
+    values = {
         "run_id": run_id,
         "condition": condition.name,
         "replicate": planned.replicate,
@@ -37,69 +43,63 @@ def match_base(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
         "fixed_n": planned.horizon.fixed_n,
         "stop_prob": planned.horizon.stop_prob,
     }
+    return {name: values[name] for name in MATCH_FIELDS}
+
+
+def _side(decision: Decision, marked: bool) -> SideDecision | None:
+    if not marked:
+        return None
+    return SideDecision(
+        invalid_outputs=decision.invalid_outputs,
+        fallback=decision.fallback,
+        timeout=decision.timeout,
+        error=decision.error,
+        attempts=decision.attempts,
+    )
+
+
+def round_records(planned: PlannedMatch, result: MatchResult, *, run_id: str) -> list[RoundRecord]:
+    """The RoundRecords of a match played by the loop (actions always C/D)."""
+    shared = match_fields(planned, run_id)
+    # LLM and arena agents carry their markers on every round, so nothing unusual can hide.
+    marked_a = planned.condition.agent_a.type != "policy"
+    marked_b = planned.condition.agent_b.type != "policy"
+    return [
+        RoundRecord(
+            **shared,
+            round_index=played_round.played.round_index,
+            agent_a_action=played_round.played.action_a.value,
+            agent_b_action=played_round.played.action_b.value,
+            agent_a_payoff=played_round.played.payoff_a,
+            agent_b_payoff=played_round.played.payoff_b,
+            agent_a_cum_payoff=played_round.cum_payoff_a,
+            agent_b_cum_payoff=played_round.cum_payoff_b,
+            timestamp_utc=timestamp_utc(played_round.finished_at),
+            decision_a=_side(played_round.decision_a, marked_a),
+            decision_b=_side(played_round.decision_b, marked_b),
+        )
+        for played_round in result.rounds
+    ]
 
 
 def round_lines(
-    planned: PlannedMatch, result: MatchResult, *, run_id: str, store_prompts: bool | str
+    planned: PlannedMatch, result: MatchResult, *, run_id: str, store_prompts: StorePrompts
 ) -> list[bytes]:
-    """The rounds.jsonl lines of one match (actions always C/D)."""
-    base = match_base(planned, run_id)
-    # Policies cannot produce invalid outputs, fallbacks or timeouts: their rounds carry no such
-    # markers. LLM and arena agents carry them on every round, so nothing unusual can hide.
-    marked_sides = [
-        side
-        for side in ("a", "b")
-        if not isinstance(getattr(planned.condition, f"agent_{side}"), PolicyAgentSpec)
+    """The rounds.jsonl lines of one match played by the loop."""
+    return [
+        record.to_json(store_prompts) for record in round_records(planned, result, run_id=run_id)
     ]
-    lines = []
-    for played_round in result.rounds:
-        played = played_round.played
-        record = {
-            **base,
-            "round_index": played.round_index,
-            "agent_a_action": played.action_a.value,
-            "agent_b_action": played.action_b.value,
-            "agent_a_payoff": played.payoff_a,
-            "agent_b_payoff": played.payoff_b,
-            "agent_a_cum_payoff": played_round.cum_payoff_a,
-            "agent_b_cum_payoff": played_round.cum_payoff_b,
-            "timestamp_utc": timestamp_utc(played_round.finished_at),
-        }
-        for side in marked_sides:
-            decision = played_round.decision_a if side == "a" else played_round.decision_b
-            record[f"agent_{side}_invalid_outputs"] = decision.invalid_outputs
-            record[f"agent_{side}_fallback"] = decision.fallback
-            record[f"agent_{side}_timeout"] = decision.timeout
-            record[f"agent_{side}_error"] = decision.error
-            if decision.attempts:
-                record[f"agent_{side}_attempts"] = stored_attempts(decision.attempts, store_prompts)
-        lines.append(orjson.dumps(record) + b"\n")
-    return lines
 
 
-def call_counts(result: MatchResult) -> dict[str, Any]:
-    """Provider calls of one match (see `manifest.no_calls` for the counters)."""
-    counts = manifest_facts.no_calls()
+def call_counts(result: MatchResult) -> CallCounts:
+    """Provider calls of one match, the aborted round's included."""
     attempts = [
         attempt
         for played_round in result.rounds
         for decision in (played_round.decision_a, played_round.decision_b)
         for attempt in decision.attempts
     ]
-    for attempt in [*attempts, *result.aborted_attempts]:
-        cost = attempt.get("cost_usd")
-        if attempt.get("cached"):
-            counts["cached"] += 1
-            counts["cost_usd_saved"] += cost or 0.0
-            continue
-        counts["live"] += 1
-        counts["input_tokens"] += attempt.get("input_tokens") or 0
-        counts["output_tokens"] += attempt.get("output_tokens") or 0
-        if cost is None:
-            counts["unknown_price"] += 1
-        else:
-            counts["cost_usd"] += cost
-    return counts
+    return CallCounts.total(attempt.calls() for attempt in [*attempts, *result.aborted_attempts])
 
 
 def match_columns(
@@ -156,18 +156,21 @@ def ledger_entry(
     planned: PlannedMatch,
     n_rounds: int,
     error: str | None,
-    calls: dict[str, Any],
-    aborted_attempts: list[dict] | None = None,
-) -> dict[str, Any]:
-    entry = {
-        "condition": planned.condition.name,
-        "replicate": planned.replicate,
-        "n_rounds": n_rounds,
-        "planned_rounds": planned.n_rounds,
-        "seeds": planned.seeds,
-        "error": error,
-        "calls": calls,
-    }
-    if aborted_attempts:  # the answers of the round that ended the match (see MatchResult)
-        entry["aborted_round_attempts"] = aborted_attempts
-    return entry
+    calls: CallCounts,
+    aborted_attempts: list[dict[str, Any]] | None = None,
+) -> LedgerEntry:
+    return LedgerEntry(
+        condition=planned.condition.name,
+        replicate=planned.replicate,
+        n_rounds=n_rounds,
+        planned_rounds=planned.n_rounds,
+        seeds=planned.seeds,
+        error=error,
+        calls=calls,
+        # the answers of the round that ended the match (see MatchResult)
+        aborted_round_attempts=aborted_attempts or None,
+    )
+
+
+def stored_aborted_attempts(result: MatchResult, store_prompts: StorePrompts) -> list[dict]:
+    return stored_attempts(result.aborted_attempts, store_prompts)

@@ -1,5 +1,9 @@
 """run_manifest.json: what was run, with what, by which code, and how it went.
 
+`RunManifest` is the typed, versioned record (`format_version`); `build_manifest` is the one way a
+run's manifest is made and `merge_manifests` the one way several are combined (a sweep's shards,
+whether merged on disk or read in memory by the viewer).
+
 Never holds a secret: the config snapshot comes from validated specs (which have no key fields)
 and nothing is copied from the environment.
 """
@@ -10,10 +14,17 @@ import functools
 import platform
 import subprocess
 import sys
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pdbench.storage.schema import CallCounts, LedgerEntry
+
+FORMAT_VERSION = 1
 
 PACKAGES = (
     "pdbench",
@@ -35,9 +46,106 @@ STATUS_COMPLETE = "complete"
 STATUS_FAILED = "failed"
 STATUS_STOPPED = "stopped"  # cleanly stopped (cost budget reached); resumable
 
+Status = str
+
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Record(BaseModel):
+    # Unknown keys of a newer pdbench are ignored on reading, not an error.
+    model_config = ConfigDict(extra="ignore")
+
+
+class FailedMatch(_Record):
+    condition: str
+    replicate: int
+    error: str
+
+
+class MatchCounts(_Record):
+    planned: int = 0
+    completed: int = 0
+    failed: list[FailedMatch] = Field(default_factory=list)
+
+
+class MatchSeeds(_Record):
+    condition: str
+    replicate: int
+    n_rounds: int
+    horizon: int
+    agent_a: int
+    agent_b: int
+
+
+class Collapse(_Record):
+    k: int = 10
+    threshold: float = 0.2
+
+
+class Counts(_Record):
+    """CallCounts as the manifest writes them."""
+
+    live: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_usd_saved: float = 0.0
+    unknown_price: int = 0
+
+    @classmethod
+    def of(cls, counts: CallCounts) -> Counts:
+        return cls(**counts.to_json())
+
+    def calls(self) -> CallCounts:
+        return CallCounts.from_json(self.model_dump())
+
+
+class RunManifest(_Record):
+    """run_manifest.json. A single run has `kind` "run" and its spec in `config`; a sweep has
+    `kind` "sweep", and `config` and `hydra_overrides` per condition."""
+
+    format_version: int = FORMAT_VERSION
+    run_id: str
+    kind: Literal["run", "sweep"] = "run"
+    merged: bool = True  # False: a sweep read from its shards, not merged on disk yet
+    status: Status = STATUS_STARTED
+    error: str | None = None
+    started_utc: str | None = None
+    updated_utc: str | None = None
+    pdbench_command: str | None = None
+    config_source: str | None = None
+    config_hash: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    referenced_files: dict[str, str] = Field(default_factory=dict)
+    overrides: list[str] = Field(default_factory=list)
+    hydra_overrides: list[str] | dict[str, list[str]] = Field(default_factory=list)
+    shards: dict[str, str] | None = None
+    run_seed: int | None = None
+    collapse: Collapse = Field(default_factory=Collapse)
+    conditions: list[str] = Field(default_factory=list)
+    replicates: int | None = None
+    matches: MatchCounts = Field(default_factory=MatchCounts)
+    seeds: list[MatchSeeds] = Field(default_factory=list)
+    provider_calls: Counts = Field(default_factory=Counts)
+    provider_calls_by_condition: dict[str, Counts] = Field(default_factory=dict)
+    spend: Counts = Field(default_factory=Counts)  # what was paid, over all attempts of the run
+    python_version: str | None = None
+    python_executable: str | None = None
+    platform: str | None = None
+    packages: dict[str, str | None] = Field(default_factory=dict)
+    git: dict[str, Any] = Field(default_factory=dict)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json")
+        if data["shards"] is None:
+            del data["shards"]
+        return data
+
+
+# --- facts about the environment ----------------------------------------------------------------
 
 
 def package_versions() -> dict[str, str | None]:
@@ -79,34 +187,137 @@ def environment_facts(project_root: Path) -> dict[str, Any]:
     }
 
 
-def no_calls() -> dict[str, Any]:
-    """Provider call counters of a match or a run: live and cached calls, the tokens and cost of
-    the live ones, what the cached ones would have cost, and calls whose price is unknown."""
-    return {
-        "live": 0,
-        "cached": 0,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cost_usd": 0.0,
-        "cost_usd_saved": 0.0,
-        "unknown_price": 0,
-    }
+# --- the one builder ----------------------------------------------------------------------------
 
 
-def sum_calls(entries: list[dict | None]) -> dict[str, Any]:
-    total = no_calls()
+def build_manifest(
+    *,
+    run_id: str,
+    status: Status,
+    error: str | None,
+    started_utc: str,
+    command: str | None,
+    config_source: str,
+    config_hash: str,
+    config: dict[str, Any],
+    referenced_files: dict[str, str],
+    overrides: Sequence[str],
+    hydra_overrides: Sequence[str],
+    run_seed: int,
+    collapse: Collapse,
+    conditions: Sequence[str],
+    replicates: int,
+    planned: int,
+    seeds: Sequence[MatchSeeds],
+    ledger: Iterable[LedgerEntry],
+    spend: CallCounts,
+    project_root: Path,
+) -> RunManifest:
+    """A single run's manifest from the facts of its run and its ledger."""
+    entries = list(ledger)
+    by_condition: dict[str, CallCounts] = {}
     for entry in entries:
-        for key, value in (entry or {}).items():
-            total[key] = total.get(key, 0) + value
-    return total
+        by_condition[entry.condition] = (
+            by_condition.get(entry.condition, CallCounts()) + entry.calls
+        )
+    return RunManifest(
+        run_id=run_id,
+        status=status,
+        error=error,
+        started_utc=started_utc,
+        updated_utc=utc_now(),
+        pdbench_command=command,
+        config_source=config_source,
+        config_hash=config_hash,
+        config=config,
+        referenced_files=referenced_files,
+        overrides=list(overrides),
+        hydra_overrides=list(hydra_overrides),
+        run_seed=run_seed,
+        collapse=collapse,
+        conditions=list(conditions),
+        replicates=replicates,
+        matches=MatchCounts(
+            planned=planned,
+            completed=len(entries),
+            failed=[
+                FailedMatch(condition=e.condition, replicate=e.replicate, error=e.error)
+                for e in entries
+                if e.error
+            ],
+        ),
+        seeds=list(seeds),
+        provider_calls=Counts.of(CallCounts.total(e.calls for e in entries)),
+        provider_calls_by_condition={name: Counts.of(c) for name, c in by_condition.items()},
+        spend=Counts.of(spend),
+        **environment_facts(project_root),
+    )
 
 
-def no_spend() -> dict[str, Any]:
-    """What a run has paid its providers, over all its attempts."""
-    return {
-        "live_calls": 0,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cost_usd": 0.0,
-        "unknown_price_calls": 0,
-    }
+# --- the one merge ------------------------------------------------------------------------------
+
+
+def merged_status(statuses: Iterable[Status]) -> Status:
+    """A sweep is complete only when every job is; a failure anywhere makes it failed."""
+    found = set(statuses)
+    if found == {STATUS_COMPLETE}:
+        return STATUS_COMPLETE
+    if STATUS_FAILED in found:
+        return STATUS_FAILED
+    return STATUS_STARTED
+
+
+def merge_manifests(
+    run_id: str,
+    manifests: Sequence[RunManifest],
+    *,
+    shard_paths: Sequence[str] | None = None,
+    merged: bool = True,
+) -> RunManifest:
+    """One sweep manifest from its shards' manifests (one condition each), in the given order."""
+    import hashlib
+
+    first = manifests[0] if manifests else None
+    names = [m.conditions[0] for m in manifests if m.conditions]
+    return RunManifest(
+        run_id=run_id,
+        kind="sweep",
+        merged=merged,
+        status=merged_status(m.status for m in manifests),
+        started_utc=min((m.started_utc or "" for m in manifests), default=None) or utc_now(),
+        updated_utc=utc_now()
+        if merged
+        else max((m.updated_utc or "" for m in manifests), default=None),
+        pdbench_command=first.pdbench_command if first else None,
+        config_source=first.config_source if first else None,
+        config_hash=hashlib.sha256(
+            "".join(m.config_hash or "" for m in manifests).encode()
+        ).hexdigest(),
+        config={name: m.config for name, m in zip(names, manifests, strict=False)},
+        referenced_files={k: v for m in manifests for k, v in m.referenced_files.items()},
+        hydra_overrides={
+            name: list(m.hydra_overrides)  # type: ignore[arg-type]
+            for name, m in zip(names, manifests, strict=False)
+        },
+        shards=dict(zip(names, shard_paths, strict=True)) if shard_paths is not None else None,
+        run_seed=first.run_seed if first else None,
+        collapse=first.collapse if first else Collapse(),
+        conditions=names,
+        replicates=first.replicates if first else None,
+        matches=MatchCounts(
+            planned=sum(m.matches.planned for m in manifests),
+            completed=sum(m.matches.completed for m in manifests),
+            failed=[f for m in manifests for f in m.matches.failed],
+        ),
+        seeds=[s for m in manifests for s in m.seeds],
+        provider_calls=Counts.of(CallCounts.total(m.provider_calls.calls() for m in manifests)),
+        provider_calls_by_condition={
+            k: v for m in manifests for k, v in m.provider_calls_by_condition.items()
+        },
+        spend=Counts.of(CallCounts.total(m.spend.calls() for m in manifests)),
+        python_version=first.python_version if first else None,
+        python_executable=first.python_executable if first else None,
+        platform=first.platform if first else None,
+        packages=first.packages if first else {},
+        git=first.git if first else {},
+    )

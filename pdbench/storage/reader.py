@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
+from pdbench.storage.manifest import RunManifest, merge_manifests
 from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import (
     AGGREGATES_FILE,
@@ -27,6 +27,7 @@ from pdbench.storage.schema import (
     MANIFEST_FILE,
     ROUNDS_FILE,
     SHARDS_DIR,
+    LedgerEntry,
 )
 from pdbench.storage.shards import shard_dirs
 
@@ -93,12 +94,14 @@ class RunReader:
 
     # --- manifest and ledger ------------------------------------------------------------------
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> RunManifest:
         if self.merged:
             return read_manifest(self.run_dir)
-        return _unmerged_manifest(self.run_dir, [read_manifest(s) for s in self.segments])
+        return merge_manifests(
+            self.run_dir.name, [read_manifest(s) for s in self.segments], merged=False
+        )
 
-    def ledger(self) -> list[dict]:
+    def ledger(self) -> list[LedgerEntry]:
         """Every finished match's ledger line (seeds, calls, rounds, errors), in stored order."""
         return [entry for segment in self.segments for entry in read_ledger(segment)]
 
@@ -113,18 +116,14 @@ class RunReader:
         for segment in self.segments:
             ledger = read_ledger(segment)
             entry = next(
-                (
-                    e
-                    for e in ledger
-                    if e["condition"] == condition and int(e["replicate"]) == int(replicate)
-                ),
+                (e for e in ledger if e.condition == condition and e.replicate == int(replicate)),
                 None,
             )
             if entry is None:
                 continue
-            end = int(entry["rounds_end_offset"])
+            end = entry.rounds_end_offset or 0
             start = max(
-                (int(e["rounds_end_offset"]) for e in ledger if int(e["rounds_end_offset"]) < end),
+                (e.rounds_end_offset or 0 for e in ledger if (e.rounds_end_offset or 0) < end),
                 default=0,
             )
             with (segment / ROUNDS_FILE).open("rb") as handle:
@@ -163,44 +162,3 @@ def _select(lines: list[bytes], condition: str, replicate: int) -> list[dict]:
         ):
             records.append(record)
     return sorted(records, key=lambda r: r["round_index"])
-
-
-def _unmerged_manifest(run_dir: Path, manifests: list[dict]) -> dict[str, Any]:
-    """The facts of a sweep in progress, gathered from its shards' manifests (nothing written)."""
-    statuses = {m.get("status") for m in manifests}
-    status = (
-        "failed" if "failed" in statuses else (statuses.pop() if len(statuses) == 1 else "started")
-    )
-    first = manifests[0] if manifests else {}
-    calls: dict[str, float] = {}
-    for m in manifests:
-        for key, value in (m.get("provider_calls") or {}).items():
-            calls[key] = calls.get(key, 0) + value
-    return {
-        "run_id": run_dir.name,
-        "kind": "sweep",
-        "status": status,
-        "merged": False,
-        "started_utc": min((m.get("started_utc") or "" for m in manifests), default=None),
-        "updated_utc": max((m.get("updated_utc") or "" for m in manifests), default=None),
-        "config_source": first.get("config_source"),
-        "conditions": [c for m in manifests for c in m.get("conditions", [])],
-        "config": {m["conditions"][0]: m.get("config") for m in manifests if m.get("conditions")},
-        "hydra_overrides": {
-            m["conditions"][0]: m.get("hydra_overrides") for m in manifests if m.get("conditions")
-        },
-        "run_seed": first.get("run_seed"),
-        "collapse": first.get("collapse"),
-        "replicates": first.get("replicates"),
-        "matches": {
-            "planned": sum((m.get("matches") or {}).get("planned", 0) for m in manifests),
-            "completed": sum((m.get("matches") or {}).get("completed", 0) for m in manifests),
-            "failed": [f for m in manifests for f in (m.get("matches") or {}).get("failed", [])],
-        },
-        "seeds": [s for m in manifests for s in m.get("seeds", [])],
-        "provider_calls": calls,
-        "provider_calls_by_condition": {
-            k: v for m in manifests for k, v in (m.get("provider_calls_by_condition") or {}).items()
-        },
-        **{k: first.get(k) for k in ("python_version", "platform", "packages", "git")},
-    }

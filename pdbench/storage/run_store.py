@@ -14,27 +14,27 @@ that offset (dropping a torn line or a half-written match) and only unfinished m
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+from pydantic import ValidationError
 
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
-from pdbench.storage.manifest import utc_now
-from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE
+from pdbench.storage.manifest import RunManifest, utc_now
+from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, LedgerEntry
 
 
 @dataclass
 class FinishedMatch:
     """One match ready to be stored: its lines and its ledger entry."""
 
-    condition: str
-    replicate: int
     lines: list[bytes]
-    ledger: dict[str, Any]
+    ledger: LedgerEntry
     # The match's columns for aggregation (a one-match StoredMatches), so a run can aggregate
     # what it played without parsing rounds.jsonl again.
     columns: Any = None
@@ -43,8 +43,8 @@ class FinishedMatch:
 @dataclass
 class RunStore:
     run_dir: Path
-    manifest: dict[str, Any] = field(default_factory=dict)
-    completed: dict[tuple[str, int], dict] = field(default_factory=dict)
+    manifest: RunManifest | None = None
+    completed: dict[tuple[str, int], LedgerEntry] = field(default_factory=dict)
 
     @property
     def rounds_path(self) -> Path:
@@ -64,10 +64,10 @@ class RunStore:
         manifest_path = run_dir / MANIFEST_FILE
         if manifest_path.exists():
             manifest = read_manifest(run_dir)
-            if manifest.get("config_hash") != config_hash:
+            if manifest.config_hash != config_hash:
                 raise PdbenchError(
                     f"{run_dir} already holds a different experiment (config hash "
-                    f"{str(manifest.get('config_hash'))[:10]}, this one {config_hash[:10]}); it "
+                    f"{str(manifest.config_hash)[:10]}, this one {config_hash[:10]}); it "
                     "is never overwritten: pass another --run-id (or run.run_id=...)"
                 )
             store = cls(run_dir=run_dir, manifest=manifest)
@@ -96,11 +96,16 @@ class RunStore:
         ledger = self.ledger_path.read_bytes()[:ledger_end] if ledger_end else b""
         with self.rounds_path.open("rb") if rounds_size else nullcontext() as rounds:
             for line in ledger.splitlines(keepends=True):
-                entry = orjson.loads(line)
-                offset = entry["rounds_end_offset"]
-                if offset < end or offset > rounds_size or not _line_ends_at(rounds, offset):
+                entry = LedgerEntry.from_json(orjson.loads(line))
+                offset = entry.rounds_end_offset
+                if (
+                    offset is None
+                    or offset < end
+                    or offset > rounds_size
+                    or not _line_ends_at(rounds, offset)
+                ):
                     break
-                self.completed[(entry["condition"], entry["replicate"])] = entry
+                self.completed[entry.key] = entry
                 ledger_kept += len(line)
                 end = offset
         jsonl.truncate_to(self.ledger_path, ledger_kept)
@@ -118,31 +123,41 @@ class RunStore:
         ledger_lines = []
         for match in matches:
             offset += sum(len(line) for line in match.lines)
-            entry = {**match.ledger, "rounds_end_offset": offset, "finished_utc": utc_now()}
-            ledger_lines.append(jsonl.dump_line(entry))
-            self.completed[(match.condition, match.replicate)] = entry
+            entry = dataclasses.replace(
+                match.ledger, rounds_end_offset=offset, finished_utc=utc_now()
+            )
+            ledger_lines.append(entry.to_json())
+            self.completed[entry.key] = entry
         jsonl.append_bytes(
             self.rounds_path, (line for m in matches for line in m.lines), fsync=fsync
         )
         jsonl.append_bytes(self.ledger_path, b"".join(ledger_lines), fsync=fsync)
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
+    def write_manifest(self, manifest: RunManifest) -> None:
         self.manifest = manifest
-        jsonl.write_json_atomic(self.manifest_path, manifest)
+        write_manifest(self.run_dir, manifest)
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
+def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
+    jsonl.write_json_atomic(run_dir / MANIFEST_FILE, manifest.to_json_dict())
+
+
+def read_manifest(run_dir: Path) -> RunManifest:
     path = run_dir / MANIFEST_FILE
     try:
-        return orjson.loads(path.read_bytes())
+        return RunManifest.model_validate(orjson.loads(path.read_bytes()))
     except FileNotFoundError:
         raise PdbenchError(f"{run_dir} is not a pdbench run dir (no {MANIFEST_FILE})") from None
     except orjson.JSONDecodeError as error:
         raise PdbenchError(f"{path}: not valid JSON ({error})") from None
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise PdbenchError(f"{path}: {where}: {problem['msg']}") from None
 
 
-def read_ledger(run_dir: Path) -> list[dict]:
-    return list(jsonl.read_lines(run_dir / LEDGER_FILE))
+def read_ledger(run_dir: Path) -> list[LedgerEntry]:
+    return [LedgerEntry.from_json(line) for line in jsonl.read_lines(run_dir / LEDGER_FILE)]
 
 
 def _line_ends_at(rounds: BinaryIO | None, offset: int) -> bool:

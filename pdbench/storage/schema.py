@@ -1,12 +1,30 @@
-"""The artifact contracts in code: file names, required fields, and how a round becomes a line.
+"""The artifact contracts in code: file names and the typed records every writer and reader uses.
+
+- `RoundRecord`: one line of rounds.jsonl. Its field order is the line's key order; the policy
+  batch path (pdbench/runners/batch.py) and the pyarrow schema that aggregation reads
+  (`round_arrow_schema`) are derived from it.
+- `Attempt` (`ProviderAttempt` for LLM agents, `HookAttempt` for arena agents): one try at an
+  action, stored with the round under the run's `store_prompts` setting.
+- `CallCounts`: provider calls (live, cached), tokens and cost; one type for a match, a condition,
+  a run, a sweep and the run's spend, added with `+`.
+- `LedgerEntry`: one line of matches.jsonl, written after the match's rounds.
+- The manifest (`RunManifest`) lives in `pdbench.storage.manifest` with its builder and merge.
 
 Storage always records actions as "C"/"D", whatever labels the game showed the agents.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from typing import Any
+import json
+import types
+import typing
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+import orjson
+import pyarrow as pa
 
 ROUNDS_FILE = "rounds.jsonl"
 LEDGER_FILE = "matches.jsonl"  # one line per finished match: where its rounds end, its seeds
@@ -14,48 +32,285 @@ MANIFEST_FILE = "run_manifest.json"
 AGGREGATES_FILE = "aggregates.parquet"
 SHARDS_DIR = "shards"  # a Hydra sweep: one run dir per job under here, merged at the end
 
-REQUIRED_ROUND_FIELDS = (
-    "run_id",
-    "condition",
-    "replicate",
-    "round_index",
-    "agent_a_action",
-    "agent_b_action",
-    "agent_a_payoff",
-    "agent_b_payoff",
-    "agent_a_cum_payoff",
-    "agent_b_cum_payoff",
-    "horizon_type",
-    "fixed_n",
-    "stop_prob",
-    "timestamp_utc",
-)
-
-# Per-agent markers that are always present on a round, so nothing unusual can hide.
-DECISION_FIELDS = ("invalid_outputs", "fallback", "timeout", "error")
-
-# Attempt fields that hold prompt or answer text: kept, hashed, or dropped by store_prompts.
-TEXT_FIELDS = ("system", "prompt", "raw")
-# Attempt fields that describe this process's run rather than the answer; never stored per round
-# so that a replay from the cache writes byte-identical rounds.
-RUN_LOCAL_FIELDS = ("cached",)
+StorePrompts = bool | Literal["hash"]
 
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def stored_attempts(attempts: tuple[dict[str, Any], ...], store_prompts: bool | str) -> list[dict]:
-    """Attempts as they go into rounds.jsonl under the run's `store_prompts` setting."""
-    stored = []
-    for attempt in attempts:
-        record = {k: v for k, v in attempt.items() if k not in RUN_LOCAL_FIELDS}
+# --- call counters -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CallCounts:
+    """Provider calls: live and cached, the tokens and cost of the live ones, what the cached
+    ones cost when they were first bought, and live calls whose price is unknown."""
+
+    live: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_usd_saved: float = 0.0
+    unknown_price: int = 0
+
+    def __add__(self, other: CallCounts) -> CallCounts:
+        return CallCounts(
+            *(getattr(self, f.name) + getattr(other, f.name) for f in fields(CallCounts))
+        )
+
+    def paid(self) -> CallCounts:
+        """Only what was paid for: the live calls, their tokens and cost."""
+        return CallCounts(
+            live=self.live,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=self.cost_usd,
+            unknown_price=self.unknown_price,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> CallCounts:
+        data = data or {}
+        return cls(**{f.name: data.get(f.name, 0) for f in fields(cls)})
+
+    @classmethod
+    def total(cls, counts: typing.Iterable[CallCounts]) -> CallCounts:
+        result = cls()
+        for count in counts:
+            result = result + count
+        return result
+
+
+# --- attempts ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderAttempt:
+    """One call to a model for one action: the conversation sent and the answer, parsed."""
+
+    attempt: int  # 1 for the first try, 2 after one correction re-prompt, ...
+    system: str
+    prompt: str  # the last user message
+    raw: str  # the answer as the model wrote it
+    valid: bool
+    error: str | None  # why the answer is invalid (shown to the model in the correction)
+    reason: str | None  # a JSON answer's optional "reason"
+    cached: bool  # answered from the replay cache; run-local, never stored with the round
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None  # None when the price is unknown
+
+    TEXT_FIELDS: typing.ClassVar[tuple[str, ...]] = ("system", "prompt", "raw")
+    RUN_LOCAL_FIELDS: typing.ClassVar[tuple[str, ...]] = ("cached",)
+
+    def stored(self, store_prompts: StorePrompts) -> dict[str, Any]:
+        """The attempt as it goes into rounds.jsonl: texts kept, hashed (their sha256 appended
+        as `<field>_sha256`) or dropped; run-local fields never (a replay writes the same line)."""
+        record = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in self.RUN_LOCAL_FIELDS
+        }
         if store_prompts == "hash":
-            for key in TEXT_FIELDS:
-                if isinstance(record.get(key), str):
-                    record[f"{key}_sha256"] = sha256_text(record.pop(key))
+            for key in self.TEXT_FIELDS:
+                record[f"{key}_sha256"] = sha256_text(record.pop(key))
         elif not store_prompts:
-            for key in TEXT_FIELDS:
-                record.pop(key, None)
-        stored.append(record)
-    return stored
+            for key in self.TEXT_FIELDS:
+                del record[key]
+        return record
+
+    def calls(self) -> CallCounts:
+        """This attempt as call counters."""
+        if self.cached:
+            return CallCounts(cached=1, cost_usd_saved=self.cost_usd or 0.0)
+        return CallCounts(
+            live=1,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=self.cost_usd or 0.0,
+            unknown_price=int(self.cost_usd is None),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HookAttempt:
+    """One on_turn call of an arena agent and what it returned."""
+
+    hook: str
+    elapsed_s: float
+    response: Any  # the hook's return value, as JSON
+
+    def stored(self, store_prompts: StorePrompts) -> dict[str, Any] | None:
+        if not store_prompts:
+            return None
+        record: dict[str, Any] = {"hook": self.hook, "elapsed_s": self.elapsed_s}
+        if store_prompts == "hash":
+            canonical = json.dumps(self.response, sort_keys=True, separators=(",", ":"))
+            record["response_sha256"] = sha256_text(canonical)
+        else:
+            record["response"] = self.response
+        return record
+
+    def calls(self) -> CallCounts:
+        return CallCounts()  # an agent's turn is not a provider call
+
+
+Attempt = ProviderAttempt | HookAttempt
+
+
+def stored_attempts(
+    attempts: typing.Iterable[Attempt], store_prompts: StorePrompts
+) -> list[dict[str, Any]]:
+    stored = (attempt.stored(store_prompts) for attempt in attempts)
+    return [record for record in stored if record is not None]
+
+
+# --- one round -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SideDecision:
+    """How an LLM or arena agent reached its action in one round. Policies have none: they cannot
+    produce invalid answers, fallbacks or timeouts, so their rounds carry no such markers."""
+
+    invalid_outputs: int
+    fallback: bool
+    timeout: bool
+    error: str | None
+    attempts: tuple[Attempt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """One line of rounds.jsonl. Field order is key order in the file."""
+
+    # the match (the same on every round of it)
+    run_id: str
+    condition: str
+    replicate: int
+    game: str
+    agent_a: str
+    agent_b: str
+    horizon_type: str
+    fixed_n: int | None
+    stop_prob: float | None
+    # the round
+    round_index: int  # from 1
+    agent_a_action: str  # "C" or "D"
+    agent_b_action: str
+    agent_a_payoff: float
+    agent_b_payoff: float
+    agent_a_cum_payoff: float
+    agent_b_cum_payoff: float
+    timestamp_utc: str
+    # written as agent_<side>_invalid_outputs, _fallback, _timeout, _error, _attempts
+    decision_a: SideDecision | None = None
+    decision_b: SideDecision | None = None
+
+    def to_json(self, store_prompts: StorePrompts = True) -> bytes:
+        record = {name: getattr(self, name) for name in LINE_FIELDS}
+        for side, decision in (("a", self.decision_a), ("b", self.decision_b)):
+            if decision is None:
+                continue
+            record[f"agent_{side}_invalid_outputs"] = decision.invalid_outputs
+            record[f"agent_{side}_fallback"] = decision.fallback
+            record[f"agent_{side}_timeout"] = decision.timeout
+            record[f"agent_{side}_error"] = decision.error
+            attempts = stored_attempts(decision.attempts, store_prompts)
+            if attempts:
+                record[f"agent_{side}_attempts"] = attempts
+        return orjson.dumps(record) + b"\n"
+
+
+# The fields a line holds (the decisions are flattened into per-side fields, below).
+LINE_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(RoundRecord) if f.name not in ("decision_a", "decision_b")
+)
+MATCH_FIELDS: tuple[str, ...] = LINE_FIELDS[: LINE_FIELDS.index("round_index")]
+PER_ROUND_FIELDS: tuple[str, ...] = LINE_FIELDS[len(MATCH_FIELDS) :]
+# Per-side markers of LLM and arena agents: agent_<side>_<name> (attempts only when there are any).
+DECISION_FIELDS: tuple[str, ...] = ("invalid_outputs", "fallback", "timeout", "error")
+REQUIRED_ROUND_FIELDS: tuple[str, ...] = LINE_FIELDS
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    """The pyarrow type of a RoundRecord field's annotation (its optionality aside)."""
+    hint = annotation
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    return {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}[hint]
+
+
+def round_arrow_schema(names: typing.Iterable[str]) -> pa.Schema:
+    """The pyarrow schema of the named rounds.jsonl fields, from RoundRecord's annotations and
+    SideDecision's (for agent_<side>_<marker> fields)."""
+    hints = typing.get_type_hints(RoundRecord)
+    decision_hints = typing.get_type_hints(SideDecision)
+    schema = []
+    for name in names:
+        if name in hints:
+            schema.append((name, _arrow_type(hints[name])))
+        else:
+            side_marker = name.removeprefix("agent_a_").removeprefix("agent_b_")
+            schema.append((name, _arrow_type(decision_hints[side_marker])))
+    return pa.schema(schema)
+
+
+# --- the ledger ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class LedgerEntry:
+    """One line of matches.jsonl: a finished (or aborted) match, written after its rounds."""
+
+    condition: str
+    replicate: int
+    n_rounds: int  # rounds stored
+    planned_rounds: int
+    seeds: dict[str, int]
+    error: str | None  # why the match ended early (an agent aborted it); None when finished
+    calls: CallCounts = field(default_factory=CallCounts)
+    # the answers of the round that ended an aborted match (no round was stored for them)
+    aborted_round_attempts: list[dict[str, Any]] | None = None
+    rounds_end_offset: int | None = None  # set when stored: where the match's rounds end
+    finished_utc: str | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.condition, self.replicate)
+
+    def to_json(self) -> bytes:
+        record: dict[str, Any] = {
+            "condition": self.condition,
+            "replicate": self.replicate,
+            "n_rounds": self.n_rounds,
+            "planned_rounds": self.planned_rounds,
+            "seeds": self.seeds,
+            "error": self.error,
+            "calls": self.calls.to_json(),
+        }
+        if self.aborted_round_attempts:
+            record["aborted_round_attempts"] = self.aborted_round_attempts
+        record["rounds_end_offset"] = self.rounds_end_offset
+        record["finished_utc"] = self.finished_utc
+        return orjson.dumps(record) + b"\n"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LedgerEntry:
+        return cls(
+            condition=data["condition"],
+            replicate=int(data["replicate"]),
+            n_rounds=int(data["n_rounds"]),
+            planned_rounds=int(data["planned_rounds"]),
+            seeds=dict(data.get("seeds") or {}),
+            error=data.get("error"),
+            calls=CallCounts.from_json(data.get("calls")),
+            aborted_round_attempts=data.get("aborted_round_attempts"),
+            rounds_end_offset=data.get("rounds_end_offset"),
+            finished_utc=data.get("finished_utc"),
+        )

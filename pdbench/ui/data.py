@@ -45,7 +45,7 @@ def default_run_dir() -> str | None:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_manifest(run_dir: str, fingerprint: Fingerprint) -> dict[str, Any]:
-    return RunReader.open(run_dir).manifest()
+    return RunReader.open(run_dir).manifest().to_json_dict()
 
 
 @st.cache_data(show_spinner="Reading aggregates ...", max_entries=8)
@@ -55,7 +55,7 @@ def load_aggregates(run_dir: str, fingerprint: Fingerprint) -> Aggregates:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_ledger(run_dir: str, fingerprint: Fingerprint) -> list[dict]:
-    return RunReader.open(run_dir).ledger()
+    return [orjson.loads(entry.to_json()) for entry in RunReader.open(run_dir).ledger()]
 
 
 @st.cache_data(show_spinner="Reading the match's rounds ...", max_entries=32)

@@ -105,7 +105,7 @@ def test_examples_play_their_definition(arena, game_id, path, opponent, expected
 def test_the_choice_is_recorded_as_an_attempt(arena):
     result = play(GAMES["split_or_steal"], 2, arena(TFT, GAMES["split_or_steal"]), Scripted([D, D]))
     attempt = result.rounds[1].decision_a.attempts[0]
-    assert attempt["response"] == {"type": "commit", "choice": "steal"}
+    assert attempt.response == {"type": "commit", "choice": "steal"}
 
 
 def test_state_persists_across_turns(arena):
@@ -188,7 +188,7 @@ def test_the_configured_timeout_action_is_played(arena):
         assert decision.action is D
         assert decision.invalid_outputs == 1 and decision.fallback
         assert '"maybe"' in decision.error
-        assert decision.attempts[0]["response"] == {"choice": "maybe"}
+        assert decision.attempts[0].response == {"choice": "maybe"}
 
 
 def test_an_exception_in_another_hook_is_recorded_and_the_turn_still_counts(arena):

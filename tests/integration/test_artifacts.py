@@ -365,7 +365,7 @@ def test_manifest_records_config_seeds_environment_and_calls(runs, rounds_true):
     assert calls["live"] == attempts and calls["cached"] == 0  # a fresh cache
     assert calls["input_tokens"] > 0
     assert calls["cost_usd"] == 0.0  # the mock is free
-    assert outcome.calls["live"] == attempts
+    assert outcome.calls.live == attempts
 
 
 def test_a_replay_from_the_cache_counts_cached_calls_and_writes_the_same_rounds(runs, rounds_true):

@@ -21,7 +21,7 @@ from pdbench.runners.experiment import run_experiment
 from pdbench.runners.match import play_match_sync
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import load
-from pdbench.runners.records import match_base, round_lines
+from pdbench.runners.records import match_fields, round_lines
 from pdbench.strategies import POLICIES, make_policy
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,9 @@ def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
                 disclose_rounds=True,
             )
             loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
-            batch_blob = match_lines(match_base(planned, "r"), arrays, timestamp="t", bodies=bodies)
+            batch_blob = match_lines(
+                match_fields(planned, "r"), arrays, timestamp="t", bodies=bodies
+            )
             assert _without_timestamps(batch_blob) == _without_timestamps(loop_blob), (
                 f"{planned.condition.name} replicate {planned.replicate}"
             )

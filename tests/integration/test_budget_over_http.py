@@ -73,7 +73,7 @@ def test_budget_stops_the_run_and_a_larger_budget_resumes_it(tmp_path, stub):
     assert calls["live"] + calls["cached"] == 10 and calls["unknown_price"] == 0
     # spend counts what was paid, over both attempts: every one of the 5 calls, once.
     spend = manifest["spend"]
-    assert spend["live_calls"] == 5 and spend["input_tokens"] == 100_000 * 5
+    assert spend["live"] == 5 and spend["input_tokens"] == 100_000 * 5
     assert spend["cost_usd"] > 0.04
 
     # The budget is for the whole run: resuming a complete run under the spend changes nothing,

@@ -173,7 +173,7 @@ def test_an_llm_agent_plays_over_http_and_replays_from_the_cache(stub, tmp_path)
     first, stats = run("readwrite")
     assert [r.played.action_a.value for r in first.rounds] == ["C", "D"]
     assert first.rounds[1].decision_a.invalid_outputs == 1
-    assert stats.live_calls == 3 and stats.unknown_price_calls == 3
+    assert stats.live == 3 and stats.unknown_price == 3
     assert len(stub.state.requests) == 3
     assert stub.state.requests[2]["messages"][-2] == {
         "role": "assistant",
@@ -182,7 +182,7 @@ def test_an_llm_agent_plays_over_http_and_replays_from_the_cache(stub, tmp_path)
 
     replayed, replay_stats = run("replay")
     assert len(stub.state.requests) == 3  # no new HTTP request
-    assert replay_stats.live_calls == 0 and replay_stats.cached_calls == 3
+    assert replay_stats.live == 0 and replay_stats.cached == 3
     assert [r.played for r in replayed.rounds] == [r.played for r in first.rounds]
 
 

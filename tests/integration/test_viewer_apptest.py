@@ -428,11 +428,11 @@ def test_match_rounds_come_from_the_ledger_offsets(single_run, sweep_run, llm_ru
             expected = [
                 r
                 for r in every
-                if (r["condition"], r["replicate"]) == (entry["condition"], entry["replicate"])
+                if (r["condition"], r["replicate"]) == (entry.condition, entry.replicate)
             ]
-            got = reader.match_rounds(entry["condition"], entry["replicate"])
+            got = reader.match_rounds(entry.condition, entry.replicate)
             assert got == expected
-            assert len(got) == entry["n_rounds"]
+            assert len(got) == entry.n_rounds
 
 
 def test_the_match_is_read_without_the_rest_of_the_file(single_run, tmp_path):
@@ -440,9 +440,9 @@ def test_the_match_is_read_without_the_rest_of_the_file(single_run, tmp_path):
     run_dir = copy_run(single_run, tmp_path)
     ledger = RunReader.open(run_dir).ledger()
     data = bytearray((run_dir / "rounds.jsonl").read_bytes())
-    start, end = ledger[0]["rounds_end_offset"], ledger[1]["rounds_end_offset"]
+    start, end = ledger[0].rounds_end_offset, ledger[1].rounds_end_offset
     data[:start] = b"x" * (start - 1) + b"\n"  # the first match becomes unreadable
     data[end:] = b"y" * (len(data) - end - 1) + b"\n"  # and so does the third
     (run_dir / "rounds.jsonl").write_bytes(bytes(data))
-    rounds = RunReader.open(run_dir).match_rounds(ledger[1]["condition"], 1)
-    assert [r["round_index"] for r in rounds] == list(range(1, ledger[1]["n_rounds"] + 1))
+    rounds = RunReader.open(run_dir).match_rounds(ledger[1].condition, 1)
+    assert [r["round_index"] for r in rounds] == list(range(1, ledger[1].n_rounds + 1))

@@ -154,20 +154,20 @@ def test_second_call_is_served_from_the_cache(tmp_path):
     # A replayed answer keeps its price (so replayed rounds are identical); the run's spend
     # counts it as saved, not as spent.
     assert again.cost_usd == live.cost_usd == 0.5
-    assert gateway.stats.as_dict() == {
-        "live_calls": 1,
-        "cached_calls": 1,
+    assert gateway.stats.to_json() == {
+        "live": 1,
+        "cached": 1,
         "input_tokens": live.input_tokens,
         "output_tokens": live.output_tokens,
         "cost_usd": 0.5,
         "cost_usd_saved": 0.5,
-        "unknown_price_calls": 0,
+        "unknown_price": 0,
     }
     gateway.close()
 
     replay = ProviderGateway(cache_dir=tmp_path, cache_mode="replay")
     assert run(replay.complete(MOCK, request())).text == live.text
-    assert replay.stats.live_calls == 0
+    assert replay.stats.live == 0
     replay.close()
 
 
@@ -176,14 +176,14 @@ def test_a_changed_persona_or_temperature_misses(tmp_path):
     run(gateway.complete(MOCK, request()))
     run(gateway.complete(MOCK, request(persona="cooperative")))
     run(gateway.complete(MOCK, request(temperature=0.5)))
-    assert (gateway.stats.live_calls, gateway.stats.cached_calls) == (3, 0)
+    assert (gateway.stats.live, gateway.stats.cached) == (3, 0)
 
 
 def test_off_mode_never_caches(tmp_path):
     gateway = ProviderGateway(cache_dir=tmp_path / "c", cache_mode="off")
     run(gateway.complete(MOCK, request()))
     run(gateway.complete(MOCK, request()))
-    assert (gateway.stats.live_calls, gateway.stats.cached_calls) == (2, 0)
+    assert (gateway.stats.live, gateway.stats.cached) == (2, 0)
     assert not (tmp_path / "c").exists()
 
 
@@ -191,7 +191,7 @@ def test_replay_miss_raises_and_names_the_model(tmp_path):
     gateway = ProviderGateway(cache_dir=tmp_path, cache_mode="replay")
     with pytest.raises(CacheMiss, match="mock-reciprocal"):
         run(gateway.complete(MOCK, request()))
-    assert gateway.stats.live_calls == 0
+    assert gateway.stats.live == 0
 
 
 def test_budget_stops_new_live_calls_but_not_cached_ones(tmp_path):
@@ -201,7 +201,7 @@ def test_budget_stops_new_live_calls_but_not_cached_ones(tmp_path):
     with pytest.raises(BudgetExhausted, match="budget"):
         run(gateway.complete(MOCK, request(seed=3)))
     assert run(gateway.complete(MOCK, request(seed=1))).cached
-    assert gateway.stats.live_calls == 2
+    assert gateway.stats.live == 2
     assert gateway.stats.cost_usd == pytest.approx(1.2)
 
 
@@ -209,7 +209,7 @@ def test_unknown_prices_are_counted(tmp_path):
     gateway = ProviderGateway(cache_dir=None, max_cost_usd=0.1, client_factory=priced(None))
     for seed in range(3):
         run(gateway.complete(MOCK, request(seed=seed)))
-    assert gateway.stats.unknown_price_calls == 3
+    assert gateway.stats.unknown_price == 3
     assert gateway.stats.cost_usd == 0.0
 
 
@@ -227,7 +227,7 @@ def test_concurrency_is_bounded(tmp_path):
     elapsed = time.perf_counter() - start
     assert gateway.peak_in_flight == 3
     assert elapsed >= 4 * 0.05
-    assert gateway.stats.live_calls == 12
+    assert gateway.stats.live == 12
 
 
 def test_identical_requests_in_flight_share_one_live_call(tmp_path):
@@ -239,7 +239,7 @@ def test_identical_requests_in_flight_share_one_live_call(tmp_path):
 
     first, second = run(same_twice())
     assert first.text == second.text
-    assert (gateway.stats.live_calls, gateway.stats.cached_calls) == (1, 1)
+    assert (gateway.stats.live, gateway.stats.cached) == (1, 1)
 
 
 def test_clients_are_built_once_per_provider_spec(tmp_path):

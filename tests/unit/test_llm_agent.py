@@ -1,6 +1,7 @@
 """The LLM agent end to end with the mock provider: prompts, gateway, strict parsing, retries."""
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,7 @@ def test_reciprocating_mock_against_alld_in_split_or_steal():
     result = play(agent(llm_spec(), game=SPLIT), "alld", game=SPLIT)
     assert moves(result, "a") == [C] + [D] * 7
     decision = result.rounds[1].decision_a
-    assert decision.attempts[0]["raw"] == "steal"
+    assert decision.attempts[0].raw == "steal"
 
 
 def test_decision_records_every_attempt():
@@ -117,14 +118,14 @@ def test_decision_records_every_attempt():
     decision = result.rounds[2].decision_a
     assert decision == Decision(action=D, attempts=decision.attempts)
     (attempt,) = decision.attempts
-    assert set(attempt) == ATTEMPT_KEYS
-    assert attempt["attempt"] == 1
-    assert attempt["prompt"].startswith("Round 3 of 3.")
-    assert "win-stay, lose-shift" in attempt["system"]
-    assert attempt["raw"] == "D" and attempt["valid"] is True
-    assert attempt["error"] is None and attempt["reason"] is None
-    assert attempt["cached"] is False and attempt["cost_usd"] == 0.0
-    assert attempt["input_tokens"] > 0
+    assert {f.name for f in dataclasses.fields(attempt)} == ATTEMPT_KEYS
+    assert attempt.attempt == 1
+    assert attempt.prompt.startswith("Round 3 of 3.")
+    assert "win-stay, lose-shift" in attempt.system
+    assert attempt.raw == "D" and attempt.valid is True
+    assert attempt.error is None and attempt.reason is None
+    assert attempt.cached is False and attempt.cost_usd == 0.0
+    assert attempt.input_tokens > 0
 
 
 def test_an_invalid_answer_is_corrected_in_the_same_conversation():
@@ -138,9 +139,9 @@ def test_an_invalid_answer_is_corrected_in_the_same_conversation():
     assert role == "user"
     assert correction.startswith('That answer is not valid: expected exactly "C" or "D"')
     assert "This is still round 1." in correction
-    assert [a["valid"] for a in decision.attempts] == [False, True]
-    assert decision.attempts[1]["prompt"] == correction
-    assert decision.attempts[0]["error"].startswith('expected exactly "C" or "D"')
+    assert [a.valid for a in decision.attempts] == [False, True]
+    assert decision.attempts[1].prompt == correction
+    assert decision.attempts[0].error.startswith('expected exactly "C" or "D"')
 
 
 def test_retries_exhausted_abort():
@@ -149,7 +150,7 @@ def test_retries_exhausted_abort():
     with pytest.raises(MatchAborted, match="no valid action after 3 attempts") as raised:
         decide(llm)
     assert "no idea" in str(raised.value)
-    assert [a["raw"] for a in raised.value.attempts] == ["maybe", "perhaps", "no idea"]
+    assert [a.raw for a in raised.value.attempts] == ["maybe", "perhaps", "no idea"]
     assert len(client.requests[-1].messages) == 5
 
 
@@ -182,8 +183,8 @@ def test_json_mode_keeps_the_reason():
     llm = agent(llm_spec(response_format="json", max_tokens=64), game=SPLIT)
     result = play(llm, "alld", game=SPLIT, rounds=2)
     attempt = result.rounds[1].decision_a.attempts[0]
-    assert attempt["raw"] == '{"action": "steal", "reason": "I do what my opponent did last."}'
-    assert attempt["reason"] == "I do what my opponent did last."
+    assert attempt.raw == '{"action": "steal", "reason": "I do what my opponent did last."}'
+    assert attempt.reason == "I do what my opponent did last."
     assert result.rounds[1].played.action_a is D
 
 
@@ -197,15 +198,19 @@ def test_a_rerun_from_the_cache_is_identical_and_free(tmp_path):
 
     first, first_stats = run_once()
     second, second_stats = run_once()
-    assert first_stats.live_calls > 12 and first_stats.cached_calls == 0
-    assert second_stats.live_calls == 0 and second_stats.cached_calls == first_stats.live_calls
+    assert first_stats.live > 12 and first_stats.cached == 0
+    assert second_stats.live == 0 and second_stats.cached == first_stats.live
     assert [r.played for r in first.rounds] == [r.played for r in second.rounds]
     strip = ("cached", "cost_usd")
     for a, b in zip(first.rounds, second.rounds, strict=True):
-        assert [{k: v for k, v in x.items() if k not in strip} for x in a.decision_a.attempts] == [
-            {k: v for k, v in x.items() if k not in strip} for x in b.decision_a.attempts
+        assert [
+            {k: v for k, v in dataclasses.asdict(x).items() if k not in strip}
+            for x in a.decision_a.attempts
+        ] == [
+            {k: v for k, v in dataclasses.asdict(x).items() if k not in strip}
+            for x in b.decision_a.attempts
         ]
-        assert all(x["cached"] for x in b.decision_a.attempts)
+        assert all(x.cached for x in b.decision_a.attempts)
 
 
 def test_random_mock_differs_between_replicates_but_not_between_runs():

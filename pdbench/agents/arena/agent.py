@@ -37,7 +37,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import hashlib
 import json
 import math
 import os
@@ -60,6 +59,7 @@ from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, InvalidActionError
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation, PastRound
+from pdbench.storage.schema import HookAttempt
 
 if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
@@ -518,7 +518,6 @@ class ArenaAgent(AgentBase):
             label_to_action(spec.timeout_action, game) if spec.timeout_action else Action.C
         )
         self.log_path = agent_log_path(context, self.path)
-        self.store = context.store_prompts if context is not None else True
         self.startup_ms: list[float] = []  # per started worker: until Agent() was ready
         self._executor: ThreadPoolExecutor | None = None
         self._worker: Worker | None = None
@@ -658,7 +657,7 @@ class ArenaAgent(AgentBase):
         *,
         timeout: bool = False,
         invalid: bool = False,
-        attempts: tuple[dict, ...] = (),
+        attempts: tuple[HookAttempt, ...] = (),
     ) -> Decision:
         return Decision(
             action=self.timeout_action,
@@ -669,16 +668,8 @@ class ArenaAgent(AgentBase):
             error="\n".join([*notes, error]),
         )
 
-    def _attempts(self, raw: Any, elapsed: float) -> tuple[dict, ...]:
-        if not self.store:
-            return ()
-        record: dict[str, Any] = {"hook": "on_turn", "elapsed_s": round(elapsed, 6)}
-        if self.store == "hash":
-            canonical = json.dumps(raw, sort_keys=True, separators=(",", ":"))
-            record["response_sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
-        else:
-            record["response"] = raw
-        return (record,)
+    def _attempts(self, raw: Any, elapsed: float) -> tuple[HookAttempt, ...]:
+        return (HookAttempt(hook="on_turn", elapsed_s=round(elapsed, 6), response=raw),)
 
     # -- the process --
 

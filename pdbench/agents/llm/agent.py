@@ -7,7 +7,7 @@ round prompt (plus corrections), built only from the agent's observation.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pdbench.agents.base import AgentBase, Decision
 from pdbench.agents.llm.prompts import (
@@ -24,6 +24,7 @@ from pdbench.core.parse import parse_answer
 from pdbench.core.rng import MOCK_PROVIDER, derive_seed
 from pdbench.core.transcript import Observation
 from pdbench.providers.base import CompletionRequest, ProviderUnavailable
+from pdbench.storage.schema import ProviderAttempt
 
 if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
@@ -90,7 +91,7 @@ class LLMAgent(AgentBase):
         spec = self.spec
         system = self.prompts.system
         messages: list[tuple[str, str]] = [("user", self.prompts.round_prompt(obs))]
-        attempts: list[dict[str, Any]] = []
+        attempts: list[ProviderAttempt] = []
         for number in range(1, spec.max_retries + 2):
             request = CompletionRequest(
                 provider=spec.provider.name,
@@ -110,19 +111,19 @@ class LLMAgent(AgentBase):
                 raise self._aborted(f"round {obs.round_index}: {error}", attempts) from error
             parsed = parse_answer(completion.text, self.game.labels, spec.response_format)
             attempts.append(
-                {
-                    "attempt": number,
-                    "system": system,
-                    "prompt": request.prompt,
-                    "raw": completion.text,
-                    "valid": parsed.valid,
-                    "error": parsed.error,
-                    "reason": parsed.reason,
-                    "cached": completion.cached,
-                    "input_tokens": completion.input_tokens,
-                    "output_tokens": completion.output_tokens,
-                    "cost_usd": completion.cost_usd,
-                }
+                ProviderAttempt(
+                    attempt=number,
+                    system=system,
+                    prompt=request.prompt,
+                    raw=completion.text,
+                    valid=parsed.valid,
+                    error=parsed.error,
+                    reason=parsed.reason,
+                    cached=completion.cached,
+                    input_tokens=completion.input_tokens,
+                    output_tokens=completion.output_tokens,
+                    cost_usd=completion.cost_usd,
+                )
             )
             if parsed.valid:
                 assert parsed.action is not None
@@ -135,7 +136,7 @@ class LLMAgent(AgentBase):
         last = attempts[-1]
         message = (
             f"round {obs.round_index}: no valid action after {len(attempts)} attempts; "
-            f"last answer {_shorten(last['raw'])!r} ({last['error']})"
+            f"last answer {_shorten(last.raw)!r} ({last.error})"
         )
         if spec.on_invalid == "abort":
             raise self._aborted(message, attempts)
@@ -147,10 +148,9 @@ class LLMAgent(AgentBase):
             error=f"{message}; played the fallback {spec.fallback_action}",
         )
 
-    def _aborted(self, message: str, attempts: list[dict[str, Any]]) -> MatchAborted:
-        error = MatchAborted(f"{self.name}: {message}")
-        error.attempts = tuple(attempts)  # the record survives the abort
-        return error
+    def _aborted(self, message: str, attempts: list[ProviderAttempt]) -> MatchAborted:
+        # The attempts travel with the error: the record survives the abort.
+        return MatchAborted(f"{self.name}: {message}", attempts=tuple(attempts))
 
     def close(self) -> None:
         if self._owns_gateway:

@@ -1,0 +1,63 @@
+"""The ordered writer: finished matches go to disk strictly in plan order, in batches, on one
+background thread, so rounds.jsonl is the same file whatever the concurrency and a resumed run
+ends identical to an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from pdbench.analysis.aggregate import StoredMatches
+from pdbench.storage.run_store import FinishedMatch, RunStore
+
+FLUSH_EVERY_S = 1.0  # store finished matches at least this often...
+FLUSH_EVERY_MATCHES = 512  # ...or when this many are waiting
+
+
+class OrderedWriter:
+    """Stores finished matches in plan order, in batches.
+
+    The file writes (and their fsync) run on one background thread, in submission order, so
+    the next matches are played and formatted while the previous batch goes to disk.
+    """
+
+    def __init__(self, store: RunStore, on_stored: Callable[[], None] | None = None) -> None:
+        self.store = store
+        self.on_stored = on_stored  # called on the writer thread after each batch is stored
+        self.ready: dict[int, FinishedMatch] = {}
+        self.next_index = 0
+        self.last_flush = time.monotonic()
+        self.stored_columns: list[StoredMatches] = []  # in file order
+        self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdbench-writer")
+        self._writes: list[Future] = []
+
+    def add(self, index: int, match: FinishedMatch) -> None:
+        self.ready[index] = match
+        waiting = len(self.ready)
+        if waiting >= FLUSH_EVERY_MATCHES or time.monotonic() - self.last_flush >= FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        batch = []
+        while self.next_index in self.ready:
+            batch.append(self.ready.pop(self.next_index))
+            self.next_index += 1
+        if batch:
+            self._writes.append(self._disk.submit(self._store, batch))
+        self.stored_columns.extend(m.columns for m in batch if m.columns is not None)
+        self.last_flush = time.monotonic()
+
+    def _store(self, batch: list[FinishedMatch]) -> None:
+        self.store.append(batch)
+        if self.on_stored is not None:
+            self.on_stored()
+
+    def finish(self) -> None:
+        """Wait until everything flushed is on disk; a failed write raises here."""
+        try:
+            for write in self._writes:
+                write.result()
+        finally:
+            self._disk.shutdown(wait=True)
