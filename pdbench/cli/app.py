@@ -219,7 +219,7 @@ def ui(
     import subprocess
 
     _require_run_dir(run_dir)
-    app_path = Path(__file__).parents[1] / "ui" / "streamlit_app.py"
+    app_path = Path(__file__).parents[1] / "ui" / "app.py"
     command = [
         sys.executable,
         "-m",

@@ -22,13 +22,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pdbench.analysis.aggregate import aggregate_run
+from pdbench.analysis.catalog import DECIMALS, MetricColumn
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 from pdbench.storage.reader import RunReader
-from pdbench.ui.data import DECIMALS, HEADLINE_METRICS, RUN_DIR_ENV, MetricInfo
+from pdbench.ui.display import HEADLINE_METRICS
+from pdbench.ui.loaders import RUN_DIR_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "pdbench" / "ui" / "streamlit_app.py"
+APP = ROOT / "pdbench" / "ui" / "app.py"
 TIMEOUT = 60  # seconds per script run: the first one imports pandas, pyarrow and altair
 
 
@@ -130,7 +132,7 @@ def select(at: AppTest, condition: str, replicate: int) -> AppTest:
     return at
 
 
-def assert_shown(text: str, value, metric: MetricInfo, where: str) -> None:
+def assert_shown(text: str, value, metric: MetricColumn, where: str) -> None:
     """`text` is `value` rounded as the viewer rounds it (null shows as n/a or 'no collapse')."""
     if value is None or pd.isna(value):
         assert text in ("n/a", "no collapse"), f"{where}: shows {text!r} for a null value"

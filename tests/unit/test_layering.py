@@ -74,7 +74,7 @@ def test_package_imports_only_what_it_may(package):
 
 def test_the_viewer_pulls_in_no_runner_agent_or_provider_at_run_time():
     code = (
-        "import sys, pdbench.ui.data, pdbench.storage.reader, pdbench.analysis.run_aggregates; "
+        "import sys, pdbench.ui.app, pdbench.storage.reader, pdbench.analysis.run_aggregates; "
         "print([m for m in sys.modules if m.startswith("
         "('pdbench.runners', 'pdbench.agents', 'pdbench.providers', 'pdbench.config'))])"
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.ui.data import RUN_DIR_ENV, run_dir_from
+from pdbench.ui.loaders import RUN_DIR_ENV, run_dir_from
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,7 +42,7 @@ def test_print_command_names_streamlit_the_app_and_the_run_dir(tmp_path):
     command = shlex.split(done.stdout.strip())
     assert command[1:4] == ["-m", "streamlit", "run"]
     app = Path(command[4])
-    assert app.name == "streamlit_app.py" and app.is_file()
+    assert app.name == "app.py" and app.is_file()
     assert command[command.index("--server.port") + 1] == "8765"
     assert command[command.index("--server.headless") + 1] == "true"
     # Everything after "--" goes to the app's sys.argv, where the viewer finds the run dir.

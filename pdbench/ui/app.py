@@ -1,0 +1,190 @@
+"""The viewer's frame and Streamlit entry script: `uv run pdbench ui data/runs/<run_id>`.
+
+The sidebar picks a condition and a replicate; the header says what the run is and whether it is
+complete; four tabs (pdbench.ui.tabs) show it:
+
+- Match: headline metrics of the replicate beside the condition mean and its 95% CI, the actions
+  of both agents round by round, and their cumulative payoffs;
+- Conditions: every condition side by side, cooperation with CI error bars, cooperation over time;
+- Round inspector: the prompts and raw answers of every attempt in one round, with invalid
+  answers, fallbacks, timeouts and errors marked;
+- Run facts: status, calls and cost, seeds, git commit and the config snapshot from the manifest.
+
+The run dir comes from `--run-dir DIR` after `--` or from $PDBENCH_RUN_DIR. Nothing is written:
+missing aggregates are computed in memory.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import streamlit as st
+
+from pdbench.analysis.run_aggregates import Aggregates
+from pdbench.core.errors import PdbenchError
+from pdbench.storage.manifest import RunManifest
+from pdbench.ui.display import JOINT_METRICS, format_value
+from pdbench.ui.facts import condition_caption, condition_config, short_commit
+from pdbench.ui.loaders import LoadedRun, default_run_dir, load_run
+from pdbench.ui.tabs import conditions, inspector, match, run_facts
+
+BadgeColor = Literal["green", "orange", "red", "gray"]
+STATUS_COLORS: dict[str, BadgeColor] = {
+    "complete": "green",
+    "started": "orange",
+    "stopped": "orange",
+    "failed": "red",
+}
+STATUS_ICONS = {"complete": ":material/check_circle:", "failed": ":material/error:"}
+
+
+def main() -> None:
+    st.set_page_config(page_title="pdbench viewer", page_icon=":material/grid_view:", layout="wide")
+    run_dir = _sidebar_run_dir()
+    if not run_dir:
+        st.error(
+            "No run dir given. Start the viewer with `uv run pdbench ui data/runs/<run_id>`, "
+            "or type a run dir in the sidebar."
+        )
+        st.stop()
+    try:
+        run = load_run(run_dir)
+    except PdbenchError as error:
+        st.error(f"Cannot open this run: {error}")
+        st.stop()
+    except Exception as error:  # a damaged file: say which, never show a traceback
+        st.error(f"Cannot read the run dir {run_dir}: {type(error).__name__}: {error}")
+        st.stop()
+
+    _header(run)
+    aggregates = run.aggregates
+    if aggregates.conditions.empty:
+        st.warning("No match of this run has finished yet: there is nothing to show.")
+        run_facts.render(run.manifest, run.ledger)
+        st.stop()
+
+    condition, replicate = _sidebar_selection(aggregates, run.manifest)
+    conditions_table = aggregates.conditions
+    condition_row = conditions_table[conditions_table["condition"] == condition].iloc[0]
+    replicates = aggregates.replicates
+    replicate_row = replicates[
+        (replicates["condition"] == condition) & (replicates["replicate"] == replicate)
+    ].iloc[0]
+    try:
+        rounds = run.match(condition, replicate)
+    except Exception as error:
+        st.error(f"Cannot read the rounds of {condition} replicate {replicate}: {error}")
+        st.stop()
+    names = {"a": f"A · {replicate_row['agent_a']}", "b": f"B · {replicate_row['agent_b']}"}
+    config = condition_config(run.manifest, condition)
+
+    match_tab, conditions_tab, inspector_tab, facts_tab = st.tabs(
+        ["Match", "Conditions", "Round inspector", "Run facts"]
+    )
+    with match_tab:
+        match.render(
+            condition, replicate, replicate_row, condition_row, rounds, names, config, run.ledger
+        )
+    with conditions_tab:
+        conditions.render(aggregates, run.manifest, run.ledger, condition)
+    with inspector_tab:
+        inspector.render(condition, replicate, rounds, names, run.manifest, config)
+    with facts_tab:
+        run_facts.render(run.manifest, run.ledger)
+
+
+def _sidebar_run_dir() -> str:
+    with st.sidebar:
+        st.markdown("### :material/grid_view: pdbench viewer")
+        value = st.text_input(
+            "Run dir",
+            value=default_run_dir() or "",
+            key="run_dir",
+            help="A folder under data/runs/, holding run_manifest.json (or a sweep's shards/).",
+        )
+    return value.strip()
+
+
+def _sidebar_selection(aggregates: Aggregates, manifest: RunManifest) -> tuple[str, int]:
+    conditions = aggregates.conditions
+    matchups = {
+        row["condition"]: f"{row['agent_a']} vs {row['agent_b']}"
+        for _, row in conditions.iterrows()
+    }
+    with st.sidebar:
+        condition = st.selectbox(
+            "Condition",
+            list(conditions["condition"]),
+            key="condition",
+            help="Every condition of the run, in the experiment's order.",
+        )
+        st.caption(f"{matchups[condition]} · {condition_caption(manifest, condition)}")
+        replicates = aggregates.replicates
+        mine = replicates[replicates["condition"] == condition]
+        cooperation = JOINT_METRICS[0]
+        labels: dict[int, str] = {
+            int(row["replicate"]): (
+                f"{int(row['replicate'])} · {int(row['n_rounds'])} rounds · "
+                f"coop {format_value(cooperation, row[cooperation.column])}"
+            )
+            for _, row in mine.iterrows()
+        }
+        options: list[int] = list(labels)
+        replicate = st.selectbox(
+            "Replicate",
+            options,
+            format_func=lambda number: labels[number],
+            key=f"replicate::{condition}",
+            help="One match of this condition; its seeds are in Run facts.",
+        )
+        st.divider()
+        st.caption(
+            "Read-only: nothing is written into the run dir. Files are re-read when they "
+            "change (press R to refresh)."
+        )
+    return condition, replicate
+
+
+def _header(run: LoadedRun) -> None:
+    manifest, aggregates, run_dir = run.manifest, run.aggregates, run.reader.run_dir
+    status = manifest.status
+    n_conditions = len(aggregates.conditions)
+    kind = "sweep" if manifest.kind == "sweep" else "experiment"
+    st.title(f"Run {manifest.run_id or run_dir.name}", anchor=False)
+    with st.container(horizontal=True, gap="small"):
+        st.badge(
+            status,
+            color=STATUS_COLORS.get(status, "gray"),
+            icon=STATUS_ICONS.get(status, ":material/pending:"),
+        )
+        st.badge(kind, color="blue")
+        st.badge(f"{n_conditions} condition{'s' if n_conditions != 1 else ''}", color="gray")
+        st.badge(f"{manifest.replicates or '?'} replicates", color="gray")
+        st.badge(
+            "aggregates.parquet" if aggregates.source == "file" else "aggregates in memory",
+            color="gray" if aggregates.source == "file" else "violet",
+        )
+    calls = manifest.provider_calls
+    st.caption(
+        f"`{run_dir}` · started {manifest.started_utc or '?'} · "
+        f"git {short_commit(manifest)} · provider calls {calls.live} live / "
+        f"{calls.cached} cached · cost ${calls.cost_usd:.4f}"
+    )
+    if aggregates.note:
+        st.info(
+            f"{aggregates.note[0].upper()}{aggregates.note[1:]} (nothing is written; "
+            f"`uv run pdbench aggregate {run_dir}` stores them).",
+            icon=":material/info:",
+        )
+    if status != "complete":
+        error = manifest.error
+        st.warning(
+            f"This run's status is **{status}**: {manifest.matches.completed} of "
+            f"{manifest.matches.planned} matches finished"
+            + (f". Last error: {error}" if error else ". It may still be running, or was stopped.")
+        )
+
+
+# Streamlit runs this file as __main__; importing it (tests, the layering check) draws nothing.
+if __name__ == "__main__":
+    main()

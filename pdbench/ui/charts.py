@@ -1,0 +1,200 @@
+"""The viewer's charts, built with Altair from the frames in `pdbench.ui.frames`.
+
+Colours are Okabe-Ito, distinguishable with every common colour-vision deficiency; actions are
+also written as letters, so nothing depends on colour alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from pdbench.ui.frames import CI_SERIES
+
+C_COLOR = "#0072B2"  # cooperate: blue
+D_COLOR = "#D55E00"  # defect: vermilion
+A_COLOR = "#332288"  # agent A: indigo
+B_COLOR = "#117733"  # agent B: green
+BOTH_COLOR = "#555555"
+REFERENCE_COLOR = "#AAAAAA"
+
+
+def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
+    """One cell per round and agent, coloured by action and lettered while it fits; flagged
+    rounds get a dark outline (and a '!' after the letter)."""
+    order = list(dict.fromkeys(frame["agent"]))
+    n_rounds = int(frame["round"].max()) if not frame.empty else 0
+    base = alt.Chart(frame).encode(
+        x=alt.X(
+            "round:O",
+            title="Round",
+            axis=alt.Axis(
+                labelAngle=0,
+                labelOverlap="greedy",
+                ticks=False,
+                domain=False,
+                values=round_ticks(n_rounds),
+            ),
+        ),
+        y=alt.Y(
+            "agent:N",
+            title=None,
+            sort=order,
+            axis=alt.Axis(labelLimit=260, ticks=False, labelFontSize=12, labelFontWeight="bold"),
+        ),
+    )
+    tooltip = [
+        alt.Tooltip("round:O", title="round"),
+        alt.Tooltip("agent:N"),
+        alt.Tooltip("action:N"),
+        alt.Tooltip("payoff:Q"),
+        alt.Tooltip("cumulative:Q", title="cumulative payoff"),
+        alt.Tooltip("flags:N"),
+    ]
+    thin = n_rounds > 60  # narrow cells: a thick white border would hide the colour
+    cells = base.mark_rect(
+        stroke="white", strokeWidth=0.5 if thin else 2, cornerRadius=0 if thin else 3
+    ).encode(
+        color=alt.Color(
+            "action:N",
+            scale=alt.Scale(domain=["C", "D"], range=[C_COLOR, D_COLOR]),
+            legend=alt.Legend(
+                title=None,
+                orient="top",
+                labelExpr="datum.label == 'C' ? 'C  cooperate' : 'D  defect'",
+            ),
+        ),
+        tooltip=tooltip,
+    )
+    flagged = (
+        base.transform_filter("datum.flagged")
+        .mark_rect(filled=False, stroke="#111111", strokeWidth=3, cornerRadius=3)
+        .encode(tooltip=tooltip)
+    )
+    layers = [cells, flagged]
+    if n_rounds <= 80:
+        layers.append(
+            base.mark_text(
+                color="white", fontWeight="bold", fontSize=13 if n_rounds <= 40 else 9
+            ).encode(text="label:N", tooltip=tooltip)
+        )
+    return alt.layer(*layers).properties(height=alt.Step(40))
+
+
+def round_ticks(n_rounds: int) -> list[int] | Any:
+    """Every round up to 40; beyond, round 1 and every 10th (50th) so the labels stay legible."""
+    if n_rounds <= 40:
+        return alt.Undefined
+    step = 10 if n_rounds <= 300 else 50
+    return [1, *range(step, n_rounds + 1, step)]
+
+
+def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Both agents' cumulative payoffs, with the all-C and all-D lines thin and grey."""
+    series = list(dict.fromkeys(frame["series"]))
+    colors = [A_COLOR, B_COLOR] + [REFERENCE_COLOR] * (len(series) - 2)
+    dashes = [[1, 0], [6, 3]] + [[2, 3]] * (len(series) - 2)
+    widths = [2.5, 2.5] + [1.2] * (len(series) - 2)
+    n_rounds = int(frame["round"].max()) if not frame.empty else 1
+    return (
+        alt.Chart(frame)
+        .mark_line(point=alt.OverlayMarkDef(size=22) if n_rounds <= 60 else False)
+        .encode(
+            x=alt.X("round:Q", title="Round", scale=alt.Scale(domain=[1, max(n_rounds, 2)])),
+            y=alt.Y("cumulative payoff:Q", title="Cumulative payoff"),
+            color=alt.Color(
+                "series:N",
+                scale=alt.Scale(domain=series, range=colors),
+                legend=alt.Legend(title=None, orient="top", labelLimit=300, columns=2),
+            ),
+            strokeDash=alt.StrokeDash(
+                "series:N", scale=alt.Scale(domain=series, range=dashes), legend=None
+            ),
+            strokeWidth=alt.StrokeWidth(
+                "series:N", scale=alt.Scale(domain=series, range=widths), legend=None
+            ),
+            tooltip=["series:N", "round:Q", alt.Tooltip("cumulative payoff:Q", format=".1f")],
+        )
+        .properties(height=340)
+    )
+
+
+def ci_chart(
+    ci: pd.DataFrame, points: pd.DataFrame, order: list[str]
+) -> alt.LayerChart | alt.FacetChart:
+    """Per condition, the mean cooperation rate (both agents, A, B) with its 95% CI bar, and
+    every replicate as a faint dot."""
+    series = list(CI_SERIES.values())
+    series_scale = alt.Scale(domain=series, range=[BOTH_COLOR, A_COLOR, B_COLOR])
+    y = alt.Y("condition:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
+    y_offset = alt.YOffset("series:N", sort=series, scale=alt.Scale(paddingOuter=0.3))
+    x_scale = alt.Scale(domain=[0, 1], clamp=True)
+    color = alt.Color("series:N", scale=series_scale, legend=alt.Legend(title=None, orient="top"))
+    tooltip = [
+        "condition:N",
+        "series:N",
+        alt.Tooltip("mean:Q", format=".3f"),
+        alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
+        alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"),
+        "n:Q",
+    ]
+    base = alt.Chart(ci).encode(y=y, yOffset=y_offset, color=color)
+    bars = base.mark_rule(strokeWidth=2.5).encode(
+        x=alt.X("ci_low:Q", scale=x_scale, title="Cooperation rate"),
+        x2="ci_high:Q",
+        tooltip=tooltip,
+    )
+    means = base.mark_point(filled=True, size=80, opacity=1).encode(
+        x=alt.X("mean:Q", scale=x_scale), tooltip=tooltip
+    )
+    replicates = (
+        alt.Chart(points)
+        .mark_point(size=28, opacity=0.35, filled=False)
+        .encode(
+            x=alt.X("value:Q", scale=x_scale),
+            y=y,
+            yOffset=y_offset,
+            color=alt.Color("series:N", scale=series_scale, legend=None),
+            tooltip=[
+                "condition:N",
+                "series:N",
+                "replicate:Q",
+                alt.Tooltip("value:Q", format=".3f"),
+            ],
+        )
+    )
+    height = max(160, 75 * len(order) + 40)
+    # The means layer comes first so that the legend shows filled dots.
+    return alt.layer(means, bars, replicates).properties(height=height)
+
+
+def over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt.Chart:
+    """One line per condition: the mean share of C per round; `selected` is drawn strongest."""
+    return (
+        alt.Chart(frame)
+        .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(size=14))
+        .encode(
+            x=alt.X(
+                "round:Q",
+                title="Round",
+                scale=alt.Scale(domain=[1, max(2, int(frame["round"].max() or 2))], nice=False),
+            ),
+            y=alt.Y("cooperation:Q", title="Share of C", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(
+                "condition:N",
+                sort=order,
+                scale=alt.Scale(scheme="tableau10"),
+                legend=alt.Legend(title=None, orient="top", labelLimit=300, columns=2),
+            ),
+            opacity=alt.condition(alt.datum.condition == selected, alt.value(1.0), alt.value(0.55)),
+            tooltip=[
+                "condition:N",
+                "round:Q",
+                alt.Tooltip("cooperation:Q", format=".3f"),
+                alt.Tooltip("replicates:Q", title="replicates reaching the round"),
+            ],
+        )
+        .properties(height=max(160, 75 * len(order) + 40))
+    )

@@ -1,0 +1,92 @@
+"""The viewer's reads of a run dir: which run dir, and the only cached Streamlit reads of it.
+
+Every loader takes the run's fingerprint (every artifact's mtime and size) as an argument, so it is
+part of the `st.cache_data` key: an edited or growing run is re-read, an unchanged one is not.
+Nothing here writes; missing aggregates are computed in memory (`read_aggregates`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from pdbench.analysis.run_aggregates import Aggregates, read_aggregates
+from pdbench.storage.manifest import RunManifest
+from pdbench.storage.reader import Fingerprint, RunReader
+from pdbench.storage.schema import LedgerEntry
+
+RUN_DIR_ENV = "PDBENCH_RUN_DIR"
+
+
+def run_dir_from(argv: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    """`--run-dir DIR` (or `--run-dir=DIR`) among the script's arguments, else $PDBENCH_RUN_DIR."""
+    for index, arg in enumerate(argv):
+        if arg == "--run-dir" and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith("--run-dir="):
+            return arg.split("=", 1)[1]
+    return environ.get(RUN_DIR_ENV) or None
+
+
+def default_run_dir() -> str | None:
+    return run_dir_from(sys.argv[1:], os.environ)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_manifest(run_dir: str, fingerprint: Fingerprint) -> RunManifest:
+    return RunReader.open(run_dir).manifest()
+
+
+@st.cache_data(show_spinner="Reading aggregates ...", max_entries=8)
+def load_aggregates(run_dir: str, fingerprint: Fingerprint) -> Aggregates:
+    return read_aggregates(RunReader.open(run_dir))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_ledger(run_dir: str, fingerprint: Fingerprint) -> list[LedgerEntry]:
+    return RunReader.open(run_dir).ledger()
+
+
+@st.cache_data(show_spinner="Reading the match's rounds ...", max_entries=32)
+def load_match(
+    run_dir: str, fingerprint: Fingerprint, condition: str, replicate: int
+) -> list[dict]:
+    return RunReader.open(run_dir).match_rounds(condition, replicate)
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """What the page shows of one run, read once per script run (from the cache when unchanged)."""
+
+    reader: RunReader
+    fingerprint: Fingerprint
+    manifest: RunManifest
+    aggregates: Aggregates
+    ledger: list[LedgerEntry]
+
+    @property
+    def key(self) -> str:
+        return str(self.reader.run_dir)
+
+    def match(self, condition: str, replicate: int) -> list[dict]:
+        """The stored rounds of one match, in round order."""
+        return load_match(self.key, self.fingerprint, condition, replicate)
+
+
+def load_run(run_dir: str) -> LoadedRun:
+    """Open a run dir and read its manifest, aggregates and ledger. A non-run dir raises
+    PdbenchError; a damaged file raises whatever its parser raised."""
+    reader = RunReader.open(run_dir)
+    fingerprint = reader.fingerprint()
+    key = str(reader.run_dir)
+    return LoadedRun(
+        reader=reader,
+        fingerprint=fingerprint,
+        manifest=load_manifest(key, fingerprint),
+        aggregates=load_aggregates(key, fingerprint),
+        ledger=load_ledger(key, fingerprint),
+    )

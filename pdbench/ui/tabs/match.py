@@ -1,0 +1,142 @@
+"""The Match tab: one replicate's metrics beside its condition's, its actions and its payoffs."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from pdbench.analysis.catalog import MetricColumn
+from pdbench.storage.schema import LedgerEntry
+from pdbench.ui import charts, frames
+from pdbench.ui.display import (
+    AGENT_METRICS,
+    JOINT_METRICS,
+    RELIABILITY_METRICS,
+    condition_summary,
+    format_value,
+    is_missing,
+    table_height,
+)
+from pdbench.ui.facts import flagged_rounds, ledger_entry, match_facts, payoff_reference
+
+
+def render(
+    condition: str,
+    replicate: int,
+    replicate_row: pd.Series,
+    condition_row: pd.Series,
+    rounds: list[dict],
+    names: Mapping[str, str],
+    config: Mapping[str, Any] | None,
+    ledger: Sequence[LedgerEntry],
+) -> None:
+    st.subheader(f"{condition} · replicate {replicate}", anchor=False)
+    st.caption(
+        f"{names['a']} vs {names['b']} · {len(rounds)} rounds · each value is this replicate's; "
+        f"below it the mean over the condition's {int(condition_row['n_replicates'])} "
+        "replicates and its 95% CI"
+    )
+    _headline_metrics(replicate_row, condition_row, names)
+
+    st.markdown("##### Actions per round")
+    st.altair_chart(charts.timeline_chart(frames.timeline_frame(rounds, names)), width="stretch")
+    st.code(frames.action_text(rounds, names), language=None)
+
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.markdown("##### Cumulative payoff")
+        reference = payoff_reference(config)
+        st.altair_chart(
+            charts.payoff_chart(frames.payoff_frame(rounds, names, reference)), width="stretch"
+        )
+    with right:
+        st.markdown("##### This match")
+        _match_record(condition, replicate, rounds, names, ledger)
+
+    with st.expander("All metrics of this replicate beside the condition's mean, std and 95% CI"):
+        st.dataframe(
+            frames.metric_table(replicate_row, condition_row),
+            hide_index=True,
+            column_config={
+                "metric": st.column_config.TextColumn("metric"),
+                "column": st.column_config.TextColumn("column in aggregates.parquet"),
+                "replicate": st.column_config.NumberColumn("this replicate", format="%.4g"),
+                "condition_mean": st.column_config.NumberColumn("condition mean", format="%.4g"),
+                "ci_low": st.column_config.NumberColumn("95% CI low", format="%.4g"),
+                "ci_high": st.column_config.NumberColumn("95% CI high", format="%.4g"),
+                "std": st.column_config.NumberColumn("std", format="%.4g"),
+                "n": st.column_config.NumberColumn("n (defined)", format="%d"),
+            },
+            key="metric_table",
+        )
+
+
+def _headline_metrics(
+    replicate_row: pd.Series, condition_row: pd.Series, names: Mapping[str, str]
+) -> None:
+    """Cards in rows of five: both agents, A, B, and what went wrong if anything did."""
+    reliability = [
+        m
+        for m in RELIABILITY_METRICS
+        if not is_missing(condition_row[m.column]) and float(condition_row[m.column]) > 0
+    ]
+    rows: list[tuple[str, list[MetricColumn], str]] = [
+        ("Both agents", JOINT_METRICS, charts.BOTH_COLOR),
+        (names["a"], AGENT_METRICS["a"], charts.A_COLOR),
+        (names["b"], AGENT_METRICS["b"], charts.B_COLOR),
+    ]
+    if reliability:
+        rows.append(("Invalid outputs, fallbacks, timeouts, errors", reliability, charts.D_COLOR))
+    with st.container(border=True):
+        for title, metrics, color in rows:
+            st.markdown(
+                f"<div style='color:{color};font-weight:600;border-bottom:2px solid {color}33;"
+                f"margin-bottom:0.2rem'>{html.escape(title)}</div>",
+                unsafe_allow_html=True,
+            )
+            columns = st.columns(5)
+            for index, metric in enumerate(metrics):
+                delta, ci_text, count_text = condition_summary(metric, condition_row)
+                columns[index % 5].metric(
+                    metric.label,
+                    format_value(metric, replicate_row.get(metric.column)),
+                    delta=delta,
+                    delta_color="off",
+                    delta_arrow="off",
+                    delta_description=ci_text,
+                    help=f"{metric.help}\n\n{count_text}",
+                )
+    if not reliability:
+        st.caption(
+            ":material/verified: No invalid outputs, fallbacks, timeouts or errors in any "
+            "match of this condition."
+        )
+
+
+def _match_record(
+    condition: str,
+    replicate: int,
+    rounds: list[dict],
+    names: Mapping[str, str],
+    ledger: Sequence[LedgerEntry],
+) -> None:
+    """The match's seeds, calls and cost from the ledger, and its flagged rounds."""
+    entry = ledger_entry(ledger, condition, replicate)
+    facts = match_facts(entry, len(rounds))
+    st.dataframe(
+        frames.facts_frame(facts),
+        hide_index=True,
+        width="stretch",
+        height=table_height(len(facts)),
+    )
+    if entry is not None and entry.error:
+        st.error(f"Match error: {entry.error}")
+    flagged = flagged_rounds(rounds, names)
+    if flagged:
+        st.warning(
+            "Flagged rounds (see the Round inspector):\n\n" + "\n".join(f"- {f}" for f in flagged)
+        )
