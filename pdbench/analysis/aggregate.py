@@ -17,60 +17,40 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from pdbench.analysis.metrics import many_match_metrics, mean_ci
+from pdbench.analysis.catalog import scalar_columns
+from pdbench.analysis.metrics import many_match_metrics
+from pdbench.analysis.stats import mean_ci
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_manifest
-from pdbench.storage.schema import AGGREGATES_FILE, ROUNDS_FILE, SHARDS_DIR
-
-# Scalar metrics that get condition-level statistics, in column order.
-SCALAR_METRICS = (
-    "n_rounds",
-    "total_payoff_a",
-    "total_payoff_b",
-    "cooperation_rate_a",
-    "cooperation_rate_b",
-    "cooperation_rate",
-    "retaliation_rate_a",
-    "retaliation_rate_b",
-    "forgiveness_rate_a",
-    "forgiveness_rate_b",
-    "exploitability_payoff_gap_a",
-    "exploitability_payoff_gap_b",
-    "time_to_collapse",
-    "invalid_outputs_a",
-    "invalid_outputs_b",
-    "fallbacks_a",
-    "fallbacks_b",
-    "timeouts_a",
-    "timeouts_b",
-    "errors_a",
-    "errors_b",
+from pdbench.storage.schema import (
+    AGGREGATES_FILE,
+    DECISION_FIELDS,
+    ROUNDS_FILE,
+    SHARDS_DIR,
+    round_arrow_schema,
 )
 
-# Only these columns are parsed from rounds.jsonl; prompts and answers are skipped.
-_ROUND_SCHEMA = pa.schema(
+# Scalar metrics that get condition-level statistics, in column order (from the catalogue).
+SCALAR_METRICS = scalar_columns()
+
+# Only these columns are parsed from rounds.jsonl (prompts and answers are skipped); their types
+# come from RoundRecord.
+_ROUND_SCHEMA = round_arrow_schema(
     [
-        ("condition", pa.string()),
-        ("replicate", pa.int64()),
-        ("round_index", pa.int64()),
-        ("agent_a", pa.string()),
-        ("agent_b", pa.string()),
-        ("game", pa.string()),
-        ("horizon_type", pa.string()),
-        ("agent_a_action", pa.string()),
-        ("agent_b_action", pa.string()),
-        ("agent_a_payoff", pa.float64()),
-        ("agent_b_payoff", pa.float64()),
-        ("agent_a_invalid_outputs", pa.int64()),
-        ("agent_b_invalid_outputs", pa.int64()),
-        ("agent_a_fallback", pa.bool_()),
-        ("agent_b_fallback", pa.bool_()),
-        ("agent_a_timeout", pa.bool_()),
-        ("agent_b_timeout", pa.bool_()),
-        ("agent_a_error", pa.string()),
-        ("agent_b_error", pa.string()),
+        "condition",
+        "replicate",
+        "round_index",
+        "agent_a",
+        "agent_b",
+        "game",
+        "horizon_type",
+        "agent_a_action",
+        "agent_b_action",
+        "agent_a_payoff",
+        "agent_b_payoff",
+        *(f"agent_{side}_{marker}" for marker in DECISION_FIELDS for side in ("a", "b")),
     ]
 )
 

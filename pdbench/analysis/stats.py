@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import numpy as np
+
 
 def _central_probability(t: float, df: int) -> float:
     """P(|T| <= t) for Student's t with `df` degrees of freedom (A&S 26.7.3 and 26.7.4)."""
@@ -50,3 +52,23 @@ def t_quantile_two_sided(confidence: float, df: int) -> float:
         if high - low < 1e-13 * high:
             break
     return (low + high) / 2
+
+
+def mean_ci(values: list[float], confidence: float = 0.95) -> dict[str, float | int | None]:
+    """Mean, sample std, n and a Student-t confidence interval over the defined values."""
+    defined = np.array([v for v in values if v is not None and not np.isnan(v)], dtype=float)
+    n = int(defined.size)
+    if n == 0:
+        return {"mean": None, "std": None, "n": 0, "ci_low": None, "ci_high": None}
+    mean = float(defined.mean())
+    if n == 1:
+        return {"mean": mean, "std": None, "n": 1, "ci_low": None, "ci_high": None}
+    std = float(defined.std(ddof=1))
+    half = t_quantile_two_sided(confidence, n - 1) * std / math.sqrt(n)
+    return {
+        "mean": mean,
+        "std": std,
+        "n": n,
+        "ci_low": float(mean - half),
+        "ci_high": float(mean + half),
+    }

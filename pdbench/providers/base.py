@@ -112,8 +112,6 @@ class Completion:
 
 @runtime_checkable
 class ProviderClient(Protocol):
-    """Answers prompts. `complete` is the simple synchronous form; the runner uses `acomplete`."""
-
-    def complete(self, *, system: str, prompt: str, temperature: float, max_tokens: int) -> str: ...
+    """Answers prompts."""
 
     async def acomplete(self, request: CompletionRequest) -> Completion: ...

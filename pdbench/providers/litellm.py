@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +62,7 @@ class LiteLLMProvider:
         self._missing_keys: list[str] | None = None  # looked up on the first call
         load_dotenv_file(project_root or Path.cwd())
 
-    # --- the two entry points -----------------------------------------------------------------
+    # --- the entry point -----------------------------------------------------------------
 
     async def acomplete(self, request: CompletionRequest) -> Completion:
         litellm = import_litellm()
@@ -77,29 +76,6 @@ class LiteLLMProvider:
                 await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
             else:
                 return self._to_completion(litellm, response, request.model)
-        raise AssertionError("unreachable: the last attempt raises")
-
-    def complete(self, *, system: str, prompt: str, temperature: float, max_tokens: int) -> str:
-        request = CompletionRequest(
-            provider="litellm",
-            model=self.spec.model,
-            api_base=self.spec.api_base,
-            system=system,
-            messages=(("user", prompt),),
-            temperature=temperature,
-            max_tokens=max_tokens,
-        )
-        litellm = import_litellm()
-        self._check_key_once(litellm, request.model)
-        kwargs = self._call_kwargs(request)
-        for attempt in range(1, self.spec.max_attempts + 1):
-            self.transport_attempts += 1
-            try:
-                response = litellm.completion(**kwargs)
-            except Exception as error:
-                time.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
-            else:
-                return self._to_completion(litellm, response, request.model).text
         raise AssertionError("unreachable: the last attempt raises")
 
     # --- helpers -------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import asyncio
 import hashlib
 import json
 import re
-import time
 
 from pdbench.config.schema import MockBehaviour
 from pdbench.providers.base import Completion, CompletionRequest
@@ -88,17 +87,3 @@ class MockProvider:
         if self.behaviour.latency_s:
             await asyncio.sleep(self.behaviour.latency_s)
         return self._completion(request)
-
-    def complete(self, *, system: str, prompt: str, temperature: float, max_tokens: int) -> str:
-        if self.behaviour.latency_s:
-            time.sleep(self.behaviour.latency_s)
-        request = CompletionRequest(
-            provider="mock",
-            model=self.model,
-            api_base=None,
-            system=system,
-            messages=(("user", prompt),),
-            temperature=temperature,
-            max_tokens=max_tokens,
-        )
-        return self._completion(request).text

@@ -132,13 +132,6 @@ def test_a_known_model_is_priced(stub):
     assert completion.cost_usd is not None and completion.cost_usd > 0
 
 
-def test_the_sync_interface(stub):
-    stub.reset(default_text="D")
-    answer = provider(stub).complete(system="s", prompt="p", temperature=0.0, max_tokens=4)
-    assert answer == "D"
-    assert stub.state.requests[0]["messages"][1] == {"role": "user", "content": "p"}
-
-
 def test_dotenv_in_the_project_root_is_loaded_without_overriding(stub, tmp_path, monkeypatch):
     for name in ("PDBENCH_TEST_FROM_DOTENV", "PDBENCH_TEST_ALREADY_SET"):
         monkeypatch.setenv(name, "before")  # registers the variable for restoring

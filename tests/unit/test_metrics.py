@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 from helpers import as_actions, play
+from reference_metrics import match_metrics, time_to_collapse
 
-from pdbench.analysis.metrics import match_metrics, mean_ci, time_to_collapse
+from pdbench.analysis.stats import mean_ci
 from pdbench.core.actions import C, D
 from pdbench.core.game import GAMES
 from pdbench.core.rng import make_rng

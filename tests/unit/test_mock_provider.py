@@ -80,7 +80,16 @@ def test_reciprocate_in_the_classic_labels():
 
 def test_without_an_instruction_it_answers_c_or_d():
     provider = mock(strategy="defect")
-    assert provider.complete(system="", prompt="your move?", temperature=0, max_tokens=4) == "D"
+    bare = CompletionRequest(
+        provider="mock",
+        model="mock",
+        api_base=None,
+        system="",
+        messages=(("user", "your move?"),),
+        temperature=0,
+        max_tokens=4,
+    )
+    assert provider.answer(bare) == "D"
 
 
 def test_answers_are_a_function_of_the_request():
@@ -133,9 +142,6 @@ def test_latency_is_simulated():
     provider = mock(latency_s=0.05)
     start = time.perf_counter()
     asyncio.run(provider.acomplete(request()))
-    assert time.perf_counter() - start >= 0.05
-    start = time.perf_counter()
-    provider.complete(system="s", prompt="p", temperature=0, max_tokens=1)
     assert time.perf_counter() - start >= 0.05
 
 
