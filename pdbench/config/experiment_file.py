@@ -8,13 +8,8 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from pdbench.config.files import (
-    apply_dotlist,
-    display_path,
-    read_yaml,
-    resolve_agent,
-    with_cli_options,
-)
+from pdbench.config.files import load_group_option, merge_agent, resolve_agent
+from pdbench.config.overrides import apply_overrides, cli_options_as_overrides, override_keys
 from pdbench.config.schema import (
     FixedHorizonSpec,
     GameSpec,
@@ -25,7 +20,13 @@ from pdbench.config.schema import (
 )
 from pdbench.config.tree import LoadedConfig, conf_dir
 from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
+from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean
+
+TOP_LEVEL_KEYS = ("run", "game", "horizon", "provider", "persona", "conditions", "metrics")
+CONDITION_KEYS = ("name", "agent_a", "agent_b", "game", "horizon", "overrides")
+# Groups whose option a command line may pick by name, as in Hydra (`game=stag_hunt`).
+FILE_GROUPS = ("game", "horizon", "provider", "persona")
 
 
 def load_experiment_file(
@@ -38,26 +39,19 @@ def load_experiment_file(
 ) -> LoadedConfig:
     shown = display_path(path, project_root)
     cfg = read_yaml(path, project_root)
-    known = {"run", "game", "horizon", "provider", "persona", "conditions", "metrics"}
-    for key in cfg:
-        if key not in known:
-            raise ConfigError(
-                f"unknown top-level key{did_you_mean(str(key), known)}", file=shown, field=str(key)
-            )
-    # Start from the defaults so that any documented field can be overridden, even if unset.
-    defaults: dict[str, Any] = {
-        "run": RunSpec().model_dump(),
-        "metrics": MetricsSpec().model_dump(),
-        "game": GameSpec().model_dump(),
-    }
-    if "provider" in cfg:
-        defaults["provider"] = ProviderSpec().model_dump()
-    horizon_type = OmegaConf.select(cfg, "horizon.type", default="fixed")
-    horizon_model = GeometricHorizonSpec if horizon_type == "geometric" else FixedHorizonSpec
-    if horizon_type in ("fixed", "geometric"):
-        defaults["horizon"] = horizon_model.model_construct().model_dump() | {"type": horizon_type}
-    cfg = OmegaConf.merge(defaults, cfg)
-    cfg = apply_dotlist(cfg, with_cli_options(overrides, replicates, run_id), shown)
+    _check_keys(cfg, TOP_LEVEL_KEYS, shown, where=None)
+    cfg = OmegaConf.merge(_defaults(cfg), cfg)
+    assert isinstance(cfg, DictConfig)
+    all_overrides = cli_options_as_overrides(overrides, replicates, run_id)
+    apply_overrides(
+        cfg,
+        all_overrides,
+        shown,
+        load_group=lambda group, option: load_group_option(group, option, project_root, shown),
+        groups=FILE_GROUPS,
+    )
+    _check_keys(cfg, TOP_LEVEL_KEYS, shown, where=None)
+    _new_game_loads_its_own_payoffs(cfg, override_keys(all_overrides, shown))
     base_dir = conf_dir(project_root)
     if not base_dir.is_dir():
         base_dir = path.parent
@@ -65,48 +59,10 @@ def load_experiment_file(
     if not isinstance(conditions_cfg, ListConfig) or len(conditions_cfg) == 0:
         raise ConfigError("at least one condition is needed", file=shown, field="conditions")
 
-    conditions = []
-    for index, raw in enumerate(conditions_cfg):
-        name = str(raw.get("name", f"condition_{index}")) if isinstance(raw, DictConfig) else "?"
-        where = f"conditions[{index}]({name})"
-        if not isinstance(raw, DictConfig):
-            raise ConfigError(
-                "a condition is a mapping with name, agent_a, agent_b", file=shown, field=where
-            )
-        allowed = {"name", "agent_a", "agent_b", "game", "horizon", "overrides"}
-        for key in raw:
-            if key not in allowed:
-                raise ConfigError(
-                    f"unknown field{did_you_mean(str(key), allowed)}",
-                    file=shown,
-                    field=f"{where}.{key}",
-                )
-        node = OmegaConf.create(
-            {
-                "name": name,
-                "game": raw.get("game", cfg.get("game", {})),
-                # No horizon anywhere: the default fixed horizon (20 rounds).
-                "horizon": raw.get("horizon", cfg.get("horizon")) or {"type": "fixed"},
-            }
-        )
-        for side in ("agent_a", "agent_b"):
-            if side not in raw:
-                raise ConfigError("missing", file=shown, field=f"{where}.{side}")
-            node[side] = resolve_agent(
-                raw[side],
-                base_dir=base_dir,
-                project_root=project_root,
-                shown=shown,
-                where=f"{where}.{side}",
-            )
-        condition_overrides = raw.get("overrides")
-        if condition_overrides:
-            if isinstance(condition_overrides, ListConfig):
-                node = apply_dotlist(node, [str(o) for o in condition_overrides], shown)
-            else:
-                node = merge_condition(node, condition_overrides)
-        conditions.append(condition_dict(node, cfg, shown))
-
+    conditions = [
+        _condition(raw, index, cfg, base_dir, project_root, shown)
+        for index, raw in enumerate(conditions_cfg)
+    ]
     data = {
         "run": to_plain(cfg.get("run", {}), shown),
         "metrics": to_plain(cfg.get("metrics", {}), shown),
@@ -118,9 +74,84 @@ def load_experiment_file(
     return finish(spec, project_root=project_root, config_path=path)
 
 
+def _defaults(cfg: DictConfig) -> dict[str, Any]:
+    """Every documented field at its default, so any of them can be overridden even if unset."""
+    defaults: dict[str, Any] = {
+        "run": RunSpec().model_dump(),
+        "metrics": MetricsSpec().model_dump(),
+        "game": GameSpec().model_dump(),
+    }
+    if "provider" in cfg:
+        defaults["provider"] = ProviderSpec().model_dump()
+    horizon_type = OmegaConf.select(cfg, "horizon.type", default="fixed")
+    horizon_model = GeometricHorizonSpec if horizon_type == "geometric" else FixedHorizonSpec
+    if horizon_type in ("fixed", "geometric"):
+        defaults["horizon"] = horizon_model.model_construct().model_dump() | {"type": horizon_type}
+    return defaults
+
+
+def _check_keys(node: DictConfig, known: Sequence[str], shown: str, where: str | None) -> None:
+    for key in node:
+        if key not in known:
+            field = f"{where}.{key}" if where else str(key)
+            raise ConfigError(
+                f"unknown {'field' if where else 'top-level key'}{did_you_mean(str(key), known)}",
+                file=shown,
+                field=field,
+            )
+
+
+def _new_game_loads_its_own_payoffs(cfg: DictConfig, keys: Sequence[str]) -> None:
+    """`game.id=stag_hunt` plays the stag hunt's payoffs and labels, not the file's PD ones,
+    unless the same command line also gives payoffs or labels."""
+    if "game.id" not in keys:
+        return
+    for part in ("payoffs", "labels"):
+        if not any(key == f"game.{part}" or key.startswith(f"game.{part}.") for key in keys):
+            cfg.game[part] = None
+
+
+def _condition(
+    raw: Any, index: int, cfg: DictConfig, base_dir: Path, project_root: Path, shown: str
+) -> dict:
+    name = str(raw.get("name", f"condition_{index}")) if isinstance(raw, DictConfig) else "?"
+    where = f"conditions[{index}]({name})"
+    if not isinstance(raw, DictConfig):
+        raise ConfigError(
+            "a condition is a mapping with name, agent_a, agent_b", file=shown, field=where
+        )
+    _check_keys(raw, CONDITION_KEYS, shown, where=where)
+    node = OmegaConf.create(
+        {
+            "name": name,
+            "game": raw.get("game", cfg.get("game", {})),
+            # No horizon anywhere: the default fixed horizon (20 rounds).
+            "horizon": raw.get("horizon", cfg.get("horizon")) or {"type": "fixed"},
+        }
+    )
+    for side in ("agent_a", "agent_b"):
+        if side not in raw:
+            raise ConfigError("missing", file=shown, field=f"{where}.{side}")
+        node[side] = resolve_agent(
+            raw[side],
+            base_dir=base_dir,
+            project_root=project_root,
+            shown=shown,
+            where=f"{where}.{side}",
+        )
+    condition_overrides = raw.get("overrides")
+    if condition_overrides:
+        if isinstance(condition_overrides, ListConfig):
+            node = apply_overrides(node, [str(o) for o in condition_overrides], shown)
+        else:
+            node = merge_condition(node, condition_overrides)
+    return condition_dict(node, cfg, shown)
+
+
 def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
     """Merge a condition's overrides; a horizon or agent whose `type` changes is replaced whole,
-    since the fields of a fixed horizon mean nothing to a geometric one."""
+    since the fields of a fixed horizon mean nothing to a geometric one. Agents are merged as
+    refs are (`merge_agent`): provider fields merge onto the shared provider."""
     for key in ("horizon", "agent_a", "agent_b"):
         replacement = overrides.get(key)
         if (
@@ -130,4 +161,10 @@ def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
         ):
             node[key] = replacement
             overrides = OmegaConf.masked_copy(overrides, [k for k in overrides if k != key])
-    return OmegaConf.merge(node, overrides)
+    for side in ("agent_a", "agent_b"):
+        if isinstance(overrides.get(side), DictConfig):
+            node[side] = merge_agent(node[side], overrides[side])
+            overrides = OmegaConf.masked_copy(overrides, [k for k in overrides if k != side])
+    merged = OmegaConf.merge(node, overrides)
+    assert isinstance(merged, DictConfig)
+    return merged

@@ -1,75 +1,28 @@
-"""Reading config files: YAML with errors that name file and line, `key=value` overrides,
-agents given as group names or as refs with overrides (nested, cycle-checked)."""
+"""Agents and group options in config files: a group name (`tft`), or `{ref: <file>, overrides:
+{...} or [key=value, ...]}` (nested refs are followed and cycle-checked)."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from pdbench.config.tree import group_options
+from pdbench.config.overrides import apply_overrides
+from pdbench.config.tree import conf_dir, group_options
+from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 
 
-def display_path(path: Path, project_root: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(project_root))
-    except ValueError:
-        return str(path)
-
-
-# libyaml's C loader when PyYAML was built with it: the same results, several times faster.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_yaml(path: Path, mtime_ns: int, size: int) -> Any:
-    """Parse a file once per version: a grid names the same group files many times."""
-    return yaml.load(path.read_bytes(), Loader=_YAML_LOADER)
-
-
-def read_yaml(path: Path, project_root: Path) -> DictConfig:
-    """Load a YAML mapping; malformed YAML names the file and line."""
-    shown = display_path(path, project_root)
-    if not path.is_file():
-        raise ConfigError("file not found", file=shown)
-    stat = path.stat()
-    try:
-        data = _parse_yaml(path, stat.st_mtime_ns, stat.st_size)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"malformed YAML at {where}: {problem}", file=shown) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError("the top level must be a mapping of keys to values", file=shown)
-    return OmegaConf.create(data)  # a fresh copy: callers merge into it
-
-
-def apply_dotlist(cfg: DictConfig, overrides: Sequence[str], shown: str) -> DictConfig:
-    """Apply `key=value` overrides; an unknown key is an error with a suggestion."""
-    for override in overrides:
-        key, sep, value = override.partition("=")
-        key = key.lstrip("+")
-        if not sep or not key:
-            raise ConfigError(f'an override must look like key=value, got "{override}"', file=shown)
-        parent_key, _, leaf = key.rpartition(".")
-        parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
-        if not isinstance(parent, DictConfig) or leaf not in parent:
-            siblings = list(parent.keys()) if isinstance(parent, DictConfig) else []
-            raise ConfigError(
-                f"no such field{did_you_mean(leaf, [str(s) for s in siblings])}",
-                file=shown,
-                field=key,
-            )
-        OmegaConf.update(cfg, key, yaml.safe_load(value) if value else None, merge=False)
-    return cfg
+def load_group_option(group: str, option: str, project_root: Path, shown: str) -> DictConfig:
+    """conf/<group>/<option>.yaml, for `group=option` in an experiment file's overrides."""
+    options = group_options(group, project_root)
+    if option not in options:
+        raise ConfigError(unknown_choice(group, option, options), file=shown, field=group)
+    node = read_yaml(conf_dir(project_root) / group / f"{option}.yaml", project_root)
+    if group == "persona":  # persona files are `@package _global_`: {persona: <name>}
+        return node.get("persona")
+    return node
 
 
 def resolve_agent(
@@ -149,7 +102,7 @@ def resolve_ref(
         )
     if overrides:
         if isinstance(overrides, ListConfig | list):
-            node = apply_dotlist(node, [str(o) for o in overrides], shown)
+            node = apply_overrides(node, [str(o) for o in overrides], shown)
         else:
             unknown = [str(k) for k in overrides if k not in node]
             if unknown:
@@ -159,19 +112,17 @@ def resolve_ref(
                     file=shown,
                     field=f"{where}.overrides.{unknown[0]}",
                 )
-            node = OmegaConf.merge(node, overrides)
+            node = merge_agent(node, overrides)
     return node
 
 
-def with_cli_options(
-    overrides: Sequence[str], replicates: int | None, run_id: str | None
-) -> list[str]:
-    """The command line's --replicates and --run-id as ordinary overrides."""
-    extra = list(overrides)
-    if replicates is not None:
-        if replicates <= 0:
-            raise ConfigError(f"must be a positive number, got {replicates}", field="--replicates")
-        extra.append(f"run.replicates={replicates}")
-    if run_id is not None:
-        extra.append(f"run.run_id={run_id}")
-    return extra
+def merge_agent(node: DictConfig, overrides: DictConfig) -> DictConfig:
+    """Merge overrides into an agent deeply. An agent whose provider is the shared one
+    (`${provider}`) gets its provider overrides merged onto the shared provider later (see
+    `validation.condition_dict`), so `{provider: {model: x}}` keeps the shared name and api_base."""
+    if "provider" in overrides and OmegaConf.is_interpolation(node, "provider"):
+        node = node.copy()
+        node.provider = {}  # an empty mapping inherits every field of the shared provider
+    merged = OmegaConf.merge(node, overrides)
+    assert isinstance(merged, DictConfig)
+    return merged

@@ -4,25 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
-from pdbench.config.files import display_path, with_cli_options
+from pdbench.config.overrides import cli_options_as_overrides, override_keys, parse_overrides
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, conf_dir, group_options
 from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
+from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
-
-
-def _parse(overrides: Sequence[str], shown: str) -> list:
-    """Hydra's own reading of command-line overrides (sweeps, choice(), lists, +/~ prefixes)."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import OverrideParseException
-
-    try:
-        return OverridesParser.create().parse_overrides(list(overrides))
-    except OverrideParseException as error:
-        raise ConfigError(str(error).splitlines()[0], file=shown) from None
 
 
 def check_group_overrides(
@@ -30,7 +21,7 @@ def check_group_overrides(
 ) -> None:
     """Check `group=option[,option...]` overrides before Hydra sees them: unknown options get a
     "did you mean" instead of Hydra's stack trace."""
-    for override in _parse(overrides, shown):
+    for override in parse_overrides(overrides, shown):
         group = override.key_or_group
         if group not in HYDRA_GROUPS and group not in GROUPS:
             continue
@@ -51,6 +42,20 @@ def check_group_overrides(
                     file=shown,
                     field=override.package or group,
                 )
+
+
+# What a composed config may hold at its top level (`hydra` is Hydra's own node).
+PRIMARY_KEYS = (
+    "game",
+    "horizon",
+    "agent_a",
+    "agent_b",
+    "persona",
+    "provider",
+    "run",
+    "metrics",
+    "hydra",
+)
 
 
 def condition_name_from_overrides(task_overrides: Sequence[str], cfg: DictConfig) -> str:
@@ -75,6 +80,20 @@ def spec_from_composed(
 ) -> LoadedConfig:
     """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
     shown = source
+    for key in cfg:
+        if key not in PRIMARY_KEYS:
+            raise ConfigError(
+                f"unknown top-level key{did_you_mean(str(key), PRIMARY_KEYS)}",
+                file=shown,
+                field=str(key),
+            )
+    keys = override_keys(overrides, shown)
+    if "game.id" in keys:  # a new game plays its own payoffs and labels unless given too
+        cfg = cfg.copy()
+        for part in ("payoffs", "labels"):
+            if not any(k == f"game.{part}" or k.startswith(f"game.{part}.") for k in keys):
+                with open_dict(cfg.game):
+                    cfg.game[part] = None
     node = OmegaConf.create(
         {
             "name": condition_name,
@@ -108,25 +127,39 @@ def compose_primary(path: Path, overrides: Sequence[str], *, project_root: Path)
     with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
         try:
             return compose(config_name=path.stem, overrides=list(overrides))
-        except HydraException as error:
-            first = str(error).splitlines()[0]
-            key = first.split("'")[1] if first.count("'") >= 2 else None
-            if not (key and "Could not override" in first):
-                raise ConfigError(first, file=shown) from None
-            # Compose without the bad key to learn its siblings for a "did you mean".
-            rest = [o for o in overrides if o.lstrip("+~").partition("=")[0] != key]
-            try:
-                cfg = compose(config_name=path.stem, overrides=rest)
-            except (HydraException, OmegaConfBaseException):
-                cfg = None
-            parent_key, _, leaf = key.rpartition(".")
-            parent = OmegaConf.select(cfg, parent_key) if cfg is not None and parent_key else cfg
+        except (HydraException, OmegaConfBaseException) as error:
+            # Find the override at fault ourselves (Hydra's message is not an interface).
+            _diagnose(path, overrides, shown)
+            raise ConfigError(str(error).splitlines()[0], file=shown) from None
+
+
+def _diagnose(path: Path, overrides: Sequence[str], shown: str) -> None:
+    """Raise a ConfigError naming the field override that does not fit the composed config:
+    compose with the group choices alone, then check each field override's key against it."""
+    from hydra import compose
+
+    parsed = parse_overrides(overrides, shown)
+    group_lines = [o.input_line for o in parsed if _is_group(o)]
+    try:
+        cfg = compose(config_name=path.stem, overrides=group_lines)
+    except Exception:
+        return  # a group choice itself is at fault: Hydra's message says which
+    for override in parsed:
+        if _is_group(override) or override.is_add() or override.is_force_add():
+            continue
+        key = override.key_or_group
+        parent_key, _, leaf = key.rpartition(".")
+        parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
+        if not isinstance(parent, DictConfig) or leaf not in parent:
             siblings = [str(k) for k in parent] if isinstance(parent, DictConfig) else []
             raise ConfigError(
                 f"no such field{did_you_mean(leaf, siblings)}", file=shown, field=key
             ) from None
-        except OmegaConfBaseException as error:
-            raise ConfigError(str(error).splitlines()[0], file=shown) from None
+
+
+def _is_group(override: Any) -> bool:
+    group = override.key_or_group
+    return group in HYDRA_GROUPS or group in GROUPS or group.startswith("hydra/")
 
 
 def preflight_hydra_overrides(overrides: Sequence[str], project_root: Path) -> None:
@@ -137,7 +170,7 @@ def preflight_hydra_overrides(overrides: Sequence[str], project_root: Path) -> N
     check_group_overrides(overrides, project_root, shown)
     fixed = [
         o.input_line
-        for o in _parse(overrides, shown)
+        for o in parse_overrides(overrides, shown)
         if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")
     ]
     compose_primary(primary, fixed, project_root=project_root)
@@ -151,7 +184,7 @@ def load_primary_file(
     replicates: int | None = None,
     run_id: str | None = None,
 ) -> LoadedConfig:
-    extra = with_cli_options(overrides, replicates, run_id)
+    extra = cli_options_as_overrides(overrides, replicates, run_id)
     cfg = compose_primary(path, extra, project_root=project_root)
     name = condition_name_from_overrides(list(overrides), cfg)
     return spec_from_composed(

@@ -18,7 +18,8 @@ from pdbench.core.payoff import PayoffMatrix
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # allow_inf_nan=False: a payoff, probability or time limit must be a finite number.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 # --- game and horizon --------------------------------------------------------------------------
@@ -174,7 +175,9 @@ class LLMAgentSpec(Frozen):
     seed: int | None = Field(None, description="sampling seed sent to providers that accept one")
     system_prompt: str = Field("prompts/pd_system.md", description="path, relative to the project")
     round_prompt: str = Field("prompts/pd_round.md", description="path, relative to the project")
-    persona: str | None = Field(None, description="a file in prompts/personas/ without .md; none")
+    persona: str | None = Field(
+        None, description='a file in prompts/personas/ without .md; null or "none": no persona'
+    )
     history_window: int | None = Field(
         10, ge=0, description="past rounds shown in the prompt (null: the whole match)"
     )
@@ -195,6 +198,12 @@ class LLMAgentSpec(Frozen):
     fallback_action: Literal["C", "D"] = Field(
         "D", description="stored action for on_invalid=fallback"
     )
+
+    @field_validator("persona")
+    @classmethod
+    def _no_persona(cls, value: str | None) -> str | None:
+        # "none" is the Hydra option conf/persona/none.yaml; in a file it means the same.
+        return None if value is None or value.strip().casefold() == "none" else value
 
     @property
     def display_name(self) -> str:
@@ -249,14 +258,8 @@ class CollapseSpec(Frozen):
 
 
 class MetricsSpec(Frozen):
-    names: tuple[str, ...] = (
-        "cooperation_rate",
-        "retaliation_rate",
-        "forgiveness_rate",
-        "exploitability_payoff_gap",
-        "time_to_collapse",
-        "cooperation_rate_over_time",
-    )
+    """How the metrics are computed (every metric of the catalogue is always computed)."""
+
     collapse: CollapseSpec = CollapseSpec()
 
 

@@ -117,14 +117,40 @@ def to_plain(cfg: Any, shown: str) -> Any:
 
 def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     """Resolve a condition's interpolations (${provider}, ${persona}) against the shared keys;
-    a file without a shared provider gets the default (mock) one, and no persona."""
+    a file without a shared provider gets the default (mock) one, and no persona.
+
+    An LLM agent's provider is the shared provider with the agent's own fields merged onto it,
+    field by field: a field the agent leaves out or sets to null keeps the shared value, so
+    `{provider: {model: x}}` changes the model and keeps the shared name and api_base."""
     provider = shared.get("provider")
     if provider is None:
         provider = ProviderSpec().model_dump()
     root = OmegaConf.create(
         {"provider": provider, "persona": shared.get("persona"), "condition": node}
     )
-    return to_plain(root, shown)["condition"]
+    plain = to_plain(root, shown)
+    condition = plain["condition"]
+    for side in ("agent_a", "agent_b"):
+        agent = condition.get(side)
+        if isinstance(agent, dict) and agent.get("type") == "llm":
+            own = agent.get("provider")
+            if own is None or isinstance(own, dict):
+                agent["provider"] = merge_non_null(plain["provider"] or {}, own or {})
+    return condition
+
+
+def merge_non_null(base: dict, changes: dict) -> dict:
+    """`base` with every non-null value of `changes` put in, nested mappings merged the same way."""
+    merged = dict(base)
+    for key, value in changes.items():
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            inner = merged.get(key)
+            merged[key] = merge_non_null(inner if isinstance(inner, dict) else {}, value)
+        else:
+            merged[key] = value
+    return merged
 
 
 def finish(spec: ExperimentSpec, *, project_root: Path, config_path: Path) -> LoadedConfig:

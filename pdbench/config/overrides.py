@@ -1,0 +1,116 @@
+"""The one override grammar: `key=value` as Hydra reads it, in both front doors.
+
+Command-line overrides of an experiment file, the `overrides:` lists of a condition or a ref, and
+the Hydra door's overrides are all parsed by Hydra's own parser (`OverridesParser`), so quoting,
+lists (`labels=[J,F]`), `+key` (add), `~key` (delete) and `null` mean the same everywhere. Values
+are never re-read as YAML (`2024-01-01` stays a string).
+
+Applying them to an experiment file's config:
+- `key.path=value` changes a field that exists (an unknown one is an error with "did you mean");
+- `+key.path=value` adds one (the spec's validation then rejects a field that does not exist);
+- `~key.path` deletes one;
+- `game=stag_hunt` (a group name, no dot) loads that option of conf/<group>/, as in Hydra;
+- a sweep (`a,b`, `range()`, `glob()`) is refused: sweeps run through `python -m pdbench -m`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from pdbench.core.errors import ConfigError, did_you_mean
+
+SWEEP_HINT = "sweeps run through Hydra: uv run python -m pdbench -m key=a,b ..."
+
+
+def parse_overrides(overrides: Sequence[str], shown: str) -> list[Any]:
+    """Hydra's reading of `key=value` strings (a list of hydra Override objects)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    parsed = []
+    parser = OverridesParser.create()
+    for override in overrides:
+        try:
+            parsed.extend(parser.parse_overrides([str(override)]))
+        except OverrideParseException as error:
+            reason = str(error).splitlines()[0]
+            raise ConfigError(
+                f'cannot read the override "{override}": {reason}', file=shown
+            ) from None
+    return parsed
+
+
+def override_keys(overrides: Sequence[str], shown: str) -> list[str]:
+    """The keys (or groups) the overrides set, in order."""
+    return [o.key_or_group for o in parse_overrides(overrides, shown)]
+
+
+def apply_overrides(
+    cfg: DictConfig,
+    overrides: Sequence[str],
+    shown: str,
+    *,
+    load_group: Callable[[str, str], DictConfig] | None = None,
+    groups: Sequence[str] = (),
+) -> DictConfig:
+    """Apply overrides to `cfg` (in place, and returned). `load_group(group, option)` loads a
+    group option for `group=option` overrides of the keys in `groups`."""
+    for override in parse_overrides(overrides, shown):
+        key = override.key_or_group
+        if override.is_sweep_override():
+            raise ConfigError(
+                f'"{override.input_line}" is a sweep; {SWEEP_HINT}', file=shown, field=key
+            )
+        if override.package is not None:
+            raise ConfigError(
+                f'"{override.input_line}": packages (@) belong to Hydra group overrides',
+                file=shown,
+                field=key,
+            )
+        value = override.value()
+        if override.is_delete():
+            _delete(cfg, key, shown)
+            continue
+        if "." not in key and key in groups and load_group is not None and isinstance(value, str):
+            cfg[key] = load_group(key, value)
+            continue
+        parent_key, _, leaf = key.rpartition(".")
+        parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
+        adding = override.is_add() or override.is_force_add()
+        if not adding and (not isinstance(parent, DictConfig) or leaf not in parent):
+            siblings = [str(s) for s in parent] if isinstance(parent, DictConfig) else []
+            hint = did_you_mean(leaf, siblings) or (
+                "" if siblings else f' ("{parent_key}" holds no fields)'
+            )
+            raise ConfigError(
+                f"no such field{hint}; add a new one with +{key}=...", file=shown, field=key
+            )
+        OmegaConf.update(cfg, key, value, merge=False, force_add=adding)
+    return cfg
+
+
+def _delete(cfg: DictConfig, key: str, shown: str) -> None:
+    parent_key, _, leaf = key.rpartition(".")
+    parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
+    if not isinstance(parent, DictConfig) or leaf not in parent:
+        raise ConfigError("cannot delete: no such field", file=shown, field=key)
+    del parent[leaf]
+
+
+def cli_options_as_overrides(
+    overrides: Sequence[str], replicates: int | None, run_id: str | None
+) -> list[str]:
+    """The command line's --replicates and --run-id as ordinary overrides."""
+    extra = list(overrides)
+    if replicates is not None:
+        if replicates <= 0:
+            raise ConfigError(f"must be a positive number, got {replicates}", field="--replicates")
+        extra.append(f"run.replicates={replicates}")
+    if run_id is not None:
+        # Quoted, so that Hydra's grammar reads the id as one string whatever it contains.
+        escaped = run_id.replace("\\", "\\\\").replace("'", "\\'")
+        extra.append(f"run.run_id='{escaped}'")
+    return extra

@@ -1,0 +1,109 @@
+"""Reading a YAML config strictly: what a careless edit or a hostile file could slip past a plain
+`yaml.safe_load` is an error naming the file and the line.
+
+- a key written twice in one mapping (YAML keeps the last one silently);
+- aliases (`*name`): a few nested ones expand to billions of nodes ("billion laughs"), and a
+  config never needs them (refs and Hydra defaults share settings instead);
+- bytes that are not UTF-8, and a top level that is not a mapping.
+
+Dates stay strings (`run_id: 2024-01-01` is a name, not a datetime), and `.nan`/`.inf` are read
+as floats for the spec's validation to refuse where a finite number is needed.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import yaml
+from omegaconf import DictConfig, OmegaConf
+
+from pdbench.core.errors import ConfigError
+
+# libyaml's C parser when PyYAML was built with it: the same results, several times faster.
+_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
+    """SafeLoader that refuses duplicate keys and leaves dates as strings."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise _DuplicateKey(f'the key "{key}" appears twice (lines {seen[key]} and {line})')
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+# Without the timestamp resolver, 2024-01-01 is read as the string it looks like.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BASE_LOADER.yaml_implicit_resolvers.items()
+}
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def display_path(path: Path, project_root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(project_root))
+    except ValueError:
+        return str(path)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(path: Path, mtime_ns: int, size: int) -> Any:
+    """Parse a file once per version: a grid names the same group files many times."""
+    raw = path.read_bytes()
+    text = raw.decode("utf-8")  # UnicodeDecodeError is reported by the caller
+    for event in yaml.parse(text, Loader=_BASE_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
+            raise _AliasFound(
+                f"line {mark.line + 1}: YAML aliases (*{event.anchor}) are not "
+                "supported in pdbench configs; write the value out"
+            )
+    return yaml.load(text, Loader=_StrictLoader)
+
+
+class _AliasFound(Exception):
+    pass
+
+
+def read_yaml(path: Path, project_root: Path) -> DictConfig:
+    """Load a YAML mapping; anything malformed names the file and the line."""
+    shown = display_path(path, project_root)
+    if not path.is_file():
+        raise ConfigError("file not found", file=shown)
+    stat = path.stat()
+    try:
+        data = _parse(path, stat.st_mtime_ns, stat.st_size)
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"not a UTF-8 text file (byte {error.start}: {error.object[error.start : error.start + 1]!r})",
+            file=shown,
+        ) from None
+    except (_DuplicateKey, _AliasFound) as error:
+        raise ConfigError(str(error), file=shown) from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"malformed YAML at {where}: {problem}", file=shown) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError("the top level must be a mapping of keys to values", file=shown)
+    bad_key = next((key for key in data if not isinstance(key, str)), None)
+    if bad_key is not None:
+        raise ConfigError(f"keys must be names, got {bad_key!r}", file=shown)
+    try:
+        return OmegaConf.create(data)  # a fresh copy: callers merge into it
+    except Exception as error:  # OmegaConf refuses a value type it cannot hold
+        raise ConfigError(f"unsupported value: {error}".splitlines()[0], file=shown) from None
