@@ -33,7 +33,7 @@ FilesChecker = Callable[[Any, Game, Horizon, Path], list[str]]
 
 @dataclass(frozen=True)
 class AgentKind:
-    type: str
+    name: str  # the `type:` a config gives
     spec_model: type[BaseModel]
     entry_point: str  # "module:attribute" of the factory, imported on first use
     files_entry_point: str | None = None  # "module:attribute" of the FilesChecker, if any
@@ -53,7 +53,7 @@ AGENT_KINDS: dict[str, AgentKind] = {}
 
 
 def register_kind(kind: AgentKind) -> AgentKind:
-    AGENT_KINDS[kind.type] = kind
+    AGENT_KINDS[kind.name] = kind
     return kind
 
 
@@ -86,7 +86,7 @@ def is_batchable(agent_a: BaseModel, agent_b: BaseModel) -> bool:
 
 register_kind(
     AgentKind(
-        type="policy",
+        name="policy",
         spec_model=PolicyAgentSpec,
         entry_point="pdbench.agents.policy:make_policy_agent",
         batchable=True,
@@ -94,7 +94,7 @@ register_kind(
 )
 register_kind(
     AgentKind(
-        type="llm",
+        name="llm",
         spec_model=LLMAgentSpec,
         entry_point="pdbench.agents.llm.agent:LLMAgent",
         files_entry_point="pdbench.agents.llm.prompts:files_read",
@@ -102,7 +102,7 @@ register_kind(
 )
 register_kind(
     AgentKind(
-        type="arena",
+        name="arena",
         spec_model=ArenaAgentSpec,
         entry_point="pdbench.agents.arena.agent:ArenaAgent",
         files_entry_point="pdbench.agents.arena:files_read",

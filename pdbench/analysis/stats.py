@@ -8,6 +8,7 @@ no heavy import; replicate counts always give integer degrees of freedom.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
@@ -54,7 +55,9 @@ def t_quantile_two_sided(confidence: float, df: int) -> float:
     return (low + high) / 2
 
 
-def mean_ci(values: list[float], confidence: float = 0.95) -> dict[str, float | int | None]:
+def mean_ci(
+    values: Iterable[float | None], confidence: float = 0.95
+) -> dict[str, float | int | None]:
     """Mean, sample std, n and a Student-t confidence interval over the defined values."""
     defined = np.array([v for v in values if v is not None and not np.isnan(v)], dtype=float)
     n = int(defined.size)

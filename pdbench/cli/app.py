@@ -9,11 +9,14 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pdbench.core.errors import PdbenchError
+
+if TYPE_CHECKING:
+    from pdbench.providers.gateway import CacheMode
 
 app = typer.Typer(
     help="Iterated prisoner's dilemma experiments with LLM agents and classic strategies.",
@@ -136,7 +139,7 @@ def run(
     from pdbench.cli.progress import ProgressReporter
     from pdbench.runners.experiment import run_experiment
 
-    cache_mode = "off" if no_cache else "replay" if offline else None
+    cache_mode: CacheMode | None = "off" if no_cache else "replay" if offline else None
     command = "pdbench run " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     with ProgressReporter(enabled=not quiet) as progress:
         outcome = run_experiment(

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from pdbench.storage.schema import CallCounts
 
@@ -24,7 +31,7 @@ class ProgressReporter:
             disable=not self.enabled,
             transient=False,
         )
-        self.task = None
+        self.task: TaskID | None = None
 
     def __enter__(self) -> ProgressReporter:
         self.progress.__enter__()

@@ -55,7 +55,7 @@ def summary_table(
         left = column in ("condition", "agent a vs agent b")
         table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for row in conditions.itertuples():
-        condition_calls = calls.get(row.condition, Counts())
+        condition_calls = calls.get(str(row.condition), Counts())
         collapsed = (
             aggregates[
                 (aggregates["level"] == "replicate") & (aggregates["condition"] == row.condition)
@@ -69,7 +69,7 @@ def summary_table(
             else f"{_fmt(row.time_to_collapse, 1)} ({collapsed}/{row.n_replicates})"
         )
         table.add_row(
-            escape(row.condition),
+            escape(str(row.condition)),
             escape(f"{row.agent_a} vs {row.agent_b}"),
             str(row.n_replicates),
             _fmt(row.cooperation_rate_a),

@@ -13,7 +13,6 @@ from pdbench.config.overrides import apply_overrides, cli_options_as_overrides, 
 from pdbench.config.schema import (
     FixedHorizonSpec,
     GameSpec,
-    GeometricHorizonSpec,
     MetricsSpec,
     ProviderSpec,
     RunSpec,
@@ -38,9 +37,9 @@ def load_experiment_file(
     run_id: str | None = None,
 ) -> LoadedConfig:
     shown = display_path(path, project_root)
-    cfg = read_yaml(path, project_root)
-    _check_keys(cfg, TOP_LEVEL_KEYS, shown, where=None)
-    cfg = OmegaConf.merge(_defaults(cfg), cfg)
+    from_file = read_yaml(path, project_root)
+    _check_keys(from_file, TOP_LEVEL_KEYS, shown, where=None)
+    cfg = OmegaConf.merge(_defaults(from_file), from_file)
     assert isinstance(cfg, DictConfig)
     all_overrides = cli_options_as_overrides(overrides, replicates, run_id)
     apply_overrides(
@@ -84,18 +83,20 @@ def _defaults(cfg: DictConfig) -> dict[str, Any]:
     if "provider" in cfg:
         defaults["provider"] = ProviderSpec().model_dump()
     horizon_type = OmegaConf.select(cfg, "horizon.type", default="fixed")
-    horizon_model = GeometricHorizonSpec if horizon_type == "geometric" else FixedHorizonSpec
-    if horizon_type in ("fixed", "geometric"):
-        defaults["horizon"] = horizon_model.model_construct().model_dump() | {"type": horizon_type}
+    if horizon_type == "geometric":
+        # No default stop_prob: a geometric horizon must say it (validation names it if not).
+        defaults["horizon"] = {"type": "geometric", "max_rounds": None}
+    elif horizon_type == "fixed":
+        defaults["horizon"] = FixedHorizonSpec().model_dump()
     return defaults
 
 
 def _check_keys(node: DictConfig, known: Sequence[str], shown: str, where: str | None) -> None:
-    for key in node:
+    for key in map(str, node):
         if key not in known:
-            field = f"{where}.{key}" if where else str(key)
+            field = f"{where}.{key}" if where else key
             raise ConfigError(
-                f"unknown {'field' if where else 'top-level key'}{did_you_mean(str(key), known)}",
+                f"unknown {'field' if where else 'top-level key'}{did_you_mean(key, known)}",
                 file=shown,
                 field=field,
             )
@@ -160,11 +161,11 @@ def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
             and replacement.type != node[key].get("type")
         ):
             node[key] = replacement
-            overrides = OmegaConf.masked_copy(overrides, [k for k in overrides if k != key])
+            overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != key])
     for side in ("agent_a", "agent_b"):
         if isinstance(overrides.get(side), DictConfig):
             node[side] = merge_agent(node[side], overrides[side])
-            overrides = OmegaConf.masked_copy(overrides, [k for k in overrides if k != side])
+            overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != side])
     merged = OmegaConf.merge(node, overrides)
     assert isinstance(merged, DictConfig)
     return merged

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pdbench.config.experiment_file import load_experiment_file
-from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.config.hydra_compose import load_primary_file
 from pdbench.config.tree import LoadedConfig, find_project_root
+from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError
 
 # --- either door ------------------------------------------------------------------------------

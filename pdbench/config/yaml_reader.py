@@ -25,7 +25,7 @@ from pdbench.core.errors import ConfigError
 _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _StrictLoader(_BASE_LOADER):  # type: ignore[misc,valid-type]
+class _StrictLoader(_BASE_LOADER):
     """SafeLoader that refuses duplicate keys and leaves dates as strings."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -64,9 +64,9 @@ def _parse(path: Path, mtime_ns: int, size: int) -> Any:
     text = raw.decode("utf-8")  # UnicodeDecodeError is reported by the caller
     for event in yaml.parse(text, Loader=_BASE_LOADER):
         if isinstance(event, yaml.AliasEvent):
-            mark = event.start_mark
+            line = event.start_mark.line + 1 if event.start_mark is not None else "?"
             raise _AliasFound(
-                f"line {mark.line + 1}: YAML aliases (*{event.anchor}) are not "
+                f"line {line}: YAML aliases (*{event.anchor}) are not "
                 "supported in pdbench configs; write the value out"
             )
     return yaml.load(text, Loader=_StrictLoader)
@@ -93,7 +93,9 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
         raise ConfigError(str(error), file=shown) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
+        where = (
+            f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "somewhere"
+        )
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ConfigError(f"malformed YAML at {where}: {problem}", file=shown) from None
     if data is None:

@@ -57,7 +57,7 @@ class Transcript:
 
     def __init__(self) -> None:
         self.rounds: list[PlayedRound] = []
-        self._seen = {"a": [], "b": []}
+        self._seen: dict[str, list[PastRound]] = {"a": [], "b": []}
         self._totals = {"a": 0.0, "b": 0.0}
 
     def append(self, played: PlayedRound) -> None:

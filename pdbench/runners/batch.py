@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from pdbench.config.schema import PolicyAgentSpec
+from pdbench.config.schema import AgentSpec, PolicyAgentSpec
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.schema import PER_ROUND_FIELDS
 from pdbench.strategies import LastRounds, Policy, make_policy
@@ -28,7 +28,9 @@ class MatchArrays:
     payoff_b: np.ndarray
 
 
-def _policy(spec: PolicyAgentSpec, planned: PlannedMatch) -> Policy:
+def _policy(spec: AgentSpec, planned: PlannedMatch) -> Policy:
+    if not isinstance(spec, PolicyAgentSpec):
+        raise TypeError(f"the batch path plays policies only, not {spec.type} agents")
     return make_policy(spec.policy, planned.game, spec.params)
 
 
@@ -108,11 +110,10 @@ def match_lines(
     """
     if len(arrays.coop_a) == 0:
         return b""
-    lead, rendered = None, None
     key = (arrays.coop_a.tobytes(), arrays.coop_b.tobytes())
     if bodies is not None and key in bodies:
         lead, rendered = bodies[key]
-    if rendered is None:
+    else:
         lead, rendered = _line_bodies(arrays, timestamp)
         if bodies is not None:
             bodies[key] = (lead, rendered)

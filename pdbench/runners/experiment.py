@@ -41,7 +41,7 @@ from pdbench.storage.schema import CallCounts
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pdbench.providers.gateway import ProviderGateway
+    from pdbench.providers.gateway import CacheMode, ProviderGateway
 
 MatchDone = Callable[[FinishedMatch, CallCounts], None]
 
@@ -62,7 +62,7 @@ class RunOutcome:
 def _make_gateway(
     loaded: LoadedExperiment,
     pending: list[PlannedMatch],
-    cache_mode: str | None,
+    cache_mode: CacheMode | None,
     remaining_budget_usd: float | None,
 ) -> ProviderGateway | None:
     """The run's provider gateway, when any pending match has an LLM agent."""
@@ -255,7 +255,7 @@ def run_experiment(
     run_dir: Path | None = None,
     run_id: str | None = None,
     resume_only: bool = False,
-    cache_mode: str | None = None,
+    cache_mode: CacheMode | None = None,
     hydra_overrides: list[str] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_match_done: MatchDone | None = None,

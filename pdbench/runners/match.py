@@ -98,10 +98,12 @@ async def play_match(
                     _decide(agent_b, played, "b"),
                     return_exceptions=True,
                 )
-                for outcome in outcomes:
-                    if isinstance(outcome, BaseException):
-                        raise outcome
-                decision_a, decision_b = outcomes
+                first, second = outcomes
+                if isinstance(first, BaseException):
+                    raise first
+                if isinstance(second, BaseException):
+                    raise second
+                decision_a, decision_b = first, second
             else:
                 decision_a = (
                     await _decide(agent_a, played, "a") if a_waits else _act(agent_a, played, "a")

@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -21,7 +22,7 @@ from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 
 # Fields that change how a run is executed or where it is stored, never what it produces.
-RESULT_NEUTRAL_FIELDS = {
+RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
     "run": {"run_id", "output_dir", "max_concurrency", "max_cost_usd", "cache"},
     "source": True,
     "overrides": True,

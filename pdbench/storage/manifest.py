@@ -254,6 +254,12 @@ def build_manifest(
     )
 
 
+def _job_overrides(manifest: RunManifest) -> list[str]:
+    """A shard's own Hydra overrides (a shard is a single run: a list)."""
+    overrides = manifest.hydra_overrides
+    return list(overrides) if isinstance(overrides, list) else []
+
+
 # --- the one merge ------------------------------------------------------------------------------
 
 
@@ -296,8 +302,7 @@ def merge_manifests(
         config={name: m.config for name, m in zip(names, manifests, strict=False)},
         referenced_files={k: v for m in manifests for k, v in m.referenced_files.items()},
         hydra_overrides={
-            name: list(m.hydra_overrides)  # type: ignore[arg-type]
-            for name, m in zip(names, manifests, strict=False)
+            name: _job_overrides(m) for name, m in zip(names, manifests, strict=False)
         },
         shards=dict(zip(names, shard_paths, strict=True)) if shard_paths is not None else None,
         run_seed=first.run_seed if first else None,

@@ -170,9 +170,9 @@ def disclosed(disclose: str, horizon: FixedHorizon | GeometricHorizon) -> str:
 
 def horizon_text(disclose: str, horizon: FixedHorizon | GeometricHorizon) -> str:
     kind = disclosed(disclose, horizon)
-    if kind == "rounds":
+    if kind == "rounds" and isinstance(horizon, FixedHorizon):
         return f"The game lasts exactly {horizon.rounds} rounds."
-    if kind == "stop_prob":
+    if kind == "stop_prob" and isinstance(horizon, GeometricHorizon):
         return (
             f"After every round, the game ends with probability {number(horizon.stop_prob)}. "
             "There is no fixed number of rounds: you never know in advance which round is the last."
@@ -257,7 +257,11 @@ class PromptBuilder:
         labels = {"cooperate_label": game.cooperate_label, "defect_label": game.defect_label}
         self.instruction = answer_instruction(game, spec.response_format)
         kind = disclosed(spec.disclose_horizon, horizon)
-        self.of_rounds = f" of {horizon.rounds}" if kind == "rounds" else ""
+        self.of_rounds = (
+            f" of {horizon.rounds}"
+            if kind == "rounds" and isinstance(horizon, FixedHorizon)
+            else ""
+        )
         persona = tidy(self.templates.persona.format(**labels)) if self.templates.persona else ""
         self.system = tidy(
             self.templates.system.format(
