@@ -1,11 +1,12 @@
-"""Arena agents: a user's AgentDuel-style Python file, played in its own process."""
+"""Arena agents: a user's AgentDuel-style Python file, played in its own process.
 
-from pdbench.agents.arena.agent import (
-    AgentLog,
-    ArenaAgent,
-    agent_log_path,
-    check_arena_file,
-    files_read,
+validate (the file's checks, no code run), protocol (the hooks' payloads), process (the child
+process), agent (the lifecycle over a match), child (the script that runs in the child).
+"""
+
+from pdbench.agents.arena.agent import ArenaAgent
+from pdbench.agents.arena.process import AgentLog, agent_log_path
+from pdbench.agents.arena.protocol import (
     infer_opponent_action,
     label_to_action,
     parse_choice,
@@ -13,6 +14,7 @@ from pdbench.agents.arena.agent import (
     round_result,
     round_state,
 )
+from pdbench.agents.arena.validate import check_arena_file, files_read
 
 __all__ = [
     "AgentLog",

@@ -1,0 +1,188 @@
+"""What an arena agent's hooks receive and return: the AgentDuel payloads, as pure functions.
+
+The agent file defines `class Agent` with an optional `GAME = "prisoners-dilemma"` (or
+"split-or-steal", "stag-hunt", "chicken": `Game.arena_id`) and these hooks, all optional except
+`on_turn`:
+
+    on_match_start({"opponent_name", "total_rounds", "game", "actions", "seed"})
+    on_round_start({"round", "pot"})
+    on_turn({"phase": "commit", "round", "turn": 1, "pot", "your_score", "opponent_score",
+             "history": [{"round", "your_choice", "opponent_choice", "your_points",
+                          "opponent_points"}, ...],
+             "messages": [], "game", "actions": [cooperative label, defecting label]})
+        -> {"type": "commit", "choice": <one of the two labels>}
+    on_round_end({"round", "your_choice", "opponent_choice", "points", "opponent_points",
+                  "your_score", "opponent_score"})
+    on_match_end({"winner": "you" | "opponent" | "draw", "your_total", "opponent_total", "rounds"})
+
+Labels are matched case-insensitively; in the prisoner's dilemma "cooperate" and "defect" are also
+accepted. `total_rounds` is None when the horizon is geometric or not disclosed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from pdbench.agents.base import MatchInfo, MatchSummary
+from pdbench.core.actions import Action
+from pdbench.core.errors import InvalidActionError
+from pdbench.core.game import Game
+from pdbench.core.transcript import Observation, PastRound
+
+PD_ALIASES = {"cooperate": Action.C, "defect": Action.D}
+
+
+def label_to_action(label: str, game: Game) -> Action:
+    """A label the agent chose, case-insensitive; the PD also takes "cooperate" and "defect"."""
+    if game.arena_id == "prisoners-dilemma" and label.strip().casefold() in PD_ALIASES:
+        return PD_ALIASES[label.strip().casefold()]
+    return game.action_for_label(label)
+
+
+def parse_choice(raw: Any, game: Game) -> Action:
+    """The action in an on_turn answer `{"type": "commit", "choice": <label>}`; strict otherwise."""
+    expected = (
+        f'on_turn must return {{"type": "commit", "choice": "{game.cooperate_label}"}} or similar'
+    )
+    if not isinstance(raw, dict) or not isinstance(raw.get("choice"), str):
+        raise InvalidActionError(f"{expected}, got {_short(raw)}")
+    if raw.get("type", "commit") != "commit":
+        raise InvalidActionError(f'{expected}, got type "{raw["type"]}"')
+    return label_to_action(raw["choice"], game)
+
+
+def _number(value: float | None) -> float | int | None:
+    """3.0 -> 3, so agents see points as AgentDuel shows them."""
+    if value is None or not float(value).is_integer():
+        return value
+    return int(value)
+
+
+def _label(game: Game, action: Action | None) -> str | None:
+    return None if action is None else game.label(action)
+
+
+def match_start_info(info: MatchInfo, game: Game, seed: int | None = None) -> dict:
+    return {
+        "opponent_name": info.opponent_name,
+        "total_rounds": info.total_rounds,
+        "game": game.arena_id,
+        "actions": list(game.labels),
+        "seed": seed,
+    }
+
+
+def round_info(obs: Observation, game: Game) -> dict:
+    return {"round": obs.round_index, "pot": _number(game.pot)}
+
+
+def totals(obs: Observation) -> tuple[float, float]:
+    """Both scores before this round: as observed, else summed from the history."""
+    if obs.own_total is not None and obs.opponent_total is not None:
+        return obs.own_total, obs.opponent_total
+    return (
+        sum(r.own_payoff for r in obs.history),
+        sum(r.opponent_payoff for r in obs.history),
+    )
+
+
+def history_entries(rounds: Sequence[PastRound], game: Game) -> list[dict]:
+    return [
+        {
+            "round": r.round_index,
+            "your_choice": game.label(r.own_action),
+            "opponent_choice": game.label(r.opponent_action),
+            "your_points": _number(r.own_payoff),
+            "opponent_points": _number(r.opponent_payoff),
+        }
+        for r in rounds
+    ]
+
+
+def round_state_head(obs: Observation, game: Game) -> dict:
+    """on_turn's argument without "history" (the worker keeps that and receives only new rounds)."""
+    own, opponent = totals(obs)
+    return {
+        "phase": "commit",
+        "round": obs.round_index,
+        "turn": 1,
+        "pot": _number(game.pot),
+        "your_score": _number(own),
+        "opponent_score": _number(opponent),
+        "messages": [],
+        "game": game.arena_id,
+        "actions": list(game.labels),
+    }
+
+
+def round_state(obs: Observation, game: Game) -> dict:
+    """on_turn's argument, as the agent sees it."""
+    return {**round_state_head(obs, game), "history": history_entries(obs.history, game)}
+
+
+def round_result(past: PastRound, game: Game, own_total: float, opponent_total: float) -> dict:
+    """on_round_end's argument; totals include this round; the opponent's action may be None."""
+    return {
+        "round": past.round_index,
+        "your_choice": _label(game, past.own_action),
+        "opponent_choice": _label(game, past.opponent_action),
+        "points": _number(past.own_payoff),
+        "opponent_points": _number(past.opponent_payoff),
+        "your_score": _number(own_total),
+        "opponent_score": _number(opponent_total),
+    }
+
+
+def match_result(summary: MatchSummary) -> dict:
+    return {
+        "winner": summary.winner,
+        "your_total": _number(summary.your_total),
+        "opponent_total": _number(summary.opponent_total),
+        "rounds": summary.rounds,
+    }
+
+
+def last_round_result(
+    obs: Observation | None, own_action: Action | None, summary: MatchSummary, game: Game
+) -> dict | None:
+    """The last round's on_round_end argument, which no observation carries: from our own last
+    action and the totals' change. None if that round was not played."""
+    if obs is None or own_action is None or summary.rounds != obs.round_index:
+        return None
+    own_before, opponent_before = totals(obs)
+    own_payoff = summary.your_total - own_before
+    opponent_payoff = summary.opponent_total - opponent_before
+    past = PastRound(
+        round_index=obs.round_index,
+        own_action=own_action,
+        opponent_action=infer_opponent_action(game, own_action, own_payoff, opponent_payoff),
+        own_payoff=own_payoff,
+        opponent_payoff=opponent_payoff,
+    )
+    return round_result(past, game, summary.your_total, summary.opponent_total)
+
+
+def infer_opponent_action(game: Game, own: Action, own_payoff: float, opponent_payoff: float):
+    """The opponent's action from one round's payoffs; None if the payoffs cannot tell."""
+    matches = [
+        other
+        for other in (Action.C, Action.D)
+        if all(
+            math.isclose(got, want, abs_tol=1e-9)
+            for got, want in zip(
+                game.payoffs.payoffs(own, other), (own_payoff, opponent_payoff), strict=True
+            )
+        )
+    ]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,107 @@
+"""Checks of an arena agent file before anything runs: read it with `ast`, run none of it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from pdbench.agents.arena.protocol import label_to_action
+from pdbench.config.schema import ArenaAgentSpec
+from pdbench.core.errors import ConfigError, InvalidActionError
+from pdbench.core.game import Game
+
+
+def resolve_agent_path(spec: ArenaAgentSpec, project_root: Path) -> Path:
+    path = Path(spec.path).expanduser()
+    return path if path.is_absolute() else Path(project_root) / path
+
+
+def check_arena_file(spec: ArenaAgentSpec, game: Game, project_root: Path) -> None:
+    """Raise `ConfigError` if the file is missing, has no class `Agent`, declares another game,
+    or `timeout_action` is not one of the game's labels.
+
+    Uses `ast` only, so no user code runs in this process. A `GAME` that is not a literal (or is
+    inherited) cannot be seen here; the worker reports it at start-up and a mismatch then stops
+    the agent, recorded on every decision.
+    """
+    path = resolve_agent_path(spec, project_root)
+    if not path.is_file():
+        raise ConfigError(f"no such file ({path})", file=spec.path, field="path")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as error:
+        raise ConfigError(
+            f"not valid Python: {error.msg} (line {error.lineno})", file=spec.path, field="path"
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError("not a UTF-8 text file", file=spec.path, field="path") from None
+
+    binding = _agent_binding(tree)
+    if binding is None:
+        raise ConfigError('defines no class named "Agent"', file=spec.path, field="Agent")
+    if isinstance(binding, ast.ClassDef):
+        declared = _declared_game(binding, spec.path)
+        if declared is not None and declared.casefold() != game.arena_id.casefold():
+            raise ConfigError(
+                f'GAME is "{declared}" but this condition plays "{game.arena_id}" '
+                f"(game {game.id}); change GAME or remove it to play every game",
+                file=spec.path,
+                field="Agent.GAME",
+            )
+        methods = {node.name for node in binding.body if isinstance(node, ast.FunctionDef)}
+        if not binding.bases and "on_turn" not in methods:
+            raise ConfigError("class Agent has no on_turn method", file=spec.path, field="Agent")
+    if spec.timeout_action is not None:
+        try:
+            label_to_action(spec.timeout_action, game)
+        except InvalidActionError as error:
+            raise ConfigError(str(error), field="timeout_action") from None
+
+
+def files_read(spec: ArenaAgentSpec, game: Game, horizon: object, project_root: Path) -> list[str]:
+    """The agent kind's file check (see `pdbench.agents.kinds`): the agent's own file."""
+    check_arena_file(spec, game, project_root)
+    return [spec.path]
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    """Whether a statement binds `name`: a class, an assignment or an import."""
+    if isinstance(node, ast.ClassDef):
+        return node.name == name
+    if isinstance(node, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    if isinstance(node, ast.AnnAssign):
+        return isinstance(node.target, ast.Name) and node.target.id == name
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return any((alias.asname or alias.name) == name for alias in node.names)
+    return False
+
+
+def _agent_binding(tree: ast.Module) -> ast.stmt | None:
+    """The last top-level statement that binds the name `Agent`."""
+    found = None
+    for node in tree.body:
+        if _binds(node, "Agent"):
+            found = node
+    return found
+
+
+def _declared_game(agent: ast.ClassDef, shown_path: str) -> str | None:
+    """The literal value of `GAME` in the class body; None when absent, None or not a literal."""
+    value = None
+    for node in agent.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and _binds(node, "GAME"):
+            value = node.value
+    if value is None:
+        return None
+    try:
+        declared = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return None  # computed at import time; the worker checks it
+    if declared is not None and not isinstance(declared, str):
+        raise ConfigError(
+            f'GAME must be a game id such as "prisoners-dilemma", got {declared!r}',
+            file=shown_path,
+            field="Agent.GAME",
+        )
+    return declared
