@@ -5,53 +5,54 @@ sweep ends, `SweepCallback` merges the shards and aggregates them as one run. Jo
 serially, in local processes (hydra/launcher=joblib) or on a SLURM cluster (submitit): they
 share nothing but the run dir and the replay cache, and all of them agree on the run id because
 it is computed once, before Hydra starts, and handed down in the environment.
+
+Before Hydra launches anything, every job of the grid is composed and validated here (a bad
+value in the 17th job is an error before the first one runs). Hydra's own flags (--cfg, --info,
+-cn, --package, --help ...) are read with Hydra's own argument parser and behave as in any Hydra
+app.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from pdbench.cli.report import print_summary
 from pdbench.config.hydra_compose import (
+    check_group_overrides,
+    compose_primary,
     condition_name_from_overrides,
-    preflight_hydra_overrides,
     spec_from_composed,
 )
-from pdbench.config.tree import find_project_root
-from pdbench.core.errors import PdbenchError
+from pdbench.config.sweep import (
+    SWEEP_KEYS_ENV,
+    Job,
+    condition_name,
+    expand,
+    factors_of,
+    sweep_id,
+)
+from pdbench.config.tree import conf_dir, find_project_root
+from pdbench.config.yaml_reader import display_path
+from pdbench.core.errors import ConfigError, PdbenchError
 from pdbench.runners.prepare import prepare
 
 SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
+SWEEP_CONDITIONS_ENV = "PDBENCH_SWEEP_CONDITIONS"  # the grid's condition names, for the merge
 
 
-def sweep_id(args: list[str], project_root: Path) -> str:
-    """Same command and same config tree -> same id, so re-running a sweep resumes it.
-
-    Hydra's own settings (launcher, number of jobs, ...) are left out: they change how the grid
-    is run, never what it produces, so `hydra/launcher=joblib` resumes a serial sweep."""
-    digest = hashlib.sha256()
-    for arg in sorted(a for a in args if not a.lstrip("+~").startswith("hydra")):
-        digest.update(arg.encode() + b"\0")
-    for folder in ("conf", "prompts"):
-        for path in sorted((project_root / folder).rglob("*")):
-            if path.is_file():
-                digest.update(str(path.relative_to(project_root)).encode() + path.read_bytes())
-    return digest.hexdigest()[:10]
-
-
-def _is_multirun(args: list[str]) -> bool:
-    return any(a in ("-m", "--multirun") for a in args)
-
-
-def _run_root(cfg, project_root: Path) -> Path:
+def _run_root(cfg: Any, project_root: Path) -> Path:
     output_dir = Path(cfg.run.output_dir)
     return output_dir if output_dir.is_absolute() else project_root / output_dir
 
 
-def _job(cfg) -> None:
+def _sweep_run_id(cfg: Any) -> str:
+    return str(cfg.run.run_id or f"sweep-{os.environ[SWEEP_ID_ENV]}")
+
+
+def _job(cfg: Any) -> None:
     """One Hydra job: one condition, stored as a shard (sweep) or as its own run (single)."""
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
@@ -62,7 +63,12 @@ def _job(cfg) -> None:
     hydra_cfg = HydraConfig.get()
     task_overrides = list(hydra_cfg.overrides.task)
     project_root = find_project_root()
-    name = condition_name_from_overrides(task_overrides, cfg)
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    swept = [k for k in os.environ.get(SWEEP_KEYS_ENV, "").split("\n") if k]
+    factors = factors_of(task_overrides, swept) if multirun and swept else {}
+    name = (
+        condition_name(factors) if factors else condition_name_from_overrides(task_overrides, cfg)
+    )
     try:
         loaded = prepare(
             spec_from_composed(
@@ -71,10 +77,11 @@ def _job(cfg) -> None:
                 project_root=project_root,
                 source="conf/config.yaml",
                 overrides=task_overrides,
+                factors=factors,
             )
         )
-        if hydra_cfg.mode == RunMode.MULTIRUN:
-            run_id = cfg.run.run_id or f"sweep-{os.environ[SWEEP_ID_ENV]}"
+        if multirun:
+            run_id = _sweep_run_id(cfg)
             run_dir = _run_root(cfg, project_root) / run_id / "shards" / shard_dir_name(name)
             run_experiment(
                 loaded,
@@ -100,16 +107,61 @@ except ImportError:  # pragma: no cover - hydra is a dependency
 class SweepCallback(Callback):
     """Merge a sweep's shards into one run and aggregate it, in the process that launched it."""
 
-    def on_multirun_end(self, config, **kwargs) -> None:
+    def on_multirun_end(self, config: Any, **kwargs: Any) -> None:
         from pdbench.analysis.aggregate import write_aggregates
 
         project_root = find_project_root()
-        run_id = config.run.run_id or f"sweep-{os.environ[SWEEP_ID_ENV]}"
-        run_dir = _run_root(config, project_root) / run_id
+        run_dir = _run_root(config, project_root) / _sweep_run_id(config)
         if not (run_dir / "shards").is_dir():
             return
         write_aggregates(run_dir)
         print_summary(run_dir)
+
+
+def _hydra_args(args: list[str]) -> Any:
+    """The command line as Hydra reads it (its own argparse: flags, then overrides)."""
+    from hydra._internal.utils import get_args_parser
+
+    return get_args_parser().parse_args(args)
+
+
+def preflight(args: Any, project_root: Path) -> list[Job]:
+    """Check a command line before Hydra launches anything; returns the grid's jobs (empty for
+    a single run). Every job is composed and validated, files included."""
+    config_name = args.config_name or "config"
+    primary = (Path(args.config_path) if args.config_path else conf_dir(project_root)) / (
+        config_name if config_name.endswith(".yaml") else f"{config_name}.yaml"
+    )
+    shown = display_path(primary, project_root)
+    if not primary.is_file():
+        raise ConfigError("no such primary config", file=shown, field="--config-name")
+    overrides = list(args.overrides)
+    check_group_overrides(overrides, project_root, shown)
+    if args.cfg or args.info:  # Hydra only prints the config: nothing runs
+        return []
+    jobs = expand(overrides, project_root, shown)
+    grid = len(jobs) > 1 or bool(jobs[0].factors)
+    if grid and not args.multirun:
+        example = " ".join(overrides)
+        raise ConfigError(
+            f"the command line sweeps {', '.join(sorted(jobs[0].factors))}: add -m "
+            f"(uv run python -m pdbench -m {example})",
+            file=shown,
+        )
+    for job in jobs:
+        cfg = compose_primary(primary, list(job.overrides), project_root=project_root)
+        name = job.name if grid else condition_name_from_overrides(list(job.overrides), cfg)
+        prepare(
+            spec_from_composed(
+                cfg,
+                condition_name=name,
+                project_root=project_root,
+                source=shown,
+                overrides=list(job.overrides),
+                factors=job.factors,
+            )
+        )
+    return jobs if grid else []
 
 
 def hydra_entry(argv: list[str] | None = None) -> int:
@@ -117,14 +169,18 @@ def hydra_entry(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
-    overrides = [a for a in args if not a.startswith("-")]
-    try:
-        preflight_hydra_overrides(overrides, project_root)
-    except PdbenchError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if _is_multirun(args):
-        os.environ.setdefault(SWEEP_ID_ENV, sweep_id(args, project_root))
+    parsed = _hydra_args(args)
+    if not (parsed.help or parsed.hydra_help or parsed.shell_completion):
+        try:
+            jobs = preflight(parsed, project_root)
+        except PdbenchError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if parsed.multirun:
+            os.environ.setdefault(SWEEP_ID_ENV, sweep_id(parsed.overrides, project_root))
+            keys = sorted({key for job in jobs for key in job.factors})
+            os.environ[SWEEP_KEYS_ENV] = "\n".join(keys)
+            os.environ[SWEEP_CONDITIONS_ENV] = "\n".join(sorted(job.name for job in jobs))
     task = hydra.main(
         config_path=str(project_root / "conf"), config_name="config", version_base="1.3"
     )(_job)

@@ -23,7 +23,7 @@ from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean
 
 TOP_LEVEL_KEYS = ("run", "game", "horizon", "provider", "persona", "conditions", "metrics")
-CONDITION_KEYS = ("name", "agent_a", "agent_b", "game", "horizon", "overrides")
+CONDITION_KEYS = ("name", "factors", "agent_a", "agent_b", "game", "horizon", "overrides")
 # Groups whose option a command line may pick by name, as in Hydra (`game=stag_hunt`).
 FILE_GROUPS = ("game", "horizon", "provider", "persona")
 
@@ -125,6 +125,7 @@ def _condition(
     node = OmegaConf.create(
         {
             "name": name,
+            "factors": raw.get("factors", {}),
             "game": raw.get("game", cfg.get("game", {})),
             # No horizon anywhere: the default fixed horizon (20 rounds).
             "horizon": raw.get("horizon", cfg.get("horizon")) or {"type": "fixed"},

@@ -10,7 +10,8 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from pdbench.config.overrides import cli_options_as_overrides, override_keys, parse_overrides
-from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, conf_dir, group_options
+from pdbench.config.sweep import expand, sweep_id
+from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, group_options
 from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
@@ -70,16 +71,15 @@ def _agent_label(agent: DictConfig) -> str:
     return str(agent.get("policy") or agent.get("name") or agent.get("type"))
 
 
-def spec_from_composed(
+def condition_from_composed(
     cfg: DictConfig,
     *,
     condition_name: str,
-    project_root: Path,
-    source: str,
+    shown: str,
     overrides: Sequence[str] = (),
-) -> LoadedConfig:
-    """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
-    shown = source
+    factors: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """One condition (as a plain dict) from a Hydra composition."""
     for key in cfg:
         if key not in PRIMARY_KEYS:
             raise ConfigError(
@@ -97,21 +97,52 @@ def spec_from_composed(
     node = OmegaConf.create(
         {
             "name": condition_name,
+            "factors": factors or {},
             "game": cfg.game,
             "horizon": cfg.horizon,
             "agent_a": cfg.agent_a,
             "agent_b": cfg.agent_b,
         }
     )
-    condition = condition_dict(node, cfg, shown)
+    return condition_dict(node, cfg, shown)
+
+
+def spec_from_composed(
+    cfg: DictConfig,
+    *,
+    condition_name: str,
+    project_root: Path,
+    source: str,
+    overrides: Sequence[str] = (),
+    factors: dict[str, str] | None = None,
+) -> LoadedConfig:
+    """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
+    condition = condition_from_composed(
+        cfg, condition_name=condition_name, shown=source, overrides=overrides, factors=factors
+    )
+    return _loaded(cfg, [condition], project_root=project_root, source=source, overrides=overrides)
+
+
+def _loaded(
+    cfg: DictConfig,
+    conditions: list[dict[str, Any]],
+    *,
+    project_root: Path,
+    source: str,
+    overrides: Sequence[str],
+    run_id: str | None = None,
+) -> LoadedConfig:
+    run = to_plain(cfg.get("run", {}), source)
+    if run_id is not None and isinstance(run, dict) and not run.get("run_id"):
+        run["run_id"] = run_id
     data = {
-        "run": to_plain(cfg.get("run", {}), shown),
-        "metrics": to_plain(cfg.get("metrics", {}), shown),
-        "conditions": [condition],
-        "source": shown,
+        "run": run,
+        "metrics": to_plain(cfg.get("metrics", {}), source),
+        "conditions": conditions,
+        "source": source,
         "overrides": list(overrides),
     }
-    spec = validate_spec(data, shown=shown)
+    spec = validate_spec(data, shown=source)
     return finish(
         spec, project_root=project_root, config_path=project_root / "conf" / "config.yaml"
     )
@@ -162,20 +193,6 @@ def _is_group(override: Any) -> bool:
     return group in HYDRA_GROUPS or group in GROUPS or group.startswith("hydra/")
 
 
-def preflight_hydra_overrides(overrides: Sequence[str], project_root: Path) -> None:
-    """Check command-line overrides for `python -m pdbench` before Hydra launches anything:
-    group options (all sweep values) and fields (by composing the non-sweep overrides once)."""
-    primary = conf_dir(project_root) / "config.yaml"
-    shown = display_path(primary, project_root)
-    check_group_overrides(overrides, project_root, shown)
-    fixed = [
-        o.input_line
-        for o in parse_overrides(overrides, shown)
-        if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")
-    ]
-    compose_primary(primary, fixed, project_root=project_root)
-
-
 def load_primary_file(
     path: Path,
     overrides: Sequence[str] = (),
@@ -184,13 +201,36 @@ def load_primary_file(
     replicates: int | None = None,
     run_id: str | None = None,
 ) -> LoadedConfig:
+    """One condition, or for a grid (`agent_b=tft,grim`) one condition per job, named by its
+    factors and ordered by name as a merged sweep is; its run id is the sweep's."""
+    shown = display_path(path, project_root)
     extra = cli_options_as_overrides(overrides, replicates, run_id)
-    cfg = compose_primary(path, extra, project_root=project_root)
-    name = condition_name_from_overrides(list(overrides), cfg)
-    return spec_from_composed(
+    jobs = expand(extra, project_root, shown)
+    if len(jobs) == 1 and not jobs[0].factors:
+        cfg = compose_primary(path, extra, project_root=project_root)
+        name = condition_name_from_overrides(list(overrides), cfg)
+        return spec_from_composed(
+            cfg, condition_name=name, project_root=project_root, source=shown, overrides=extra
+        )
+    conditions = []
+    cfg = None
+    for job in sorted(jobs, key=lambda j: j.name):
+        cfg = compose_primary(path, job.overrides, project_root=project_root)
+        conditions.append(
+            condition_from_composed(
+                cfg,
+                condition_name=job.name,
+                shown=shown,
+                overrides=job.overrides,
+                factors=job.factors,
+            )
+        )
+    assert cfg is not None
+    return _loaded(
         cfg,
-        condition_name=name,
+        conditions,
         project_root=project_root,
-        source=display_path(path, project_root),
+        source=shown,
         overrides=extra,
+        run_id=f"sweep-{sweep_id(overrides, project_root)}",
     )

@@ -267,6 +267,11 @@ class ConditionSpec(Frozen):
     """One cell of the grid: a game, a horizon and two fully specified agents."""
 
     name: str = Field(min_length=1)
+    factors: dict[str, str] = Field(
+        default_factory=dict,
+        description="what sets this condition apart in a grid, e.g. {persona: cooperative}; "
+        "a Hydra sweep fills it from the swept keys, an experiment file may declare it",
+    )
     game: GameSpec = GameSpec()
     horizon: HorizonSpec = FixedHorizonSpec()
     agent_a: AgentSpec
