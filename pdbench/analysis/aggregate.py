@@ -329,6 +329,18 @@ def aggregate_matches(matches: StoredMatches, manifest: RunManifest) -> pd.DataF
     for column in ["n_replicates", *(f"{m}_n" for m in SCALAR_METRICS)]:
         table[column] = table[column].astype("Int64")
     table.insert(0, "run_id", manifest.run_id)
+    return with_factor_columns(table, manifest.factors)
+
+
+def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]]) -> pd.DataFrame:
+    """One string column per factor key, after the identifying columns, so a grid pivots in one
+    line: `agg.pivot_table(index="persona", columns="agent_b", values="cooperation_rate")`. A key
+    that is already a column (agent_a, agent_b, game) is left to that column."""
+    keys = sorted({key for values in factors.values() for key in values} - set(table.columns))
+    position = list(table.columns).index("horizon_type") + 1
+    for offset, key in enumerate(keys):
+        values = [factors.get(name, {}).get(key) for name in table["condition"]]
+        table.insert(position + offset, key, pd.array(values, dtype="string"))
     return table
 
 

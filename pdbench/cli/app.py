@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from pdbench.cli import exits
 from pdbench.core.errors import PdbenchError
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode
+    from pdbench.runners.prepare import LoadedExperiment
 
 app = typer.Typer(
     help="Iterated prisoner's dilemma experiments with LLM agents and classic strategies.",
@@ -136,6 +138,7 @@ def run(
     if dry_run:
         _print_plan(loaded)
         return
+    _refuse_grid(config, overrides)
     from pdbench.cli.progress import ProgressReporter
     from pdbench.runners.experiment import run_experiment
 
@@ -161,20 +164,26 @@ def run(
         raise typer.Exit(1)
 
 
-def _print_plan(loaded) -> None:
+def _print_plan(loaded: LoadedExperiment) -> None:
+    from pdbench.cli.report import plan_table, print_table
     from pdbench.runners.plan import plan_matches
 
     plan = plan_matches(loaded.spec)
     typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
-    typer.echo(
-        "condition\treplicate\trounds\thorizon_seed\tagent_a_seed\tagent_b_seed\tmax_llm_calls"
-    )
-    for m in plan:
-        typer.echo(
-            f"{m.condition.name}\t{m.replicate}\t{m.n_rounds}\t{m.horizon_seed}\t{m.seed_a}\t"
-            f"{m.seed_b}\t{m.max_llm_calls}"
-        )
+    print_table(plan_table(plan))
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
+
+
+def _refuse_grid(config: Path, overrides: list[str] | None) -> None:
+    """`pdbench run conf/config.yaml agent_a=tft,grim` is a Hydra grid: say how to run it."""
+    from pdbench.config.sweep import swept_keys
+
+    swept = swept_keys(overrides or [], str(config))
+    if swept:
+        raise PdbenchError(
+            f"{config}: {', '.join(swept)} is swept; a grid runs through Hydra: uv run python -m "
+            f"pdbench -m {' '.join(overrides or [])} (pdbench validate and --dry-run show it)"
+        )
 
 
 def _print_summary(run_dir: Path, aggregates=None) -> None:
@@ -285,27 +294,21 @@ def list_options(
 
 
 def main() -> None:
-    """Console entry point: user errors become one line on stderr and exit code 2."""
+    """Console entry point: every error a user can cause is one line on stderr and a documented
+    exit code (see pdbench/cli/exits.py); anything else is a bug and keeps its traceback."""
     try:
         app(standalone_mode=False)
     except PdbenchError as error:
-        _echo_err(f"error: {error}")
-        sys.exit(2)
+        exits.say(f"error: {error}")
+        sys.exit(exits.BAD_INPUT)
     except typer.Exit as done:
         sys.exit(done.exit_code)
-    except typer.Abort:
-        _echo_err("aborted")
-        sys.exit(130)
-    except KeyboardInterrupt:
-        _echo_err("interrupted: run the same command again to resume")
-        sys.exit(130)
-    except Exception as error:  # click's usage errors
-        import click
-
-        if isinstance(error, click.ClickException):
-            error.show()
-            sys.exit(2)
-        raise
+    except (typer.Abort, KeyboardInterrupt):
+        exits.say("interrupted: run the same command again to resume")
+        sys.exit(exits.INTERRUPTED)
+    except exits.usage_error_types() as error:
+        exits.say(exits.usage_message(error, "pdbench"))
+        sys.exit(exits.BAD_INPUT)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.manifest import Counts, RunManifest
 from pdbench.storage.run_store import read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE
@@ -82,6 +83,41 @@ def summary_table(
             _fmt(condition_calls.cost_usd, 4),
         )
     return table
+
+
+def plan_table(plan: list[PlannedMatch]) -> Table:
+    """Every planned match: its length and seeds (the seeds a real run of it uses)."""
+    table = Table(box=box.SIMPLE_HEAD, title_justify="left")
+    for column in (
+        "condition",
+        "replicate",
+        "rounds",
+        "horizon seed",
+        "agent a seed",
+        "agent b seed",
+        "max LLM calls",
+    ):
+        table.add_column(
+            column,
+            justify="left" if column == "condition" else "right",
+            no_wrap=column != "condition",
+            overflow="fold",
+        )
+    for m in plan:
+        table.add_row(
+            escape(m.condition.name),
+            str(m.replicate),
+            str(m.n_rounds),
+            str(m.horizon_seed),
+            str(m.seed_a),
+            str(m.seed_b),
+            str(m.max_llm_calls),
+        )
+    return table
+
+
+def print_table(table: Table) -> None:
+    Console(width=None if Console().is_terminal else 200).print(table)
 
 
 def shown_path(path: Path) -> str:

@@ -232,6 +232,7 @@ def _manifest(
             k=spec.metrics.collapse.k, threshold=spec.metrics.collapse.threshold
         ),
         conditions=[c.name for c in spec.conditions],
+        factors={c.name: c.factors for c in spec.conditions},
         replicates=spec.run.replicates,
         planned=len(plan),
         seeds=[

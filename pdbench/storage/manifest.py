@@ -126,6 +126,9 @@ class RunManifest(_Record):
     run_seed: int | None = None
     collapse: Collapse = Field(default_factory=Collapse)
     conditions: list[str] = Field(default_factory=list)
+    # What sets each condition apart: {condition: {key: value}} (a grid's swept keys, or what an
+    # experiment file declares); aggregates.parquet has a column per key.
+    factors: dict[str, dict[str, str]] = Field(default_factory=dict)
     replicates: int | None = None
     matches: MatchCounts = Field(default_factory=MatchCounts)
     seeds: list[MatchSeeds] = Field(default_factory=list)
@@ -206,6 +209,7 @@ def build_manifest(
     run_seed: int,
     collapse: Collapse,
     conditions: Sequence[str],
+    factors: dict[str, dict[str, str]],
     replicates: int,
     planned: int,
     seeds: Sequence[MatchSeeds],
@@ -236,6 +240,7 @@ def build_manifest(
         run_seed=run_seed,
         collapse=collapse,
         conditions=list(conditions),
+        factors={name: dict(f) for name, f in factors.items() if f},
         replicates=replicates,
         matches=MatchCounts(
             planned=planned,
@@ -308,6 +313,7 @@ def merge_manifests(
         run_seed=first.run_seed if first else None,
         collapse=first.collapse if first else Collapse(),
         conditions=names,
+        factors={name: f for m in manifests for name, f in m.factors.items()},
         replicates=first.replicates if first else None,
         matches=MatchCounts(
             planned=sum(m.matches.planned for m in manifests),

@@ -151,10 +151,10 @@ def test_dry_run_writes_nothing_and_prints_the_seeds(experiment_run, tmp_path):
     assert not output.exists()
     assert not (tmp_path / "cache").exists()
     assert "nothing written" in proc.stdout
-    assert "horizon_seed" in proc.stdout and "agent_a_seed" in proc.stdout
+    assert "horizon seed" in proc.stdout and "agent a seed" in proc.stdout
     planned = {}
-    for line in proc.stdout.splitlines():
-        parts = line.split("\t")
+    for line in proc.stdout.splitlines():  # the plan table: one row per match
+        parts = line.split()
         if len(parts) == 7 and parts[1].isdigit():
             planned[(parts[0], int(parts[1]))] = tuple(int(p) for p in parts[2:6])
     assert set(planned) == {(c, i) for c in CONDITIONS for i in (0, 1)}

@@ -1,0 +1,56 @@
+"""Exit codes and the one place an error becomes one line on stderr (both front doors).
+
+| code | meaning |
+|------|---------|
+| 0    | the run is complete |
+| 1    | a bug: an unexpected exception (its traceback is kept) |
+| 2    | bad input: config, command line, names, paths, a locked run dir |
+| 3    | run incomplete: provider failures left matches unfinished; the same command resumes |
+| 4    | stopped by the cost budget; resumable with a larger budget |
+| 5    | a write failed (disk full, I/O error); the last good manifest is kept |
+| 130  | interrupted (Ctrl-C); resumable |
+"""
+
+from __future__ import annotations
+
+import sys
+
+OK = 0
+BUG = 1
+BAD_INPUT = 2
+INCOMPLETE = 3
+BUDGET = 4
+WRITE_FAILED = 5
+INTERRUPTED = 130
+
+
+def say(message: str) -> None:
+    """One line on stderr (newlines inside the message are folded)."""
+    print(" ".join(message.split("\n")), file=sys.stderr)
+
+
+def usage_error_types() -> tuple[type[BaseException], ...]:
+    """Click's usage errors, from the click Typer vendors and from click itself."""
+    found: list[type[BaseException]] = []
+    try:
+        from typer._click.exceptions import ClickException as vendored
+
+        found.append(vendored)
+    except ImportError:  # an older typer uses click directly
+        pass
+    import click
+
+    found.append(click.ClickException)
+    return tuple(found)
+
+
+def usage_message(error: BaseException, command: str | None) -> str:
+    """A click usage error as one line, with where to look for help."""
+    format_message = getattr(error, "format_message", None)
+    message = format_message() if callable(format_message) else str(error)
+    context = getattr(error, "ctx", None)
+    path = getattr(context, "command_path", None) or command or "pdbench"
+    hint = f" (see {path} --help)"
+    if "No such option: -m" in message:
+        hint = "; sweeps run through Hydra: uv run python -m pdbench -m key=a,b ..."
+    return f"error: {path}: {message}{hint}"
