@@ -17,9 +17,21 @@ from pathlib import Path
 
 from pdbench.config.experiment_file import load_experiment_file
 from pdbench.config.hydra_compose import load_primary_file
-from pdbench.config.tree import LoadedConfig, find_project_root
+from pdbench.config.tree import LoadedConfig, conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError
+
+def _missing_config_hint(path: Path, project_root: Path) -> str:
+    """"no such file", with the config pdbench has under that name (the original spec called
+    the folder configs/; pdbench's is conf/)."""
+    candidates = sorted(
+        display_path(found, project_root) for found in conf_dir(project_root).rglob(path.name)
+    )
+    if candidates:
+        return f"no such file; did you mean {' or '.join(candidates[:3])}?"
+    known = sorted(display_path(p, project_root) for p in conf_dir(project_root).glob("*.yaml"))
+    return "no such file; configs are under conf/: " + ", ".join(known)
+
 
 # --- either door ------------------------------------------------------------------------------
 
@@ -37,6 +49,8 @@ def load_config(
     root = project_root or find_project_root(path.parent if path.is_absolute() else None)
     if not path.is_absolute():
         path = (Path.cwd() / path).resolve()
+    if not path.is_file():
+        raise ConfigError(_missing_config_hint(path, root), file=display_path(path, root))
     cfg = read_yaml(path, root)
     if "conditions" in cfg:
         return load_experiment_file(

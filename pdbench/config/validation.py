@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
 from pdbench.config.schema import (
@@ -105,7 +105,14 @@ def to_plain(cfg: Any, shown: str) -> Any:
     if not isinstance(cfg, DictConfig | ListConfig):
         return cfg
     try:
-        return OmegaConf.to_container(cfg, resolve=True)
+        return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+    except MissingMandatoryValue as error:
+        key = str(getattr(error, "full_key", "") or "").removeprefix("condition.")
+        raise ConfigError(
+            f"is required (??? in the config): set it, e.g. {key}=...",
+            file=shown,
+            field=key or None,
+        ) from None
     except OmegaConfBaseException as error:
         key = getattr(error, "full_key", None) or ""
         raise ConfigError(

@@ -25,12 +25,29 @@ from pdbench.providers.base import (
 log = logging.getLogger(__name__)
 
 
+# Loggers of litellm and the HTTP clients under it: their INFO lines (one or more per call) would
+# flood the console, most of all through Hydra, which sets the root logger to INFO.
+CHATTY_LOGGERS = (
+    "LiteLLM",
+    "LiteLLM Router",
+    "LiteLLM Proxy",
+    "litellm",
+    "httpx",
+    "httpcore",
+    "openai",
+)
+
+
 def import_litellm() -> Any:
-    """litellm, configured to use its bundled price table instead of fetching one online."""
+    """litellm, configured to use its bundled price table instead of fetching one online and to
+    keep its logging to warnings and errors."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
     import litellm
 
     litellm.suppress_debug_info = True
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     return litellm
 
 

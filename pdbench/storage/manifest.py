@@ -94,6 +94,7 @@ class Counts(_Record):
     cost_usd: float = 0.0
     cost_usd_saved: float = 0.0
     unknown_price: int = 0
+    agent_turns: int = 0
 
     @classmethod
     def of(cls, counts: CallCounts) -> Counts:

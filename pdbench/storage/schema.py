@@ -45,7 +45,8 @@ def sha256_text(text: str) -> str:
 @dataclass(slots=True)
 class CallCounts:
     """Provider calls: live and cached, the tokens and cost of the live ones, what the cached
-    ones cost when they were first bought, and live calls whose price is unknown."""
+    ones cost when they were first bought, and live calls whose price is unknown. Arena agents'
+    turns are counted apart: they are not provider calls and cost nothing."""
 
     live: int = 0
     cached: int = 0
@@ -54,6 +55,7 @@ class CallCounts:
     cost_usd: float = 0.0
     cost_usd_saved: float = 0.0
     unknown_price: int = 0
+    agent_turns: int = 0
 
     def __add__(self, other: CallCounts) -> CallCounts:
         return CallCounts(
@@ -157,7 +159,7 @@ class HookAttempt:
         return record
 
     def calls(self) -> CallCounts:
-        return CallCounts()  # an agent's turn is not a provider call
+        return CallCounts(agent_turns=1)  # an agent's turn, not a provider call
 
 
 Attempt = ProviderAttempt | HookAttempt

@@ -162,6 +162,7 @@ def test_second_call_is_served_from_the_cache(tmp_path):
         "cost_usd": 0.5,
         "cost_usd_saved": 0.5,
         "unknown_price": 0,
+        "agent_turns": 0,
     }
     gateway.close()
 

@@ -21,6 +21,8 @@ def _cases():
             overrides = [f"{key}={option}"]
             if group in ("persona", "provider"):  # they act through an LLM agent
                 overrides.append("agent_a=llm_default")
+            if option == "arena":  # its path is required (???): give it an example agent
+                overrides.append("agent_a.path=examples/agents/tit_for_tat.py")
             yield pytest.param(overrides, id=f"{group}={option}")
 
 
