@@ -53,13 +53,13 @@ def test_identical_conditions_give_uniform_p_values(pairing):
         )
         assert comparison.test.startswith(pairing)
         p_values.append(comparison.p_value)
-    p_values = np.sort(p_values)
-    false_positives = int((p_values <= 0.05).sum())
-    # 5 % of 400 is 20; three binomial standard deviations are 13.
-    assert 7 <= false_positives <= 33, false_positives
-    # Kolmogorov-Smirnov distance to the uniform distribution, below its 5 % critical value.
-    distance = np.max(np.abs(p_values - (np.arange(1, 401) - 0.5) / 400)) + 0.5 / 400
-    assert distance < 1.36 / np.sqrt(400), distance
+    p_values = np.array(p_values)
+    # At every level the share of p <= level is the level, within 3.5 binomial standard deviations
+    # (5 % of 400 is 20 +- 15). Ties (equal rates in a pair) make p-values near 1 a little more
+    # frequent, which is conservative, so levels above 1/2 are not checked.
+    for level in (0.01, 0.05, 0.1, 0.2, 0.5):
+        count = int((p_values <= level).sum())
+        assert abs(count - 400 * level) <= 3.5 * np.sqrt(400 * level * (1 - level)), (level, count)
 
 
 @pytest.mark.parametrize("pairing", ["auto", "unpaired"])
