@@ -34,7 +34,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -83,12 +83,12 @@ def samples_from_long(
 ) -> dict[str, ConditionSample]:
     """Group long-format rows (one per condition x replicate, as aggregates.parquet keeps them)
     into samples, conditions in order of first appearance."""
-    conditions = np.asarray(conditions, dtype=object)
+    names = np.asarray(conditions, dtype=object)
     values_array = np.asarray(values, dtype=float)
     replicate_array = None if replicates is None else np.asarray(replicates)
     samples = {}
-    for name in dict.fromkeys(conditions.tolist()):
-        rows = conditions == name
+    for name in dict.fromkeys(names.tolist()):
+        rows = names == name
         samples[str(name)] = ConditionSample(
             values_array[rows], None if replicate_array is None else replicate_array[rows]
         )
@@ -270,7 +270,7 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
 
 
 def _family(
-    pairs: list[tuple[str, str]], samples: Mapping[str, ConditionSample], seed: int, **options
+    pairs: list[tuple[str, str]], samples: Mapping[str, ConditionSample], seed: int, **options: Any
 ) -> list[Comparison]:
     # Each comparison gets its own stream, derived from the seed and its position in the family.
     streams = np.random.SeedSequence(seed).generate_state(len(pairs), dtype=np.uint64)
@@ -283,7 +283,7 @@ def _family(
 
 
 def compare_all_pairs(
-    samples: Mapping[str, ConditionSample], *, seed: int = 0, **options
+    samples: Mapping[str, ConditionSample], *, seed: int = 0, **options: Any
 ) -> list[Comparison]:
     """Every pair (A, B) with A before B in `samples` order, Holm-corrected as one family.
     `options` are those of `compare_two` (pairing, n_permutations, n_bootstrap, confidence,
@@ -293,7 +293,7 @@ def compare_all_pairs(
 
 
 def compare_to_reference(
-    samples: Mapping[str, ConditionSample], reference: str, *, seed: int = 0, **options
+    samples: Mapping[str, ConditionSample], reference: str, *, seed: int = 0, **options: Any
 ) -> list[Comparison]:
     """Every other condition (B) against `reference` (A), Holm-corrected as one family."""
     if reference not in samples:

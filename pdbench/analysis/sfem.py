@@ -36,7 +36,7 @@ from pdbench.analysis.moves import MatchBatch
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
-from pdbench.strategies import POLICIES, LastRounds, make_policy
+from pdbench.strategies import POLICIES, LastRounds, Policy, make_policy
 
 # The candidate set of issue 17. Only the registered ones are used (`default_candidates`): stft, tf2t
 # and alternator join as soon as pdbench.strategies registers them.
@@ -128,7 +128,7 @@ def _as_game(game: Game | PayoffMatrix) -> Game:
     )
 
 
-def _play_along(policy, batch: MatchBatch, game: Game, seeds: list[int]) -> np.ndarray:
+def _play_along(policy: Policy, batch: MatchBatch, game: Game, seeds: list[int]) -> np.ndarray:
     """What `policy` prescribes in every round of every match, given the observed history."""
     p = game.payoffs
     own_payoff = np.array([[p.R, p.S], [p.T, p.P]])  # [own defected, opponent defected]
