@@ -295,6 +295,8 @@ def estimate_strategies(
     names = tuple(default_candidates()[0] if candidates is None else candidates)
     if not names:
         raise ConfigError("at least one candidate strategy is needed", field="sfem.candidates")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"a candidate is listed twice: {list(names)}", field="sfem.candidates")
     prescriptions = candidate_prescriptions(batch, names, game)
     valid = batch.valid()
     agree_all = ((prescriptions == batch.own[None]) & valid[None]).sum(axis=2).T.astype(float)

@@ -1,7 +1,7 @@
 """A round robin's results from its per-match records: payoff matrix, ranking, wins, cooperation.
 
 Input: one record per played match (player a, player b, replicate, each side's mean payoff per
-round, each side's cooperation rate, the rounds played). Pairs may be unordered (each pair once per
+round, each side's cooperation rate, and optionally the rounds played). Pairs may be unordered (each pair once per
 replicate, Axelrod's tournaments) or ordered (a vs b and b vs a); a match of a player against
 itself is self-play.
 
@@ -21,7 +21,8 @@ Conventions, following Axelrod-Python's ResultSet (axelrod/result_set.py, 4.13):
   (both sides play the same rounds, so mean per round decides as the total does; a draw is no win;
   self-play never wins). Axelrod reports the median over replicates, as here.
 - cooperation rating of i: its cooperations over its rounds, summed over its matches
-  (Axelrod's cooperating_rating), with the same self-play rule as scores.
+  (Axelrod's cooperating_rating), with the same self-play rule as scores; without the rounds
+  played, the mean of its per-match cooperation rates.
 """
 
 from __future__ import annotations
@@ -45,12 +46,14 @@ class TournamentMatches:
     score_b: np.ndarray
     cooperation_a: np.ndarray  # share of rounds in which a played C
     cooperation_b: np.ndarray
-    n_rounds: np.ndarray  # int, rounds played
+    # Rounds played, to weigh cooperation ratings by rounds as Axelrod does; None = every match
+    # weighs the same (right when all matches have one length).
+    n_rounds: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         size = len(self.player_a)
         for name in self.__dataclass_fields__:
-            if len(getattr(self, name)) != size:
+            if getattr(self, name) is not None and len(getattr(self, name)) != size:
                 raise ValueError(f"{name} has {len(getattr(self, name))} entries, expected {size}")
 
 
@@ -136,7 +139,9 @@ def summarise_tournament(
     b = np.array([index[name] for name in names_b], dtype=np.int64)
     score_a = np.asarray(matches.score_a, dtype=float)
     score_b = np.asarray(matches.score_b, dtype=float)
-    rounds = np.asarray(matches.n_rounds, dtype=float)
+    rounds = (
+        np.ones(len(names_a)) if matches.n_rounds is None else np.asarray(matches.n_rounds, float)
+    )
     replicate = np.asarray(matches.replicate, dtype=np.int64)
     k = len(players)
 

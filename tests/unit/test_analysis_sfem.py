@@ -93,6 +93,8 @@ def test_unknown_and_stochastic_candidates_are_refused_by_name():
         estimate_strategies(batch, PD, ["allc", "tfft"])
     with pytest.raises(ConfigError, match='"gtft" plays differently with other seeds'):
         estimate_strategies(batch, PD, ["allc", "gtft"])
+    with pytest.raises(ConfigError, match="listed twice"):
+        estimate_strategies(batch, PD, ["tft", "allc", "tft"])
 
 
 def test_a_policy_flagged_stochastic_is_refused_without_replaying_it(monkeypatch):

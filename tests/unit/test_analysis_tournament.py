@@ -4,6 +4,7 @@ without self-play, and Axelrod's conventions (median over replicates, stable tie
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -131,5 +132,8 @@ def test_ranking_uses_the_median_over_replicates_as_axelrod_does():
     assert summary.payoff_rows()[0]["n_matches"] == 3
     low, high = summary.payoff_ci_low[0, 1], summary.payoff_ci_high[0, 1]
     assert low < 4.0 < high  # Student t over the three matches
+    np.testing.assert_allclose(summary.cooperation_rating, [(5 + 5 + 15) / 50, 1.0])
+    unweighted = replace(matches, n_rounds=None)
+    np.testing.assert_allclose(summarise_tournament(unweighted).cooperation_rating, [0.5, 1.0])
     with pytest.raises(ValueError, match="missing from `players`"):
         summarise_tournament(matches, ["X"])
