@@ -14,8 +14,8 @@ maximised over phi on the simplex and beta in [1/2, 1] (below 1/2 "tremble" woul
 does the opposite of the rule more often than not). The maximiser is found by expectation
 maximisation, whose M-step is closed-form here: phi_k = mean responsibility of k, beta = matching
 rounds weighted by responsibilities / all rounds, clamped into [1/2, 1] (the objective in beta is
-concave, so the clamp is the exact constrained step). EM starts from uniform weights and three betas
-(0.6, 0.8, 0.95) and keeps the best. Standard errors: the standard deviation of the estimates over
+concave, so the clamp is the exact constrained step). EM starts from uniform weights at three betas
+(0.6, 0.8, 0.95) and from near each candidate alone, and keeps the best end point. Standard errors: the standard deviation of the estimates over
 bootstrap resamples of whole matches (seeded numpy Generator), with percentile intervals.
 
 Candidates are the registered policies of pdbench.strategies, replayed through their numpy batch
@@ -199,7 +199,12 @@ class _Fit:
 
 
 def _e_step(
-    agree: np.ndarray, miss: np.ndarray, counts: np.ndarray, weights: np.ndarray, beta: np.ndarray
+    agree: np.ndarray,
+    miss: np.ndarray,
+    lengths: np.ndarray,
+    counts: np.ndarray,
+    weights: np.ndarray,
+    beta: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log-likelihood (B,), responsibilities (B, U, K)) at the given parameters.
 
@@ -215,7 +220,7 @@ def _e_step(
         exp = np.exp(joint - top[..., None])
         total = exp.sum(axis=2)
         responsibilities = exp / total[..., None]
-        per_match = top + np.log(total) + (agree[:, 0] + miss[:, 0])[None] * np.log(beta)[:, None]
+        per_match = top + np.log(total) + lengths[None] * np.log(beta)[:, None]
         if not np.isfinite(top).all():  # only at beta = 1 with a match no candidate fits
             responsibilities = np.where(np.isfinite(top)[..., None], responsibilities, 0.0)
         loglik = np.where(counts > 0, counts * per_match, 0.0).sum(axis=1)
@@ -239,7 +244,7 @@ def _em(
     total_rounds = counts @ lengths
     n_matches = counts.sum(axis=1)
     weights, beta = weights0.copy(), beta0.copy()
-    loglik, responsibilities = _e_step(agree, miss, counts, weights, beta)
+    loglik, responsibilities = _e_step(agree, miss, lengths, counts, weights, beta)
     converged = np.zeros(len(beta), dtype=bool)
     active = np.arange(len(beta))
     iterations = 0
@@ -251,7 +256,7 @@ def _em(
         beta[active] = np.clip(matched / total_rounds[active], 0.5, 1.0)
         previous = loglik[active]
         loglik[active], responsibilities = _e_step(
-            agree, miss, counts[active], weights[active], beta[active]
+            agree, miss, lengths, counts[active], weights[active], beta[active]
         )
         done = np.abs(loglik[active] - previous) <= tolerance * (1 + np.abs(loglik[active]))
         converged[active[done]] = True
@@ -309,13 +314,20 @@ def estimate_strategies(
     n_distinct, n_candidates = agree.shape
     counts = np.bincount(inverse, minlength=n_distinct).astype(float)[None]
 
-    starts = len(BETA_STARTS)
+    # Starts: uniform weights at three betas, and near each candidate alone at its own beta; the
+    # best end point wins (the likelihood need not be unimodal in beta).
+    single_fits = _single_fits(agree, lengths, counts[0], names)
+    near_vertices = 0.9 * np.eye(n_candidates) + 0.1 / n_candidates
+    start_weights = np.vstack(
+        [np.full((len(BETA_STARTS), n_candidates), 1.0 / n_candidates), near_vertices]
+    )
+    start_betas = np.array([*BETA_STARTS, *(min(fit.beta, 0.999) for fit in single_fits)])
     fit = _em(
         agree,
         lengths,
-        np.repeat(counts, starts, axis=0),
-        np.full((starts, n_candidates), 1.0 / n_candidates),
-        np.array(BETA_STARTS),
+        np.repeat(counts, len(start_betas), axis=0),
+        start_weights,
+        start_betas,
         tolerance=tolerance,
         max_iterations=max_iterations,
     )
@@ -346,7 +358,7 @@ def estimate_strategies(
         iterations=fit.iterations,
         n_matches=batch.n_matches,
         n_rounds=batch.n_rounds,
-        single_fits=_single_fits(agree, lengths, counts[0], names),
+        single_fits=single_fits,
         indistinguishable=_indistinguishable(prescriptions, valid, names),
         n_bootstrap=n_bootstrap,
         bootstrap_unconverged=boot_unconverged,
@@ -386,7 +398,7 @@ def _bootstrap(
             lengths,
             counts.astype(float),
             np.tile(start, (len(rows), 1)),
-            np.full(len(rows), max(beta, 0.5)),
+            np.full(len(rows), beta),
             tolerance=tolerance,
             max_iterations=max_iterations,
         )
