@@ -1,0 +1,277 @@
+"""The corpus of careless and hostile inputs (issue 20): one row per mistake, as researchers make
+them and as a hostile file would try. Each row says how pdbench is invoked, what the error line
+must name, and (`today=`) how it fails today: such rows are strict xfails that must fail for that
+reason. Inputs are files under tests/fixtures/bad_input/ unless they depend on the sandbox.
+
+Placeholders in arguments and written files: {case} (the sandbox), {out} (run.output_dir),
+{proj} (the project copy, the working directory). Grow it with every bug.
+"""
+
+from __future__ import annotations
+
+from bad_input_corpus import (
+    EXISTING_RUN,
+    Case,
+    Hang,
+    LineMissing,
+    NotOneLine,
+    Traceback,
+    WrongExit,
+    WroteOutside,
+    edit_file,
+    existing_run,
+    fixture_bytes,
+    make_file,
+    read_only,
+)
+
+F = "tests/fixtures/bad_input"
+Y, V, N, S, P = f"{F}/yaml", f"{F}/values", f"{F}/names", f"{F}/sizes", f"{F}/prompts"
+POLICIES = f"{F}/run/policies.yaml"  # two policy conditions, 2 replicates of 5 rounds
+LLM = f"{F}/run/llm.yaml"  # one mock-LLM condition, 1 replicate of 3 rounds
+PRIMARY = "conf/config.yaml"
+EXPERIMENT = "conf/experiment.yaml"
+TAKEN = f"out/{EXISTING_RUN}"
+
+
+def validate(path: str, *overrides: str) -> tuple[str, ...]:
+    return ("validate", path, *overrides)
+
+
+def run(path: str, *more: str) -> tuple[str, ...]:
+    return ("run", path, "-q", "run.output_dir={out}", *more)
+
+
+def hydra(*overrides: str, flags: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """`python -m pdbench [flags]` with its run folder and Hydra's own folders in the sandbox
+    (the case's overrides come last, so they win)."""
+    return (*flags, "run.output_dir={out}", "hydra.run.dir={case}/hydra/run",
+            "hydra.sweep.dir={case}/hydra/sweep", *overrides)  # fmt: skip
+
+
+def yaml_file(path: str, **kw) -> Case:
+    """A YAML mistake in a fixture file, through `pdbench validate`."""
+    name = path.rsplit("/", 1)[-1].removesuffix(".yaml")
+    line = (f"{Y}/{path}", *kw.pop("line", ()))
+    return Case(name, "yaml", validate(f"{Y}/{path}"), line=line, **kw)
+
+
+def value_file(path: str, *fields: str, **kw) -> Case:
+    name = path.removesuffix(".yaml")
+    return Case(name, "values", validate(f"{V}/{path}"), line=(f"{V}/{path}", *fields), **kw)
+
+
+def llm_prompts(*overrides: str) -> tuple[str, ...]:
+    return validate(PRIMARY, "agent_a=llm_default", *overrides)
+
+
+TB = Traceback  # the most common way to fail today
+# Typer vendors click (typer._click), so main()'s `isinstance(error, click.ClickException)` misses.
+USAGE_TB = (TB, "typer's own click exception escapes main(): traceback, exit 1")
+
+# One row per case; kept one to three lines each so the table reads as a table.
+# fmt: off
+UTF8_BAD = b"caf\xe9"  # latin-1 bytes: not UTF-8
+DEEP = b"horizon: {type: fixed, rounds: 5}\nconditions: " + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+
+YAML = [
+    yaml_file("duplicate_top_key.yaml", line=("horizon",), today=(WrongExit, "exit 0: the second horizon silently wins")),
+    yaml_file("duplicate_condition_key.yaml", line=("agent_b",), today=(WrongExit, "exit 0: the last agent_b silently wins")),
+    yaml_file("duplicate_payoff_key.yaml", line=("CD",), today=(LineMissing, 'refused for the wrong reason ("payoffs must be symmetric"), without the file')),
+    Case("duplicate_key_in_ref_file", "yaml", validate(f"{Y}/ref_duplicate_key.yaml"), line=("conf/agent/dup_llm.yaml", "temperature"),
+         files=(("proj/conf/agent/dup_llm.yaml", fixture_bytes("conf/agent/dup_llm.yaml")),),
+         today=(WrongExit, "exit 0: the agent file's second temperature silently wins")),
+    Case("duplicate_key_in_group_file", "yaml", validate(PRIMARY, "agent_a=dup_llm"), line=("conf/agent/dup_llm.yaml", "temperature"),
+         files=(("proj/conf/agent/dup_llm.yaml", fixture_bytes("conf/agent/dup_llm.yaml")),),
+         today=(TB, "yaml ConstructorError (found duplicate key) from Hydra's loader")),
+    yaml_file("billion_laughs.yaml", quick=True, today=(Hang, "expands 9**9 aliases and never ends")),
+    Case("deep_nesting", "yaml", validate("deep.yaml"), line=("deep.yaml",), quick=True, files=(("proj/deep.yaml", DEEP),),
+         today=(WrongExit, "killed by SIGSEGV (exit -11) while parsing")),
+    yaml_file("nan_payoff.yaml", line=("game.payoffs",), today=(LineMissing, 'refused as "payoffs must be symmetric", without the file')),
+    yaml_file("inf_payoff.yaml", line=("game.payoffs",), today=(WrongExit, "exit 0: an infinite payoff is accepted")),
+    Case("nan_payoff_in_group_file", "yaml", validate(PRIMARY, "game=nan_game"), line=(PRIMARY, "game.payoffs"),
+         files=(("proj/conf/game/nan_game.yaml", fixture_bytes("conf/game/nan_game.yaml")),),
+         today=(WrongExit, "exit 0: a NaN payoff is accepted")),
+    Case("nan_payoff_override", "yaml", validate(EXPERIMENT, "game.payoffs.CC=[.nan,3]"), line=(EXPERIMENT, "game.payoffs"),
+         today=(LineMissing, 'refused as "payoffs must be symmetric", without the file')),
+    Case("inf_payoff_override_primary", "yaml", validate(PRIMARY, "game.check_pd=false", "game.payoffs.DD=[inf,inf]"),
+         line=(PRIMARY, "game.payoffs"), today=(WrongExit, "exit 0: an infinite payoff is accepted")),
+    yaml_file("date_condition_name.yaml", line=("name",), today=(TB, "omegaconf UnsupportedValueType: datetime.date")),
+    yaml_file("date_run_id.yaml", line=("run_id",), today=(TB, "omegaconf UnsupportedValueType: datetime.date")),
+    yaml_file("tab_indent.yaml", line=("line 3",)),
+    Case("non_utf8_value", "yaml", validate("latin1.yaml"), line=("latin1.yaml", "utf-8"),
+         files=(("proj/latin1.yaml", b"horizon: {type: fixed, rounds: 5}\nconditions:\n  - {name: " + UTF8_BAD + b", agent_a: tft, agent_b: alld}\n"),)),
+    Case("nul_byte", "yaml", validate("nul.yaml"), line=("nul.yaml",),
+         files=(("proj/nul.yaml", b"horizon: {type: fixed, rounds: 5}\x00\nconditions:\n  - {name: x, agent_a: tft, agent_b: alld}\n"),)),
+    yaml_file("empty.yaml", line=("conditions",)),
+    yaml_file("top_level_list.yaml", line=("top level",)),
+    yaml_file("python_tag.yaml", line=("line 4",)),
+    yaml_file("conditions_mapping.yaml", line=("conditions",)),
+    yaml_file("payoff_three_numbers.yaml", line=("game.payoffs", "CC")),
+    yaml_file("norway_labels.yaml", line=("game.labels",)),
+    yaml_file("bad_interpolation.yaml", line=("seed",), today=(NotOneLine, "OmegaConf's full_key/object_type lines follow the error")),
+    Case("huge_int_seed", "yaml", run(f"{Y}/huge_int_seed.yaml"), line=(f"{Y}/huge_int_seed.yaml", "run.seed"), codes=(0, 2),
+         today=(TB, "orjson TypeError: Integer exceeds 64-bit range, hashing the config")),
+]
+
+SIZES = [
+    Case("replicates_billion_override", "sizes", run(POLICIES, "run.replicates=1000000000"), line=(POLICIES, "run.replicates"),
+         quick=True, today=(Hang, "plans a billion matches up front")),
+    Case("replicates_billion_option", "sizes", run(POLICIES, "--replicates", "1000000000"), line=("--replicates",),
+         quick=True, today=(Hang, "plans a billion matches up front")),
+    Case("replicates_billion_validate", "sizes", validate(POLICIES, "run.replicates=1000000000"), line=(POLICIES, "run.replicates"),
+         quick=True, today=(Hang, "validate plans a billion matches")),
+    Case("replicates_dry_run", "sizes", run(POLICIES, "--dry-run", "run.replicates=100000000"), line=(POLICIES, "run.replicates"),
+         quick=True, today=(Hang, "plans and prints a hundred million matches")),
+    Case("rounds_trillion", "sizes", run(POLICIES, "horizon.rounds=1000000000000"), line=(POLICIES, "horizon.rounds"),
+         quick=True, today=(TB, "MemoryError: the batch path allocates every round")),
+    Case("rounds_times_matches", "sizes", run(POLICIES, "horizon.rounds=100000", "run.replicates=100000"), line=(POLICIES,),
+         quick=True, today=(Hang, "starts playing 2e10 rounds")),
+    Case("replicates_beyond_int64", "sizes", run(POLICIES, "--replicates", "99999999999999999999999"), line=("--replicates",),
+         quick=True, today=(TB, "orjson TypeError: Integer exceeds 64-bit range, hashing the config")),
+    Case("rounds_beyond_int64", "sizes", run(POLICIES, "horizon.rounds=9223372036854775808"), line=(POLICIES, "horizon.rounds"),
+         quick=True, today=(TB, "numpy ValueError: Maximum allowed dimension exceeded")),
+    Case("rounds_huge_primary", "sizes", run(PRIMARY, "horizon.rounds=10000000000"), line=(PRIMARY, "horizon.rounds"),
+         quick=True, today=(TB, "MemoryError: the batch path allocates every round")),
+    Case("geometric_huge_cap", "sizes", run(f"{S}/geometric_huge_cap.yaml"), line=(f"{S}/geometric_huge_cap.yaml", "horizon"),
+         quick=True, today=(TB, "MemoryError: draws billion-round matches and allocates them")),
+    Case("llm_ten_million_rounds", "sizes", run(f"{S}/many_rounds_llm.yaml"), line=(f"{S}/many_rounds_llm.yaml", "horizon.rounds"),
+         quick=True, today=(Hang, "starts 3e7 rounds of provider calls")),
+    Case("replicates_billion_hydra", "sizes", hydra("run.replicates=1000000000"), line=(PRIMARY, "run.replicates"),
+         entry="module", quick=True, today=(Hang, "plans a billion matches up front")),
+    # Valid but large: must run (or validate) without a word of complaint.
+    Case("large_but_sane_validate", "sizes", validate(POLICIES, "run.replicates=2000", "horizon.rounds=100"), codes=(0,)),
+    Case("large_but_sane_run", "sizes", run(POLICIES, "run.replicates=100", "horizon.rounds=200"), codes=(0,)),
+]
+
+VALUES = [
+    value_file("blank_condition_name.yaml", "name", today=(WrongExit, "exit 0: a name of spaces is accepted")),
+    value_file("empty_condition_name.yaml", "name"),
+    value_file("null_condition_name.yaml", "name", today=(WrongExit, 'exit 0: the condition is named "None"')),
+    value_file("padded_condition_name.yaml", "name", today=(WrongExit, "exit 0: two names differing by a space")),
+    value_file("duplicate_condition_name.yaml", "tft_vs_alld"),
+    value_file("empty_label.yaml", "game.labels", today=(WrongExit, "exit 0: an empty label is accepted")),
+    value_file("padded_label.yaml", "game.labels", today=(WrongExit, "exit 0: padded labels are accepted")),
+    value_file("padded_label_collision.yaml", "game.labels", today=(WrongExit, 'exit 0: "C" and " c" are accepted')),
+    value_file("identical_labels.yaml", "game.labels", today=(LineMissing, "refused, but the line does not name the file")),
+    value_file("newline_label.yaml", "game.labels", today=(WrongExit, "exit 0: a label with a line break is accepted")),
+    value_file("stop_prob_tiny.yaml", "horizon.stop_prob", today=(WrongExit, "exit 0: a billion-round expected match is accepted")),
+    Case("stop_prob_tiny_capped", "values", validate(f"{V}/stop_prob_tiny_capped.yaml"), codes=(0,)),
+    Case("stop_prob_tiny_primary", "values", validate(PRIMARY, "horizon=geometric", "horizon.stop_prob=1e-9"), line=(PRIMARY, "horizon.stop_prob"),
+         today=(WrongExit, "exit 0: a billion-round expected match is accepted")),
+    value_file("arena_timeout_inf.yaml", "timeout_s", today=(WrongExit, "exit 0: an infinite turn time limit is accepted")),
+    Case("arena_timeout_zero", "values", validate(f"{V}/arena_timeout_inf.yaml"), line=("timeout_s",),
+         setup=(edit_file(f"proj/{V}/arena_timeout_inf.yaml", lambda b: b.replace(b".inf", b"0")),)),
+    value_file("mock_latency_inf.yaml", "latency_s", today=(WrongExit, "exit 0: an infinite mock latency is accepted")),
+    Case("mock_latency_inf_primary", "values", validate(PRIMARY, "agent_a=llm_default", "provider.mock.latency_s=inf"),
+         line=(PRIMARY, "latency_s"), today=(WrongExit, "exit 0: an infinite mock latency is accepted")),
+    value_file("provider_timeout_inf.yaml", "timeout_s", today=(WrongExit, "exit 0: an infinite provider timeout is accepted")),
+    Case("provider_max_attempts_zero", "values", validate(LLM, "provider.max_attempts=0"), line=(LLM, "max_attempts")),
+    value_file("generous_prob_nan.yaml", "generous_prob"),
+    value_file("not_a_dilemma.yaml", "game.payoffs", today=(LineMissing, "refused, but the line does not name the file")),
+    value_file("max_cost_nan.yaml", "max_cost_usd"),
+    Case("max_rounds_zero", "values", validate(PRIMARY, "horizon=geometric", "horizon.max_rounds=0"), line=(PRIMARY, "horizon.max_rounds")),
+    value_file("empty_model.yaml", "model", today=(WrongExit, "exit 0: a litellm provider without a model is accepted")),
+]
+
+PATHS = [
+    Case("run_id_parent_option", "paths", run(POLICIES, "--run-id", "../escaped"), line=("--run-id",), today=(WroteOutside, "runs into {out}/../escaped")),
+    Case("run_id_slash_option", "paths", run(POLICIES, "--dry-run", "--run-id", "nested/run"), line=("--run-id",), today=(WrongExit, "exit 0: plans a run into {out}/nested/run")),
+    Case("run_id_absolute_option", "paths", run(POLICIES, "--run-id", "{case}/elsewhere"), line=("--run-id",), today=(WroteOutside, "runs into the absolute path")),
+    Case("run_id_newline_option", "paths", run(POLICIES, "--dry-run", "--run-id", "two\nlines"), line=("--run-id",), today=(WrongExit, "exit 0: plans a folder name with a line break")),
+    Case("run_id_empty_option", "paths", run(POLICIES, "--dry-run", "--run-id", ""), line=("--run-id",), today=(WrongExit, "exit 0: the empty id is ignored and one is derived")),
+    Case("run_id_dot_option", "paths", run(POLICIES, "--run-id", "."), line=("--run-id",), today=(WroteOutside, "writes the run's files straight into output_dir")),
+    Case("run_id_parent_in_file", "paths", validate(f"{N}/run_id_parent.yaml"), line=(f"{N}/run_id_parent.yaml", "run.run_id"), today=(WrongExit, "exit 0: accepted")),
+    Case("run_id_nul", "paths", run(f"{N}/run_id_nul.yaml"), line=(f"{N}/run_id_nul.yaml", "run.run_id"), today=(TB, "ValueError: embedded null byte")),
+    Case("run_id_too_long", "paths", run(f"{N}/run_id_too_long.yaml"), line=(f"{N}/run_id_too_long.yaml", "run.run_id"), today=(TB, "OSError: File name too long")),
+    Case("run_id_parent_hydra", "paths", hydra("run.run_id=../escaped"), line=(PRIMARY, "run.run_id"), entry="module", today=(WroteOutside, "runs into {out}/../escaped")),
+    Case("output_dir_is_a_file", "paths", run(POLICIES, "run.output_dir={case}/a_file"), line=("run.output_dir",), setup=(make_file("a_file"),), today=(TB, "NotADirectoryError from mkdir")),
+    Case("output_dir_read_only", "paths", run(POLICIES, "run.output_dir={case}/locked"), line=("run.output_dir",), setup=(read_only("locked"),), today=(TB, "PermissionError from mkdir (Operation not permitted)")),
+    Case("output_dir_under_proc", "paths", run(POLICIES, "run.output_dir=/proc/pdbench/runs"), line=("run.output_dir",), today=(TB, "FileNotFoundError from mkdir")),
+    Case("output_dir_empty", "paths", run(POLICIES, "run.output_dir=''"), line=("run.output_dir",), today=(WroteOutside, "runs into the project folder itself")),
+    Case("run_folder_is_a_file", "paths", run(POLICIES, "--run-id", EXISTING_RUN), line=(EXISTING_RUN,), setup=(make_file(TAKEN),), today=(TB, "NotADirectoryError: iterdir on a file")),
+    Case("cache_dir_is_a_file", "paths", run(LLM, "run.cache.dir={case}/a_file"), line=("run.cache.dir",), setup=(make_file("a_file"),), env=(("PDBENCH_CACHE_DIR", None),), today=(TB, "sqlite3.OperationalError: unable to open database file")),
+    Case("cache_dir_read_only", "paths", run(LLM, "run.cache.dir={case}/locked"), line=("run.cache.dir",), setup=(read_only("locked"),), env=(("PDBENCH_CACHE_DIR", None),), today=(TB, "sqlite3.OperationalError: unable to open database file")),
+    Case("cache_dir_under_proc", "paths", run(LLM, "run.cache.dir=/proc/pdbench/cache"), line=("run.cache.dir",), env=(("PDBENCH_CACHE_DIR", None),), today=(TB, "diskcache: FileNotFoundError, cannot create /proc/pdbench/cache")),
+    Case("cache_env_is_a_file", "paths", run(LLM), line=("PDBENCH_CACHE_DIR",), setup=(make_file("a_file"),), env=(("PDBENCH_CACHE_DIR", "{case}/a_file"),), today=(TB, "sqlite3.OperationalError: unable to open database file")),
+    Case("persona_parent", "paths", validate(f"{N}/persona_parent.yaml"), line=(f"{N}/persona_parent.yaml", "persona"), today=(WrongExit, "exit 0: reads a persona from outside prompts/personas/")),
+    Case("persona_parent_primary", "paths", llm_prompts("agent_a.persona=../../tests/fixtures/bad_input/prompts/outside_persona"), line=(PRIMARY, "persona"), today=(WrongExit, "exit 0: reads a persona from outside prompts/personas/")),
+    Case("persona_absolute", "paths", llm_prompts("agent_a.persona={case}/evil"), line=(PRIMARY, "persona"), files=(("evil.md", b"Always defect.\n"),), today=(WrongExit, "exit 0: reads a persona from an absolute path")),
+    Case("condition_name_newline", "paths", validate(f"{N}/condition_name_newline.yaml"), line=(f"{N}/condition_name_newline.yaml", "name"), today=(WrongExit, "exit 0: a name with a line break is accepted")),
+    Case("arena_path_is_a_folder", "paths", validate(f"{N}/arena_path_dir.yaml"), line=(f"{N}/arena_path_dir.yaml", "path")),
+    # An existing run: a broken file in it is refused in one line and nothing in it is lost.
+    Case("existing_manifest_not_an_object", "paths", run(POLICIES, "--run-id", EXISTING_RUN), line=("run_manifest.json",),
+         setup=(existing_run, make_file(f"{TAKEN}/run_manifest.json", b"[]\n")), today=(TB, "AttributeError: 'list' object has no attribute 'get'")),
+    Case("existing_manifest_truncated", "paths", run(POLICIES, "--run-id", EXISTING_RUN), line=("run_manifest.json",),
+         setup=(existing_run, edit_file(f"{TAKEN}/run_manifest.json", lambda b: b[: len(b) // 2]))),
+    Case("existing_ledger_garbage_line", "paths", run(POLICIES, "--run-id", EXISTING_RUN), line=("matches.jsonl",),
+         setup=(existing_run, edit_file(f"{TAKEN}/matches.jsonl", lambda b: b"garbage\n" + b)), today=(TB, "orjson.JSONDecodeError reading the ledger")),
+    Case("existing_ledger_missing_offset", "paths", run(POLICIES, "--run-id", EXISTING_RUN), line=("matches.jsonl",),
+         setup=(existing_run, edit_file(f"{TAKEN}/matches.jsonl", lambda b: b.replace(b'"rounds_end_offset"', b'"offset"', 1))), today=(TB, "KeyError: 'rounds_end_offset'")),
+    Case("existing_rounds_garbage_aggregate", "paths", ("aggregate", "{out}/" + EXISTING_RUN), line=("rounds.jsonl",),
+         setup=(existing_run, edit_file(f"{TAKEN}/rounds.jsonl", lambda b: b"garbage\n" + b)), today=(TB, "pyarrow ArrowInvalid: JSON parse error")),
+]
+
+TEMPLATES = [
+    Case("no_answer_instruction_anywhere", "templates", llm_prompts(f"agent_a.system_prompt={P}/system_no_answer.md", f"agent_a.round_prompt={P}/round_no_answer.md"),
+         line=(PRIMARY, "answer_instruction"), today=(WrongExit, "exit 0: the model is never told the labels to answer with")),
+    Case("system_without_payoffs", "templates", llm_prompts(f"agent_a.system_prompt={P}/system_no_payoffs.md"), line=(PRIMARY, "system_prompt", "payoff_table"),
+         today=(WrongExit, "exit 0: the model is never shown the payoffs")),
+    Case("empty_round_prompt", "templates", llm_prompts(f"agent_a.round_prompt={P}/empty.md"), line=(PRIMARY, "round_prompt"), today=(WrongExit, "exit 0: an empty round prompt is accepted")),
+    Case("bad_conversion", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_bad_conversion.md"), line=(PRIMARY, "round_prompt"), today=(WrongExit, "exit 0: {round_index!x} only fails when a round is rendered")),
+    Case("bad_conversion_experiment", "templates", validate(f"{P}/experiment_bad_conversion.yaml"), line=(f"{P}/experiment_bad_conversion.yaml", "round_prompt"),
+         today=(WrongExit, "exit 0: {round_index!x} only fails when a round is rendered")),
+    Case("bad_conversion_run", "templates", run(f"{P}/experiment_bad_conversion.yaml"), line=(f"{P}/experiment_bad_conversion.yaml", "round_prompt"),
+         today=(TB, "ValueError: Unknown conversion specifier x, in the first round")),
+    Case("bad_conversion_hydra", "templates", hydra("agent_a=llm_default", f"agent_a.round_prompt={P}/round_bad_conversion.md"), line=(PRIMARY, "round_prompt"),
+         entry="module", today=(TB, "ValueError: Unknown conversion specifier x, in the first round")),
+    Case("huge_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_huge_width.md"), line=(PRIMARY, "round_prompt"), quick=True, today=(WrongExit, "exit 0: a 100 MB round prompt is accepted")),
+    Case("overflow_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_overflow_width.md"), line=(PRIMARY, "round_prompt"), today=(WrongExit, "exit 0: fails only when rendered")),
+    Case("bad_format_spec", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_bad_spec.md"), line=(PRIMARY, "round_prompt"), today=(WrongExit, "exit 0: {history:d} fails only when rendered")),
+    Case("nested_format_spec", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_nested_spec.md"), line=(PRIMARY, "round_prompt"), today=(WrongExit, "exit 0: fails only when rendered")),
+    Case("attribute_access", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_attribute.md"), line=(PRIMARY, "round_prompt")),
+    Case("unbalanced_brace", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_unbalanced.md"), line=(PRIMARY, "round_prompt")),
+    Case("unknown_placeholder", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_unknown_placeholder.md"), line=(PRIMARY, "round_prompt", "round_index")),
+    Case("non_utf8_round_prompt", "templates", llm_prompts("agent_a.round_prompt=latin1.md"), line=(PRIMARY, "round_prompt"),
+         files=(("proj/latin1.md", b"Round {round_index} " + UTF8_BAD + b"\n{answer_instruction}\n"),), today=(TB, "UnicodeDecodeError reading the template")),
+    Case("non_utf8_persona", "templates", llm_prompts("agent_a.persona=latin1"), line=(PRIMARY, "persona"),
+         files=(("proj/prompts/personas/latin1.md", b"You like " + UTF8_BAD + b".\n"),), today=(TB, "UnicodeDecodeError reading the persona")),
+    Case("persona_bad_conversion", "templates", llm_prompts("agent_a.persona=odd"), line=(PRIMARY, "persona"),
+         files=(("proj/prompts/personas/odd.md", b"You prefer {cooperate_label!x}.\n"),), today=(WrongExit, "exit 0: fails only when rendered")),
+    Case("persona_huge_width", "templates", llm_prompts("agent_a.persona=wide"), line=(PRIMARY, "persona"), quick=True,
+         files=(("proj/prompts/personas/wide.md", b"You prefer {cooperate_label:>99999999}.\n"),), today=(WrongExit, "exit 0: a 100 MB persona is accepted")),
+]
+
+CLI = [
+    Case("run_without_config", "cli", ("run",), line=("config",), today=USAGE_TB),
+    Case("aggregate_without_run_dir", "cli", ("aggregate",), line=("run_dir",), today=USAGE_TB),
+    Case("misspelt_run", "cli", ("rn", POLICIES), line=("rn",), today=USAGE_TB),
+    Case("unknown_option", "cli", run(POLICIES, "--replicate", "2"), line=("--replicate",), today=USAGE_TB),
+    Case("replicates_not_a_number", "cli", run(POLICIES, "--replicates", "two"), line=("--replicates",), today=USAGE_TB),
+    Case("replicates_empty", "cli", run(POLICIES, "--replicates", ""), line=("--replicates",), today=USAGE_TB),
+    Case("run_dash_m", "cli", ("run", "-m", "agent_a=tft,grim"), line=("-m",), today=USAGE_TB),
+    Case("run_config_dash_m", "cli", run(PRIMARY, "-m", "agent_a=tft,grim"), line=("-m",), today=USAGE_TB),
+    Case("run_id_without_value", "cli", ("run", POLICIES, "--run-id"), line=("--run-id",), today=USAGE_TB),
+    Case("flag_with_value", "cli", run(POLICIES, "--dry-run=yes"), line=("--dry-run",), today=USAGE_TB),
+    Case("port_not_a_number", "cli", ("ui", "{out}", "--port", "abc"), line=("--port",), today=USAGE_TB),
+    Case("list_extra_argument", "cli", ("list", "agents", "personas"), line=("personas",), today=USAGE_TB),
+    Case("unknown_top_level_option", "cli", ("--versoin",), line=("--versoin",), today=USAGE_TB),
+    Case("validate_has_no_run_id", "cli", ("validate", POLICIES, "--run-id", "x"), line=("--run-id",), today=USAGE_TB),
+    Case("no_cache_and_offline", "cli", run(POLICIES, "--no-cache", "--offline"), line=("--no-cache", "--offline"), today=(WrongExit, "exit 0: --no-cache silently wins")),
+    Case("plus_unknown_key_primary", "cli", validate(PRIMARY, "+unknown.key=1"), line=(PRIMARY, "unknown.key"), today=(WrongExit, "exit 0: Hydra adds the key and it is ignored")),
+    Case("plus_unknown_key_experiment", "cli", validate(POLICIES, "+unknown.key=1"), line=(POLICIES, "unknown.key")),
+    Case("plus_typo_run_key_primary", "cli", validate(PRIMARY, "+runn.seed=1"), line=(PRIMARY, "runn"), today=(WrongExit, "exit 0: Hydra adds the key and it is ignored")),
+    Case("sweep_syntax_without_m", "cli", run(PRIMARY, "agent_a=tft,grim"), line=(PRIMARY, "agent_a")),
+    Case("replace_section_with_scalar", "cli", validate(POLICIES, "run=5"), line=(POLICIES, "run")),
+    Case("hydra_unknown_launcher", "cli", hydra("hydra/launcher=nope"), line=("hydra/launcher", "nope"), entry="module", today=(WrongExit, "exit 1 after Hydra's own message")),
+    Case("hydra_plus_unknown_key", "cli", hydra("+unknown.key=1"), line=(PRIMARY, "unknown.key"), entry="module", today=(WrongExit, "exit 0: the key is added, ignored, and the run made")),
+    Case("hydra_unknown_flag", "cli", hydra(flags=("--badflag",)), line=("--badflag",), entry="module", today=(NotOneLine, "argparse prints its usage, then the error, over several lines")),
+    Case("hydra_launcher_field_without_launcher", "cli", hydra("hydra.launcher.n_jobs=2"), line=("hydra.launcher.n_jobs",), entry="module", today=(WrongExit, "exit 1 after Hydra's own message")),
+    Case("hydra_unknown_config_name", "cli", hydra(flags=("--config-name", "nope")), line=("--config-name", "nope"), entry="module",
+         today=(LineMissing, "\"nope\" is read as an override: Error parsing override 'nope'")),
+    Case("hydra_sweep_of_run_seed", "cli", hydra("agent_a=tft,grim", "run.seed=1,2", flags=("-m",)), line=("run.seed",), entry="module",
+         today=(LineMissing, "the jobs launch and a shard of the second seed collides: already holds a different experiment")),
+]
+# fmt: on
+
+CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI]
