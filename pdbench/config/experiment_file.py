@@ -18,7 +18,13 @@ from pdbench.config.schema import (
     RunSpec,
 )
 from pdbench.config.tree import LoadedConfig, conf_dir
-from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
+from pdbench.config.validation import (
+    condition_dict,
+    finish,
+    to_plain,
+    unknown_key_path,
+    validate_spec,
+)
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean
 
@@ -94,7 +100,8 @@ def _defaults(cfg: DictConfig) -> dict[str, Any]:
 def _check_keys(node: DictConfig, known: Sequence[str], shown: str, where: str | None) -> None:
     for key in map(str, node):
         if key not in known:
-            field = f"{where}.{key}" if where else key
+            path = unknown_key_path(node, key)
+            field = f"{where}.{path}" if where else path
             raise ConfigError(
                 f"unknown {'field' if where else 'top-level key'}{did_you_mean(key, known)}",
                 file=shown,

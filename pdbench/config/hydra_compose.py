@@ -12,8 +12,14 @@ from omegaconf.errors import OmegaConfBaseException
 from pdbench.config.overrides import cli_options_as_overrides, override_keys, parse_overrides
 from pdbench.config.sweep import expand, sweep_id
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, group_options
-from pdbench.config.validation import condition_dict, finish, to_plain, validate_spec
-from pdbench.config.yaml_reader import display_path
+from pdbench.config.validation import (
+    condition_dict,
+    finish,
+    to_plain,
+    unknown_key_path,
+    validate_spec,
+)
+from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 
 
@@ -85,7 +91,7 @@ def condition_from_composed(
             raise ConfigError(
                 f"unknown top-level key{did_you_mean(str(key), PRIMARY_KEYS)}",
                 file=shown,
-                field=str(key),
+                field=unknown_key_path(cfg, str(key)),
             )
     keys = override_keys(overrides, shown)
     if "game.id" in keys:  # a new game plays its own payoffs and labels unless given too
@@ -155,6 +161,7 @@ def compose_primary(path: Path, overrides: Sequence[str], *, project_root: Path)
 
     shown = display_path(path, project_root)
     check_group_overrides(overrides, project_root, shown)
+    check_config_tree(path.parent, project_root)
     with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
         try:
             return compose(config_name=path.stem, overrides=list(overrides))
@@ -162,6 +169,13 @@ def compose_primary(path: Path, overrides: Sequence[str], *, project_root: Path)
             # Find the override at fault ourselves (Hydra's message is not an interface).
             _diagnose(path, overrides, shown)
             raise ConfigError(str(error).splitlines()[0], file=shown) from None
+
+
+def check_config_tree(config_dir: Path, project_root: Path) -> None:
+    """Read every file Hydra may compose with pdbench's strict reader first, so a duplicate key,
+    an alias or malformed YAML in a group file is one line naming the file and the line."""
+    for path in sorted(config_dir.rglob("*.yaml")):
+        read_yaml(path, project_root)
 
 
 def _diagnose(path: Path, overrides: Sequence[str], shown: str) -> None:

@@ -21,8 +21,9 @@ from pdbench.config.tree import LoadedConfig, conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError
 
+
 def _missing_config_hint(path: Path, project_root: Path) -> str:
-    """"no such file", with the config pdbench has under that name (the original spec called
+    """ "no such file", with the config pdbench has under that name (the original spec called
     the folder configs/; pdbench's is conf/)."""
     candidates = sorted(
         display_path(found, project_root) for found in conf_dir(project_root).rglob(path.name)

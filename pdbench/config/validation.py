@@ -101,6 +101,17 @@ def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:
         raise ConfigError(message, file=shown, field=where) from None
 
 
+def unknown_key_path(node: Any, key: str) -> str:
+    """`key`, followed down to its first leaf (`+unknown.key=1` is reported as unknown.key)."""
+    path = [key]
+    value = node.get(key) if isinstance(node, DictConfig) else None
+    while isinstance(value, DictConfig) and len(value) == 1:
+        (child,) = value.keys()
+        path.append(str(child))
+        value = value.get(child)
+    return ".".join(path)
+
+
 def to_plain(cfg: Any, shown: str) -> Any:
     if not isinstance(cfg, DictConfig | ListConfig):
         return cfg

@@ -4,6 +4,7 @@
 - a key written twice in one mapping (YAML keeps the last one silently);
 - aliases (`*name`): a few nested ones expand to billions of nodes ("billion laughs"), and a
   config never needs them (refs and Hydra defaults share settings instead);
+- nesting deeper than 64 levels (the parser recurses through it) and files over 1 MiB;
 - bytes that are not UTF-8, and a top level that is not a mapping.
 
 Dates stay strings (`run_id: 2024-01-01` is a name, not a datetime), and `.nan`/`.inf` are read
@@ -61,19 +62,34 @@ def display_path(path: Path, project_root: Path) -> str:
 def _parse(path: Path, mtime_ns: int, size: int) -> Any:
     """Parse a file once per version: a grid names the same group files many times."""
     raw = path.read_bytes()
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise _Refused(f"{len(raw)} bytes; a config is at most {MAX_CONFIG_BYTES} bytes")
     text = raw.decode("utf-8")  # UnicodeDecodeError is reported by the caller
+    # One pass over the parser's events, stopping at the first problem: aliases are refused
+    # before anything expands them, and nesting before the parser recurses through it.
+    depth = 0
     for event in yaml.parse(text, Loader=_BASE_LOADER):
+        line = event.start_mark.line + 1 if event.start_mark is not None else "?"
         if isinstance(event, yaml.AliasEvent):
-            line = event.start_mark.line + 1 if event.start_mark is not None else "?"
-            raise _AliasFound(
+            raise _Refused(
                 f"line {line}: YAML aliases (*{event.anchor}) are not "
                 "supported in pdbench configs; write the value out"
             )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise _Refused(f"line {line}: nested more than {MAX_NESTING} levels deep")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
     return yaml.load(text, Loader=_StrictLoader)
 
 
-class _AliasFound(Exception):
-    pass
+class _Refused(Exception):
+    """Something in the file pdbench refuses to read (an alias, deep nesting, a huge file)."""
+
+
+MAX_CONFIG_BYTES = 1 << 20  # a config is a page of settings, not data
+MAX_NESTING = 64
 
 
 def read_yaml(path: Path, project_root: Path) -> DictConfig:
@@ -89,7 +105,7 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
             f"not a UTF-8 text file (byte {error.start}: {error.object[error.start : error.start + 1]!r})",
             file=shown,
         ) from None
-    except (_DuplicateKey, _AliasFound) as error:
+    except (_DuplicateKey, _Refused) as error:
         raise ConfigError(str(error), file=shown) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
