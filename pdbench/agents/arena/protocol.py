@@ -21,6 +21,7 @@ accepted. `total_rounds` is None when the horizon is geometric or not disclosed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -178,6 +179,20 @@ def infer_opponent_action(game: Game, own: Action, own_payoff: float, opponent_p
         )
     ]
     return matches[0] if len(matches) == 1 else None
+
+
+def turn_attempts(raw: Any, elapsed_s: float, store: bool | str) -> tuple[dict, ...]:
+    """The record of an on_turn answer as pdbench stores it: the raw answer (or with
+    `store_prompts: hash` its sha256) and how long it took; nothing when prompts are not stored."""
+    if not store:
+        return ()
+    record: dict[str, Any] = {"hook": "on_turn", "elapsed_s": round(elapsed_s, 6)}
+    if store == "hash":
+        canonical = json.dumps(raw, sort_keys=True, separators=(",", ":"))
+        record["response_sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
+    else:
+        record["response"] = raw
+    return (record,)
 
 
 def _short(value: Any, limit: int = 200) -> str:
