@@ -340,7 +340,7 @@ def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]])
     position = list(table.columns).index("horizon_type") + 1
     for offset, key in enumerate(keys):
         values = [factors.get(name, {}).get(key) for name in table["condition"]]
-        table.insert(position + offset, key, pd.array(values, dtype="string"))
+        table.insert(position + offset, key, pd.Series(values, dtype="string", index=table.index))
     return table
 
 

@@ -227,7 +227,7 @@ def load_primary_file(
             cfg, condition_name=name, project_root=project_root, source=shown, overrides=extra
         )
     conditions = []
-    cfg = None
+    cfg: DictConfig | None = None
     for job in sorted(jobs, key=lambda j: j.name):
         cfg = compose_primary(path, job.overrides, project_root=project_root)
         conditions.append(

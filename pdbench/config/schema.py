@@ -220,6 +220,20 @@ class ArenaAgentSpec(Frozen):
     timeout_action: str | None = Field(
         None, description="label played on a timeout or error; default: the cooperative label"
     )
+    sandbox: Literal["auto", "required", "off"] = Field(
+        "auto",
+        description="bubblewrap containment: auto (when it works here, else a warning), required "
+        "(refuse to run without it), off",
+    )
+    memory_mb: int | None = Field(
+        1024, gt=0, description="address space per agent process (RLIMIT_AS), MiB; null: no limit"
+    )
+    max_processes: int | None = Field(
+        64,
+        gt=0,
+        description="processes and threads an agent may have at once, its own included; in the "
+        "sandbox only (RLIMIT_NPROC); null: no limit",
+    )
 
     @property
     def display_name(self) -> str:

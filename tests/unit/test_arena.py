@@ -1,7 +1,10 @@
-"""Arena agents without processes: file checks, the hooks' dicts, answer parsing, the log."""
+"""Arena agents without processes: file checks, the hooks' dicts, answer parsing, the log, and
+what a sandbox would show."""
 
 from __future__ import annotations
 
+import itertools
+import json
 from pathlib import Path
 
 import pytest
@@ -11,13 +14,18 @@ from pdbench.agents.arena import (
     ArenaAgent,
     agent_log_path,
     check_arena_file,
+    files_read,
     infer_opponent_action,
     label_to_action,
     parse_choice,
     round_info,
     round_result,
     round_state,
+    sandbox,
 )
+from pdbench.agents.arena.bwrap import bwrap_argv, runtime_paths
+from pdbench.agents.arena.sandbox import MARKER_VARIABLE, Containment
+from pdbench.agents.arena.validate import imported_siblings
 from pdbench.agents.base import AgentContext
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import C, D
@@ -270,3 +278,116 @@ def test_log_is_capped(tmp_path):
     assert "cc" not in text
     assert "output cut off after 1000 bytes" in text
     assert "800 further bytes" in text
+
+
+# --- containment: what the sandbox shows, without starting one ---------------------------------
+
+
+def test_bwrap_shows_the_runtime_the_agent_file_and_its_scratch_only(tmp_path):
+    agent_file = tmp_path / "project" / "agents" / "a.py"
+    scratch = tmp_path / "project" / "data" / "runs" / "r" / "agent_work" / "m"
+    argv = bwrap_argv(
+        ["python", "child.py"],
+        read_only=[*runtime_paths(), agent_file],
+        writable=scratch,
+        hidden=[tmp_path / "project"],
+    )
+    for flag in ("--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc"):
+        assert flag in argv
+    pairs = list(zip(argv, argv[1:], argv[2:], strict=False))
+    assert ("--ro-bind", str(agent_file), str(agent_file)) in pairs
+    assert ("--bind", str(scratch), str(scratch)) in pairs
+    assert argv[argv.index("--chdir") + 1] == str(scratch)
+    assert argv[-5:] == ["--remount-ro", "/", "--", "python", "child.py"]
+    # The project itself is no mount: only the paths that lead to its two shown parts exist.
+    sources = {argv[i + 1] for i, flag in enumerate(argv) if flag in ("--bind", "--ro-bind")}
+    assert str(tmp_path / "project") not in sources
+    assert ("--dir", str(tmp_path / "project" / "agents")) in list(itertools.pairwise(argv))
+
+
+def test_a_project_inside_a_shown_folder_is_covered_before_the_agent_is_shown(tmp_path):
+    runtime = tmp_path / "opt"
+    project = runtime / "project"
+    agent_file = project / "agents" / "a.py"
+    argv = bwrap_argv(["python"], read_only=[runtime, agent_file], writable=None, hidden=[project])
+    steps = [" ".join(argv[i : i + 3]) for i in range(len(argv))]
+    runtime_at = steps.index(f"--ro-bind {runtime} {runtime}")
+    covered_at = steps.index(f"--tmpfs {project} --perms")
+    agents_at = steps.index(f"--dir {project / 'agents'} --ro-bind")
+    shown_at = steps.index(f"--ro-bind {agent_file} {agent_file}")
+    assert runtime_at < covered_at < agents_at < shown_at
+
+
+def _agent_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "agents"
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pkg" / "__init__.py").write_text("from pkg import inner\n")
+    (folder / "pkg" / "inner.py").write_text("import util\n")
+    (folder / "helper.py").write_text("import json\nX = 1\n")
+    (folder / "util.py").write_text("Y = 2\n")
+    (folder / "unused.py").write_text("Z = 3\n")
+    (tmp_path / ".env").write_text("KEY=secret\n")
+    (folder / "leak.py").symlink_to(tmp_path / ".env")
+    (folder / "agent.py").write_text(
+        "import json\nimport helper\nimport leak\nfrom pkg import inner\n"
+        "import importlib\nimportlib.import_module('unused')\n\n"
+        "class Agent:\n    def on_turn(self, state): ...\n"
+    )
+    return folder
+
+
+def test_imported_siblings_are_the_modules_it_imports_and_no_symlink_out(tmp_path):
+    folder = _agent_folder(tmp_path)
+    found = imported_siblings(folder / "agent.py")
+    # helper and the package by name, util through the package; not unused (imported by a
+    # string), not leak (a symlink to the .env above), not json (not in the folder).
+    assert found == [folder / "helper.py", folder / "pkg", folder / "util.py"]
+
+
+def test_files_read_lists_the_imported_siblings_for_the_manifest(tmp_path):
+    _agent_folder(tmp_path)
+    read = files_read(spec("agents/agent.py"), PD, None, tmp_path)
+    assert read == [
+        "agents/agent.py",
+        "agents/helper.py",
+        "agents/pkg/__init__.py",
+        "agents/pkg/inner.py",
+        "agents/util.py",
+    ]
+
+
+def test_without_a_sandbox_the_worker_gets_a_minimal_environment_and_a_scratch_folder(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-agents")
+    context = context_in(tmp_path / "run")
+    agent_file = ROOT / "examples/agents/tit_for_tat.py"
+    containment = Containment(spec(str(agent_file), sandbox="off"), agent_file, [], context)
+    launch = containment.launch()
+    assert not launch.sandboxed and "bwrap" not in launch.argv[0]
+    assert launch.cwd == tmp_path / "run" / "agent_work" / "c__rep0__a" and launch.cwd.is_dir()
+    assert "OPENAI_API_KEY" not in launch.env
+    assert launch.env[MARKER_VARIABLE] == launch.marker
+    assert json.loads(launch.argv[-1]) == {"memory_bytes": 1024 << 20}
+    (launch.cwd / "left_behind").mkdir()
+    (launch.cwd / "left_behind" / "file").write_text("x")
+    (launch.cwd / "left_behind").chmod(0o500)
+    containment.close()
+    assert not (tmp_path / "run" / "agent_work").exists()
+
+
+def test_sandbox_modes_where_bubblewrap_cannot_run(monkeypatch, caplog):
+    monkeypatch.setattr(sandbox, "sandbox_problem", lambda: "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(sandbox, "_warned", set())
+    assert sandbox.use_sandbox("off", "a.py", Path("run")) is False
+    with pytest.raises(ConfigError, match="sandbox is required but bubblewrap") as raised:
+        sandbox.use_sandbox("required", "a.py", Path("run"))
+    assert raised.value.field == "sandbox" and raised.value.file == "a.py"
+    with caplog.at_level("WARNING"):
+        assert sandbox.use_sandbox("auto", "a.py", Path("run")) is False
+        assert sandbox.use_sandbox("auto", "b.py", Path("run")) is False
+    assert [r.getMessage() for r in caplog.records if "without a sandbox" in r.getMessage()] == [
+        "warning: arena agents run without a sandbox (bubblewrap (bwrap) is not installed): they "
+        "can read what this user can and reach the network; install bubblewrap, or set sandbox: "
+        "off to silence this"
+    ]

@@ -1,11 +1,12 @@
 """Arena agents: a user's AgentDuel-style Python file, played in its own process.
 
-validate (the file's checks, no code run), protocol (the hooks' payloads), process (the child
-process), agent (the lifecycle over a match), child (the script that runs in the child).
+validate (the file's checks, no code run), protocol (the hooks' payloads), sandbox (how the
+child process is contained), bwrap (bubblewrap's command line), process (the child process), log
+(its output), agent (the lifecycle over a match), child (the script that runs in the child).
 """
 
 from pdbench.agents.arena.agent import ArenaAgent
-from pdbench.agents.arena.process import AgentLog, agent_log_path
+from pdbench.agents.arena.log import AgentLog, agent_log_path
 from pdbench.agents.arena.protocol import (
     infer_opponent_action,
     label_to_action,

@@ -1,8 +1,9 @@
 """An arena agent's lifecycle over a match: a user's AgentDuel-style file (see `protocol`) behind
 pdbench's agent protocol.
 
-Each match runs the agent in its own child process (`process.Worker` running `child.py`), so a
-hang, a crash or a flood of output cannot stall or break the run. Every hook call is limited to
+Each match runs the agent in its own child process (`process.Worker` running `child.py`,
+contained as `sandbox.Containment` says), so a hang, a crash, a flood of output or what the
+process starts cannot stall or break the run, nor outlive it. Every hook call is limited to
 `spec.timeout_s`; a late call kills the process and the next round starts a fresh one (its state
 on `self` is lost, and the record says so). A timeout, an exception or an invalid answer plays
 `timeout_action` (by default the cooperative label, as on AgentDuel) and is recorded on the
@@ -25,13 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pdbench.agents.arena.process import (
-    AgentLog,
-    Worker,
-    WorkerDied,
-    WorkerTimeout,
-    agent_log_path,
-)
+from pdbench.agents.arena.log import AgentLog, agent_log_path
+from pdbench.agents.arena.process import Worker, WorkerDied, WorkerTimeout
 from pdbench.agents.arena.protocol import (
     history_entries,
     label_to_action,
@@ -43,8 +39,10 @@ from pdbench.agents.arena.protocol import (
     round_result,
     round_state_head,
     totals,
+    turn_attempts,
 )
-from pdbench.agents.arena.validate import check_arena_file, resolve_agent_path
+from pdbench.agents.arena.sandbox import Containment
+from pdbench.agents.arena.validate import check_arena_file, imported_siblings, resolve_agent_path
 from pdbench.agents.base import AgentBase, Decision, MatchInfo, MatchSummary
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action
@@ -89,7 +87,7 @@ class ArenaAgent(AgentBase):
         self.context = context
         self.name = spec.display_name
         self.path = resolve_agent_path(spec, project_root)
-        self.cwd = project_root
+        self.containment = Containment(spec, self.path, imported_siblings(self.path), context)
         self.timeout_action = (
             label_to_action(spec.timeout_action, game) if spec.timeout_action else Action.C
         )
@@ -97,7 +95,7 @@ class ArenaAgent(AgentBase):
         self.startup_ms: list[float] = []  # per started worker: until Agent() was ready
         self._executor: ThreadPoolExecutor | None = None
         self._worker: Worker | None = None
-        self._log: AgentLog | None = None
+        self._log = AgentLog(self.log_path)
         self.reset()
 
     # -- lifecycle, as called by the match loop --
@@ -148,8 +146,8 @@ class ArenaAgent(AgentBase):
         if self._worker is not None:
             self._worker.kill()
             self._worker = None
-        if self._log is not None:
-            self._log.close()
+        self.containment.close()
+        self._log.close()
 
     # -- one round --
 
@@ -172,7 +170,8 @@ class ArenaAgent(AgentBase):
             return self._fallback(self._broken)
         try:
             if fresh and "on_match_start" in self._hooks and self._match_info is not None:
-                self._call("on_match_start", self._match_start_arg(), notes)
+                start = match_start_info(self._match_info, self.game, self.seed)
+                self._call("on_match_start", start, notes)
             if not fresh and obs.last is not None:
                 own, opponent = totals(obs)
                 self._call("on_round_end", round_result(obs.last, self.game, own, opponent), notes)
@@ -180,8 +179,9 @@ class ArenaAgent(AgentBase):
             started = time.perf_counter()
             # Only the rounds the process has not seen travel, so a turn costs the same in round
             # 1000 as in round 2; the worker rebuilds round_state["history"].
-            new_rounds = history_entries(obs.history[self._worker.history_sent :], self.game)
-            self._worker.history_sent = len(obs.history)
+            worker = self._live_worker()
+            new_rounds = history_entries(obs.history[worker.history_sent :], self.game)
+            worker.history_sent = len(obs.history)
             head = round_state_head(obs, self.game)
             reply = self._call("on_turn", head, notes, required=True, history_add=new_rounds)
             elapsed = time.perf_counter() - started
@@ -192,7 +192,7 @@ class ArenaAgent(AgentBase):
         if not reply["ok"]:
             return self._fallback(f"on_turn raised:\n{reply['error'].rstrip()}", notes)
         raw = reply.get("result")
-        attempts = self._attempts(raw, elapsed)
+        attempts = turn_attempts(raw, elapsed)
         try:
             action = parse_choice(raw, self.game)
         except InvalidActionError as invalid:
@@ -208,7 +208,7 @@ class ArenaAgent(AgentBase):
         if not required and hook not in self._hooks:
             return {"ok": True, "result": None}
         try:
-            reply = self._worker.call(hook, arg, self.spec.timeout_s, **extra)
+            reply = self._live_worker().call(hook, arg, self.spec.timeout_s, **extra)
         except WorkerTimeout:
             self._lose_worker(f"{hook} took longer than {self.spec.timeout_s:g} s")
             raise WorkerTimeout(
@@ -244,17 +244,16 @@ class ArenaAgent(AgentBase):
             error="\n".join([*notes, error]),
         )
 
-    def _attempts(self, raw: Any, elapsed: float) -> tuple[HookAttempt, ...]:
-        return (HookAttempt(hook="on_turn", elapsed_s=round(elapsed, 6), response=raw),)
-
     # -- the process --
 
-    def _match_start_arg(self) -> dict:
-        return match_start_info(self._match_info, self.game, self.seed)
+    def _live_worker(self) -> Worker:
+        """The running worker: within a round, every step after a lost one is skipped."""
+        assert self._worker is not None, "no agent process is running"
+        return self._worker
 
     def _start_worker(self) -> None:
         try:
-            worker = Worker(self.path, self.cwd, self._log)
+            worker = Worker(self.containment.launch(), self._log)
         except OSError as error:
             self._broken = f"the agent process could not start: {error}"
             return
@@ -282,10 +281,11 @@ class ArenaAgent(AgentBase):
         self.startup_ms.append((time.perf_counter() - worker.started_at) * 1000)
         self._worker = worker
         self._hooks = frozenset(ready["hooks"])
-        self._log.note(f"agent {self.path} started (pid {worker.proc.pid})")
+        how = "in a bubblewrap sandbox" if self.containment.sandboxed else "without a sandbox"
+        self._log.note(f"agent {self.path} started (pid {worker.proc.pid}, {how})")
 
     def _lose_worker(self, why: str) -> None:
-        self._worker.kill()
+        self._live_worker().kill()
         self._worker = None
         self.restarts += 1
         self._log.note(f"{why}: process killed; state on self is lost")

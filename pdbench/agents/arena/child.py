@@ -1,7 +1,12 @@
 """The child-process side of an arena agent: load the user's file, then answer hook calls.
 
-Run as a script (`python child.py AGENT_FILE`), never imported by the user's code. It uses
+Run as a script (`python child.py AGENT_FILE LIMITS`), never imported by the user's code. It uses
 the standard library only, so a worker starts in a few tens of milliseconds.
+
+LIMITS is a JSON object applied before any user code runs: `memory_bytes` (RLIMIT_AS),
+`max_processes` (RLIMIT_NPROC) and `run_as` (a uid: when started as root inside the sandbox, the
+agent runs as that unprivileged user, since the kernel does not count root's processes). Soft and
+hard limits are set alike, and without privileges they cannot be raised again.
 
 Channels: the parent writes one JSON request per line to our stdin and reads one JSON reply per
 line from our stdout. Before any user code runs, both are moved to private descriptors: fd 0 is
@@ -22,8 +27,10 @@ this process has not been sent yet; the worker keeps the list and hands `on_turn
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
+import resource
 import sys
 import traceback
 
@@ -31,7 +38,7 @@ HOOKS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_matc
 MAX_REPLY_CHARS = 100_000  # a reply larger than this is not a plausible action
 
 
-def _private_channels() -> tuple[object, int]:
+def _private_channels() -> tuple[io.BufferedReader, int]:
     requests = os.fdopen(os.dup(0), "rb")
     replies = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -59,6 +66,16 @@ def _send(fd: int, message: dict) -> None:
         data = data[os.write(fd, data) :]
 
 
+def _apply_limits(limits: dict) -> None:
+    for name, key in (("RLIMIT_AS", "memory_bytes"), ("RLIMIT_NPROC", "max_processes")):
+        if limits.get(key) is not None:
+            resource.setrlimit(getattr(resource, name), (limits[key], limits[key]))
+    if limits.get("run_as") is not None and os.getuid() == 0:
+        os.setgroups([])
+        os.setgid(limits["run_as"])
+        os.setuid(limits["run_as"])  # drops every capability with it
+
+
 def _load_agent(path: str) -> object:
     directory = os.path.dirname(os.path.abspath(path))
     # Running this file as a script put pdbench/agents on sys.path; the user's folder belongs there.
@@ -78,6 +95,7 @@ def _load_agent(path: str) -> object:
 def main() -> None:
     requests, replies = _private_channels()
     try:
+        _apply_limits(json.loads(sys.argv[2]) if len(sys.argv) > 2 else {})
         agent = _load_agent(sys.argv[1])
     except BaseException:
         _send(replies, {"seq": 0, "ok": False, "error": traceback.format_exc()})

@@ -1,7 +1,9 @@
 """The child process that runs a user's agent file: start it, talk to it in JSON lines, time its
-answers, log what it prints, and end it (with whatever it started).
+answers, log what it prints, and end it together with everything it started.
 
-The other side of the pipes is `child.py`.
+The other side of the pipes is `child.py`; how the process is contained is `sandbox.launch`.
+Nothing here ever blocks on the pipes without a limit: a process the agent started may hold them
+open long after the worker itself is gone.
 """
 
 from __future__ import annotations
@@ -10,79 +12,24 @@ import contextlib
 import json
 import os
 import queue
-import re
+import select
+import selectors
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, Any
 
-if TYPE_CHECKING:
-    from pdbench.agents.base import AgentContext
+from pdbench.agents.arena.log import AgentLog
+from pdbench.agents.arena.sandbox import MARKER_VARIABLE, Launch
 
-LOG_CAP_BYTES = 1 << 20  # what one agent may print per match before the rest is discarded
-WORKER_SCRIPT = Path(__file__).with_name("child.py")
-
-
-def agent_log_path(context: AgentContext | None, agent_path: Path) -> Path:
-    """<run_dir>/agent_logs/<condition>__rep<replicate>__<side>.log, or a temp file."""
-    if context is not None and context.run_dir is not None:
-        name = f"{context.condition}__rep{context.replicate}__{context.side}.log"
-        return Path(context.run_dir) / "agent_logs" / re.sub(r"[^\w.=+-]", "_", name)
-    handle, name = tempfile.mkstemp(prefix=f"pdbench-arena-{agent_path.stem}-", suffix=".log")
-    os.close(handle)
-    return Path(name)
-
-
-class AgentLog:
-    """The agent's printed output (capped) and pdbench's notes about it, in one file."""
-
-    def __init__(self, path: Path, cap_bytes: int = LOG_CAP_BYTES) -> None:
-        self.path = path
-        self.cap_bytes = cap_bytes
-        self.written = 0
-        self.dropped = 0
-        self._lock = threading.Lock()
-        self._file = None
-
-    def _handle(self):
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "ab")  # noqa: SIM115 - kept open for the match
-        return self._file
-
-    def write(self, data: bytes) -> None:
-        with self._lock:
-            room = self.cap_bytes - self.written
-            if room > 0:
-                self._handle().write(data[:room])
-                self.written += min(room, len(data))
-                if len(data) >= room:
-                    self._write_note(f"\noutput cut off after {self.cap_bytes} bytes")
-            self.dropped += max(0, len(data) - max(room, 0))
-            self._handle().flush()
-
-    def note(self, text: str) -> None:
-        with self._lock:
-            self._write_note(text)
-            self._handle().flush()
-
-    def _write_note(self, text: str) -> None:
-        lead = "\n" if text.startswith("\n") else ""
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        self._handle().write(f"{lead}[pdbench {stamp}] {text.lstrip()}\n".encode())
-
-    def close(self) -> None:
-        if self.dropped:
-            self.note(f"{self.dropped} further bytes of output were discarded")
-            self.dropped = 0
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+POLL_S = 0.05  # how often a wait for a reply checks whether the worker is still alive
+EXIT_GRACE_S = 0.2  # after the worker exited, how long its last reply may still be on its way
+DRAIN_S = 2.0  # after a kill, how long the pipes get to close before reading them stops
+MAX_PENDING_BYTES = 1 << 20  # a reply line longer than this is garbage, not a reply
+SWEEP_PASSES = 20  # rounds of /proc scanning, for offspring forked while being killed
 
 
 class WorkerTimeout(Exception):
@@ -93,61 +40,80 @@ class WorkerDied(Exception):
     pass
 
 
-# What a user's agent process inherits: enough to run Python, never the provider keys or other
-# secrets of the runner's environment.
-_PASSED_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "PYTHONPATH", "SYSTEMROOT")
-
-
-def worker_environment() -> dict[str, str]:
-    env = {k: os.environ[k] for k in _PASSED_ENVIRONMENT if k in os.environ}
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
 class Worker:
     """One child process running the user's Agent: JSON lines in, JSON lines out, output to log."""
 
-    def __init__(self, agent_path: Path, cwd: Path, log: AgentLog) -> None:
+    def __init__(self, launch: Launch, log: AgentLog) -> None:
         self.log = log
+        self.launch = launch
         self.started_at = time.perf_counter()
+        # bwrap's --die-with-parent watches the thread that starts it: a worker must be started
+        # from a thread that outlives it (ArenaAgent's executor thread, kept for the match).
         self.proc = subprocess.Popen(
-            [sys.executable, "-u", str(WORKER_SCRIPT), str(agent_path)],
+            launch.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=worker_environment(),
+            cwd=launch.cwd,
+            env=launch.env,
             start_new_session=True,  # Ctrl-C reaches the runner, which then ends its workers
         )
+        self.stdin: IO[bytes] = _opened(self.proc.stdin)
+        os.set_blocking(self.stdin.fileno(), False)  # a full pipe must not stall us past a limit
         self.replies: queue.Queue[bytes | None] = queue.Queue()
         self._seq = 0
+        self._ended = False
         self.history_sent = 0  # rounds of history this process already holds
-        self._threads = [
-            threading.Thread(target=self._read_replies, daemon=True),
-            threading.Thread(target=self._pump_output, daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._pipes = {os.fstat(stream.fileno()).st_ino for stream in self._streams()}
+        self._pump = _Pump(
+            _opened(self.proc.stdout).fileno(),
+            _opened(self.proc.stderr).fileno(),
+            self.replies.put,
+            log.write,
+        )
 
-    def _read_replies(self) -> None:
-        for line in self.proc.stdout:
-            self.replies.put(line)
-        self.replies.put(None)
+    def ready(self, timeout: float) -> dict:
+        """Wait for the start-up reply: {"ok", "hooks", "game"} or {"ok": False, "error"}."""
+        return self._reply(0, timeout)
 
-    def _pump_output(self) -> None:
-        while chunk := self.proc.stderr.read1(65536):
-            self.log.write(chunk)
+    def call(self, hook: str, arg: dict, timeout: float, **extra: Any) -> dict:
+        """Send one hook call and wait for its reply, both within `timeout` seconds."""
+        self._seq += 1
+        request = {"seq": self._seq, "hook": hook, "arg": arg, **extra}
+        deadline = time.monotonic() + timeout
+        try:
+            self._send(json.dumps(request).encode() + b"\n", deadline)
+        except OSError:
+            raise WorkerDied(self._exit_message()) from None
+        return self._reply(self._seq, deadline - time.monotonic())
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        fd = self.stdin.fileno()
+        while data:
+            if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
+                raise WorkerTimeout  # nobody reads: a hung worker, or what it left holding stdin
+            with contextlib.suppress(BlockingIOError):
+                data = data[os.write(fd, data) :]
 
     def _reply(self, seq: int, timeout: float) -> dict:
         deadline = time.monotonic() + timeout
+        exited_at: float | None = None
         while True:
+            now = time.monotonic()
             try:
-                line = self.replies.get(timeout=max(0.0, deadline - time.monotonic()))
+                line = self.replies.get(timeout=max(0.0, min(deadline - now, POLL_S)))
             except queue.Empty:
-                raise WorkerTimeout from None
+                if time.monotonic() >= deadline:
+                    raise WorkerTimeout from None
+                # Gone, but something it started keeps the reply pipe open, so no end of file
+                # will tell: the process table does.
+                if self._exited():
+                    exited_at = exited_at or time.monotonic()
+                    if time.monotonic() - exited_at > EXIT_GRACE_S:
+                        raise WorkerDied(self._exit_message()) from None
+                continue
             if line is None:
-                self.proc.wait()
-                raise WorkerDied(f"the agent process exited with code {self.proc.returncode}")
+                raise WorkerDied(self._exit_message())
             try:
                 reply = json.loads(line)
             except ValueError:
@@ -155,45 +121,172 @@ class Worker:
             if isinstance(reply, dict) and reply.get("seq") == seq:
                 return reply
 
-    def ready(self, timeout: float) -> dict:
-        """Wait for the start-up reply: {"ok", "hooks", "game"} or {"ok": False, "error"}."""
-        return self._reply(0, timeout)
+    def _exited(self) -> bool:
+        return self._exit_status() is not None
 
-    def call(self, hook: str, arg: dict, timeout: float, **extra: Any) -> dict:
-        self._seq += 1
-        request = {"seq": self._seq, "hook": hook, "arg": arg, **extra}
+    def _exit_status(self) -> int | None:
+        """The worker's exit code (minus the signal that killed it), None while it runs. It is
+        not reaped here: until `kill` reaps it, its pid and process group id cannot be reused,
+        so signalling the group stays safe."""
         try:
-            self.proc.stdin.write(json.dumps(request).encode())
-            self.proc.stdin.write(b"\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self.proc.wait()
-            raise WorkerDied(f"the agent process exited with code {self.proc.returncode}") from None
-        return self._reply(self._seq, timeout)
+            info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return self.proc.returncode
+        if info is None:
+            return None
+        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+    def _exit_message(self) -> str:
+        deadline = time.monotonic() + EXIT_GRACE_S
+        while (code := self._exit_status()) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if code is None:
+            return "the agent process stopped reading its requests"
+        return f"the agent process exited with code {code}"
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)  # also whatever the agent spawned
-            except (AttributeError, OSError):
-                self.proc.kill()
-        self._reap()
+        """End the worker and everything it started, then stop reading its pipes. Idempotent.
 
-    def shutdown(self, grace: float) -> None:
-        """Ask the worker to exit; kill it if it has not within `grace` seconds."""
+        In the sandbox, killing bwrap ends its PID namespace and with it every process inside.
+        Without, the process group goes first, then whatever `sweep` still finds."""
+        if self._ended:
+            return
+        self._ended = True
         with contextlib.suppress(OSError):
-            self.proc.stdin.write(b'{"seq": -1, "hook": "exit"}\n')
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        self._reap()
-
-    def _reap(self) -> None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        if not self.launch.sandboxed:
+            sweep(self.proc.pid, self.launch.marker, self._pipes)
         self.proc.wait()
-        for thread in self._threads:
-            thread.join(timeout=1.0)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        if not self._pump.drained.wait(DRAIN_S):
+            self.log.note(
+                "something the agent started still holds its pipes; pdbench stopped reading them"
+            )
+        self._pump.stop()
+        for stream in self._streams():
             with contextlib.suppress(OSError):
                 stream.close()
+
+    def shutdown(self, grace: float) -> None:
+        """Ask the worker to exit, give it `grace` seconds, then `kill` what is left."""
+        with contextlib.suppress(OSError, WorkerTimeout):
+            self._send(b'{"seq": -1, "hook": "exit"}\n', time.monotonic() + grace)
+        with contextlib.suppress(OSError):
+            self.stdin.close()
+        deadline = time.monotonic() + grace
+        while not self._exited() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.kill()
+
+    def _streams(self) -> list[IO[bytes]]:
+        return [s for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if s is not None]
+
+
+def _opened(stream: IO[bytes] | None) -> IO[bytes]:
+    assert stream is not None, "Popen was asked for this pipe"
+    return stream
+
+
+class _Pump:
+    """One thread that reads the reply pipe (line by line, to `on_line`, None at its end) and the
+    output pipe (to `on_output`) until both are closed, or until `stop`."""
+
+    def __init__(
+        self,
+        replies_fd: int,
+        output_fd: int,
+        on_line: Callable[[bytes | None], None],
+        on_output: Callable[[bytes], None],
+    ) -> None:
+        self.drained = threading.Event()  # both pipes closed: every process holding them is gone
+        self._replies_fd, self._output_fd = replies_fd, output_fd
+        self._on_line, self._on_output = on_line, on_output
+        self._wake_read, self._wake_write = os.pipe()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            for fd in (self._replies_fd, self._output_fd, self._wake_read):
+                selector.register(fd, selectors.EVENT_READ)
+            pending = b""
+            open_pipes = 2
+            while open_pipes:
+                for key, _ in selector.select():
+                    if key.fd == self._wake_read:
+                        return
+                    chunk = os.read(key.fd, 65536)
+                    if not chunk:
+                        selector.unregister(key.fd)
+                        open_pipes -= 1
+                        if key.fd == self._replies_fd:
+                            self._on_line(None)
+                    elif key.fd == self._output_fd:
+                        self._on_output(chunk)
+                    else:
+                        *lines, pending = (pending + chunk).split(b"\n")
+                        for line in lines:
+                            self._on_line(line)
+                        if len(pending) > MAX_PENDING_BYTES:
+                            pending = b""
+            self.drained.set()
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._wake_write, b"x")
+        self._thread.join()
+        for fd in (self._wake_read, self._wake_write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+# --- without a sandbox: find what the agent started --------------------------------------------
+
+
+def sweep(leader: int, marker: str, pipes: set[int]) -> int:
+    """SIGKILL every process (of this user) in the worker's session or process group, carrying
+    its marker in the environment, or holding one of its pipes; scan again until none is left
+    (what is killed may have forked meanwhile). Returns how many were killed.
+
+    Best effort: a process that left the session, cleared its environment and closed the pipes
+    is not found. That is the limit of running agents without bubblewrap."""
+    killed = 0
+    for _ in range(SWEEP_PASSES):
+        found = [pid for pid in _process_ids() if _started_by(pid, leader, marker, pipes)]
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        killed += len(found)
+        if not found:
+            break
+    return killed
+
+
+def _process_ids() -> list[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    me = os.getpid()
+    return [int(name) for name in names if name.isdigit() and int(name) != me]
+
+
+def _started_by(pid: int, leader: int, marker: str, pipes: set[int]) -> bool:
+    proc = Path("/proc", str(pid))
+    try:
+        # Fields after the command name (which may hold spaces): state ppid pgrp session ...
+        state, _ppid, group, session = (proc / "stat").read_text().rpartition(")")[2].split()[:4]
+    except (OSError, ValueError):
+        return False
+    if state == "Z":
+        return False  # already dead, waiting for its parent
+    if leader in (int(group), int(session)):
+        return True
+    with contextlib.suppress(OSError):
+        if f"{MARKER_VARIABLE}={marker}".encode() in (proc / "environ").read_bytes():
+            return True
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(proc / "fd"):
+            target = os.readlink(proc / "fd" / fd)
+            if target.startswith("pipe:[") and int(target[6:-1]) in pipes:
+                return True
+    return False

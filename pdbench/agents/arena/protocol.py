@@ -31,6 +31,7 @@ from pdbench.core.actions import Action
 from pdbench.core.errors import InvalidActionError
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation, PastRound
+from pdbench.storage.schema import HookAttempt
 
 PD_ALIASES = {"cooperate": Action.C, "defect": Action.D}
 
@@ -178,6 +179,12 @@ def infer_opponent_action(game: Game, own: Action, own_payoff: float, opponent_p
         )
     ]
     return matches[0] if len(matches) == 1 else None
+
+
+def turn_attempts(raw: Any, elapsed_s: float) -> tuple[HookAttempt, ...]:
+    """The record of an on_turn answer: the raw answer and how long it took (storage keeps,
+    hashes or drops the answer under the run's store_prompts)."""
+    return (HookAttempt(hook="on_turn", elapsed_s=round(elapsed_s, 6), response=raw),)
 
 
 def _short(value: Any, limit: int = 200) -> str:

@@ -1,4 +1,5 @@
-"""Checks of an arena agent file before anything runs: read it with `ast`, run none of it."""
+"""Checks of an arena agent file before anything runs, and the files it reads: read them with
+`ast`, run none of them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import ast
 from pathlib import Path
 
 from pdbench.agents.arena.protocol import label_to_action
+from pdbench.agents.arena.sandbox import require_sandbox
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.errors import ConfigError, InvalidActionError
 from pdbench.core.game import Game
@@ -59,9 +61,68 @@ def check_arena_file(spec: ArenaAgentSpec, game: Game, project_root: Path) -> No
 
 
 def files_read(spec: ArenaAgentSpec, game: Game, horizon: object, project_root: Path) -> list[str]:
-    """The agent kind's file check (see `pdbench.agents.kinds`): the agent's own file."""
+    """The agent kind's check (see `pdbench.agents.kinds`): the agent's own file and the sibling
+    modules it imports, which are the files its sandbox shows it. With `sandbox: required`, also
+    that bubblewrap works here."""
     check_arena_file(spec, game, project_root)
-    return [spec.path]
+    if spec.sandbox == "required":
+        require_sandbox(spec.path)
+    path = resolve_agent_path(spec, project_root)
+    shown = Path(spec.path).parent
+    read = [spec.path]
+    for sibling in imported_siblings(path):
+        files = (
+            sorted(f for f in sibling.rglob("*") if f.is_file()) if sibling.is_dir() else [sibling]
+        )
+        read += [
+            str(shown / f.relative_to(path.parent))
+            for f in files
+            if "__pycache__" not in f.relative_to(path.parent).parts
+        ]
+    return read
+
+
+def imported_siblings(path: Path) -> list[Path]:
+    """The modules in the agent's folder that it imports (`import helper`, `from helper import x`
+    with helper.py or a package helper/ next to it), and those they import in turn.
+
+    Only imports written in the source count (not `importlib` calls or `sys.path` changes), and
+    only files that really live in that folder: a symlink that leads out of it is left out, so a
+    folder cannot smuggle, say, the project's .env into the sandbox under a module's name.
+    """
+    folder = path.parent
+    real_folder = folder.resolve()
+    found: list[Path] = []
+    todo = [path]
+    while todo:
+        for name in _imported_names(todo.pop()):
+            module, package = folder / f"{name}.py", folder / name
+            if module.is_file() and module != path:
+                candidate, sources = module, [module]
+            elif (package / "__init__.py").is_file():
+                candidate, sources = package, sorted(package.rglob("*.py"))
+            else:
+                continue
+            if candidate in found or candidate.resolve().parent != real_folder:
+                continue
+            found.append(candidate)
+            todo.extend(sources)
+    return sorted(found)
+
+
+def _imported_names(source: Path) -> set[str]:
+    """The top-level module names a Python file imports absolutely; none if it does not parse."""
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
 
 
 def _binds(node: ast.stmt, name: str) -> bool:
