@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.config.schema import PolicyAgentSpec
+from pdbench.config.schema import AgentSpec, PolicyAgentSpec
 from pdbench.runners.plan import PlannedMatch
 from pdbench.strategies import LastRounds, Policy, make_policy
 
@@ -26,7 +26,14 @@ class MatchArrays:
     payoff_b: np.ndarray
 
 
-def _policy(spec: PolicyAgentSpec, planned: PlannedMatch) -> Policy:
+def _policy(spec: AgentSpec, planned: PlannedMatch) -> Policy:
+    """The batch-form policy a spec names; the caller only batches conditions whose two agents
+    are policies with a batch form (`PolicyAgentSpec.has_batch_form`)."""
+    if not (isinstance(spec, PolicyAgentSpec) and spec.has_batch_form):
+        raise TypeError(
+            f"condition {planned.condition.name}: {spec.display_name} has no batch form; "
+            "play it through the match loop"
+        )
     return make_policy(spec.policy, planned.game, spec.params)
 
 
