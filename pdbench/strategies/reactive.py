@@ -133,7 +133,7 @@ class Gradual(Policy[NoParams]):
 
 @register_policy("prober")
 class Prober(Policy[NoParams]):
-    """Prober (Li & Kendall 2011; "Prober" in Axelrod).
+    """Prober (Li, Hingston & Kendall 2011; "Prober" in Axelrod).
 
     Opens D, C, C. If the opponent cooperated in both rounds 2 and 3 it takes it for a sucker
     and defects for the rest of the match; otherwise it plays Tit For Tat from round 4 on.

@@ -40,6 +40,11 @@ class DefectAtParams(PolicyParams):
         "first (Akata et al.'s defect-once opponent)",
     )
 
+    @field_validator("rounds", mode="before")
+    @classmethod
+    def _one_round_is_a_list_of_one(cls, rounds: object) -> object:
+        return [rounds] if isinstance(rounds, int) else rounds
+
     @field_validator("rounds")
     @classmethod
     def _rounds_count_from_1(cls, rounds: tuple[int, ...]) -> tuple[int, ...]:
@@ -69,8 +74,16 @@ class DefectAt(Policy[DefectAtParams]):
 class ScriptedParams(PolicyParams):
     moves: str = Field(
         "CCD",
-        description='the moves to play, e.g. "CCD"; repeated from the start once used up',
+        description='the moves to play, e.g. "CCD" (or a list: [C, C, D]); repeated from the '
+        "start once used up",
     )
+
+    @field_validator("moves", mode="before")
+    @classmethod
+    def _a_list_of_moves_is_a_string(cls, moves: object) -> object:
+        if isinstance(moves, list | tuple) and all(isinstance(m, str) for m in moves):
+            return "".join(moves)
+        return moves
 
     @field_validator("moves")
     @classmethod

@@ -57,3 +57,8 @@ def test_scripted_any_sequence(moves, expected):
 
 def test_scripted_longer_than_the_match_is_cut():
     versus_test(make_policy("scripted", PD, {"moves": "DDCCDDCC"}), "CCC", "DDC")
+
+
+def test_scripted_moves_may_be_a_list_and_defect_at_a_single_round():
+    assert make_policy("scripted", PD, {"moves": ["C", "D"]}).params.moves == "CD"
+    assert make_policy("defect_at", PD, {"rounds": 3}).params.rounds == (3,)
