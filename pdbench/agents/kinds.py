@@ -81,7 +81,12 @@ def make_agent(
 
 
 def is_batchable(agent_a: BaseModel, agent_b: BaseModel) -> bool:
-    return kind_of(agent_a).batchable and kind_of(agent_b).batchable
+    """Both agents are of a batchable kind and, for policies, have a numpy batch form (a user's
+    policy without one plays through the match loop)."""
+    return all(
+        kind_of(agent).batchable and getattr(agent, "has_batch_form", True)
+        for agent in (agent_a, agent_b)
+    )
 
 
 register_kind(

@@ -56,7 +56,10 @@ def _load(
 ):
     from pdbench.runners.prepare import load
 
-    return load(config, overrides or [], replicates=replicates, run_id=run_id)
+    loaded = load(config, overrides or [], replicates=replicates, run_id=run_id)
+    for warning in loaded.warnings:
+        exits.say(f"warning: {warning}")
+    return loaded
 
 
 def _echo_err(message: str) -> None:

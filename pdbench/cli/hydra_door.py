@@ -148,10 +148,11 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
             f"(uv run python -m pdbench -m {example})",
             file=shown,
         )
+    warned: set[str] = set()
     for job in jobs:
         cfg = compose_primary(primary, list(job.overrides), project_root=project_root)
         name = job.name if grid else condition_name_from_overrides(list(job.overrides), cfg)
-        prepare(
+        loaded = prepare(
             spec_from_composed(
                 cfg,
                 condition_name=name,
@@ -161,6 +162,10 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
                 factors=job.factors,
             )
         )
+        for warning in loaded.warnings:
+            if warning not in warned:
+                warned.add(warning)
+                print(f"warning: {warning}", file=sys.stderr)
     return jobs if grid else []
 
 

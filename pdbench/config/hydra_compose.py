@@ -227,21 +227,21 @@ def load_primary_file(
             cfg, condition_name=name, project_root=project_root, source=shown, overrides=extra
         )
     conditions = []
-    cfg: DictConfig | None = None
+    last: DictConfig | None = None
     for job in sorted(jobs, key=lambda j: j.name):
-        cfg = compose_primary(path, job.overrides, project_root=project_root)
+        last = compose_primary(path, job.overrides, project_root=project_root)
         conditions.append(
             condition_from_composed(
-                cfg,
+                last,
                 condition_name=job.name,
                 shown=shown,
                 overrides=job.overrides,
                 factors=job.factors,
             )
         )
-    assert cfg is not None
+    assert last is not None
     return _loaded(
-        cfg,
+        last,
         conditions,
         project_root=project_root,
         source=shown,

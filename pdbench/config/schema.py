@@ -8,13 +8,23 @@ typo is an error that names the field, never a silently ignored setting.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from pdbench.core.game import GAMES, Game, get_game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
+
+if TYPE_CHECKING:
+    from pdbench.strategies import PolicyWarning
 
 
 class Frozen(BaseModel):
@@ -123,16 +133,18 @@ class ProviderSpec(Frozen):
 
 class PolicyAgentSpec(Frozen):
     type: Literal["policy"] = "policy"
-    policy: str = Field(description="allc, alld, tft, grim, gtft or wsls")
-    params: dict[str, float | None] = Field(
-        default_factory=dict, description="policy parameters, e.g. generous_prob for gtft"
+    policy: str = Field(description="a registered policy, e.g. tft, gtft, random, defect_at")
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the policy's parameters, checked against its parameter model (e.g. "
+        "generous_prob for gtft, rounds for defect_at)",
     )
     name: str | None = Field(None, description="display name; default: the policy in capitals")
 
     @field_validator("policy")
     @classmethod
     def _known_policy(cls, value: str) -> str:
-        from pdbench.strategies import POLICIES  # agents register themselves on import
+        from pdbench.strategies import POLICIES  # policies register themselves on import
 
         if value not in POLICIES:
             from pdbench.core.errors import unknown_choice
@@ -140,30 +152,41 @@ class PolicyAgentSpec(Frozen):
             raise ValueError(unknown_choice("policy", value, POLICIES))
         return value
 
-    @model_validator(mode="after")
-    def _known_params(self) -> PolicyAgentSpec:
-        import inspect
-
-        from pdbench.core.errors import did_you_mean
+    @field_validator("params")
+    @classmethod
+    def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        """Each parameter through the policy's model: an unknown name gets "did you mean", a bad
+        value fails under params.<name> (pydantic nests the model's own error). Values are kept
+        as the model reads them (1 -> 1.0 for a probability), only for the names given."""
         from pdbench.strategies import POLICIES
+        from pdbench.strategies.base import unknown_parameter_message
 
-        accepted = [
-            name
-            for name in inspect.signature(POLICIES[self.policy].__init__).parameters
-            if name not in ("self", "game")
-        ]
-        for name in self.params:
-            if name not in accepted:
-                takes = ", ".join(accepted) if accepted else "no parameters"
-                raise ValueError(
-                    f'unknown parameter "{name}" for {self.policy}'
-                    f"{did_you_mean(name, accepted)}; it takes {takes}"
-                )
-        return self
+        policy = POLICIES.get(info.data.get("policy", ""))
+        if policy is None:
+            return params  # the policy name itself is wrong, and says so
+        for name in params:
+            if name not in policy.params_model.model_fields:
+                raise ValueError(unknown_parameter_message(policy, name))
+        validated = policy.params_model.model_validate(params)
+        return validated.model_dump(mode="json", include=set(params))
 
     @property
     def display_name(self) -> str:
         return self.name or self.policy.upper()
+
+    @property
+    def has_batch_form(self) -> bool:
+        """Whether the policy can be played by the numpy batch path (else: the match loop)."""
+        from pdbench.strategies import policy_has_batch_form
+
+        return policy_has_batch_form(self.policy)
+
+    def warnings(self, game: Game) -> list[PolicyWarning]:
+        """Legal parameters that probably do not mean what they say in `game` (e.g. GTFT's
+        default generosity turning it into ALLC in the stag hunt): one `warning:` line each."""
+        from pdbench.strategies import policy_warnings
+
+        return policy_warnings(self.policy, game, self.params)
 
 
 class LLMAgentSpec(Frozen):

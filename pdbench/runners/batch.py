@@ -29,8 +29,13 @@ class MatchArrays:
 
 
 def _policy(spec: AgentSpec, planned: PlannedMatch) -> Policy:
-    if not isinstance(spec, PolicyAgentSpec):
-        raise TypeError(f"the batch path plays policies only, not {spec.type} agents")
+    """The batch-form policy a spec names; the caller only batches conditions whose two agents
+    are policies with a batch form (`PolicyAgentSpec.has_batch_form`)."""
+    if not (isinstance(spec, PolicyAgentSpec) and spec.has_batch_form):
+        raise TypeError(
+            f"condition {planned.condition.name}: {spec.display_name} has no batch form; "
+            "play it through the match loop"
+        )
     return make_policy(spec.policy, planned.game, spec.params)
 
 

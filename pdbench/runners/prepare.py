@@ -17,7 +17,7 @@ import orjson
 
 from pdbench.agents.kinds import kind_of
 from pdbench.config.load import load_config
-from pdbench.config.schema import ExperimentSpec
+from pdbench.config.schema import ExperimentSpec, PolicyAgentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 
@@ -38,6 +38,9 @@ class LoadedExperiment:
     config_path: Path
     # sha256 of every file the spec points at (prompts, personas, arena agents), by relative path.
     referenced_files: dict[str, str] = field(default_factory=dict)
+    # Settings that are legal but probably not meant (a GTFT default that degenerates in this
+    # game): one line each, "<file>: <field>: <what happens>", printed as `warning:` lines.
+    warnings: tuple[str, ...] = ()
 
     @property
     def config_hash(self) -> str:
@@ -68,6 +71,7 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
     """Check every file the spec's agents read and record their hashes."""
     spec = config.spec
     files: dict[str, str] = {}
+    warnings: list[str] = []
     for index, condition in enumerate(spec.conditions):
         game = condition.game.build()
         horizon = condition.horizon.build()
@@ -84,11 +88,17 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
             for relative in relatives:
                 full = config.project_root / relative
                 files[relative] = hashlib.sha256(full.read_bytes()).hexdigest()
+            if isinstance(agent, PolicyAgentSpec):
+                warnings.extend(
+                    f"{spec.source}: {where}.params.{w.field}: {w.message}"
+                    for w in agent.warnings(game)
+                )
     return LoadedExperiment(
         spec=spec,
         project_root=config.project_root,
         config_path=config.config_path,
         referenced_files=dict(sorted(files.items())),
+        warnings=tuple(warnings),
     )
 
 

@@ -1,20 +1,34 @@
-"""The classic strategies, each a few lines that read like its definition."""
+"""The six classic strategies, each a few lines that read like its definition."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
 
 from pdbench.core.actions import Action, C, D
-from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
-from pdbench.core.rng import make_rng
 from pdbench.core.transcript import Observation
-from pdbench.strategies.base import LastRounds, Policy, register_policy
+from pdbench.strategies.base import (
+    DrawsEachRound,
+    LastRounds,
+    NoParams,
+    Policy,
+    PolicyParams,
+    PolicyWarning,
+    Probability,
+    register_policy,
+)
+from pdbench.strategies.generosity import default_generosity, describe_default_generosity
 
 
 @register_policy("allc")
-class AlwaysCooperate(Policy):
-    """Always Cooperate (ALLC, "Cooperator" in Axelrod): plays C every round."""
+class AlwaysCooperate(Policy[NoParams]):
+    """Always Cooperate (ALLC; "Cooperator" in Axelrod): plays C every round."""
+
+    stochastic = False
 
     def act(self, obs: Observation) -> Action:
         return C
@@ -24,8 +38,10 @@ class AlwaysCooperate(Policy):
 
 
 @register_policy("alld")
-class AlwaysDefect(Policy):
-    """Always Defect (ALLD, "Defector" in Axelrod): plays D every round."""
+class AlwaysDefect(Policy[NoParams]):
+    """Always Defect (ALLD; "Defector" in Axelrod): plays D every round."""
+
+    stochastic = False
 
     def act(self, obs: Observation) -> Action:
         return D
@@ -35,11 +51,13 @@ class AlwaysDefect(Policy):
 
 
 @register_policy("tft")
-class TitForTat(Policy):
-    """Tit For Tat (Rapoport, winner of Axelrod's 1980 tournaments).
+class TitForTat(Policy[NoParams]):
+    """Tit For Tat (Rapoport; winner of Axelrod's 1980 tournaments; "TitForTat" in Axelrod).
 
     Cooperates in round 1, then plays whatever the opponent played in the previous round.
     """
+
+    stochastic = False
 
     def act(self, obs: Observation) -> Action:
         if obs.last is None:
@@ -53,11 +71,13 @@ class TitForTat(Policy):
 
 
 @register_policy("grim")
-class GrimTrigger(Policy):
-    """Grim Trigger (Friedman 1971; "Grudger" in Axelrod).
+class GrimTrigger(Policy[NoParams]):
+    """Grim Trigger (Friedman 1971; "Grudger" in Axelrod; also Spite, Spiteful).
 
     Cooperates until the opponent defects once, then defects for the rest of the match.
     """
+
+    stochastic = False
 
     def reset(self, seed: int | None = None) -> None:
         self.triggered = False
@@ -67,7 +87,7 @@ class GrimTrigger(Policy):
             self.triggered = True
         return D if self.triggered else C
 
-    def reset_batch(self, seeds: list[int], n_rounds: int) -> None:
+    def reset_batch(self, seeds: Sequence[int], n_rounds: int) -> None:
         super().reset_batch(seeds, n_rounds)
         self.triggered_batch = np.zeros(len(seeds), dtype=bool)
 
@@ -77,78 +97,113 @@ class GrimTrigger(Policy):
         return ~self.triggered_batch
 
 
-def default_generosity(game: Game) -> float:
-    """Nowak & Sigmund's (1992) generosity: min(1 - (T-R)/(R-S), (R-P)/(T-P)); 1/3 in the
-    default game (3, 0, 5, 1), clamped into [0, 1] for games where it would leave it."""
-    R, S, T, P = game.payoffs.R, game.payoffs.S, game.payoffs.T, game.payoffs.P
-    if R == S or T == P:
-        raise ConfigError(
-            "the default generous_prob needs R != S and T != P; set generous_prob explicitly",
-            field="generous_prob",
-        )
-    generosity = min(1 - (T - R) / (R - S), (R - P) / (T - P))
-    # Outside the prisoner's dilemma the formula can leave [0, 1] (stag hunt: 1.25); as a
-    # probability it is clamped, so gtft stays usable in every game without an explicit value.
-    return min(1.0, max(0.0, generosity))
+class GenerousTitForTatParams(PolicyParams):
+    generous_prob: Probability | None = Field(
+        None,
+        description="chance of cooperating after the opponent's D; null: Nowak & Sigmund's "
+        "min(1 - (T-R)/(R-S), (R-P)/(T-P)) for the game's payoffs, clamped into [0, 1]",
+    )
 
 
 @register_policy("gtft")
-class GenerousTitForTat(Policy):
-    """Generous Tit For Tat (Nowak & Sigmund 1992).
+class GenerousTitForTat(DrawsEachRound[GenerousTitForTatParams]):
+    """Generous Tit For Tat (Nowak & Sigmund 1992; "GTFT" in Axelrod).
 
     Like Tit For Tat, but after an opponent's D it still cooperates with probability
     `generous_prob`. It draws one uniform number per round from its own seeded stream, whether or
     not it needs it, so its n-th round always uses the n-th draw.
+
+    The default generosity is computed from the condition's payoffs. Outside the prisoner's
+    dilemma it can reach 0 (chicken: GTFT plays as TFT) or leave [0, 1] and be clamped to 1 (stag
+    hunt: GTFT plays as ALLC); `warnings` says so. Axelrod instead computes it once from its
+    default game and keeps 1/3 in every game.
     """
 
-    def __init__(self, game: Game, generous_prob: float | None = None) -> None:
-        prob = default_generosity(game) if generous_prob is None else float(generous_prob)
-        if not 0 <= prob <= 1:
-            raise ConfigError(f"must be between 0 and 1, got {prob}", field="generous_prob")
-        self.generous_prob = prob
-        super().__init__(game)
+    params_model = GenerousTitForTatParams
+    stochastic = True
 
-    def reset(self, seed: int | None = None) -> None:
-        self.rng: np.random.Generator = make_rng(0 if seed is None else seed)
+    def __init__(self, game: Game, params: GenerousTitForTatParams | None = None) -> None:
+        super().__init__(game, params)
+        given = self.params.generous_prob
+        self.generous_prob = default_generosity(game) if given is None else given
+
+    @property
+    def is_stochastic(self) -> bool:
+        return 0 < self.generous_prob < 1
+
+    @classmethod
+    def warnings(cls, game: Game, params: PolicyParams) -> list[PolicyWarning]:
+        if not isinstance(params, GenerousTitForTatParams) or params.generous_prob is not None:
+            return []
+        problem = describe_default_generosity(game).degenerate_because
+        return [] if problem is None else [PolicyWarning("generous_prob", problem)]
 
     def act(self, obs: Observation) -> Action:
-        draw = self.rng.random()
+        draw = self.draw()
         if obs.last is None or obs.last.opponent_action is C:
             return C
         return C if draw < self.generous_prob else D
 
-    def reset_batch(self, seeds: list[int], n_rounds: int) -> None:
-        super().reset_batch(seeds, n_rounds)
-        # Row i holds match i's draws, the same numbers `act` takes one per round.
-        self.draws = np.stack([make_rng(seed).random(n_rounds) for seed in seeds])
-
     def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
         if last is None:
             return np.ones(self.batch_size, dtype=bool)
-        return last.opponent_coop | (self.draws[:, round_index - 1] < self.generous_prob)
+        return last.opponent_coop | (self.batch_draw(round_index) < self.generous_prob)
+
+
+class WinStayLoseShiftParams(PolicyParams):
+    rule: Literal["outcome", "payoff"] = Field(
+        "outcome",
+        description="outcome: cooperate after CC or DD, defect after CD or DC (Axelrod); "
+        "payoff: repeat the last move after a payoff >= win_threshold, else switch",
+    )
+    win_threshold: float | None = Field(
+        None, description="rule payoff only: the least payoff that counts as a win; null: R"
+    )
+
+    @field_validator("win_threshold")
+    @classmethod
+    def _only_with_the_payoff_rule(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if value is not None and info.data.get("rule") == "outcome":
+            raise ValueError("applies only with rule: payoff (the outcome rule has no threshold)")
+        return value
 
 
 @register_policy("wsls")
-class WinStayLoseShift(Policy):
-    """Win-Stay Lose-Shift (Pavlov; Nowak & Sigmund 1993).
+class WinStayLoseShift(Policy[WinStayLoseShiftParams]):
+    """Win-Stay Lose-Shift (Pavlov; Nowak & Sigmund 1993; "WinStayLoseShift" in Axelrod).
 
-    Cooperates in round 1; afterwards repeats its own last action if its last payoff was at least
+    Cooperates in round 1. Then, with `rule: outcome` (the default, as Axelrod), it cooperates
+    after CC or DD and defects after CD or DC: it keeps its move when the opponent matched it.
+    With `rule: payoff` it repeats its own last move if its last payoff was at least
     `win_threshold` (default R, the reward for mutual cooperation) and switches otherwise.
+
+    In the prisoner's dilemma, chicken and split-or-steal the two rules play the same; in the
+    stag hunt (T < R) the payoff rule treats DC as a loss and switches to C where the outcome
+    rule stays at D.
     """
 
-    def __init__(self, game: Game, win_threshold: float | None = None) -> None:
-        self.win_threshold = game.payoffs.R if win_threshold is None else float(win_threshold)
-        super().__init__(game)
+    params_model = WinStayLoseShiftParams
+    stochastic = False
+
+    def __init__(self, game: Game, params: WinStayLoseShiftParams | None = None) -> None:
+        super().__init__(game, params)
+        threshold = self.params.win_threshold
+        self.win_threshold = game.payoffs.R if threshold is None else threshold
 
     def act(self, obs: Observation) -> Action:
-        if obs.last is None:
+        last = obs.last
+        if last is None:
             return C
-        if obs.last.own_payoff >= self.win_threshold:
-            return obs.last.own_action
-        return obs.last.own_action.flipped
+        if self.params.rule == "outcome":
+            return C if last.own_action is last.opponent_action else D
+        if last.own_payoff >= self.win_threshold:
+            return last.own_action
+        return last.own_action.flipped
 
     def act_batch(self, round_index: int, last: LastRounds | None) -> np.ndarray:
         if last is None:
             return np.ones(self.batch_size, dtype=bool)
+        if self.params.rule == "outcome":
+            return last.own_coop == last.opponent_coop
         won = last.own_payoff >= self.win_threshold
         return np.where(won, last.own_coop, ~last.own_coop)

@@ -91,7 +91,7 @@ def test_unknown_and_stochastic_candidates_are_refused_by_name():
     batch = play_against_random("tft", n_matches=10, n_rounds=20, seed=0)
     with pytest.raises(ConfigError, match='unknown policy "tfft" \\(did you mean "tft"\\?\\)'):
         estimate_strategies(batch, PD, ["allc", "tfft"])
-    with pytest.raises(ConfigError, match='"gtft" plays differently with other seeds'):
+    with pytest.raises(ConfigError, match='"gtft" is stochastic'):
         estimate_strategies(batch, PD, ["allc", "gtft"])
     with pytest.raises(ConfigError, match="listed twice"):
         estimate_strategies(batch, PD, ["tft", "allc", "tft"])

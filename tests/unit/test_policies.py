@@ -1,4 +1,5 @@
-"""Expected-move tests for every policy against scripted opponents (Axelrod style)."""
+"""Expected-move tests for the six classic policies against scripted opponents (Axelrod style),
+and what every registered policy shares. The newer policies have their own test_strategies_*.py."""
 
 import numpy as np
 import pytest
@@ -18,7 +19,9 @@ MIXED = "CDDCCDCDDDCC"  # a bit of everything: CC, CD, DC and DD against any pol
 
 
 def test_the_registry():
-    assert set(POLICIES) == {"allc", "alld", "tft", "grim", "gtft", "wsls"}
+    classic = {"allc", "alld", "tft", "grim", "gtft", "wsls"}
+    literature = {"random", "alternator", "stft", "tf2t", "gradual", "prober"}
+    assert set(POLICIES) == classic | literature | {"defect_at", "scripted", "memory_one"}
     for name in POLICIES:
         policy = make_policy(name, PD)
         assert isinstance(policy, Agent)
@@ -90,14 +93,52 @@ def test_wsls_after_each_outcome(outcome, opponent, expected):
     assert f"{second.action_a}{second.action_b}" == outcome
 
 
-def test_wsls_default_threshold_is_the_reward():
-    assert WinStayLoseShift(PD).win_threshold == PD.payoffs.R == 3.0
+def test_wsls_default_rule_is_axelrods_outcome_rule():
+    assert WinStayLoseShift(PD).params.rule == "outcome"
+
+
+def test_wsls_payoff_rule_default_threshold_is_the_reward():
+    assert make_policy("wsls", PD, {"rule": "payoff"}).win_threshold == PD.payoffs.R == 3.0
 
 
 def test_wsls_custom_threshold():
     # With a threshold of 5 only the temptation counts as a win: after CC (3) it switches to D,
     # after DC (5) it stays.
-    versus_test(make_policy("wsls", PD, {"win_threshold": 5}), "CCCC", "CDDD")
+    wsls = make_policy("wsls", PD, {"rule": "payoff", "win_threshold": 5})
+    versus_test(wsls, "CCCC", "CDDD")
+
+
+def test_wsls_threshold_needs_the_payoff_rule():
+    with pytest.raises(ConfigError, match="applies only with rule: payoff") as raised:
+        make_policy("wsls", PD, {"win_threshold": 5})
+    assert raised.value.field == "win_threshold"
+
+
+STAG_HUNT = GAMES["stag_hunt"]
+
+
+def test_wsls_outcome_rule_in_the_stag_hunt_is_axelrods():
+    # Axelrod's WinStayLoseShift against a scripted C, D, C, D, D: after CD and DC it defects,
+    # after DD and CC it cooperates, whatever the payoffs (as Axelrod 4.14 plays it).
+    versus_test(make_policy("wsls", STAG_HUNT), "CDCDD", "CCDDC", game=STAG_HUNT)
+
+
+def test_wsls_payoff_rule_in_the_stag_hunt_switches_after_dc():
+    # DC pays T=3 < R=4: a loss under the payoff rule, so round 4 switches back to C where the
+    # outcome rule stays at D.
+    wsls = make_policy("wsls", STAG_HUNT, {"rule": "payoff"})
+    versus_test(wsls, "CDCDD", "CCDCD", game=STAG_HUNT)
+
+
+@pytest.mark.parametrize("game_id", ["pd", "chicken", "split_or_steal"])
+def test_wsls_rules_agree_where_t_is_at_least_r(game_id):
+    game = GAMES[game_id]
+    opponent = "CCDDCDCCDDDCDC"
+    moves = [
+        play(make_policy("wsls", game, {"rule": rule}), ScriptedAgent(opponent), 14, game=game)
+        for rule in ("outcome", "payoff")
+    ]
+    assert [r.played for r in moves[0].rounds] == [r.played for r in moves[1].rounds]
 
 
 def test_wsls_alternates_against_alld():

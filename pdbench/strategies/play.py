@@ -1,0 +1,121 @@
+"""Two policies playing each other, without the runner: the loop form (one `act` per round, from
+the observation the runner would give) and the batch form (many matches at once with numpy).
+
+The conformance checker and the tests compare the two; the runner has its own, richer versions
+(pdbench.runners.match and pdbench.runners.batch) that also write records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pdbench.core.actions import Action
+from pdbench.core.game import Game
+from pdbench.core.transcript import Observation, PlayedRound, Transcript
+from pdbench.strategies.base import LastRounds, Policy
+
+
+class BadMove(TypeError):
+    """A policy answered something that is not a move: `act` not an Action, or `act_batch` not
+    one bool per match."""
+
+
+@dataclass(frozen=True)
+class Moves:
+    """The moves of one match, side a and side b."""
+
+    a: list[Action]
+    b: list[Action]
+
+    @property
+    def text(self) -> tuple[str, str]:
+        """Both sides as strings such as "CCDC"."""
+        return "".join(self.a), "".join(self.b)
+
+
+def play_loop(
+    policy_a: Policy,
+    policy_b: Policy,
+    game: Game,
+    n_rounds: int,
+    *,
+    seed_a: int | None = None,
+    seed_b: int | None = None,
+) -> Moves:
+    """One match, round by round, as the match runner plays it (both policies are reset first)."""
+    policy_a.reset(seed_a)
+    policy_b.reset(seed_b)
+    transcript = Transcript()
+    moves_a: list[Action] = []
+    moves_b: list[Action] = []
+    for round_index in range(1, n_rounds + 1):
+        move_a = policy_a.act(_observe(transcript, "a", policy_a))
+        move_b = policy_b.act(_observe(transcript, "b", policy_b))
+        for move in (move_a, move_b):
+            if not isinstance(move, Action):
+                raise BadMove(f"act returned {move!r} in round {round_index}, not an Action")
+        payoff_a, payoff_b = game.payoffs.payoffs(move_a, move_b)
+        transcript.append(PlayedRound(round_index, move_a, move_b, payoff_a, payoff_b))
+        moves_a.append(move_a)
+        moves_b.append(move_b)
+    return Moves(moves_a, moves_b)
+
+
+def _observe(transcript: Transcript, side: str, policy: Policy) -> Observation:
+    return transcript.observe(
+        side=side, history_window=policy.history_window, include_totals=policy.include_totals
+    )
+
+
+def play_batch(
+    policy_a: Policy,
+    policy_b: Policy,
+    game: Game,
+    lengths: Sequence[int],
+    *,
+    seeds_a: Sequence[int],
+    seeds_b: Sequence[int],
+) -> list[Moves]:
+    """len(lengths) matches at once with the policies' batch forms; match i has lengths[i] rounds
+    and seeds (seeds_a[i], seeds_b[i]). Every match is played to the longest length and cut."""
+    longest = max(lengths)
+    policy_a.reset_batch(seeds_a, longest)
+    policy_b.reset_batch(seeds_b, longest)
+    p = game.payoffs
+    # payoff_table[a_defects, b_defects], from each side's point of view
+    table_a = np.array([[p.R, p.S], [p.T, p.P]])
+    table_b = table_a.T
+    coop_a = np.empty((len(lengths), longest), dtype=bool)
+    coop_b = np.empty((len(lengths), longest), dtype=bool)
+    last_a = last_b = None
+    for t in range(longest):
+        a = _batch_moves(policy_a.act_batch(t + 1, last_a), len(lengths), t + 1)
+        b = _batch_moves(policy_b.act_batch(t + 1, last_b), len(lengths), t + 1)
+        coop_a[:, t], coop_b[:, t] = a, b
+        defects_a, defects_b = (~a).astype(np.intp), (~b).astype(np.intp)
+        last_a = LastRounds(a, b, table_a[defects_a, defects_b])
+        last_b = LastRounds(b, a, table_b[defects_a, defects_b])
+    return [
+        Moves(_actions(coop_a[i, :length]), _actions(coop_b[i, :length]))
+        for i, length in enumerate(lengths)
+    ]
+
+
+def _batch_moves(moves: object, size: int, round_index: int) -> np.ndarray:
+    if not (isinstance(moves, np.ndarray) and moves.dtype == bool and moves.shape == (size,)):
+        shown = (
+            f"{moves.dtype} array of shape {moves.shape}"
+            if isinstance(moves, np.ndarray)
+            else repr(moves)
+        )
+        raise BadMove(
+            f"act_batch returned {shown} in round {round_index}, not {size} bools (True = C)"
+        )
+    return moves
+
+
+def _actions(cooperated: np.ndarray) -> list[Action]:
+    return [Action.C if c else Action.D for c in cooperated.tolist()]
