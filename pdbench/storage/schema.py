@@ -35,7 +35,7 @@ REQUIRED_ROUND_FIELDS = (
 DECISION_FIELDS = ("invalid_outputs", "fallback", "timeout", "error")
 
 # Attempt fields that hold prompt or answer text: kept, hashed, or dropped by store_prompts.
-TEXT_FIELDS = ("system", "prompt", "raw")
+TEXT_FIELDS = ("system", "prompt", "raw", "reasoning")
 # Attempt fields that describe this process's run rather than the answer; never stored per round
 # so that a replay from the cache writes byte-identical rounds.
 RUN_LOCAL_FIELDS = ("cached",)
