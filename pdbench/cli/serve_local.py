@@ -25,6 +25,16 @@ def preset_overrides(model_name: str, api_base: str) -> list[str]:
     return overrides
 
 
+def _shown(path: Path | None) -> str:
+    """A path relative to the working directory when it is inside it (shorter to read)."""
+    if path is None:
+        return "-"
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def serve_local(
     model: Annotated[
         Path | None,
@@ -52,7 +62,7 @@ def serve_local(
         overrides = " ".join(preset_overrides(server.model_name, server.api_base))
         slots = "1 slot" if parallel == 1 else f"{parallel} slots"
         typer.echo(
-            f"serving {server.model_name} ({server.model}) in {server.ready_s:.1f} s: "
+            f"serving {server.model_name} ({_shown(server.model)}) in {server.ready_s:.1f} s: "
             f"{threads} thread(s), {slots} of {ctx} tokens"
         )
         typer.echo(f"base URL: {server.api_base}")

@@ -69,6 +69,8 @@ def import_litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # litellm logs every call at INFO; under Hydra's logging that is two lines per call.
+    logging.getLogger("LiteLLM").setLevel(logging.WARNING)
     return litellm
 
 
