@@ -111,8 +111,9 @@ def import_xllamacpp() -> Any:
 
 @contextlib.contextmanager
 def python_signal_handlers_kept() -> Iterator[None]:
-    """Put Python's SIGINT and SIGTERM handlers back after the block (only the main thread may
-    set handlers; elsewhere there is nothing to restore)."""
+    """Put Python's SIGINT and SIGTERM handlers back after the block. Only the main thread may
+    set handlers: a server started from another thread keeps llama.cpp's (Ctrl-C then stops
+    the server instead of raising KeyboardInterrupt)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
