@@ -1,4 +1,4 @@
-"""The `pdbench` command: validate, run, aggregate, ui, list.
+"""The `pdbench` command: validate, run, aggregate, ui, list, serve-local.
 
 Heavy modules (Hydra, pandas, litellm, Streamlit) are imported inside the commands that need them,
 so `pdbench --help` stays fast. Every error a user can cause ends in one line and exit code 2.
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pdbench.cli import exits
+from pdbench.cli.serve_local import serve_local
 from pdbench.core.errors import PdbenchError
 
 if TYPE_CHECKING:
@@ -296,11 +297,17 @@ def list_options(
             typer.echo(f"  {option.ljust(width)}  {describe_option(group, option, root)}")
 
 
+app.command("serve-local")(serve_local)
+
+
 def main() -> None:
     """Console entry point: every error a user can cause is one line on stderr and a documented
     exit code (see pdbench/cli/exits.py); anything else is a bug and keeps its traceback."""
     try:
-        app(standalone_mode=False)
+        # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
+        exit_code = app(standalone_mode=False)
+        if isinstance(exit_code, int) and exit_code:
+            sys.exit(exit_code)
     except PdbenchError as error:
         exits.say(f"error: {error}")
         sys.exit(exits.BAD_INPUT)

@@ -213,6 +213,12 @@ class LLMAgentSpec(Frozen):
     response_format: Literal["label", "json"] = Field(
         "label", description='a bare action label, or strict JSON {"action": ...}'
     )
+    constrain: Literal["none", "grammar", "json_schema"] = Field(
+        "none",
+        description="make the server answer one of the two labels: grammar sends llama.cpp's "
+        "grammar field, json_schema an OpenAI JSON-schema response format (needs "
+        "response_format json); none: free text, parsed strictly",
+    )
     max_retries: int = Field(2, ge=0, description="re-prompts after an invalid answer")
     on_invalid: Literal["abort", "fallback"] = Field(
         "abort",
@@ -228,11 +234,23 @@ class LLMAgentSpec(Frozen):
         # "none" is the Hydra option conf/persona/none.yaml; in a file it means the same.
         return None if value is None or value.strip().casefold() == "none" else value
 
+    @model_validator(mode="after")
+    def _schema_answers_are_json(self) -> LLMAgentSpec:
+        if self.constrain == "json_schema" and self.response_format != "json":
+            raise ValueError(
+                "constrain: json_schema makes the model answer a JSON object; "
+                "set response_format: json (or use constrain: grammar for a bare label)"
+            )
+        return self
+
     @property
     def display_name(self) -> str:
+        """e.g. `openai/gpt-4o-mini[cooperative]`; a constrained agent ends in `+grammar`."""
         if self.name:
             return self.name
-        return f"{self.provider.model}" + (f"[{self.persona}]" if self.persona else "")
+        persona = f"[{self.persona}]" if self.persona else ""
+        constraint = f"+{self.constrain}" if self.constrain != "none" else ""
+        return f"{self.provider.model}{persona}{constraint}"
 
 
 class ArenaAgentSpec(Frozen):

@@ -8,6 +8,7 @@ the `ProviderSpec` and the gateway, never here.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -16,6 +17,9 @@ import orjson
 from pdbench.core.errors import PdbenchError
 
 Role = Literal["user", "assistant"]
+# How a server is made to answer one of the two labels: llama.cpp's `grammar` field, an OpenAI
+# `json_schema` response format, or nothing (free text, parsed strictly).
+Constraint = Literal["none", "grammar", "json_schema"]
 
 
 class ProviderError(PdbenchError):
@@ -42,11 +46,31 @@ class CompletionRequest:
     # The replicate index. Only at temperature > 0 does it belong in the key: there, replicates are
     # meant to be independent samples; at temperature 0 they share one (cached) answer.
     sample_index: int | None = None
+    constrain: Constraint = "none"
+    # The two answers a constraint allows (cooperative label first); None when unconstrained.
+    labels: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "messages", tuple((r, c) for r, c in self.messages))
         if self.temperature <= 0:
             object.__setattr__(self, "sample_index", None)
+        if self.constrain == "none":
+            object.__setattr__(self, "labels", None)
+        elif self.labels is None:
+            raise ValueError(f"constrain={self.constrain} needs the two labels it allows")
+        else:
+            object.__setattr__(self, "labels", tuple(self.labels))
+
+    def allowed_answers(self) -> tuple[str, str] | None:
+        """The exact texts a constrained server may answer, cooperative first; None if free.
+
+        A label in `label` format; `{"action": "<label>"}` (one line, no reason) in `json`."""
+        if self.labels is None:
+            return None
+        if self.response_format == "json":
+            cooperate, defect = (json.dumps({"action": label}) for label in self.labels)
+            return cooperate, defect
+        return self.labels
 
     @property
     def prompt(self) -> str:
@@ -66,7 +90,13 @@ class CompletionRequest:
             "seed": self.seed,
             "response_format": self.response_format,
             "sample_index": self.sample_index,
-        }
+        } | (
+            # Only a constrained request carries these, so the keys of answers cached before
+            # constraints existed stay what they were.
+            {}
+            if self.labels is None
+            else {"constrain": self.constrain, "labels": list(self.labels)}
+        )
 
     def cache_key(self) -> str:
         """sha256 of the canonical JSON (sorted keys, no whitespace) of `key_fields`."""
@@ -80,6 +110,10 @@ class CompletionRequest:
         ]
 
 
+# What a server says about its answer, kept for audit (None when the provider does not say).
+AUDIT_FIELDS = ("reported_model", "response_id", "system_fingerprint", "reasoning")
+
+
 @dataclass(frozen=True, slots=True)
 class Completion:
     """A model's answer and what it cost. `cost_usd` is None when the price is unknown."""
@@ -89,14 +123,25 @@ class Completion:
     output_tokens: int = 0
     cost_usd: float | None = None
     cached: bool = False
+    reported_model: str | None = None  # the model name the server reports (response.model)
+    response_id: str | None = None  # the provider's id of this response
+    system_fingerprint: str | None = None  # the serving configuration, when the provider says
+    reasoning: str | None = None  # reasoning text returned apart from the answer
+
+    def audit(self) -> dict[str, str]:
+        """The audit fields the provider filled in (stored with the attempt)."""
+        values = {name: getattr(self, name) for name in AUDIT_FIELDS}
+        return {name: value for name, value in values.items() if value is not None}
 
     def to_json_dict(self) -> dict[str, Any]:
-        """What the replay cache stores (everything but `cached`)."""
+        """What the replay cache stores (everything but `cached`), so a replay writes the same
+        attempts as the live run."""
         return {
             "text": self.text,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost_usd": self.cost_usd,
+            **self.audit(),
         }
 
     @classmethod
@@ -107,6 +152,7 @@ class Completion:
             output_tokens=int(value.get("output_tokens") or 0),
             cost_usd=value.get("cost_usd"),
             cached=cached,
+            **{name: value[name] for name in AUDIT_FIELDS if value.get(name) is not None},
         )
 
 

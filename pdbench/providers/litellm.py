@@ -4,6 +4,10 @@ litellm is imported on the first call, not at import time: it takes seconds to l
 that use only the mock or policies never need it. Transport failures that may pass (rate limits,
 timeouts, dropped connections, 5xx) are retried here with exponential backoff, up to
 `ProviderSpec.max_attempts`; litellm's own retries are turned off so there is one policy.
+
+Constrained answers (`CompletionRequest.constrain`) go to an OpenAI-compatible server as llama.cpp's
+`grammar` field (in litellm's `extra_body`, which the OpenAI SDK merges into the JSON body) or as
+an OpenAI `json_schema` response format whose one property is an enum of the two labels.
 """
 
 from __future__ import annotations
@@ -23,6 +27,39 @@ from pdbench.providers.base import (
 )
 
 log = logging.getLogger(__name__)
+
+# Sent as the key to a server at an api_base when no key for the model's provider is set: the
+# OpenAI SDK under litellm's openai/ models refuses to send a request without one, and local
+# servers (llama.cpp, vLLM) ignore it. A server that does want a key rejects it with a 401, which
+# ends in the usual "no API key for <model>: set OPENAI_API_KEY" message.
+PLACEHOLDER_API_KEY = "pdbench-no-key-set"
+
+
+def label_grammar(answers: tuple[str, str]) -> str:
+    """A GBNF grammar (llama.cpp) whose only sentences are the two `answers`."""
+    return "root ::= " + " | ".join(_gbnf_literal(answer) for answer in answers)
+
+
+def _gbnf_literal(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def label_json_schema(labels: tuple[str, str]) -> dict[str, Any]:
+    """An OpenAI `response_format` that allows only `{"action": <one of the labels>}`."""
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "action",
+            "strict": True,
+            "schema": {
+                "type": "object",
+                "properties": {"action": {"type": "string", "enum": list(labels)}},
+                "required": ["action"],
+                "additionalProperties": False,
+            },
+        },
+    }
 
 
 # Loggers of litellm and the HTTP clients under it: their INFO lines (one or more per call) would
@@ -77,6 +114,7 @@ class LiteLLMProvider:
         self.transport_attempts = 0  # every HTTP attempt, retries included
         self._unknown_price_warned: set[str] = set()
         self._missing_keys: list[str] | None = None  # looked up on the first call
+        self._placeholder_key = False  # an api_base without a key: send PLACEHOLDER_API_KEY
         load_dotenv_file(project_root or Path.cwd())
 
     # --- the entry point -----------------------------------------------------------------
@@ -109,10 +147,17 @@ class LiteLLMProvider:
         }
         if request.api_base:
             kwargs["api_base"] = request.api_base
+            if self._placeholder_key:
+                kwargs["api_key"] = PLACEHOLDER_API_KEY
         if request.seed is not None:
             kwargs["seed"] = request.seed
         if request.response_format == "json":
             kwargs["response_format"] = {"type": "json_object"}
+        answers = request.allowed_answers()
+        if request.constrain == "grammar" and answers is not None:
+            kwargs["extra_body"] = {"grammar": label_grammar(answers)}
+        elif request.constrain == "json_schema" and request.labels is not None:
+            kwargs["response_format"] = label_json_schema(request.labels)
         return kwargs
 
     def _delay_or_raise(self, litellm: Any, error: Exception, attempt: int, model: str) -> float:
@@ -147,12 +192,13 @@ class LiteLLMProvider:
 
     def _check_key_once(self, litellm: Any, model: str) -> None:
         """Fail before any call when a hosted model's key is not set: one clear sentence instead
-        of an HTTP error (local servers, with an api_base, often need no key). The environment
-        is looked at once; every call of a provider without its key fails the same way."""
+        of an HTTP error. A server at an api_base (a local one often needs no key) gets
+        PLACEHOLDER_API_KEY instead. The environment is looked at once; every call of a provider
+        without its key fails the same way."""
         if self._missing_keys is None:
-            self._missing_keys = (
-                [] if self.spec.api_base is not None else self._missing_env_keys(litellm, model)
-            )
+            missing = self._missing_env_keys(litellm, model)
+            self._placeholder_key = self.spec.api_base is not None and bool(missing)
+            self._missing_keys = [] if self.spec.api_base is not None else missing
         if self._missing_keys:
             raise ProviderError(
                 f"no API key for {model}: set {' or '.join(self._missing_keys)} in the "
@@ -182,13 +228,17 @@ class LiteLLMProvider:
         return ProviderError(f"the API key for {model} was rejected ({error})")
 
     def _to_completion(self, litellm: Any, response: Any, model: str) -> Completion:
-        text = response.choices[0].message.content or ""
+        message = response.choices[0].message
         usage = getattr(response, "usage", None)
         return Completion(
-            text=text,
+            text=message.content or "",
             input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             cost_usd=self._cost(litellm, response, model),
+            reported_model=_text_or_none(getattr(response, "model", None)),
+            response_id=_text_or_none(getattr(response, "id", None)),
+            system_fingerprint=_text_or_none(getattr(response, "system_fingerprint", None)),
+            reasoning=_text_or_none(getattr(message, "reasoning_content", None)),
         )
 
     def _cost(self, litellm: Any, response: Any, model: str) -> float | None:
@@ -205,3 +255,8 @@ class LiteLLMProvider:
                 "the price of %s is unknown to litellm: its cost is recorded as null", model
             )
         return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    """A response attribute as stored: non-empty text, or None when absent or empty."""
+    return value if isinstance(value, str) and value else None

@@ -9,6 +9,11 @@ It reads what it needs from the rendered prompt, the way a real model would:
 
 Both formats are written by `pdbench.agents.llm.prompts`; a test there checks that they still match.
 Every "random" choice is a hash of the request's cache key, so one request always gets one answer.
+
+A constrained request (`constrain: grammar | json_schema`) is honoured the way a real server
+honours it: the answer is exactly one of the request's allowed answers (a bare label, or
+`{"action": "<label>"}` without a reason), so a constrained mock never answers garbage, whatever
+its `invalid_rate`.
 """
 
 from __future__ import annotations
@@ -49,10 +54,11 @@ class MockProvider:
         """The answer text for a request (pure)."""
         text = "\n".join([request.system, *(content for _, content in request.messages)])
         labels = LABELS_RE.findall(text)
-        cooperate, defect = labels[-1] if labels else ("C", "D")
+        cooperate, defect = request.labels or (labels[-1] if labels else ("C", "D"))
         key = request.cache_key()
+        constrained = request.allowed_answers()
 
-        if _uniform(key, "invalid") < self.behaviour.invalid_rate:
+        if constrained is None and _uniform(key, "invalid") < self.behaviour.invalid_rate:
             garbage = (
                 f"I think I will {cooperate}.",
                 "Let me think about this step by step.",
@@ -72,6 +78,8 @@ class MockProvider:
         else:
             label = cooperate if _uniform(key, "action") < self.behaviour.cooperate_prob else defect
 
+        if constrained is not None:
+            return constrained[0] if label == cooperate else constrained[1]
         if request.response_format == "json" or '{"action"' in request.prompt:
             return json.dumps({"action": label, "reason": REASONS[strategy]})
         return label

@@ -106,9 +106,20 @@ class ProviderAttempt:
     input_tokens: int
     output_tokens: int
     cost_usd: float | None  # None when the price is unknown
+    # What a real server says about its answer, stored only when it says it.
+    reported_model: str | None = None  # the model name in the response
+    response_id: str | None = None
+    system_fingerprint: str | None = None
+    reasoning: str | None = None  # reasoning text returned apart from the answer
 
-    TEXT_FIELDS: typing.ClassVar[tuple[str, ...]] = ("system", "prompt", "raw")
+    TEXT_FIELDS: typing.ClassVar[tuple[str, ...]] = ("system", "prompt", "raw", "reasoning")
     RUN_LOCAL_FIELDS: typing.ClassVar[tuple[str, ...]] = ("cached",)
+    AUDIT_FIELDS: typing.ClassVar[tuple[str, ...]] = (
+        "reported_model",
+        "response_id",
+        "system_fingerprint",
+        "reasoning",
+    )
 
     def stored(self, store_prompts: StorePrompts) -> dict[str, Any]:
         """The attempt as it goes into rounds.jsonl: texts kept, hashed (their sha256 appended
@@ -117,12 +128,14 @@ class ProviderAttempt:
             f.name: getattr(self, f.name)
             for f in fields(self)
             if f.name not in self.RUN_LOCAL_FIELDS
+            and not (f.name in self.AUDIT_FIELDS and getattr(self, f.name) is None)
         }
-        if store_prompts == "hash":
-            for key in self.TEXT_FIELDS:
+        for key in self.TEXT_FIELDS:
+            if key not in record:
+                continue
+            if store_prompts == "hash":
                 record[f"{key}_sha256"] = sha256_text(record.pop(key))
-        elif not store_prompts:
-            for key in self.TEXT_FIELDS:
+            elif not store_prompts:
                 del record[key]
         return record
 

@@ -118,6 +118,7 @@ def test_a_rejected_key_is_not_retried(stub):
 
 def test_a_missing_key_says_which_variable_to_set(stub, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
+    stub.reset(script=[(401, "")])  # a server that wants a key rejects the placeholder one
     with pytest.raises(
         ProviderError, match=r"no API key for openai/test-model: set OPENAI_API_KEY"
     ):

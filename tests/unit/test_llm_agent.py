@@ -118,7 +118,9 @@ def test_decision_records_every_attempt():
     decision = result.rounds[2].decision_a
     assert decision == Decision(action=D, attempts=decision.attempts)
     (attempt,) = decision.attempts
-    assert {f.name for f in dataclasses.fields(attempt)} == ATTEMPT_KEYS
+    # The audit fields exist on every attempt and stay empty for the mock (no server to report).
+    assert {f.name for f in dataclasses.fields(attempt)} == ATTEMPT_KEYS | set(attempt.AUDIT_FIELDS)
+    assert all(getattr(attempt, name) is None for name in attempt.AUDIT_FIELDS)
     assert attempt.attempt == 1
     assert attempt.prompt.startswith("Round 3 of 3.")
     assert "win-stay, lose-shift" in attempt.system

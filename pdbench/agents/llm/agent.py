@@ -104,6 +104,8 @@ class LLMAgent(AgentBase):
                 seed=self.seed,
                 response_format=spec.response_format,
                 sample_index=self.context.replicate,
+                constrain=spec.constrain,
+                labels=self.game.labels if spec.constrain != "none" else None,
             )
             try:
                 completion = await self.gateway.complete(spec.provider, request)
@@ -123,6 +125,9 @@ class LLMAgent(AgentBase):
                     input_tokens=completion.input_tokens,
                     output_tokens=completion.output_tokens,
                     cost_usd=completion.cost_usd,
+                    # What the server said about its answer (reported model, response id,
+                    # fingerprint, separate reasoning), for whichever it returned.
+                    **completion.audit(),
                 )
             )
             if parsed.valid:

@@ -1,0 +1,202 @@
+"""A real language model in the loop: SmolLM2-135M served by llama.cpp (xllamacpp) on 127.0.0.1,
+reached through litellm with the provider=local preset, by `pdbench run` in a subprocess.
+
+The model rarely answers a bare label, so strict parsing, correction re-prompts and both
+on_invalid paths really run; with the grammar or JSON-schema constraint every answer is valid.
+Needs the `local` dependency group (`uv sync --group local`, which .ci/run installs); without it
+the module is skipped and says so. One thread and short answers keep it within about a minute
+on two cores.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pdbench.core.game import GAMES
+from pdbench.core.parse import parse_answer
+from pdbench.providers.local_server import LocalServer, LocalServerError, default_model
+
+PROJECT = Path(__file__).resolve().parents[2]
+PDBENCH = str(Path(sys.executable).with_name("pdbench"))
+SERVED_MODEL = "smollm2-135m-instruct"
+
+
+def _why_not_available() -> str | None:
+    if importlib.util.find_spec("xllamacpp") is None:
+        return "xllamacpp is not installed (uv sync --group local)"
+    try:
+        default_model()
+    except LocalServerError as error:
+        return str(error)
+    return None
+
+
+pytestmark = pytest.mark.skipif(_why_not_available() is not None, reason=str(_why_not_available()))
+
+
+@pytest.fixture(scope="module")
+def server():
+    with LocalServer(port=0, threads=1, ctx=2048) as running:
+        yield running
+
+
+def _environment(cache: Path) -> dict[str, str]:
+    """No OpenAI key: the placeholder key is what lets litellm's openai/ client talk to the
+    local server."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    return env | {"PDBENCH_CACHE_DIR": str(cache), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
+def _run(args: list[str], cache: Path, cwd: Path = PROJECT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, env=_environment(cache), timeout=240
+    )
+
+
+def _local_provider(api_base: str) -> dict:
+    """conf/provider/local.yaml, pointed at the test's server."""
+    preset = yaml.safe_load((PROJECT / "conf" / "provider" / "local.yaml").read_text())
+    return preset | {"api_base": api_base}
+
+
+def _experiment(tmp_path: Path, api_base: str) -> Path:
+    llm = "agent/llm_default.yaml"
+    short = {"max_tokens": 8, "max_retries": 1}
+    experiment = {
+        "run": {"seed": 11, "replicates": 3, "output_dir": str(tmp_path / "runs")},
+        "horizon": {"type": "fixed", "rounds": 5},
+        "provider": _local_provider(api_base),
+        "persona": "cooperative",
+        "conditions": [
+            {
+                "name": "free_abort",
+                "agent_a": {"ref": llm, "overrides": short | {"on_invalid": "abort"}},
+                "agent_b": "tft",
+            },
+            {
+                "name": "free_fallback",
+                "agent_a": {"ref": llm, "overrides": short | {"on_invalid": "fallback"}},
+                "agent_b": "tft",
+            },
+            {
+                "name": "grammar",
+                "agent_a": {"ref": llm, "overrides": short | {"constrain": "grammar"}},
+                "agent_b": "tft",
+            },
+            {
+                "name": "json_schema",
+                "agent_a": {
+                    "ref": llm,
+                    "overrides": {
+                        "max_tokens": 16,
+                        "max_retries": 1,
+                        "response_format": "json",
+                        "constrain": "json_schema",
+                    },
+                },
+                "agent_b": "tft",
+            },
+        ],
+    }
+    path = tmp_path / "local.yaml"
+    path.write_text(yaml.safe_dump(experiment, sort_keys=False))
+    return path
+
+
+def _read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _without_run_facts(rounds: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in ("run_id", "timestamp_utc")} for r in rounds]
+
+
+def test_a_real_model_through_provider_local_then_a_free_replay(server, tmp_path):
+    experiment = _experiment(tmp_path, server.api_base)
+    cache = tmp_path / "cache"
+    live = _run([PDBENCH, "run", str(experiment), "--run-id", "live", "-q"], cache)
+    assert live.returncode == 0, live.stderr
+    run_dir = tmp_path / "runs" / "live"
+    rounds = _read_lines(run_dir / "rounds.jsonl")
+    ledger = _read_lines(run_dir / "matches.jsonl")
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    by_condition = {
+        name: [r for r in rounds if r["condition"] == name]
+        for name in ("free_abort", "free_fallback", "grammar", "json_schema")
+    }
+
+    # Every attempt, kept with its raw answer and judged as the strict parser judges it, with
+    # what the server reported about it.
+    labels = GAMES["pd"].labels
+    formats = {"json_schema": "json"}
+    aborted = [a for e in ledger for a in e.get("aborted_round_attempts", [])]
+    stored = [(r["condition"], a) for r in rounds for a in r["agent_a_attempts"]]
+    stored += [(e["condition"], a) for e in ledger for a in e.get("aborted_round_attempts", [])]
+    assert stored and aborted
+    for condition, attempt in stored:
+        assert isinstance(attempt["raw"], str) and attempt["prompt"]
+        response_format = formats.get(condition, "label")
+        assert attempt["valid"] == parse_answer(attempt["raw"], labels, response_format).valid
+        assert attempt["reported_model"] == SERVED_MODEL
+        assert attempt["response_id"].startswith("chatcmpl-")
+        assert attempt["system_fingerprint"] and attempt["input_tokens"] > 0
+        assert "cached" not in attempt
+
+    # on_invalid: abort ends the match, on record: its error and the attempts of its last round.
+    failed = [f for f in manifest["matches"]["failed"] if f["condition"] == "free_abort"]
+    assert failed, "SmolLM2 answered validly in every round: the abort path did not run"
+    for entry in (e for e in ledger if e["condition"] == "free_abort" and e["error"]):
+        assert "no valid action after 2 attempts" in entry["error"]
+        assert [a["valid"] for a in entry["aborted_round_attempts"]] == [False, False]
+    assert {f["condition"] for f in manifest["matches"]["failed"]} == {"free_abort"}
+
+    # on_invalid: fallback plays D, marked, and keeps playing all five rounds.
+    fallback = by_condition["free_fallback"]
+    assert len(fallback) == 15
+    marked = [r for r in fallback if r["agent_a_fallback"]]
+    assert marked, "SmolLM2 answered validly in every round: the fallback path did not run"
+    for r in fallback:
+        invalid = sum(not a["valid"] for a in r["agent_a_attempts"])
+        assert r["agent_a_invalid_outputs"] == invalid
+        assert r["agent_a_fallback"] == (invalid == 2)
+    for r in marked:
+        assert r["agent_a_action"] == "D" and "played the fallback D" in r["agent_a_error"]
+
+    # Constrained: every answer is valid on the first attempt.
+    for name in ("grammar", "json_schema"):
+        assert len(by_condition[name]) == 15
+        for r in by_condition[name]:
+            assert [a["valid"] for a in r["agent_a_attempts"]] == [True], r["agent_a_attempts"]
+            assert r["agent_a_invalid_outputs"] == 0 and not r["agent_a_fallback"]
+    assert {a["raw"] for r in by_condition["grammar"] for a in r["agent_a_attempts"]} <= {"C", "D"}
+
+    # The manifest's config snapshot says which constraint each agent used.
+    constraints = {c["name"]: c["agent_a"]["constrain"] for c in manifest["config"]["conditions"]}
+    assert constraints == {
+        "free_abort": "none",
+        "free_fallback": "none",
+        "grammar": "grammar",
+        "json_schema": "json_schema",
+    }
+    assert manifest["provider_calls"]["live"] > 0
+
+    # The same experiment again: every answer from the cache, the same rounds.
+    replay = _run([PDBENCH, "run", str(experiment), "--run-id", "replay", "-q"], cache)
+    assert replay.returncode == 0, replay.stderr
+    replay_dir = tmp_path / "runs" / "replay"
+    again = json.loads((replay_dir / "run_manifest.json").read_text())
+    assert again["provider_calls"]["live"] == 0
+    first = manifest["provider_calls"]
+    assert again["provider_calls"]["cached"] == first["live"] + first["cached"]
+    assert _without_run_facts(_read_lines(replay_dir / "rounds.jsonl")) == _without_run_facts(
+        rounds
+    )
+    assert again["matches"]["failed"] == manifest["matches"]["failed"]
