@@ -1,0 +1,359 @@
+"""Issue 13 through real processes, as a user types the commands from the project root: one writer
+per run dir (case 2), exit codes and Ctrl-C (12), unknown keys (9), the Hydra door's provider
+overrides (1), policy defaults (14) and `persona: none` (16). Sweeps are in
+test_never_silently_wrong_sweeps.py.
+
+Slow runs use the offline mock with `latency_s`, so a process is still writing when the test acts.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from silently_wrong_helpers import (
+    FIXTURES,
+    ROOT,
+    console_command,
+    error_lines,
+    module_command,
+    moves,
+    read_manifest,
+    read_rounds,
+    rounds_per_match,
+    run_experiment_file,
+    run_process,
+    start_process,
+)
+
+SLOW = str(FIXTURES / "slow_mock.yaml")  # 4 matches of 20 rounds at 0.05 s per answer
+SLOW_ROUNDS = 20
+
+
+def slow_run_command(output: Path, *options: str) -> list[str]:
+    return [
+        *console_command(),
+        "run",
+        SLOW,
+        f"run.output_dir={output}",
+        "--run-id",
+        "slow",
+        "-q",
+        *options,
+    ]
+
+
+def wait_for(path: Path, process, timeout: float = 60, nonempty: bool = False) -> None:
+    """Until `path` exists (and holds bytes, if asked) while `process` still runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and (not nonempty or path.stat().st_size > 0):
+            return
+        assert process.poll() is None, f"the process ended early: {process.communicate()}"
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not appear within {timeout} s")
+
+
+# --- case 2: one writer per run dir --------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 2: a second process on a run dir that another is writing also exits "
+    "0 and stores every match a second time",
+)
+def test_a_second_writer_on_a_live_run_dir_is_refused(tmp_path):
+    output = tmp_path / "runs"
+    # 30 matches (30 s of answers): the first run is stopped once the second has answered.
+    command = slow_run_command(output, "--replicates", "30")
+    first = start_process(command, tmp_path)
+    try:
+        wait_for(output / "slow" / "run_manifest.json", first)
+        try:
+            second = run_process(command, tmp_path, timeout=10)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the second writer still ran after 10 s: not refused") from None
+        assert first.poll() is None, "the first run ended before the second started: too fast"
+        assert second.returncode == 2, second.stdout + second.stderr
+        (line,) = error_lines(second.stderr)
+        assert "is being written by another process" in line and str(first.pid) in line, line
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
+    assert max(rounds_per_match(output / "slow").values(), default=0) <= SLOW_ROUNDS
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 2: aggregate averages a match stored twice (24 rounds in a 12-round "
+    "game) without a word",
+)
+def test_aggregate_refuses_a_match_stored_twice(tmp_path):
+    outcome = run_experiment_file(
+        FIXTURES / "never_collapses.yaml", [], output_dir=tmp_path / "runs", run_id="twice"
+    )
+    run_dir = outcome.run_dir
+    # What a second writer leaves: the rounds of replicate 0 and its ledger line once more.
+    lines = (run_dir / "rounds.jsonl").read_bytes().splitlines(keepends=True)
+    again = [line for line in lines if json.loads(line)["replicate"] == 0]
+    with (run_dir / "rounds.jsonl").open("ab") as rounds:
+        rounds.writelines(again)
+    ledger = [json.loads(line) for line in (run_dir / "matches.jsonl").read_text().splitlines()]
+    entry = next(e for e in ledger if e["replicate"] == 0)
+    entry["rounds_end_offset"] = (run_dir / "rounds.jsonl").stat().st_size
+    with (run_dir / "matches.jsonl").open("a") as out:
+        out.write(json.dumps(entry) + "\n")
+
+    done = run_process([*console_command(), "aggregate", str(run_dir)], tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = error_lines(done.stderr)
+    assert "tft_pair" in line and "replicate" in line and "12" in line, line
+    assert "Traceback" not in done.stderr
+
+
+# --- case 12: exit codes tell the truth ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def interrupted(tmp_path_factory):
+    """A slow run sent SIGINT (Ctrl-C) once its first match is stored."""
+    tmp = tmp_path_factory.mktemp("interrupted")
+    output = tmp / "runs"
+    process = start_process(slow_run_command(output), tmp)
+    wait_for(output / "slow" / "rounds.jsonl", process, nonempty=True)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    return process.returncode, stderr, output, tmp
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 12: Ctrl-C during a run exits 0 and the manifest says failed",
+)
+def test_ctrl_c_exits_130_with_one_line_and_an_interrupted_status(interrupted):
+    returncode, stderr, output, _ = interrupted
+    assert returncode == 130, stderr
+    assert len(stderr.strip().splitlines()) == 1, stderr
+    assert read_manifest(output / "slow")["status"] == "interrupted"
+
+
+def test_an_interrupted_run_resumes_with_the_same_command(interrupted):
+    _, _, output, tmp = interrupted
+    done = run_process(slow_run_command(output), tmp)
+    assert done.returncode == 0, done.stderr
+    assert "resumed" in done.stdout
+    assert read_manifest(output / "slow")["status"] == "complete"
+    assert rounds_per_match(output / "slow") == {
+        ("slow_llm_vs_tft", replicate): SLOW_ROUNDS for replicate in range(4)
+    }
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 12: SIGTERM kills the run (exit -15) with its manifest left at started",
+)
+def test_sigterm_exits_130_and_the_run_is_marked_interrupted(tmp_path):
+    output = tmp_path / "runs"
+    process = start_process(slow_run_command(output), tmp_path)
+    wait_for(output / "slow" / "run_manifest.json", process)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert read_manifest(output / "slow")["status"] == "interrupted"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 13 case 12: Ctrl-C on `python -m pdbench` does not exit 130"
+)
+def test_ctrl_c_on_the_hydra_door_exits_130(tmp_path):
+    output = tmp_path / "runs"
+    process = start_process(
+        [
+            *module_command(),
+            "agent_a=llm_default",
+            "provider.mock.latency_s=0.1",
+            "run.max_concurrency=1",
+            "horizon.rounds=30",
+            "run.run_id=slow",
+            f"run.output_dir={output}",
+            f"hydra.run.dir={tmp_path / 'hydra'}",
+        ],
+        tmp_path,
+    )
+    wait_for(output / "slow" / "run_manifest.json", process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert read_manifest(output / "slow")["status"] == "interrupted"
+
+
+# --- case 9: unknown keys ------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 9: `+runn.seed=1` (a typo) is accepted by conf/config.yaml and does "
+    "nothing",
+)
+@pytest.mark.parametrize("door", ["console", "hydra"])
+def test_a_misspelt_added_key_is_an_error_with_a_suggestion(tmp_path, door):
+    output = tmp_path / "runs"
+    args = ["+runn.seed=1", f"run.output_dir={output}", "horizon.rounds=2", "run.replicates=1"]
+    if door == "console":
+        command = [*console_command(), "validate", "conf/config.yaml", *args]
+    else:
+        command = [*module_command(), *args, f"hydra.run.dir={tmp_path / 'hydra'}"]
+    done = run_process(command, tmp_path)
+    assert done.returncode == 2, done.stdout
+    (line,) = error_lines(done.stderr)
+    assert "runn" in line and "did you mean" in line and '"run"' in line, line
+    assert not output.exists()
+
+
+@pytest.fixture(scope="module")
+def misspelt_on_an_experiment_file(tmp_path_factory):
+    config = str(FIXTURES / "never_collapses.yaml")
+    tmp = tmp_path_factory.mktemp("misspelt")
+    return run_process([*console_command(), "validate", config, "+runn.seed=1"], tmp)
+
+
+def test_a_misspelt_key_on_an_experiment_file_is_an_error(misspelt_on_an_experiment_file):
+    done = misspelt_on_an_experiment_file
+    assert done.returncode == 2
+    (line,) = error_lines(done.stderr)
+    assert "runn.seed" in line, line
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 9: a misspelt key on an experiment file says 'no such field' without "
+    "a suggestion",
+)
+def test_a_misspelt_key_on_an_experiment_file_gets_a_suggestion(misspelt_on_an_experiment_file):
+    (line,) = error_lines(misspelt_on_an_experiment_file.stderr)
+    assert "did you mean" in line and '"run"' in line, line
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 9: metrics.names accepts a made-up metric and selects nothing",
+)
+def test_metrics_names_is_an_unknown_field(tmp_path):
+    done = run_process(
+        [*console_command(), "validate", str(FIXTURES / "unknown_metric.yaml")], tmp_path
+    )
+    assert done.returncode == 2, done.stdout
+    (line,) = error_lines(done.stderr)
+    assert "unknown_metric.yaml" in line and "names" in line, line
+
+
+# --- case 1: provider overrides on the Hydra command line ----------------------------------------
+
+PROVIDER_MODEL = ["agent_b=llm_default", "agent_b.provider.model=mock-b"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 1: agent_b.provider.model=... is refused with a misleading 'no such "
+    'field (did you mean "model"?)\'',
+)
+def test_an_agents_provider_field_can_be_set_on_the_command_line(tmp_path):
+    checked = run_process(
+        [*console_command(), "validate", "conf/config.yaml", *PROVIDER_MODEL], tmp_path
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert "mock-b[cooperative]" in checked.stdout
+
+    output = tmp_path / "runs"
+    done = run_process(
+        [
+            *module_command(),
+            *PROVIDER_MODEL,
+            "horizon.rounds=2",
+            "run.replicates=1",
+            "run.run_id=b",
+            f"run.output_dir={output}",
+            f"hydra.run.dir={tmp_path / 'hydra'}",
+        ],
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert {r["agent_b"] for r in read_rounds(output / "b")} == {"mock-b[cooperative]"}
+
+
+# --- case 14: defaults that turn one policy into another -----------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 14: GTFT's default generosity is clamped to 1 (stag hunt: ALLC) or 0 "
+    "(chicken: TFT) without a warning",
+)
+@pytest.mark.parametrize("game", ["stag_hunt", "chicken"])
+def test_a_degenerate_gtft_default_is_warned_about(tmp_path, game):
+    done = run_process(
+        [*console_command(), "validate", str(FIXTURES / f"gtft_{game}.yaml")], tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    warnings = [
+        line for line in (done.stdout + done.stderr).splitlines() if line.startswith("warning:")
+    ]
+    assert len(warnings) == 1 and "generous_prob" in warnings[0], done.stdout + done.stderr
+
+
+def test_gtft_in_the_prisoners_dilemma_is_not_warned_about(tmp_path):
+    done = run_process([*console_command(), "validate", str(FIXTURES / "gtft_pd.yaml")], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "warning:" not in done.stdout + done.stderr
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 14: WSLS stays on 'payoff >= R' where Axelrod uses the outcome; in the "
+    "stag hunt after (hare, stag) it switches to stag instead of hunting hare again",
+)
+def test_wsls_follows_the_outcome_rule_by_default(tmp_path):
+    outcome = run_experiment_file(
+        FIXTURES / "wsls_stag_hunt.yaml", [], output_dir=tmp_path, run_id="wsls"
+    )
+    rounds = read_rounds(outcome.run_dir)
+    assert moves(rounds, "wsls_default", 0, "b") == "DCCCC"
+    # C after CC and DD, D after CD and DC (Axelrod's four-vector 1, 0, 0, 1).
+    assert moves(rounds, "wsls_default", 0, "a") == "CDDDD"
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 13 case 14: WSLS has no rule option (outcome | payoff)"
+)
+def test_wsls_rule_is_an_option(tmp_path):
+    config = FIXTURES / "wsls_rules.yaml"
+    checked = run_process([*console_command(), "validate", str(config)], tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    outcome = run_experiment_file(config, [], output_dir=tmp_path, run_id="rules")
+    rounds = read_rounds(outcome.run_dir)
+    assert moves(rounds, "wsls_outcome", 0) == "CDDDD"
+    assert moves(rounds, "wsls_payoff", 0) == "CDCCC"
+
+
+# --- case 16: persona none -----------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 13 case 16: `persona: none` is rejected in experiment files (unknown persona "
+    '"none") though the Hydra option persona=none exists',
+)
+def test_persona_none_works_in_an_experiment_file(tmp_path):
+    config = FIXTURES / "persona_none.yaml"
+    checked = run_process([*console_command(), "validate", str(config)], tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    outcome = run_experiment_file(config, [], output_dir=tmp_path, run_id="none")
+    system = read_rounds(outcome.run_dir)[0]["agent_a_attempts"][0]["system"]
+    for persona in (ROOT / "prompts" / "personas").glob("*.md"):
+        # The persona's opening words, up to its first placeholder (labels are filled in).
+        opening = persona.read_text().strip().split("{")[0]
+        assert len(opening) > 20 and opening not in system, f"{persona.name} is in the prompt"
