@@ -194,11 +194,6 @@ def test_ctrl_c_on_the_hydra_door_exits_130(tmp_path):
 # --- case 9: unknown keys ------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 9: `+runn.seed=1` (a typo) is accepted by conf/config.yaml and does "
-    "nothing",
-)
 @pytest.mark.parametrize("door", ["console", "hydra"])
 def test_a_misspelt_added_key_is_an_error_with_a_suggestion(tmp_path, door):
     output = tmp_path / "runs"
@@ -228,20 +223,11 @@ def test_a_misspelt_key_on_an_experiment_file_is_an_error(misspelt_on_an_experim
     assert "runn.seed" in line, line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 9: a misspelt key on an experiment file says 'no such field' without "
-    "a suggestion",
-)
 def test_a_misspelt_key_on_an_experiment_file_gets_a_suggestion(misspelt_on_an_experiment_file):
     (line,) = error_lines(misspelt_on_an_experiment_file.stderr)
     assert "did you mean" in line and '"run"' in line, line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 9: metrics.names accepts a made-up metric and selects nothing",
-)
 def test_metrics_names_is_an_unknown_field(tmp_path):
     done = run_process(
         [*console_command(), "validate", str(FIXTURES / "unknown_metric.yaml")], tmp_path
@@ -256,11 +242,6 @@ def test_metrics_names_is_an_unknown_field(tmp_path):
 PROVIDER_MODEL = ["agent_b=llm_default", "agent_b.provider.model=mock-b"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 1: agent_b.provider.model=... is refused with a misleading 'no such "
-    'field (did you mean "model"?)\'',
-)
 def test_an_agents_provider_field_can_be_set_on_the_command_line(tmp_path):
     checked = run_process(
         [*console_command(), "validate", "conf/config.yaml", *PROVIDER_MODEL], tmp_path
@@ -288,11 +269,6 @@ def test_an_agents_provider_field_can_be_set_on_the_command_line(tmp_path):
 # --- case 14: defaults that turn one policy into another -----------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 14: GTFT's default generosity is clamped to 1 (stag hunt: ALLC) or 0 "
-    "(chicken: TFT) without a warning",
-)
 @pytest.mark.parametrize("game", ["stag_hunt", "chicken"])
 def test_a_degenerate_gtft_default_is_warned_about(tmp_path, game):
     done = run_process(
@@ -311,11 +287,6 @@ def test_gtft_in_the_prisoners_dilemma_is_not_warned_about(tmp_path):
     assert "warning:" not in done.stdout + done.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 14: WSLS stays on 'payoff >= R' where Axelrod uses the outcome; in the "
-    "stag hunt after (hare, stag) it switches to stag instead of hunting hare again",
-)
 def test_wsls_follows_the_outcome_rule_by_default(tmp_path):
     outcome = run_experiment_file(
         FIXTURES / "wsls_stag_hunt.yaml", [], output_dir=tmp_path, run_id="wsls"
@@ -326,9 +297,6 @@ def test_wsls_follows_the_outcome_rule_by_default(tmp_path):
     assert moves(rounds, "wsls_default", 0, "a") == "CDDDD"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 13 case 14: WSLS has no rule option (outcome | payoff)"
-)
 def test_wsls_rule_is_an_option(tmp_path):
     config = FIXTURES / "wsls_rules.yaml"
     checked = run_process([*console_command(), "validate", str(config)], tmp_path)

@@ -83,11 +83,6 @@ def loaded_provider(config):
     return spec["conditions"][0]["agent_a"]["provider"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 1: overrides {provider: {model: ...}} replace the shared litellm "
-    "provider with the offline mock, labelled with the requested model",
-)
 def test_a_model_override_calls_that_model_on_the_shared_provider(stub, tmp_path):
     agent = '{ref: "agent/llm_default.yaml", overrides: {provider: {model: openai/gpt-4o}}}'
     config = llm_experiment(tmp_path, stub.api_base, agent=agent, replicates=1)
@@ -96,11 +91,6 @@ def test_a_model_override_calls_that_model_on_the_shared_provider(stub, tmp_path
     assert [request["model"] for request in stub.state.requests] == ["gpt-4o"] * 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 1: overrides {provider: {name: litellm, model: ...}} drop the shared "
-    "api_base (the public endpoint would be called)",
-)
 def test_a_name_and_model_override_keeps_the_shared_api_base(tmp_path):
     agent = (
         '{ref: "agent/llm_default.yaml", '
@@ -112,11 +102,6 @@ def test_a_name_and_model_override_keeps_the_shared_api_base(tmp_path):
     assert provider["max_attempts"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 1: overrides {provider: {timeout_s: 30}} silently switch the agent "
-    "to the offline mock",
-)
 def test_a_transport_override_keeps_the_shared_provider(tmp_path):
     agent = '{ref: "agent/llm_default.yaml", overrides: {provider: {timeout_s: 30}}}'
     provider = loaded_provider(llm_experiment(tmp_path, "http://127.0.0.1:9/v1", agent=agent))
@@ -210,11 +195,6 @@ def payoffs_and_system_prompt(run_dir):
     ][0]["system"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 7: game.id=stag_hunt on an experiment file that writes out the PD's "
-    "payoffs and labels keeps them under the stag hunt's name",
-)
 def test_changing_the_game_id_loads_that_games_payoffs_and_labels(tmp_path):
     outcome = run_experiment_file(
         FIXTURES / "explicit_pd_game.yaml", ["game.id=stag_hunt"], output_dir=tmp_path, run_id="g"
@@ -224,11 +204,6 @@ def test_changing_the_game_id_loads_that_games_payoffs_and_labels(tmp_path):
     assert "stag" in system and "hare" in system
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 7: game=stag_hunt on an experiment file is refused with pydantic's "
-    "'Input should be a valid dictionary'",
-)
 def test_choosing_a_game_by_name_on_an_experiment_file(tmp_path, monkeypatch):
     config = str(FIXTURES / "explicit_pd_game.yaml")
     checked = console_in_process("validate", config, "game=stag_hunt", monkeypatch=monkeypatch)
@@ -241,11 +216,6 @@ def test_choosing_a_game_by_name_on_an_experiment_file(tmp_path, monkeypatch):
     assert "stag" in system
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 7: with game.id=stag_hunt the file's PD payoffs stay; only labels "
-    "given on the same command line should",
-)
 def test_labels_given_with_the_new_game_id_are_kept(tmp_path):
     outcome = run_experiment_file(
         FIXTURES / "explicit_pd_game.yaml",
