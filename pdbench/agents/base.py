@@ -118,4 +118,5 @@ class AgentContext:
     run_dir: Path | None = None  # arena agents write their print() log here
     store_prompts: bool | str = True
     gateway: ProviderGateway | None = None  # provider calls: cache, concurrency, budget, stats
+    cache_namespace: str | None = None  # run.cache.namespace: part of every cache key
     extra: dict[str, Any] | None = None

@@ -292,6 +292,11 @@ class CacheSpec(Frozen):
     mode: Literal["readwrite", "off", "replay"] = Field(
         "readwrite", description="off: never cached; replay: fail on the first miss, no live call"
     )
+    namespace: str | None = Field(
+        None,
+        description="a name in every cache key: a new one draws fresh answers on purpose "
+        "(the run's results change, so it is part of the config hash)",
+    )
 
 
 class RunSpec(Frozen):

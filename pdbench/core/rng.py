@@ -1,7 +1,12 @@
 """Seed derivation: every random stream is a pure function of where it is used.
 
-A stream's seed is a hash of (run seed, condition name, replicate, stream name). Adding a condition,
-reordering the plan or running matches in another process never changes another match's numbers.
+A stream's seed is a hash of (run seed, replicate, stream name), where the stream name says whose
+randomness it is ("horizon", "agent_a", "mock_provider_b", ...). The condition's name is not part
+of it, on purpose: the same replicate index means the same match length and the same opponent
+randomness in every condition (common random numbers), so a comparison between conditions compares
+like with like. Adding a condition, reordering the plan or running matches in another process
+never changes another match's numbers. (Answers meant as fresh samples from a model are told
+apart by condition in the replay cache's key, not here.)
 """
 
 from __future__ import annotations
@@ -20,9 +25,14 @@ def agent_stream(side: str) -> str:
     return f"agent_{side}"
 
 
-def derive_seed(run_seed: int, condition: str, replicate: int, stream: str) -> int:
-    """A 63-bit seed for one stream of one match, stable across processes and Python versions."""
-    key = f"{run_seed}\x1f{condition}\x1f{replicate}\x1f{stream}".encode()
+def side_stream(name: str, side: str) -> str:
+    """A named stream of one side of the match (the mock provider answering for side a, ...)."""
+    return f"{name}_{side}"
+
+
+def derive_seed(run_seed: int, replicate: int, stream: str) -> int:
+    """A 63-bit seed for one stream of one replicate, stable across processes and versions."""
+    key = f"{run_seed}\x1f{replicate}\x1f{stream}".encode()
     return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") >> 1
 
 

@@ -43,9 +43,16 @@ class CompletionRequest:
     max_tokens: int
     seed: int | None = None
     response_format: str = "label"  # "label" or "json"
-    # The replicate index. Only at temperature > 0 does it belong in the key: there, replicates are
-    # meant to be independent samples; at temperature 0 they share one (cached) answer.
-    sample_index: int | None = None
+    # Which sample this answer is: "<condition>#<replicate>". Only at temperature > 0 does it
+    # belong in the key: there an answer is meant as a fresh sample, so two conditions (or two
+    # replicates) whose prompts coincide still get answers of their own. At temperature 0 the
+    # answer is the model's one deterministic reply, and replicates replay it.
+    sample: str | None = None
+    # A name a researcher picks (run.cache.namespace) to draw new samples on purpose.
+    namespace: str | None = None
+    # Settings of the provider that change its answers besides the model (the mock's strategy,
+    # invalid rate, ...); empty for real providers, whose answer the model name decides.
+    provider_options: tuple[tuple[str, Any], ...] = ()
     constrain: Constraint = "none"
     # The two answers a constraint allows (cooperative label first); None when unconstrained.
     labels: tuple[str, str] | None = None
@@ -53,7 +60,7 @@ class CompletionRequest:
     def __post_init__(self) -> None:
         object.__setattr__(self, "messages", tuple((r, c) for r, c in self.messages))
         if self.temperature <= 0:
-            object.__setattr__(self, "sample_index", None)
+            object.__setattr__(self, "sample", None)
         if self.constrain == "none":
             object.__setattr__(self, "labels", None)
         elif self.labels is None:
@@ -89,8 +96,10 @@ class CompletionRequest:
             "max_tokens": self.max_tokens,
             "seed": self.seed,
             "response_format": self.response_format,
-            "sample_index": self.sample_index,
-        } | (
+            "sample": self.sample,
+        } | ({"namespace": self.namespace} if self.namespace is not None else {}) | (
+            {"provider_options": dict(self.provider_options)} if self.provider_options else {}
+        ) | (
             # Only a constrained request carries these, so the keys of answers cached before
             # constraints existed stay what they were.
             {}

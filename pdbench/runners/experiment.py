@@ -134,6 +134,7 @@ def _agents_for(
             run_dir=run_dir,
             store_prompts=spec.run.store_prompts,
             gateway=gateway,
+            cache_namespace=spec.run.cache.namespace,
         )
         agent_spec = getattr(planned.condition, f"agent_{side}")
         agents.append(

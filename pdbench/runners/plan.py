@@ -1,6 +1,7 @@
 """The plan: every (condition, replicate) match with its seeds and length, fixed before play.
 
-Seeds come from `derive_seed(run seed, condition, replicate, stream)`, and a geometric horizon's
+Seeds come from `derive_seed(run seed, replicate, stream)` (common random numbers: the same in
+every condition), and a geometric horizon's
 length is drawn here from the match's own horizon stream, so the plan of one condition does not
 depend on any other condition or on the order of execution.
 """
@@ -57,15 +58,15 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
         game = condition.game.build()
         horizon = condition.horizon.build()
         for replicate in range(spec.run.replicates):
-            horizon_seed = rng.derive_seed(seed, condition.name, replicate, rng.HORIZON)
+            horizon_seed = rng.derive_seed(seed, replicate, rng.HORIZON)
             plan.append(
                 PlannedMatch(
                     condition=condition,
                     replicate=replicate,
                     n_rounds=_length(horizon, horizon_seed),
                     horizon_seed=horizon_seed,
-                    seed_a=rng.derive_seed(seed, condition.name, replicate, rng.agent_stream("a")),
-                    seed_b=rng.derive_seed(seed, condition.name, replicate, rng.agent_stream("b")),
+                    seed_a=rng.derive_seed(seed, replicate, rng.agent_stream("a")),
+                    seed_b=rng.derive_seed(seed, replicate, rng.agent_stream("b")),
                     game=game,
                     horizon=horizon,
                 )

@@ -23,7 +23,14 @@ from pdbench.core.errors import ConfigError
 
 # Fields that change how a run is executed or where it is stored, never what it produces.
 RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
-    "run": {"run_id", "output_dir", "max_concurrency", "max_cost_usd", "cache"},
+    "run": {
+        "run_id": True,
+        "output_dir": True,
+        "max_concurrency": True,
+        "max_cost_usd": True,
+        # where the cache lives and whether it is used; its namespace does change the answers
+        "cache": {"dir": True, "mode": True},
+    },
     "source": True,
     "overrides": True,
 }

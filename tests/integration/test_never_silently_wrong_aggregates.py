@@ -302,11 +302,6 @@ def test_confidence_intervals_stay_within_the_metric_range(collapse_run):
 # --- case 11: common random numbers --------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 11: geometric match lengths are drawn from a stream keyed by the "
-    "condition name, so replicate i has a different length in every condition",
-)
 def test_geometric_match_lengths_are_common_across_conditions(crn_run):
     replicates, _ = aggregates(crn_run)
     lengths = replicates["n_rounds"].unstack("condition")
@@ -315,11 +310,6 @@ def test_geometric_match_lengths_are_common_across_conditions(crn_run):
     assert unequal.empty, f"replicates whose length differs across conditions:\n{unequal}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 11: GTFT's forgiveness draws are keyed by the condition name, so the "
-    "same replicate forgives in different rounds in two identical conditions",
-)
 def test_gtft_draws_are_common_across_conditions(crn_run):
     rounds = read_rounds(crn_run)
     different = []

@@ -106,11 +106,6 @@ def test_summary_says_temperature_zero_replicates_are_deterministic_replays(samp
     assert "deterministic replays" in done.stdout, done
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 5: at temperature > 0 the cache key omits the condition, so two "
-    "conditions with the same prompts share one set of answers",
-)
 def test_sampled_answers_are_fresh_samples_in_every_condition(stub, tmp_path):
     config = experiment(
         tmp_path, stub.api_base, condition("first", 0.7) + condition("second", 0.7), reps=2
@@ -121,11 +116,6 @@ def test_sampled_answers_are_fresh_samples_in_every_condition(stub, tmp_path):
     assert len(stub.state.requests) == 8
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 5: a sampling mock with a fixed seed gives two conditions with the "
-    "same prompts the very same answers (shared through the cache key)",
-)
 def test_sampled_mock_answers_differ_between_conditions(tmp_path):
     outcome = run_experiment_file(
         FIXTURES / "sampled_mock.yaml", [], output_dir=tmp_path, run_id="m"
@@ -136,9 +126,6 @@ def test_sampled_mock_answers_differ_between_conditions(tmp_path):
     assert any(first != second for first, second in pairs), pairs
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 13 case 5: there is no run.cache.namespace to draw fresh samples"
-)
 def test_a_cache_namespace_draws_fresh_samples_on_purpose(stub, tmp_path, monkeypatch):
     config = experiment(tmp_path, stub.api_base, condition("llm"), reps=1)
     sent = []

@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 MOCK = ProviderSpec()
 
 
-def request(*, persona=None, temperature=0.0, sample_index=None, seed=None, prompt_extra=""):
+def request(
+    *, persona=None, temperature=0.0, sample=None, seed=None, prompt_extra="", namespace=None
+):
     spec = LLMAgentSpec(persona=persona, temperature=temperature)
     prompts = PromptBuilder(spec, game=GAMES["pd"], horizon=FixedHorizon(5), project_root=ROOT)
     obs = observe([], side="a", history_window=None, include_totals=False)
@@ -37,7 +39,8 @@ def request(*, persona=None, temperature=0.0, sample_index=None, seed=None, prom
         temperature=temperature,
         max_tokens=16,
         seed=seed,
-        sample_index=sample_index,
+        sample=sample,
+        namespace=namespace,
     )
 
 
@@ -58,7 +61,7 @@ def test_key_is_sha256_of_canonical_json():
         "max_tokens",
         "seed",
         "response_format",
-        "sample_index",
+        "sample",
     }
 
 
@@ -73,6 +76,8 @@ def test_key_is_sha256_of_canonical_json():
         replace(request(), api_base="http://localhost:8000/v1"),
         replace(request(), max_tokens=17),
         replace(request(), response_format="json"),
+        request(namespace="fresh draw"),
+        replace(request(), provider_options=(("invalid_rate", 0.5),)),
         replace(request(), messages=(*request().messages, ("assistant", "x"), ("user", "fix it"))),
     ],
 )
@@ -80,12 +85,15 @@ def test_anything_that_changes_the_answer_changes_the_key(changed):
     assert changed.cache_key() != request().cache_key()
 
 
-def test_sample_index_counts_only_when_sampling():
-    assert request(sample_index=3).sample_index is None
-    assert request(sample_index=3).cache_key() == request(sample_index=0).cache_key()
-    hot = request(temperature=0.7, sample_index=3)
-    assert hot.sample_index == 3
-    assert hot.cache_key() != request(temperature=0.7, sample_index=0).cache_key()
+def test_the_sample_counts_only_when_sampling():
+    """At temperature 0 replicates and conditions replay one answer; above it each condition and
+    replicate is a fresh sample."""
+    assert request(sample="c#3").sample is None
+    assert request(sample="c#3").cache_key() == request(sample="d#0").cache_key()
+    hot = request(temperature=0.7, sample="c#3")
+    assert hot.sample == "c#3"
+    assert hot.cache_key() != request(temperature=0.7, sample="c#0").cache_key()
+    assert hot.cache_key() != request(temperature=0.7, sample="d#3").cache_key()
 
 
 # --- the cache folder ----------------------------------------------------------------------------

@@ -8,8 +8,8 @@ from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.rng import HORIZON, derive_seed, make_rng
 
 
-def horizon_rng(replicate: int, condition: str = "horizon-test") -> np.random.Generator:
-    return make_rng(derive_seed(7, condition, replicate, HORIZON))
+def horizon_rng(replicate: int, run_seed: int = 7) -> np.random.Generator:
+    return make_rng(derive_seed(run_seed, replicate, HORIZON))
 
 
 def test_fixed_horizon_is_always_its_length():

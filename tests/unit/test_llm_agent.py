@@ -223,13 +223,13 @@ def test_random_mock_differs_between_replicates_but_not_between_runs():
     assert match(0) != match(1)
 
 
-def test_sampling_sends_the_replicate_index():
+def test_sampling_sends_the_condition_and_replicate():
     client, gateway = scripted_gateway("C", "C")
     decide(agent(llm_spec(temperature=0.7, seed=5), gateway=gateway, replicate=4))
     decide(agent(llm_spec(temperature=0.0, seed=5), gateway=gateway, replicate=4))
     hot, cold = client.requests
-    assert (hot.sample_index, hot.seed, hot.temperature) == (4, 5, 0.7)
-    assert cold.sample_index is None
+    assert (hot.sample.rsplit("#", 1)[1], hot.seed, hot.temperature) == ("4", 5, 0.7)
+    assert cold.sample is None
 
 
 def test_a_provider_that_stays_down_aborts_the_match():

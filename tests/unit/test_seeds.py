@@ -1,4 +1,5 @@
-"""Seed derivation: a pure, stable function of (run seed, condition, replicate, stream)."""
+"""Seed derivation: a pure, stable function of (run seed, replicate, stream), the same in every
+condition (common random numbers)."""
 
 import pytest
 
@@ -10,41 +11,55 @@ from pdbench.config.schema import (
     PolicyAgentSpec,
     RunSpec,
 )
-from pdbench.core.rng import HORIZON, MOCK_PROVIDER, agent_stream, derive_seed, make_rng
+from pdbench.core.rng import (
+    HORIZON,
+    MOCK_PROVIDER,
+    agent_stream,
+    derive_seed,
+    make_rng,
+    side_stream,
+)
 from pdbench.runners.plan import plan_matches
 
-BASE = (0, "baseline", 0, "horizon")
+BASE = (0, 0, "horizon")
+STABLE_HORIZON_SEED = 4329055587604832749
+STABLE_AGENT_SEED = 6557698896298159070
 
 
 def test_derive_seed_is_stable_across_versions():
     # Computed once and written down: if this changes, every stored run's seeds change with it.
-    assert derive_seed(0, "baseline", 0, "horizon") == 6000966600791755697
-    assert derive_seed(42, "tft_vs_alld", 3, "agent_a") == 8251998605935078280
+    assert derive_seed(0, 0, "horizon") == STABLE_HORIZON_SEED
+    assert derive_seed(42, 3, "agent_a") == STABLE_AGENT_SEED
 
 
 def test_derive_seed_fits_in_63_bits():
-    seeds = [derive_seed(s, "c", r, "x") for s in range(20) for r in range(20)]
+    seeds = [derive_seed(s, r, "x") for s in range(20) for r in range(20)]
     assert all(0 <= seed < 2**63 for seed in seeds)
 
 
 @pytest.mark.parametrize(
     "changed",
     [
-        (1, "baseline", 0, "horizon"),  # run seed
-        (0, "baseline2", 0, "horizon"),  # condition
-        (0, "baseline", 1, "horizon"),  # replicate
-        (0, "baseline", 0, "agent_a"),  # stream
+        (1, 0, "horizon"),  # run seed
+        (0, 1, "horizon"),  # replicate
+        (0, 0, "agent_a"),  # stream
     ],
-    ids=["run_seed", "condition", "replicate", "stream"],
+    ids=["run_seed", "replicate", "stream"],
 )
 def test_derive_seed_differs_by_each_part(changed):
     assert derive_seed(*changed) != derive_seed(*BASE)
 
 
 def test_named_streams_are_distinct():
-    streams = [HORIZON, MOCK_PROVIDER, agent_stream("a"), agent_stream("b")]
-    assert len(set(streams)) == 4
-    assert len({derive_seed(0, "c", 0, stream) for stream in streams}) == 4
+    streams = [
+        HORIZON,
+        agent_stream("a"),
+        agent_stream("b"),
+        side_stream(MOCK_PROVIDER, "a"),
+        side_stream(MOCK_PROVIDER, "b"),
+    ]
+    assert len(set(streams)) == 5
+    assert len({derive_seed(0, 0, stream) for stream in streams}) == 5
 
 
 def test_make_rng_is_reproducible():
@@ -85,17 +100,23 @@ def test_adding_a_condition_does_not_change_another_conditions_plan():
 def test_plan_seeds_are_derived_from_where_they_are_used():
     spec = experiment(condition("main"))
     for match in plan_matches(spec):
-        assert match.horizon_seed == derive_seed(11, "main", match.replicate, HORIZON)
-        assert match.seed_a == derive_seed(11, "main", match.replicate, agent_stream("a"))
-        assert match.seed_b == derive_seed(11, "main", match.replicate, agent_stream("b"))
+        assert match.horizon_seed == derive_seed(11, match.replicate, HORIZON)
+        assert match.seed_a == derive_seed(11, match.replicate, agent_stream("a"))
+        assert match.seed_b == derive_seed(11, match.replicate, agent_stream("b"))
         expected_length = match.horizon.sample_length(make_rng(match.horizon_seed))
         assert match.n_rounds == expected_length
 
 
-def test_conditions_and_replicates_get_their_own_seeds():
+def test_replicates_get_their_own_seeds_and_conditions_share_them():
+    """Common random numbers: replicate r has the same streams in every condition."""
     spec = experiment(condition("one"), condition("two"))
-    seeds = [s for m in plan_matches(spec) for s in m.seeds.values()]
-    assert len(seeds) == len(set(seeds)) == 2 * 4 * 3
+    plan = plan_matches(spec)
+    by_condition = {
+        name: [m.seeds for m in plan if m.condition.name == name] for name in ("one", "two")
+    }
+    assert by_condition["one"] == by_condition["two"]
+    seeds = [s for seeds in by_condition["one"] for s in seeds.values()]
+    assert len(seeds) == len(set(seeds)) == 4 * 3
 
 
 def test_another_run_seed_gives_another_plan():

@@ -21,7 +21,7 @@ from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.parse import parse_answer
-from pdbench.core.rng import MOCK_PROVIDER, derive_seed
+from pdbench.core.rng import MOCK_PROVIDER, derive_seed, side_stream
 from pdbench.core.transcript import Observation
 from pdbench.providers.base import CompletionRequest, ProviderUnavailable
 from pdbench.storage.schema import ProviderAttempt
@@ -55,6 +55,12 @@ class LLMAgent(AgentBase):
             spec, game=game, horizon=horizon, project_root=context.project_root
         )
         self.seed = self._request_seed()
+        # The mock's behaviour decides its answers as a model's weights would: part of the key.
+        self._provider_options: tuple[tuple[str, object], ...] = (
+            tuple(sorted(spec.provider.mock.model_dump(exclude={"latency_s"}).items()))
+            if spec.provider.name == "mock"
+            else ()
+        )
         if context.gateway is not None:
             self.gateway = context.gateway
             self._owns_gateway = False
@@ -75,9 +81,7 @@ class LLMAgent(AgentBase):
         if self.spec.seed is not None or self.spec.provider.name != "mock":
             return self.spec.seed
         ctx = self.context
-        return derive_seed(
-            ctx.run_seed, ctx.condition, ctx.replicate, f"{MOCK_PROVIDER}_{ctx.side}"
-        )
+        return derive_seed(ctx.run_seed, ctx.replicate, side_stream(MOCK_PROVIDER, ctx.side))
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to forget: every round is built from the observation alone."""
@@ -103,7 +107,9 @@ class LLMAgent(AgentBase):
                 max_tokens=spec.max_tokens,
                 seed=self.seed,
                 response_format=spec.response_format,
-                sample_index=self.context.replicate,
+                sample=f"{self.context.condition}#{self.context.replicate}",
+                namespace=self.context.cache_namespace,
+                provider_options=self._provider_options,
                 constrain=spec.constrain,
                 labels=self.game.labels if spec.constrain != "none" else None,
             )
