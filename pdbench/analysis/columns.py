@@ -27,6 +27,7 @@ _ROUND_SCHEMA = round_arrow_schema(
         "agent_b",
         "game",
         "horizon_type",
+        "fixed_n",
         "agent_a_action",
         "agent_b_action",
         "agent_a_payoff",
@@ -125,7 +126,8 @@ def read_matches(run_dir: Path) -> StoredMatches:
     change[1:] = key[1:] != key[:-1]
     starts = np.flatnonzero(change)
     dictionary = condition.dictionary.to_pylist()
-    _refuse_repeated_matches(key[starts], starts, codes, replicate, dictionary, path)
+    fixed_n = table.column("fixed_n").to_numpy(zero_copy_only=False)
+    _refuse_repeated_matches(key[starts], starts, codes, replicate, dictionary, fixed_n, path)
     _refuse_rounds_out_of_order(round_index, starts, codes, replicate, dictionary, path)
 
     def column(name: str, fill: int | None = None) -> np.ndarray:
@@ -175,17 +177,25 @@ def _refuse_repeated_matches(
     codes: np.ndarray,
     replicate: np.ndarray,
     dictionary: list[str],
+    fixed_n: np.ndarray,
     path: Path,
 ) -> None:
     unique, counts = np.unique(block_keys, return_counts=True)
     if (counts == 1).all():
         return
     repeated = unique[counts > 1][0]
-    at = starts[np.flatnonzero(block_keys == repeated)[0]]
+    blocks = np.flatnonzero(block_keys == repeated)
+    at = starts[blocks[0]]
+    rounds = int(sum(np.diff(np.append(starts, len(replicate)))[blocks]))
+    horizon = (
+        f"a horizon of {int(fixed_n[at])} rounds"
+        if fixed_n[at] is not None and not np.isnan(float(fixed_n[at]))
+        else "a geometric horizon"
+    )
     raise PdbenchError(
         f"{path}: condition {dictionary[codes[at]]} replicate {int(replicate[at])} is stored "
-        f"{int(counts[counts > 1][0])} times (two writers on one run dir?); its numbers would be "
-        "counted twice, so nothing is aggregated: keep one copy of its rounds"
+        f"{int(counts[counts > 1][0])} times ({rounds} rounds for {horizon}; two writers on "
+        "one run dir?); nothing is aggregated: keep one copy of its rounds"
     )
 
 

@@ -63,10 +63,6 @@ def _load(
     return loaded
 
 
-def _echo_err(message: str) -> None:
-    typer.echo(message, err=True)
-
-
 @app.command()
 def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     """Check a config and every file it refers to, then summarise the experiment it describes.
@@ -148,15 +144,19 @@ def run(
 
     cache_mode: CacheMode | None = "off" if no_cache else "replay" if offline else None
     command = "pdbench run " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    with ProgressReporter(enabled=not quiet) as progress:
-        outcome = run_experiment(
-            loaded,
-            resume_only=resume,
-            cache_mode=cache_mode,
-            on_start=progress.start,
-            on_match_done=progress.match_done,
-            command=command,
-        )
+    try:
+        with ProgressReporter(enabled=not quiet) as progress:
+            outcome = run_experiment(
+                loaded,
+                resume_only=resume,
+                cache_mode=cache_mode,
+                on_start=progress.start,
+                on_match_done=progress.match_done,
+                command=command,
+            )
+    except KeyboardInterrupt:
+        exits.say("interrupted: what finished is stored; run the same command again to resume")
+        raise typer.Exit(exits.INTERRUPTED) from None
     if outcome.matches_skipped:
         typer.echo(
             f"resumed: {outcome.matches_skipped} of {outcome.matches_planned} matches were "
@@ -164,8 +164,8 @@ def run(
         )
     _print_summary(outcome.run_dir, outcome.aggregates)
     if outcome.status != "complete":
-        _echo_err(f"run {outcome.status}: {outcome.error}; run the same command again to resume")
-        raise typer.Exit(1)
+        exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
+        raise typer.Exit(exits.status_code(outcome.status))
 
 
 def _print_plan(loaded: LoadedExperiment) -> None:
@@ -204,9 +204,15 @@ def aggregate(run_dir: RunDirArg) -> None:
     gives the same table.
     """
     from pdbench.analysis.aggregate import write_aggregates
+    from pdbench.storage.run_store import RunDirLock
 
     _require_run_dir(run_dir)
-    table = write_aggregates(run_dir)
+    # A run being written is aggregated when its writer ends (it does so itself).
+    lock = RunDirLock(run_dir).acquire()
+    try:
+        table = write_aggregates(run_dir)
+    finally:
+        lock.release()
     typer.echo(f"wrote {run_dir / 'aggregates.parquet'} ({len(table)} rows)")
     _print_summary(run_dir, table)
 
@@ -303,8 +309,10 @@ app.command("serve-local")(serve_local)
 def main() -> None:
     """Console entry point: every error a user can cause is one line on stderr and a documented
     exit code (see pdbench/cli/exits.py); anything else is a bug and keeps its traceback."""
+    exits.raise_on_sigterm()
     try:
         # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
+        # (Typer turns Ctrl-C inside a command into the code 130; `run` says so itself.)
         exit_code = app(standalone_mode=False)
         if isinstance(exit_code, int) and exit_code:
             sys.exit(exit_code)

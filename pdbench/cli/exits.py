@@ -24,6 +24,40 @@ WRITE_FAILED = 5
 INTERRUPTED = 130
 
 
+# The exit code of a run that ended with each manifest status (a failure raises instead).
+STATUS_CODES = {
+    "complete": OK,
+    "incomplete": INCOMPLETE,
+    "stopped": BUDGET,
+    "interrupted": INTERRUPTED,
+}
+
+
+def status_code(status: str) -> int:
+    return STATUS_CODES.get(status, BUG)
+
+
+def say_unfinished(status: str, waiting: int, reason: str | None) -> None:
+    """The last lines of a run that did not finish: why, then how many matches wait and what to
+    do (always the last line, so scripts can read it)."""
+    say(f"run {status}: {reason}" if reason else f"run {status}")
+    if status == "stopped":
+        say(f"{waiting} matches wait: raise run.max_cost_usd and run the same command again")
+    else:
+        say(f"{waiting} matches wait: run the same command again to resume them")
+
+
+def raise_on_sigterm() -> None:
+    """SIGTERM (a cluster's scheduler, `kill`) stops a run as Ctrl-C does: what finished is kept,
+    the manifest says interrupted, and the same command resumes."""
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def say(message: str) -> None:
     """One line on stderr (newlines inside the message are folded)."""
     print(" ".join(message.split("\n")), file=sys.stderr)

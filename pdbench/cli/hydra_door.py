@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pdbench.cli import exits
 from pdbench.cli.report import print_summary
 from pdbench.config.hydra_compose import (
     check_group_overrides,
@@ -93,9 +94,12 @@ def _job(cfg: Any) -> None:
         else:
             outcome = run_experiment(loaded, hydra_overrides=task_overrides)
             print_summary(outcome.run_dir)
+            if outcome.status != "complete":
+                exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
+                sys.exit(exits.status_code(outcome.status))
     except PdbenchError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
+        exits.say(f"error: {error}")
+        sys.exit(exits.BAD_INPUT)
 
 
 try:
@@ -109,6 +113,7 @@ class SweepCallback(Callback):
 
     def on_multirun_end(self, config: Any, **kwargs: Any) -> None:
         from pdbench.analysis.aggregate import write_aggregates
+        from pdbench.storage.run_store import read_manifest
 
         project_root = find_project_root()
         run_dir = _run_root(config, project_root) / _sweep_run_id(config)
@@ -116,6 +121,11 @@ class SweepCallback(Callback):
             return
         write_aggregates(run_dir)
         print_summary(run_dir)
+        manifest = read_manifest(run_dir)
+        if manifest.status != "complete":
+            waiting = manifest.matches.planned - manifest.matches.completed
+            exits.say_unfinished(manifest.status, waiting, manifest.error)
+            raise SystemExit(exits.status_code(manifest.status))
 
 
 def _hydra_args(args: list[str]) -> Any:
@@ -179,8 +189,8 @@ def hydra_entry(argv: list[str] | None = None) -> int:
         try:
             jobs = preflight(parsed, project_root)
         except PdbenchError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+            exits.say(f"error: {error}")
+            return exits.BAD_INPUT
         if parsed.multirun:
             os.environ.setdefault(SWEEP_ID_ENV, sweep_id(parsed.overrides, project_root))
             keys = sorted({key for job in jobs for key in job.factors})
@@ -190,5 +200,10 @@ def hydra_entry(argv: list[str] | None = None) -> int:
         config_path=str(project_root / "conf"), config_name="config", version_base="1.3"
     )(_job)
     sys.argv = [sys.argv[0], *args]
-    task()
-    return 0
+    exits.raise_on_sigterm()
+    try:
+        task()
+    except KeyboardInterrupt:
+        exits.say("interrupted: run the same command again to resume")
+        return exits.INTERRUPTED
+    return exits.OK

@@ -23,11 +23,27 @@ Constraint = Literal["none", "grammar", "json_schema"]
 
 
 class ProviderError(PdbenchError):
-    """A provider call failed for a reason retrying will not fix (no API key, bad model, ...)."""
+    """A provider call failed."""
 
 
-class ProviderUnavailable(ProviderError):
-    """A provider kept failing with transient errors (rate limits, timeouts) until attempts ran out."""
+class MissingCredentials(ProviderError):
+    """No API key for a hosted model: found before any call, a mistake in the set-up (exit 2)."""
+
+
+class TransportFailure(ProviderError):
+    """The call failed outside the model's answer: the server is down or timed out, answered 5xx
+    or something that is no completion (empty choices, an HTML page), rejected the key, or does
+    not know the model. This is not a result: the match stays unfinished, the run ends
+    incomplete, and the same command plays it later (answers already paid come from the cache).
+    Only an answer that fails parsing after its retries is a result (see on_invalid)."""
+
+
+class ProviderUnavailable(TransportFailure):
+    """A provider kept failing with transient errors until its attempts ran out."""
+
+
+class MalformedResponse(Exception):
+    """A response that is not a usable completion (retried like a transient error)."""
 
 
 @dataclass(frozen=True, slots=True)

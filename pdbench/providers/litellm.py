@@ -22,8 +22,11 @@ from pdbench.config.schema import ProviderSpec
 from pdbench.providers.base import (
     Completion,
     CompletionRequest,
+    MalformedResponse,
+    MissingCredentials,
     ProviderError,
     ProviderUnavailable,
+    TransportFailure,
 )
 
 log = logging.getLogger(__name__)
@@ -127,10 +130,9 @@ class LiteLLMProvider:
             self.transport_attempts += 1
             try:
                 response = await litellm.acompletion(**kwargs)
+                return self._to_completion(litellm, response, request.model)
             except Exception as error:
                 await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
-            else:
-                return self._to_completion(litellm, response, request.model)
         raise AssertionError("unreachable: the last attempt raises")
 
     # --- helpers -------------------------------------------------------------------------------
@@ -161,23 +163,38 @@ class LiteLLMProvider:
         return kwargs
 
     def _delay_or_raise(self, litellm: Any, error: Exception, attempt: int, model: str) -> float:
-        """The pause before the next attempt, or raise when this error ends the call."""
+        """The pause before the next attempt, or raise when this error ends the call.
+
+        Errors are classified where they arise: worth retrying (rate limits, timeouts, dropped
+        connections, 5xx, an answer that is no completion), or final (a rejected key, a model
+        or request the server refuses). Either way, once they end the call they are transport
+        failures: the match stays unfinished, never a result."""
         transient = (
             litellm.RateLimitError,
             litellm.Timeout,
             litellm.APIConnectionError,
             litellm.InternalServerError,
             litellm.ServiceUnavailableError,
+            litellm.APIError,  # a 5xx or an unreadable body (an HTML error page) without a class
+            MalformedResponse,
+            ValueError,  # the SDK failed to decode the body (truncated JSON)
         )
         if isinstance(error, litellm.AuthenticationError) or self._missing_key(
             litellm, error, model
         ):
             raise self._auth_error(litellm, error, model) from error
+        final = (litellm.BadRequestError, litellm.NotFoundError, litellm.PermissionDeniedError)
+        if isinstance(error, final):
+            raise TransportFailure(
+                f"{model}: the server refused the request ({type(error).__name__}: "
+                f"{_first_line(error)})"
+            ) from error
         if not isinstance(error, transient):
-            raise ProviderError(f"{model}: {type(error).__name__}: {error}") from error
+            raise error  # not a provider problem: a bug, with its traceback
         if attempt >= self.spec.max_attempts:
             raise ProviderUnavailable(
-                f"{model}: still failing after {attempt} attempts ({type(error).__name__}: {error})"
+                f"{model}: still failing after {attempt} attempts ({type(error).__name__}: "
+                f"{_first_line(error)})"
             ) from error
         delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
         log.warning(
@@ -200,7 +217,7 @@ class LiteLLMProvider:
             self._placeholder_key = self.spec.api_base is not None and bool(missing)
             self._missing_keys = [] if self.spec.api_base is not None else missing
         if self._missing_keys:
-            raise ProviderError(
+            raise MissingCredentials(
                 f"no API key for {model}: set {' or '.join(self._missing_keys)} in the "
                 "environment or in .env (see .env.example)"
             )
@@ -222,13 +239,18 @@ class LiteLLMProvider:
     def _auth_error(self, litellm: Any, error: Exception, model: str) -> ProviderError:
         missing = self._missing_env_keys(litellm, model)
         if missing:
-            return ProviderError(
+            return MissingCredentials(
                 f"no API key for {model}: set {' or '.join(missing)} (see .env.example)"
             )
-        return ProviderError(f"the API key for {model} was rejected ({error})")
+        return TransportFailure(f"the API key for {model} was rejected ({_first_line(error)})")
 
     def _to_completion(self, litellm: Any, response: Any, model: str) -> Completion:
-        message = response.choices[0].message
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise MalformedResponse("the response has no choices")
+        message = getattr(choices[0], "message", None)
+        if message is None or not isinstance(getattr(message, "content", None), str):
+            raise MalformedResponse("the response's message has no text content")
         usage = getattr(response, "usage", None)
         return Completion(
             text=message.content or "",
@@ -255,6 +277,12 @@ class LiteLLMProvider:
                 "the price of %s is unknown to litellm: its cost is recorded as null", model
             )
         return None
+
+
+def _first_line(error: BaseException) -> str:
+    """An error's message on one line, cut short (a server's HTML page stays out of the log)."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -19,6 +19,7 @@ from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import is_batchable, make_agent
 from pdbench.analysis.columns import StoredMatches
 from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
+from pdbench.providers.base import TransportFailure
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match
 from pdbench.runners.plan import PlannedMatch, plan_matches
@@ -47,6 +48,19 @@ MatchDone = Callable[[FinishedMatch, CallCounts], None]
 
 
 @dataclass
+class Halt:
+    """Why no new match is started (the first reason wins): transport failures leave the run
+    incomplete, a spent budget stops it."""
+
+    status: str | None = None
+    reason: str | None = None
+
+    def set(self, status: str, reason: str) -> None:
+        if self.status is None:
+            self.status, self.reason = status, reason
+
+
+@dataclass
 class RunOutcome:
     run_dir: Path
     run_id: str
@@ -54,6 +68,7 @@ class RunOutcome:
     matches_planned: int
     matches_skipped: int  # already finished by an earlier attempt of this run
     matches_played: int
+    matches_waiting: int = 0  # planned but not stored: the same command plays them
     error: str | None = None
     calls: CallCounts = field(default_factory=CallCounts)
     aggregates: pd.DataFrame | None = None  # the table that was written, when aggregated
@@ -151,13 +166,16 @@ async def _play_pending(
     run_id: str,
     gateway: ProviderGateway | None,
     on_match_done: MatchDone,
+    halt: Halt,
 ) -> None:
     store_prompts = loaded.spec.run.store_prompts
     # More matches than calls in flight keeps the provider busy while matches think locally.
     slots = asyncio.Semaphore(max(2, 2 * loaded.spec.run.max_concurrency))
 
-    async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch]:
+    async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch | None]:
         async with slots:
+            if halt.status is not None:
+                return index, None  # the provider failed or the budget is spent: not started
             agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
             try:
                 result = await play_match(
@@ -169,6 +187,13 @@ async def _play_pending(
                     seed_b=planned.seed_b,
                     disclose_rounds=planned.horizon.type == "fixed",
                 )
+            except TransportFailure as failure:
+                # Not a result: the match stays unfinished and no new match starts.
+                halt.set(manifests.STATUS_INCOMPLETE, str(failure))
+                return index, None
+            except BudgetExhausted as spent:
+                halt.set(manifests.STATUS_STOPPED, str(spent))
+                return index, None
             finally:
                 for agent in agents:
                     agent.close()
@@ -191,6 +216,12 @@ async def _play_pending(
     try:
         for next_done in asyncio.as_completed(tasks):
             index, finished = await next_done
+            if finished is None:
+                # Matches are stored in plan order: nothing after an unfinished match is stored
+                # in this attempt (its answers are in the cache, so the resumed run replays them
+                # for free and writes the same file as an uninterrupted run).
+                writer.stop_at(index)
+                continue
             writer.add(index, finished)
             on_match_done(finished, finished.ledger.calls)
     finally:
@@ -278,6 +309,37 @@ def run_experiment(
     run_id = run_id or loaded.run_id
     plan = plan_matches(loaded.spec)
     store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
+    try:
+        return _run(
+            loaded,
+            plan,
+            store,
+            run_id=run_id,
+            cache_mode=cache_mode,
+            hydra_overrides=hydra_overrides,
+            on_start=on_start,
+            on_match_done=on_match_done,
+            aggregate=aggregate,
+            command=command,
+        )
+    finally:
+        store.close()  # the next writer may come in
+
+
+def _run(
+    loaded: LoadedExperiment,
+    plan: list[PlannedMatch],
+    store: RunStore,
+    *,
+    run_id: str,
+    cache_mode: CacheMode | None,
+    hydra_overrides: list[str] | None,
+    on_start: Callable[[int, int], None] | None,
+    on_match_done: MatchDone | None,
+    aggregate: bool,
+    command: str | None,
+) -> RunOutcome:
+    run_dir = store.run_dir
     pending = [m for m in plan if m.key not in store.completed]
     skipped = len(plan) - len(pending)
     started = manifests.utc_now()
@@ -309,7 +371,7 @@ def run_experiment(
     save(manifests.STATUS_STARTED)
     if on_start:
         on_start(len(plan), skipped)
-    status, error = manifests.STATUS_COMPLETE, None
+    halt = Halt()
     writer = OrderedWriter(store, on_stored=lambda: save(manifests.STATUS_STARTED))
     try:
         if pending:
@@ -321,19 +383,26 @@ def run_experiment(
                     run_id=run_id,
                     gateway=gateway,
                     on_match_done=on_match_done or (lambda *_: None),
+                    halt=halt,
                 )
             )
-    except BudgetExhausted as stop:
-        status, error = manifests.STATUS_STOPPED, str(stop)
     except (CacheMiss, PdbenchError) as failure:
         save(manifests.STATUS_FAILED, str(failure))
         raise
-    except BaseException as failure:  # a bug or Ctrl-C: record it, keep what finished
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: what finished is kept, the rest resumes
+        save(manifests.STATUS_INTERRUPTED, "interrupted")
+        raise
+    except BaseException as failure:  # a bug: record it, keep what finished
         save(manifests.STATUS_FAILED, f"{type(failure).__name__}: {failure}")
         raise
     finally:
         if gateway is not None:
             gateway.close()
+    waiting = len(plan) - len(store.completed)
+    status = halt.status or (
+        manifests.STATUS_COMPLETE if waiting == 0 else manifests.STATUS_INCOMPLETE
+    )
+    error = halt.reason
     save(status, error)
     aggregates = None
     if aggregate:
@@ -355,6 +424,7 @@ def run_experiment(
         matches_planned=len(plan),
         matches_skipped=skipped,
         matches_played=len(pending),
+        matches_waiting=waiting,
         error=error,
         calls=manifest.provider_calls.calls() if manifest else CallCounts(),
         aggregates=aggregates,

@@ -30,8 +30,13 @@ class OrderedWriter:
         self.next_index = 0
         self.last_flush = time.monotonic()
         self.stored_columns: list[StoredMatches] = []  # in file order
+        self.stopped_at = float("inf")  # the first index that will not be stored (see stop_at)
         self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdbench-writer")
         self._writes: list[Future] = []
+
+    def stop_at(self, index: int) -> None:
+        """Match `index` will not be stored in this attempt: store nothing from there on."""
+        self.stopped_at = min(self.stopped_at, index)
 
     def add(self, index: int, match: FinishedMatch) -> None:
         self.ready[index] = match
@@ -41,7 +46,7 @@ class OrderedWriter:
 
     def flush(self) -> None:
         batch = []
-        while self.next_index in self.ready:
+        while self.next_index in self.ready and self.next_index < self.stopped_at:
             batch.append(self.ready.pop(self.next_index))
             self.next_index += 1
         if batch:

@@ -45,6 +45,8 @@ STATUS_STARTED = "started"
 STATUS_COMPLETE = "complete"
 STATUS_FAILED = "failed"
 STATUS_STOPPED = "stopped"  # cleanly stopped (cost budget reached); resumable
+STATUS_INCOMPLETE = "incomplete"  # provider failures left matches unfinished; resumable
+STATUS_INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM; resumable
 
 Status = str
 
@@ -282,14 +284,16 @@ def _job_overrides(manifest: RunManifest) -> list[str]:
 # --- the one merge ------------------------------------------------------------------------------
 
 
-def merged_status(statuses: Iterable[Status]) -> Status:
-    """A sweep is complete only when every job is; a failure anywhere makes it failed."""
+def merged_status(statuses: Iterable[Status], *, all_jobs_present: bool = True) -> Status:
+    """A sweep is complete only when every job is there and complete; otherwise the worst of its
+    jobs' statuses (failed, then interrupted, stopped, incomplete, started)."""
     found = set(statuses)
-    if found == {STATUS_COMPLETE}:
+    if found == {STATUS_COMPLETE} and all_jobs_present:
         return STATUS_COMPLETE
-    if STATUS_FAILED in found:
-        return STATUS_FAILED
-    return STATUS_STARTED
+    for status in (STATUS_FAILED, STATUS_INTERRUPTED, STATUS_STOPPED, STATUS_STARTED):
+        if status in found:
+            return status
+    return STATUS_INCOMPLETE
 
 
 def merge_manifests(

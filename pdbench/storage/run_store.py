@@ -15,6 +15,7 @@ that offset (dropping a torn line or a half-written match) and only unfinished m
 from __future__ import annotations
 
 import dataclasses
+import os
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,11 +41,57 @@ class FinishedMatch:
     columns: Any = None
 
 
+LOCK_FILE = ".lock"  # held (flock) by the one process writing a run dir; it holds that pid
+
+
+class RunDirLock:
+    """One writer per run dir: an exclusive `flock` on <run_dir>/.lock, held while the process
+    writes and released by the kernel when it ends (a kill -9 leaves no stale lock). A second
+    writer (a double launch, a re-queued cluster job) is refused with the holder's pid."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / LOCK_FILE
+        self._handle: Any = None
+
+    def acquire(self) -> RunDirLock:
+        import fcntl
+
+        handle = self.path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise PdbenchError(
+                f"{self.path.parent} is being written by another process (pid {holder}); wait "
+                "for it to end (or stop it), then run the same command again"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.close()  # closing the file releases the flock
+            self._handle = None
+
+
 @dataclass
 class RunStore:
     run_dir: Path
     manifest: RunManifest | None = None
     completed: dict[tuple[str, int], LedgerEntry] = field(default_factory=dict)
+    lock: RunDirLock | None = None
+
+    def close(self) -> None:
+        """Release the run dir for the next writer."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
     @property
     def rounds_path(self) -> Path:
@@ -70,17 +117,19 @@ class RunStore:
                     f"{str(manifest.config_hash)[:10]}, this one {config_hash[:10]}); it "
                     "is never overwritten: pass another --run-id (or run.run_id=...)"
                 )
-            store = cls(run_dir=run_dir, manifest=manifest)
+            lock = RunDirLock(run_dir).acquire()
+            store = cls(run_dir=run_dir, manifest=manifest, lock=lock)
             store._recover()
             return store
         if resume_only:
             raise PdbenchError(f"nothing to resume: {run_dir} has no {MANIFEST_FILE}")
-        if run_dir.exists() and any(run_dir.iterdir()):
+        if run_dir.exists() and any(p.name != LOCK_FILE for p in run_dir.iterdir()):
             raise PdbenchError(
                 f"{run_dir} exists and is not a pdbench run; choose another --run-id"
             )
         run_dir.mkdir(parents=True, exist_ok=True)
-        return cls(run_dir=run_dir)
+        # Two processes starting the same new run: the second waits on nothing and is refused.
+        return cls(run_dir=run_dir, lock=RunDirLock(run_dir).acquire())
 
     def _recover(self) -> None:
         """Read the ledger and cut rounds.jsonl back to the end of the last finished match.

@@ -125,11 +125,6 @@ def assert_incomplete(done, run_dir, waiting: int) -> None:
     assert not read_rounds(run_dir)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 3: server errors after their retries are ledgered as finished "
-    "matches, the run says complete with exit 0, and the same command later plays nothing",
-)
 def test_server_errors_leave_matches_unfinished_and_the_same_command_resumes(
     stub, tmp_path, monkeypatch
 ):
@@ -147,11 +142,6 @@ def test_server_errors_leave_matches_unfinished_and_the_same_command_resumes(
     assert stub.state.requests, "the resumed run called nobody"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 3: with the server down every match is ledgered as finished with an "
-    "error and the run exits 0 as complete",
-)
 def test_a_server_that_is_down_leaves_the_run_incomplete(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "dummy")
     config = llm_experiment(tmp_path, f"http://127.0.0.1:{free_port()}/v1")
@@ -159,11 +149,6 @@ def test_a_server_that_is_down_leaves_the_run_incomplete(tmp_path, monkeypatch):
     assert_incomplete(done, tmp_path / "runs" / "r", waiting=2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 3: a rejected API key ends the run as failed with exit 2 instead of "
-    "leaving its matches unfinished (exit 3)",
-)
 def test_a_rejected_key_leaves_the_run_incomplete(stub, tmp_path, monkeypatch):
     stub.reset(script=[(401, "")] * 50)
     config = llm_experiment(tmp_path, stub.api_base)

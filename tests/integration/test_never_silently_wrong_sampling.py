@@ -170,11 +170,6 @@ def budget_runs(stub, tmp_path, monkeypatch):
     return stopped, resumed, tmp_path / "b"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 12: a budget stop exits 0 (the command's exit 1 is lost in the "
-    "console entry point) instead of 4",
-)
 def test_a_budget_stop_exits_with_its_own_code(budget_runs):
     stopped, _, _ = budget_runs
     assert "budget" in stopped.stderr, stopped

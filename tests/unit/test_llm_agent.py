@@ -232,14 +232,17 @@ def test_sampling_sends_the_condition_and_replicate():
     assert cold.sample is None
 
 
-def test_a_provider_that_stays_down_aborts_the_match():
+def test_a_provider_that_stays_down_leaves_the_match_unfinished():
+    """A transport failure is not the model's answer: it is not turned into an aborted match (a
+    result) but ends the match unfinished, for the runner to play again later."""
+
     class Down:
         async def acomplete(self, request):
             raise ProviderUnavailable("mock: still failing after 5 attempts")
 
     gateway = ProviderGateway(cache_dir=None, client_factory=lambda spec: Down())
-    result = play(agent(llm_spec(), gateway=gateway), "tft")
-    assert "still failing after 5 attempts" in result.error
+    with pytest.raises(ProviderUnavailable, match="still failing after 5 attempts"):
+        play(agent(llm_spec(), gateway=gateway), "tft")
 
 
 def test_missing_persona_fails_at_construction():

@@ -23,7 +23,7 @@ from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.core.rng import MOCK_PROVIDER, derive_seed, side_stream
 from pdbench.core.transcript import Observation
-from pdbench.providers.base import CompletionRequest, ProviderUnavailable
+from pdbench.providers.base import CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
 
 if TYPE_CHECKING:
@@ -113,10 +113,9 @@ class LLMAgent(AgentBase):
                 constrain=spec.constrain,
                 labels=self.game.labels if spec.constrain != "none" else None,
             )
-            try:
-                completion = await self.gateway.complete(spec.provider, request)
-            except ProviderUnavailable as error:
-                raise self._aborted(f"round {obs.round_index}: {error}", attempts) from error
+            # A transport failure (TransportFailure) is not caught here: it is not the model's
+            # answer, so the match stays unfinished and is played again later.
+            completion = await self.gateway.complete(spec.provider, request)
             parsed = parse_answer(completion.text, self.game.labels, spec.response_format)
             attempts.append(
                 ProviderAttempt(
