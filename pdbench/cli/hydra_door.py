@@ -15,6 +15,7 @@ app.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,9 +40,11 @@ from pdbench.config.tree import conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError
 from pdbench.runners.prepare import prepare
+from pdbench.storage.spend import SpendJournal, spend_file
 
 SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
 SWEEP_CONDITIONS_ENV = "PDBENCH_SWEEP_CONDITIONS"  # the grid's condition names, for the merge
+SWEEP_COMMAND_ENV = "PDBENCH_SWEEP_COMMAND"  # the command line that launched the sweep
 
 
 def _run_root(cfg: Any, project_root: Path) -> Path:
@@ -83,13 +86,16 @@ def _job(cfg: Any) -> None:
         )
         if multirun:
             run_id = _sweep_run_id(cfg)
-            run_dir = _run_root(cfg, project_root) / run_id / "shards" / shard_dir_name(name)
+            sweep_root = _run_root(cfg, project_root) / run_id
             run_experiment(
                 loaded,
-                run_dir=run_dir,
+                run_dir=sweep_root / "shards" / shard_dir_name(name),
                 run_id=run_id,
                 aggregate=False,
                 hydra_overrides=task_overrides,
+                command=os.environ.get(SWEEP_COMMAND_ENV),
+                # One journal for the whole sweep: the budget is for all its jobs together.
+                spend=SpendJournal(spend_file(sweep_root), source=name),
             )
         else:
             outcome = run_experiment(loaded, hydra_overrides=task_overrides)
@@ -114,11 +120,14 @@ class SweepCallback(Callback):
     def on_multirun_end(self, config: Any, **kwargs: Any) -> None:
         from pdbench.analysis.aggregate import write_aggregates
         from pdbench.storage.run_store import read_manifest
+        from pdbench.storage.shards import merge_shards
 
         project_root = find_project_root()
         run_dir = _run_root(config, project_root) / _sweep_run_id(config)
         if not (run_dir / "shards").is_dir():
             return
+        expected = [c for c in os.environ.get(SWEEP_CONDITIONS_ENV, "").split("\n") if c]
+        merge_shards(run_dir, expected_conditions=expected or None)
         write_aggregates(run_dir)
         print_summary(run_dir)
         manifest = read_manifest(run_dir)
@@ -196,6 +205,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
             keys = sorted({key for job in jobs for key in job.factors})
             os.environ[SWEEP_KEYS_ENV] = "\n".join(keys)
             os.environ[SWEEP_CONDITIONS_ENV] = "\n".join(sorted(job.name for job in jobs))
+            os.environ[SWEEP_COMMAND_ENV] = "python -m pdbench " + shlex.join(args)
     task = hydra.main(
         config_path=str(project_root / "conf"), config_name="config", version_base="1.3"
     )(_job)

@@ -19,6 +19,7 @@ from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache
 from pdbench.storage.schema import CallCounts
+from pdbench.storage.spend import SpendJournal
 
 CacheMode = Literal["readwrite", "off", "replay"]
 
@@ -42,6 +43,7 @@ class ProviderGateway:
         cache_dir: Path | None = None,
         cache_mode: CacheMode = "readwrite",
         max_cost_usd: float | None = None,
+        spend: SpendJournal | None = None,
         project_root: Path | None = None,
         client_factory: Callable[[ProviderSpec], ProviderClient] | None = None,
     ) -> None:
@@ -52,6 +54,8 @@ class ProviderGateway:
             raise ConfigError("replay needs a cache folder to replay from", field="cache.mode")
         self.cache_mode = cache_mode
         self.max_cost_usd = max_cost_usd
+        # Every paid call is journaled; the budget counts what the whole run (or sweep) spent.
+        self.spend = spend
         self.project_root = project_root
         self.cache = (
             ReplayCache(cache_dir) if cache_dir is not None and cache_mode != "off" else None
@@ -131,10 +135,13 @@ class ProviderGateway:
         return self._semaphores[loop]
 
     def _check_budget(self) -> None:
-        if self.max_cost_usd is not None and self.stats.cost_usd >= self.max_cost_usd:
+        if self.max_cost_usd is None:
+            return
+        spent = self.spend.total().cost_usd if self.spend is not None else self.stats.cost_usd
+        if spent >= self.max_cost_usd:
             raise BudgetExhausted(
-                f"cost budget spent: ${self.stats.cost_usd:.4f} of max_cost_usd "
-                f"${self.max_cost_usd:.4f}; no new provider call is started"
+                f"cost budget spent: ${spent:.4f} of max_cost_usd ${self.max_cost_usd:.4f}; "
+                "no new provider call is started"
             )
 
     async def _live(self, provider_spec: ProviderSpec, request: CompletionRequest) -> Completion:
@@ -148,6 +155,16 @@ class ProviderGateway:
                 completion = await client.acomplete(request)
             finally:
                 self.in_flight -= 1
+        if self.spend is not None:  # before the answer is used, so it survives a kill
+            self.spend.record(
+                CallCounts(
+                    live=1,
+                    input_tokens=completion.input_tokens,
+                    output_tokens=completion.output_tokens,
+                    cost_usd=completion.cost_usd or 0.0,
+                    unknown_price=int(completion.cost_usd is None),
+                )
+            )
         self.stats.live += 1
         self.stats.input_tokens += completion.input_tokens
         self.stats.output_tokens += completion.output_tokens

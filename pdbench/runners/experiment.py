@@ -22,7 +22,7 @@ from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match
-from pdbench.runners.plan import PlannedMatch, plan_matches
+from pdbench.runners.plan import PlannedMatch, plan_matches, replicate_sampling
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.runners.records import (
     call_counts,
@@ -38,6 +38,7 @@ from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch, RunStore
 from pdbench.storage.schema import CallCounts
+from pdbench.storage.spend import SpendJournal, spend_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,7 +79,7 @@ def _make_gateway(
     loaded: LoadedExperiment,
     pending: list[PlannedMatch],
     cache_mode: CacheMode | None,
-    remaining_budget_usd: float | None,
+    journal: SpendJournal,
 ) -> ProviderGateway | None:
     """The run's provider gateway, when any pending match has an LLM agent."""
     uses_llm = any(
@@ -97,7 +98,8 @@ def _make_gateway(
         if mode == "off"
         else resolve_cache_dir(spec.run.cache.dir, loaded.project_root),
         cache_mode=mode,
-        max_cost_usd=remaining_budget_usd,
+        max_cost_usd=spec.run.max_cost_usd,
+        spend=journal,
         project_root=loaded.project_root,
     )
 
@@ -265,6 +267,7 @@ def _manifest(
         ),
         conditions=[c.name for c in spec.conditions],
         factors={c.name: c.factors for c in spec.conditions},
+        sampling={c.name: replicate_sampling(c, spec.run.replicates) for c in spec.conditions},
         matchups={
             c.name: manifests.Matchup(
                 agent_a=c.agent_a.display_name,
@@ -303,8 +306,12 @@ def run_experiment(
     on_match_done: MatchDone | None = None,
     aggregate: bool = True,
     command: str | None = None,
+    spend: SpendJournal | None = None,
 ) -> RunOutcome:
-    """Run (or resume) every match of the experiment into its run dir and aggregate it."""
+    """Run (or resume) every match of the experiment into its run dir and aggregate it.
+
+    `spend` is the journal of paid calls the budget counts (default: the run dir's own; a sweep's
+    jobs share the sweep's, each writing as its condition)."""
     run_dir = run_dir or loaded.run_dir
     run_id = run_id or loaded.run_id
     plan = plan_matches(loaded.spec)
@@ -321,6 +328,7 @@ def run_experiment(
             on_match_done=on_match_done,
             aggregate=aggregate,
             command=command,
+            journal=spend or SpendJournal(spend_file(run_dir)),
         )
     finally:
         store.close()  # the next writer may come in
@@ -338,21 +346,19 @@ def _run(
     on_match_done: MatchDone | None,
     aggregate: bool,
     command: str | None,
+    journal: SpendJournal,
 ) -> RunOutcome:
     run_dir = store.run_dir
     pending = [m for m in plan if m.key not in store.completed]
     skipped = len(plan) - len(pending)
     started = manifests.utc_now()
 
-    # What earlier attempts of this run paid: the budget is for the whole run across resumes.
-    spent_before = store.manifest.spend.calls() if store.manifest else CallCounts()
-    budget = loaded.spec.run.max_cost_usd
-    gateway = _make_gateway(
-        loaded, pending, cache_mode, None if budget is None else budget - spent_before.cost_usd
-    )
+    # The journal holds what every attempt of this run (or job of the sweep) paid: the budget is
+    # for all of it, and the manifest's spend is read from it.
+    gateway = _make_gateway(loaded, pending, cache_mode, journal)
 
     def save(status: str, error: str | None = None) -> None:
-        paid_now = gateway.stats.paid() if gateway is not None else CallCounts()
+        spent = journal.total_of(journal.source) if journal.source else journal.total()
         store.write_manifest(
             _manifest(
                 loaded,
@@ -364,7 +370,7 @@ def _run(
                 error=error,
                 hydra_overrides=hydra_overrides,
                 command=command,
-                spend=spent_before + paid_now,
+                spend=spent,
             )
         )
 

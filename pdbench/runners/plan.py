@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pdbench.config.schema import ConditionSpec, ExperimentSpec, LLMAgentSpec
+from pdbench.config.schema import ConditionSpec, ExperimentSpec, LLMAgentSpec, PolicyAgentSpec
 from pdbench.core import rng
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
+from pdbench.storage.manifest import Sampling
+from pdbench.strategies import POLICIES
 
 
 @dataclass(frozen=True)
@@ -72,3 +74,25 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
                 )
             )
     return plan
+
+
+def replicate_sampling(condition: ConditionSpec, replicates: int) -> Sampling:
+    """Whether a condition's replicates are independent draws or one deterministic match played
+    again: the latter when its only randomness would be a model's answers at temperature 0 from
+    a real provider (the same prompt gets the same answer, and the cache replays it), its
+    policies are deterministic and its horizon fixed. Such replicates are worth one sample."""
+    agents = (condition.agent_a, condition.agent_b)
+    models = [a for a in agents if isinstance(a, LLMAgentSpec)]
+    deterministic = (
+        bool(models)
+        and all(m.temperature == 0 and m.provider.name != "mock" for m in models)
+        and all(
+            isinstance(a, LLMAgentSpec)
+            or (isinstance(a, PolicyAgentSpec) and not POLICIES[a.policy].stochastic)
+            for a in agents
+        )
+        and condition.horizon.type == "fixed"
+    )
+    if deterministic:
+        return Sampling(replicates="deterministic_replay", effective_n=1)
+    return Sampling(replicates="independent", effective_n=replicates)

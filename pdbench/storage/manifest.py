@@ -91,6 +91,14 @@ class Matchup(_Record):
     horizon_type: str
 
 
+class Sampling(_Record):
+    """What a condition's replicates are: independent draws, or one deterministic match
+    replayed (a model at temperature 0 answers a prompt the same way every time)."""
+
+    replicates: Literal["independent", "deterministic_replay"]
+    effective_n: int
+
+
 class Collapse(_Record):
     k: int = 10
     threshold: float = 0.2
@@ -143,6 +151,7 @@ class RunManifest(_Record):
     # experiment file declares); aggregates.parquet has a column per key.
     factors: dict[str, dict[str, str]] = Field(default_factory=dict)
     matchups: dict[str, Matchup] = Field(default_factory=dict)
+    sampling: dict[str, Sampling] = Field(default_factory=dict)
     replicates: int | None = None
     matches: MatchCounts = Field(default_factory=MatchCounts)
     seeds: list[MatchSeeds] = Field(default_factory=list)
@@ -225,6 +234,7 @@ def build_manifest(
     conditions: Sequence[str],
     factors: dict[str, dict[str, str]],
     matchups: dict[str, Matchup],
+    sampling: dict[str, Sampling],
     replicates: int,
     planned: int,
     seeds: Sequence[MatchSeeds],
@@ -257,6 +267,7 @@ def build_manifest(
         conditions=list(conditions),
         factors={name: dict(f) for name, f in factors.items() if f},
         matchups=dict(matchups),
+        sampling=dict(sampling),
         replicates=replicates,
         matches=MatchCounts(
             planned=planned,
@@ -302,8 +313,10 @@ def merge_manifests(
     *,
     shard_paths: Sequence[str] | None = None,
     merged: bool = True,
+    missing_conditions: Sequence[str] = (),
 ) -> RunManifest:
-    """One sweep manifest from its shards' manifests (one condition each), in the given order."""
+    """One sweep manifest from its shards' manifests (one condition each), in the given order.
+    Conditions the sweep launched that wrote no shard keep it from being complete."""
     import hashlib
 
     first = manifests[0] if manifests else None
@@ -312,12 +325,21 @@ def merge_manifests(
         run_id=run_id,
         kind="sweep",
         merged=merged,
-        status=merged_status(m.status for m in manifests),
+        status=merged_status(
+            (m.status for m in manifests), all_jobs_present=not missing_conditions
+        ),
+        error=(
+            f"no shard for {len(missing_conditions)} condition(s), e.g. {missing_conditions[0]}"
+            if missing_conditions
+            else None
+        ),
         started_utc=min((m.started_utc or "" for m in manifests), default=None) or utc_now(),
         updated_utc=utc_now()
         if merged
         else max((m.updated_utc or "" for m in manifests), default=None),
         pdbench_command=first.pdbench_command if first else None,
+        # every job's own overrides, once each (the job's full list is in hydra_overrides)
+        overrides=sorted({o for m in manifests for o in m.overrides}),
         config_source=first.config_source if first else None,
         config_hash=hashlib.sha256(
             "".join(m.config_hash or "" for m in manifests).encode()
@@ -333,9 +355,11 @@ def merge_manifests(
         conditions=names,
         factors={name: f for m in manifests for name, f in m.factors.items()},
         matchups={name: f for m in manifests for name, f in m.matchups.items()},
+        sampling={name: f for m in manifests for name, f in m.sampling.items()},
         replicates=first.replicates if first else None,
         matches=MatchCounts(
-            planned=sum(m.matches.planned for m in manifests),
+            planned=sum(m.matches.planned for m in manifests)
+            + len(missing_conditions) * ((first.replicates or 0) if first else 0),
             completed=sum(m.matches.completed for m in manifests),
             failed=[f for m in manifests for f in m.matches.failed],
         ),

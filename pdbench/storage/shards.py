@@ -13,9 +13,14 @@ import os
 import re
 from pathlib import Path
 
+import orjson
+
+from pdbench.storage import jsonl
 from pdbench.storage.manifest import RunManifest, merge_manifests
 from pdbench.storage.run_store import read_ledger, read_manifest, write_manifest
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, SHARDS_DIR
+
+SWEEP_PLAN_FILE = "sweep_plan.json"  # the conditions a sweep launched
 
 
 def shard_dir_name(condition: str) -> str:
@@ -33,8 +38,16 @@ def shard_dirs(run_dir: Path) -> list[Path]:
     return sorted(shards, key=lambda d: read_manifest(d).conditions[0])
 
 
-def merge_shards(run_dir: Path) -> RunManifest:
-    """Write the run dir's rounds.jsonl, matches.jsonl and run_manifest.json from its shards."""
+def merge_shards(run_dir: Path, expected_conditions: list[str] | None = None) -> RunManifest:
+    """Write the run dir's rounds.jsonl, matches.jsonl and run_manifest.json from its shards.
+
+    `expected_conditions` (the grid the sweep launched, remembered in the sweep dir for later
+    merges) makes a sweep whose jobs did not all write a shard incomplete, never complete."""
+    plan_path = run_dir / SWEEP_PLAN_FILE
+    if expected_conditions is not None:
+        jsonl.write_json_atomic(plan_path, {"conditions": expected_conditions})
+    elif plan_path.exists():
+        expected_conditions = list(orjson.loads(plan_path.read_bytes())["conditions"])
     shards = shard_dirs(run_dir)
     manifests = [read_manifest(d) for d in shards]
     rounds_tmp = run_dir / (ROUNDS_FILE + ".tmp")
@@ -54,8 +67,13 @@ def merge_shards(run_dir: Path) -> RunManifest:
             offset += end
     os.replace(rounds_tmp, run_dir / ROUNDS_FILE)
     os.replace(ledger_tmp, run_dir / LEDGER_FILE)
+    present = {m.conditions[0] for m in manifests if m.conditions}
+    missing = sorted(set(expected_conditions or []) - present)
     merged = merge_manifests(
-        run_dir.name, manifests, shard_paths=[str(d.relative_to(run_dir)) for d in shards]
+        run_dir.name,
+        manifests,
+        shard_paths=[str(d.relative_to(run_dir)) for d in shards],
+        missing_conditions=missing,
     )
     write_manifest(run_dir, merged)
     return merged

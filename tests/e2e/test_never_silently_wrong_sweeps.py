@@ -66,11 +66,6 @@ def test_a_sweep_whose_jobs_did_not_all_finish_is_never_complete(tmp_path):
 # --- case 6: money over a whole sweep ------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 6: the merged manifest of a sweep drops spend, the command and the "
-    "overrides",
-)
 def test_a_merged_sweep_manifest_keeps_spend_command_and_overrides(tmp_path):
     done, output = sweep(
         tmp_path, "agent_a=llm_default", "agent_b=tft,grim", "horizon.rounds=3", "run.replicates=1"
@@ -95,11 +90,6 @@ def priced_stub():
         yield stub
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 6: the cost budget applies to each Hydra job, so a 2-job sweep spends "
-    "up to twice its budget",
-)
 def test_the_budget_covers_the_whole_sweep(tmp_path, priced_stub):
     done, _ = sweep(
         tmp_path,

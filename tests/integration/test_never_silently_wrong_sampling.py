@@ -80,11 +80,6 @@ def sampling_run(stub, tmp_path, monkeypatch):
 # --- case 5: the sampling model ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 5: at temperature 0 the replicates are cache copies, yet nothing in "
-    "the manifest says so (no sampling entry)",
-)
 def test_manifest_declares_the_sampling_model_of_each_condition(sampling_run):
     _, run_dir = sampling_run
     manifest = read_manifest(run_dir)

@@ -16,12 +16,14 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
 
 # package -> the pdbench packages (or single modules, "package.module") it may import besides
 # itself. Top-level modules (__init__, __main__) are the front door and may import anything.
-# storage.schema is the typed records (attempts, call counts) that providers and agents produce.
+# storage.schema is the typed records (attempts, call counts) that providers and agents produce;
+# storage.spend the journal of paid calls the provider gateway appends to.
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "strategies": {"core"},
     "config": {"core", "strategies"},
-    "providers": {"core", "config", "storage.schema"},  # configured by its validated spec
+    # a provider is configured by its validated spec; its gateway journals what it pays
+    "providers": {"core", "config", "storage.schema", "storage.spend"},
     "agents": {"core", "strategies", "config", "providers", "storage.schema"},
     "storage": {"core"},
     "analysis": {"core", "storage", "strategies"},

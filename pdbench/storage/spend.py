@@ -1,0 +1,92 @@
+"""The spend journal: every paid call, appended to a file before its answer is used.
+
+One journal per run, or per sweep (all its jobs append to the sweep's journal, in any process):
+`spend.jsonl`, one JSON line per live call with its tokens and cost, and the part of the run
+(`source`: a sweep's condition) that made it. Because a line is written as soon as a call is
+paid for, the spend survives a kill, and every attempt of a run (and every job of a sweep) sees
+what the others spent: the cost budget (`run.max_cost_usd`) is for the whole run or sweep.
+
+Appends take an exclusive `flock`, reads a shared one; a reader keeps its position and reads
+only what was appended since, so checking the budget before every call stays cheap.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from pathlib import Path
+
+import orjson
+
+from pdbench.storage.schema import CallCounts
+
+SPEND_FILE = "spend.jsonl"
+
+
+class SpendJournal:
+    def __init__(self, path: Path, *, source: str | None = None) -> None:
+        self.path = path
+        self.source = source  # written on each line (a sweep's condition), or None
+        self._offset = 0  # how far this process has read
+        self._total = CallCounts()
+        self._by_source: dict[str | None, CallCounts] = {}
+
+    def record(self, paid: CallCounts) -> None:
+        """Append one paid call (flushed to the OS before the answer is used)."""
+        line = {
+            "source": self.source,
+            "live": paid.live,
+            "input_tokens": paid.input_tokens,
+            "output_tokens": paid.output_tokens,
+            "cost_usd": paid.cost_usd,
+            "unknown_price": paid.unknown_price,
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("ab") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                handle.write(orjson.dumps(line) + b"\n")
+                handle.flush()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def total(self) -> CallCounts:
+        """What was paid so far, by everyone writing this journal."""
+        self._catch_up()
+        return self._total
+
+    def total_of(self, source: str | None) -> CallCounts:
+        """What one source (a sweep's condition) paid so far."""
+        self._catch_up()
+        return self._by_source.get(source, CallCounts())
+
+    def _catch_up(self) -> None:
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            try:
+                handle.seek(self._offset)
+                data = handle.read()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        end = data.rfind(b"\n") + 1  # a line being written is read next time
+        for raw in data[:end].splitlines():
+            try:
+                entry = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue  # a line torn by a kill mid-write: that call's answer was never used
+            counts = CallCounts(
+                live=int(entry.get("live", 1)),
+                input_tokens=int(entry.get("input_tokens", 0)),
+                output_tokens=int(entry.get("output_tokens", 0)),
+                cost_usd=float(entry.get("cost_usd", 0.0)),
+                unknown_price=int(entry.get("unknown_price", 0)),
+            )
+            self._total = self._total + counts
+            source = entry.get("source")
+            self._by_source[source] = self._by_source.get(source, CallCounts()) + counts
+        self._offset += end
+
+
+def spend_file(run_root: Path) -> Path:
+    return run_root / SPEND_FILE
