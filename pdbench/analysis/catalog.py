@@ -47,6 +47,7 @@ class Metric:
     shape: Shape = "scalar"
     null_text: str = "n/a"  # what a null value means, in words
     suffix: str = ""  # after the side: cooperation_rate_a_pooled
+    abbrev: str = ""  # a narrow header for the end-of-run table (default: `short`)
     # The condition row's 95% interval: "t_clipped" is Student's t over the finished matches'
     # values, clipped to the kind's range (a rate to [0, 1], a count to >= 0, a round to
     # [1, longest match]; payoffs are not clipped); "wilson" is Wilson's score interval for a
@@ -56,6 +57,11 @@ class Metric:
     @property
     def decimals(self) -> int:
         return DECIMALS[self.kind]
+
+    @property
+    def narrow(self) -> str:
+        """The end-of-run table's header: `abbrev`, else `short`."""
+        return self.abbrev or self.short
 
     @property
     def columns(self) -> tuple[MetricColumn, ...]:
@@ -133,6 +139,7 @@ METRICS: tuple[Metric, ...] = (
         "Sum of {me}'s payoffs over the n rounds.",
         kind="payoff",
         per_agent=True,
+        abbrev="total",
     ),
     Metric(
         "cooperation_rate",
@@ -141,6 +148,7 @@ METRICS: tuple[Metric, ...] = (
         "Share of the n rounds in which {me} played C.",
         kind="rate",
         per_agent=True,
+        abbrev="coop",
     ),
     Metric(
         "cooperation_rate",
@@ -149,6 +157,7 @@ METRICS: tuple[Metric, ...] = (
         "Share of C among all 2n actions of both agents.",
         kind="rate",
         per_agent=False,
+        abbrev="coop",
     ),
     Metric(
         "retaliation_rate",
@@ -187,6 +196,7 @@ METRICS: tuple[Metric, ...] = (
         kind="round",
         per_agent=False,
         null_text="no collapse",
+        abbrev="collapse",
     ),
     Metric(
         "invalid_outputs",
@@ -257,6 +267,7 @@ METRICS: tuple[Metric, ...] = (
         "substituted actions / n: how much of {me}'s play was not its own choice.",
         kind="rate",
         per_agent=True,
+        abbrev="subst",
     ),
     Metric(
         "cooperation_rate",

@@ -1,7 +1,14 @@
-"""The end-of-run table: per condition, cooperation, payoffs, collapse, calls and cost."""
+"""What a run prints: the end-of-run table, the notes under it, and the dry run's plan.
+
+The table never hides a number: the columns of names (the condition, or a grid's factors, and
+the matchup) fold onto more lines before a number is cut, and the matchup is left out when the
+terminal is too narrow for it. Headers and definitions come from the metric catalogue.
+"""
 
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -10,20 +17,68 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pdbench.analysis.catalog import metric
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.manifest import Counts, RunManifest
 from pdbench.storage.run_store import read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE
 
+DEFAULT_WIDTH = 200  # when the output is not a terminal and COLUMNS is not set
+NUMBER_COLUMNS_WIDTH = 80  # about what the number columns take; below it the matchup goes
 
-def _fmt(value, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
+
+def console() -> Console:
+    """A console as wide as the terminal (or COLUMNS), and DEFAULT_WIDTH when piped."""
+    width = None if Console().is_terminal or os.environ.get("COLUMNS") else DEFAULT_WIDTH
+    return Console(width=width)
+
+
+def _fmt(value: object, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return "-"
-    return f"{value:.{digits}f}"
+    return f"{float(value):.{digits}f}"  # type: ignore[arg-type]
+
+
+def _cost(calls: Counts) -> str:
+    """What a condition's stored matches cost: "unknown" when a price was unknown, never $0."""
+    if calls.live == 0:
+        return "-"
+    if calls.unknown_price:
+        return "unknown"
+    return f"{calls.cost_usd:.4f}"
+
+
+def _collapse(row: pd.Series, replicates: pd.DataFrame) -> str:
+    """Mean round of collapse over the matches that collapsed, and how many of those that could
+    tell did ("12.0 (2/3)"); "-" when none collapsed, "short" when no match could tell."""
+    mine = replicates[
+        (replicates["condition"] == row["condition"]) & (replicates["match_status"] == "finished")
+    ]
+    determinable = int(mine["collapse_determinable"].fillna(False).sum())
+    collapsed = int(mine["collapsed"].fillna(False).sum())
+    if determinable == 0:
+        return "short" if len(mine) else "-"
+    if collapsed == 0:
+        return f"- (0/{determinable})"
+    return f"{_fmt(row['time_to_collapse'], 1)} ({collapsed}/{determinable})"
+
+
+def _substituted(row: pd.Series, manifest: RunManifest) -> str:
+    """Share of each agent's actions that were substitutes (fallbacks): "A/B", "-" for a policy,
+    which always plays its own move."""
+    matchup = manifest.matchups.get(str(row["condition"]))
+    kinds = (matchup.type_a, matchup.type_b) if matchup is not None else (None, None)
+    return "/".join(
+        "-" if kind == "policy" else _fmt(row.get(f"substituted_share_{side}"))
+        for side, kind in zip("ab", kinds, strict=True)
+    )
 
 
 def summary_table(
-    run_dir: Path, aggregates: pd.DataFrame | None = None, manifest: RunManifest | None = None
+    run_dir: Path,
+    aggregates: pd.DataFrame | None = None,
+    manifest: RunManifest | None = None,
+    width: int | None = None,
 ) -> Table:
     """The table of a run; `aggregates` saves reading back what the caller just wrote."""
     if manifest is None:
@@ -31,58 +86,102 @@ def summary_table(
     if aggregates is None:
         aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
     conditions = aggregates[aggregates["level"] == "condition"]
+    replicates = aggregates[aggregates["level"] == "replicate"]
     calls = manifest.provider_calls_by_condition
+    factors = sorted({key for values in manifest.factors.values() for key in values})
+    show_matchup = not factors and (width is None or width >= NUMBER_COLUMNS_WIDTH + 30)
+    coop = metric("cooperation_rate").metric.narrow
+    total = metric("total_payoff_a").metric.narrow
+    subst = metric("substituted_share_a").metric.narrow
     table = Table(
         title=escape(f"run {manifest.run_id}: {manifest.status}"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="coop: share of C (a, b, both); total: mean payoff per match; collapse: mean "
-        "round of collapse (replicates that collapsed); calls: provider calls live/cached",
+        padding=(0, 1),
+        collapse_padding=True,
+        caption=f"{coop}: share of C (A, B, both; finished matches); {total}: mean payoff per "
+        "match; collapse: mean round of collapse (matches that collapsed / could tell); "
+        f"{subst}: share of substituted actions (A/B); calls: provider calls live/cached; "
+        "cost $: of the stored rounds (what was spent is below)",
         caption_justify="left",
     )
-    for column in (
-        "condition",
-        "agent a vs agent b",
-        "reps",
-        "coop a",
-        "coop b",
-        "coop",
-        "total a",
-        "total b",
+    names = factors or ["condition"]
+    for name in names:
+        table.add_column(escape(name), overflow="fold", ratio=1)
+    if show_matchup:
+        table.add_column("agent a vs agent b", overflow="fold", ratio=1)
+    number_headers = [
+        "finished",
+        f"{coop} A",
+        f"{coop} B",
+        coop,
+        f"{total} A",
+        f"{total} B",
         "collapse",
+        subst,
         "calls",
         "cost $",
-    ):
-        left = column in ("condition", "agent a vs agent b")
-        table.add_column(column, justify="left" if left else "right", no_wrap=True)
-    for row in conditions.itertuples():
-        condition_calls = calls.get(str(row.condition), Counts())
-        collapsed = (
-            aggregates[
-                (aggregates["level"] == "replicate") & (aggregates["condition"] == row.condition)
-            ]["time_to_collapse"]
-            .notna()
-            .sum()
+    ]
+    for header in number_headers:
+        table.add_column(header, justify="right", no_wrap=True)
+    for _, row in conditions.iterrows():
+        condition = str(row["condition"])
+        condition_calls = calls.get(condition, Counts())
+        labels = (
+            [escape(str(manifest.factors.get(condition, {}).get(key, "-"))) for key in factors]
+            if factors
+            else [escape(condition)]
         )
-        collapse = (
-            "-"
-            if collapsed == 0
-            else f"{_fmt(row.time_to_collapse, 1)} ({collapsed}/{row.n_replicates})"
-        )
+        if show_matchup:
+            labels.append(escape(f"{row['agent_a']} vs {row['agent_b']}"))
         table.add_row(
-            escape(str(row.condition)),
-            escape(f"{row.agent_a} vs {row.agent_b}"),
-            str(row.n_replicates),
-            _fmt(row.cooperation_rate_a),
-            _fmt(row.cooperation_rate_b),
-            _fmt(row.cooperation_rate),
-            _fmt(row.total_payoff_a, 1),
-            _fmt(row.total_payoff_b, 1),
-            collapse,
+            *labels,
+            f"{row['n_finished']}/{row['n_replicates']} finished",
+            _fmt(row["cooperation_rate_a"]),
+            _fmt(row["cooperation_rate_b"]),
+            _fmt(row["cooperation_rate"]),
+            _fmt(row["total_payoff_a"], 1),
+            _fmt(row["total_payoff_b"], 1),
+            _collapse(row, replicates),
+            _substituted(row, manifest),
             f"{condition_calls.live}/{condition_calls.cached}",
-            _fmt(condition_calls.cost_usd, 4),
+            _cost(condition_calls),
         )
     return table
+
+
+def notes(manifest: RunManifest) -> list[str]:
+    """What the table cannot say: money spent, replicates that are replays, aborted matches."""
+    lines = []
+    spend = manifest.spend
+    if spend.live:
+        price = f"${spend.cost_usd:.4f}"
+        if spend.unknown_price:
+            price += f" + unknown ({spend.unknown_price} calls at a price litellm does not know)"
+        lines.append(
+            f"spent: {price} on {spend.live} live calls, over every attempt of this run "
+            "(answers already paid for come from the cache)"
+        )
+    replays = [
+        name
+        for name, sampling in manifest.sampling.items()
+        if sampling.replicates == "deterministic_replay"
+    ]
+    if replays:
+        lines.append(
+            f"note: the replicates of {', '.join(replays)} are deterministic replays (temperature "
+            "0: the same prompts get the same answers), so they count as one sample (effective "
+            "n = 1); sample at temperature > 0 for independent replicates"
+        )
+    failed = manifest.matches.failed
+    if failed:
+        first = failed[0]
+        lines.append(
+            f"{len(failed)} match(es) were aborted by an agent (condition means use finished "
+            f"matches; answers in matches.jsonl), e.g. {first.condition} replicate "
+            f"{first.replicate}: {first.error}"
+        )
+    return lines
 
 
 def plan_table(plan: list[PlannedMatch]) -> Table:
@@ -117,7 +216,7 @@ def plan_table(plan: list[PlannedMatch]) -> Table:
 
 
 def print_table(table: Table) -> None:
-    Console(width=None if Console().is_terminal else 200).print(table)
+    console().print(table)
 
 
 def shown_path(path: Path) -> str:
@@ -129,20 +228,11 @@ def shown_path(path: Path) -> str:
 
 
 def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None:
-    """Print the table, the run dir and the command that opens the viewer on it."""
-    console = Console(width=None if Console().is_terminal else 200)
+    """Print the table, the notes under it, the run dir and the command that opens the viewer."""
+    out = console()
     manifest = read_manifest(run_dir)
-    console.print(summary_table(run_dir, aggregates, manifest))
-    failed = manifest.matches.failed
-    if failed:
-        first = failed[0]
-        console.print(
-            escape(
-                f"{len(failed)} match(es) ended early with an error (run_manifest.json "
-                f"matches.failed; their answers are in matches.jsonl), e.g. {first.condition} "
-                f"replicate {first.replicate}: {first.error}"
-            ),
-            style="yellow",
-        )
-    console.print(f"run dir: {shown_path(run_dir)}")
-    console.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
+    out.print(summary_table(run_dir, aggregates, manifest, width=out.width))
+    for line in notes(manifest):
+        out.print(escape(line), style="yellow" if "aborted" in line else None)
+    out.print(f"run dir: {shown_path(run_dir)}")
+    out.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}")

@@ -274,6 +274,8 @@ def _manifest(
                 agent_b=c.agent_b.display_name,
                 game=c.game.id,
                 horizon_type=c.horizon.type,
+                type_a=c.agent_a.type,
+                type_b=c.agent_b.type,
             )
             for c in spec.conditions
         },

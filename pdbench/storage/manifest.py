@@ -89,6 +89,8 @@ class Matchup(_Record):
     agent_b: str
     game: str
     horizon_type: str
+    type_a: str | None = None  # the agent kinds (policy, llm, arena)
+    type_b: str | None = None
 
 
 class Sampling(_Record):

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import Literal
 
+import pandas as pd
 import streamlit as st
 
 from pdbench.analysis.run_aggregates import Aggregates
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui.display import JOINT_METRICS, format_value
-from pdbench.ui.facts import condition_caption, condition_config, short_commit
+from pdbench.ui.facts import condition_caption, condition_config, cost_text, short_commit
 from pdbench.ui.loaders import LoadedRun, default_run_dir, load_run
 from pdbench.ui.tabs import conditions, inspector, match, run_facts
 
@@ -168,8 +169,29 @@ def _header(run: LoadedRun) -> None:
     st.caption(
         f"`{run_dir}` · started {manifest.started_utc or '?'} · "
         f"git {short_commit(manifest)} · provider calls {calls.live} live / "
-        f"{calls.cached} cached · cost ${calls.cost_usd:.4f}"
+        f"{calls.cached} cached · cost spent: {cost_text(manifest.spend)} (every attempt of the run)"
     )
+    replicates = aggregates.replicates
+    if "match_status" in replicates:
+        aborted = replicates[replicates["match_status"] == "aborted"]
+        if len(aborted):
+            where = ", ".join(dict.fromkeys(aborted["condition"].astype(str)))
+            st.warning(
+                f"{len(aborted)} of {len(replicates)} matches were aborted by an agent (in "
+                f"{where}): condition means use finished matches only; the aborted replicates "
+                "are marked in the sidebar.",
+                icon=":material/warning:",
+            )
+    substituted = _substituted_shares(aggregates.conditions)
+    if substituted:
+        st.warning(
+            "Some actions were not the agents' own answers but substitutes (fallbacks after "
+            "invalid answers, timeouts, crashes); substituted share: "
+            + "; ".join(substituted)
+            + ". Cooperation over valid answers only is in each condition's metrics.",
+            icon=":material/swap_horiz:",
+        )
+
     if aggregates.note:
         st.info(
             f"{aggregates.note[0].upper()}{aggregates.note[1:]} (nothing is written; "
@@ -183,6 +205,17 @@ def _header(run: LoadedRun) -> None:
             f"{manifest.matches.planned} matches finished"
             + (f". Last error: {error}" if error else ". It may still be running, or was stopped.")
         )
+
+
+def _substituted_shares(conditions: pd.DataFrame) -> list[str]:
+    """'fallback_often A 25%' for every condition and agent whose actions were substituted."""
+    shares = []
+    for _, row in conditions.iterrows():
+        for side in ("a", "b"):
+            share = row.get(f"substituted_share_{side}")
+            if share is not None and not pd.isna(share) and share > 0:
+                shares.append(f"{row['condition']} {side.upper()} {share:.0%}")
+    return shares
 
 
 # Streamlit runs this file as __main__; importing it (tests, the layering check) draws nothing.

@@ -24,7 +24,14 @@ _AGENT_STEMS = (
 )
 AGENT_METRICS = {side: [metric(f"{stem}_{side}") for stem in _AGENT_STEMS] for side in SIDES}
 # What went wrong, one agent after the other; shown only where a condition had any.
-RELIABILITY_STEMS = ("invalid_outputs", "fallbacks", "timeouts", "errors")
+RELIABILITY_STEMS = (
+    "invalid_outputs",
+    "fallbacks",
+    "timeouts",
+    "errors",
+    "substituted_share",
+    "valid_cooperation_rate",
+)
 RELIABILITY_METRICS = [metric(f"{stem}_{side}") for side in SIDES for stem in RELIABILITY_STEMS]
 HEADLINE_METRICS = JOINT_METRICS + AGENT_METRICS["a"] + AGENT_METRICS["b"]
 # The full table lists every scalar metric: the cards' first, then any the cards leave out.

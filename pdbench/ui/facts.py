@@ -72,6 +72,14 @@ def short_commit(manifest: RunManifest) -> str:
     return commit[:10] + (" (uncommitted changes)" if git.get("dirty") else "")
 
 
+def cost_text(counts: Any) -> str:
+    """A cost as the page shows it: never $0.0000 for calls whose price is unknown."""
+    if counts.unknown_price:
+        unknown = f"unknown for {counts.unknown_price} calls at a price litellm does not know"
+        return f"${counts.cost_usd:.4f} + {unknown}" if counts.cost_usd else unknown
+    return f"${counts.cost_usd:.4f}"
+
+
 def run_facts(manifest: RunManifest) -> dict[str, Any]:
     """The run's identity and settings, for the Run facts table."""
     return {

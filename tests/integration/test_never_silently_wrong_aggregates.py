@@ -134,11 +134,6 @@ def test_condition_means_use_finished_matches_and_count_aborted_ones(flawed_run)
     assert pd.isna(empty["cooperation_rate"]) and pd.isna(empty["total_payoff_a"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 4: the summary has no finished counts and drops a condition whose "
-    "matches all aborted",
-)
 def test_summary_counts_finished_matches(flawed_run):
     run_dir, stdout = flawed_run
     finished = sum(
@@ -150,11 +145,6 @@ def test_summary_counts_finished_matches(flawed_run):
     assert f"{finished}/12 finished" in lines["sometimes_aborts"], stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 4: the viewer says nothing above its tabs about aborted replicates "
-    "(the run's status reads complete)",
-)
 def test_viewer_flags_aborted_replicates_at_the_top(flawed_run, tmp_path, monkeypatch):
     run_dir, _ = flawed_run
     header = header_texts(open_viewer(run_dir, tmp_path, monkeypatch))
@@ -196,17 +186,11 @@ def test_valid_answers_are_reported_apart_from_substituted_actions(flawed_run):
     assert min(shares) <= condition["substituted_share_a"] <= max(shares)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 13 case 13: the summary does not show the substituted share"
-)
 def test_summary_shows_the_substituted_share(flawed_run):
     _, stdout = flawed_run
     assert "subst" in stdout.lower(), stdout
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 13 case 13: the viewer does not show the substituted share"
-)
 def test_viewer_shows_the_substituted_share(flawed_run, tmp_path, monkeypatch):
     run_dir, _ = flawed_run
     shown = viewer_texts(open_viewer(run_dir, tmp_path, monkeypatch))

@@ -91,11 +91,6 @@ def test_manifest_declares_the_sampling_model_of_each_condition(sampling_run):
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 5: the summary reports 3 replicates at temperature 0 as if they were "
-    "independent samples",
-)
 def test_summary_says_temperature_zero_replicates_are_deterministic_replays(sampling_run):
     done, _ = sampling_run
     assert "deterministic replays" in done.stdout, done
@@ -171,11 +166,6 @@ def test_a_budget_stop_exits_with_its_own_code(budget_runs):
     assert stopped.returncode == 4, stopped
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 6: the summary shows the cost behind stored rounds (2 live calls) "
-    "instead of what was spent (5 calls over the two attempts)",
-)
 def test_summary_shows_what_was_spent(budget_runs):
     _, resumed, run_dir = budget_runs
     spent = read_manifest(run_dir)["spend"]["cost_usd"]
@@ -183,10 +173,6 @@ def test_summary_shows_what_was_spent(budget_runs):
     assert f"{spent:.4f}" in resumed.stdout, resumed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 6: a model whose price is unknown shows a cost of 0.0000",
-)
 def test_an_unknown_price_shows_as_unknown(sampling_run):
     done, _ = sampling_run
     for name in ("llm_replayed", "llm_sampled"):
@@ -194,11 +180,6 @@ def test_an_unknown_price_shows_as_unknown(sampling_run):
         assert "0.0000" not in line and "unknown" in line, line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 6: the viewer shows the cost behind stored rounds instead of what was "
-    "spent",
-)
 def test_viewer_shows_what_was_spent(budget_runs, tmp_path, monkeypatch):
     _, _, run_dir = budget_runs
     spent = read_manifest(run_dir)["spend"]["cost_usd"]
@@ -206,9 +187,6 @@ def test_viewer_shows_what_was_spent(budget_runs, tmp_path, monkeypatch):
     assert any(f"${spent:.4f}" in text for text in shown), shown
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 13 case 6: the viewer shows an unknown price as $0.0000"
-)
 def test_viewer_shows_an_unknown_price_as_unknown(sampling_run, tmp_path, monkeypatch):
     _, run_dir = sampling_run
     shown = viewer_texts(open_viewer(run_dir, tmp_path, monkeypatch))

@@ -79,10 +79,19 @@ def _headline_metrics(
     replicate_row: pd.Series, condition_row: pd.Series, names: Mapping[str, str]
 ) -> None:
     """Cards in rows of five: both agents, A, B, and what went wrong if anything did."""
+    substituted = {
+        side
+        for side in ("a", "b")
+        if not is_missing(condition_row[f"substituted_share_{side}"])
+        and float(condition_row[f"substituted_share_{side}"]) > 0
+    }
     reliability = [
         m
         for m in RELIABILITY_METRICS
-        if not is_missing(condition_row[m.column]) and float(condition_row[m.column]) > 0
+        # the cooperation of valid answers only matters where some actions were substituted
+        if (m.metric.stem != "valid_cooperation_rate" or m.side in substituted)
+        and not is_missing(condition_row[m.column])
+        and float(condition_row[m.column]) > 0
     ]
     rows: list[tuple[str, list[MetricColumn], str]] = [
         ("Both agents", JOINT_METRICS, charts.BOTH_COLOR),
@@ -90,7 +99,9 @@ def _headline_metrics(
         (names["b"], AGENT_METRICS["b"], charts.B_COLOR),
     ]
     if reliability:
-        rows.append(("Invalid outputs, fallbacks, timeouts, errors", reliability, charts.D_COLOR))
+        rows.append(
+            ("Invalid outputs, substituted actions, timeouts, errors", reliability, charts.D_COLOR)
+        )
     with st.container(border=True):
         for title, metrics, color in rows:
             st.markdown(

@@ -11,7 +11,7 @@ from pdbench.storage.manifest import RunManifest
 from pdbench.storage.schema import LedgerEntry
 from pdbench.ui import frames
 from pdbench.ui.display import table_height
-from pdbench.ui.facts import run_facts
+from pdbench.ui.facts import cost_text, run_facts
 
 
 def render(manifest: RunManifest, ledger: Sequence[LedgerEntry]) -> None:
@@ -29,8 +29,8 @@ def render(manifest: RunManifest, ledger: Sequence[LedgerEntry]) -> None:
         st.metric("Cached calls", calls.cached, border=True)
         st.metric("Tokens in / out", f"{calls.input_tokens} / {calls.output_tokens}", border=True)
         st.metric(
-            "Cost",
-            f"${calls.cost_usd:.4f}",
+            "Spent",
+            cost_text(manifest.spend),
             delta=f"${calls.cost_usd_saved:.4f} saved by the cache",
             delta_color="off",
             delta_arrow="off",
