@@ -173,9 +173,10 @@ class LocalServer:
         """Load the model, serve it, and return once /health says it is ready."""
         if self._server is not None:
             return self
-        xllamacpp = import_xllamacpp()
+        # The file the user named is checked first: a typo in its path is the likelier mistake.
         self.model = self.model or default_model()
         check_model_file(self.model)
+        xllamacpp = import_xllamacpp()
         check_port_free(self.port)
         params = xllamacpp.CommonParams()
         params.model.path = str(self.model)

@@ -113,10 +113,13 @@ def test_out_of_range_settings_are_refused():
         LocalServer(port=70000)
 
 
-def test_without_xllamacpp_the_command_says_how_to_install_it():
+def test_without_xllamacpp_the_command_says_how_to_install_it(tmp_path):
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))  # passes the file check, which comes first
     code = (
         "import sys; sys.modules['xllamacpp'] = None; "  # as if it were not installed
-        "sys.argv = ['pdbench', 'serve-local']; from pdbench.cli.app import main; main()"
+        f"sys.argv = ['pdbench', 'serve-local', '--model', {str(model)!r}]; "
+        "from pdbench.cli.app import main; main()"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=PROJECT
