@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pdbench.cli import exits
+from pdbench.cli.analyze import analyze
 from pdbench.cli.serve_local import serve_local
 from pdbench.core.errors import PdbenchError
 
@@ -298,6 +299,7 @@ def list_options(
 
 
 app.command("serve-local")(serve_local)
+app.command("analyze")(analyze)
 
 
 def main() -> None:
