@@ -1,215 +1,59 @@
 """aggregates.parquet: metrics per condition x replicate and per condition, from stored rounds.
 
-A pure function of rounds.jsonl and run_manifest.json: running it twice gives the same table. Rows
-have `level` "replicate" (one per match) or "condition" (mean over the replicates where a metric
-is defined, with `<metric>_std`, `<metric>_n`, `<metric>_ci_low`, `<metric>_ci_high`).
+A pure function of rounds.jsonl, the ledger and the manifest: running it twice gives the same
+table. Rows have `level` "replicate" (one per match in the ledger, an aborted one included, even
+one that ended before its first round) or "condition".
+
+- A replicate row says how its match ended: `match_status` "finished" or "aborted" and
+  `aborted_at_round` (the round no action came for).
+- A condition row averages its FINISHED matches (each counts once, whatever its length), with
+  `<metric>_std`, `_n`, `_ci_low`, `_ci_high` (intervals that stay inside the metric's range, see
+  `Metric.interval`), counts `n_finished` and `n_aborted`, and pooled per-round rates.
+- Every column has a fixed type (an all-null column keeps its type), so the aggregates of many
+  runs read together with pyarrow.dataset.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import orjson
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.json as pa_json
 
-from pdbench.analysis.catalog import scalar_columns
+from pdbench.analysis.catalog import COLUMNS, MetricColumn, scalar_columns
+from pdbench.analysis.columns import StoredMatches, read_matches
+from pdbench.analysis.intervals import wilson_interval
 from pdbench.analysis.metrics import many_match_metrics
 from pdbench.analysis.stats import mean_ci
 from pdbench.core.errors import PdbenchError
-from pdbench.storage import jsonl
 from pdbench.storage.manifest import RunManifest
-from pdbench.storage.run_store import read_manifest
-from pdbench.storage.schema import (
-    AGGREGATES_FILE,
-    DECISION_FIELDS,
-    ROUNDS_FILE,
-    SHARDS_DIR,
-    round_arrow_schema,
-)
+from pdbench.storage.run_store import read_ledger, read_manifest
+from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR, LedgerEntry
 
 # Scalar metrics that get condition-level statistics, in column order (from the catalogue).
 SCALAR_METRICS = scalar_columns()
+POOLED_METRICS = tuple(c.column for c in COLUMNS if c.metric.shape == "pooled")
+_BY_COLUMN = {c.column: c for c in COLUMNS}
+METRIC_COLUMNS = tuple(c.column for c in COLUMNS)
 
-# Only these columns are parsed from rounds.jsonl (prompts and answers are skipped); their types
-# come from RoundRecord.
-_ROUND_SCHEMA = round_arrow_schema(
-    [
-        "condition",
-        "replicate",
-        "round_index",
-        "agent_a",
-        "agent_b",
-        "game",
-        "horizon_type",
-        "agent_a_action",
-        "agent_b_action",
-        "agent_a_payoff",
-        "agent_b_payoff",
-        *(f"agent_{side}_{marker}" for marker in DECISION_FIELDS for side in ("a", "b")),
-    ]
-)
+IDENTITY = ("run_id", "level", "condition", "replicate", "agent_a", "agent_b", "game")
+IDENTITY_TAIL = ("horizon_type",)
+STATUS = ("n_replicates", "n_finished", "n_aborted", "match_status", "aborted_at_round")
+COLLAPSE_FLAGS = ("collapse_determinable", "collapsed")
+FINISHED, ABORTED = "finished", "aborted"
 
 
-FLAG_COLUMNS = {  # aggregate column -> (rounds.jsonl field suffix, is a text field)
-    "invalid_outputs": ("invalid_outputs", False),
-    "fallbacks": ("fallback", False),
-    "timeouts": ("timeout", False),
-    "errors": ("error", True),
-}
+# --- per match -----------------------------------------------------------------------------------
 
 
-FLAG_NAMES = tuple(f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b"))
-
-
-@dataclass
-class StoredMatches:
-    """Matches laid end to end, as aggregation needs them: one entry per match, columns per round.
-
-    Built from rounds.jsonl by `read_matches`, or by the runner from the matches it just played
-    (so a run need not parse the file it has just written).
-    """
-
-    keys: list[tuple[str, int]]  # (condition, replicate) per match
-    labels: list[tuple[str, str, str, str]]  # (agent_a, agent_b, game, horizon_type) per match
-    starts: np.ndarray  # offset of each match's first round
-    coop_a: np.ndarray
-    coop_b: np.ndarray
-    payoff_a: np.ndarray
-    payoff_b: np.ndarray
-    flags: dict[str, np.ndarray]  # e.g. "invalid_outputs_a" -> per-round counts
-
-    @classmethod
-    def concatenate(cls, parts: list[StoredMatches]) -> StoredMatches:
-        """Lay several StoredMatches end to end. A part may leave out flag columns (policy
-        matches have none): they count as zeros."""
-        lengths = [len(p.coop_a) for p in parts]
-        total = int(sum(lengths))
-        offsets = (np.cumsum(lengths) - np.asarray(lengths, dtype=np.intp)).astype(np.intp)
-
-        def joined(name: str, dtype) -> np.ndarray:
-            arrays = [getattr(p, name) for p in parts]
-            return np.concatenate(arrays).astype(dtype) if arrays else np.empty(0, dtype)
-
-        flags = {}
-        for name in FLAG_NAMES:
-            column = np.zeros(total, dtype=np.int64)
-            for part, offset, length in zip(parts, offsets, lengths, strict=True):
-                if name in part.flags:
-                    column[offset : offset + length] = part.flags[name]
-            flags[name] = column
-        return cls(
-            keys=[key for p in parts for key in p.keys],
-            labels=[label for p in parts for label in p.labels],
-            starts=np.concatenate([p.starts + o for p, o in zip(parts, offsets, strict=True)])
-            if parts
-            else np.empty(0, dtype=np.intp),
-            coop_a=joined("coop_a", bool),
-            coop_b=joined("coop_b", bool),
-            payoff_a=joined("payoff_a", float),
-            payoff_b=joined("payoff_b", float),
-            flags=flags,
-        )
-
-
-def read_matches(run_dir: Path) -> StoredMatches:
-    """Parse the core columns of rounds.jsonl (a torn last line is dropped)."""
-    path = run_dir / ROUNDS_FILE
-    end = jsonl.complete_prefix(path)
-    if end == 0:
-        return StoredMatches.concatenate([])
-    with path.open("rb") as handle:
-        buffer = pa.py_buffer(handle.read(end))
-    table = pa_json.read_json(
-        pa.BufferReader(buffer),
-        read_options=pa_json.ReadOptions(block_size=1 << 24),
-        parse_options=pa_json.ParseOptions(
-            explicit_schema=_ROUND_SCHEMA, unexpected_field_behavior="ignore"
-        ),
-    )
-    del buffer
-    condition = table.column("condition").dictionary_encode().combine_chunks()
-    codes = condition.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    replicate = table.column("replicate").to_numpy().astype(np.int64)
-    round_index = table.column("round_index").to_numpy().astype(np.int64)
-    # Matches are stored as contiguous blocks in round order; anything else is sorted first.
-    key = codes * (int(replicate.max()) + 1) + replicate
-    order = None
-    change = np.ones(len(key), dtype=bool)
-    change[1:] = key[1:] != key[:-1]
-    starts = np.flatnonzero(change)
-    if len(np.unique(key[starts])) != len(starts) or not _rounds_in_order(round_index, starts):
-        order = np.lexsort((round_index, key))
-        key = key[order]
-        change[1:] = key[1:] != key[:-1]
-        starts = np.flatnonzero(change)
-
-    def column(name: str, fill=None) -> np.ndarray:
-        values = table.column(name)
-        if fill is not None:
-            values = pc.fill_null(values, pa.scalar(fill, pa.int64()).cast(values.type))
-        array = values.to_numpy(zero_copy_only=False)
-        return array if order is None else array[order]
-
-    first = starts if order is None else order[starts]
-    dictionary = condition.dictionary.to_pylist()
-    texts = {
-        name: table.column(name).take(pa.array(first)).to_pylist()
-        for name in ("agent_a", "agent_b", "game", "horizon_type")
-    }
-    flags = {}
-    for name, (suffix, is_text) in FLAG_COLUMNS.items():
-        for side in ("a", "b"):
-            field = f"agent_{side}_{suffix}"
-            if is_text:
-                flags[f"{name}_{side}"] = (
-                    table.column(field).is_valid().to_numpy(zero_copy_only=False).astype(np.int64)
-                )
-                if order is not None:
-                    flags[f"{name}_{side}"] = flags[f"{name}_{side}"][order]
-            else:
-                flags[f"{name}_{side}"] = column(field, 0).astype(np.int64)
-    return StoredMatches(
-        keys=[(dictionary[codes[i]], int(replicate[i])) for i in first],
-        labels=list(
-            zip(
-                texts["agent_a"],
-                texts["agent_b"],
-                texts["game"],
-                texts["horizon_type"],
-                strict=True,
-            )
-        ),
-        starts=starts.astype(np.intp),
-        coop_a=column("agent_a_action") == "C",
-        coop_b=column("agent_b_action") == "C",
-        payoff_a=column("agent_a_payoff").astype(float),
-        payoff_b=column("agent_b_payoff").astype(float),
-        flags=flags,
-    )
-
-
-def _rounds_in_order(round_index: np.ndarray, starts: np.ndarray) -> bool:
-    """True when every match block counts its rounds 1, 2, 3, ... ."""
-    expected = (
-        np.arange(len(round_index))
-        - np.repeat(starts, np.diff(np.append(starts, len(round_index))))
-        + 1
-    )
-    return bool(np.array_equal(round_index, expected))
-
-
-def replicate_frame(
-    matches: StoredMatches, *, collapse_k: int, collapse_threshold: float
-) -> tuple[pd.DataFrame, list[np.ndarray]]:
-    """One row per (condition, replicate) with every metric of that match, built column-wise,
-    and each match's per-round cooperation (for the condition-level curve)."""
-    if not matches.keys:
-        return pd.DataFrame(columns=_columns()), []
+def _replicate_metrics(matches: StoredMatches, collapse_k: int, threshold: float) -> pd.DataFrame:
+    """Every per-match metric of the stored matches (one row per match with rounds)."""
+    n = len(matches.keys)
+    if n == 0:
+        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=["condition", "replicate"]))
     metrics = many_match_metrics(
         matches.starts,
         matches.coop_a,
@@ -217,63 +61,214 @@ def replicate_frame(
         matches.payoff_a,
         matches.payoff_b,
         collapse_k=collapse_k,
-        collapse_threshold=collapse_threshold,
+        collapse_threshold=threshold,
     )
+    per_match = {
+        name: np.add.reduceat(values, matches.starts) for name, values in matches.flags.items()
+    }
+    lengths = metrics["n_rounds"].astype(float)
+    columns: dict[str, object] = {**metrics, **per_match}
+    determinable = lengths >= collapse_k
+    collapsed = ~np.isnan(metrics["time_to_collapse"])
+    columns["collapse_rate"] = np.where(determinable, collapsed.astype(float), np.nan)
+    columns["collapse_determinable"] = determinable
+    columns["collapsed"] = pd.array(
+        [bool(c) if d else None for c, d in zip(collapsed, determinable, strict=True)],
+        dtype="boolean",
+    )
+    for side, coop in (("a", matches.coop_a), ("b", matches.coop_b)):
+        substituted = matches.flags[f"fallbacks_{side}"] > 0
+        own = ~substituted
+        own_rounds = np.add.reduceat(own.astype(np.int64), matches.starts)
+        own_c = np.add.reduceat((own & coop).astype(np.int64), matches.starts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            columns[f"valid_cooperation_rate_{side}"] = np.where(
+                own_rounds > 0, own_c / np.maximum(own_rounds, 1), np.nan
+            )
+        count = np.add.reduceat(substituted.astype(np.int64), matches.starts)
+        columns[f"substituted_actions_{side}"] = count
+        columns[f"substituted_share_{side}"] = count / lengths
+    columns["cooperation_rate_a_pooled"] = metrics["cooperation_rate_a"]
+    columns["cooperation_rate_b_pooled"] = metrics["cooperation_rate_b"]
+    columns["cooperation_rate_pooled"] = metrics["cooperation_rate"]
     joint = (matches.coop_a.astype(np.int8) + matches.coop_b.astype(np.int8)) / 2
     ends = np.append(matches.starts[1:], len(joint))
-    over_time = [joint[start:end] for start, end in zip(matches.starts, ends, strict=True)]
-    columns: dict[str, object] = {
+    columns["cooperation_rate_over_time"] = [
+        orjson.dumps(joint[start:end], option=orjson.OPT_SERIALIZE_NUMPY).decode()
+        for start, end in zip(matches.starts, ends, strict=True)
+    ]
+    index = pd.MultiIndex.from_tuples(matches.keys, names=["condition", "replicate"])
+    return pd.DataFrame(columns, index=index)
+
+
+def _check_against_ledger(matches: StoredMatches, ledger: list[LedgerEntry], path: str) -> None:
+    """A match's stored rounds must be what its ledger line says, and no more than its horizon
+    allows: otherwise its numbers would be wrong, so nothing is aggregated."""
+    lengths = np.diff(np.append(matches.starts, len(matches.coop_a)))
+    stored = dict(zip(matches.keys, lengths.tolist(), strict=True))
+    for entry in ledger:
+        have = stored.get(entry.key, 0)
+        where = f"condition {entry.condition} replicate {entry.replicate}"
+        if entry.n_rounds > entry.planned_rounds:
+            raise PdbenchError(
+                f"{path}: {where} played {entry.n_rounds} rounds but its horizon allows "
+                f"{entry.planned_rounds}; nothing is aggregated"
+            )
+        if have != entry.n_rounds:
+            raise PdbenchError(
+                f"{path}: {where} has {have} rounds stored but its ledger line says "
+                f"{entry.n_rounds} (a match written twice or cut short?); nothing is aggregated"
+            )
+
+
+# --- the table -----------------------------------------------------------------------------------
+
+
+def aggregate_matches(
+    matches: StoredMatches, manifest: RunManifest, ledger: list[LedgerEntry] | None = None
+) -> pd.DataFrame:
+    """The aggregates table (a pure function of the stored rounds, the ledger and the manifest).
+    Without a ledger, every stored match counts as finished."""
+    if ledger is None:
+        ledger = [
+            LedgerEntry(
+                condition=c, replicate=r, n_rounds=0, planned_rounds=0, seeds={}, error=None
+            )
+            for c, r in matches.keys
+        ]
+        lengths = np.diff(np.append(matches.starts, len(matches.coop_a))).tolist()
+        for entry, length in zip(ledger, lengths, strict=True):
+            entry.n_rounds = entry.planned_rounds = length
+    _check_against_ledger(matches, ledger, manifest.run_id)
+    per_match: dict[tuple[str, int], dict[str, object]] = _replicate_metrics(
+        matches, manifest.collapse.k, manifest.collapse.threshold
+    ).to_dict("index")  # type: ignore[assignment]  # the index holds (condition, replicate)
+    labels = dict(zip(matches.keys, matches.labels, strict=True))
+    order = {name: i for i, name in enumerate(manifest.conditions)}
+    entries = sorted(
+        ledger, key=lambda e: (order.get(e.condition, len(order)), e.condition, e.replicate)
+    )
+    replicate_rows = [_replicate_row(entry, per_match, labels, manifest) for entry in entries]
+    # Every per-match column exists, even when no match got to play a round.
+    replicates = pd.DataFrame(replicate_rows).reindex(
+        columns=[*IDENTITY[1:], *IDENTITY_TAIL, *STATUS, *COLLAPSE_FLAGS, *METRIC_COLUMNS]
+    )
+    names = list(dict.fromkeys(replicates["condition"])) if len(replicates) else []
+    conditions = pd.DataFrame(
+        [_condition_row(name, replicates[replicates["condition"] == name]) for name in names]
+    )
+    table = (
+        pd.concat([replicates, conditions], ignore_index=True)
+        if len(replicates)
+        else (pd.DataFrame())
+    )
+    return _with_types(table, manifest)
+
+
+def _replicate_row(
+    entry: LedgerEntry,
+    per_match: dict[tuple[str, int], dict[str, object]],
+    labels: dict[tuple[str, int], tuple[str, str, str, str]],
+    manifest: RunManifest,
+) -> dict[str, object]:
+    matchup = manifest.matchups.get(entry.condition)
+    stored = labels.get(entry.key)
+    agent_a, agent_b, game, horizon_type = stored or (
+        (matchup.agent_a, matchup.agent_b, matchup.game, matchup.horizon_type)
+        if matchup
+        else (None, None, None, None)
+    )
+    aborted = entry.error is not None
+    row: dict[str, object] = {
         "level": "replicate",
-        "condition": [key[0] for key in matches.keys],
-        "replicate": [key[1] for key in matches.keys],
-        "agent_a": [label[0] for label in matches.labels],
-        "agent_b": [label[1] for label in matches.labels],
-        "game": [label[2] for label in matches.labels],
-        "horizon_type": [label[3] for label in matches.labels],
+        "condition": entry.condition,
+        "replicate": entry.replicate,
+        "agent_a": agent_a,
+        "agent_b": agent_b,
+        "game": game,
+        "horizon_type": horizon_type,
         "n_replicates": 1,
-        **metrics,
-        **{
-            name: np.add.reduceat(values, matches.starts) if len(values) else values
-            for name, values in matches.flags.items()
-        },
-        "cooperation_rate_over_time": [
-            orjson.dumps(series, option=orjson.OPT_SERIALIZE_NUMPY).decode() for series in over_time
-        ],
+        "n_finished": 0 if aborted else 1,
+        "n_aborted": 1 if aborted else 0,
+        "match_status": ABORTED if aborted else FINISHED,
+        "aborted_at_round": entry.n_rounds + 1 if aborted else None,
     }
-    return pd.DataFrame(columns, index=range(len(matches.keys))), over_time
+    if entry.key in per_match:
+        row.update(per_match[entry.key])
+    else:  # ended before its first round: nothing to measure
+        row["n_rounds"] = 0
+        row["collapse_determinable"] = False
+    return row
 
 
-def condition_rows(replicates: pd.DataFrame, over_time: list[np.ndarray]) -> list[dict]:
-    """One dict per condition: the mean, std, n and 95% CI of every scalar metric (over the
-    replicates where it is defined) and the mean cooperation per round."""
-    rows = []
-    for condition, positions in replicates.groupby("condition", sort=False).indices.items():
-        members = replicates.iloc[positions]
-        first = members.iloc[0]
-        row = {
-            "level": "condition",
-            "condition": condition,
-            "replicate": None,
-            "agent_a": first["agent_a"],
-            "agent_b": first["agent_b"],
-            "game": first["game"],
-            "horizon_type": first["horizon_type"],
-            "n_replicates": len(members),
+def _condition_row(name: str, members: pd.DataFrame) -> dict[str, object]:
+    first = members.iloc[0]
+    finished = members[members["match_status"] == FINISHED]
+    row: dict[str, object] = {
+        "level": "condition",
+        "condition": name,
+        "replicate": None,
+        "agent_a": first["agent_a"],
+        "agent_b": first["agent_b"],
+        "game": first["game"],
+        "horizon_type": first["horizon_type"],
+        "n_replicates": len(members),
+        "n_finished": len(finished),
+        "n_aborted": len(members) - len(finished),
+    }
+    longest = float(finished["n_rounds"].max()) if len(finished) else math.inf
+    for metric in SCALAR_METRICS:
+        values = finished[metric].to_numpy(dtype=float) if metric in finished else np.array([])
+        column = _BY_COLUMN[metric]
+        stats = _interval(column, values, longest)
+        row[metric] = stats["mean"]
+        for suffix in ("std", "n", "ci_low", "ci_high"):
+            row[f"{metric}_{suffix}"] = stats[suffix]
+    # Pooled rates: every round of the finished matches counts once.
+    played = finished[finished["n_rounds"] > 0]
+    rounds = float(played["n_rounds"].sum())
+    for rate in ("cooperation_rate_a", "cooperation_rate_b", "cooperation_rate"):
+        pooled = float((played[rate].astype(float) * played["n_rounds"]).sum())
+        row[f"{rate}_pooled"] = pooled / rounds if rounds else None
+    row["cooperation_rate_over_time"] = orjson.dumps(
+        _mean_over_time(
+            [np.asarray(orjson.loads(series)) for series in played["cooperation_rate_over_time"]]
+        )
+    ).decode()
+    return row
+
+
+def _interval(
+    column: MetricColumn, values: np.ndarray, longest: float
+) -> dict[str, float | int | None]:
+    """Mean, std, n and a 95% interval that stays inside the metric's range."""
+    defined = values[~np.isnan(values)]
+    if column.metric.interval == "wilson":
+        n = int(defined.size)
+        if n == 0:
+            return {"mean": None, "std": None, "n": 0, "ci_low": None, "ci_high": None}
+        successes = round(float(defined.sum()))
+        low, high = wilson_interval(successes, n)
+        std = float(defined.std(ddof=1)) if n > 1 else None
+        return {
+            "mean": successes / n,
+            "std": std,
+            "n": n,
+            "ci_low": float(low),
+            "ci_high": float(high),
         }
-        for metric in SCALAR_METRICS:
-            stats = mean_ci(members[metric].to_numpy(dtype=float))
-            row[metric] = stats["mean"]
-            for suffix in ("std", "n", "ci_low", "ci_high"):
-                row[f"{metric}_{suffix}"] = stats[suffix]
-        row["cooperation_rate_over_time"] = orjson.dumps(
-            _mean_over_time([over_time[p] for p in positions])
-        ).decode()
-        rows.append(row)
-    return rows
+    stats = mean_ci(defined.tolist())
+    bounds = {"rate": (0.0, 1.0), "count": (0.0, math.inf), "round": (1.0, longest)}
+    low_bound, high_bound = bounds.get(column.kind, (-math.inf, math.inf))
+    for key in ("ci_low", "ci_high"):
+        value = stats[key]
+        if value is not None:
+            stats[key] = float(min(max(float(value), low_bound), high_bound))
+    return stats
 
 
 def _mean_over_time(series: list[np.ndarray]) -> list[dict]:
-    """Per round: the mean over the replicates that reached it, and how many did."""
+    """Per round: the mean over the matches that reached it, and how many did."""
     longest = max((len(values) for values in series), default=0)
     padded = np.full((len(series), longest), np.nan)
     for row, values in enumerate(series):
@@ -286,50 +281,50 @@ def _mean_over_time(series: list[np.ndarray]) -> list[dict]:
     ]
 
 
-def aggregate_run(run_dir: Path) -> pd.DataFrame:
-    """The aggregates table of a run dir (a sweep's shards are merged first)."""
-    if (run_dir / SHARDS_DIR).is_dir():
-        from pdbench.storage.shards import merge_shards
-
-        merge_shards(run_dir)
-    return aggregate_matches(read_matches(run_dir), read_manifest(run_dir))
+# --- the columns and their types -----------------------------------------------------------------
 
 
-def aggregate_matches(matches: StoredMatches, manifest: RunManifest) -> pd.DataFrame:
-    """The aggregates table of stored matches (a pure function of rounds and manifest)."""
-    replicates, over_time = replicate_frame(
-        matches,
-        collapse_k=manifest.collapse.k,
-        collapse_threshold=manifest.collapse.threshold,
+def column_types() -> dict[str, str]:
+    """Every column of aggregates.parquet (factor columns aside) and its pandas type."""
+    types: dict[str, str] = dict.fromkeys(
+        ("run_id", "level", "condition", "agent_a", "agent_b", "game", "horizon_type"), "string"
     )
-    # Condition order follows the manifest (the experiment's order), not the alphabet.
-    order = {name: i for i, name in enumerate(manifest.conditions)}
-    rank = replicates["condition"].map(lambda name: order.get(name, len(order)))
-    sorted_positions = (
-        np.lexsort(
-            (
-                replicates["replicate"].to_numpy(),
-                replicates["condition"].to_numpy(),
-                rank.to_numpy(),
+    types["replicate"] = "Int64"
+    types.update(
+        {
+            "n_replicates": "Int64",
+            "n_finished": "Int64",
+            "n_aborted": "Int64",
+            "match_status": "string",
+            "aborted_at_round": "Int64",
+            "collapse_determinable": "boolean",
+            "collapsed": "boolean",
+        }
+    )
+    for column in COLUMNS:
+        types[column.column] = "string" if column.metric.shape == "per_round" else "Float64"
+    for metric in SCALAR_METRICS:
+        types[f"{metric}_std"] = "Float64"
+        types[f"{metric}_n"] = "Int64"
+        types[f"{metric}_ci_low"] = "Float64"
+        types[f"{metric}_ci_high"] = "Float64"
+    return types
+
+
+def _with_types(table: pd.DataFrame, manifest: RunManifest) -> pd.DataFrame:
+    types = column_types()
+    table = table.reindex(columns=list(types))
+    table["run_id"] = manifest.run_id
+    for name, dtype in types.items():
+        if dtype == "Float64":
+            table[name] = pd.to_numeric(table[name], errors="coerce").astype("float64")
+        elif dtype == "Int64":
+            table[name] = pd.array(
+                [None if pd.isna(v) else int(v) for v in table[name]], dtype="Int64"
             )
-        )
-        if len(replicates)
-        else np.empty(0, dtype=np.intp)
-    )
-    replicates = replicates.iloc[sorted_positions].reset_index(drop=True)
-    over_time = [over_time[p] for p in sorted_positions]
-    conditions = pd.DataFrame(condition_rows(replicates, over_time), columns=_columns())
-    parts = [part for part in (replicates, conditions) if len(part)]
-    table = (
-        pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=_columns())
-    ).reindex(columns=_columns())
-    table["replicate"] = table["replicate"].astype("Int64")
-    # Counts are whole numbers (metric columns stay float: condition rows hold means, e.g. the
-    # mean n_rounds of a geometric horizon).
-    for column in ["n_replicates", *(f"{m}_n" for m in SCALAR_METRICS)]:
-        table[column] = table[column].astype("Int64")
-    table.insert(0, "run_id", manifest.run_id)
-    return with_factor_columns(table, manifest.factors)
+        else:
+            table[name] = table[name].astype(cast(Any, dtype))
+    return with_factor_columns(table.reset_index(drop=True), manifest.factors)
 
 
 def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]]) -> pd.DataFrame:
@@ -344,32 +339,33 @@ def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]])
     return table
 
 
-def _columns() -> list[str]:
-    stats = [f"{m}_{s}" for m in SCALAR_METRICS for s in ("std", "n", "ci_low", "ci_high")]
-    return [
-        "level",
-        "condition",
-        "replicate",
-        "agent_a",
-        "agent_b",
-        "game",
-        "horizon_type",
-        "n_replicates",
-        *SCALAR_METRICS,
-        "cooperation_rate_over_time",
-        *stats,
-    ]
+# --- files ---------------------------------------------------------------------------------------
 
 
-def write_aggregates(run_dir: Path, matches: StoredMatches | None = None) -> pd.DataFrame:
-    """Write aggregates.parquet; `matches` lets a run pass what it just played instead of
-    re-parsing rounds.jsonl (it must be exactly the stored matches, in file order)."""
+def aggregate_run(run_dir: Path) -> pd.DataFrame:
+    """The aggregates table of a run dir (a sweep's shards are merged first)."""
+    if (run_dir / SHARDS_DIR).is_dir():
+        from pdbench.storage.shards import merge_shards
+
+        merge_shards(run_dir)
+    # Without a ledger (only rounds and manifest left) every stored match counts as finished.
+    ledger = read_ledger(run_dir) if (run_dir / LEDGER_FILE).exists() else None
+    return aggregate_matches(read_matches(run_dir), read_manifest(run_dir), ledger)
+
+
+def write_aggregates(
+    run_dir: Path,
+    matches: StoredMatches | None = None,
+    ledger: list[LedgerEntry] | None = None,
+) -> pd.DataFrame:
+    """Write aggregates.parquet; `matches` and `ledger` let a run pass what it just played
+    instead of re-parsing rounds.jsonl (they must be exactly what is stored, in file order)."""
     if not run_dir.is_dir():
         raise PdbenchError(f"{run_dir} is not a directory")
     if matches is None:
         table = aggregate_run(run_dir)
     else:
-        table = aggregate_matches(matches, read_manifest(run_dir))
+        table = aggregate_matches(matches, read_manifest(run_dir), ledger)
     tmp = run_dir / (AGGREGATES_FILE + ".tmp")
     table.to_parquet(tmp, index=False)
     tmp.replace(run_dir / AGGREGATES_FILE)

@@ -19,7 +19,9 @@ from pdbench.core.errors import PdbenchError, unknown_choice
 
 Kind = Literal["rate", "count", "payoff", "round"]
 Side = Literal["a", "b"]
-Shape = Literal["scalar", "per_round"]
+Shape = Literal["scalar", "per_round", "pooled"]
+# How a condition row's interval is computed (see `Metric.interval`).
+Interval = Literal["t_clipped", "wilson"]
 
 SIDES: tuple[Side, Side] = ("a", "b")
 
@@ -39,8 +41,17 @@ class Metric:
     help: str  # one line, the exact definition ({me} and {other} when per agent)
     kind: Kind
     per_agent: bool
-    shape: Shape = "scalar"  # "per_round": a JSON list per row, not a number
+    # "scalar": one number per row, with condition statistics (_std, _n, _ci_low, _ci_high);
+    # "per_round": a JSON list per row; "pooled": one number per row and no statistics (a
+    # condition row pools every round of its finished matches instead of averaging matches).
+    shape: Shape = "scalar"
     null_text: str = "n/a"  # what a null value means, in words
+    suffix: str = ""  # after the side: cooperation_rate_a_pooled
+    # The condition row's 95% interval: "t_clipped" is Student's t over the finished matches'
+    # values, clipped to the kind's range (a rate to [0, 1], a count to >= 0, a round to
+    # [1, longest match]; payoffs are not clipped); "wilson" is Wilson's score interval for a
+    # share of matches (the metric is 1 or 0 per match).
+    interval: Interval = "t_clipped"
 
     @property
     def decimals(self) -> int:
@@ -50,8 +61,10 @@ class Metric:
     def columns(self) -> tuple[MetricColumn, ...]:
         """The metric's columns in aggregates.parquet: `<stem>_a`, `<stem>_b`, or `<stem>`."""
         if self.per_agent:
-            return tuple(MetricColumn(f"{self.stem}_{side}", self, side) for side in SIDES)
-        return (MetricColumn(self.stem, self, None),)
+            return tuple(
+                MetricColumn(f"{self.stem}_{side}{self.suffix}", self, side) for side in SIDES
+            )
+        return (MetricColumn(f"{self.stem}{self.suffix}", self, None),)
 
     def help_for(self, side: Side | None = None) -> str:
         """The help text for one agent's column (A against B, or B against A); without a side,
@@ -169,7 +182,8 @@ METRICS: tuple[Metric, ...] = (
         "collapse round",
         "First round t such that rounds t … t+k−1 all exist and the share of C among both "
         "agents' 2k actions in them is at most the threshold (k and threshold are in the "
-        "manifest); null when there is no such t.",
+        "manifest); null when there is no such t. The condition mean covers the matches that "
+        "collapsed (their count is time_to_collapse_n; see the collapse rate).",
         kind="round",
         per_agent=False,
         null_text="no collapse",
@@ -205,6 +219,65 @@ METRICS: tuple[Metric, ...] = (
         "Rounds with an error recorded for {me}.",
         kind="count",
         per_agent=True,
+    ),
+    Metric(
+        "collapse_rate",
+        "Collapse rate",
+        "collapsed",
+        "Per match 1 if it collapsed (see time to collapse), 0 if not, null when it had fewer "
+        "than k rounds (too short to tell); per condition, the share of the matches long enough "
+        "to tell that collapsed, with Wilson's interval.",
+        kind="rate",
+        per_agent=False,
+        interval="wilson",
+        null_text="too short to tell",
+    ),
+    Metric(
+        "valid_cooperation_rate",
+        "Cooperation rate of valid answers",
+        "valid coop",
+        "Share of C among the rounds in which {me} played its own valid answer (substituted "
+        "fallback, timeout and error actions left out); n/a when every action was substituted.",
+        kind="rate",
+        per_agent=True,
+    ),
+    Metric(
+        "substituted_actions",
+        "Substituted actions",
+        "substituted",
+        "Rounds in which {me}'s action was not its own answer but a substitute: the fallback "
+        "after invalid answers, or the action played on a timeout or a crash.",
+        kind="count",
+        per_agent=True,
+    ),
+    Metric(
+        "substituted_share",
+        "Substituted share",
+        "subst share",
+        "substituted actions / n: how much of {me}'s play was not its own choice.",
+        kind="rate",
+        per_agent=True,
+    ),
+    Metric(
+        "cooperation_rate",
+        "Cooperation rate, pooled",
+        "coop pooled",
+        "Share of C in {me}'s actions over all rounds of the finished matches pooled, so a long "
+        "match weighs more than a short one (the plain rate averages matches, each equally).",
+        kind="rate",
+        per_agent=True,
+        shape="pooled",
+        suffix="_pooled",
+    ),
+    Metric(
+        "cooperation_rate",
+        "Cooperation rate · both, pooled",
+        "coop pooled",
+        "Share of C among both agents' actions over all rounds of the finished matches pooled.",
+        kind="rate",
+        per_agent=False,
+        shape="pooled",
+        suffix="_pooled",
     ),
     Metric(
         "cooperation_rate_over_time",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import is_batchable, make_agent
-from pdbench.analysis.aggregate import StoredMatches
+from pdbench.analysis.columns import StoredMatches
 from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match
@@ -234,6 +234,15 @@ def _manifest(
         ),
         conditions=[c.name for c in spec.conditions],
         factors={c.name: c.factors for c in spec.conditions},
+        matchups={
+            c.name: manifests.Matchup(
+                agent_a=c.agent_a.display_name,
+                agent_b=c.agent_b.display_name,
+                game=c.game.id,
+                horizon_type=c.horizon.type,
+            )
+            for c in spec.conditions
+        },
         replicates=spec.run.replicates,
         planned=len(plan),
         seeds=[
@@ -336,7 +345,8 @@ def run_experiment(
         in_memory = None
         if skipped == 0 and status == manifests.STATUS_COMPLETE:
             in_memory = StoredMatches.concatenate(writer.stored_columns)
-        aggregates = write_aggregates(run_dir, in_memory)
+        ledger = list(store.completed.values()) if in_memory is not None else None
+        aggregates = write_aggregates(run_dir, in_memory, ledger)
     manifest = store.manifest
     return RunOutcome(
         run_dir=run_dir,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from pdbench.agents.base import Decision
-from pdbench.analysis.aggregate import StoredMatches
+from pdbench.analysis.columns import StoredMatches
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch

@@ -79,6 +79,16 @@ class MatchSeeds(_Record):
     agent_b: int
 
 
+class Matchup(_Record):
+    """Who plays what in a condition, as rounds.jsonl names them (so a condition whose matches
+    all ended before their first round still has its names)."""
+
+    agent_a: str
+    agent_b: str
+    game: str
+    horizon_type: str
+
+
 class Collapse(_Record):
     k: int = 10
     threshold: float = 0.2
@@ -130,6 +140,7 @@ class RunManifest(_Record):
     # What sets each condition apart: {condition: {key: value}} (a grid's swept keys, or what an
     # experiment file declares); aggregates.parquet has a column per key.
     factors: dict[str, dict[str, str]] = Field(default_factory=dict)
+    matchups: dict[str, Matchup] = Field(default_factory=dict)
     replicates: int | None = None
     matches: MatchCounts = Field(default_factory=MatchCounts)
     seeds: list[MatchSeeds] = Field(default_factory=list)
@@ -211,6 +222,7 @@ def build_manifest(
     collapse: Collapse,
     conditions: Sequence[str],
     factors: dict[str, dict[str, str]],
+    matchups: dict[str, Matchup],
     replicates: int,
     planned: int,
     seeds: Sequence[MatchSeeds],
@@ -242,6 +254,7 @@ def build_manifest(
         collapse=collapse,
         conditions=list(conditions),
         factors={name: dict(f) for name, f in factors.items() if f},
+        matchups=dict(matchups),
         replicates=replicates,
         matches=MatchCounts(
             planned=planned,
@@ -315,6 +328,7 @@ def merge_manifests(
         collapse=first.collapse if first else Collapse(),
         conditions=names,
         factors={name: f for m in manifests for name, f in m.factors.items()},
+        matchups={name: f for m in manifests for name, f in m.matchups.items()},
         replicates=first.replicates if first else None,
         matches=MatchCounts(
             planned=sum(m.matches.planned for m in manifests),

@@ -100,11 +100,6 @@ def crn_run(tmp_path_factory):
 # --- case 4: aborted matches ---------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 4: aggregates have no match_status/aborted_at_round, and a match "
-    "aborted in round 1 (no stored round) has no row at all",
-)
 def test_aborted_matches_are_marked_on_replicate_rows(flawed_run):
     run_dir, _ = flawed_run
     replicates, _ = aggregates(run_dir)
@@ -120,11 +115,6 @@ def test_aborted_matches_are_marked_on_replicate_rows(flawed_run):
                 assert row["aborted_at_round"] == round_, (condition, replicate)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 4: condition means average aborted matches as if complete (mean "
-    "n_rounds below the fixed horizon) and a condition whose matches all abort has no row",
-)
 def test_condition_means_use_finished_matches_and_count_aborted_ones(flawed_run):
     run_dir, _ = flawed_run
     replicates, conditions = aggregates(run_dir)
@@ -180,11 +170,6 @@ SUBSTITUTION_COLUMNS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 13: fallback actions count as the agent's choices; there is no "
-    "valid-answer cooperation rate nor a count or share of substituted actions",
-)
 def test_valid_answers_are_reported_apart_from_substituted_actions(flawed_run):
     run_dir, _ = flawed_run
     replicates, conditions = aggregates(run_dir)
@@ -231,11 +216,6 @@ def test_viewer_shows_the_substituted_share(flawed_run, tmp_path, monkeypatch):
 # --- case 10: collapse censoring and bounded intervals -------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 10: a match shorter than k reads 'never collapsed' (null) like one "
-    "that did not collapse; no collapse_determinable, collapsed or collapse_rate",
-)
 def test_collapse_is_censored_when_a_match_is_too_short(collapse_run):
     replicates, conditions = aggregates(collapse_run)
     assert not missing_columns(replicates, ["collapse_determinable", "collapsed"])
@@ -270,11 +250,6 @@ def _wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float
     return centre - half, centre + half
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 10: Student-t intervals leave the metric's range (a cooperation CI "
-    "below 0 or above 1, a collapse round below 1); collapse_rate has no Wilson interval",
-)
 def test_confidence_intervals_stay_within_the_metric_range(collapse_run):
     replicates, conditions = aggregates(collapse_run)
     outside = []
@@ -343,11 +318,6 @@ def test_adding_a_condition_changes_no_other_condition(crn_run, tmp_path):
 # --- case 15: pooled rates -----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 15: condition rows weight every replicate equally and give no "
-    "pooled per-round rate",
-)
 def test_condition_rows_carry_pooled_per_round_rates(crn_run):
     _, conditions = aggregates(crn_run)
     pooled = ["cooperation_rate_pooled", "cooperation_rate_a_pooled", "cooperation_rate_b_pooled"]
@@ -364,11 +334,6 @@ def test_condition_rows_carry_pooled_per_round_rates(crn_run):
 # --- case 16: stable column types ----------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 case 16: a metric column that is all null in one run is stored with type "
-    "null, so two runs' aggregates cannot be read together with pyarrow.dataset",
-)
 def test_aggregates_of_two_runs_read_together(tmp_path):
     files = []
     for name in ("never_collapses", "always_collapses"):

@@ -16,7 +16,8 @@ from pdbench.storage.manifest import RunManifest
 ROOT = Path(__file__).resolve().parents[2]
 STATS = ("_std", "_n", "_ci_low", "_ci_high")
 NOT_METRICS = {"run_id", "level", "condition", "replicate", "agent_a", "agent_b", "game"}
-NOT_METRICS |= {"horizon_type", "n_replicates"}
+NOT_METRICS |= {"horizon_type", "n_replicates", "n_finished", "n_aborted", "match_status"}
+NOT_METRICS |= {"aborted_at_round", "collapse_determinable", "collapsed"}
 
 
 def test_the_scalar_columns_are_the_aggregated_ones_in_their_order():

@@ -1,0 +1,213 @@
+"""Stored rounds as columns: every match laid end to end in numpy arrays (`StoredMatches`), read
+from rounds.jsonl with pyarrow (only the columns aggregation needs; prompts and answers are
+skipped), or handed over by the runner from the matches it just played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
+
+from pdbench.core.errors import PdbenchError
+from pdbench.storage import jsonl
+from pdbench.storage.schema import DECISION_FIELDS, ROUNDS_FILE, round_arrow_schema
+
+# Only these columns are parsed from rounds.jsonl; their types come from RoundRecord.
+_ROUND_SCHEMA = round_arrow_schema(
+    [
+        "condition",
+        "replicate",
+        "round_index",
+        "agent_a",
+        "agent_b",
+        "game",
+        "horizon_type",
+        "agent_a_action",
+        "agent_b_action",
+        "agent_a_payoff",
+        "agent_b_payoff",
+        *(f"agent_{side}_{marker}" for marker in DECISION_FIELDS for side in ("a", "b")),
+    ]
+)
+
+
+FLAG_COLUMNS = {  # aggregate column -> (rounds.jsonl field suffix, is a text field)
+    "invalid_outputs": ("invalid_outputs", False),
+    "fallbacks": ("fallback", False),
+    "timeouts": ("timeout", False),
+    "errors": ("error", True),
+}
+
+
+FLAG_NAMES = tuple(f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b"))
+
+
+@dataclass
+class StoredMatches:
+    """Matches laid end to end, as aggregation needs them: one entry per match, columns per round.
+
+    Built from rounds.jsonl by `read_matches`, or by the runner from the matches it just played
+    (so a run need not parse the file it has just written).
+    """
+
+    keys: list[tuple[str, int]]  # (condition, replicate) per match
+    labels: list[tuple[str, str, str, str]]  # (agent_a, agent_b, game, horizon_type) per match
+    starts: np.ndarray  # offset of each match's first round
+    coop_a: np.ndarray
+    coop_b: np.ndarray
+    payoff_a: np.ndarray
+    payoff_b: np.ndarray
+    flags: dict[str, np.ndarray]  # e.g. "invalid_outputs_a" -> per-round counts
+
+    @classmethod
+    def concatenate(cls, parts: list[StoredMatches]) -> StoredMatches:
+        """Lay several StoredMatches end to end. A part may leave out flag columns (policy
+        matches have none): they count as zeros."""
+        lengths = [len(p.coop_a) for p in parts]
+        total = int(sum(lengths))
+        offsets = (np.cumsum(lengths) - np.asarray(lengths, dtype=np.intp)).astype(np.intp)
+
+        def joined(name: str, dtype) -> np.ndarray:
+            arrays = [getattr(p, name) for p in parts]
+            return np.concatenate(arrays).astype(dtype) if arrays else np.empty(0, dtype)
+
+        flags = {}
+        for name in FLAG_NAMES:
+            column = np.zeros(total, dtype=np.int64)
+            for part, offset, length in zip(parts, offsets, lengths, strict=True):
+                if name in part.flags:
+                    column[offset : offset + length] = part.flags[name]
+            flags[name] = column
+        return cls(
+            keys=[key for p in parts for key in p.keys],
+            labels=[label for p in parts for label in p.labels],
+            starts=np.concatenate([p.starts + o for p, o in zip(parts, offsets, strict=True)])
+            if parts
+            else np.empty(0, dtype=np.intp),
+            coop_a=joined("coop_a", bool),
+            coop_b=joined("coop_b", bool),
+            payoff_a=joined("payoff_a", float),
+            payoff_b=joined("payoff_b", float),
+            flags=flags,
+        )
+
+
+def read_matches(run_dir: Path) -> StoredMatches:
+    """Parse the core columns of rounds.jsonl (a torn last line is dropped)."""
+    path = run_dir / ROUNDS_FILE
+    end = jsonl.complete_prefix(path)
+    if end == 0:
+        return StoredMatches.concatenate([])
+    with path.open("rb") as handle:
+        buffer = pa.py_buffer(handle.read(end))
+    table = pa_json.read_json(
+        pa.BufferReader(buffer),
+        read_options=pa_json.ReadOptions(block_size=1 << 24),
+        parse_options=pa_json.ParseOptions(
+            explicit_schema=_ROUND_SCHEMA, unexpected_field_behavior="ignore"
+        ),
+    )
+    del buffer
+    condition = table.column("condition").dictionary_encode().combine_chunks()
+    codes = condition.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    replicate = table.column("replicate").to_numpy().astype(np.int64)
+    round_index = table.column("round_index").to_numpy().astype(np.int64)
+    # Every match is stored once, as one block of rounds 1, 2, ..., n (the ordered writer writes
+    # whole matches). A match found twice (two writers, a re-queued job) or with its rounds out
+    # of order would be counted wrong: refuse it, naming it.
+    key = codes * (int(replicate.max()) + 1) + replicate
+    change = np.ones(len(key), dtype=bool)
+    change[1:] = key[1:] != key[:-1]
+    starts = np.flatnonzero(change)
+    dictionary = condition.dictionary.to_pylist()
+    _refuse_repeated_matches(key[starts], starts, codes, replicate, dictionary, path)
+    _refuse_rounds_out_of_order(round_index, starts, codes, replicate, dictionary, path)
+
+    def column(name: str, fill: int | None = None) -> np.ndarray:
+        values = table.column(name)
+        if fill is not None:
+            values = pc.fill_null(values, pa.scalar(fill, pa.int64()).cast(values.type))
+        return values.to_numpy(zero_copy_only=False)
+
+    first = starts
+    texts = {
+        name: table.column(name).take(pa.array(first)).to_pylist()
+        for name in ("agent_a", "agent_b", "game", "horizon_type")
+    }
+    flags = {}
+    for name, (suffix, is_text) in FLAG_COLUMNS.items():
+        for side in ("a", "b"):
+            field = f"agent_{side}_{suffix}"
+            if is_text:
+                flags[f"{name}_{side}"] = (
+                    table.column(field).is_valid().to_numpy(zero_copy_only=False).astype(np.int64)
+                )
+            else:
+                flags[f"{name}_{side}"] = column(field, 0).astype(np.int64)
+    return StoredMatches(
+        keys=[(dictionary[codes[i]], int(replicate[i])) for i in first],
+        labels=list(
+            zip(
+                texts["agent_a"],
+                texts["agent_b"],
+                texts["game"],
+                texts["horizon_type"],
+                strict=True,
+            )
+        ),
+        starts=starts.astype(np.intp),
+        coop_a=column("agent_a_action") == "C",
+        coop_b=column("agent_b_action") == "C",
+        payoff_a=column("agent_a_payoff").astype(float),
+        payoff_b=column("agent_b_payoff").astype(float),
+        flags=flags,
+    )
+
+
+def _refuse_repeated_matches(
+    block_keys: np.ndarray,
+    starts: np.ndarray,
+    codes: np.ndarray,
+    replicate: np.ndarray,
+    dictionary: list[str],
+    path: Path,
+) -> None:
+    unique, counts = np.unique(block_keys, return_counts=True)
+    if (counts == 1).all():
+        return
+    repeated = unique[counts > 1][0]
+    at = starts[np.flatnonzero(block_keys == repeated)[0]]
+    raise PdbenchError(
+        f"{path}: condition {dictionary[codes[at]]} replicate {int(replicate[at])} is stored "
+        f"{int(counts[counts > 1][0])} times (two writers on one run dir?); its numbers would be "
+        "counted twice, so nothing is aggregated: keep one copy of its rounds"
+    )
+
+
+def _refuse_rounds_out_of_order(
+    round_index: np.ndarray,
+    starts: np.ndarray,
+    codes: np.ndarray,
+    replicate: np.ndarray,
+    dictionary: list[str],
+    path: Path,
+) -> None:
+    """Every match block counts its rounds 1, 2, 3, ... ."""
+    expected = (
+        np.arange(len(round_index))
+        - np.repeat(starts, np.diff(np.append(starts, len(round_index))))
+        + 1
+    )
+    wrong = np.flatnonzero(round_index != expected)
+    if wrong.size:
+        at = wrong[0]
+        raise PdbenchError(
+            f"{path}: condition {dictionary[codes[at]]} replicate {int(replicate[at])} has round "
+            f"{int(round_index[at])} where round {int(expected[at])} belongs; nothing is "
+            "aggregated from a match whose rounds are out of order"
+        )
