@@ -1,6 +1,6 @@
 """A run's stored play as the analyses read it: finished matches only, per agent or per player.
 
-Reads rounds.jsonl (only the columns the analyses need, through `aggregate.read_matches`), the
+Reads rounds.jsonl (only the columns the analyses need, through `columns.read_matches`), the
 ledger and the manifest of a run dir, a merged sweep or a sweep still in its shards
 (`RunReader` stitches those together); nothing is written and no provider is called.
 
@@ -19,6 +19,7 @@ which and why, so a report can say how many.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pdbench.analysis.aggregate import StoredMatches, read_matches, replicate_frame
+from pdbench.analysis.aggregate import aggregate_matches
+from pdbench.analysis.columns import StoredMatches, read_matches
 from pdbench.analysis.moves import MatchBatch
 from pdbench.analysis.tournament import TournamentMatches
 from pdbench.core.errors import PdbenchError
@@ -124,6 +126,10 @@ def read_stored_play(run_dir: Path) -> StoredPlay:
         keep.append(reason is None)
         if reason is not None:
             left_out.append(LeftOut(key[0], key[1], reason))
+    stored_keys = set(stored.keys)
+    for key, entry in ledger.items():  # aborted in its first round: no round was stored
+        if entry.error and key not in stored_keys:
+            left_out.append(LeftOut(key[0], key[1], f"aborted: {entry.error}"))
     return StoredPlay(
         run_dir=reader.run_dir,
         manifest=manifest,
@@ -206,14 +212,13 @@ def _stack(batches: Sequence[MatchBatch]) -> MatchBatch:
 
 
 def replicate_metrics(play: StoredPlay) -> pd.DataFrame:
-    """One row per finished match with every metric of aggregates.parquet (same definitions,
-    same collapse settings), plus the condition and replicate."""
-    frame, _ = replicate_frame(
-        play.matches,
-        collapse_k=play.manifest.collapse.k,
-        collapse_threshold=play.manifest.collapse.threshold,
-    )
-    return frame
+    """The replicate rows of aggregates.parquet for the finished matches: every metric with
+    its condition and replicate, computed by aggregation itself (same definitions and settings)."""
+    with warnings.catch_warnings():
+        # aggregate's factor columns are inserted one by one; pandas' hint about it is noise here
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+        table = aggregate_matches(play.matches, play.manifest, list(play.ledger.values()))
+    return table[table["level"] == "replicate"].reset_index(drop=True)
 
 
 def tournament_matches(play: StoredPlay) -> tuple[TournamentMatches, list[str]]:

@@ -17,6 +17,7 @@ from pdbench.config.schema import (
     ProviderSpec,
     RunSpec,
 )
+from pdbench.config.tournament import DEFAULTS as TOURNAMENT_DEFAULTS
 from pdbench.config.tournament import tournament_conditions
 from pdbench.config.tree import LoadedConfig, conf_dir
 from pdbench.config.validation import (
@@ -106,6 +107,8 @@ def _defaults(cfg: DictConfig) -> dict[str, Any]:
     }
     if "provider" in cfg:
         defaults["provider"] = ProviderSpec().model_dump()
+    if "tournament" in cfg:
+        defaults["tournament"] = {k: v for k, v in TOURNAMENT_DEFAULTS.items() if k != "agents"}
     horizon_type = OmegaConf.select(cfg, "horizon.type", default="fixed")
     if horizon_type == "geometric":
         # No default stop_prob: a geometric horizon must say it (validation names it if not).
