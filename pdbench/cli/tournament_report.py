@@ -58,11 +58,11 @@ def print_tournament(
 
 def ranking_table(table: pd.DataFrame) -> Table:
     result = Table(
-        title="Ranking: mean score per round (Axelrod's normalised score), by the median over "
-        "replicates",
+        title="Ranking by the median score over replicates (Axelrod)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="score: a player's mean payoff per round over its matches in one replicate; "
+        caption="score: a player's mean payoff per round over its matches in one replicate "
+        "(Axelrod's normalised score); "
         "mean and 95% CI (Student t) over replicates; wins: matches with a higher score than "
         "the opponent (median over replicates); cooperation: share of C over its rounds.",
         caption_justify="left",
@@ -84,10 +84,11 @@ def ranking_table(table: pd.DataFrame) -> Table:
 
 def payoff_table(summary: TournamentSummary) -> Table:
     result = Table(
-        title="Payoff matrix: the row's mean payoff per round against the column (mean over "
-        "matches; 95% CIs in tournament.parquet)",
+        title="Payoff per round, row against column",
         title_justify="left",
         box=box.SIMPLE_HEAD,
+        caption="mean over the pair's matches; 95% CIs in tournament.parquet",
+        caption_justify="left",
     )
     result.add_column("")
     for player in summary.players:
@@ -134,13 +135,13 @@ def moran_table(rows: list[dict[str, Any]], players: tuple[str, ...]) -> Table:
     first = rows[0]
     size, neutral = first["population_size"], first["neutral"]
     result = Table(
-        title=f"Moran process (N={size}, selection intensity {first['selection_intensity']:g}, "
-        f"{first['n_runs']} runs per pair): probability that one mutant (row) takes over "
-        f"{size - 1} residents (column)",
+        title=f"Moran process: P(one mutant takes over {size - 1} residents)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption=f"neutral drift: 1/N = {neutral:.3f}; + favoured, - disfavoured (the 95% Wilson "
-        "interval excludes 1/N); exact two-type values in tournament.parquet.",
+        caption=f"N = {size}, selection intensity {first['selection_intensity']:g}, "
+        f"{first['n_runs']} runs per pair; neutral drift: 1/N = {neutral:.3f}; + favoured, - "
+        "disfavoured (the 95% Wilson interval excludes 1/N); exact two-type values in "
+        "tournament.parquet.",
         caption_justify="left",
     )
     result.add_column("mutant \\ resident")
