@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pdbench.cli import exits
+from pdbench.cli.analyze import analyze
 from pdbench.cli.serve_local import serve_local
+from pdbench.cli.tournament import tournament
 from pdbench.core.errors import PdbenchError
 
 if TYPE_CHECKING:
@@ -304,6 +306,8 @@ def list_options(
 
 
 app.command("serve-local")(serve_local)
+app.command("analyze")(analyze)
+app.command("tournament")(tournament)
 
 
 def main() -> None:

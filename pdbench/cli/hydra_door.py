@@ -36,6 +36,7 @@ from pdbench.config.sweep import (
     factors_of,
     sweep_id,
 )
+from pdbench.config.tournament import tournament_overrides
 from pdbench.config.tree import conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError
@@ -188,6 +189,30 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
     return jobs if grid else []
 
 
+def run_tournament(args: Any, project_root: Path) -> int:
+    """`python -m pdbench tournament.agents=[...]`: the whole round robin is one run with one
+    run dir, played here in one process (a Hydra job composes one condition; a tournament is many
+    conditions that only mean something together)."""
+    from pdbench.cli import exits
+    from pdbench.config.load import load_config
+    from pdbench.runners.experiment import run_experiment
+
+    if args.multirun:
+        raise ConfigError(
+            "a tournament is one run: drop -m (its agents are a list: tournament.agents=[a,b])",
+            file="conf/config.yaml",
+        )
+    loaded = prepare(load_config(conf_dir(project_root) / "config.yaml", list(args.overrides)))
+    for warning in loaded.warnings:
+        exits.say(f"warning: {warning}")
+    outcome = run_experiment(loaded, command="python -m pdbench " + " ".join(args.overrides))
+    print_summary(outcome.run_dir)
+    if outcome.status != "complete":
+        exits.say(f"run {outcome.status}: {outcome.error}; run the same command again to resume")
+        return exits.INCOMPLETE
+    return exits.OK
+
+
 def hydra_entry(argv: list[str] | None = None) -> int:
     import hydra
 
@@ -196,6 +221,8 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     parsed = _hydra_args(args)
     if not (parsed.help or parsed.hydra_help or parsed.shell_completion):
         try:
+            if tournament_overrides(parsed.overrides, "conf/config.yaml"):
+                return run_tournament(parsed, project_root)
             jobs = preflight(parsed, project_root)
         except PdbenchError as error:
             exits.say(f"error: {error}")

@@ -17,6 +17,8 @@ from pdbench.config.schema import (
     ProviderSpec,
     RunSpec,
 )
+from pdbench.config.tournament import DEFAULTS as TOURNAMENT_DEFAULTS
+from pdbench.config.tournament import tournament_conditions
 from pdbench.config.tree import LoadedConfig, conf_dir
 from pdbench.config.validation import (
     condition_dict,
@@ -28,7 +30,16 @@ from pdbench.config.validation import (
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean
 
-TOP_LEVEL_KEYS = ("run", "game", "horizon", "provider", "persona", "conditions", "metrics")
+TOP_LEVEL_KEYS = (
+    "run",
+    "game",
+    "horizon",
+    "provider",
+    "persona",
+    "conditions",
+    "tournament",
+    "metrics",
+)
 CONDITION_KEYS = ("name", "factors", "agent_a", "agent_b", "game", "horizon", "overrides")
 # Groups whose option a command line may pick by name, as in Hydra (`game=stag_hunt`).
 FILE_GROUPS = ("game", "horizon", "provider", "persona")
@@ -61,6 +72,14 @@ def load_experiment_file(
     if not base_dir.is_dir():
         base_dir = path.parent
     conditions_cfg = cfg.get("conditions")
+    if "tournament" in cfg:  # a round robin over a list of agents (pdbench.config.tournament)
+        if conditions_cfg is not None:
+            raise ConfigError(
+                "give conditions or a tournament, not both", file=shown, field="tournament"
+            )
+        conditions_cfg = tournament_conditions(
+            cfg.tournament, base_dir=base_dir, project_root=project_root, shown=shown
+        )
     if not isinstance(conditions_cfg, ListConfig) or len(conditions_cfg) == 0:
         raise ConfigError("at least one condition is needed", file=shown, field="conditions")
 
@@ -88,6 +107,8 @@ def _defaults(cfg: DictConfig) -> dict[str, Any]:
     }
     if "provider" in cfg:
         defaults["provider"] = ProviderSpec().model_dump()
+    if "tournament" in cfg:
+        defaults["tournament"] = {k: v for k, v in TOURNAMENT_DEFAULTS.items() if k != "agents"}
     horizon_type = OmegaConf.select(cfg, "horizon.type", default="fixed")
     if horizon_type == "geometric":
         # No default stop_prob: a geometric horizon must say it (validation names it if not).

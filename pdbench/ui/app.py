@@ -8,7 +8,11 @@ complete; four tabs (pdbench.ui.tabs) show it:
 - Conditions: every condition side by side, cooperation with CI error bars, cooperation over time;
 - Round inspector: the prompts and raw answers of every attempt in one round, with invalid
   answers, fallbacks, timeouts and errors marked;
-- Run facts: status, calls and cost, seeds, git commit and the config snapshot from the manifest.
+- Run facts: status, calls and cost, seeds, git commit and the config snapshot from the manifest;
+- Analysis: fingerprints, strategy estimates, profiles and comparisons from analysis.parquet
+  (`pdbench analyze`), or a note saying how to make it;
+- Tournament (only when tournament.parquet exists, `pdbench tournament`): payoff-matrix heatmap,
+  ranking, population shares over generations.
 
 The run dir comes from `--run-dir DIR` after `--` or from $PDBENCH_RUN_DIR. Nothing is written:
 missing aggregates are computed in memory.
@@ -27,7 +31,7 @@ from pdbench.storage.manifest import RunManifest
 from pdbench.ui.display import JOINT_METRICS, format_value
 from pdbench.ui.facts import condition_caption, condition_config, cost_text, short_commit
 from pdbench.ui.loaders import LoadedRun, default_run_dir, load_run
-from pdbench.ui.tabs import conditions, inspector, match, run_facts
+from pdbench.ui.tabs import analysis, conditions, inspector, match, run_facts, tournament
 
 BadgeColor = Literal["green", "orange", "red", "gray"]
 STATUS_COLORS: dict[str, BadgeColor] = {
@@ -79,9 +83,10 @@ def main() -> None:
     names = {"a": f"A · {replicate_row['agent_a']}", "b": f"B · {replicate_row['agent_b']}"}
     config = condition_config(run.manifest, condition)
 
-    match_tab, conditions_tab, inspector_tab, facts_tab = st.tabs(
-        ["Match", "Conditions", "Round inspector", "Run facts"]
-    )
+    tournament_table = run.tournament()
+    tab_names = ["Match", "Conditions", "Round inspector", "Run facts", "Analysis"]
+    tabs = st.tabs(tab_names + (["Tournament"] if tournament_table is not None else []))
+    match_tab, conditions_tab, inspector_tab, facts_tab, analysis_tab = tabs[:5]
     with match_tab:
         match.render(
             condition, replicate, replicate_row, condition_row, rounds, names, config, run.ledger
@@ -92,6 +97,11 @@ def main() -> None:
         inspector.render(condition, replicate, rounds, names, run.manifest, config)
     with facts_tab:
         run_facts.render(run.manifest, run.ledger)
+    with analysis_tab:
+        analysis.render(run.analysis(), run.reader.run_dir, condition)
+    if tournament_table is not None:
+        with tabs[5]:
+            tournament.render(tournament_table)
 
 
 def _sidebar_run_dir() -> str:

@@ -198,3 +198,82 @@ def over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt
         )
         .properties(height=max(160, 75 * len(order) + 40))
     )
+
+
+def fingerprint_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
+    """P(C) after each outcome of the last round (and in round 1), one bar per agent, with the
+    Wilson interval as a rule; an outcome that never happened has no bar."""
+    agents = list(dict.fromkeys(frame["agent"]))
+    outcomes = list(dict.fromkeys(frame["outcome"]))
+    colors = [A_COLOR, B_COLOR] if len(agents) <= 2 else alt.Undefined
+    x = alt.X("outcome:N", sort=outcomes, title=None, axis=alt.Axis(labelAngle=0))
+    x_offset = alt.XOffset("agent:N", sort=agents)
+    y_scale = alt.Scale(domain=[0, 1])
+    color = alt.Color(
+        "agent:N",
+        sort=agents,
+        scale=alt.Scale(domain=agents, range=colors) if len(agents) <= 2 else alt.Scale(),
+        legend=alt.Legend(title=None, orient="top", labelLimit=400, columns=2),
+    )
+    tooltip = [
+        "agent:N",
+        "outcome:N",
+        alt.Tooltip("p_c:Q", format=".3f", title="P(C)"),
+        alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
+        alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"),
+        alt.Tooltip("occasions:Q", title="occasions"),
+    ]
+    base = alt.Chart(frame).encode(x=x, xOffset=x_offset, color=color)
+    bars = base.mark_bar().encode(y=alt.Y("p_c:Q", scale=y_scale, title="P(C)"), tooltip=tooltip)
+    rules = base.mark_rule(strokeWidth=2, color=BOTH_COLOR).encode(
+        y="ci_low:Q", y2="ci_high:Q", tooltip=tooltip
+    )
+    return alt.layer(bars, rules).properties(height=280)
+
+
+def payoff_heatmap(frame: pd.DataFrame, order: list[str]) -> alt.LayerChart | alt.FacetChart:
+    """The row player's mean payoff per round against the column player, written in each cell."""
+    base = alt.Chart(frame).encode(
+        x=alt.X("opponent:N", sort=order, title="against", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("player:N", sort=order, title="player"),
+    )
+    tooltip = [
+        "player:N",
+        "opponent:N",
+        alt.Tooltip("mean_payoff:Q", format=".3f", title="mean payoff per round"),
+        alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
+        alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"),
+        alt.Tooltip("n_matches:Q", title="matches"),
+    ]
+    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.Color("mean_payoff:Q", scale=alt.Scale(scheme="viridis"), title="payoff / round"),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=13, fontWeight="bold").encode(
+        text=alt.Text("mean_payoff:Q", format=".2f"),
+        # dark text on the light (high) end of viridis, white on the dark end
+        color=alt.condition(alt.datum.mean_payoff > 3.5, alt.value("black"), alt.value("white")),
+        tooltip=tooltip,
+    )
+    side = max(220, 56 * len(order))
+    return alt.layer(cells, text).properties(height=side)
+
+
+def population_chart(frame: pd.DataFrame, order: list[str]) -> alt.Chart:
+    """Each type's share of the population over generations."""
+    return (
+        alt.Chart(frame)
+        .mark_line(strokeWidth=2.5)
+        .encode(
+            x=alt.X("generation:Q", title="Generation"),
+            y=alt.Y("share:Q", title="Share of the population", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(
+                "player:N",
+                sort=order,
+                scale=alt.Scale(scheme="tableau10"),
+                legend=alt.Legend(title=None, orient="top", columns=6),
+            ),
+            tooltip=["player:N", "generation:Q", alt.Tooltip("share:Q", format=".3f")],
+        )
+        .properties(height=320)
+    )

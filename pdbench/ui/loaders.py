@@ -11,10 +11,14 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from pdbench.analysis.run_aggregates import Aggregates, read_aggregates
+from pdbench.analysis.run_analysis import ANALYSIS_FILE
+from pdbench.analysis.run_tournament import TOURNAMENT_FILE
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.reader import Fingerprint, RunReader
 from pdbench.storage.schema import LedgerEntry
@@ -58,6 +62,30 @@ def load_match(
     return RunReader.open(run_dir).match_rounds(condition, replicate)
 
 
+FileStamp = tuple[int, int]  # (mtime_ns, size): part of the cache key, like the run's fingerprint
+
+
+def file_stamp(path: Path) -> FileStamp | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+@st.cache_data(show_spinner="Reading analysis.parquet ...", max_entries=8)
+def load_parquet(path: str, stamp: FileStamp) -> pd.DataFrame:
+    """An artifact written by `pdbench analyze` or `pdbench tournament` (never computed here)."""
+    return pd.read_parquet(path)
+
+
+def load_optional(run_dir: Path, name: str) -> pd.DataFrame | None:
+    """analysis.parquet or tournament.parquet of the run, or None when it was not written."""
+    path = run_dir / name
+    stamp = file_stamp(path)
+    return None if stamp is None else load_parquet(str(path), stamp)
+
+
 @dataclass(frozen=True)
 class LoadedRun:
     """What the page shows of one run, read once per script run (from the cache when unchanged)."""
@@ -71,6 +99,14 @@ class LoadedRun:
     @property
     def key(self) -> str:
         return str(self.reader.run_dir)
+
+    def analysis(self) -> pd.DataFrame | None:
+        """analysis.parquet (`pdbench analyze`), or None."""
+        return load_optional(self.reader.run_dir, ANALYSIS_FILE)
+
+    def tournament(self) -> pd.DataFrame | None:
+        """tournament.parquet (`pdbench tournament`), or None."""
+        return load_optional(self.reader.run_dir, TOURNAMENT_FILE)
 
     def match(self, condition: str, replicate: int) -> list[dict]:
         """The stored rounds of one match, in round order."""

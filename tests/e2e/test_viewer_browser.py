@@ -1,4 +1,6 @@
-"""The viewer in a real headless Chromium: `pdbench ui` serves a run, every tab renders.
+"""The viewer in a real headless Chromium: `pdbench ui` serves a run, every tab renders (the
+Analysis tab from `pdbench analyze`'s file; the Tournament tab of a tournament run, opened by
+typing its run dir into the sidebar).
 
 Needs a system Chromium (CI: `apt-get install -y chromium`); the playwright package drives it
 through `executable_path`, so `playwright install` is never needed. Screenshots of every tab go
@@ -73,7 +75,41 @@ def run_dir(tmp_path_factory) -> Path:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    analyzed = subprocess.run(
+        pdbench_command("analyze", str(output / "browser"), "--bootstrap", "50"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert analyzed.returncode == 0, analyzed.stderr[-3000:]
     return output / "browser"
+
+
+@pytest.fixture(scope="module")
+def tournament_dir(run_dir) -> Path:
+    """The classic tournament, shortened (50 rounds, 2 replicates), with tournament.parquet
+    (Payne's generations included) and analysis.parquet."""
+    output = run_dir.parent
+    for args in (
+        (
+            "run",
+            "conf/experiment/tournament_classic.yaml",
+            "--run-id",
+            "tournament",
+            "-q",
+            "run.replicates=2",
+            "horizon.rounds=50",
+            f"run.output_dir={output}",
+        ),
+        ("tournament", str(output / "tournament"), "--runs", "100", "--payne"),
+        ("analyze", str(output / "tournament"), "--bootstrap", "30"),
+    ):
+        done = subprocess.run(
+            pdbench_command(*args), cwd=ROOT, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+    return output / "tournament"
 
 
 def free_port() -> int:
@@ -194,6 +230,18 @@ def drawn_marks(page) -> list[dict[str, int]]:
     )
 
 
+def grid_cells(page) -> list[list[str]]:
+    """Per visible table (st.dataframe), the text of its header and body cells, in order (the
+    grid paints on a canvas; its accessible cells carry the text)."""
+    return page.evaluate(
+        """(selector) => Array.from(document.querySelectorAll(selector))
+               .filter(grid => grid.offsetParent !== null)
+               .map(grid => Array.from(grid.querySelectorAll(
+                   '[role=columnheader], [role=gridcell]')).map(cell => cell.textContent))""",
+        '[data-testid="stDataFrame"]',
+    )
+
+
 def open_tab(page, name: str) -> None:
     page.locator('[data-testid="stTab"]', has_text=name).click()
 
@@ -242,4 +290,48 @@ def test_choosing_another_condition_redraws_the_match(page):
     assert page.get_by_text("A · GTFT", exact=False).first.is_visible()
     assert drawn_marks(page)[0]["text"] == 2 * 20
     screenshot(page, "viewer-match-gtft-vs-alld")
+    assert page.locator(EXCEPTION).count() == 0
+
+
+def test_the_analysis_tab_shows_fingerprints_and_the_comparison_table(page):
+    open_tab(page, "Analysis")
+    page.wait_for_selector("text=Memory-one fingerprint", timeout=30_000)
+    settle(page, charts=1)
+    (fingerprint,) = drawn_marks(page)
+    assert fingerprint["rect"] >= 2  # P(C) bars of the condition's two agents
+    profile, sfem, fingerprints, comparisons = grid_cells(page)
+    assert profile[:3] == ["agent", "niceness", "forgiveness"]
+    assert sfem[:3] == ["agent", "nearest", "tremble"] and "allc=tft=grim=wsls=tf2t" in sfem
+    assert "P(C) after CC" in fingerprints and "gtft_vs_alld · A · GTFT" in fingerprints
+    assert comparisons[:3] == ["A", "B", "test"] and "paired sign-flip" in comparisons
+    assert page.get_by_text("Comparison between conditions").is_visible()
+    assert page.get_by_text("comparisons: all pairs", exact=False).is_visible()
+    screenshot(page, "viewer-analysis")
+    assert page.locator(EXCEPTION).count() == 0
+
+
+def test_the_tournament_tab_of_a_tournament_run(page, tournament_dir):
+    run_dir_input = page.locator('[data-testid="stSidebar"] input').first
+    run_dir_input.fill(str(tournament_dir))
+    run_dir_input.press("Enter")
+    page.wait_for_selector("text=Run tournament", timeout=60_000)
+    open_tab(page, "Tournament")
+    page.wait_for_selector("text=Payoff matrix", timeout=30_000)
+    settle(page, charts=2)
+    heatmap, population = drawn_marks(page)
+    assert heatmap["rect"] == 36 and heatmap["text"] == 36  # 6 x 6 pairs, self-play included
+    assert population["line"] == 6  # one share per player
+    ranking = grid_cells(page)[0]
+    assert ranking[:2] == ["rank", "player"]
+    assert [ranking[ranking.index(str(rank)) + 1] for rank in (1, 2)] == ["tft", "grim"]
+    screenshot(page, "viewer-tournament")
+    page.get_by_text("Payne's generations", exact=False).first.click()
+    settle(page, charts=2)
+    assert drawn_marks(page)[1]["line"] == 6
+    assert page.locator(EXCEPTION).count() == 0
+
+    open_tab(page, "Analysis")
+    page.wait_for_selector("text=Memory-one fingerprint", timeout=30_000)
+    settle(page, charts=1)
+    screenshot(page, "viewer-analysis-tournament")
     assert page.locator(EXCEPTION).count() == 0

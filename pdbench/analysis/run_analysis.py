@@ -1,0 +1,291 @@
+"""analysis.parquet: which strategy each agent plays, and whether conditions really differ.
+
+A pure function of a run's stored play (finished matches, ledger, manifest; see
+`pdbench.analysis.stored`), the game of each condition and the options: the same inputs give the
+same file, byte for byte (seeded bootstraps and permutations, rows in a fixed order, no
+timestamps). No provider is called.
+
+One long table; the `table` column says what a row is, and each table fills its own columns:
+
+| table | one row per | columns |
+|---|---|---|
+| matches | condition | matches_used, matches_left_out, note (why they were left out) |
+| fingerprint | agent x outcome (CC, CD, DC, DD, first) | p_c, ci_low, ci_high (Wilson), cooperations, occasions |
+| sfem | agent x candidate strategy | weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, n_bootstrap, seed |
+| profile | agent x dimension | mean, std, n, ci_low, ci_high (Student t over matches) |
+| comparison | pair of conditions | metric, family, test, paired, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, p_value, p_exact, p_holm, replicates_for_half_width |
+| replicates_needed | condition | metric, n, mean, std, half_width, replicates_for_half_width |
+
+An agent is one side of one condition (`scope` "condition", `side` a or b, `agent` its display
+name, `opponent`); in a tournament run also each player pooled over every match it played
+(`scope` "player", `condition` empty, `side` "both").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from pdbench.analysis.fingerprints import OUTCOMES, memory_one_fingerprint
+from pdbench.analysis.profile import DIMENSIONS, behavioural_profile
+from pdbench.analysis.run_comparisons import (
+    choose_family,
+    comparison_rows,
+    metric_samples,
+    replicates_needed_rows,
+)
+from pdbench.analysis.sfem import SfemResult, estimate_strategies
+from pdbench.analysis.stored import (
+    AgentBatch,
+    StoredPlay,
+    agent_batches,
+    player_batches,
+    replicate_metrics,
+)
+from pdbench.core.game import Game
+from pdbench.core.rng import derive_seed
+
+ANALYSIS_FILE = "analysis.parquet"
+TABLES = ("matches", "fingerprint", "sfem", "profile", "comparison", "replicates_needed")
+
+# Every column once, with its type, in file order (a table leaves the others empty).
+COLUMNS: dict[str, str] = {
+    "table": "string",
+    "scope": "string",
+    "condition": "string",
+    "side": "string",
+    "agent": "string",
+    "opponent": "string",
+    "n_matches": "Int64",
+    "n_rounds": "Int64",
+    "matches_used": "Int64",
+    "matches_left_out": "Int64",
+    "outcome": "string",
+    "p_c": "float64",
+    "cooperations": "Int64",
+    "occasions": "Int64",
+    "strategy": "string",
+    "weight": "float64",
+    "weight_se": "float64",
+    "weight_ci_low": "float64",
+    "weight_ci_high": "float64",
+    "single_beta": "float64",
+    "single_log_likelihood": "float64",
+    "nearest": "boolean",
+    "indistinguishable": "string",
+    "beta": "float64",
+    "tremble": "float64",
+    "beta_se": "float64",
+    "log_likelihood": "float64",
+    "converged": "boolean",
+    "n_bootstrap": "Int64",
+    "bootstrap_unconverged": "Int64",
+    "seed": "Int64",
+    "dimension": "string",
+    "metric": "string",
+    "family": "string",
+    "condition_a": "string",
+    "condition_b": "string",
+    "test": "string",
+    "paired": "boolean",
+    "n_a": "Int64",
+    "n_b": "Int64",
+    "n_pairs": "Int64",
+    "mean_a": "float64",
+    "mean_b": "float64",
+    "difference": "float64",
+    "mean": "float64",
+    "std": "float64",
+    "n": "Int64",
+    "ci_low": "float64",
+    "ci_high": "float64",
+    "p_value": "float64",
+    "p_exact": "boolean",
+    "p_holm": "float64",
+    "half_width": "float64",
+    "replicates_for_half_width": "Int64",
+    "note": "string",
+}
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    metric: str = "cooperation_rate"  # a scalar column of aggregates.parquet
+    reference: str | None = None  # a condition, or with `factor` a level of it
+    factor: str | None = None
+    candidates: tuple[str, ...] | None = None  # None: sfem.DEFAULT_CANDIDATES (registered)
+    n_bootstrap: int = 500  # SFEM resamples of matches; comparison CI resamples
+    n_permutations: int = 10_000
+    seed: int = 0
+    half_width: float = 0.05
+    confidence: float = 0.95
+
+
+def _who(agent: AgentBatch) -> dict[str, object]:
+    return {
+        "scope": "condition" if agent.condition is not None else "player",
+        "condition": agent.condition,
+        "side": agent.side,
+        "agent": agent.agent,
+        "opponent": agent.opponent,
+        "n_matches": agent.batch.n_matches,
+        "n_rounds": agent.batch.n_rounds,
+    }
+
+
+def fingerprint_rows(agent: AgentBatch, confidence: float) -> list[dict[str, object]]:
+    fingerprint = memory_one_fingerprint(agent.batch, confidence)
+    named = {**fingerprint.after, "first": fingerprint.first_round}
+    return [
+        {
+            "table": "fingerprint",
+            **_who(agent),
+            "outcome": outcome,
+            "p_c": rate.rate,
+            "ci_low": rate.ci_low,
+            "ci_high": rate.ci_high,
+            "cooperations": rate.cooperations,
+            "occasions": rate.occasions,
+        }
+        for outcome, rate in ((o, named[o]) for o in (*OUTCOMES, "first"))
+    ]
+
+
+def sfem_rows(agent: AgentBatch, result: SfemResult) -> list[dict[str, object]]:
+    groups = {name: "=".join(group) for group in result.indistinguishable for name in group}
+    fit = {
+        "beta": result.beta,
+        "tremble": result.tremble,
+        "beta_se": result.beta_se,
+        "log_likelihood": result.log_likelihood,
+        "converged": result.converged,
+        "n_bootstrap": result.n_bootstrap,
+        "bootstrap_unconverged": result.bootstrap_unconverged,
+        "seed": result.seed,
+    }
+    nearest = result.nearest.strategy
+    return [
+        {
+            "table": "sfem",
+            **_who(agent),
+            **row,
+            "nearest": row["strategy"] == nearest,
+            "indistinguishable": groups.get(str(row["strategy"])),
+            **fit,
+        }
+        for row in result.as_rows()
+    ]
+
+
+def profile_rows(agent: AgentBatch, confidence: float) -> list[dict[str, object]]:
+    summary = behavioural_profile(agent.batch, confidence).summary
+    return [
+        {"table": "profile", **_who(agent), "dimension": name, **summary[name]}
+        for name in DIMENSIONS
+    ]
+
+
+def coverage_rows(play: StoredPlay) -> list[dict[str, object]]:
+    rows = []
+    names = play.conditions + sorted(
+        {entry.condition for entry in play.left_out} - set(play.conditions)
+    )
+    for condition in names:
+        left_out = play.left_out_of(condition)
+        reasons = sorted({entry.reason for entry in left_out})
+        rows.append(
+            {
+                "table": "matches",
+                "condition": condition,
+                "matches_used": len(play.match_indices(condition)),
+                "matches_left_out": len(left_out),
+                "note": "; ".join(reasons) if reasons else None,
+            }
+        )
+    return rows
+
+
+def _sfem_seed(seed: int, agent: AgentBatch) -> int:
+    # Each agent's bootstrap stream depends on who it is, not on its position in the run, so
+    # adding a condition never changes another's estimate.
+    who = f"sfem\x1f{agent.condition}\x1f{agent.side}\x1f{agent.agent}"
+    return derive_seed(seed, 0, who)
+
+
+def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOptions) -> pd.DataFrame:
+    """Every table of analysis.parquet for the run (module doc). `games` gives each condition's
+    game (the payoffs a rule such as WSLS reads)."""
+    agents = agent_batches(play) + _pooled_players(play, games)
+    rows: list[dict[str, object]] = coverage_rows(play)
+    for agent in agents:
+        rows += fingerprint_rows(agent, options.confidence)
+    for agent in agents:
+        game = _game_of(agent, play, games)
+        result = estimate_strategies(
+            agent.batch,
+            game,
+            options.candidates,
+            n_bootstrap=options.n_bootstrap,
+            seed=_sfem_seed(options.seed, agent),
+            confidence=options.confidence,
+        )
+        rows += sfem_rows(agent, result)
+    for agent in agents:
+        rows += profile_rows(agent, options.confidence)
+    replicates = replicate_metrics(play)
+    samples = metric_samples(play, replicates, options.metric)
+    family = choose_family(
+        play.conditions, play.manifest.factors, reference=options.reference, factor=options.factor
+    )
+    rows += comparison_rows(
+        play,
+        samples,
+        family,
+        metric_column=options.metric,
+        n_permutations=options.n_permutations,
+        n_bootstrap=options.n_bootstrap,
+        confidence=options.confidence,
+        half_width=options.half_width,
+        seed=options.seed,
+    )
+    rows += [
+        {"table": "comparison", "metric": options.metric, "family": family.description, "note": n}
+        for n in family.skipped
+    ]
+    rows += replicates_needed_rows(
+        samples,
+        metric_column=options.metric,
+        half_width=options.half_width,
+        confidence=options.confidence,
+    )
+    return as_table(rows)
+
+
+def _pooled_players(play: StoredPlay, games: Mapping[str, Game]) -> list[AgentBatch]:
+    """A tournament's players pooled over their matches, when every condition plays one game
+    (pooling moves made under different payoffs would mix two experiments)."""
+    if len({games[name].payoffs for name in play.conditions}) > 1:
+        return []
+    return player_batches(play)
+
+
+def _game_of(agent: AgentBatch, play: StoredPlay, games: Mapping[str, Game]) -> Game:
+    return games[agent.condition if agent.condition is not None else play.conditions[0]]
+
+
+def as_table(rows: Sequence[Mapping[str, object]]) -> pd.DataFrame:
+    """The long table with every column in COLUMNS order and type (empty where not filled)."""
+    frame = pd.DataFrame.from_records(list(rows), columns=list(COLUMNS))
+    return frame.astype(COLUMNS)
+
+
+def write_analysis(run_dir: Path, table: pd.DataFrame) -> Path:
+    """Write analysis.parquet atomically (a reader never sees half a file)."""
+    path = run_dir / ANALYSIS_FILE
+    tmp = run_dir / (ANALYSIS_FILE + ".tmp")
+    table.to_parquet(tmp, index=False)
+    tmp.replace(path)
+    return path

@@ -1,0 +1,173 @@
+"""The printed report of `pdbench analyze`: per agent its fingerprint, nearest strategy and
+profile; then the comparison table. Reads only the analysis table it is given."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from pdbench.analysis.profile import DIMENSIONS
+from pdbench.cli.report import print_table, shown_path
+
+COMPARISONS_SHOWN = 30  # the rest are in analysis.parquet
+Row = dict[str, Any]
+
+
+def _records(table: pd.DataFrame, name: str) -> list[Row]:
+    """The rows of one table, with missing values as None."""
+    part = table[table["table"] == name].astype(object)
+    return part.where(part.notna(), None).to_dict("records")  # type: ignore[return-value]
+
+
+def print_report(table: pd.DataFrame, run_id: str, path: Path) -> None:
+    coverage = _records(table, "matches")
+    used = sum(row["matches_used"] for row in coverage)
+    left = sum(row["matches_left_out"] for row in coverage)
+    typer.echo(
+        f"analysis of run {run_id}: {len(coverage)} conditions, {used} finished matches"
+        + (f", {left} left out" if left else "")
+    )
+    for row in coverage:
+        if row["matches_left_out"]:
+            total = row["matches_used"] + row["matches_left_out"]
+            typer.echo(
+                f"  left out of {row['condition']}: {row['matches_left_out']} of {total} "
+                f"matches ({row['note']})"
+            )
+    counts = ", ".join(f"{name} {n}" for name, n in table["table"].value_counts(sort=False).items())
+    typer.echo(f"wrote {shown_path(path)} ({len(table)} rows: {counts})")
+    print_table(strategy_table(table))
+    print_table(profile_table(table))
+    print_table(comparison_table(table))
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{float(value):.{digits}f}"
+
+
+def _agent_label(row: Row) -> tuple[str, str]:
+    if row["scope"] == "player":
+        return "(all its matches)", str(row["agent"])
+    return str(row["condition"]), f"{str(row['side']).upper()} · {row['agent']}"
+
+
+def _by_agent(table: pd.DataFrame, name: str) -> dict[tuple[str, str], list[Row]]:
+    """The rows of one table grouped by agent, in file order."""
+    groups: dict[tuple[str, str], list[Row]] = {}
+    for row in _records(table, name):
+        groups.setdefault(_agent_label(row), []).append(row)
+    return groups
+
+
+def _nearest(rows: list[Row]) -> tuple[str, str, str]:
+    """(strategy, weight, tremble) of the nearest single strategy; a group the data cannot tell
+    apart is named a=b and given its summed weight (only the sum is identified)."""
+    best = next(row for row in rows if row["nearest"])
+    tremble = _fmt(best["tremble"], 3)
+    group = best["indistinguishable"]
+    if group is None:
+        weight = f"{_fmt(best['weight'])} ± {_fmt(best['weight_se'])}"
+        return str(best["strategy"]), weight, tremble
+    members = str(group).split("=")
+    summed = sum(row["weight"] for row in rows if row["strategy"] in members)
+    return str(group), _fmt(summed), tremble
+
+
+def strategy_table(table: pd.DataFrame) -> Table:
+    """Per agent: its fingerprint and the SFEM nearest strategy, its weight and the tremble."""
+    fingerprints = _by_agent(table, "fingerprint")
+    result = Table(
+        title="Which strategy each agent plays",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="P(C|xy): share of C after the agent played x and its opponent y; r1: P(C) in "
+        "round 1. nearest: the single SFEM candidate that fits best (a=b: the data cannot tell "
+        "them apart), with its weight in the mixture (± bootstrap SE) and the tremble.",
+        caption_justify="left",
+    )
+    for header in ("condition", "agent", "P(C|CC)", "P(C|CD)", "P(C|DC)", "P(C|DD)", "P(C) r1"):
+        result.add_column(header, justify="left" if header in ("condition", "agent") else "right")
+    result.add_column("nearest")
+    result.add_column("weight", justify="right")
+    result.add_column("tremble", justify="right")
+    for who, rows in _by_agent(table, "sfem").items():
+        rate = {row["outcome"]: row["p_c"] for row in fingerprints[who]}
+        strategy, weight, tremble = _nearest(rows)
+        result.add_row(
+            escape(who[0]),
+            escape(who[1]),
+            *(_fmt(rate.get(o)) for o in ("CC", "CD", "DC", "DD", "first")),
+            escape(strategy),
+            weight,
+            tremble,
+        )
+    return result
+
+
+def profile_table(table: pd.DataFrame) -> Table:
+    result = Table(
+        title="Behavioural profile (mean over matches; - where never defined)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    result.add_column("condition")
+    result.add_column("agent")
+    for dimension in DIMENSIONS:
+        result.add_column(dimension, justify="right")
+    for who, rows in _by_agent(table, "profile").items():
+        means = {row["dimension"]: row["mean"] for row in rows}
+        result.add_row(escape(who[0]), escape(who[1]), *(_fmt(means.get(d)) for d in DIMENSIONS))
+    return result
+
+
+def comparison_table(table: pd.DataFrame) -> Table:
+    rows = [row for row in _records(table, "comparison") if row["condition_a"] is not None]
+    skipped = [row["note"] for row in _records(table, "comparison") if row["condition_a"] is None]
+    needed = _records(table, "replicates_needed")
+    metric = needed[0]["metric"] if needed else "?"
+    family = rows[0]["family"] if rows else "no pair to compare"
+    half = _fmt(needed[0]["half_width"]) if needed else "?"
+    notes = [f"{len(rows) - COMPARISONS_SHOWN} more comparisons are in analysis.parquet"] * (
+        len(rows) > COMPARISONS_SHOWN
+    ) + [f"not compared: {note}" for note in skipped]
+    result = Table(
+        title=f"{metric}: B − A, {family} (95% bootstrap CI; permutation p, Holm-corrected)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="paired: same seeds per replicate (common random numbers), sign-flip test; "
+        f"reps ±{half}: replicates per condition for a CI of that half-width"
+        + "".join(f". {note}" for note in notes),
+        caption_justify="left",
+    )
+    for header in ("A", "B", "test", "n", "mean A", "mean B", "B − A", "95% CI", "p", "p Holm"):
+        result.add_column(header, justify="left" if header in ("A", "B", "test") else "right")
+    result.add_column(f"reps ±{half}", justify="right")
+    for row in rows[:COMPARISONS_SHOWN]:
+        names = (escape(str(row["condition_a"])), escape(str(row["condition_b"])))
+        if row["test"] == "not compared":
+            result.add_row(*names, escape(str(row["note"])))
+            continue
+        n = f"{row['n_pairs']} pairs" if row["paired"] else f"{row['n_a']}/{row['n_b']}"
+        reps = row["replicates_for_half_width"]
+        result.add_row(
+            *names,
+            "paired" if row["paired"] else "unpaired",
+            n,
+            _fmt(row["mean_a"]),
+            _fmt(row["mean_b"]),
+            _fmt(row["difference"]),
+            f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]",
+            _fmt(row["p_value"], 4),
+            _fmt(row["p_holm"], 4),
+            "-" if reps is None else str(reps),
+        )
+    return result

@@ -1,0 +1,101 @@
+"""`pdbench analyze RUN_DIR`: which strategy each agent plays, and do conditions really differ.
+
+Writes analysis.parquet (pdbench.analysis.run_analysis: fingerprints, SFEM, profiles,
+comparisons, replicates needed) from the stored rounds alone, and prints a compact report
+(pdbench.cli.analysis_report). Heavy modules are imported when the command runs, so that
+`pdbench --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pdbench.core.errors import PdbenchError
+
+if TYPE_CHECKING:
+    from pdbench.core.game import Game
+    from pdbench.storage.manifest import RunManifest
+
+
+def condition_games(manifest: RunManifest) -> dict[str, Game]:
+    """Each condition's game, from the resolved config the manifest keeps (a run's spec, or a
+    sweep's spec per condition)."""
+    from pdbench.config.schema import GameSpec
+
+    specs = [manifest.config] if manifest.kind == "run" else list(manifest.config.values())
+    games = {}
+    for spec in specs:
+        for condition in spec.get("conditions", []):
+            games[condition["name"]] = GameSpec.model_validate(condition.get("game", {})).build()
+    return games
+
+
+def analyze(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run folder, e.g. data/runs/<run_id>.", show_default=False)
+    ],
+    metric: Annotated[
+        str,
+        typer.Option(help="The aggregates column to compare conditions on, e.g. total_payoff_a."),
+    ] = "cooperation_rate",
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            help="Compare every condition with this one (with --factor: a level of the factor)."
+        ),
+    ] = None,
+    factor: Annotated[
+        str | None,
+        typer.Option(
+            help="Compare the levels of this factor (e.g. persona) against the reference level, "
+            "the other factors held fixed."
+        ),
+    ] = None,
+    candidates: Annotated[
+        str | None,
+        typer.Option(
+            help="SFEM's candidate strategies, comma-separated (deterministic policies); default "
+            "allc,alld,tft,stft,grim,wsls,tf2t,alternator."
+        ),
+    ] = None,
+    bootstrap: Annotated[
+        int, typer.Option(help="Bootstrap resamples (SFEM standard errors, comparison CIs).")
+    ] = 500,
+    permutations: Annotated[int, typer.Option(help="Permutations per comparison test.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of every resample and permutation.")] = 0,
+    half_width: Annotated[
+        float, typer.Option(help="Target CI half-width for 'replicates needed'.")
+    ] = 0.05,
+) -> None:
+    """Fingerprints, strategy estimates (SFEM), behavioural profiles and comparisons between
+    conditions, from a run's stored rounds; writes analysis.parquet. Never calls a provider;
+    running it twice writes the same file."""
+    from pdbench.analysis.run_analysis import AnalysisOptions, analyse, write_analysis
+    from pdbench.analysis.stored import read_stored_play
+    from pdbench.cli.analysis_report import print_report
+
+    if bootstrap < 2 or permutations < 1 or not half_width > 0:
+        raise PdbenchError(
+            "--bootstrap must be at least 2, --permutations at least 1, --half-width above 0"
+        )
+    play = read_stored_play(run_dir)
+    if not play.conditions:
+        raise PdbenchError(f"{run_dir}: no finished match to analyse yet")
+    options = AnalysisOptions(
+        metric=metric,
+        reference=reference,
+        factor=factor,
+        candidates=None
+        if candidates is None
+        else tuple(name.strip() for name in candidates.split(",") if name.strip()),
+        n_bootstrap=bootstrap,
+        n_permutations=permutations,
+        seed=seed,
+        half_width=half_width,
+    )
+    table = analyse(play, condition_games(play.manifest), options)
+    path = write_analysis(play.run_dir, table)
+    print_report(table, play.manifest.run_id, path)

@@ -1,0 +1,104 @@
+"""`pdbench tournament RUN_DIR`: a tournament run's ranking, payoff matrix and population dynamics.
+
+Writes tournament.parquet (pdbench.analysis.run_tournament) from the stored rounds of a run whose
+conditions are the pairs of a tournament (an experiment with a `tournament:` block), and prints
+the ranking table, then a summary of the dynamics (pdbench.cli.tournament_report). Reads
+artifacts only: no match is played again and no provider is called, so the dynamics of a
+tournament with LLM agents cost nothing more.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pdbench.core.errors import PdbenchError
+
+
+def tournament(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A tournament's run folder, e.g. data/runs/<run_id>.")
+    ],
+    population: Annotated[
+        int | None,
+        typer.Option(
+            help="Population size N of the Moran process and Payne's generations "
+            "(default: max(10, 2 x players))."
+        ),
+    ] = None,
+    selection: Annotated[
+        float,
+        typer.Option(help="Selection intensity w in [0, 1]: fitness = 1 - w + w x payoff."),
+    ] = 1.0,
+    mutation: Annotated[
+        float,
+        typer.Option(help="Mutation rate; above 0 adds Moran population shares over generations."),
+    ] = 0.0,
+    runs: Annotated[int, typer.Option(help="Moran runs per (mutant, resident) pair.")] = 1000,
+    generations: Annotated[
+        int, typer.Option(help="Generations of the replicator, Moran-shares and Payne dynamics.")
+    ] = 100,
+    payne: Annotated[
+        bool,
+        typer.Option(
+            "--payne",
+            help="Also run Payne and Alloui-Cros' generations (reproduction "
+            "in proportion to the average score per move).",
+        ),
+    ] = False,
+    payne_exponent: Annotated[
+        float,
+        typer.Option(
+            help="Exponent of relative fitness in Payne's reproduction (their code squares it: 2)."
+        ),
+    ] = 1.0,
+    self_play_in_scores: Annotated[
+        bool,
+        typer.Option(
+            "--self-play-in-scores",
+            help="Count self-play in scores, wins and "
+            "cooperation ratings (Axelrod plays it but leaves it out).",
+        ),
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the Moran runs.")] = 0,
+) -> None:
+    """Payoff matrix, ranking (mean score per round, Axelrod's convention), wins, cooperation
+    ratings, and offline dynamics on the measured payoffs (replicator, Moran fixation, optional
+    mutation and Payne's generations); writes tournament.parquet. Never calls a provider."""
+    from pdbench.analysis.run_tournament import (
+        TournamentOptions,
+        tournament_table,
+        write_tournament,
+    )
+    from pdbench.analysis.stored import read_stored_play, tournament_matches
+    from pdbench.cli.tournament_report import print_tournament
+
+    if not 0 <= selection <= 1 or not 0 <= mutation <= 1:
+        raise PdbenchError("--selection and --mutation must be between 0 and 1")
+    if runs < 1 or generations < 0 or (population is not None and population < 2):
+        raise PdbenchError("--runs must be at least 1, --generations at least 0, --population 2")
+    play = read_stored_play(run_dir)
+    matches, players = tournament_matches(play)
+    if len(players) < 2:
+        raise PdbenchError(
+            f"{run_dir}: a tournament needs at least two players with finished matches"
+        )
+    options = TournamentOptions(
+        self_play_in_scores=self_play_in_scores,
+        population_size=population,
+        selection_intensity=selection,
+        mutation_rate=mutation,
+        n_runs=runs,
+        generations=generations,
+        payne=payne,
+        payne_exponent=payne_exponent,
+        seed=seed,
+    )
+    try:
+        table, summary = tournament_table(matches, players, options)
+    except ValueError as error:  # e.g. a fitness that goes negative at this selection intensity
+        raise PdbenchError(f"{run_dir}: {error}") from None
+    path = write_tournament(play.run_dir, table)
+    print_tournament(table, summary, play, options, path)

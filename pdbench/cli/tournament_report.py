@@ -1,0 +1,172 @@
+"""The printed summary of `pdbench tournament`: the ranking, the payoff matrix, then the
+dynamics (replicator end state, Moran fixation per mutant and resident, and the optional Moran
+shares and Payne generations). Reads only the table and summary it is given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from pdbench.analysis.run_tournament import TournamentOptions
+from pdbench.analysis.stored import StoredPlay
+from pdbench.analysis.tournament import TournamentSummary
+from pdbench.cli.report import print_table, shown_path
+
+
+def _records(table: pd.DataFrame, name: str) -> list[dict[str, Any]]:
+    part = table[table["table"] == name].astype(object)
+    return part.where(part.notna(), None).to_dict("records")  # type: ignore[return-value]
+
+
+def print_tournament(
+    table: pd.DataFrame,
+    summary: TournamentSummary,
+    play: StoredPlay,
+    options: TournamentOptions,
+    path: Path,
+) -> None:
+    n_matches = len(play.matches.keys)
+    self_play = (
+        "counted in scores"
+        if options.self_play_in_scores
+        else "left out of scores, wins and cooperation (Axelrod's convention)"
+    )
+    typer.echo(
+        f"tournament of run {play.manifest.run_id}: {len(summary.players)} players, "
+        f"{n_matches} finished matches over {len(summary.replicates)} replicates; self-play "
+        f"{self_play}"
+    )
+    if play.left_out:
+        typer.echo(
+            f"  left out: {len(play.left_out)} unfinished matches ({play.left_out[0].reason})"
+        )
+    counts = ", ".join(f"{name} {n}" for name, n in table["table"].value_counts(sort=False).items())
+    typer.echo(f"wrote {shown_path(path)} ({len(table)} rows: {counts})")
+    print_table(ranking_table(table))
+    print_table(payoff_table(summary))
+    for note in _records(table, "note"):
+        typer.echo(f"note: {note['note']}")
+    if _records(table, "replicator"):
+        print_dynamics(table, summary.players, options)
+
+
+def ranking_table(table: pd.DataFrame) -> Table:
+    result = Table(
+        title="Ranking by the median score over replicates (Axelrod)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="score: a player's mean payoff per round over its matches in one replicate "
+        "(Axelrod's normalised score); "
+        "mean and 95% CI (Student t) over replicates; wins: matches with a higher score than "
+        "the opponent (median over replicates); cooperation: share of C over its rounds.",
+        caption_justify="left",
+    )
+    for header in ("rank", "player", "median score", "mean score", "95% CI", "wins", "cooperation"):
+        result.add_column(header, justify="left" if header == "player" else "right")
+    for row in _records(table, "ranking"):
+        result.add_row(
+            str(row["rank"]),
+            escape(str(row["player"])),
+            _fmt(row["median_score"], 3),
+            _fmt(row["mean_score"], 3),
+            f"[{_fmt(row['ci_low'], 3)}, {_fmt(row['ci_high'], 3)}]",
+            _fmt(row["median_wins"], 1),
+            _fmt(row["cooperation_rating"], 3),
+        )
+    return result
+
+
+def payoff_table(summary: TournamentSummary) -> Table:
+    result = Table(
+        title="Payoff per round, row against column",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="mean over the pair's matches; 95% CIs in tournament.parquet",
+        caption_justify="left",
+    )
+    result.add_column("")
+    for player in summary.players:
+        result.add_column(escape(player), justify="right")
+    for i, player in enumerate(summary.players):
+        result.add_row(escape(player), *(_fmt(v, 3) for v in summary.payoff_matrix[i]))
+    return result
+
+
+def print_dynamics(
+    table: pd.DataFrame, players: tuple[str, ...], options: TournamentOptions
+) -> None:
+    replicator = _records(table, "replicator")
+    last = max(row["generation"] for row in replicator)
+    typer.echo(
+        f"Replicator dynamics from an even start, after {last} generations: "
+        + _shares_text([row for row in replicator if row["generation"] == last])
+    )
+    moran = _records(table, "moran")
+    if moran:
+        print_table(moran_table(moran, players))
+    shares = _records(table, "moran_shares")
+    if shares:
+        end = max(row["generation"] for row in shares)
+        typer.echo(
+            f"Moran process with mutation rate {options.mutation_rate:g}, mean shares over "
+            f"{options.n_runs} runs after {end} generations: "
+            + _shares_text([row for row in shares if row["generation"] == end])
+        )
+    payne = _records(table, "payne")
+    if payne:
+        end = max(row["generation"] for row in payne)
+        final = [row for row in payne if row["generation"] == end]
+        start = [row for row in payne if row["generation"] == 0]
+        typer.echo(
+            f"Payne generations (exponent {options.payne_exponent:g}) from counts "
+            + ", ".join(f"{row['player']} {row['count']}" for row in start)
+            + f"; after {end}: "
+            + ", ".join(f"{row['player']} {row['count']}" for row in final if row["count"])
+        )
+
+
+def moran_table(rows: list[dict[str, Any]], players: tuple[str, ...]) -> Table:
+    first = rows[0]
+    size, neutral = first["population_size"], first["neutral"]
+    result = Table(
+        title=f"Moran process: P(one mutant takes over {size - 1} residents)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption=f"N = {size}, selection intensity {first['selection_intensity']:g}, "
+        f"{first['n_runs']} runs per pair; neutral drift: 1/N = {neutral:.3f}; + favoured, - "
+        "disfavoured (the 95% Wilson interval excludes 1/N); exact two-type values in "
+        "tournament.parquet.",
+        caption_justify="left",
+    )
+    result.add_column("mutant \\ resident")
+    for player in players:
+        result.add_column(escape(player), justify="right")
+    cell = {(row["mutant"], row["resident"]): row for row in rows}
+    for mutant in players:
+        values = []
+        for resident in players:
+            row = cell.get((mutant, resident))
+            if row is None:
+                values.append("")
+                continue
+            mark = "+" if row["ci_low"] > neutral else "-" if row["ci_high"] < neutral else " "
+            values.append(f"{row['fixation_probability']:.3f}{mark}")
+        result.add_row(escape(mutant), *values)
+    return result
+
+
+def _shares_text(rows: list[dict[str, Any]]) -> str:
+    ordered = sorted(rows, key=lambda row: -row["share"])
+    return ", ".join(f"{row['player']} {row['share']:.3f}" for row in ordered)
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    if value is None or pd.isna(value):
+        return "-"
+    return f"{float(value):.{digits}f}"
