@@ -36,10 +36,12 @@ class Frozen(BaseModel):
 
 
 class GameSpec(Frozen):
-    """A built-in game by id, optionally with its payoffs or labels replaced."""
+    """A built-in game by id, optionally with its payoffs or labels replaced, and the noise it is
+    played with."""
 
     id: str = Field(
-        "pd", description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal"
+        "pd",
+        description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal, battle_of_the_sexes",
     )
     payoffs: dict[Literal["CC", "CD", "DC", "DD"], tuple[float, float]] | None = Field(
         None, description="payoff pairs (agent a, agent b) per outcome; default: the game's own"
@@ -51,6 +53,13 @@ class GameSpec(Frozen):
         None, description="check T > R > P > S and 2R > T + S; default: when the game is a PD"
     )
     description: str | None = None
+    noise: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="trembling hand: the probability that an agent's intended action is flipped, "
+        "each round and each side on its own seeded stream (0: never)",
+    )
 
     @field_validator("id")
     @classmethod
@@ -346,8 +355,8 @@ class ConditionSpec(Frozen):
         for side in ("agent_a", "agent_b"):
             agent = getattr(self, side)
             if isinstance(agent, PolicyAgentSpec):
-                try:  # parameter values, some of which depend on the game's payoffs
-                    make_policy(agent.policy, game, agent.params)
+                try:  # parameter values, some of which depend on the game's (own) payoffs
+                    make_policy(agent.policy, game.seen_by(side[-1]), agent.params)
                 except ConfigError as error:
                     raise ValueError(f"{side}.params.{error.field}: {error.reason}") from None
         return self

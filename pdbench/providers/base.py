@@ -86,25 +86,28 @@ class CompletionRequest:
 
     def key_fields(self) -> dict[str, Any]:
         """Exactly the fields the cache key is made of."""
-        return {
-            "provider": self.provider,
-            "model": self.model,
-            "api_base": self.api_base,
-            "system": self.system,
-            "messages": [[role, content] for role, content in self.messages],
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "seed": self.seed,
-            "response_format": self.response_format,
-            "sample": self.sample,
-        } | ({"namespace": self.namespace} if self.namespace is not None else {}) | (
-            {"provider_options": dict(self.provider_options)} if self.provider_options else {}
-        ) | (
-            # Only a constrained request carries these, so the keys of answers cached before
-            # constraints existed stay what they were.
-            {}
-            if self.labels is None
-            else {"constrain": self.constrain, "labels": list(self.labels)}
+        return (
+            {
+                "provider": self.provider,
+                "model": self.model,
+                "api_base": self.api_base,
+                "system": self.system,
+                "messages": [[role, content] for role, content in self.messages],
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+                "seed": self.seed,
+                "response_format": self.response_format,
+                "sample": self.sample,
+            }
+            | ({"namespace": self.namespace} if self.namespace is not None else {})
+            | ({"provider_options": dict(self.provider_options)} if self.provider_options else {})
+            | (
+                # Only a constrained request carries these, so the keys of answers cached before
+                # constraints existed stay what they were.
+                {}
+                if self.labels is None
+                else {"constrain": self.constrain, "labels": list(self.labels)}
+            )
         )
 
     def cache_key(self) -> str:
