@@ -123,6 +123,26 @@ GAMES: dict[str, Game] = {
 }
 
 
+# Named pairs of action words a config may give as `game.labels: JF` (cooperative word first).
+LABEL_PRESETS: dict[str, tuple[str, str]] = {
+    "CD": ("C", "D"),
+    "JF": ("J", "F"),  # Akata et al. 2025's neutral option names
+    "cooperate_defect": ("Cooperate", "Defect"),  # Fontana et al. 2025
+    "split_steal": ("split", "steal"),
+}
+
+
+def label_preset(name: str) -> tuple[str, str]:
+    try:
+        return LABEL_PRESETS[name]
+    except KeyError:
+        raise ConfigError(
+            unknown_choice("label preset", name, LABEL_PRESETS)
+            + "; or give the two words, e.g. [J, F]",
+            field="game.labels",
+        ) from None
+
+
 def get_game(game_id: str) -> Game:
     try:
         return GAMES[game_id]
