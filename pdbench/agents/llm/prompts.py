@@ -85,7 +85,12 @@ def _resolve(path: str, project_root: Path) -> Path:
 def _read_template(path: Path, allowed: frozenset[str], *, file: str, field: str) -> str:
     if not path.is_file():
         raise ConfigError(f"prompt file not found ({path})", file=file, field=field)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"not UTF-8 text (byte {error.start}): save the file as UTF-8", file=file, field=field
+        ) from None
     try:
         parts = list(string.Formatter().parse(text))
     except ValueError as error:
