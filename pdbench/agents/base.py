@@ -78,6 +78,8 @@ class Decision:
     fallback: bool = False
     timeout: bool = False
     error: str | None = None
+    # The order the two options were named in the prompt ("CD" or "DC"), when it is shuffled.
+    option_order: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ typo is an error that names the field, never a silently ignored setting.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -19,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from pdbench.core.game import GAMES, Game, get_game
+from pdbench.core.game import GAMES, Game, get_game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
 
@@ -36,26 +37,49 @@ class Frozen(BaseModel):
 
 
 class GameSpec(Frozen):
-    """A built-in game by id, optionally with its payoffs or labels replaced."""
+    """A built-in game by id, optionally with its payoffs or labels replaced, and the noise it is
+    played with."""
 
     id: str = Field(
-        "pd", description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal"
+        "pd",
+        description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal, battle_of_the_sexes",
     )
     payoffs: dict[Literal["CC", "CD", "DC", "DD"], tuple[float, float]] | None = Field(
         None, description="payoff pairs (agent a, agent b) per outcome; default: the game's own"
     )
     labels: tuple[str, str] | None = Field(
-        None, description="the words agents see for the cooperative and the defecting action"
+        None,
+        description="the words agents see for the cooperative and the defecting action, e.g. "
+        "[J, F], or a preset: CD, JF, cooperate_defect, split_steal",
     )
     check_pd: bool | None = Field(
         None, description="check T > R > P > S and 2R > T + S; default: when the game is a PD"
     )
     description: str | None = None
+    noise: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="trembling hand: the probability that an agent's intended action is flipped, "
+        "each round and each side on its own seeded stream (0: never)",
+    )
 
     @field_validator("id")
     @classmethod
     def _known_game(cls, value: str) -> str:
         get_game(value)  # raises with "did you mean"
+        return value
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _preset_labels(cls, value: object) -> object:
+        if isinstance(value, str):
+            from pdbench.core.errors import ConfigError
+
+            try:
+                return label_preset(value)
+            except ConfigError as error:
+                raise ValueError(error.reason) from None
         return value
 
     @field_validator("payoffs")
@@ -107,12 +131,78 @@ HorizonSpec = Annotated[FixedHorizonSpec | GeometricHorizonSpec, Field(discrimin
 
 
 class MockBehaviour(Frozen):
-    """How the offline mock model answers (deterministic from the seed and the prompt)."""
+    """How the offline mock model answers (deterministic from the seed and the prompt).
 
-    strategy: Literal["cooperate", "defect", "reciprocate", "random"] = "reciprocate"
+    With `strategy: policy` it answers as the registered `policy` would (a scripted model): it
+    reads the rules and the history from the prompt it receives, replays that history through
+    the policy and answers the policy's move in the requested format."""
+
+    strategy: Literal["cooperate", "defect", "reciprocate", "random", "policy"] = "reciprocate"
     cooperate_prob: float = Field(0.5, ge=0, le=1, description="P(C) for strategy=random")
     invalid_rate: float = Field(0.0, ge=0, le=1, description="share of answers that are garbage")
     latency_s: float = Field(0.0, ge=0, description="simulated seconds per call (benchmarks)")
+    policy: str | None = Field(
+        None, description="strategy=policy: the registered policy it plays, e.g. grim, random"
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="strategy=policy: that policy's parameters"
+    )
+
+    @field_validator("policy")
+    @classmethod
+    def _known_policy(cls, value: str | None) -> str | None:
+        return None if value is None else _known_policy_name(value)
+
+    @field_validator("params")
+    @classmethod
+    def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        return _checked_params(info.data.get("policy") or "", params)
+
+    @model_validator(mode="after")
+    def _policy_with_its_strategy(self) -> MockBehaviour:
+        if self.strategy == "policy" and self.policy is None:
+            raise ValueError("strategy: policy needs the policy to play, e.g. policy: grim")
+        if self.strategy != "policy" and (self.policy is not None or self.params):
+            raise ValueError(
+                f"policy and params apply only with strategy: policy (strategy is {self.strategy})"
+            )
+        return self
+
+    def __hash__(self) -> int:  # params is a dict; a provider spec is a key of client caches
+        return hash(json.dumps(self.model_dump(mode="json"), sort_keys=True))
+
+    def key_items(self) -> tuple[tuple[str, Any], ...]:
+        """What decides the mock's answers, for the cache key: every field but the latency; the
+        policy and its params only when it plays one (so the keys of other mocks are unchanged)."""
+        exclude = {"latency_s"} if self.strategy == "policy" else {"latency_s", "policy", "params"}
+        return tuple(sorted(self.model_dump(mode="json", exclude=exclude).items()))
+
+
+def _known_policy_name(value: str) -> str:
+    from pdbench.strategies import POLICIES  # policies register themselves on import
+
+    if value not in POLICIES:
+        from pdbench.core.errors import unknown_choice
+
+        raise ValueError(unknown_choice("policy", value, POLICIES))
+    return value
+
+
+def _checked_params(policy_name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Each parameter through the policy's model: an unknown name gets "did you mean", a bad
+    value fails under params.<name> (pydantic nests the model's own error). Values are kept as
+    the model reads them (1 -> 1.0 for a probability), only for the names given."""
+    from pdbench.strategies import POLICIES
+    from pdbench.strategies.base import unknown_parameter_message
+
+    policy = POLICIES.get(policy_name)
+    if policy is None:
+        return params  # the policy name itself is wrong (or missing), and says so
+    for name in params:
+        if name not in policy.params_model.model_fields:
+            raise ValueError(unknown_parameter_message(policy, name))
+    validated = policy.params_model.model_validate(params)
+    return validated.model_dump(mode="json", include=set(params))
 
 
 class ProviderSpec(Frozen):
@@ -144,31 +234,12 @@ class PolicyAgentSpec(Frozen):
     @field_validator("policy")
     @classmethod
     def _known_policy(cls, value: str) -> str:
-        from pdbench.strategies import POLICIES  # policies register themselves on import
-
-        if value not in POLICIES:
-            from pdbench.core.errors import unknown_choice
-
-            raise ValueError(unknown_choice("policy", value, POLICIES))
-        return value
+        return _known_policy_name(value)
 
     @field_validator("params")
     @classmethod
     def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        """Each parameter through the policy's model: an unknown name gets "did you mean", a bad
-        value fails under params.<name> (pydantic nests the model's own error). Values are kept
-        as the model reads them (1 -> 1.0 for a probability), only for the names given."""
-        from pdbench.strategies import POLICIES
-        from pdbench.strategies.base import unknown_parameter_message
-
-        policy = POLICIES.get(info.data.get("policy", ""))
-        if policy is None:
-            return params  # the policy name itself is wrong, and says so
-        for name in params:
-            if name not in policy.params_model.model_fields:
-                raise ValueError(unknown_parameter_message(policy, name))
-        validated = policy.params_model.model_validate(params)
-        return validated.model_dump(mode="json", include=set(params))
+        return _checked_params(info.data.get("policy", ""), params)
 
     @property
     def display_name(self) -> str:
@@ -189,14 +260,29 @@ class PolicyAgentSpec(Frozen):
         return policy_warnings(self.policy, game, self.params)
 
 
+# max_tokens when the config leaves it null, per response format: a label is a word or two; a
+# JSON answer keeps the 16 tokens pdbench always gave it (so every cached answer keeps its key; a
+# config that wants a reason sets more, e.g. Fontana et al.'s 128); reasoning needs room to think
+# (Payne and Alloui-Cros allowed 1000).
+DEFAULT_MAX_TOKENS = {"label": 16, "json": 16, "reasoning": 1000}
+
+
 class LLMAgentSpec(Frozen):
     type: Literal["llm"] = "llm"
     name: str | None = Field(None, description="display name; default: model and persona")
     provider: ProviderSpec = ProviderSpec()
     temperature: float = Field(0.0, ge=0, le=2)
-    max_tokens: int = Field(16, gt=0)
+    max_tokens: int | None = Field(
+        None,
+        gt=0,
+        description="answer length limit; null: 16 for label and json, 1000 for reasoning",
+    )
     seed: int | None = Field(None, description="sampling seed sent to providers that accept one")
-    system_prompt: str = Field("prompts/pd_system.md", description="path, relative to the project")
+    system_prompt: str | None = Field(
+        "prompts/pd_system.md",
+        description="path, relative to the project; null: no system message, the round prompt "
+        "is the only message (as Akata et al. 2025 asked)",
+    )
     round_prompt: str = Field("prompts/pd_round.md", description="path, relative to the project")
     persona: str | None = Field(
         None, description='a file in prompts/personas/ without .md; null or "none": no persona'
@@ -204,14 +290,42 @@ class LLMAgentSpec(Frozen):
     history_window: int | None = Field(
         10, ge=0, description="past rounds shown in the prompt (null: the whole match)"
     )
+    history_format: Literal["lines", "sentences", "table", "pairs"] = Field(
+        "lines",
+        description="how past rounds are written: lines (Round 3: you played C, ...), sentences "
+        "(Akata et al.: In round 3, you chose Option J and ...), table (one row per round), "
+        "pairs (Payne and Alloui-Cros: the moves so far and (you, opponent) pairs)",
+    )
+    perspective: Literal["second_person", "third_person"] = Field(
+        "second_person",
+        description="rendered pieces speak to the agent (you, the other player) or about "
+        'it (Fontana et al.: player "A" against player "B")',
+    )
+    label_style: Literal["bare", "option"] = Field(
+        "bare",
+        description='how rendered pieces name an action: its label ("J") or "Option J" (Akata '
+        "et al.); the answer is the bare label either way",
+    )
+    option_order: Literal["fixed", "shuffled"] = Field(
+        "fixed",
+        description="the order the two options are named in each round's question: the game's, "
+        "or shuffled every round from the agent's own seeded stream (recorded on the round)",
+    )
     include_totals: bool = Field(False, description="show both running totals in the prompt")
+    totals_format: Literal["points", "counts_and_points"] = Field(
+        "points",
+        description="with include_totals: both totals in points, or also how often each side "
+        "chose each action (Fontana et al.)",
+    )
     disclose_horizon: Literal["auto", "rounds", "stop_prob", "none"] = Field(
         "auto",
         description="tell the number of rounds, the stopping probability, or nothing; "
         "auto: rounds for a fixed horizon, stop_prob for a geometric one",
     )
-    response_format: Literal["label", "json"] = Field(
-        "label", description='a bare action label, or strict JSON {"action": ...}'
+    response_format: Literal["label", "json", "reasoning"] = Field(
+        "label",
+        description='a bare action label; strict JSON {"action": ...}; or reasoning first and '
+        "the label alone on the last line (Payne and Alloui-Cros), parsed from that line only",
     )
     constrain: Literal["none", "grammar", "json_schema"] = Field(
         "none",
@@ -228,6 +342,11 @@ class LLMAgentSpec(Frozen):
         "D", description="stored action for on_invalid=fallback"
     )
 
+    @property
+    def answer_max_tokens(self) -> int:
+        """max_tokens as sent: the config's, or the default for the response format."""
+        return self.max_tokens or DEFAULT_MAX_TOKENS[self.response_format]
+
     @field_validator("persona")
     @classmethod
     def _no_persona(cls, value: str | None) -> str | None:
@@ -240,6 +359,11 @@ class LLMAgentSpec(Frozen):
             raise ValueError(
                 "constrain: json_schema makes the model answer a JSON object; "
                 "set response_format: json (or use constrain: grammar for a bare label)"
+            )
+        if self.constrain == "grammar" and self.response_format == "reasoning":
+            raise ValueError(
+                "constrain: grammar lets the model answer only a label, leaving no room for "
+                "reasoning; use response_format label, or constrain: none"
             )
         return self
 
@@ -346,8 +470,8 @@ class ConditionSpec(Frozen):
         for side in ("agent_a", "agent_b"):
             agent = getattr(self, side)
             if isinstance(agent, PolicyAgentSpec):
-                try:  # parameter values, some of which depend on the game's payoffs
-                    make_policy(agent.policy, game, agent.params)
+                try:  # parameter values, some of which depend on the game's (own) payoffs
+                    make_policy(agent.policy, game.seen_by(side[-1]), agent.params)
                 except ConfigError as error:
                     raise ValueError(f"{side}.params.{error.field}: {error.reason}") from None
         return self

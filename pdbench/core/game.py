@@ -1,7 +1,9 @@
 """Games as data: an id, a payoff matrix, the labels agents see, and what kind of dilemma it is.
 
 The registry below is the built-in catalogue. A condition may replace payoffs or labels of any of
-them; `Game.with_changes` keeps the invariants checked.
+them; `Game.with_changes` keeps the invariants checked. A game may be asymmetric (the battle of
+the sexes): `Game.seen_by(side)` is the game from one side's point of view, the form every agent
+is given, so an agent's "own" payoffs are always its own.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pdbench.core.payoff import PayoffMatrix
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """A symmetric 2x2 game. Agents see `labels`; storage always records C/D."""
+    """A 2x2 game. Agents see `labels`; storage always records C/D (C: the first action)."""
 
     id: str
     arena_id: str  # the id AgentDuel-style agent files declare in their GAME attribute
@@ -58,6 +60,12 @@ class Game:
     def with_changes(self, **changes) -> Game:
         return replace(self, **changes)
 
+    def seen_by(self, side: str) -> Game:
+        """The game from side "a"'s or "b"'s point of view, that side as the row player (the
+        same game unless the payoffs are asymmetric)."""
+        payoffs = self.payoffs.seen_by(side)
+        return self if payoffs is self.payoffs else replace(self, payoffs=payoffs)
+
 
 PD = Game(
     id="pd",
@@ -98,7 +106,41 @@ SPLIT_OR_STEAL = Game(
     pot=100,
 )
 
-GAMES: dict[str, Game] = {game.id: game for game in (PD, STAG_HUNT, CHICKEN, SPLIT_OR_STEAL)}
+BATTLE_OF_THE_SEXES = Game(
+    id="battle_of_the_sexes",
+    arena_id="battle-of-the-sexes",
+    description="Battle of the sexes (Akata et al. 2025's payoffs): both gain by matching, but "
+    "agent a prefers J/J (10/7) and agent b F/F (7/10); a mismatch pays 0/0",
+    payoffs=PayoffMatrix.from_outcomes((10, 7), (0, 0), (0, 0), (7, 10)),
+    cooperate_label="J",
+    defect_label="F",
+    # A coordination game: "C" is only the first action, cooperation has no meaning here.
+    is_prisoners_dilemma=False,
+)
+
+GAMES: dict[str, Game] = {
+    game.id: game for game in (PD, STAG_HUNT, CHICKEN, SPLIT_OR_STEAL, BATTLE_OF_THE_SEXES)
+}
+
+
+# Named pairs of action words a config may give as `game.labels: JF` (cooperative word first).
+LABEL_PRESETS: dict[str, tuple[str, str]] = {
+    "CD": ("C", "D"),
+    "JF": ("J", "F"),  # Akata et al. 2025's neutral option names
+    "cooperate_defect": ("Cooperate", "Defect"),  # Fontana et al. 2025
+    "split_steal": ("split", "steal"),
+}
+
+
+def label_preset(name: str) -> tuple[str, str]:
+    try:
+        return LABEL_PRESETS[name]
+    except KeyError:
+        raise ConfigError(
+            unknown_choice("label preset", name, LABEL_PRESETS)
+            + "; or give the two words, e.g. [J, F]",
+            field="game.labels",
+        ) from None
 
 
 def get_game(game_id: str) -> Game:

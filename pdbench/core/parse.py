@@ -1,11 +1,16 @@
 """Strict parsing of a model's answer into an action.
 
-Two formats, both strict on purpose, so that a stored action is always one the model clearly chose:
+Three formats, all strict on purpose, so that a stored action is always one the model clearly
+chose:
 
 - `label`: the whole answer, trimmed, is one of the game's two labels (case-insensitive).
   Prose is never searched: "I will not defect" is invalid, not a defection.
 - `json`: the whole answer is a JSON object `{"action": "<label>"}` with an optional
   `"reason"` string and no other keys.
+- `reasoning`: free reasoning, then the action alone on the last line (Payne and Alloui-Cros
+  2025). Only that last non-empty line is read, by the `label` rule; the reasoning above it is
+  never searched for a move, so "...so I defect.\nC" is a cooperation and "I defect." alone on the
+  last line is invalid.
 
 An invalid answer comes back as `ParsedAnswer(valid=False, error=...)`; the error is short and
 meant to be shown to the model in a correction prompt.
@@ -19,7 +24,7 @@ from typing import Literal
 
 from pdbench.core.actions import Action
 
-ResponseFormat = Literal["label", "json"]
+ResponseFormat = Literal["label", "json", "reasoning"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +35,7 @@ class ParsedAnswer:
     action: Action | None = None
     reason: str | None = None  # the optional "reason" of a JSON answer
     error: str | None = None  # why the answer is invalid; None when valid
+    reasoning: str | None = None  # a reasoning answer's text above its last line
 
 
 def parse_answer(
@@ -40,7 +46,9 @@ def parse_answer(
         return _parse_label(text, labels)
     if response_format == "json":
         return _parse_json(text, labels)
-    raise ValueError(f'unknown response format "{response_format}" (label or json)')
+    if response_format == "reasoning":
+        return _parse_reasoning(text, labels)
+    raise ValueError(f'unknown response format "{response_format}" (label, json or reasoning)')
 
 
 def _action_for(word: str, labels: tuple[str, str]) -> Action | None:
@@ -89,3 +97,20 @@ def _parse_json(text: str, labels: tuple[str, str]) -> ParsedAnswer:
     if action is None:
         return ParsedAnswer(False, error=f'"action" must be {_expected(labels)}, got "{label}"')
     return ParsedAnswer(True, action=action, reason=reason)
+
+
+def _parse_reasoning(text: str, labels: tuple[str, str]) -> ParsedAnswer:
+    lines = text.strip().splitlines()
+    if not lines:
+        return ParsedAnswer(
+            False, error=f"the answer is empty; expected your reasoning, then {_expected(labels)}"
+        )
+    reasoning = "\n".join(lines[:-1]).strip() or None
+    action = _action_for(lines[-1], labels)
+    if action is None:
+        return ParsedAnswer(
+            False,
+            reasoning=reasoning,
+            error=f"the last line must be exactly {_expected(labels)} and nothing else",
+        )
+    return ParsedAnswer(True, action=action, reasoning=reasoning)

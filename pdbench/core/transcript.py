@@ -31,6 +31,14 @@ class Observation:
     history: tuple[PastRound, ...]  # the last `history_window` rounds, oldest first
     own_total: float | None = None  # present only when the agent's config includes totals
     opponent_total: float | None = None
+    # With totals: how often each side cooperated in the whole match so far (not only the
+    # rounds shown); defections are the other rounds_played - cooperations.
+    own_cooperations: int | None = None
+    opponent_cooperations: int | None = None
+
+    @property
+    def rounds_played(self) -> int:
+        return self.round_index - 1
 
     @property
     def last(self) -> PastRound | None:
@@ -59,6 +67,7 @@ class Transcript:
         self.rounds: list[PlayedRound] = []
         self._seen: dict[str, list[PastRound]] = {"a": [], "b": []}
         self._totals = {"a": 0.0, "b": 0.0}
+        self._cooperations = {"a": 0, "b": 0}
 
     def append(self, played: PlayedRound) -> None:
         self.rounds.append(played)
@@ -82,6 +91,8 @@ class Transcript:
         )
         self._totals["a"] += played.payoff_a
         self._totals["b"] += played.payoff_b
+        self._cooperations["a"] += played.action_a is Action.C
+        self._cooperations["b"] += played.action_b is Action.C
 
     def observe(
         self, *, side: str, history_window: int | None, include_totals: bool
@@ -97,15 +108,16 @@ class Transcript:
             history = ()
         else:
             history = tuple(seen[-history_window:])
-        own_total = opponent_total = None
-        if include_totals:
-            other = "b" if side == "a" else "a"
-            own_total, opponent_total = self._totals[side], self._totals[other]
+        if not include_totals:
+            return Observation(round_index=len(self.rounds) + 1, history=history)
+        other = "b" if side == "a" else "a"
         return Observation(
             round_index=len(self.rounds) + 1,
             history=history,
-            own_total=own_total,
-            opponent_total=opponent_total,
+            own_total=self._totals[side],
+            opponent_total=self._totals[other],
+            own_cooperations=self._cooperations[side],
+            opponent_cooperations=self._cooperations[other],
         )
 
 

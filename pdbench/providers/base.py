@@ -53,12 +53,12 @@ class CompletionRequest:
     provider: str  # "mock" or "litellm"
     model: str
     api_base: str | None
-    system: str
+    system: str  # "": no system message (the conversation is all there is)
     messages: tuple[tuple[str, str], ...]  # (role, content), oldest first, ending with "user"
     temperature: float
     max_tokens: int
     seed: int | None = None
-    response_format: str = "label"  # "label" or "json"
+    response_format: str = "label"  # "label", "json" or "reasoning"
     # Which sample this answer is: "<condition>#<replicate>". Only at temperature > 0 does it
     # belong in the key: there an answer is meant as a fresh sample, so two conditions (or two
     # replicates) whose prompts coincide still get answers of their own. At temperature 0 the
@@ -132,10 +132,10 @@ class CompletionRequest:
         return hashlib.sha256(canonical).hexdigest()
 
     def chat_messages(self) -> list[dict[str, str]]:
-        """The OpenAI-style message list: the system prompt, then the conversation."""
-        return [{"role": "system", "content": self.system}] + [
-            {"role": role, "content": content} for role, content in self.messages
-        ]
+        """The OpenAI-style message list: the system prompt (none when it is empty), then the
+        conversation."""
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return system + [{"role": role, "content": content} for role, content in self.messages]
 
 
 # What a server says about its answer, kept for audit (None when the provider does not say).

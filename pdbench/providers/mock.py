@@ -1,19 +1,26 @@
-"""An offline model that plays a fixed strategy, for tests, demos and benchmarks of the pipeline.
+"""An offline model that plays a fixed strategy, for tests, demos, benchmarks and for running a
+published design end to end without a key.
 
-It reads what it needs from the rendered prompt, the way a real model would:
+It reads what it needs from the rendered prompt, the way a real model would
+(`pdbench.providers.prompt_reading`): the two action words (from the payoff rules, else from the
+answer instruction `Answer with exactly one of: <cooperate>, <defect>.`), the rules' payoffs, the
+rounds shown in any history format, and the current round. It answers in the request's format:
+a bare label, JSON (also when the prompt shows a `{"action"` example), or reasoning with the label
+alone on the last line. Its answer then goes through the same strict parser as a real model's.
 
-- the labels, from the answer instruction `Answer with exactly one of: <cooperate>, <defect>.`
-  (cooperative label first; without it the mock answers C or D);
-- the opponent's last move, from the last history line `Round 3: you played C, opponent played D;`;
-- whether to answer JSON, from the request's response format or a `{"action"` example in the prompt.
-
-Both formats are written by `pdbench.agents.llm.prompts`; a test there checks that they still match.
-Every "random" choice is a hash of the request's cache key, so one request always gets one answer.
+Strategies: cooperate, defect, reciprocate (the opponent's last move shown), random (P(C) =
+cooperate_prob, a hash of the request's cache key) and policy: it answers as a registered policy
+would, replaying the rounds the prompt shows through the policy's `act` after `reset(seed)` (the
+request's seed, which the LLM agent derives per match and side), one call per round, so a policy
+with memory (GRIM, GRADUAL, ...) and a random one (RANDOM(p) draws once per round) play as they
+would as a policy. Rounds the prompt does not show (a history window) are replayed as rounds with
+nothing seen, as the model would know nothing of them either.
 
 A constrained request (`constrain: grammar | json_schema`) is honoured the way a real server
 honours it: the answer is exactly one of the request's allowed answers (a bare label, or
 `{"action": "<label>"}` without a reason), so a constrained mock never answers garbage, whatever
-its `invalid_rate`.
+its `invalid_rate`. Every "random" choice is a pure function of the request, so one request always
+gets one answer.
 """
 
 from __future__ import annotations
@@ -21,13 +28,19 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 
 from pdbench.config.schema import MockBehaviour
-from pdbench.providers.base import Completion, CompletionRequest
-
-LABELS_RE = re.compile(r"Answer with exactly one of: (.+?), (.+?)\.(?=\s|$)")
-LAST_MOVE_RE = re.compile(r"^Round \d+: you played (.+?), opponent played (.+?);", re.MULTILINE)
+from pdbench.core.actions import Action
+from pdbench.core.game import Game
+from pdbench.core.payoff import PayoffMatrix
+from pdbench.core.transcript import Observation
+from pdbench.providers.base import Completion, CompletionRequest, ProviderError
+from pdbench.providers.prompt_reading import (
+    ReadPrompt,
+    UnreadablePrompt,
+    read_labels_only,
+    read_prompt,
+)
 
 REASONS = {
     "cooperate": "I always cooperate.",
@@ -52,9 +65,16 @@ class MockProvider:
 
     def answer(self, request: CompletionRequest) -> str:
         """The answer text for a request (pure)."""
-        text = "\n".join([request.system, *(content for _, content in request.messages)])
-        labels = LABELS_RE.findall(text)
-        cooperate, defect = request.labels or (labels[-1] if labels else ("C", "D"))
+        # The round's own prompt is the first user message; corrections follow it.
+        round_prompt = next((c for r, c in request.messages if r == "user"), "")
+        text = "\n".join([request.system, round_prompt])
+        try:
+            seen = read_prompt(text)
+        except UnreadablePrompt as error:
+            if self.behaviour.strategy == "policy":  # a policy's move needs the history: loud
+                raise ProviderError(f"the mock model cannot read this prompt: {error}") from None
+            seen = read_labels_only(text)
+        cooperate, defect = request.labels or seen.labels
         key = request.cache_key()
         constrained = request.allowed_answers()
 
@@ -72,17 +92,48 @@ class MockProvider:
         elif strategy == "defect":
             label = defect
         elif strategy == "reciprocate":
-            moves = LAST_MOVE_RE.findall(text)
-            opponent_defected = bool(moves) and moves[-1][1].casefold() == defect.casefold()
+            opponent_defected = bool(seen.history) and seen.history[-1].opponent_action is Action.D
             label = defect if opponent_defected else cooperate
+        elif strategy == "policy":
+            label = cooperate if self._policy_move(seen, request.seed) is Action.C else defect
         else:
             label = cooperate if _uniform(key, "action") < self.behaviour.cooperate_prob else defect
 
         if constrained is not None:
             return constrained[0] if label == cooperate else constrained[1]
+        reason = self._reason()
         if request.response_format == "json" or '{"action"' in request.prompt:
-            return json.dumps({"action": label, "reason": REASONS[strategy]})
+            return json.dumps({"action": label, "reason": reason})
+        if request.response_format == "reasoning":
+            return f"{reason} This round calls for {label}.\n{label}"
         return label
+
+    def _reason(self) -> str:
+        if self.behaviour.strategy == "policy":
+            return f"I play as {str(self.behaviour.policy).upper()} would."
+        return REASONS[self.behaviour.strategy]
+
+    def _policy_move(self, seen: ReadPrompt, seed: int | None) -> Action:
+        """The move the configured policy makes after the rounds the prompt shows."""
+        from pdbench.strategies import make_policy  # the registry, loaded when first needed
+
+        game = Game(
+            id="read_from_the_prompt",
+            arena_id="",
+            description="the game as the prompt states it",
+            payoffs=seen.payoffs or PayoffMatrix(),
+            cooperate_label=seen.labels[0],
+            defect_label=seen.labels[1],
+            is_prisoners_dilemma=False,
+        )
+        policy = make_policy(str(self.behaviour.policy), game, self.behaviour.params)
+        policy.reset(seed)
+        shown = {past.round_index: past for past in seen.history}
+        move = Action.C
+        for round_index in range(1, seen.round_index + 1):
+            last = shown.get(round_index - 1)
+            move = policy.act(Observation(round_index, (last,) if last else ()))
+        return move
 
     def _completion(self, request: CompletionRequest) -> Completion:
         text = self.answer(request)

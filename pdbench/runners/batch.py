@@ -1,8 +1,9 @@
 """The fast path for policy-only conditions: all replicates of a condition at once, in numpy.
 
 It plays exactly the moves the general match loop plays (the policies' `act_batch` is their `act`
-over arrays, with the same seeded draws) and writes byte-identical rounds.jsonl lines apart from
-timestamps; tests/integration/test_batch_equivalence.py holds it to that.
+over arrays, with the same seeded draws, and the same trembling-hand flips under noise) and writes
+byte-identical rounds.jsonl lines apart from timestamps; tests/integration/test_batch_equivalence.py
+holds it to that.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import numpy as np
 import orjson
 
 from pdbench.config.schema import AgentSpec, PolicyAgentSpec
+from pdbench.core.actions import Action
+from pdbench.core.game import Game
+from pdbench.core.rng import make_rng
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.schema import PER_ROUND_FIELDS
 from pdbench.strategies import LastRounds, Policy, make_policy
@@ -20,23 +24,43 @@ from pdbench.strategies import LastRounds, Policy, make_policy
 
 @dataclass(frozen=True)
 class MatchArrays:
-    """One match as arrays over its rounds (True = C)."""
+    """One match as arrays over its rounds (True = C): the actions played, their payoffs and,
+    with noise only, the actions intended."""
 
     coop_a: np.ndarray
     coop_b: np.ndarray
     payoff_a: np.ndarray
     payoff_b: np.ndarray
+    intended_a: np.ndarray | None = None
+    intended_b: np.ndarray | None = None
 
 
-def _policy(spec: AgentSpec, planned: PlannedMatch) -> Policy:
-    """The batch-form policy a spec names; the caller only batches conditions whose two agents
-    are policies with a batch form (`PolicyAgentSpec.has_batch_form`)."""
+def _policy(spec: AgentSpec, planned: PlannedMatch, side: str) -> Policy:
+    """The batch-form policy a spec names, given the game from its own side; the caller only
+    batches conditions whose two agents are policies with a batch form
+    (`PolicyAgentSpec.has_batch_form`)."""
     if not (isinstance(spec, PolicyAgentSpec) and spec.has_batch_form):
         raise TypeError(
             f"condition {planned.condition.name}: {spec.display_name} has no batch form; "
             "play it through the match loop"
         )
-    return make_policy(spec.policy, planned.game, spec.params)
+    return make_policy(spec.policy, planned.game.seen_by(side), spec.params)
+
+
+def payoff_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """Each side's payoff as table[a_defects, b_defects] (asymmetric games included)."""
+    moves = (Action.C, Action.D)
+    pairs = [[game.payoffs.payoffs(a, b) for b in moves] for a in moves]
+    table = np.array(pairs)  # [a_defects, b_defects, side]
+    return table[:, :, 0], table[:, :, 1]
+
+
+def _tremble_draws(seeds: list[int], noise: float, longest: int) -> np.ndarray | None:
+    """Per match (row) and round, whether the trembling hand flips the move: the loop's draws
+    (one uniform per round from the side's noise stream); None without noise."""
+    if noise <= 0:
+        return None
+    return np.stack([make_rng(seed).random(longest) for seed in seeds]) < noise
 
 
 def play_batch(matches: list[PlannedMatch]) -> list[MatchArrays]:
@@ -44,35 +68,43 @@ def play_batch(matches: list[PlannedMatch]) -> list[MatchArrays]:
     condition = matches[0].condition
     game = matches[0].game
     longest = max(m.n_rounds for m in matches)
-    agent_a = _policy(condition.agent_a, matches[0])
-    agent_b = _policy(condition.agent_b, matches[0])
+    agent_a = _policy(condition.agent_a, matches[0], "a")
+    agent_b = _policy(condition.agent_b, matches[0], "b")
     agent_a.reset_batch([m.seed_a for m in matches], longest)
     agent_b.reset_batch([m.seed_b for m in matches], longest)
+    noise = matches[0].noise
+    flips_a = _tremble_draws([m.noise_seed_a for m in matches], noise, longest)
+    flips_b = _tremble_draws([m.noise_seed_b for m in matches], noise, longest)
 
-    # payoff_table[side][a_defects, b_defects]
-    p = game.payoffs
-    table_a = np.array([[p.R, p.S], [p.T, p.P]])
-    table_b = np.array([[p.R, p.T], [p.S, p.P]])
+    table_a, table_b = payoff_tables(game)
     size = len(matches)
     coop_a = np.empty((size, longest), dtype=bool)
     coop_b = np.empty((size, longest), dtype=bool)
+    intended_a = np.empty((size, longest), dtype=bool)
+    intended_b = np.empty((size, longest), dtype=bool)
     pay_a = np.empty((size, longest))
     pay_b = np.empty((size, longest))
     last_a = last_b = None
     for t in range(longest):
         a = agent_a.act_batch(t + 1, last_a)
         b = agent_b.act_batch(t + 1, last_b)
+        intended_a[:, t], intended_b[:, t] = a, b
+        if flips_a is not None and flips_b is not None:  # played: the intended move, trembled
+            a, b = a ^ flips_a[:, t], b ^ flips_b[:, t]
         coop_a[:, t], coop_b[:, t] = a, b
         pay_a[:, t] = table_a[(~a).astype(np.intp), (~b).astype(np.intp)]
         pay_b[:, t] = table_b[(~a).astype(np.intp), (~b).astype(np.intp)]
         last_a = LastRounds(own_coop=a, opponent_coop=b, own_payoff=pay_a[:, t])
         last_b = LastRounds(own_coop=b, opponent_coop=a, own_payoff=pay_b[:, t])
+    noisy = flips_a is not None
     return [
         MatchArrays(
             coop_a[i, : m.n_rounds],
             coop_b[i, : m.n_rounds],
             pay_a[i, : m.n_rounds],
             pay_b[i, : m.n_rounds],
+            intended_a[i, : m.n_rounds] if noisy else None,
+            intended_b[i, : m.n_rounds] if noisy else None,
         )
         for i, m in enumerate(matches)
     ]
@@ -87,7 +119,8 @@ _ROUND_NUMBERS: list[bytes] = []  # b"1", b"2", ...: rendered once, shared by ev
 
 # How the batch path renders each per-round field of RoundRecord (its order is RoundRecord's):
 # "round" the round number, "outcome" a value fixed by the round's two moves, "cumulative" a
-# running total, "constant" the same for every round of the condition.
+# running total, "constant" the same for every round of the condition, "intended" a value fixed by
+# the round's two intended moves (written only in a match with noise, like RoundRecord does).
 _FIELD_SOURCE = {
     "round_index": "round",
     "agent_a_action": "outcome",
@@ -97,6 +130,8 @@ _FIELD_SOURCE = {
     "agent_a_cum_payoff": "cumulative",
     "agent_b_cum_payoff": "cumulative",
     "timestamp_utc": "constant",
+    "agent_a_intended": "intended",
+    "agent_b_intended": "intended",
 }
 _UNKNOWN = [name for name in PER_ROUND_FIELDS if name not in _FIELD_SOURCE]
 assert not _UNKNOWN, f"the batch path does not know how to render {_UNKNOWN}"
@@ -115,7 +150,10 @@ def match_lines(
     """
     if len(arrays.coop_a) == 0:
         return b""
-    key = (arrays.coop_a.tobytes(), arrays.coop_b.tobytes())
+    key = tuple(
+        None if column is None else column.tobytes()
+        for column in (arrays.coop_a, arrays.coop_b, arrays.intended_a, arrays.intended_b)
+    )
     if bodies is not None and key in bodies:
         lead, rendered = bodies[key]
     else:
@@ -137,27 +175,41 @@ def _line_bodies(arrays: MatchArrays, timestamp: str) -> tuple[bytes, list[bytes
     n = len(arrays.coop_a)
     while len(_ROUND_NUMBERS) < n:
         _ROUND_NUMBERS.append(b"%d" % (len(_ROUND_NUMBERS) + 1))
+    # An outcome code per round: bits (a played C, b played C) and, with noise, after them
+    # (a intended C, b intended C). Every value fixed by the outcome is rendered once per code.
+    noisy = arrays.intended_a is not None and arrays.intended_b is not None
     outcomes = arrays.coop_a.astype(np.int8) * 2 + arrays.coop_b  # 3 = CC, 2 = CD, 1 = DC, 0 = DD
+    if arrays.intended_a is not None and arrays.intended_b is not None:
+        outcomes = outcomes * 4 + arrays.intended_a.astype(np.int8) * 2 + arrays.intended_b
+    shift = 2 if noisy else 0
     firsts = {int(o): int(i) for o, i in zip(*np.unique(outcomes, return_index=True), strict=True)}
+
+    def action(cooperated: int) -> bytes:
+        return b'"C"' if cooperated else b'"D"'
 
     def fixed_value(name: str, outcome: int) -> bytes:
         if _FIELD_SOURCE[name] == "constant":
             return orjson.dumps(timestamp)
         first = firsts[outcome]
+        played = outcome >> shift
         return {
-            "agent_a_action": lambda: b'"C"' if outcome >= 2 else b'"D"',
-            "agent_b_action": lambda: b'"C"' if outcome % 2 else b'"D"',
+            "agent_a_action": lambda: action(played >> 1),
+            "agent_b_action": lambda: action(played & 1),
             "agent_a_payoff": lambda: orjson.dumps(float(arrays.payoff_a[first])),
             "agent_b_payoff": lambda: orjson.dumps(float(arrays.payoff_b[first])),
+            "agent_a_intended": lambda: action((outcome >> 1) & 1),
+            "agent_b_intended": lambda: action(outcome & 1),
         }[name]()
 
     fixed: list[dict[int, bytes]] = [dict.fromkeys(firsts, b"")]  # fixed text before value k
     values: list[list[bytes]] = []  # per-round values, one list per value field
-    for index, name in enumerate(PER_ROUND_FIELDS):
+    # The intended actions are written only with noise, as RoundRecord.to_json leaves them out.
+    written = [n for n in PER_ROUND_FIELDS if noisy or _FIELD_SOURCE[n] != "intended"]
+    for index, name in enumerate(written):
         key = (b"," if index else b"") + orjson.dumps(name) + b":"
         for outcome in firsts:
             fixed[-1][outcome] += key
-        if _FIELD_SOURCE[name] in ("outcome", "constant"):
+        if _FIELD_SOURCE[name] in ("outcome", "constant", "intended"):
             for outcome in firsts:
                 fixed[-1][outcome] += fixed_value(name, outcome)
             continue

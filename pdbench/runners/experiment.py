@@ -154,9 +154,9 @@ def _agents_for(
             cache_namespace=spec.run.cache.namespace,
         )
         agent_spec = getattr(planned.condition, f"agent_{side}")
-        agents.append(
-            make_agent(agent_spec, game=planned.game, horizon=planned.horizon, context=context)
-        )
+        # Each agent gets the game from its own side (the same game unless it is asymmetric).
+        game = planned.game.seen_by(side)
+        agents.append(make_agent(agent_spec, game=game, horizon=planned.horizon, context=context))
     return agents
 
 
@@ -188,6 +188,8 @@ async def _play_pending(
                     seed_a=planned.seed_a,
                     seed_b=planned.seed_b,
                     disclose_rounds=planned.horizon.type == "fixed",
+                    noise=planned.noise,
+                    noise_seeds=planned.noise_seeds,
                 )
             except TransportFailure as failure:
                 # Not a result: the match stays unfinished and no new match starts.

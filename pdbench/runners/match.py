@@ -2,6 +2,11 @@
 
 The loop is async so that LLM agents can wait on providers while other matches play; policy agents
 answer synchronously and never yield.
+
+With noise (a trembling hand), each side's intended action is flipped with probability `noise`,
+drawn from that side's own stream, one draw per round; the flipped action is the one played,
+scored and shown to both agents afterwards. The batch path (`runners.batch`) draws the same
+numbers.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ from dataclasses import dataclass
 
 from pdbench.agents.base import Agent, AgentBase, Decision, MatchInfo, MatchSummary
 from pdbench.agents.policy import PolicyAgent
+from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
+from pdbench.core.rng import make_rng
 from pdbench.core.transcript import PlayedRound, Transcript
 from pdbench.storage.schema import Attempt
 
@@ -28,6 +35,9 @@ class RoundResult:
     decision_a: Decision
     decision_b: Decision
     finished_at: float  # time.time() when the round was decided
+    # With noise only: the actions the agents meant to play (`played` holds what was played).
+    intended_a: Action | None = None
+    intended_b: Action | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +74,17 @@ def _act(agent: AgentBase, played: Transcript, side: str) -> Decision:
     return Decision(action=agent.act(_observe(agent, played, side)))
 
 
+class TremblingHand:
+    """Flips one side's intended actions with probability `noise`, one draw per round."""
+
+    def __init__(self, noise: float, seed: int) -> None:
+        self.noise = noise
+        self.rng = make_rng(seed)
+
+    def __call__(self, intended: Action) -> Action:
+        return intended.flipped if self.rng.random() < self.noise else intended
+
+
 async def play_match(
     game: Game,
     n_rounds: int,
@@ -73,9 +94,18 @@ async def play_match(
     seed_a: int | None,
     seed_b: int | None,
     disclose_rounds: bool,
+    noise: float = 0.0,
+    noise_seeds: tuple[int, int] = (0, 0),
 ) -> MatchResult:
-    """Play `n_rounds` rounds. An agent raising `MatchAborted` ends the match with its error."""
+    """Play `n_rounds` rounds. An agent raising `MatchAborted` ends the match with its error.
+    With `noise` > 0 each side's intended action is flipped with that probability (the streams
+    seeded by `noise_seeds`, side a's first)."""
     agent_a, agent_b = as_agent(agent_a), as_agent(agent_b)
+    trembles = (
+        (TremblingHand(noise, noise_seeds[0]), TremblingHand(noise, noise_seeds[1]))
+        if noise > 0
+        else None
+    )
     agent_a.reset(seed_a)
     agent_b.reset(seed_b)
     total_rounds = n_rounds if disclose_rounds else None
@@ -111,14 +141,25 @@ async def play_match(
                 decision_b = (
                     await _decide(agent_b, played, "b") if b_waits else _act(agent_b, played, "b")
                 )
-            payoff_a, payoff_b = game.payoffs.payoffs(decision_a.action, decision_b.action)
+            action_a, action_b = decision_a.action, decision_b.action
+            if trembles is not None:
+                action_a, action_b = trembles[0](action_a), trembles[1](action_b)
+            payoff_a, payoff_b = game.payoffs.payoffs(action_a, action_b)
             cum_a += payoff_a
             cum_b += payoff_b
-            round_ = PlayedRound(
-                round_index, decision_a.action, decision_b.action, payoff_a, payoff_b
-            )
+            round_ = PlayedRound(round_index, action_a, action_b, payoff_a, payoff_b)
             played.append(round_)
-            results.append(RoundResult(round_, cum_a, cum_b, decision_a, decision_b, time.time()))
+            results.append(
+                RoundResult(
+                    round_,
+                    cum_a,
+                    cum_b,
+                    decision_a,
+                    decision_b,
+                    time.time(),
+                    *((decision_a.action, decision_b.action) if trembles else (None, None)),
+                )
+            )
     except MatchAborted as aborted:
         error = str(aborted)
         aborted_attempts = tuple(aborted.attempts)

@@ -28,6 +28,15 @@ class PlannedMatch:
     seed_b: int
     game: Game
     horizon: FixedHorizon | GeometricHorizon
+    # The trembling hand: the probability each intended action is flipped, and each side's seed
+    # for its flips (derived like every stream, so the same in every condition).
+    noise: float = 0.0
+    noise_seed_a: int = 0
+    noise_seed_b: int = 0
+
+    @property
+    def noise_seeds(self) -> tuple[int, int]:
+        return (self.noise_seed_a, self.noise_seed_b)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -71,6 +80,9 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
                     seed_b=rng.derive_seed(seed, replicate, rng.agent_stream("b")),
                     game=game,
                     horizon=horizon,
+                    noise=condition.game.noise,
+                    noise_seed_a=rng.derive_seed(seed, replicate, rng.side_stream(rng.NOISE, "a")),
+                    noise_seed_b=rng.derive_seed(seed, replicate, rng.side_stream(rng.NOISE, "b")),
                 )
             )
     return plan

@@ -80,11 +80,12 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
     files: dict[str, str] = {}
     warnings: list[str] = []
     for index, condition in enumerate(spec.conditions):
-        game = condition.game.build()
+        built = condition.game.build()
         horizon = condition.horizon.build()
         for side in ("agent_a", "agent_b"):
             agent = getattr(condition, side)
             where = f"conditions[{index}]({condition.name}).{side}"
+            game = built.seen_by(side[-1])  # the game as this agent will be given it
             try:
                 relatives = kind_of(agent).files_read(agent, game, horizon, config.project_root)
             except ConfigError as error:

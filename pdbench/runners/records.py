@@ -55,7 +55,12 @@ def _side(decision: Decision, marked: bool) -> SideDecision | None:
         timeout=decision.timeout,
         error=decision.error,
         attempts=decision.attempts,
+        option_order=decision.option_order,
     )
+
+
+def _action(action: Action | None) -> str | None:
+    return None if action is None else action.value
 
 
 def round_records(planned: PlannedMatch, result: MatchResult, *, run_id: str) -> list[RoundRecord]:
@@ -75,6 +80,8 @@ def round_records(planned: PlannedMatch, result: MatchResult, *, run_id: str) ->
             agent_a_cum_payoff=played_round.cum_payoff_a,
             agent_b_cum_payoff=played_round.cum_payoff_b,
             timestamp_utc=timestamp_utc(played_round.finished_at),
+            agent_a_intended=_action(played_round.intended_a),
+            agent_b_intended=_action(played_round.intended_b),
             decision_a=_side(played_round.decision_a, marked_a),
             decision_b=_side(played_round.decision_b, marked_b),
         )

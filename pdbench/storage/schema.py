@@ -198,6 +198,9 @@ class SideDecision:
     timeout: bool
     error: str | None
     attempts: tuple[Attempt, ...] = ()
+    # The order the two options were named in this round's prompt, as "CD" or "DC" (engine
+    # actions, whatever the labels); None when the order is fixed (and then not written).
+    option_order: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,12 +226,22 @@ class RoundRecord:
     agent_a_cum_payoff: float
     agent_b_cum_payoff: float
     timestamp_utc: str
+    # Only in a match with noise (a trembling hand): the action each agent meant to play; the
+    # actions above are the ones played (and scored), so a round whose two differ was flipped.
+    # Absent from the line without noise, so a noiseless run writes what it always wrote.
+    agent_a_intended: str | None = None
+    agent_b_intended: str | None = None
     # written as agent_<side>_invalid_outputs, _fallback, _timeout, _error, _attempts
+    # (and _option_order when the agent's options were shown in a shuffled order)
     decision_a: SideDecision | None = None
     decision_b: SideDecision | None = None
 
     def to_json(self, store_prompts: StorePrompts = True) -> bytes:
-        record = {name: getattr(self, name) for name in LINE_FIELDS}
+        record = {
+            name: getattr(self, name)
+            for name in LINE_FIELDS
+            if name not in OPTIONAL_ROUND_FIELDS or getattr(self, name) is not None
+        }
         for side, decision in (("a", self.decision_a), ("b", self.decision_b)):
             if decision is None:
                 continue
@@ -236,6 +249,8 @@ class RoundRecord:
             record[f"agent_{side}_fallback"] = decision.fallback
             record[f"agent_{side}_timeout"] = decision.timeout
             record[f"agent_{side}_error"] = decision.error
+            if decision.option_order is not None:
+                record[f"agent_{side}_option_order"] = decision.option_order
             attempts = stored_attempts(decision.attempts, store_prompts)
             if attempts:
                 record[f"agent_{side}_attempts"] = attempts
@@ -248,9 +263,13 @@ LINE_FIELDS: tuple[str, ...] = tuple(
 )
 MATCH_FIELDS: tuple[str, ...] = LINE_FIELDS[: LINE_FIELDS.index("round_index")]
 PER_ROUND_FIELDS: tuple[str, ...] = LINE_FIELDS[len(MATCH_FIELDS) :]
+# Fields written only when they hold a value (noise's intended actions).
+OPTIONAL_ROUND_FIELDS: tuple[str, ...] = ("agent_a_intended", "agent_b_intended")
 # Per-side markers of LLM and arena agents: agent_<side>_<name> (attempts only when there are any).
 DECISION_FIELDS: tuple[str, ...] = ("invalid_outputs", "fallback", "timeout", "error")
-REQUIRED_ROUND_FIELDS: tuple[str, ...] = LINE_FIELDS
+REQUIRED_ROUND_FIELDS: tuple[str, ...] = tuple(
+    name for name in LINE_FIELDS if name not in OPTIONAL_ROUND_FIELDS
+)
 
 
 def _arrow_type(annotation: Any) -> pa.DataType:

@@ -84,10 +84,10 @@ def play_batch(
     longest = max(lengths)
     policy_a.reset_batch(seeds_a, longest)
     policy_b.reset_batch(seeds_b, longest)
-    p = game.payoffs
-    # payoff_table[a_defects, b_defects], from each side's point of view
-    table_a = np.array([[p.R, p.S], [p.T, p.P]])
-    table_b = table_a.T
+    # payoff_table[a_defects, b_defects], each side's own payoff (asymmetric games included)
+    moves = (Action.C, Action.D)
+    table = np.array([[game.payoffs.payoffs(a, b) for b in moves] for a in moves])
+    table_a, table_b = table[:, :, 0], table[:, :, 1]
     coop_a = np.empty((len(lengths), longest), dtype=bool)
     coop_b = np.empty((len(lengths), longest), dtype=bool)
     last_a = last_b = None

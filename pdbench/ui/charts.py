@@ -22,8 +22,9 @@ REFERENCE_COLOR = "#AAAAAA"
 
 
 def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
-    """One cell per round and agent, coloured by action and lettered while it fits; flagged
-    rounds get a dark outline (and a '!' after the letter)."""
+    """One cell per round and agent, coloured by the action played and lettered while it fits;
+    flagged rounds get a dark outline (and a '!' after the letter), moves flipped by noise a
+    dashed one (and a '~')."""
     order = list(dict.fromkeys(frame["agent"]))
     n_rounds = int(frame["round"].max()) if not frame.empty else 0
     base = alt.Chart(frame).encode(
@@ -48,7 +49,8 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     tooltip = [
         alt.Tooltip("round:O", title="round"),
         alt.Tooltip("agent:N"),
-        alt.Tooltip("action:N"),
+        alt.Tooltip("action:N", title="action played"),
+        alt.Tooltip("intended:N", title="action intended"),
         alt.Tooltip("payoff:Q"),
         alt.Tooltip("cumulative:Q", title="cumulative payoff"),
         alt.Tooltip("flags:N"),
@@ -73,7 +75,13 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
         .mark_rect(filled=False, stroke="#111111", strokeWidth=3, cornerRadius=3)
         .encode(tooltip=tooltip)
     )
-    layers = [cells, flagged]
+    # A move the trembling hand flipped (noise): a dashed outline.
+    trembled = (
+        base.transform_filter("datum.flipped")
+        .mark_rect(filled=False, stroke="#111111", strokeWidth=2, strokeDash=[3, 2], cornerRadius=3)
+        .encode(tooltip=tooltip)
+    )
+    layers = [cells, flagged, trembled]
     if n_rounds <= 80:
         layers.append(
             base.mark_text(

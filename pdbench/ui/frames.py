@@ -49,19 +49,30 @@ def metric_table(replicate: pd.Series, condition: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def flipped(record: Mapping[str, Any], side: str) -> bool:
+    """Whether noise (the trembling hand) flipped this side's move in this round: the action
+    played differs from the one intended (recorded only in a run with noise)."""
+    intended = record.get(f"agent_{side}_intended")
+    return intended is not None and intended != record[f"agent_{side}_action"]
+
+
 def timeline_frame(rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> pd.DataFrame:
-    """One row per round and agent: the action, payoffs and any flags."""
+    """One row per round and agent: the action played, the one intended (they differ where noise
+    flipped the move, lettered with a '~'), payoffs and any flags."""
     rows = []
     for record in rounds:
         for side in SIDES:
             flags = round_flags(record, side)
             action = record[f"agent_{side}_action"]
+            trembled = flipped(record, side)
             rows.append(
                 {
                     "round": int(record["round_index"]),
                     "agent": names[side],
                     "action": action,
-                    "label": action + ("!" if flags else ""),
+                    "intended": record.get(f"agent_{side}_intended") or action,
+                    "flipped": trembled,
+                    "label": action + ("!" if flags else "") + ("~" if trembled else ""),
                     "payoff": record.get(f"agent_{side}_payoff"),
                     "cumulative": record.get(f"agent_{side}_cum_payoff"),
                     "flags": ", ".join(flags),
@@ -105,12 +116,16 @@ def action_text(
     rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str], per_line: int = 50
 ) -> str:
     """Both action sequences as aligned text, e.g. 'A · GTFT  C D D'; a third line puts a '!'
-    under the rounds with an invalid output, fallback, timeout or error. Long matches are cut
-    into blocks of `per_line` rounds, each headed by its round range."""
+    under the rounds with an invalid output, fallback, timeout or error, and in a run with noise
+    another marks the moves the trembling hand flipped (a, b, or * for both). Long matches are
+    cut into blocks of `per_line` rounds, each headed by its round range."""
     labels: dict[str, str] = {side: names[side] for side in SIDES}
     flagged = [any(round_flags(r, side) for side in SIDES) for r in rounds]
+    flips = [_flip_mark(r) for r in rounds]
     if any(flagged):
         labels["flags"] = "flagged"
+    if any(mark != " " for mark in flips):
+        labels["flips"] = "flipped"
     width = max(len(label) for label in labels.values())
     blocks = []
     for start in range(0, len(rounds), per_line):
@@ -122,8 +137,19 @@ def action_text(
         marks = ["!" if f else " " for f in flagged[start : start + per_line]]
         if "!" in marks:
             lines.append(f"{labels['flags'].ljust(width)}  " + " ".join(marks).rstrip())
+        trembles = flips[start : start + per_line]
+        if any(mark != " " for mark in trembles):
+            lines.append(f"{labels['flips'].ljust(width)}  " + " ".join(trembles).rstrip())
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def _flip_mark(record: Mapping[str, Any]) -> str:
+    """' ' when no move of the round was flipped, the side's letter when one was, '*' for both."""
+    sides = [side for side in SIDES if flipped(record, side)]
+    if not sides:
+        return " "
+    return sides[0] if len(sides) == 1 else "*"
 
 
 def facts_frame(facts: Mapping[str, Any]) -> pd.DataFrame:

@@ -8,6 +8,7 @@ aggregates a run computes from memory equal what `pdbench aggregate` reads back 
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import orjson
@@ -112,3 +113,67 @@ conditions:
     from_disk = aggregate_run(outcome.run_dir)
     pd.testing.assert_frame_equal(from_memory, from_disk)
     assert set(from_memory["condition"]) == {"gtft_vs_wsls", "llm_vs_tft", "alld_vs_grim"}
+
+
+def _noisy_spec(game: str, noise: float) -> ExperimentSpec:
+    pairs = itertools.product(sorted(POLICIES), repeat=2)
+    return ExperimentSpec.model_validate(
+        {
+            "run": {"seed": 5, "replicates": 3},
+            "conditions": [
+                {
+                    "name": f"{a}_vs_{b}",
+                    "game": {"id": game, "noise": noise},
+                    "horizon": {"type": "geometric", "stop_prob": 0.1, "max_rounds": 25},
+                    "agent_a": {"type": "policy", "policy": a},
+                    "agent_b": {"type": "policy", "policy": b},
+                }
+                for a, b in pairs
+            ],
+        }
+    )
+
+
+def _without_timestamp_values(blob: bytes) -> list[bytes]:
+    return [
+        re.sub(rb'"timestamp_utc":"[^"]*"', b'"timestamp_utc":""', line)
+        for line in blob.splitlines()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("game", "noise"),
+    [("pd", 0.1), ("battle_of_the_sexes", 0.0), ("battle_of_the_sexes", 0.25), ("stag_hunt", 1.0)],
+)
+def test_noise_and_asymmetric_games_write_the_same_bytes_on_both_paths(game, noise):
+    """The trembling hand draws the same flips on both paths (intended and played actions
+    written only with noise), and an asymmetric game gives each side its own payoffs."""
+    plan = plan_matches(_noisy_spec(game, noise))
+    by_condition: dict[str, list] = {}
+    for planned in plan:
+        by_condition.setdefault(planned.condition.name, []).append(planned)
+    for matches in by_condition.values():
+        bodies: dict = {}
+        for planned, arrays in zip(matches, play_batch(matches), strict=True):
+            condition = planned.condition
+            loop = play_match_sync(
+                planned.game,
+                planned.n_rounds,
+                make_policy(condition.agent_a.policy, planned.game.seen_by("a")),
+                make_policy(condition.agent_b.policy, planned.game.seen_by("b")),
+                seed_a=planned.seed_a,
+                seed_b=planned.seed_b,
+                disclose_rounds=True,
+                noise=planned.noise,
+                noise_seeds=planned.noise_seeds,
+            )
+            loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
+            batch_blob = match_lines(
+                match_fields(planned, "r"), arrays, timestamp="t", bodies=bodies
+            )
+            where = f"{condition.name} replicate {planned.replicate}"
+            assert _without_timestamp_values(batch_blob) == _without_timestamp_values(loop_blob), (
+                where
+            )
+            records = [orjson.loads(line) for line in loop_blob.splitlines()]
+            assert all(("agent_a_intended" in r) == (noise > 0) for r in records), where

@@ -448,3 +448,23 @@ def test_the_match_is_read_without_the_rest_of_the_file(single_run, tmp_path):
     (run_dir / "rounds.jsonl").write_bytes(bytes(data))
     rounds = RunReader.open(run_dir).match_rounds(ledger[1].condition, 1)
     assert [r["round_index"] for r in rounds] == list(range(1, ledger[1].n_rounds + 1))
+
+
+def test_moves_flipped_by_noise_are_marked_on_the_match_tab(monkeypatch, runs_dir):
+    run_dir = make_run(
+        "conf/config.yaml",
+        ["agent_a=allc", "agent_b=tft", "game.noise=0.2", "horizon.rounds=30"],
+        runs_dir,
+        "noisy",
+        replicates=1,
+    )
+    rounds = RunReader.open(run_dir).match_rounds(
+        "agent_a=allc,agent_b=tft,game.noise=0.2,horizon.rounds=30", 0
+    )
+    flips = sum(
+        r[f"agent_{side}_intended"] != r[f"agent_{side}_action"] for r in rounds for side in "ab"
+    )
+    assert flips > 0
+    at = open_app(monkeypatch, run_dir)
+    assert any(f"Noise flipped {flips} moves" in c.value for c in at.caption)
+    assert any("flipped" in c.value for c in at.code)  # the action text's flip line

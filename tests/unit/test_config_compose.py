@@ -90,7 +90,7 @@ def test_ref_with_overrides_changes_only_the_overridden_fields(composed):
     assert agent.persona == "exploitative"
     assert agent.history_window == 3
     # Everything else comes from conf/agent/llm_default.yaml ...
-    assert agent.max_tokens == 16
+    assert agent.max_tokens is None and agent.answer_max_tokens == 16  # null: per format
     assert agent.max_retries == 2
     assert agent.system_prompt == "prompts/pd_system.md"
     # ... and ${provider} from the experiment's shared provider.
@@ -131,7 +131,7 @@ def test_condition_overrides_merge_into_an_agent_or_replace_it_when_its_type_cha
     assert isinstance(condition.agent_a, LLMAgentSpec)
     assert condition.agent_a.history_window == 5
     assert condition.agent_a.persona == "wsls"
-    assert condition.agent_a.max_tokens == 16  # kept from llm_default
+    assert condition.agent_a.max_tokens is None  # kept from llm_default (null: per format)
     assert condition.agent_b == PolicyAgentSpec(policy="alld")
 
 

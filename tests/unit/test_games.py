@@ -11,7 +11,7 @@ SPLIT = GAMES["split_or_steal"]
 
 
 def test_the_catalogue():
-    assert set(GAMES) == {"pd", "stag_hunt", "chicken", "split_or_steal"}
+    assert set(GAMES) == {"pd", "stag_hunt", "chicken", "split_or_steal", "battle_of_the_sexes"}
     for game_id, game in GAMES.items():
         assert game.id == game_id
         assert get_game(game_id) is game
@@ -24,6 +24,7 @@ def test_the_catalogue():
         ("stag_hunt", (4, 4), (0, 3), (3, 0), (2, 2)),
         ("chicken", (3, 3), (1, 5), (5, 1), (0, 0)),
         ("split_or_steal", (50, 50), (0, 100), (100, 0), (0, 0)),
+        ("battle_of_the_sexes", (10, 7), (0, 0), (0, 0), (7, 10)),
     ],
 )
 def test_payoffs_of_every_game(game_id, cc, cd, dc, dd):
@@ -58,6 +59,7 @@ def test_only_pd_claims_to_be_a_prisoners_dilemma():
         ("stag_hunt", ("stag", "hare")),
         ("chicken", ("swerve", "straight")),
         ("split_or_steal", ("split", "steal")),
+        ("battle_of_the_sexes", ("J", "F")),
     ],
 )
 def test_labels_map_to_c_and_d_and_back(game_id, labels):
@@ -121,7 +123,7 @@ def test_unknown_game_id_suggests_the_closest(typo, suggestion):
         get_game(typo)
     message = str(raised.value)
     assert f'unknown game "{typo}"' in message
-    assert "choose one of: chicken, pd, split_or_steal, stag_hunt" in message
+    assert "choose one of: battle_of_the_sexes, chicken, pd, split_or_steal, stag_hunt" in message
     assert raised.value.field == "game.id"
     if suggestion:
         assert f'(did you mean "{suggestion}"?)' in message

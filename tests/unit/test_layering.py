@@ -22,8 +22,9 @@ ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "strategies": {"core"},
     "config": {"core", "strategies"},
-    # a provider is configured by its validated spec; its gateway journals what it pays
-    "providers": {"core", "config", "storage.schema", "storage.spend"},
+    # configured by its validated spec; the gateway journals what it pays; the mock model can
+    # answer as a policy would
+    "providers": {"core", "strategies", "config", "storage.schema", "storage.spend"},
     "agents": {"core", "strategies", "config", "providers", "storage.schema"},
     "storage": {"core"},
     "analysis": {"core", "storage", "strategies"},

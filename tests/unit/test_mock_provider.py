@@ -13,7 +13,7 @@ from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.core.transcript import PlayedRound, observe
-from pdbench.providers.base import CompletionRequest, ProviderClient
+from pdbench.providers.base import CompletionRequest, ProviderClient, ProviderError
 from pdbench.providers.mock import MockProvider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,3 +154,117 @@ def test_latency_overlaps_in_async_calls():
     start = time.perf_counter()
     asyncio.run(ten_calls())
     assert time.perf_counter() - start < 0.5
+
+
+# --- a scripted model: the mock answers as a registered policy would --------------------------
+
+
+def scripted(policy, moves, *, seed=7, params=None, **spec):
+    """The scripted mock's move after `moves`, read back from a prompt in the spec's format."""
+    provider = mock(strategy="policy", policy=policy, params=params or {})
+    spec = {"history_window": None, **spec}
+    prompts = PromptBuilder(
+        LLMAgentSpec(**spec), game=GAMES["pd"], horizon=FixedHorizon(50), project_root=ROOT
+    )
+    rounds = [
+        PlayedRound(i, a, b, *GAMES["pd"].payoffs.payoffs(a, b))
+        for i, (a, b) in enumerate(moves, 1)
+    ]
+    obs = observe(rounds, side="a", history_window=spec["history_window"], include_totals=False)
+    fmt = spec.get("response_format", "label")
+    answer = provider.answer(
+        CompletionRequest(
+            provider="mock",
+            model="mock",
+            api_base=None,
+            system=prompts.system,
+            messages=(("user", prompts.round_prompt(obs)),),
+            temperature=0.0,
+            max_tokens=16,
+            seed=seed,
+            response_format=fmt,
+        )
+    )
+    parsed = parse_answer(answer, GAMES["pd"].labels, fmt)  # the parser a real answer meets
+    assert parsed.valid, answer
+    return parsed.action
+
+
+@pytest.mark.parametrize("history_format", ["lines", "sentences", "table", "pairs"])
+def test_a_scripted_grim_remembers_a_defection_it_no_longer_sees_last(history_format):
+    moves = [(C, C), (C, D), (D, C), (D, C), (D, C)]
+    for played in range(len(moves) + 1):
+        expected = C if played < 2 else D
+        assert scripted("grim", moves[:played], history_format=history_format) is expected
+
+
+@pytest.mark.parametrize("response_format", ["label", "json", "reasoning"])
+def test_a_scripted_policy_answers_in_the_requested_format(response_format):
+    assert scripted("tft", [(C, D)], response_format=response_format) is D
+    assert scripted("tft", [(C, D), (D, C)], response_format=response_format) is C
+
+
+def test_a_scripted_policy_plays_its_moves_as_the_policy_does():
+    """The mock's move after every prefix of a match equals the policy's own play."""
+    from pdbench.strategies import make_policy
+    from pdbench.strategies.play import play_loop
+
+    for name, params in [("gradual", {}), ("prober", {}), ("random", {"cooperate_prob": 0.4})]:
+        policy = make_policy(name, GAMES["pd"], params)
+        opponent = make_policy("random", GAMES["pd"], {"cooperate_prob": 0.6})
+        moves = play_loop(policy, opponent, GAMES["pd"], 25, seed_a=11, seed_b=3)
+        pairs = list(zip(moves.a, moves.b, strict=True))
+        for played in range(25):
+            assert scripted(name, pairs[:played], seed=11, params=params) is moves.a[played]
+
+
+def test_a_scripted_policy_behind_a_history_window_knows_only_what_it_is_shown():
+    # TFT needs only the last round; GRIM forgets a defection that left the window.
+    moves = [(C, D)] + [(D, C)] * 4
+    assert scripted("tft", moves, history_window=2) is C
+    assert scripted("grim", moves, history_window=2) is C
+    assert scripted("grim", moves, history_window=None) is D
+
+
+def test_a_scripted_policy_needs_a_prompt_it_can_read():
+    provider = mock(strategy="policy", policy="grim")
+    unreadable = CompletionRequest(
+        provider="mock",
+        model="mock",
+        api_base=None,
+        system="",
+        messages=(("user", "Round 4. Your move? Answer with exactly one of: C, D."),),
+        temperature=0,
+        max_tokens=4,
+    )
+    with pytest.raises(ProviderError, match="cannot read this prompt"):
+        provider.answer(unreadable)
+    assert mock(strategy="defect").answer(unreadable) == "D"  # no history needed
+
+
+def test_scripted_policy_settings_are_checked():
+    with pytest.raises(ValueError, match="strategy: policy needs the policy"):
+        MockBehaviour(strategy="policy")
+    with pytest.raises(ValueError, match="apply only with strategy: policy"):
+        MockBehaviour(policy="grim")
+    with pytest.raises(ValueError, match='did you mean "grim"'):
+        MockBehaviour(strategy="policy", policy="grimm")
+    with pytest.raises(ValueError, match="must be between 0 and 1"):
+        MockBehaviour(strategy="policy", policy="random", params={"cooperate_prob": 2})
+    with pytest.raises(ValueError, match='unknown parameter "p" for random'):
+        MockBehaviour(strategy="policy", policy="random", params={"p": 0.3})
+
+
+def test_the_cache_key_holds_the_policy_only_when_it_plays_one():
+    plain = MockBehaviour(strategy="random", cooperate_prob=0.3)
+    # what the key held before scripted policies existed, so cached answers keep their keys
+    assert plain.key_items() == (
+        ("cooperate_prob", 0.3),
+        ("invalid_rate", 0.0),
+        ("strategy", "random"),
+    )
+    grim = MockBehaviour(strategy="policy", policy="grim")
+    rand = MockBehaviour(strategy="policy", policy="random", params={"cooperate_prob": 0.3})
+    assert dict(grim.key_items())["policy"] == "grim"
+    assert dict(rand.key_items())["params"] == {"cooperate_prob": 0.3}
+    assert len({grim, rand, plain}) == 3  # hashable, as a provider spec must be

@@ -86,3 +86,48 @@ def test_invalid_json(text, message):
 def test_unknown_format_is_a_bug():
     with pytest.raises(ValueError, match="unknown response format"):
         parse_answer("C", PD, "xml")
+
+
+# --- reasoning first, the action on the last line (Payne and Alloui-Cros 2025) -----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "reasoning"),
+    [
+        (
+            "They cooperated last round.\nSo I will too.\nC",
+            C,
+            "They cooperated last round.\nSo I will too.",
+        ),
+        ("Defecting protects me.\n\n  d  \n\n", D, "Defecting protects me."),
+        ("C", C, None),  # no reasoning is still a valid move
+        # only the last line counts: a move named in the reasoning is never read
+        ("I should defect, D is best.\nC", C, "I should defect, D is best."),
+    ],
+)
+def test_reasoning_answers_are_read_from_their_last_line_only(text, expected, reasoning):
+    assert parse_answer(text, PD, "reasoning") == ParsedAnswer(
+        valid=True, action=expected, reasoning=reasoning
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I will cooperate.\nI choose C.",  # a sentence, not the label alone
+        "C\nbecause they cooperated",  # the move first, reasoning after
+        "Final answer: D",
+        "",
+        "   \n  ",
+    ],
+)
+def test_a_reasoning_answer_whose_last_line_is_not_a_label_is_invalid(text):
+    parsed = parse_answer(text, PD, "reasoning")
+    assert not parsed.valid and parsed.action is None
+    assert '"C" or "D"' in (parsed.error or "")
+
+
+def test_an_invalid_reasoning_answer_keeps_its_reasoning():
+    parsed = parse_answer("Hard to say.\nMaybe C?", SPLIT, "reasoning")
+    assert parsed.reasoning == "Hard to say."
+    assert parsed.error == 'the last line must be exactly "split" or "steal" and nothing else'

@@ -64,19 +64,37 @@ def test_from_outcomes_round_trips_as_outcomes():
     assert rebuilt == DEFAULT_PAYOFFS
 
 
-@pytest.mark.parametrize(
-    ("outcomes", "bad"),
-    [
-        (((3, 2), (0, 5), (5, 0), (1, 1)), "CC"),
-        (((3, 3), (0, 4), (5, 0), (1, 1)), "CD"),
-        (((3, 3), (0, 5), (5, 1), (1, 1)), "DC"),
-        (((3, 3), (0, 5), (5, 0), (1, 2)), "DD"),
-    ],
-)
-def test_from_outcomes_rejects_asymmetric_payoffs(outcomes, bad):
-    with pytest.raises(ConfigError, match="symmetric") as raised:
-        PayoffMatrix.from_outcomes(*outcomes)
-    assert raised.value.field == f"payoffs.{bad}"
+def test_mirrored_outcomes_make_a_symmetric_matrix():
+    matrix = PayoffMatrix.from_outcomes((3, 3), (0, 5), (5, 0), (1, 1))
+    assert matrix.is_symmetric
+    assert matrix == DEFAULT_PAYOFFS
+
+
+def test_asymmetric_outcomes_keep_each_side_its_own_payoffs():
+    """Akata et al.'s battle of the sexes: J/J 10/7, F/F 7/10, a mismatch 0/0."""
+    matrix = PayoffMatrix.from_outcomes((10, 7), (0, 0), (0, 0), (7, 10))
+    assert not matrix.is_symmetric
+    assert matrix.as_outcomes() == {
+        "CC": [10.0, 7.0],
+        "CD": [0.0, 0.0],
+        "DC": [0.0, 0.0],
+        "DD": [7.0, 10.0],
+    }
+    # From b's side b is the row player: its own payoffs first.
+    seen_by_b = matrix.seen_by("b")
+    assert seen_by_b.payoffs(C, C) == (7.0, 10.0)
+    assert seen_by_b.payoffs(D, D) == (10.0, 7.0)
+    assert seen_by_b.seen_by("b").as_outcomes() == matrix.as_outcomes()
+    assert matrix.seen_by("a") is matrix
+
+
+def test_an_asymmetric_pd_is_checked_for_both_sides():
+    # a's payoffs are a PD; b's temptation (2) is below its reward (3).
+    matrix = PayoffMatrix.from_outcomes((3, 3), (0, 2), (5, 0), (1, 1))
+    broken = matrix.prisoners_dilemma_violations()
+    assert broken == ["agent b: T > R (temptation 2 must exceed reward 3)"]
+    with pytest.raises(ConfigError, match="agent b: T > R"):
+        matrix.check_prisoners_dilemma()
 
 
 @pytest.mark.parametrize(

@@ -90,8 +90,26 @@ def test_the_comparison_table_headers_come_from_the_catalogue():
         "coop 95% CI", "cooperation A", "cooperation B", "retaliation A", "retaliation B",
         "forgiveness A", "forgiveness B", "gap A", "gap B", "total A", "total B",
         "collapse round", "collapsed", "invalid outputs", "fallbacks", "timeouts", "errors",
-        "live calls", "cached calls", "cost $", "failed matches",
+        "subst share", "valid coop", "live calls", "cached calls", "cost $", "failed matches",
     ]  # fmt: skip
     assert table.loc[0, "coop 95% CI"] == "0.50–0.70"
     assert table.loc[0, "invalid outputs"] == 1.2  # per match, A + B
     assert table.loc[0, "collapsed"] == "1/2"
+
+
+def test_moves_flipped_by_noise_are_marked():
+    played = rounds("CDC", "DDC")
+    played[0] |= {"agent_a_intended": "C", "agent_b_intended": "C"}  # b's move was flipped
+    played[1] |= {"agent_a_intended": "C", "agent_b_intended": "C"}  # both were flipped
+    played[2] |= {"agent_a_intended": "C", "agent_b_intended": "C"}
+    frame = timeline_frame(played, NAMES)
+    assert list(frame["label"]) == ["C", "D~", "D~", "D~", "C", "C"]
+    assert list(frame["intended"]) == ["C"] * 6
+    assert list(frame["flipped"]) == [False, True, True, True, False, False]
+    assert action_text(played, NAMES) == "A · TFT   C D C\nB · ALLD  D D C\nflipped   b *"
+
+
+def test_a_run_without_noise_marks_nothing():
+    frame = timeline_frame(rounds("CD", "DD"), NAMES)
+    assert not frame["flipped"].any()
+    assert list(frame["intended"]) == ["C", "D", "D", "D"]

@@ -1,8 +1,10 @@
 """An agent that asks a language model for each move: prompt -> gateway (cache, provider) ->
 strict parse -> re-prompt on an invalid answer -> abort or a recorded fallback.
 
-The agent keeps no memory between rounds: each round's conversation is the system prompt and one
-round prompt (plus corrections), built only from the agent's observation.
+The agent keeps no memory between rounds: each round's conversation is the system prompt (if it
+has one) and one round prompt (plus corrections), built only from the agent's observation. With
+`option_order: shuffled` the two options are named in an order drawn from the agent's own seeded
+stream, one draw per round, and the order shown is recorded with the round.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.parse import parse_answer
-from pdbench.core.rng import MOCK_PROVIDER, derive_seed, side_stream
+from pdbench.core.rng import MOCK_PROVIDER, OPTION_ORDER, derive_seed, make_rng, side_stream
 from pdbench.core.transcript import Observation
 from pdbench.providers.base import CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
@@ -57,10 +59,13 @@ class LLMAgent(AgentBase):
         self.seed = self._request_seed()
         # The mock's behaviour decides its answers as a model's weights would: part of the key.
         self._provider_options: tuple[tuple[str, object], ...] = (
-            tuple(sorted(spec.provider.mock.model_dump(exclude={"latency_s"}).items()))
-            if spec.provider.name == "mock"
-            else ()
+            spec.provider.mock.key_items() if spec.provider.name == "mock" else ()
         )
+        self._order_seed = derive_seed(
+            context.run_seed, context.replicate, side_stream(OPTION_ORDER, context.side)
+        )
+        self._order_rng = make_rng(self._order_seed)
+        self._order_draws: list[float] = []
         if context.gateway is not None:
             self.gateway = context.gateway
             self._owns_gateway = False
@@ -84,7 +89,20 @@ class LLMAgent(AgentBase):
         return derive_seed(ctx.run_seed, ctx.replicate, side_stream(MOCK_PROVIDER, ctx.side))
 
     def reset(self, seed: int | None = None) -> None:
-        """Nothing to forget: every round is built from the observation alone."""
+        """Every round is built from the observation alone; only the option order's stream
+        starts again."""
+        self._order_rng = make_rng(self._order_seed)
+        self._order_draws = []
+
+    def _option_order(self, round_index: int) -> tuple[Action, Action] | None:
+        """This round's order of the two options: round n uses the stream's n-th draw (below
+        one half: the game's order); None when the order is fixed."""
+        if self.spec.option_order == "fixed":
+            return None
+        while len(self._order_draws) < round_index:
+            self._order_draws.append(float(self._order_rng.random()))
+        shuffled = self._order_draws[round_index - 1] >= 0.5
+        return (Action.D, Action.C) if shuffled else (Action.C, Action.D)
 
     def act(self, obs: Observation) -> Action:
         raise TypeError(
@@ -94,7 +112,9 @@ class LLMAgent(AgentBase):
     async def decide(self, obs: Observation) -> Decision:
         spec = self.spec
         system = self.prompts.system
-        messages: list[tuple[str, str]] = [("user", self.prompts.round_prompt(obs))]
+        order = self._option_order(obs.round_index)
+        shown = order or (Action.C, Action.D)
+        messages: list[tuple[str, str]] = [("user", self.prompts.round_prompt(obs, shown))]
         attempts: list[ProviderAttempt] = []
         for number in range(1, spec.max_retries + 2):
             request = CompletionRequest(
@@ -104,7 +124,7 @@ class LLMAgent(AgentBase):
                 system=system,
                 messages=tuple(messages),
                 temperature=spec.temperature,
-                max_tokens=spec.max_tokens,
+                max_tokens=spec.answer_max_tokens,
                 seed=self.seed,
                 response_format=spec.response_format,
                 sample=f"{self.context.condition}#{self.context.replicate}",
@@ -117,6 +137,12 @@ class LLMAgent(AgentBase):
             # answer, so the match stays unfinished and is played again later.
             completion = await self.gateway.complete(spec.provider, request)
             parsed = parse_answer(completion.text, self.game.labels, spec.response_format)
+            # What the server said about its answer (reported model, response id, fingerprint,
+            # separate reasoning), for whichever it returned; a reasoning-format answer's own
+            # reasoning when the server sent none apart.
+            audit = completion.audit()
+            if parsed.reasoning and "reasoning" not in audit:
+                audit["reasoning"] = parsed.reasoning
             attempts.append(
                 ProviderAttempt(
                     attempt=number,
@@ -130,18 +156,20 @@ class LLMAgent(AgentBase):
                     input_tokens=completion.input_tokens,
                     output_tokens=completion.output_tokens,
                     cost_usd=completion.cost_usd,
-                    # What the server said about its answer (reported model, response id,
-                    # fingerprint, separate reasoning), for whichever it returned.
-                    **completion.audit(),
+                    **audit,
                 )
             )
             if parsed.valid:
                 assert parsed.action is not None
                 return Decision(
-                    action=parsed.action, attempts=tuple(attempts), invalid_outputs=number - 1
+                    action=parsed.action,
+                    attempts=tuple(attempts),
+                    invalid_outputs=number - 1,
+                    option_order=_order_text(order),
                 )
             messages.append(("assistant", completion.text))
-            messages.append(("user", self.prompts.correction(parsed.error or "", obs.round_index)))
+            correction = self.prompts.correction(parsed.error or "", obs.round_index, shown)
+            messages.append(("user", correction))
 
         last = attempts[-1]
         message = (
@@ -156,6 +184,7 @@ class LLMAgent(AgentBase):
             invalid_outputs=len(attempts),
             fallback=True,
             error=f"{message}; played the fallback {spec.fallback_action}",
+            option_order=_order_text(order),
         )
 
     def _aborted(self, message: str, attempts: list[ProviderAttempt]) -> MatchAborted:
@@ -165,6 +194,11 @@ class LLMAgent(AgentBase):
     def close(self) -> None:
         if self._owns_gateway:
             self.gateway.close()
+
+
+def _order_text(order: tuple[Action, Action] | None) -> str | None:
+    """ "CD" or "DC" as recorded on the round; None for a fixed order (then nothing is written)."""
+    return None if order is None else "".join(action.value for action in order)
 
 
 def _shorten(text: str, limit: int = 120) -> str:

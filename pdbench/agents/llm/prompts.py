@@ -3,45 +3,69 @@ observation.
 
 Templates live in files (`LLMAgentSpec.system_prompt`, `.round_prompt`, `prompts/personas/*.md`)
 and may use only the placeholders listed below; anything else is a `ConfigError` naming the file.
-Rendering is a pure function of (templates, spec, game, horizon, observation), so a prompt never
-changes between runs and the replay cache keeps answering it.
+Every template is also rendered once with sample values when it is loaded, so a bad conversion or
+format spec fails when the config is checked, not in the middle of a run. Rendering is a pure
+function of (templates, spec, game, horizon, observation, option order), so a prompt never changes
+between runs and the replay cache keeps answering it.
 
-Two lines are also read back by the mock provider (`pdbench.providers.mock`): the answer
-instruction `Answer with exactly one of: <cooperate>, <defect>.` and the history lines
-`Round 3: you played C, opponent played D; ...`. Keep them in that shape.
+The pieces rendered from data (payoff rules, history, totals, counts, answer instruction) are in
+`pdbench.agents.llm.wording`, in the voice the spec chooses; the offline mock reads them back.
 """
 
 from __future__ import annotations
 
 import re
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pdbench.agents.llm import wording
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
-from pdbench.core.game import Game
+from pdbench.core.game import GAMES, Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-from pdbench.core.transcript import Observation
+from pdbench.core.transcript import Observation, PastRound
 
 PERSONA_DIR = Path("prompts/personas")
 
-SYSTEM_PLACEHOLDERS = frozenset(
-    {"cooperate_label", "defect_label", "payoff_table", "horizon", "persona", "answer_instruction"}
-)
-ROUND_PLACEHOLDERS = frozenset(
+# Placeholders every template of an agent may use: the actions, the rules, the horizon.
+# *_label is the bare word the model answers with; *_option is how the prompt names it
+# ("Option J" with label_style: option).
+SHARED_PLACEHOLDERS = frozenset(
     {
-        "round_index",
-        "of_rounds",
-        "history",
-        "totals",
-        "answer_instruction",
         "cooperate_label",
         "defect_label",
+        "cooperate_option",
+        "defect_option",
+        "payoff_table",
+        "payoff_rules",
+        "horizon",
+        "rounds",
+        "persona",
+        "answer_instruction",
     }
 )
-PERSONA_PLACEHOLDERS = frozenset({"cooperate_label", "defect_label"})
+SYSTEM_PLACEHOLDERS = SHARED_PLACEHOLDERS
+# The round prompt also gets the round itself; with system_prompt null it is the only message,
+# so it may carry everything a system prompt would.
+ROUND_PLACEHOLDERS = SHARED_PLACEHOLDERS | {
+    "round_index",
+    "of_rounds",
+    "rounds_played",
+    "history",
+    "totals",
+    "window_summary",
+    "first_option",
+    "second_option",
+}
+PERSONA_PLACEHOLDERS = frozenset(
+    {"cooperate_label", "defect_label", "cooperate_option", "defect_option"}
+)
+# A format width beyond this is a mistake, and rendering it would allocate the width in memory.
+MAX_FORMAT_WIDTH = 1000
+GAME_ORDER = (Action.C, Action.D)
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -61,15 +85,21 @@ def _resolve(path: str, project_root: Path) -> Path:
 def _read_template(path: Path, allowed: frozenset[str], *, file: str, field: str) -> str:
     if not path.is_file():
         raise ConfigError(f"prompt file not found ({path})", file=file, field=field)
-    text = path.read_text(encoding="utf-8")
     try:
-        names = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"not UTF-8 text (byte {error.start}): save the file as UTF-8", file=file, field=field
+        ) from None
+    try:
+        parts = list(string.Formatter().parse(text))
     except ValueError as error:
         raise ConfigError(
             f"not a valid template ({error}); write {{{{ and }}}} for literal braces",
             file=file,
             field=field,
         ) from None
+    names = {name for _, name, _, _ in parts if name is not None}
     unknown = sorted(names - allowed)
     if unknown:
         name = unknown[0]
@@ -79,32 +109,61 @@ def _read_template(path: Path, allowed: frozenset[str], *, file: str, field: str
             file=file,
             field=field,
         )
+    for _, placeholder, spec, _ in parts:
+        if spec and ("{" in spec or _widest(spec) > MAX_FORMAT_WIDTH):
+            raise ConfigError(
+                f"the format spec of {{{placeholder}:{spec}}} is not supported (nested, or wider than "
+                f"{MAX_FORMAT_WIDTH} characters)",
+                file=file,
+                field=field,
+            )
     return text
+
+
+def _widest(spec: str) -> int:
+    return max((int(digits) for digits in re.findall(r"\d+", spec)), default=0)
+
+
+def _placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def _render(template: str, values: Mapping[str, object], *, file: str, field: str) -> str:
+    """`template.format(**values)`; a conversion or format spec that does not fit its value is
+    a ConfigError naming the file."""
+    try:
+        return template.format(**values)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        raise ConfigError(f"cannot render the template: {error}", file=file, field=field) from None
 
 
 @dataclass(frozen=True, slots=True)
 class PromptTemplates:
     """The raw template texts of one LLM agent, checked."""
 
-    system: str
+    system: str | None  # None: no system message
     round: str
     persona: str | None
+    persona_file: str | None = None
 
     @classmethod
     def load(cls, spec: LLMAgentSpec, project_root: Path) -> PromptTemplates:
-        system = _read_template(
-            _resolve(spec.system_prompt, project_root),
-            SYSTEM_PLACEHOLDERS,
-            file=spec.system_prompt,
-            field="system_prompt",
-        )
+        system = None
+        if spec.system_prompt is not None:
+            system = _read_template(
+                _resolve(spec.system_prompt, project_root),
+                SYSTEM_PLACEHOLDERS,
+                file=spec.system_prompt,
+                field="system_prompt",
+            )
         round_ = _read_template(
             _resolve(spec.round_prompt, project_root),
             ROUND_PLACEHOLDERS,
             file=spec.round_prompt,
             field="round_prompt",
         )
-        persona = None
+        persona: str | None = None
+        file: str | None = None
         if spec.persona is not None:
             file = str(PERSONA_DIR / f"{spec.persona}.md")
             path = project_root / file
@@ -115,39 +174,55 @@ class PromptTemplates:
                     field="persona",
                 )
             persona = _read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")
-        return cls(system=system, round=round_, persona=persona)
+        return cls(system=system, round=round_, persona=persona, persona_file=file)
 
 
 def check_prompt_files(
     spec: LLMAgentSpec,
     project_root: Path,
     horizon: FixedHorizon | GeometricHorizon | None = None,
+    game: Game | None = None,
 ) -> None:
-    """Raise `ConfigError` for a missing or broken prompt or persona file (and, given the
-    horizon, for a horizon disclosure it cannot make)."""
-    PromptTemplates.load(spec, project_root)
-    if horizon is not None:
-        horizon_text(spec.disclose_horizon, horizon)
+    """Raise `ConfigError` for a missing or broken prompt or persona file, or for a horizon
+    disclosure the templates cannot make. Every template is rendered once: the system prompt
+    and persona as the agent renders them, the round prompt for a first round and for a later
+    one with history and totals."""
+    if horizon is None:  # no horizon given: one the spec's disclosure can describe
+        horizon = (
+            GeometricHorizon(0.1) if spec.disclose_horizon == "stop_prob" else FixedHorizon(10)
+        )
+    builder = PromptBuilder(
+        spec, game=game or GAMES["pd"], horizon=horizon, project_root=project_root
+    )
+    first = Observation(round_index=1, history=(), own_total=0.0, opponent_total=0.0)
+    later = Observation(
+        round_index=3,
+        history=tuple(
+            PastRound(index, own, other, *builder.game.payoffs.payoffs(own, other))
+            for index, (own, other) in enumerate(((Action.C, Action.D), (Action.D, Action.C)), 1)
+        ),
+        own_total=5.0,
+        opponent_total=5.0,
+        own_cooperations=1,
+        opponent_cooperations=1,
+    )
+    for obs in (first, later):
+        builder.round_prompt(obs, (Action.D, Action.C))
 
 
 def files_read(
     spec: LLMAgentSpec, game: Game, horizon: FixedHorizon | GeometricHorizon, project_root: Path
 ) -> list[str]:
     """The agent kind's file check (see `pdbench.agents.kinds`): the templates it renders."""
-    check_prompt_files(spec, project_root, horizon)
-    paths = [spec.system_prompt, spec.round_prompt]
+    check_prompt_files(spec, project_root, horizon, game)
+    paths = [] if spec.system_prompt is None else [spec.system_prompt]
+    paths.append(spec.round_prompt)
     if spec.persona:
         paths.append(str(PERSONA_DIR / f"{spec.persona}.md"))
     return paths
 
 
-# --- pieces --------------------------------------------------------------------------------------
-
-
-def number(value: float) -> str:
-    """3.0 -> "3", 2.5 -> "2.5": payoffs as people write them."""
-    value = float(value)
-    return str(int(value)) if value.is_integer() else f"{value:.6g}"
+# --- the horizon -------------------------------------------------------------------------------
 
 
 def disclosed(disclose: str, horizon: FixedHorizon | GeometricHorizon) -> str:
@@ -174,61 +249,11 @@ def horizon_text(disclose: str, horizon: FixedHorizon | GeometricHorizon) -> str
         return f"The game lasts exactly {horizon.rounds} rounds."
     if kind == "stop_prob" and isinstance(horizon, GeometricHorizon):
         return (
-            f"After every round, the game ends with probability {number(horizon.stop_prob)}. "
+            f"After every round, the game ends with probability "
+            f"{wording.number(horizon.stop_prob)}. "
             "There is no fixed number of rounds: you never know in advance which round is the last."
         )
     return ""
-
-
-def payoff_table(game: Game) -> str:
-    lines = []
-    for own in (Action.C, Action.D):
-        for other in (Action.C, Action.D):
-            mine, theirs = game.payoffs.payoffs(own, other)
-            lines.append(
-                f'- you choose "{game.label(own)}", the other player chooses '
-                f'"{game.label(other)}": you score {number(mine)}, '
-                f"the other player scores {number(theirs)}"
-            )
-    return "\n".join(lines)
-
-
-def answer_instruction(game: Game, response_format: str) -> str:
-    choice = f"Answer with exactly one of: {game.cooperate_label}, {game.defect_label}."
-    if response_format == "json":
-        return (
-            f'{choice} Reply with only a JSON object and nothing else: {{"action": "<your action>"}}'
-            ', optionally with a short "reason" string: '
-            '{"action": "<your action>", "reason": "<one sentence>"}'
-        )
-    return f"{choice} Reply with only your action, nothing else."
-
-
-def history_text(obs: Observation, game: Game) -> str:
-    if not obs.history:
-        if obs.round_index == 1:
-            return "This is the first round: nothing has happened yet."
-        return "You are not shown what happened in earlier rounds."
-    if obs.history[0].round_index == 1:
-        header = "What happened so far:"
-    else:
-        header = f"The last {len(obs.history)} rounds (earlier rounds are not shown):"
-    lines = [
-        f"Round {past.round_index}: you played {game.label(past.own_action)}, "
-        f"opponent played {game.label(past.opponent_action)}; "
-        f"you scored {number(past.own_payoff)}, opponent scored {number(past.opponent_payoff)}."
-        for past in obs.history
-    ]
-    return "\n".join([header, *lines])
-
-
-def totals_text(obs: Observation) -> str:
-    if obs.own_total is None or obs.opponent_total is None:
-        return ""
-    return (
-        f"Total so far: you {number(obs.own_total)} points, "
-        f"opponent {number(obs.opponent_total)} points."
-    )
 
 
 def tidy(text: str) -> str:
@@ -253,41 +278,91 @@ class PromptBuilder:
     ) -> None:
         self.spec = spec
         self.game = game
-        self.templates = PromptTemplates.load(spec, project_root)
-        labels = {"cooperate_label": game.cooperate_label, "defect_label": game.defect_label}
-        self.instruction = answer_instruction(game, spec.response_format)
+        self.templates = templates = PromptTemplates.load(spec, project_root)
+        self.voice = wording.Voice(
+            third_person=spec.perspective == "third_person",
+            option_words=spec.label_style == "option",
+        )
         kind = disclosed(spec.disclose_horizon, horizon)
-        self.of_rounds = (
-            f" of {horizon.rounds}"
-            if kind == "rounds" and isinstance(horizon, FixedHorizon)
-            else ""
-        )
-        persona = tidy(self.templates.persona.format(**labels)) if self.templates.persona else ""
-        self.system = tidy(
-            self.templates.system.format(
-                **labels,
-                payoff_table=payoff_table(game),
-                horizon=horizon_text(spec.disclose_horizon, horizon),
-                persona=persona,
-                answer_instruction=self.instruction,
+        rounds = horizon.rounds if kind == "rounds" and isinstance(horizon, FixedHorizon) else None
+        self.of_rounds = f" of {rounds}" if rounds is not None else ""
+        self._check_rounds_placeholder(rounds)
+        words = {
+            "cooperate_label": game.cooperate_label,
+            "defect_label": game.defect_label,
+            "cooperate_option": self.voice.word(game, Action.C),
+            "defect_option": self.voice.word(game, Action.D),
+        }
+        persona = ""
+        if templates.persona is not None:
+            persona = tidy(
+                _render(
+                    templates.persona, words, file=templates.persona_file or "", field="persona"
+                )
             )
-        )
-        self._labels = labels
+        self.instruction = self._instruction(GAME_ORDER)
+        self._shared: dict[str, object] = {
+            **words,
+            "payoff_table": wording.payoff_table(game, self.voice),
+            "payoff_rules": wording.payoff_rules(game, self.voice),
+            "horizon": horizon_text(spec.disclose_horizon, horizon),
+            "rounds": "" if rounds is None else rounds,
+            "persona": persona,
+            "answer_instruction": self.instruction,
+        }
+        self.system = ""  # no system message unless the spec has a system prompt
+        if templates.system is not None:
+            self.system = tidy(
+                _render(
+                    templates.system,
+                    self._shared,
+                    file=spec.system_prompt or "",
+                    field="system_prompt",
+                )
+            )
 
-    def round_prompt(self, obs: Observation) -> str:
+    def _check_rounds_placeholder(self, rounds: int | None) -> None:
+        for template, file, field in (
+            (self.templates.system, self.spec.system_prompt, "system_prompt"),
+            (self.templates.round, self.spec.round_prompt, "round_prompt"),
+        ):
+            if rounds is None and template is not None and "rounds" in _placeholders(template):
+                raise ConfigError(
+                    "uses {rounds}, but the number of rounds is not disclosed (a geometric "
+                    "horizon, or disclose_horizon none): use {horizon} instead",
+                    file=file,
+                    field=field,
+                )
+
+    def _instruction(self, order: tuple[Action, Action]) -> str:
+        labels = [self.game.label(action) for action in order]
+        return wording.answer_instruction(labels, self.spec.response_format)
+
+    def round_prompt(self, obs: Observation, order: tuple[Action, Action] = GAME_ORDER) -> str:
+        """The round's prompt, the two options named in `order` (the game's by default)."""
+        spec, game, voice = self.spec, self.game, self.voice
+        values = {
+            **self._shared,
+            "answer_instruction": self._instruction(order),
+            "first_option": voice.word(game, order[0]),
+            "second_option": voice.word(game, order[1]),
+            "round_index": obs.round_index,
+            "of_rounds": self.of_rounds,
+            "rounds_played": obs.rounds_played,
+            "history": wording.history_text(obs, game, spec.history_format, voice),
+            "totals": wording.totals_text(obs, game, spec.totals_format, voice)
+            if spec.include_totals
+            else "",
+            "window_summary": wording.window_summary(obs, game, voice),
+        }
         return tidy(
-            self.templates.round.format(
-                **self._labels,
-                round_index=obs.round_index,
-                of_rounds=self.of_rounds,
-                history=history_text(obs, self.game),
-                totals=totals_text(obs) if self.spec.include_totals else "",
-                answer_instruction=self.instruction,
-            )
+            _render(self.templates.round, values, file=spec.round_prompt, field="round_prompt")
         )
 
-    def correction(self, error: str, round_index: int) -> str:
+    def correction(
+        self, error: str, round_index: int, order: tuple[Action, Action] = GAME_ORDER
+    ) -> str:
         """The re-prompt after an invalid answer (the answer itself is already in the chat)."""
         return f"That answer is not valid: {error}. This is still round {round_index}. " + (
-            self.instruction
+            self._instruction(order)
         )

@@ -43,8 +43,14 @@ def render(
     _headline_metrics(replicate_row, condition_row, names)
 
     st.markdown("##### Actions per round")
-    st.altair_chart(charts.timeline_chart(frames.timeline_frame(rounds, names)), width="stretch")
+    timeline = frames.timeline_frame(rounds, names)
+    st.altair_chart(charts.timeline_chart(timeline), width="stretch")
     st.code(frames.action_text(rounds, names), language=None)
+    if timeline["flipped"].any():
+        st.caption(
+            f"Noise flipped {int(timeline['flipped'].sum())} moves (dashed outline, '~'): the "
+            "action shown is the one played and scored; hover a cell for the one intended."
+        )
 
     left, right = st.columns([3, 2], gap="large")
     with left:

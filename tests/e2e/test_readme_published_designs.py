@@ -1,0 +1,53 @@
+"""The README's "Reproducing published designs" shows real output: running the Akata commands
+again prints the same table rows (the run id included, as it is the config's hash)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[2]
+SECTION = (
+    (PROJECT / "README.md")
+    .read_text()
+    .split("## Reproducing published designs", 1)[1]
+    .split("\n## ", 1)[0]
+)
+
+
+def shown_output(config: str) -> list[list[str]]:
+    """The README's console block for `pdbench run <config>`: its run line and table rows."""
+    block = re.search(
+        rf"```console\n\$ uv run pdbench run {re.escape(config)}\n(.*?)```", SECTION, re.S
+    )
+    assert block, f"no console block for {config}"
+    return [line.split() for line in block.group(1).splitlines() if _row(line)]
+
+
+def _row(line: str) -> bool:
+    if line.startswith("run dir"):
+        return False
+    return line.startswith("run ") or bool(re.match(r"\s+(vs_|self_play)", line))
+
+
+@pytest.mark.parametrize(
+    "config", ["conf/experiment/akata2025_pd.yaml", "conf/experiment/akata2025_bos.yaml"]
+)
+def test_the_readme_shows_what_the_command_prints(config, tmp_path):
+    script = Path(sys.executable).with_name("pdbench")  # what `uv run pdbench` runs
+    done = subprocess.run(
+        [str(script), "run", config, f"run.output_dir={tmp_path}"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "200"},
+    )
+    assert done.returncode == 0, done.stderr
+    printed = [line.split() for line in done.stdout.splitlines() if _row(line)]
+    assert printed == shown_output(config)

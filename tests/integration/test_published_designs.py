@@ -1,0 +1,186 @@
+"""The shipped paper configs (conf/experiment/) run offline through the LLM path with the scripted
+mock model, and a scripted model playing the published behaviour reproduces the published numbers
+through pdbench's own pipeline: prompt -> mock reads the prompt -> strict parse -> rounds -> metrics.
+Also: the option order shuffled per round, and reasoning stored with its attempt."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+
+from pdbench.analysis.aggregate import read_matches
+from pdbench.analysis.fingerprints import memory_one_fingerprint
+from pdbench.analysis.moves import MatchBatch
+from pdbench.runners.experiment import run_experiment
+from pdbench.runners.plan import plan_matches
+from pdbench.runners.prepare import LoadedExperiment, load
+
+ROOT = Path(__file__).resolve().parents[2]
+PAPERS = ROOT / "conf" / "experiment"
+CONFIGS = [
+    "akata2025_pd.yaml",
+    "akata2025_bos.yaml",
+    "fontana2025_alpha.yaml",
+    "payne2025_shadow.yaml",
+]
+
+
+def loaded(config: str, tmp_path: Path, *overrides: str, replicates: int | None = None):
+    return load(
+        PAPERS / config,
+        [f"run.output_dir={tmp_path / 'runs'}", *overrides],
+        replicates=replicates,
+        project_root=ROOT,
+    )
+
+
+def only(experiment: LoadedExperiment, *names: str) -> LoadedExperiment:
+    """The experiment with only the named conditions."""
+    conditions = tuple(c for c in experiment.spec.conditions if c.name in names)
+    assert len(conditions) == len(names)
+    return dataclasses.replace(
+        experiment, spec=experiment.spec.model_copy(update={"conditions": conditions})
+    )
+
+
+def rounds_of(run_dir: Path) -> list[dict]:
+    return [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_each_paper_config_runs_offline_through_the_llm_path(config, tmp_path):
+    experiment = loaded(config, tmp_path, replicates=2)
+    assert experiment.spec.conditions[0].agent_a.provider.name == "mock"  # no key needed
+    outcome = run_experiment(experiment)
+    assert outcome.status == "complete"
+    assert outcome.matches_played == 2 * len(experiment.spec.conditions)
+    records = rounds_of(outcome.run_dir)
+    assert {r["condition"] for r in records} == {c.name for c in experiment.spec.conditions}
+    llm_rounds = [r for r in records if "agent_a_attempts" in r]
+    assert llm_rounds and all(r["agent_a_invalid_outputs"] == 0 for r in llm_rounds)
+    aggregates = pd.read_parquet(outcome.run_dir / "aggregates.parquet")
+    assert set(aggregates["condition"]) == {c.name for c in experiment.spec.conditions}
+
+
+def test_akata_scripted_grim_against_defect_once_writes_the_papers_gpt4_play(tmp_path):
+    """Akata et al. report GPT-4 against "defect once": J, F, F, F, F, F, F, F, F, F and 90
+    points; in self-play it cooperates every round, 80 points."""
+    outcome = run_experiment(
+        only(loaded("akata2025_pd.yaml", tmp_path, replicates=1), "vs_defect_once", "self_play")
+    )
+    records = rounds_of(outcome.run_dir)
+    vs_defect_once = [r for r in records if r["condition"] == "vs_defect_once"]
+    answers = [r["agent_a_attempts"][-1]["raw"] for r in vs_defect_once]
+    assert answers == ["J"] + ["F"] * 9  # what the model answered, in the paper's words
+    assert "".join(r["agent_a_action"] for r in vs_defect_once) == "C" + "D" * 9
+    assert "".join(r["agent_b_action"] for r in vs_defect_once) == "D" + "C" * 9
+    assert vs_defect_once[-1]["agent_a_cum_payoff"] == 90.0
+    self_play = [r for r in records if r["condition"] == "self_play"]
+    assert {r["agent_a_action"] + r["agent_b_action"] for r in self_play} == {"CC"}
+    assert self_play[-1]["agent_a_cum_payoff"] == self_play[-1]["agent_b_cum_payoff"] == 80.0
+    aggregates = pd.read_parquet(outcome.run_dir / "aggregates.parquet")
+    row = aggregates[(aggregates.condition == "vs_defect_once") & (aggregates.level == "condition")]
+    assert row["cooperation_rate_a"].item() == pytest.approx(0.1)
+
+
+def test_fontana_scripted_random_cooperates_at_its_rate_whatever_alpha(tmp_path):
+    p, replicates, rounds = 0.3, 20, 100
+    experiment = loaded(
+        "fontana2025_alpha.yaml",
+        tmp_path,
+        "provider.mock.policy=random",
+        f"provider.mock.params={{cooperate_prob: {p}}}",
+        replicates=replicates,
+    )
+    outcome = run_experiment(experiment)
+    aggregates = pd.read_parquet(outcome.run_dir / "aggregates.parquet")
+    by_alpha = aggregates[aggregates.level == "condition"].set_index("condition")
+    tolerance = 4 * math.sqrt(p * (1 - p) / (replicates * rounds))  # 4 standard errors
+    for condition in experiment.spec.conditions:
+        alpha = float(condition.factors["alpha"])
+        model, opponent = by_alpha.loc[condition.name, ["cooperation_rate_a", "cooperation_rate_b"]]
+        assert abs(model - p) < tolerance, condition.name
+        assert abs(opponent - alpha) < 4 * math.sqrt(max(alpha * (1 - alpha), 0.01) / 2000)
+
+
+def test_payne_scripted_fingerprint_is_recovered_from_the_stored_rounds(tmp_path):
+    """The default scripted model is memory-one with Gemini 2.5 Flash's reported fingerprint at
+    25 %: pdbench's fingerprint of the stored rounds holds each number in its 99 % interval."""
+    experiment = only(
+        loaded("payne2025_shadow.yaml", tmp_path, replicates=150),
+        "end10_vs_random",
+        "end10_vs_alternator",
+    )
+    outcome = run_experiment(experiment)
+    matches = read_matches(outcome.run_dir)
+    batch = MatchBatch.from_flat(matches.starts, matches.coop_a, matches.coop_b)
+    fingerprint = memory_one_fingerprint(batch, confidence=0.99)
+    reported = {"CC": 0.981, "CD": 0.017, "DC": 0.128, "DD": 0.122}
+    for outcome_name, rate in fingerprint.after.items():
+        assert rate.occasions > 50, outcome_name
+        assert rate.ci_low <= reported[outcome_name] <= rate.ci_high, (outcome_name, rate)
+
+
+def test_option_order_is_shuffled_per_round_recorded_and_seeded(tmp_path):
+    first = run_experiment(
+        only(loaded("akata2025_pd.yaml", tmp_path / "1", replicates=4), "vs_tft")
+    )
+    again = run_experiment(
+        only(loaded("akata2025_pd.yaml", tmp_path / "2", replicates=4), "vs_tft")
+    )
+    other = run_experiment(
+        only(loaded("akata2025_pd.yaml", tmp_path / "3", "run.seed=7", replicates=4), "vs_tft")
+    )
+    records = rounds_of(first.run_dir)
+    orders = [r["agent_a_option_order"] for r in records]
+    assert set(orders) == {"CD", "DC"}  # both orders occur
+    for record in records:  # the order recorded is the order shown
+        question = record["agent_a_attempts"][0]["prompt"].splitlines()[-2]
+        shown = (
+            "Option J or Option F"
+            if record["agent_a_option_order"] == "CD"
+            else "Option F or Option J"
+        )
+        assert question == f"Q: Which Option do you choose, {shown}?"
+    assert orders == [r["agent_a_option_order"] for r in rounds_of(again.run_dir)]
+    assert orders != [r["agent_a_option_order"] for r in rounds_of(other.run_dir)]
+    assert abs(Counter(orders)["DC"] / len(orders) - 0.5) < 0.3
+    # a fixed order writes nothing
+    fixed = run_experiment(
+        only(loaded("akata2025_bos.yaml", tmp_path / "4", replicates=1), "vs_always_j")
+    )
+    assert all("agent_a_option_order" not in r for r in rounds_of(fixed.run_dir))
+
+
+@pytest.mark.parametrize("store_prompts", [True, "hash", False])
+def test_reasoning_is_stored_with_its_attempt(tmp_path, store_prompts):
+    setting = {True: "true", False: "false", "hash": "hash"}[store_prompts]
+    experiment = only(
+        loaded("payne2025_shadow.yaml", tmp_path, f"run.store_prompts={setting}", replicates=1),
+        "end10_vs_tft",
+    )
+    records = rounds_of(run_experiment(experiment).run_dir)
+    attempt = records[0]["agent_a_attempts"][0] if store_prompts is not False else None
+    if store_prompts is True:
+        assert attempt["raw"].splitlines()[-1] == records[0]["agent_a_action"]
+        assert attempt["reasoning"] == attempt["raw"].rsplit("\n", 1)[0]
+        assert attempt["reasoning"].startswith("I play as MEMORY_ONE would.")
+    elif store_prompts == "hash":
+        assert "reasoning" not in attempt and len(attempt["reasoning_sha256"]) == 64
+    else:
+        assert all("reasoning" not in str(r.get("agent_a_attempts", "")) for r in records)
+
+
+def test_a_hidden_cap_and_disclosed_ending_probability(tmp_path):
+    experiment = loaded("payne2025_shadow.yaml", tmp_path, replicates=1)
+    for condition in experiment.spec.conditions:
+        assert condition.horizon.type == "geometric" and condition.horizon.max_rounds == 30
+        assert condition.factors["stop_prob"] == str(condition.horizon.stop_prob)
+    assert sorted({c.horizon.stop_prob for c in experiment.spec.conditions}) == [0.1, 0.25, 0.75]
+    assert max(m.n_rounds for m in plan_matches(experiment.spec)) <= 30
