@@ -332,11 +332,21 @@ def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]])
     line: `agg.pivot_table(index="persona", columns="agent_b", values="cooperation_rate")`. A key
     that is already a column (agent_a, agent_b, game) is left to that column."""
     keys = sorted({key for values in factors.values() for key in values} - set(table.columns))
+    if not keys:
+        return table
+    factor_columns = pd.DataFrame(
+        {
+            key: pd.Series(
+                [factors.get(name, {}).get(key) for name in table["condition"]],
+                dtype="string",
+                index=table.index,
+            )
+            for key in keys
+        }
+    )
+    # One concat, not an insert per key: a frame with 100+ columns fragments (and pandas warns).
     position = list(table.columns).index("horizon_type") + 1
-    for offset, key in enumerate(keys):
-        values = [factors.get(name, {}).get(key) for name in table["condition"]]
-        table.insert(position + offset, key, pd.Series(values, dtype="string", index=table.index))
-    return table
+    return pd.concat([table.iloc[:, :position], factor_columns, table.iloc[:, position:]], axis=1)
 
 
 # --- files ---------------------------------------------------------------------------------------
