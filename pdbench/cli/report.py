@@ -7,12 +7,15 @@ terminal is too narrow for it. Headers and definitions come from the metric cata
 
 from __future__ import annotations
 
+import io
 import math
 import os
+import sys
 from pathlib import Path
 
 import pandas as pd
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -25,11 +28,14 @@ from pdbench.storage.schema import AGGREGATES_FILE
 
 DEFAULT_WIDTH = 200  # when the output is not a terminal and COLUMNS is not set
 NUMBER_COLUMNS_WIDTH = 80  # about what the number columns take; below it the matchup goes
+MIN_NAME_WIDTH = 24  # a name column folds, but not narrower than this
 
 
 def console() -> Console:
     """A console as wide as the terminal (or COLUMNS), and DEFAULT_WIDTH when piped."""
-    width = None if Console().is_terminal or os.environ.get("COLUMNS") else DEFAULT_WIDTH
+    # sys.stdout, not rich's is_terminal: rich counts FORCE_COLOR and the like as a terminal and
+    # then falls back to 80 columns for a pipe.
+    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else DEFAULT_WIDTH
     return Console(width=width)
 
 
@@ -97,8 +103,9 @@ def summary_table(
         title=escape(f"run {manifest.run_id}: {manifest.status}"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        collapse_padding=True,
+        padding=0,  # the box's blank divider is the one space between columns
+        pad_edge=False,
+        show_edge=False,
         caption=f"{coop}: share of C (A, B, both; finished matches); {total}: mean payoff per "
         "match; collapse: mean round of collapse (matches that collapsed / could tell); "
         f"{subst}: share of substituted actions (A/B); calls: provider calls live/cached; "
@@ -106,10 +113,19 @@ def summary_table(
         caption_justify="left",
     )
     names = factors or ["condition"]
+    longest = {
+        name: max([len(name), *(len(str(v.get(name, "-"))) for v in manifest.factors.values())])
+        if factors
+        else max([len(name), *(len(str(c)) for c in conditions["condition"])])
+        for name in names
+    }
     for name in names:
-        table.add_column(escape(name), overflow="fold", ratio=1)
+        # Folded, but never narrower than a short word: a name cut every 8 letters is unreadable.
+        table.add_column(
+            escape(name), overflow="fold", min_width=min(longest[name], MIN_NAME_WIDTH)
+        )
     if show_matchup:
-        table.add_column("agent a vs agent b", overflow="fold", ratio=1)
+        table.add_column("agent a vs agent b", overflow="fold")
     number_headers = [
         "finished",
         f"{coop} A",
@@ -136,7 +152,7 @@ def summary_table(
             labels.append(escape(f"{row['agent_a']} vs {row['agent_b']}"))
         table.add_row(
             *labels,
-            f"{row['n_finished']}/{row['n_replicates']} finished",
+            f"{row['n_finished']}/{row['n_replicates']}",
             _fmt(row["cooperation_rate_a"]),
             _fmt(row["cooperation_rate_b"]),
             _fmt(row["cooperation_rate"]),
@@ -215,6 +231,21 @@ def plan_table(plan: list[PlannedMatch]) -> Table:
     return table
 
 
+def needed_width(table: Table) -> int:
+    """The narrowest the table can be with every name folded to its minimum and no number cut
+    (rich's own measure is a few columns short with this table's padding)."""
+    wide = Console(width=10_000, file=io.StringIO())
+    with wide.capture() as captured:
+        wide.print(table)
+    natural = max(cell_len(line.rstrip()) for line in captured.get().splitlines())
+    slack = sum(
+        max(0, max((cell_len(str(cell)) for cell in column.cells), default=0) - column.min_width)
+        for column in table.columns
+        if column.overflow == "fold" and column.min_width is not None
+    )
+    return natural - slack
+
+
 def print_table(table: Table) -> None:
     console().print(table)
 
@@ -231,7 +262,11 @@ def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None
     """Print the table, the notes under it, the run dir and the command that opens the viewer."""
     out = console()
     manifest = read_manifest(run_dir)
-    out.print(summary_table(run_dir, aggregates, manifest, width=out.width))
+    table = summary_table(run_dir, aggregates, manifest, width=out.width)
+    # Below the width the numbers need, the terminal wraps lines rather than rich cutting a
+    # number to an ellipsis: a wrapped line is ugly, a cut number is wrong.
+    needed = needed_width(table)
+    (Console(width=needed) if needed > out.width else out).print(table)
     for line in notes(manifest):
         out.print(escape(line), style="yellow" if "aborted" in line else None)
     out.print(f"run dir: {shown_path(run_dir)}")

@@ -26,13 +26,18 @@ def shown_output(config: str) -> list[list[str]]:
         rf"```console\n\$ uv run pdbench run {re.escape(config)}\n(.*?)```", SECTION, re.S
     )
     assert block, f"no console block for {config}"
-    return [line.split() for line in block.group(1).splitlines() if _row(line)]
+    return table_rows(block.group(1))
 
 
-def _row(line: str) -> bool:
-    if line.startswith("run dir"):
-        return False
-    return line.startswith("run ") or bool(re.match(r"\s+(vs_|self_play)", line))
+def table_rows(output: str) -> list[list[str]]:
+    """The run line, the header and the rows of the summary table, split into words."""
+    rows: list[list[str]] = []
+    for line in output.splitlines():
+        if line.startswith("coop:"):  # the caption under the table
+            break
+        if line.strip() and not line.lstrip().startswith("─"):
+            rows.append(line.split())
+    return rows
 
 
 @pytest.mark.parametrize(
@@ -49,5 +54,4 @@ def test_the_readme_shows_what_the_command_prints(config, tmp_path):
         env={**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "200"},
     )
     assert done.returncode == 0, done.stderr
-    printed = [line.split() for line in done.stdout.splitlines() if _row(line)]
-    assert printed == shown_output(config)
+    assert table_rows(done.stdout) == shown_output(config)
