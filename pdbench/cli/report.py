@@ -2,7 +2,10 @@
 
 The table never hides a number: the columns of names (the condition, or a grid's factors, and
 the matchup) fold onto more lines before a number is cut, and the matchup is left out when the
-terminal is too narrow for it. Headers and definitions come from the metric catalogue.
+terminal is too narrow for it. In a narrow terminal the table turns compact: "3/3" under
+"finished", and headers wrap onto two lines ("coop" over "A") so a column is as wide as its
+numbers; a factor column keeps room for its values (up to FACTOR_WIDTH) so a grid stays
+readable at 100 columns. Headers and definitions come from the metric catalogue.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from pdbench.storage.schema import AGGREGATES_FILE
 
 DEFAULT_WIDTH = 200  # when the output is not a terminal and COLUMNS is not set
 NUMBER_COLUMNS_WIDTH = 80  # about what the number columns take; below it the matchup goes
+WIDE_NUMBER_COLUMNS_WIDTH = 90  # what they take with one-line headers and "3/3 finished"
+FACTOR_WIDTH = 14  # a factor column is never squeezed below its values, up to this width
 
 
 def console() -> Console:
@@ -93,21 +98,39 @@ def summary_table(
     coop = metric("cooperation_rate").metric.narrow
     total = metric("total_payoff_a").metric.narrow
     subst = metric("substituted_share_a").metric.narrow
+    names = factors or ["condition"]
+    name_cells = {
+        name: [
+            str(manifest.factors.get(str(c), {}).get(name, "-")) for c in conditions["condition"]
+        ]
+        if factors
+        else [str(c) for c in conditions["condition"]]
+        for name in names
+    }
+    name_widths = {
+        name: min(max(len(v) for v in [name, *cells]), FACTOR_WIDTH)
+        for name, cells in name_cells.items()
+    }
+    compact = width is not None and (
+        sum(name_widths.values()) + 2 * len(names) + WIDE_NUMBER_COLUMNS_WIDTH > width
+    )
     table = Table(
         title=escape(f"run {manifest.run_id}: {manifest.status}"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
         collapse_padding=True,
+        show_edge=not compact,  # compact: the table starts at the first column, not 2 in
         caption=f"{coop}: share of C (A, B, both; finished matches); {total}: mean payoff per "
         "match; collapse: mean round of collapse (matches that collapsed / could tell); "
         f"{subst}: share of substituted actions (A/B); calls: provider calls live/cached; "
         "cost $: of the stored rounds (what was spent is below)",
         caption_justify="left",
     )
-    names = factors or ["condition"]
     for name in names:
-        table.add_column(escape(name), overflow="fold", ratio=1)
+        table.add_column(
+            escape(name), overflow="fold", ratio=1, min_width=name_widths[name] if factors else None
+        )
     if show_matchup:
         table.add_column("agent a vs agent b", overflow="fold", ratio=1)
     number_headers = [
@@ -122,21 +145,16 @@ def summary_table(
         "calls",
         "cost $",
     ]
-    for header in number_headers:
-        table.add_column(header, justify="right", no_wrap=True)
-    for _, row in conditions.iterrows():
+    rows = []
+    for position, (_, row) in enumerate(conditions.iterrows()):
         condition = str(row["condition"])
         condition_calls = calls.get(condition, Counts())
-        labels = (
-            [escape(str(manifest.factors.get(condition, {}).get(key, "-"))) for key in factors]
-            if factors
-            else [escape(condition)]
-        )
+        labels = [escape(name_cells[name][position]) for name in names]
         if show_matchup:
             labels.append(escape(f"{row['agent_a']} vs {row['agent_b']}"))
-        table.add_row(
-            *labels,
-            f"{row['n_finished']}/{row['n_replicates']} finished",
+        finished = f"{row['n_finished']}/{row['n_replicates']}"
+        numbers = [
+            finished if compact else f"{finished} finished",
             _fmt(row["cooperation_rate_a"]),
             _fmt(row["cooperation_rate_b"]),
             _fmt(row["cooperation_rate"]),
@@ -146,7 +164,14 @@ def summary_table(
             _substituted(row, manifest),
             f"{condition_calls.live}/{condition_calls.cached}",
             _cost(condition_calls),
-        )
+        ]
+        rows.append((labels, numbers))
+    for header in number_headers:
+        # compact: one word a line ("coop" over "A"), so a column is as wide as its numbers
+        table.add_column(header.replace(" ", "\n") if compact else header, justify="right",
+                         no_wrap=True)  # fmt: skip
+    for labels, numbers in rows:
+        table.add_row(*labels, *numbers)
     return table
 
 
