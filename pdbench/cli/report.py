@@ -4,7 +4,7 @@ The table never hides a number: the columns of names (the condition, or a grid's
 the matchup) fold onto more lines before a number is cut, and the matchup is left out when the
 terminal is too narrow for it. In a narrow terminal the table turns compact: "3/3" under
 "finished", and headers wrap onto two lines ("coop" over "A") so a column is as wide as its
-numbers; a factor column keeps room for its values (up to FACTOR_WIDTH) so a grid stays
+numbers; a name column keeps room for its values (up to FACTOR_WIDTH) so a grid stays
 readable at 100 columns. Headers and definitions come from the metric catalogue.
 """
 
@@ -29,7 +29,7 @@ from pdbench.storage.schema import AGGREGATES_FILE
 DEFAULT_WIDTH = 200  # when the output is not a terminal and COLUMNS is not set
 NUMBER_COLUMNS_WIDTH = 80  # about what the number columns take; below it the matchup goes
 WIDE_NUMBER_COLUMNS_WIDTH = 90  # what they take with one-line headers and "3/3 finished"
-FACTOR_WIDTH = 14  # a factor column is never squeezed below its values, up to this width
+FACTOR_WIDTH = 14  # compact: a name column keeps room for its values, up to this width
 
 
 def console() -> Console:
@@ -129,7 +129,7 @@ def summary_table(
     )
     for name in names:
         table.add_column(
-            escape(name), overflow="fold", ratio=1, min_width=name_widths[name] if factors else None
+            escape(name), overflow="fold", ratio=1, min_width=name_widths[name] if compact else None
         )
     if show_matchup:
         table.add_column("agent a vs agent b", overflow="fold", ratio=1)
