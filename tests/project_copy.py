@@ -10,6 +10,8 @@ prompts/, examples/, README.md and the other tracked files come from the copy.
 from __future__ import annotations
 
 import io
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,3 +43,43 @@ def copy_project(target: Path) -> Path:
                 shutil.copyfile(source, target / part)
     (target / "data").mkdir(exist_ok=True)
     return target
+
+
+# The issue's done-when grid: 3 personas x 6 opponents, the LLM agent on the mock model.
+GRID_PERSONAS = ("cooperative", "exploitative", "tit_for_tat")
+GRID_OPPONENTS = ("tft", "grim", "alld", "allc", "random", "wsls")
+GRID_COMMAND = (
+    "-m",
+    "agent_a=llm_default",
+    f"agent_b={','.join(GRID_OPPONENTS)}",
+    f"persona={','.join(GRID_PERSONAS)}",
+)
+
+
+def run_persona_grid(tmp: Path, *, columns: int = 100) -> tuple[Path, str]:
+    """`python -m pdbench -m agent_a=llm_default agent_b=<six> persona=<three>` in a fresh project
+    copy (provider forced to the mock), at `columns` terminal columns: (run dir, stdout)."""
+    project = copy_project(tmp / "project")
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")},
+        "COLUMNS": str(columns),
+        "PDBENCH_CACHE_DIR": str(tmp / "cache"),
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pdbench",
+            *GRID_COMMAND,
+            "provider=mock",
+            f"hydra.sweep.dir={tmp / 'hydra'}",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    run_dir = project / re.search(r"run dir: (\S+)", done.stdout).group(1)  # type: ignore[union-attr]
+    return run_dir, done.stdout
