@@ -35,7 +35,8 @@ def test_the_summary_reads_at_100_columns(grid):
 def test_the_grid_pivots_in_one_line(grid):
     run_dir, _ = grid
     agg = pd.read_parquet(run_dir / "aggregates.parquet")
-    table = agg.pivot_table(index="persona", columns="agent_b", values="cooperation_rate_a")
+    conditions = agg.query("level == 'condition'")
+    table = conditions.pivot(index="persona", columns="agent_b", values="cooperation_rate_a")
     assert table.shape == (3, 6)
     assert sorted(table.index) == sorted(GRID_PERSONAS)
     table.columns = table.columns.str.lower()  # the agent_b column holds its display name, TFT

@@ -48,10 +48,13 @@ def render(
         "Means over each condition's replicates. Rates are undefined (empty) where their "
         "denominator is zero; the collapse round is the mean over the replicates that collapsed."
     )
-    _table(conditions, manifest, ledger, factors, varying)
+    # Widget keys hold the run id: another run starts from its own defaults (a grid's are not
+    # a four-condition run's).
+    run_id = manifest.run_id
+    _table(conditions, manifest, ledger, factors, varying, run_id)
     if varying:
-        _heatmap(conditions, factors, varying)
-    _cooperation_charts(aggregates, labels, selected)
+        _heatmap(conditions, factors, varying, run_id)
+    _cooperation_charts(aggregates, labels, selected, run_id)
 
 
 def _table(
@@ -60,6 +63,7 @@ def _table(
     ledger: Sequence[LedgerEntry],
     factors: pd.DataFrame,
     varying: list[str],
+    run_id: str,
 ) -> None:
     table = frames.comparison_table(conditions, manifest, ledger)
     for key in reversed(varying):
@@ -76,7 +80,7 @@ def _table(
         "Metrics in the table",
         options,
         default=DEFAULT_TABLE_METRICS,
-        key="table_metrics",
+        key=f"table_metrics::{run_id}",
         help="The table shows these columns; every condition's full row is in aggregates.parquet.",
     )
     names = varying or ["condition", "matchup"]
@@ -104,7 +108,9 @@ def _table(
     )
 
 
-def _heatmap(conditions: pd.DataFrame, factors: pd.DataFrame, varying: list[str]) -> None:
+def _heatmap(
+    conditions: pd.DataFrame, factors: pd.DataFrame, varying: list[str], run_id: str
+) -> None:
     st.markdown("##### Factor heat map")
     metrics = [m for m in ALL_METRICS if m.column in conditions.columns]
     by_levels = sorted(varying, key=lambda key: -factors[key].nunique())
@@ -114,18 +120,24 @@ def _heatmap(conditions: pd.DataFrame, factors: pd.DataFrame, varying: list[str]
         metrics,
         index=metrics.index(COOPERATION.metric),
         format_func=lambda m: m.label,
-        key="heatmap_metric",
+        key=f"heatmap_metric::{run_id}",
     )
     rows = pick_rows.selectbox(
-        "Rows", varying, index=varying.index(by_levels[0]), key="heatmap_rows"
+        "Rows", varying, index=varying.index(by_levels[0]), key=f"heatmap_rows::{run_id}"
     )
     column_options = [NONE, *(k for k in varying if k != rows)]
     columns = pick_columns.selectbox(
-        "Columns", column_options, index=min(1, len(column_options) - 1), key="heatmap_columns"
+        "Columns",
+        column_options,
+        index=min(1, len(column_options) - 1),
+        key=f"heatmap_columns::{run_id}",
     )
     facet_options = [NONE, *(k for k in varying if k not in (rows, columns))]
     facets = pick_facets.selectbox(
-        "Panels", facet_options, index=min(1, len(facet_options) - 1), key="heatmap_facets"
+        "Panels",
+        facet_options,
+        index=min(1, len(facet_options) - 1),
+        key=f"heatmap_facets::{run_id}",
     )
     column_key = None if columns == NONE else columns
     facet_key = None if facets == NONE else facets
@@ -160,7 +172,9 @@ def _heatmap(conditions: pd.DataFrame, factors: pd.DataFrame, varying: list[str]
     st.caption(f"{chosen.label}: the condition mean; grey n/a: undefined.{note} {chosen.help}")
 
 
-def _cooperation_charts(aggregates: Aggregates, labels: dict[str, str], selected: str) -> None:
+def _cooperation_charts(
+    aggregates: Aggregates, labels: dict[str, str], selected: str, run_id: str
+) -> None:
     conditions = aggregates.conditions
     ci = frames.cooperation_ci_frame(conditions)
     many = len(conditions) > MANY_CONDITIONS
@@ -169,9 +183,9 @@ def _cooperation_charts(aggregates: Aggregates, labels: dict[str, str], selected
         "Cooperation of",
         series,
         default=series[:1] if many else series,
-        key="ci_series",
+        key=f"ci_series::{run_id}",
     )
-    sort_by_mean = st.toggle("Sort by mean cooperation", value=many, key="ci_sorted")
+    sort_by_mean = st.toggle("Sort by mean cooperation", value=many, key=f"ci_sorted::{run_id}")
     order = list(conditions["condition"])
     if sort_by_mean:
         both = ci[ci["series"] == series[0]].sort_values("mean", ascending=False)
@@ -202,7 +216,7 @@ def _cooperation_charts(aggregates: Aggregates, labels: dict[str, str], selected
                 order,
                 default=list(dict.fromkeys([selected, *order[:5]])),
                 format_func=lambda name: labels[name],
-                key="over_time_conditions",
+                key=f"over_time_conditions::{run_id}",
             )
         over_time = frames.over_time_frame(conditions)
         over_time = _relabelled(over_time[over_time["condition"].isin(drawn)], labels)
