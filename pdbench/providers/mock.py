@@ -21,6 +21,24 @@ honours it: the answer is exactly one of the request's allowed answers (a bare l
 `{"action": "<label>"}` without a reason), so a constrained mock never answers garbage, whatever
 its `invalid_rate`. Every "random" choice is a pure function of the request, so one request always
 gets one answer.
+
+The persona leans its answers (strategies reciprocate and random only; cooperate, defect and
+policy are scripts and ignore it). Keyword rules read the system prompt and the round prompt,
+where the persona is rendered (whole words, any case; see `LEANS`):
+
+- competitive ("exploit...", "advantage", "above all", "competitive", "selfish", "ruthless",
+  "greedy"): where the strategy would cooperate, it defects instead in 35% of such answers
+  (prompts/personas/exploitative.md);
+- cooperative ("cooperation", "cooperative", "trust...", "forgiv...", "altruis..."): where the
+  strategy would defect, it cooperates instead in 50% of such answers
+  (prompts/personas/cooperative.md, generous_tft.md);
+- neither, or both at once (a persona with mixed words): no lean (tit_for_tat.md, grim_trigger.md,
+  wsls.md, no persona).
+
+Which answers flip is a pure function of the request (a hash of its cache key, which holds the
+per-match seed), so a run stays deterministic, and replicates differ as the seed does. The lean's
+version is part of the mock's cache key (`MockBehaviour.key_items`): answers cached by a mock
+without it are not replayed.
 """
 
 from __future__ import annotations
@@ -28,6 +46,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
+from dataclasses import dataclass
 
 from pdbench.config.schema import MockBehaviour
 from pdbench.core.actions import Action
@@ -48,6 +68,50 @@ REASONS = {
     "reciprocate": "I do what my opponent did last.",
     "random": "I chose at random.",
 }
+
+
+@dataclass(frozen=True)
+class PersonaLean:
+    """How a persona's words tilt the mock's answers: `share` of the answers that would be
+    `overridden` become the other action."""
+
+    name: str
+    words: re.Pattern[str]
+    overridden: Action
+    share: float
+    reason: str  # said (reasoning and JSON formats) when the lean decides the answer
+
+
+LEANS = (
+    PersonaLean(
+        "competitive",
+        re.compile(
+            r"\b(exploit\w*|advantage|above all|competitive|selfish|ruthless|greedy)\b", re.I
+        ),
+        overridden=Action.C,
+        share=0.35,
+        reason="I take the chance to score more.",
+    ),
+    PersonaLean(
+        "cooperative",
+        re.compile(r"\b(cooperation|cooperative|trust\w*|forgiv\w*|altruis\w*)\b", re.I),
+        overridden=Action.D,
+        share=0.5,
+        reason="I forgive and cooperate.",
+    ),
+)
+
+
+def persona_lean(prompt_text: str) -> PersonaLean | None:
+    """The lean whose words the prompt holds; None when no lean's or both leans' words occur."""
+    found = [lean for lean in LEANS if lean.words.search(prompt_text)]
+    return found[0] if len(found) == 1 else None
+
+
+def _tokens(chars: int) -> int:
+    """A token count in the usual rule of thumb (4 characters a token, rounded up): a one-letter
+    answer is one token, as a real model's would be, never 0."""
+    return -(-chars // 4)
 
 
 def _uniform(key: str, salt: str) -> float:
@@ -99,9 +163,16 @@ class MockProvider:
         else:
             label = cooperate if _uniform(key, "action") < self.behaviour.cooperate_prob else defect
 
+        reason = self._reason()
+        lean = persona_lean(text) if strategy in ("reciprocate", "random") else None
+        if lean is not None:
+            move = Action.C if label == cooperate else Action.D
+            if move is lean.overridden and _uniform(key, f"lean:{lean.name}") < lean.share:
+                label = defect if move is Action.C else cooperate
+                reason = lean.reason
+
         if constrained is not None:
             return constrained[0] if label == cooperate else constrained[1]
-        reason = self._reason()
         if request.response_format == "json" or '{"action"' in request.prompt:
             return json.dumps({"action": label, "reason": reason})
         if request.response_format == "reasoning":
@@ -139,7 +210,10 @@ class MockProvider:
         text = self.answer(request)
         prompt_chars = len(request.system) + sum(len(c) for _, c in request.messages)
         return Completion(
-            text=text, input_tokens=prompt_chars // 4, output_tokens=len(text) // 4, cost_usd=0.0
+            text=text,
+            input_tokens=_tokens(prompt_chars),
+            output_tokens=_tokens(len(text)),
+            cost_usd=0.0,
         )
 
     async def acomplete(self, request: CompletionRequest) -> Completion:

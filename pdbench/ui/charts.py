@@ -130,13 +130,17 @@ def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
 
 
 def ci_chart(
-    ci: pd.DataFrame, points: pd.DataFrame, order: list[str]
+    ci: pd.DataFrame, points: pd.DataFrame, order: list[str], series: list[str] | None = None
 ) -> alt.LayerChart | alt.FacetChart:
-    """Per condition, the mean cooperation rate (both agents, A, B) with its 95% CI bar, and
-    every replicate as a faint dot."""
-    series = list(CI_SERIES.values())
-    series_scale = alt.Scale(domain=series, range=[BOTH_COLOR, A_COLOR, B_COLOR])
-    y = alt.Y("condition:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
+    """Per condition (one row each, in `order`), the mean cooperation rate of each of `series`
+    (default: both agents, A and B) with its 95% CI bar, and every replicate as a faint dot.
+    The chart grows with the number of conditions and series, so 30+ rows stay legible."""
+    series = series or list(CI_SERIES.values())
+    ci = ci[ci["series"].isin(series)]
+    points = points[points["series"].isin(series)]
+    colors = dict(zip(CI_SERIES.values(), [BOTH_COLOR, A_COLOR, B_COLOR], strict=True))
+    series_scale = alt.Scale(domain=series, range=[colors[name] for name in series])
+    y = alt.Y("condition:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
     y_offset = alt.YOffset("series:N", sort=series, scale=alt.Scale(paddingOuter=0.3))
     x_scale = alt.Scale(domain=[0, 1], clamp=True)
     color = alt.Color("series:N", scale=series_scale, legend=alt.Legend(title=None, orient="top"))
@@ -173,7 +177,7 @@ def ci_chart(
             ],
         )
     )
-    height = max(160, 75 * len(order) + 40)
+    height = max(160, (22 * len(series) + 10) * len(order) + 40)
     # The means layer comes first so that the legend shows filled dots.
     return alt.layer(means, bars, replicates).properties(height=height)
 
@@ -285,3 +289,72 @@ def population_chart(frame: pd.DataFrame, order: list[str]) -> alt.Chart:
         )
         .properties(height=320)
     )
+
+
+def factor_heatmap(
+    frame: pd.DataFrame,
+    title: str,
+    domain: tuple[float, float],
+    decimals: int,
+    axes: tuple[str, str | None, str | None],
+    orders: tuple[list[str], list[str], list[str]],
+) -> alt.LayerChart | alt.FacetChart:
+    """A metric over two factors (`frame` from `pdbench.ui.grid.heatmap_frame`): rows and
+    columns are the first two of `axes`, the third (if any) makes one panel per level. Each
+    cell is coloured and written; undefined cells are grey and read "n/a"."""
+    row_key, column_key, facet_key = axes
+    row_order, column_order, facet_order = orders
+    low, high = domain
+    base = alt.Chart().encode(
+        x=alt.X(
+            "column:N",
+            sort=column_order,
+            title=column_key,
+            axis=alt.Axis(labelAngle=0, orient="top", labelLimit=160, labelFontSize=12),
+        ),
+        y=alt.Y("row:N", sort=row_order, title=row_key, axis=alt.Axis(labelFontSize=12)),
+    )
+    tooltip = [
+        alt.Tooltip("row:N", title=row_key),
+        *([alt.Tooltip("column:N", title=column_key)] if column_key else []),
+        *([alt.Tooltip("facet:N", title=facet_key)] if facet_key else []),
+        alt.Tooltip("value:Q", format=f".{decimals}f", title=title),
+        alt.Tooltip("n_conditions:Q", title="conditions averaged"),
+        alt.Tooltip("conditions:N"),
+    ]
+    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.condition(
+            "isValid(datum.value)",
+            alt.Color(
+                "value:Q",
+                scale=alt.Scale(scheme="viridis", domain=[low, high]),
+                title=title,
+                legend=alt.Legend(orient="right", gradientLength=160),
+            ),
+            alt.value("#DDDDDD"),
+        ),
+        tooltip=tooltip,
+    )
+    middle = (low + high) / 2
+    text = base.mark_text(fontSize=13, fontWeight="bold").encode(
+        text=alt.Text("label:N"),
+        # dark text on the light (high) end of viridis, white on the dark end
+        color=alt.condition(
+            f"!isValid(datum.value) || datum.value > {middle}",
+            alt.value("black"),
+            alt.value("white"),
+        ),
+        tooltip=tooltip,
+    )
+    layered = (
+        alt.layer(cells, text, data=frame)
+        .transform_calculate(
+            label=f"isValid(datum.value) ? format(datum.value, '.{decimals}f') : 'n/a'"
+        )
+        .properties(width=max(120, 78 * len(column_order)), height=max(60, 38 * len(row_order)))
+    )
+    if facet_key is None:
+        return layered
+    return layered.facet(
+        facet=alt.Facet("facet:N", sort=facet_order, title=facet_key), columns=3
+    ).resolve_scale(color="shared")

@@ -1,14 +1,18 @@
 """The README's quick start, followed verbatim: the commands are read from README.md itself, so
-the README cannot drift from what works."""
+the README cannot drift from what works. The experiment runs in a copy of the project (as
+committed: tests/project_copy.py) with the mock provider forced, so it neither writes into the
+project's data/ nor runs whatever model the user's edited conf/experiment.yaml names."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
 from pathlib import Path
 
 import pandas as pd
+from project_copy import PDBENCH, copy_project
 
 PROJECT = Path(__file__).resolve().parents[2]
 README = (PROJECT / "README.md").read_text()
@@ -28,13 +32,22 @@ def test_readme_names_exactly_the_two_commands():
     assert test_command in (PROJECT / ".ci" / "run").read_text()
 
 
-def test_readme_experiment_command_runs_a_real_experiment():
+def test_readme_experiment_command_runs_a_real_experiment(tmp_path):
     run_command, _ = _two_commands()
+    uv, run, pdbench, *args = shlex.split(run_command)
+    assert (uv, run, pdbench) == ("uv", "run", "pdbench")  # the installed script, run below
+    project = copy_project(tmp_path / "project")
     done = subprocess.run(
-        shlex.split(run_command), cwd=PROJECT, capture_output=True, text=True, timeout=300
+        [PDBENCH, *args, "provider.name=mock", "provider.model=mock"],  # never a real model
+        cwd=project,
+        env={**os.environ, "COLUMNS": "200"},  # the names unfolded, as in the README
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    run_dir = Path(re.search(r"run dir: (\S+)", done.stdout).group(1))
+    run_dir = project / re.search(r"run dir: (\S+)", done.stdout).group(1)
+    assert run_dir.parent == project / "data" / "runs"
     for artifact in ("rounds.jsonl", "run_manifest.json", "aggregates.parquet"):
         assert (run_dir / artifact).is_file(), artifact
     aggregates = pd.read_parquet(run_dir / "aggregates.parquet")

@@ -4,7 +4,9 @@ typing its run dir into the sidebar).
 
 Needs a system Chromium (CI: `apt-get install -y chromium`); the playwright package drives it
 through `executable_path`, so `playwright install` is never needed. Screenshots of every tab go
-to tests/artifacts/ (git-ignored) for a human to look at.
+to tests/artifacts/ (git-ignored) for a human to look at, or to the folder PDBENCH_TEST_ARTIFACTS
+names (CI can keep them); among them viewer-conditions-grid.png, the heat map of issue 14's
+3 x 6 persona x opponent sweep.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from project_copy import run_persona_grid
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "tests" / "artifacts"
+ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [
     "--headless",
@@ -334,4 +337,45 @@ def test_the_tournament_tab_of_a_tournament_run(page, tournament_dir):
     page.wait_for_selector("text=Memory-one fingerprint", timeout=30_000)
     settle(page, charts=1)
     screenshot(page, "viewer-analysis-tournament")
+    assert page.locator(EXCEPTION).count() == 0
+
+
+@pytest.fixture(scope="module")
+def grid_dir(tmp_path_factory) -> Path:
+    """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project."""
+    run_dir, _ = run_persona_grid(tmp_path_factory.mktemp("grid"))
+    return run_dir
+
+
+def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
+    page.set_viewport_size({"width": 1440, "height": 1000})  # the issue's window width
+    run_dir_input = page.locator('[data-testid="stSidebar"] input').first
+    run_dir_input.fill(str(grid_dir))
+    run_dir_input.press("Enter")
+    page.wait_for_selector(f"text=Run {grid_dir.name}", timeout=60_000)
+    open_tab(page, "Conditions")
+    page.wait_for_selector("text=Factor heat map", timeout=30_000)
+    settle(page, charts=3)
+    heatmap, ci_chart, over_time = drawn_marks(page)
+    assert heatmap["rect"] == 18 and heatmap["text"] == 18  # 6 opponents x 3 personas
+    assert ci_chart["symbol"] >= 18  # one mean per condition (both agents, above 10 conditions)
+    assert over_time["line"] >= 1
+    # Labels are the varying factors, never the full override list.
+    labels = page.evaluate(
+        """() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"] svg text'))
+               .map(t => t.textContent)"""
+    )
+    assert "exploitative" in labels and "tft" in labels  # the heat map's axes
+    assert "agent_b=tft, persona=exploitative" in labels  # the CI chart's rows
+    assert not any("agent_a=" in label for label in labels)  # agent_a does not vary
+    # The table shows the factors and the chosen metrics without scrolling sideways.
+    table = page.locator('[data-testid="stDataFrame"]').first
+    assert table.evaluate(
+        """grid => { const s = grid.querySelector('.dvn-scroller');
+                     return !s || s.scrollWidth <= s.clientWidth + 1; }"""
+    )
+    headers = grid_cells(page)[0]
+    assert headers[:3] == ["agent_b", "persona", "replicates"]
+    shot = screenshot(page, "viewer-conditions-grid")
+    assert shot.stat().st_size > 50_000
     assert page.locator(EXCEPTION).count() == 0

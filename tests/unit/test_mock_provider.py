@@ -14,16 +14,18 @@ from pdbench.core.horizon import FixedHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.core.transcript import PlayedRound, observe
 from pdbench.providers.base import CompletionRequest, ProviderClient, ProviderError
-from pdbench.providers.mock import MockProvider
+from pdbench.providers.mock import MockProvider, persona_lean
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLIT = GAMES["split_or_steal"]
 
 
-def request(game=SPLIT, moves=(), *, seed=0, response_format="label", temperature=0.0):
+def request(
+    game=SPLIT, moves=(), *, seed=0, response_format="label", temperature=0.0, persona=None
+):
     """A request as the LLM agent renders it, for side a after `moves` = [(a, b), ...]."""
     prompts = PromptBuilder(
-        LLMAgentSpec(response_format=response_format),
+        LLMAgentSpec(response_format=response_format, persona=persona),
         game=game,
         horizon=FixedHorizon(10),
         project_root=ROOT,
@@ -133,7 +135,9 @@ def test_tokens_and_cost():
     completion = asyncio.run(mock().acomplete(request()))
     assert completion.text == "split"
     assert completion.cost_usd == 0.0
-    assert completion.output_tokens == len("split") // 4
+    assert completion.output_tokens == 2  # 5 characters, rounded up
+    one_letter = asyncio.run(mock().acomplete(request(GAMES["pd"])))
+    assert one_letter.text == "C" and one_letter.output_tokens == 1  # never 0 tokens
     assert completion.input_tokens > 100
     assert completion.cached is False
 
@@ -261,6 +265,7 @@ def test_the_cache_key_holds_the_policy_only_when_it_plays_one():
     assert plain.key_items() == (
         ("cooperate_prob", 0.3),
         ("invalid_rate", 0.0),
+        ("persona_lean", 1),  # answers cached before the persona lean existed do not replay
         ("strategy", "random"),
     )
     grim = MockBehaviour(strategy="policy", policy="grim")
@@ -268,3 +273,74 @@ def test_the_cache_key_holds_the_policy_only_when_it_plays_one():
     assert dict(grim.key_items())["policy"] == "grim"
     assert dict(rand.key_items())["params"] == {"cooperate_prob": 0.3}
     assert len({grim, rand, plain}) == 3  # hashable, as a provider spec must be
+
+
+def _cooperations(provider, moves, persona, seeds=range(400)):
+    return sum(
+        provider.answer(request(GAMES["pd"], moves, seed=seed, persona=persona)) == "C"
+        for seed in seeds
+    )
+
+
+def test_the_persona_leans_the_answers_by_its_words():
+    reciprocate = mock(strategy="reciprocate")
+    after_c, after_d = [(C, C)], [(C, D)]
+    # neutral personas and no persona: plain reciprocity
+    for persona in (None, "tit_for_tat", "grim_trigger", "wsls"):
+        assert _cooperations(reciprocate, after_c, persona) == 400
+        assert _cooperations(reciprocate, after_d, persona) == 0
+    # exploitative: defects in about 35% of the rounds it would cooperate, never forgives
+    assert 400 - 0.35 * 400 - 40 <= _cooperations(reciprocate, after_c, "exploitative") <= 300
+    assert _cooperations(reciprocate, after_d, "exploitative") == 0
+    # cooperative (and generous TFT, which forgives): cooperates in about half the rounds it
+    # would defect, never defects first
+    for persona in ("cooperative", "generous_tft"):
+        assert _cooperations(reciprocate, after_c, persona) == 400
+        assert 160 <= _cooperations(reciprocate, after_d, persona) <= 240
+
+
+def test_the_lean_applies_to_random_and_not_to_scripted_strategies():
+    rand = mock(strategy="random", cooperate_prob=0.5)
+    assert _cooperations(rand, [], "exploitative") < _cooperations(rand, [], None) - 40
+    assert _cooperations(rand, [], "cooperative") > _cooperations(rand, [], None) + 40
+    for scripted, expected in ((mock(strategy="cooperate"), 400), (mock(strategy="defect"), 0)):
+        assert _cooperations(scripted, [], "exploitative") == expected
+        assert _cooperations(scripted, [], "cooperative") == expected
+    grim = mock(strategy="policy", policy="grim")
+    assert _cooperations(grim, [(C, C)], "exploitative") == 400
+
+
+@pytest.mark.parametrize(
+    ("text", "lean"),
+    [
+        ("You exploit every weakness.", "competitive"),
+        ("Your own score comes above all.", "competitive"),
+        ("You are a COMPETITIVE player.", "competitive"),
+        ("You value trust and forgiveness.", "cooperative"),
+        ("You believe in cooperation.", "cooperative"),
+        ("You exploit trust.", None),  # both: mixed words, no lean
+        ("You choose what the other player chose.", None),
+        ("Choose cooperate or defect.", None),  # action words are no persona
+    ],
+)
+def test_persona_keyword_rules(text, lean):
+    found = persona_lean(text)
+    assert (found.name if found else None) == lean
+
+
+def test_a_flipped_answer_says_why_and_is_deterministic():
+    provider = mock(strategy="reciprocate")
+    answers = [
+        provider.answer(
+            request(GAMES["pd"], [(C, C)], seed=s, persona="exploitative", response_format="json")
+        )
+        for s in range(40)
+    ]
+    flipped = [a for a in answers if parse_answer(a, ("C", "D"), "json").action is D]
+    assert flipped and all("score more" in a for a in flipped)
+    assert answers == [
+        provider.answer(
+            request(GAMES["pd"], [(C, C)], seed=s, persona="exploitative", response_format="json")
+        )
+        for s in range(40)
+    ]

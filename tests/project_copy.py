@@ -1,0 +1,85 @@
+"""A copy of the project for tests that run its own files (conf/experiment.yaml, the README's
+commands): the git-tracked files as committed (`git archive HEAD`), so a test never runs the
+user's edited experiment and never writes into the project's data/. Without git (an unpacked
+archive), the parts pdbench reads are copied from the working tree instead.
+
+The copy runs with this checkout's installed pdbench (the working tree's code): only conf/,
+prompts/, examples/, README.md and the other tracked files come from the copy.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+WORKING_TREE_PARTS = ("conf", "prompts", "examples", "README.md", "pyproject.toml")
+PDBENCH = str(Path(sys.executable).with_name("pdbench"))  # what `uv run pdbench` runs
+
+
+def copy_project(target: Path) -> Path:
+    """Fill `target` (created if missing) with the project as committed; returns it."""
+    target.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "-C", str(PROJECT), "archive", "--format=tar", "HEAD"],
+        capture_output=True,
+        timeout=60,
+    )
+    if archive.returncode == 0:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(target, filter="tar")
+    else:
+        for part in WORKING_TREE_PARTS:
+            source = PROJECT / part
+            if source.is_dir():
+                shutil.copytree(source, target / part, symlinks=True)
+            elif source.is_file():
+                shutil.copyfile(source, target / part)
+    (target / "data").mkdir(exist_ok=True)
+    return target
+
+
+# The issue's done-when grid: 3 personas x 6 opponents, the LLM agent on the mock model.
+GRID_PERSONAS = ("cooperative", "exploitative", "tit_for_tat")
+GRID_OPPONENTS = ("tft", "grim", "alld", "allc", "random", "wsls")
+GRID_COMMAND = (
+    "-m",
+    "agent_a=llm_default",
+    f"agent_b={','.join(GRID_OPPONENTS)}",
+    f"persona={','.join(GRID_PERSONAS)}",
+)
+
+
+def run_persona_grid(tmp: Path, *, columns: int = 100) -> tuple[Path, str]:
+    """`python -m pdbench -m agent_a=llm_default agent_b=<six> persona=<three>` in a fresh project
+    copy (provider forced to the mock), at `columns` terminal columns: (run dir, stdout)."""
+    project = copy_project(tmp / "project")
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")},
+        "COLUMNS": str(columns),
+        "PDBENCH_CACHE_DIR": str(tmp / "cache"),
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pdbench",
+            *GRID_COMMAND,
+            "provider=mock",
+            f"hydra.sweep.dir={tmp / 'hydra'}",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    run_dir = project / re.search(r"run dir: (\S+)", done.stdout).group(1)  # type: ignore[union-attr]
+    return run_dir, done.stdout
