@@ -82,6 +82,7 @@ def round_records(planned: PlannedMatch, result: MatchResult, *, run_id: str) ->
             timestamp_utc=timestamp_utc(played_round.finished_at),
             agent_a_intended=_action(played_round.intended_a),
             agent_b_intended=_action(played_round.intended_b),
+            conversation=played_round.conversation,
             decision_a=_side(played_round.decision_a, marked_a),
             decision_b=_side(played_round.decision_b, marked_b),
         )
@@ -105,6 +106,12 @@ def call_counts(result: MatchResult) -> CallCounts:
         for played_round in result.rounds
         for decision in (played_round.decision_a, played_round.decision_b)
         for attempt in decision.attempts
+    ]
+    attempts += [  # the negotiate turns' calls
+        attempt
+        for played_round in result.rounds
+        for message in played_round.conversation or ()
+        for attempt in message.attempts
     ]
     return CallCounts.total(attempt.calls() for attempt in [*attempts, *result.aborted_attempts])
 
