@@ -180,7 +180,8 @@ async def play_match(
                     decision_a,
                     decision_b,
                     time.time(),
-                    *((decision_a.action, decision_b.action) if trembles else (None, None)),
+                    intended_a=decision_a.action if trembles else None,
+                    intended_b=decision_b.action if trembles else None,
                     conversation=talk,
                 )
             )
