@@ -11,6 +11,7 @@ import numpy as np
 
 from pdbench.agents.base import Decision
 from pdbench.analysis.columns import StoredMatches
+from pdbench.analysis.talk import talk_flags
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch
@@ -156,6 +157,18 @@ def result_columns(planned: PlannedMatch, result: MatchResult) -> StoredMatches 
         flags[f"fallbacks_{side}"] = np.array([int(d.fallback) for d in decisions])
         flags[f"timeouts_{side}"] = np.array([int(d.timeout) for d in decisions])
         flags[f"errors_{side}"] = np.array([int(d.error is not None) for d in decisions])
+    if any(r.conversation is not None for r in rounds):
+        flags.update(
+            talk_flags(
+                [
+                    [
+                        {"speaker": m.speaker, "text": m.text, "promise": m.promise}
+                        for m in r.conversation or ()
+                    ]
+                    for r in rounds
+                ]
+            )
+        )
     return match_columns(
         planned,
         np.array([r.played.action_a is Action.C for r in rounds], dtype=bool),
