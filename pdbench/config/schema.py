@@ -23,7 +23,7 @@ from pydantic import (
 from pdbench.core.game import GAMES, Game, get_game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
-from pdbench.core.talk import Negotiation
+from pdbench.core.talk import PROMISE_PHRASES, Negotiation
 
 if TYPE_CHECKING:
     from pdbench.strategies import PolicyWarning
@@ -62,9 +62,10 @@ class NegotiationSpec(Frozen):
         "", description="what is said for an agent that did not answer a negotiate turn in time"
     )
     promise_phrases: tuple[str, ...] = Field(
-        ("split", "cooperate"),
-        description="words or phrases that make a message a promise (whole words, any case); "
-        "the talk metrics promise_share and promise_keeping count them",
+        PROMISE_PHRASES,
+        description="phrases that make a message a promise (whole words, any case), e.g. "
+        '"I will split", "let\'s cooperate"; the talk metrics promise_share and '
+        "promise_keeping count them",
     )
 
     def build(self) -> Negotiation:

@@ -15,6 +15,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 FirstSpeaker = Literal["alternate", "a", "b"]
+PROMISE_PHRASES: tuple[str, ...] = (
+    "I will split",
+    "I'll split",
+    "I split",
+    "let's split",
+    "let's both split",
+    "we both split",
+    "I will cooperate",
+    "I'll cooperate",
+    "let's cooperate",
+    "I promise",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +39,10 @@ class Negotiation:
     # Seconds an arena agent gets to answer a negotiate turn (None: its own per-turn limit).
     message_timeout_s: float | None = None
     timeout_message: str = ""  # what is said for an agent that did not answer in time
-    # Words or phrases that make a message a promise (matched case-insensitively as whole
-    # words): the talk metrics' promise share and promise keeping count them.
-    promise_phrases: tuple[str, ...] = ("split", "cooperate")
+    # Phrases that make a message a promise (matched case-insensitively as whole words): the
+    # talk metrics' promise share and promise keeping count them. First-person commitments, so
+    # that naming the options ("split" or "steal") or refusing ("I won't split") is no promise.
+    promise_phrases: tuple[str, ...] = PROMISE_PHRASES
 
     @property
     def messages_per_round(self) -> int:
@@ -65,6 +78,7 @@ def cut_to_limit(text: str, max_chars: int) -> tuple[str, bool]:
 def is_promise(text: str, phrases: tuple[str, ...]) -> bool:
     """Whether a message contains one of the promise phrases as whole words, ignoring case
     ("I will split." and "SPLIT!" do for "split"; "splitting" does not)."""
+    text = text.replace("\u2019", "'")  # a typographic apostrophe reads as a plain one
     return any(
         re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text, re.IGNORECASE)
         for phrase in phrases
