@@ -277,3 +277,15 @@ def test_the_match_tab_shows_the_conversation_beside_each_round(tmp_path, monkey
     assert "**Round 5**" in shown
     cards = {m.label: m.value for m in app.metric}
     assert cards["Promise keeping · A"] == "0.00"
+
+
+def test_the_preset_sets_five_rounds_and_an_experiment_file_is_told_to_copy_it(tmp_path):
+    condition = load(PRIMARY, [PRESET], project_root=ROOT).spec.conditions[0]
+    assert condition.horizon.rounds == 5 and condition.game.id == "split_or_steal"
+    talk = condition.game.negotiation
+    assert (talk.exchanges, talk.max_chars, talk.first_speaker) == (2, 280, "alternate")
+    assert talk.message_timeout_s == 15.0 and talk.timeout_message == ""
+    experiment = tmp_path / "experiment.yaml"
+    experiment.write_text("conditions:\n  - {name: x, agent_a: tft, agent_b: alld}\n")
+    with pytest.raises(Exception, match="a command-line preset that also sets horizon"):
+        load(experiment, [PRESET], project_root=ROOT)
