@@ -522,6 +522,11 @@ class ConditionSpec(Frozen):
         for side in ("agent_a", "agent_b"):
             agent = getattr(self, side)
             if isinstance(agent, PolicyAgentSpec):
+                if agent.messages and self.game.negotiation is None:
+                    raise ValueError(
+                        f"{side}.messages: this game has no negotiation phase, so nothing would "
+                        "be said; set game.negotiation (or game=agentduel_split_or_steal)"
+                    )
                 try:  # parameter values, some of which depend on the game's (own) payoffs
                     make_policy(agent.policy, game.seen_by(side[-1]), agent.params)
                 except ConfigError as error:
