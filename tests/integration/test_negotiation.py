@@ -292,5 +292,5 @@ def test_the_preset_sets_five_rounds_and_an_experiment_file_is_told_to_copy_it(t
 
 
 def test_canned_messages_without_a_negotiation_phase_are_refused():
-    with pytest.raises(Exception, match="agent_a.messages: this game has no negotiation phase"):
+    with pytest.raises(Exception, match=r"agent_a\.messages: this game has no negotiation phase"):
         load(PRIMARY, ["agent_a=alld", '+agent_a.messages=["I will split."]'], project_root=ROOT)
