@@ -3,7 +3,9 @@ an agent hands back (`Decision`), and what it is told (`MatchInfo`, `MatchSummar
 
 The runner calls, per match: `reset(seed)`, `start_match(info)`, then each round `act(obs)` (an
 agent with `waits = False`) or `await decide(obs)` (an agent that waits on a provider or a
-process), then `end_match(summary)` and `close()`. `Agent` is the smallest protocol, what a bare
+process), then `end_match(summary)` and `close()`. In a game with a negotiation phase, each round
+first calls `await negotiate(obs)` on the agent's turns (`obs.messages` holds what was said so
+far); the commit's observation then carries the whole conversation. `Agent` is the smallest protocol, what a bare
 strategy from `pdbench.strategies` already satisfies.
 """
 
@@ -57,6 +59,10 @@ class AgentBase:
         """The action and how it was reached; by default `act` with nothing to record."""
         return Decision(action=self.act(obs))
 
+    async def negotiate(self, obs: Observation) -> Utterance:
+        """One message in a negotiation phase (`obs.turn`, `obs.messages`); by default silence."""
+        return Utterance(text="")
+
     def end_match(self, summary: MatchSummary) -> None:
         """Told once after the last round (also after an aborted match)."""
 
@@ -80,6 +86,20 @@ class Decision:
     error: str | None = None
     # The order the two options were named in the prompt ("CD" or "DC"), when it is shuffled.
     option_order: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    """What an agent said at one negotiate turn and how (the runner cuts it to the limit).
+
+    A timeout or an answer that is not a message says `text` "" (or the condition's timeout
+    message) and is marked; `attempts` are the calls that produced it."""
+
+    text: str
+    attempts: tuple[Attempt, ...] = ()
+    timeout: bool = False
+    invalid: bool = False
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

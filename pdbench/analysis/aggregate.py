@@ -28,6 +28,7 @@ from pdbench.analysis.columns import StoredMatches, read_matches
 from pdbench.analysis.intervals import wilson_interval
 from pdbench.analysis.metrics import many_match_metrics
 from pdbench.analysis.stats import mean_ci
+from pdbench.analysis.talk import talk_metrics
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
@@ -88,6 +89,8 @@ def _replicate_metrics(matches: StoredMatches, collapse_k: int, threshold: float
         count = np.add.reduceat(substituted.astype(np.int64), matches.starts)
         columns[f"substituted_actions_{side}"] = count
         columns[f"substituted_share_{side}"] = count / lengths
+    cooperated = {"a": matches.coop_a, "b": matches.coop_b}
+    columns.update(talk_metrics(matches.flags, matches.starts, cooperated))  # null without talk
     columns["cooperation_rate_a_pooled"] = metrics["cooperation_rate_a"]
     columns["cooperation_rate_b_pooled"] = metrics["cooperation_rate_b"]
     columns["cooperation_rate_pooled"] = metrics["cooperation_rate"]

@@ -291,6 +291,45 @@ METRICS: tuple[Metric, ...] = (
         suffix="_pooled",
     ),
     Metric(
+        "messages",
+        "Messages sent",
+        "messages",
+        "Non-empty messages {me} sent in the negotiation phases of the match; n/a without a "
+        "negotiation phase.",
+        kind="count",
+        per_agent=True,
+        abbrev="msgs",
+    ),
+    Metric(
+        "message_length",
+        "Message length",
+        "msg length",
+        "Mean length in characters of {me}'s non-empty messages; n/a when {me} said nothing.",
+        kind="count",
+        per_agent=True,
+        null_text="said nothing",
+    ),
+    Metric(
+        "promise_share",
+        "Promise share",
+        "promises",
+        "Share of the rounds with a negotiation phase in which {me} made a promise: a message "
+        "holding one of the condition's promise phrases (game.negotiation.promise_phrases, "
+        "whole words, any case); n/a without a negotiation phase.",
+        kind="rate",
+        per_agent=True,
+    ),
+    Metric(
+        "promise_keeping",
+        "Promise keeping",
+        "kept",
+        "Of the rounds in which {me} made a promise, the share in which {me} then played C "
+        "(0: every promise broken, 1: every one kept); n/a when {me} never promised.",
+        kind="rate",
+        per_agent=True,
+        null_text="no promise",
+    ),
+    Metric(
         "cooperation_rate_over_time",
         "Cooperation over time",
         "cooperation over time",

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from pdbench.analysis.talk import TALK_FLAG_NAMES, talk_flags
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
 from pdbench.storage.schema import DECISION_FIELDS, ROUNDS_FILE, round_arrow_schema
@@ -33,6 +34,7 @@ _ROUND_SCHEMA = round_arrow_schema(
         "agent_a_payoff",
         "agent_b_payoff",
         *(f"agent_{side}_{marker}" for marker in DECISION_FIELDS for side in ("a", "b")),
+        "conversation",  # the talk metrics' counts (absent without a negotiation phase)
     ]
 )
 
@@ -45,7 +47,10 @@ FLAG_COLUMNS = {  # aggregate column -> (rounds.jsonl field suffix, is a text fi
 }
 
 
-FLAG_NAMES = tuple(f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b"))
+FLAG_NAMES = (
+    *(f"{name}_{side}" for name in FLAG_COLUMNS for side in ("a", "b")),
+    *TALK_FLAG_NAMES,
+)
 
 
 @dataclass
@@ -151,6 +156,9 @@ def read_matches(run_dir: Path) -> StoredMatches:
                 )
             else:
                 flags[f"{name}_{side}"] = column(field, 0).astype(np.int64)
+    conversation = table.column("conversation")
+    if conversation.null_count < len(conversation):  # only a run that talked has any
+        flags.update(talk_flags(conversation.to_pylist()))
     return StoredMatches(
         keys=[(dictionary[codes[i]], int(replicate[i])) for i in first],
         labels=list(

@@ -22,6 +22,17 @@ def load_group_option(group: str, option: str, project_root: Path, shown: str) -
     node = read_yaml(conf_dir(project_root) / group / f"{option}.yaml", project_root)
     if group == "persona":  # persona files are `@package _global_`: {persona: <name>}
         return node.get("persona")
+    if group in node and isinstance(node.get(group), DictConfig):
+        # A `@package _global_` preset for the Hydra door that sets other groups too (the
+        # AgentDuel game sets its 5-round horizon): taking only its game would silently drop them.
+        others = sorted(str(key) for key in node if key != group)
+        raise ConfigError(
+            f"conf/{group}/{option}.yaml is a command-line preset that also sets "
+            f"{', '.join(others)}; in an experiment file, copy its {group} and "
+            f"{', '.join(others)} blocks",
+            file=shown,
+            field=group,
+        )
     return node
 
 

@@ -23,6 +23,7 @@ from pydantic import (
 from pdbench.core.game import GAMES, Game, get_game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
+from pdbench.core.talk import PROMISE_PHRASES, Negotiation
 
 if TYPE_CHECKING:
     from pdbench.strategies import PolicyWarning
@@ -34,6 +35,41 @@ class Frozen(BaseModel):
 
 
 # --- game and horizon --------------------------------------------------------------------------
+
+
+class NegotiationSpec(Frozen):
+    """Cheap talk before every commit, as on AgentDuel: the two agents alternate messages, then
+    both choose at the same time."""
+
+    exchanges: int = Field(
+        2, ge=1, description="exchanges per round; one exchange is a message from each side"
+    )
+    max_chars: int = Field(
+        280, ge=1, description="characters per message; a longer one is cut and marked"
+    )
+    first_speaker: Literal["alternate", "a", "b"] = Field(
+        "alternate",
+        description="who opens each round's talk: alternate (A in round 1, B in round 2, ...), "
+        "or always a, or always b",
+    )
+    message_timeout_s: float | None = Field(
+        None,
+        gt=0,
+        description="seconds an arena agent gets per negotiate turn (AgentDuel: 15); null: its "
+        "own timeout_s",
+    )
+    timeout_message: str = Field(
+        "", description="what is said for an agent that did not answer a negotiate turn in time"
+    )
+    promise_phrases: tuple[str, ...] = Field(
+        PROMISE_PHRASES,
+        description="phrases that make a message a promise (whole words, any case), e.g. "
+        '"I will split", "let\'s cooperate"; the talk metrics promise_share and '
+        "promise_keeping count them",
+    )
+
+    def build(self) -> Negotiation:
+        return Negotiation(**self.model_dump())
 
 
 class GameSpec(Frozen):
@@ -62,6 +98,10 @@ class GameSpec(Frozen):
         le=1,
         description="trembling hand: the probability that an agent's intended action is flipped, "
         "each round and each side on its own seeded stream (0: never)",
+    )
+    negotiation: NegotiationSpec | None = Field(
+        None,
+        description="a negotiation phase before every commit (null: none, the classic games)",
     )
 
     @field_validator("id")
@@ -104,6 +144,8 @@ class GameSpec(Frozen):
             changes["is_prisoners_dilemma"] = self.check_pd
         if self.description is not None:
             changes["description"] = self.description
+        if self.negotiation is not None:
+            changes["negotiation"] = self.negotiation.build()
         return base.with_changes(**changes)
 
 
@@ -235,6 +277,11 @@ class PolicyAgentSpec(Frozen):
         "generous_prob for gtft, rounds for defect_at)",
     )
     name: str | None = Field(None, description="display name; default: the policy in capitals")
+    messages: tuple[str, ...] = Field(
+        (),
+        description="with a negotiation phase: canned messages said in order on the agent's "
+        'turns each round (e.g. ["I will split."]), silence after them; default: always silent',
+    )
 
     @field_validator("policy")
     @classmethod
@@ -289,6 +336,11 @@ class LLMAgentSpec(Frozen):
         "is the only message (as Akata et al. 2025 asked)",
     )
     round_prompt: str = Field("prompts/pd_round.md", description="path, relative to the project")
+    negotiate_prompt: str = Field(
+        "prompts/pd_negotiate.md",
+        description="with a negotiation phase: the prompt that asks for one message (path, "
+        "relative to the project)",
+    )
     persona: str | None = Field(
         None, description='a file in prompts/personas/ without .md; null or "none": no persona'
     )
@@ -475,6 +527,11 @@ class ConditionSpec(Frozen):
         for side in ("agent_a", "agent_b"):
             agent = getattr(self, side)
             if isinstance(agent, PolicyAgentSpec):
+                if agent.messages and self.game.negotiation is None:
+                    raise ValueError(
+                        f"{side}.messages: this game has no negotiation phase, so nothing would "
+                        "be said; set game.negotiation (or game=agentduel_split_or_steal)"
+                    )
                 try:  # parameter values, some of which depend on the game's (own) payoffs
                     make_policy(agent.policy, game.seen_by(side[-1]), agent.params)
                 except ConfigError as error:

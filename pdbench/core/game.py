@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, InvalidActionError, unknown_choice
 from pdbench.core.payoff import PayoffMatrix
+from pdbench.core.talk import Negotiation
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class Game:
     defect_label: str = "D"
     is_prisoners_dilemma: bool = True
     pot: float | None = None  # split_or_steal: the amount at stake each round
+    negotiation: Negotiation | None = None  # talk before every commit (None: none)
 
     def __post_init__(self) -> None:
         if self.cooperate_label.casefold() == self.defect_label.casefold():

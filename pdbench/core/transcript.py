@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pdbench.core.actions import Action
+from pdbench.core.talk import Said
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,10 @@ class Observation:
     # rounds shown); defections are the other rounds_played - cooperations.
     own_cooperations: int | None = None
     opponent_cooperations: int | None = None
+    # With a negotiation phase: this round's messages so far, oldest first (at the commit, the
+    # whole conversation), and the turn about to be taken (from 1, over both speakers).
+    messages: tuple[Said, ...] = ()
+    turn: int = 1
 
     @property
     def rounds_played(self) -> int:

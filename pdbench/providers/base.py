@@ -58,7 +58,7 @@ class CompletionRequest:
     temperature: float
     max_tokens: int
     seed: int | None = None
-    response_format: str = "label"  # "label", "json" or "reasoning"
+    response_format: str = "label"  # "label", "json", "reasoning"; "message" for a negotiate turn
     # Which sample this answer is: "<condition>#<replicate>". Only at temperature > 0 does it
     # belong in the key: there an answer is meant as a fresh sample, so two conditions (or two
     # replicates) whose prompts coincide still get answers of their own. At temperature 0 the

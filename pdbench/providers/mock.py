@@ -7,6 +7,8 @@ answer instruction `Answer with exactly one of: <cooperate>, <defect>.`), the ru
 rounds shown in any history format, and the current round. It answers in the request's format:
 a bare label, JSON (also when the prompt shows a `{"action"` example), or reasoning with the label
 alone on the last line. Its answer then goes through the same strict parser as a real model's.
+Asked for a message (a negotiate turn, response format "message"), it announces the move its
+strategy makes now, "I will <label>.", and keeps its word.
 
 Strategies: cooperate, defect, reciprocate (the opponent's last move shown), random (P(C) =
 cooperate_prob, a hash of the request's cache key) and policy: it answers as a registered policy
@@ -142,7 +144,12 @@ class MockProvider:
         key = request.cache_key()
         constrained = request.allowed_answers()
 
-        if constrained is None and _uniform(key, "invalid") < self.behaviour.invalid_rate:
+        talking = request.response_format == "message"  # a negotiate turn: any text is valid
+        if (
+            not talking
+            and constrained is None
+            and _uniform(key, "invalid") < self.behaviour.invalid_rate
+        ):
             garbage = (
                 f"I think I will {cooperate}.",
                 "Let me think about this step by step.",
@@ -171,6 +178,8 @@ class MockProvider:
                 label = defect if move is Action.C else cooperate
                 reason = lean.reason
 
+        if talking:  # the mock says what it is about to do: an honest negotiator
+            return f"I will {label}."
         if constrained is not None:
             return constrained[0] if label == cooperate else constrained[1]
         if request.response_format == "json" or '{"action"' in request.prompt:

@@ -132,6 +132,8 @@ _FIELD_SOURCE = {
     "timestamp_utc": "constant",
     "agent_a_intended": "intended",
     "agent_b_intended": "intended",
+    # A match with a negotiation phase never plays here (the runner loops it): never written.
+    "conversation": "talk",
 }
 _UNKNOWN = [name for name in PER_ROUND_FIELDS if name not in _FIELD_SOURCE]
 assert not _UNKNOWN, f"the batch path does not know how to render {_UNKNOWN}"
@@ -204,7 +206,11 @@ def _line_bodies(arrays: MatchArrays, timestamp: str) -> tuple[bytes, list[bytes
     fixed: list[dict[int, bytes]] = [dict.fromkeys(firsts, b"")]  # fixed text before value k
     values: list[list[bytes]] = []  # per-round values, one list per value field
     # The intended actions are written only with noise, as RoundRecord.to_json leaves them out.
-    written = [n for n in PER_ROUND_FIELDS if noisy or _FIELD_SOURCE[n] != "intended"]
+    written = [
+        n
+        for n in PER_ROUND_FIELDS
+        if _FIELD_SOURCE[n] != "talk" and (noisy or _FIELD_SOURCE[n] != "intended")
+    ]
     for index, name in enumerate(written):
         key = (b"," if index else b"") + orjson.dumps(name) + b":"
         for outcome in firsts:

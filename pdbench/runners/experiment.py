@@ -111,7 +111,9 @@ def _play_batchable(
     groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
     rest = []
     for index, planned in enumerate(pending):
-        if is_batchable(planned.condition.agent_a, planned.condition.agent_b):
+        # Talk is played by the match loop only (the batch path has no negotiation phase).
+        talks = planned.game.negotiation is not None
+        if not talks and is_batchable(planned.condition.agent_a, planned.condition.agent_b):
             groups.setdefault(planned.condition.name, []).append((index, planned))
         else:
             rest.append((index, planned))

@@ -7,6 +7,9 @@ With noise (a trembling hand), each side's intended action is flipped with proba
 drawn from that side's own stream, one draw per round; the flipped action is the one played,
 scored and shown to both agents afterwards. The batch path (`runners.batch`) draws the same
 numbers.
+
+In a game with a negotiation phase (`game.negotiation`), each round opens with the agents' messages
+(`runners.negotiation`); both then commit seeing the whole conversation, and the round keeps it.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
-from pdbench.core.transcript import PlayedRound, Transcript
-from pdbench.storage.schema import Attempt
+from pdbench.core.transcript import Observation, PlayedRound, Transcript
+from pdbench.runners.negotiation import negotiate_round, with_conversation
+from pdbench.storage.schema import Attempt, ConversationMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,8 @@ class RoundResult:
     # With noise only: the actions the agents meant to play (`played` holds what was played).
     intended_a: Action | None = None
     intended_b: Action | None = None
+    # With a negotiation phase only: what was said before the commit.
+    conversation: tuple[ConversationMessage, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,18 +66,22 @@ def as_agent(agent: Agent) -> AgentBase:
     return agent if isinstance(agent, AgentBase) else PolicyAgent(agent)  # type: ignore[arg-type]
 
 
-def _observe(agent: AgentBase, played: Transcript, side: str):
-    return played.observe(
+_Talk = tuple[ConversationMessage, ...] | None
+
+
+def _observe(agent: AgentBase, played: Transcript, side: str, talk: _Talk = None) -> Observation:
+    obs = played.observe(
         side=side, history_window=agent.history_window, include_totals=agent.include_totals
     )
+    return obs if talk is None else with_conversation(obs, talk, side)
 
 
-async def _decide(agent: AgentBase, played: Transcript, side: str) -> Decision:
-    return await agent.decide(_observe(agent, played, side))
+async def _decide(agent: AgentBase, played: Transcript, side: str, talk: _Talk) -> Decision:
+    return await agent.decide(_observe(agent, played, side, talk))
 
 
-def _act(agent: AgentBase, played: Transcript, side: str) -> Decision:
-    return Decision(action=agent.act(_observe(agent, played, side)))
+def _act(agent: AgentBase, played: Transcript, side: str, talk: _Talk) -> Decision:
+    return Decision(action=agent.act(_observe(agent, played, side, talk)))
 
 
 class TremblingHand:
@@ -119,13 +129,22 @@ async def play_match(
     cum_a = cum_b = 0.0
     error = None
     aborted_attempts: tuple[Attempt, ...] = ()
+    talk: _Talk = None
     try:
         for round_index in range(1, n_rounds + 1):
+            talk = None
+            if game.negotiation is not None:
+                talk = await negotiate_round(
+                    game.negotiation,
+                    round_index,
+                    {"a": agent_a, "b": agent_b},
+                    {"a": _observe(agent_a, played, "a"), "b": _observe(agent_b, played, "b")},
+                )
             if a_waits and b_waits:  # both may wait on providers: let them wait together
                 # Both finish before either's failure is raised, so no call is left running.
                 outcomes = await asyncio.gather(
-                    _decide(agent_a, played, "a"),
-                    _decide(agent_b, played, "b"),
+                    _decide(agent_a, played, "a", talk),
+                    _decide(agent_b, played, "b", talk),
                     return_exceptions=True,
                 )
                 first, second = outcomes
@@ -136,10 +155,14 @@ async def play_match(
                 decision_a, decision_b = first, second
             else:
                 decision_a = (
-                    await _decide(agent_a, played, "a") if a_waits else _act(agent_a, played, "a")
+                    await _decide(agent_a, played, "a", talk)
+                    if a_waits
+                    else _act(agent_a, played, "a", talk)
                 )
                 decision_b = (
-                    await _decide(agent_b, played, "b") if b_waits else _act(agent_b, played, "b")
+                    await _decide(agent_b, played, "b", talk)
+                    if b_waits
+                    else _act(agent_b, played, "b", talk)
                 )
             action_a, action_b = decision_a.action, decision_b.action
             if trembles is not None:
@@ -157,12 +180,16 @@ async def play_match(
                     decision_a,
                     decision_b,
                     time.time(),
-                    *((decision_a.action, decision_b.action) if trembles else (None, None)),
+                    intended_a=decision_a.action if trembles else None,
+                    intended_b=decision_b.action if trembles else None,
+                    conversation=talk,
                 )
             )
     except MatchAborted as aborted:
         error = str(aborted)
-        aborted_attempts = tuple(aborted.attempts)
+        # The aborted round's messages were paid for too: their calls stay on the record.
+        said = tuple(attempt for message in talk or () for attempt in message.attempts)
+        aborted_attempts = said + tuple(aborted.attempts)
     finally:
         for agent, own, other in ((agent_a, cum_a, cum_b), (agent_b, cum_b, cum_a)):
             agent.end_match(

@@ -48,11 +48,14 @@ class PlannedMatch:
 
     @property
     def max_llm_calls(self) -> int:
-        """Upper bound on provider calls: every LLM agent, every round, every retry."""
+        """Upper bound on provider calls: every LLM agent, every round, every retry, and one
+        call per negotiate turn."""
+        talk = self.game.negotiation
+        turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange
         calls = 0
         for agent in (self.condition.agent_a, self.condition.agent_b):
             if isinstance(agent, LLMAgentSpec):
-                calls += self.n_rounds * (1 + agent.max_retries)
+                calls += self.n_rounds * (1 + agent.max_retries + turns)
         return calls
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from pdbench.agents.base import Decision
 from pdbench.analysis.columns import StoredMatches
+from pdbench.analysis.talk import talk_flags
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch
@@ -82,6 +83,7 @@ def round_records(planned: PlannedMatch, result: MatchResult, *, run_id: str) ->
             timestamp_utc=timestamp_utc(played_round.finished_at),
             agent_a_intended=_action(played_round.intended_a),
             agent_b_intended=_action(played_round.intended_b),
+            conversation=played_round.conversation,
             decision_a=_side(played_round.decision_a, marked_a),
             decision_b=_side(played_round.decision_b, marked_b),
         )
@@ -105,6 +107,12 @@ def call_counts(result: MatchResult) -> CallCounts:
         for played_round in result.rounds
         for decision in (played_round.decision_a, played_round.decision_b)
         for attempt in decision.attempts
+    ]
+    attempts += [  # the negotiate turns' calls
+        attempt
+        for played_round in result.rounds
+        for message in played_round.conversation or ()
+        for attempt in message.attempts
     ]
     return CallCounts.total(attempt.calls() for attempt in [*attempts, *result.aborted_attempts])
 
@@ -149,6 +157,18 @@ def result_columns(planned: PlannedMatch, result: MatchResult) -> StoredMatches 
         flags[f"fallbacks_{side}"] = np.array([int(d.fallback) for d in decisions])
         flags[f"timeouts_{side}"] = np.array([int(d.timeout) for d in decisions])
         flags[f"errors_{side}"] = np.array([int(d.error is not None) for d in decisions])
+    if any(r.conversation is not None for r in rounds):
+        flags.update(
+            talk_flags(
+                [
+                    [
+                        {"speaker": m.speaker, "text": m.text, "promise": m.promise}
+                        for m in r.conversation or ()
+                    ]
+                    for r in rounds
+                ]
+            )
+        )
     return match_columns(
         planned,
         np.array([r.played.action_a is Action.C for r in rounds], dtype=bool),

@@ -189,6 +189,45 @@ def stored_attempts(
 
 
 @dataclass(frozen=True, slots=True)
+class ConversationMessage:
+    """One message of a round's negotiation phase, as delivered to the other agent.
+
+    The marks say what happened: `cut` (longer than the limit, cut to it), `empty` (nothing was
+    said: silence, a timeout or an invalid answer), `timeout` (no answer within the limit),
+    `invalid` (the answer was not a message), `promise` (it holds one of the condition's promise
+    phrases). `attempts` are the provider calls or the on_turn call that produced it."""
+
+    speaker: str  # "a" or "b"
+    turn: int  # from 1 within the round, over both speakers
+    text: str
+    cut: bool = False
+    empty: bool = False
+    timeout: bool = False
+    invalid: bool = False
+    promise: bool = False
+    error: str | None = None  # why an answer was replaced (a timeout, an invalid answer)
+    attempts: tuple[Attempt, ...] = ()
+
+    MARKS: typing.ClassVar[tuple[str, ...]] = ("cut", "empty", "timeout", "invalid", "promise")
+
+    def stored(self, store_prompts: StorePrompts) -> dict[str, Any]:
+        """The message as it goes into rounds.jsonl: every field, the attempts under the run's
+        store_prompts (and left out when there are none to store). The text itself is the
+        result of the round, like an action, so it is always kept."""
+        record: dict[str, Any] = {
+            "speaker": self.speaker,
+            "turn": self.turn,
+            "text": self.text,
+            **{mark: getattr(self, mark) for mark in self.MARKS},
+            "error": self.error,
+        }
+        attempts = stored_attempts(self.attempts, store_prompts)
+        if attempts:
+            record["attempts"] = attempts
+        return record
+
+
+@dataclass(frozen=True, slots=True)
 class SideDecision:
     """How an LLM or arena agent reached its action in one round. Policies have none: they cannot
     produce invalid answers, fallbacks or timeouts, so their rounds carry no such markers."""
@@ -231,6 +270,9 @@ class RoundRecord:
     # Absent from the line without noise, so a noiseless run writes what it always wrote.
     agent_a_intended: str | None = None
     agent_b_intended: str | None = None
+    # Only in a match with a negotiation phase: the round's messages before the commit, in the
+    # order they were said. Absent from the line otherwise, like the intended actions.
+    conversation: tuple[ConversationMessage, ...] | None = None
     # written as agent_<side>_invalid_outputs, _fallback, _timeout, _error, _attempts
     # (and _option_order when the agent's options were shown in a shuffled order)
     decision_a: SideDecision | None = None
@@ -242,6 +284,10 @@ class RoundRecord:
             for name in LINE_FIELDS
             if name not in OPTIONAL_ROUND_FIELDS or getattr(self, name) is not None
         }
+        if self.conversation is not None:
+            record["conversation"] = [
+                message.stored(store_prompts) for message in self.conversation
+            ]
         for side, decision in (("a", self.decision_a), ("b", self.decision_b)):
             if decision is None:
                 continue
@@ -263,8 +309,8 @@ LINE_FIELDS: tuple[str, ...] = tuple(
 )
 MATCH_FIELDS: tuple[str, ...] = LINE_FIELDS[: LINE_FIELDS.index("round_index")]
 PER_ROUND_FIELDS: tuple[str, ...] = LINE_FIELDS[len(MATCH_FIELDS) :]
-# Fields written only when they hold a value (noise's intended actions).
-OPTIONAL_ROUND_FIELDS: tuple[str, ...] = ("agent_a_intended", "agent_b_intended")
+# Fields written only when they hold a value (noise's intended actions, a negotiation's talk).
+OPTIONAL_ROUND_FIELDS: tuple[str, ...] = ("agent_a_intended", "agent_b_intended", "conversation")
 # Per-side markers of LLM and arena agents: agent_<side>_<name> (attempts only when there are any).
 DECISION_FIELDS: tuple[str, ...] = ("invalid_outputs", "fallback", "timeout", "error")
 REQUIRED_ROUND_FIELDS: tuple[str, ...] = tuple(
@@ -280,6 +326,19 @@ def _arrow_type(annotation: Any) -> pa.DataType:
     return {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}[hint]
 
 
+# How pyarrow reads a stored conversation (the attempts are not read: they are for audit).
+CONVERSATION_ARROW_TYPE = pa.list_(
+    pa.struct(
+        [
+            ("speaker", pa.string()),
+            ("turn", pa.int64()),
+            ("text", pa.string()),
+            *((mark, pa.bool_()) for mark in ConversationMessage.MARKS),
+        ]
+    )
+)
+
+
 def round_arrow_schema(names: typing.Iterable[str]) -> pa.Schema:
     """The pyarrow schema of the named rounds.jsonl fields, from RoundRecord's annotations and
     SideDecision's (for agent_<side>_<marker> fields)."""
@@ -287,7 +346,9 @@ def round_arrow_schema(names: typing.Iterable[str]) -> pa.Schema:
     decision_hints = typing.get_type_hints(SideDecision)
     schema = []
     for name in names:
-        if name in hints:
+        if name == "conversation":
+            schema.append((name, CONVERSATION_ARROW_TYPE))
+        elif name in hints:
             schema.append((name, _arrow_type(hints[name])))
         else:
             side_marker = name.removeprefix("agent_a_").removeprefix("agent_b_")

@@ -33,6 +33,9 @@ RELIABILITY_STEMS = (
     "valid_cooperation_rate",
 )
 RELIABILITY_METRICS = [metric(f"{stem}_{side}") for side in SIDES for stem in RELIABILITY_STEMS]
+# What each agent said and whether it kept its word; shown only for a run with negotiation.
+TALK_STEMS = ("messages", "message_length", "promise_share", "promise_keeping")
+TALK_METRICS = [metric(f"{stem}_{side}") for side in SIDES for stem in TALK_STEMS]
 HEADLINE_METRICS = JOINT_METRICS + AGENT_METRICS["a"] + AGENT_METRICS["b"]
 # The full table lists every scalar metric: the cards' first, then any the cards leave out.
 _SHOWN = HEADLINE_METRICS + RELIABILITY_METRICS

@@ -152,6 +152,43 @@ def _flip_mark(record: Mapping[str, Any]) -> str:
     return sides[0] if len(sides) == 1 else "*"
 
 
+def conversation_frame(
+    rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+) -> pd.DataFrame:
+    """One row per message of a match with a negotiation phase, in the order said, beside the
+    round's two actions: round, turn, speaker, text and its marks (cut, silent, timeout,
+    invalid, promise). Empty for a match without talk."""
+    rows = []
+    for record in rounds:
+        for message in record.get("conversation") or ():
+            marks = [
+                word
+                for key, word in (
+                    ("cut", "cut"),
+                    ("timeout", "timeout"),
+                    ("invalid", "invalid"),
+                    ("promise", "promise"),
+                )
+                if message.get(key)
+            ]
+            if message.get("empty") and not message.get("timeout"):
+                marks.insert(0, "silent")
+            rows.append(
+                {
+                    "round": record["round_index"],
+                    "turn": message["turn"],
+                    "speaker": names[message["speaker"]],
+                    "side": message["speaker"],
+                    "text": message["text"],
+                    "marks": ", ".join(marks),
+                    "action_a": record["agent_a_action"],
+                    "action_b": record["agent_b_action"],
+                }
+            )
+    columns = ["round", "turn", "speaker", "side", "text", "marks", "action_a", "action_b"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def facts_frame(facts: Mapping[str, Any]) -> pd.DataFrame:
     """A two-column table of facts; every value as text (so 64-bit seeds keep every digit)."""
     return pd.DataFrame(

@@ -200,3 +200,49 @@ def test_a_real_model_through_provider_local_then_a_free_replay(server, tmp_path
         rounds
     )
     assert again["matches"]["failed"] == manifest["matches"]["failed"]
+
+
+def test_a_real_model_negotiates_with_the_example_agent_then_replays_for_free(server, tmp_path):
+    """Issue 19's command with the real model: SmolLM2 writes its messages (cut to 280
+    characters when it runs on), the example negotiator answers, both commit; a replay from
+    the cache makes no live call and writes the same rounds."""
+    cache = tmp_path / "cache"
+    command = [
+        sys.executable, "-m", "pdbench", "game=agentduel_split_or_steal",
+        "agent_a=llm_default", "agent_a.constrain=grammar", "agent_b=arena",
+        "agent_b.path=examples/agents/negotiator.py", "provider=local",
+        f"provider.api_base={server.api_base}", "horizon.rounds=1", "run.replicates=1",
+        f"run.output_dir={tmp_path / 'runs'}",
+    ]  # fmt: skip
+    live = _run([*command, "run.run_id=live"], cache)
+    assert live.returncode == 0, live.stderr
+    rounds = _read_lines(tmp_path / "runs" / "live" / "rounds.jsonl")
+    assert len(rounds) == 1  # one round keeps the three calls within the module's minute
+    for record in rounds:
+        talk = record["conversation"]
+        assert [m["speaker"] for m in talk] == ["a", "b", "a", "b"]
+        for message in (m for m in talk if m["speaker"] == "a"):
+            assert len(message["text"]) <= 280 and message["cut"] == (
+                len(message["attempts"][0]["raw"].strip()) > 280
+            )
+            assert message["attempts"][0]["reported_model"] == SERVED_MODEL
+        assert record["agent_a_attempts"][0]["valid"]  # the grammar allows only a label
+
+    replay = _run([*command, "run.run_id=replay", "run.cache.mode=replay"], cache)
+    assert replay.returncode == 0, replay.stderr
+    manifest = json.loads((tmp_path / "runs" / "replay" / "run_manifest.json").read_text())
+    assert manifest["provider_calls"]["live"] == 0
+    assert manifest["provider_calls"]["cached"] == 3  # two messages and the commit
+
+    def same(rounds: list[dict]) -> list[dict]:
+        kept = _without_run_facts(rounds)
+        for record in kept:
+            for attempt in record["agent_b_attempts"]:
+                attempt.pop("elapsed_s")
+            for message in record["conversation"]:
+                for attempt in message.get("attempts", ()):
+                    attempt.pop("elapsed_s", None)
+        return kept
+
+    again = _read_lines(tmp_path / "runs" / "replay" / "rounds.jsonl")
+    assert same(again) == same(rounds)

@@ -219,6 +219,13 @@ def test_round_state_is_from_the_agents_side():
         "messages": [],
         "game": "split-or-steal",
         "actions": ["split", "steal"],
+        # AgentDuel's other spelling (the Split or Steal page), sent alongside
+        "round_number": 3,
+        "turn_number": 1,
+        "rounds_history": [
+            {key: value for key, value in entry.items() if key != "round"}
+            for entry in state["history"]
+        ],
     }
     assert round_info(obs, SPLIT) == {"round": 3, "pot": 100}
     assert round_info(obs, PD) == {"round": 3, "pot": None}

@@ -4,8 +4,10 @@ pdbench's agent protocol.
 Each match runs the agent in its own child process (`process.Worker` running `child.py`,
 contained as `sandbox.Containment` says), so a hang, a crash, a flood of output or what the
 process starts cannot stall or break the run, nor outlive it. Every hook call is limited to
-`spec.timeout_s`; a late call kills the process and the next round starts a fresh one (its state
-on `self` is lost, and the record says so). A timeout, an exception or an invalid answer plays
+`spec.timeout_s` (a negotiate turn to the negotiation's `message_timeout_s`, if set); a late call
+kills the process and the next turn starts a fresh one (its state on `self` is lost, and the record
+says so). A negotiate turn that times out, fails or answers anything but a message says nothing
+and is marked on the message. A timeout, an exception or an invalid answer plays
 `timeout_action` (by default the cooperative label, as on AgentDuel) and is recorded on the
 round's `Decision`, never silently. A fresh process is told `on_match_start` again and gets the
 whole history with its next turn. What the agent prints goes to
@@ -35,6 +37,7 @@ from pdbench.agents.arena.protocol import (
     match_result,
     match_start_info,
     parse_choice,
+    parse_message,
     round_info,
     round_result,
     round_state_head,
@@ -43,7 +46,7 @@ from pdbench.agents.arena.protocol import (
 )
 from pdbench.agents.arena.sandbox import Containment
 from pdbench.agents.arena.validate import check_arena_file, imported_siblings, resolve_agent_path
-from pdbench.agents.base import AgentBase, Decision, MatchInfo, MatchSummary
+from pdbench.agents.base import AgentBase, Decision, MatchInfo, MatchSummary, Utterance
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import InvalidActionError
@@ -110,6 +113,7 @@ class ArenaAgent(AgentBase):
         self._broken_reported = False
         self._last_obs: Observation | None = None
         self._last_action: Action | None = None
+        self._round_begun: int | None = None  # the round whose on_round_start was delivered
         self._log = AgentLog(self.log_path)
 
     def start_match(self, info: MatchInfo) -> None:
@@ -121,6 +125,12 @@ class ArenaAgent(AgentBase):
             self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"arena-{self.name}")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._decide_blocking, obs)
+
+    async def negotiate(self, obs: Observation) -> Utterance:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"arena-{self.name}")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._negotiate_blocking, obs)
 
     def act(self, obs: Observation) -> Action:
         """For callers without an event loop."""
@@ -159,32 +169,11 @@ class ArenaAgent(AgentBase):
 
     def _run_round(self, obs: Observation) -> Decision:
         notes: list[str] = []
-        fresh = self._worker is None
-        if fresh and self._broken is None:
-            self._start_worker()
-        if self._broken is not None:
-            if self._broken_reported:
-                return self._fallback(f"the agent is not running ({_gist(self._broken)})")
-            self._broken_reported = True
-            self._log.note(self._broken)
-            return self._fallback(self._broken)
+        broken = self._begin_round(obs, notes)
+        if broken is not None:
+            return self._fallback(broken)
         try:
-            if fresh and "on_match_start" in self._hooks and self._match_info is not None:
-                start = match_start_info(self._match_info, self.game, self.seed)
-                self._call("on_match_start", start, notes)
-            if not fresh and obs.last is not None:
-                own, opponent = totals(obs)
-                self._call("on_round_end", round_result(obs.last, self.game, own, opponent), notes)
-            self._call("on_round_start", round_info(obs, self.game), notes)
-            started = time.perf_counter()
-            # Only the rounds the process has not seen travel, so a turn costs the same in round
-            # 1000 as in round 2; the worker rebuilds round_state["history"].
-            worker = self._live_worker()
-            new_rounds = history_entries(obs.history[worker.history_sent :], self.game)
-            worker.history_sent = len(obs.history)
-            head = round_state_head(obs, self.game)
-            reply = self._call("on_turn", head, notes, required=True, history_add=new_rounds)
-            elapsed = time.perf_counter() - started
+            reply, elapsed = self._turn(obs, "commit", notes, self.spec.timeout_s)
         except WorkerTimeout as timeout:
             return self._fallback(str(timeout), notes, timeout=True)
         except WorkerDied as died:
@@ -200,20 +189,101 @@ class ArenaAgent(AgentBase):
             return self._fallback(str(invalid), notes, attempts=attempts, invalid=True)
         return Decision(action=action, attempts=attempts, error="\n".join(notes) or None)
 
+    def _negotiate_blocking(self, obs: Observation) -> Utterance:
+        """One negotiate turn. Whatever is not a message in time (a timeout, a crash, an
+        exception, another answer) says nothing and is marked, as a timeout is on AgentDuel."""
+        notes: list[str] = []
+        broken = self._begin_round(obs, notes)
+        if broken is not None:
+            return Utterance(text="", error=broken)
+        negotiation = self.game.negotiation
+        limit = (negotiation.message_timeout_s if negotiation else None) or self.spec.timeout_s
+        try:
+            reply, elapsed = self._turn(obs, "negotiate", notes, limit)
+        except WorkerTimeout as timeout:
+            return Utterance(text="", timeout=True, error="\n".join([*notes, str(timeout)]))
+        except WorkerDied as died:
+            return Utterance(text="", invalid=True, error="\n".join([*notes, str(died)]))
+        if not reply["ok"]:
+            why = f"on_turn raised:\n{reply['error'].rstrip()}"
+            return Utterance(text="", invalid=True, error="\n".join([*notes, why]))
+        raw = reply.get("result")
+        attempts = turn_attempts(raw, elapsed)
+        try:
+            text = parse_message(raw)
+        except InvalidActionError as invalid:
+            self._log.note(f"round {obs.round_index} turn {obs.turn}: {invalid}")
+            return Utterance(
+                text="", attempts=attempts, invalid=True, error="\n".join([*notes, str(invalid)])
+            )
+        return Utterance(text=text, attempts=attempts, error="\n".join(notes) or None)
+
+    def _begin_round(self, obs: Observation, notes: list[str]) -> str | None:
+        """Before the round's first turn (a negotiate turn or the commit): start the process if
+        none runs and deliver on_match_start, the last round's on_round_end and on_round_start,
+        once per round. Returns why the agent cannot play, if it cannot."""
+        fresh = self._worker is None
+        if fresh and self._broken is None:
+            self._start_worker()
+        if self._broken is not None:
+            if self._broken_reported:
+                return f"the agent is not running ({_gist(self._broken)})"
+            self._broken_reported = True
+            self._log.note(self._broken)
+            return self._broken
+        if not fresh and self._round_begun == obs.round_index:
+            return None
+        try:
+            if fresh and "on_match_start" in self._hooks and self._match_info is not None:
+                start = match_start_info(self._match_info, self.game, self.seed)
+                self._call("on_match_start", start, notes)
+            if not fresh and obs.last is not None:
+                own, opponent = totals(obs)
+                self._call("on_round_end", round_result(obs.last, self.game, own, opponent), notes)
+            self._call("on_round_start", round_info(obs, self.game), notes)
+        except (WorkerTimeout, WorkerDied) as lost:
+            return str(lost)
+        self._round_begun = obs.round_index
+        return None
+
+    def _turn(
+        self, obs: Observation, phase: str, notes: list[str], limit: float
+    ) -> tuple[dict, float]:
+        """One on_turn call and how long it took. Only the rounds the process has not seen
+        travel, so a turn costs the same in round 1000 as in round 2; the worker rebuilds
+        round_state["history"] (and "rounds_history")."""
+        started = time.perf_counter()
+        worker = self._live_worker()
+        new_rounds = history_entries(obs.history[worker.history_sent :], self.game)
+        worker.history_sent = len(obs.history)
+        head = round_state_head(obs, self.game, phase)
+        reply = self._call(
+            "on_turn", head, notes, required=True, history_add=new_rounds, timeout=limit
+        )
+        return reply, time.perf_counter() - started
+
     def _call(
-        self, hook: str, arg: dict, notes: list[str], required: bool = False, **extra: Any
+        self,
+        hook: str,
+        arg: dict,
+        notes: list[str],
+        required: bool = False,
+        timeout: float | None = None,
+        **extra: Any,
     ) -> dict:
-        """Call one hook within the time limit. Exceptions in optional hooks become notes; a
-        timeout or a dead process ends the worker (the next round starts a fresh one)."""
+        """Call one hook within the time limit (the spec's per-turn limit unless given).
+        Exceptions in optional hooks become notes; a timeout or a dead process ends the worker
+        (the next turn starts a fresh one)."""
         if not required and hook not in self._hooks:
             return {"ok": True, "result": None}
+        limit = timeout or self.spec.timeout_s
         try:
-            reply = self._live_worker().call(hook, arg, self.spec.timeout_s, **extra)
+            reply = self._live_worker().call(hook, arg, limit, **extra)
         except WorkerTimeout:
-            self._lose_worker(f"{hook} took longer than {self.spec.timeout_s:g} s")
+            self._lose_worker(f"{hook} took longer than {limit:g} s")
             raise WorkerTimeout(
-                f"{hook} did not return within {self.spec.timeout_s:g} s; the agent process was "
-                "killed and a fresh one starts next round, so state kept on self is lost"
+                f"{hook} did not return within {limit:g} s; the agent process was "
+                "killed and a fresh one starts next turn, so state kept on self is lost"
             ) from None
         except WorkerDied as died:
             self._lose_worker(f"{died} during {hook}")

@@ -21,7 +21,8 @@ Requests and replies:
 
 The first line the worker writes is its start-up reply (seq 0): the hooks class `Agent` defines and
 its `GAME`, or the traceback of a failed import or `__init__`. `history_add` carries the rounds
-this process has not been sent yet; the worker keeps the list and hands `on_turn` a fresh copy.
+this process has not been sent yet; the worker keeps the list and hands `on_turn` a fresh copy, as
+"history" and as "rounds_history" (the same entries without "round", AgentDuel's other spelling).
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def main() -> None:
         if "history_add" in request:
             history.extend(request["history_add"])
             request["arg"]["history"] = [dict(past) for past in history]  # theirs to mutate
+            # The Split or Steal page's spelling: the same entries without their "round".
+            request["arg"]["rounds_history"] = [
+                {key: value for key, value in past.items() if key != "round"} for past in history
+            ]
         reply: dict = {"seq": request["seq"]}
         try:
             reply["result"] = getattr(agent, request["hook"])(request["arg"])

@@ -6,11 +6,22 @@ The agent file defines `class Agent` with an optional `GAME = "prisoners-dilemma
 
     on_match_start({"opponent_name", "total_rounds", "game", "actions", "seed"})
     on_round_start({"round", "pot"})
-    on_turn({"phase": "commit", "round", "turn": 1, "pot", "your_score", "opponent_score",
+    on_turn({"phase": "commit", "round", "turn", "pot", "your_score", "opponent_score",
              "history": [{"round", "your_choice", "opponent_choice", "your_points",
                           "opponent_points"}, ...],
-             "messages": [], "game", "actions": [cooperative label, defecting label]})
+             "messages": [{"sender": "you" | "opponent", "text"}, ...],
+             "game", "actions": [cooperative label, defecting label]})
         -> {"type": "commit", "choice": <one of the two labels>}
+
+In a game with a negotiation phase, on_turn is first called with "phase": "negotiate" on the
+agent's turns of the round (turn = the message's number within the round, over both speakers;
+"messages" = what was said so far) and must answer {"type": "message", "text": "..."}; the commit
+turn then comes with the whole conversation and turn = messages + 1 (without negotiation: 1).
+
+AgentDuel's pages spell the round state two ways, so both are sent: "round", "turn", "history"
+(entries with "round") and messages with "sender" (the interface page), and "round_number",
+"turn_number", "rounds_history" (entries without "round") and messages with "author" (the Split or
+Steal page).
     on_round_end({"round", "your_choice", "opponent_choice", "points", "opponent_points",
                   "your_score", "opponent_score"})
     on_match_end({"winner": "you" | "opponent" | "draw", "your_total", "opponent_total", "rounds"})
@@ -48,11 +59,36 @@ def parse_choice(raw: Any, game: Game) -> Action:
     expected = (
         f'on_turn must return {{"type": "commit", "choice": "{game.cooperate_label}"}} or similar'
     )
+    if isinstance(raw, dict) and raw.get("type") == "message":
+        raise InvalidActionError(f"{expected} in the commit phase, got a message: {_short(raw)}")
     if not isinstance(raw, dict) or not isinstance(raw.get("choice"), str):
         raise InvalidActionError(f"{expected}, got {_short(raw)}")
     if raw.get("type", "commit") != "commit":
         raise InvalidActionError(f'{expected}, got type "{raw["type"]}"')
     return label_to_action(raw["choice"], game)
+
+
+def parse_message(raw: Any) -> str:
+    """The text of a negotiate-phase answer `{"type": "message", "text": "..."}`; strict."""
+    if (
+        not isinstance(raw, dict)
+        or raw.get("type") != "message"
+        or not isinstance(raw.get("text"), str)
+    ):
+        raise InvalidActionError(
+            'on_turn must return {"type": "message", "text": "..."} in the negotiate phase, '
+            f"got {_short(raw)}"
+        )
+    return raw["text"]
+
+
+def messages_entries(obs: Observation) -> list[dict]:
+    """The round's messages so far, in both spellings ("sender" and "author")."""
+    entries = []
+    for said in obs.messages:
+        who = "you" if said.mine else "opponent"
+        entries.append({"sender": who, "author": who, "text": said.text})
+    return entries
 
 
 def _number(value: float | None) -> float | int | None:
@@ -103,25 +139,38 @@ def history_entries(rounds: Sequence[PastRound], game: Game) -> list[dict]:
     ]
 
 
-def round_state_head(obs: Observation, game: Game) -> dict:
-    """on_turn's argument without "history" (the worker keeps that and receives only new rounds)."""
+def round_state_head(obs: Observation, game: Game, phase: str = "commit") -> dict:
+    """on_turn's argument without "history" and "rounds_history" (the worker keeps those and
+    receives only new rounds)."""
     own, opponent = totals(obs)
     return {
-        "phase": "commit",
+        "phase": phase,
         "round": obs.round_index,
-        "turn": 1,
+        "round_number": obs.round_index,
+        "turn": obs.turn,
+        "turn_number": obs.turn,
         "pot": _number(game.pot),
         "your_score": _number(own),
         "opponent_score": _number(opponent),
-        "messages": [],
+        "messages": messages_entries(obs),
         "game": game.arena_id,
         "actions": list(game.labels),
     }
 
 
-def round_state(obs: Observation, game: Game) -> dict:
+def without_round(entry: dict) -> dict:
+    """A history entry as the Split or Steal page spells it (rounds_history: no "round")."""
+    return {key: value for key, value in entry.items() if key != "round"}
+
+
+def round_state(obs: Observation, game: Game, phase: str = "commit") -> dict:
     """on_turn's argument, as the agent sees it."""
-    return {**round_state_head(obs, game), "history": history_entries(obs.history, game)}
+    history = history_entries(obs.history, game)
+    return {
+        **round_state_head(obs, game, phase),
+        "history": history,
+        "rounds_history": [without_round(entry) for entry in history],
+    }
 
 
 def round_result(past: PastRound, game: Game, own_total: float, opponent_total: float) -> dict:

@@ -5,13 +5,17 @@ The agent keeps no memory between rounds: each round's conversation is the syste
 has one) and one round prompt (plus corrections), built only from the agent's observation. With
 `option_order: shuffled` the two options are named in an order drawn from the agent's own seeded
 stream, one draw per round, and the order shown is recorded with the round.
+
+In a game with a negotiation phase the agent also writes messages (`negotiate`): one call per turn
+with the negotiate prompt, whose answer is the message; its round prompt then shows the
+conversation.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from pdbench.agents.base import AgentBase, Decision
+from pdbench.agents.base import AgentBase, Decision, Utterance
 from pdbench.agents.llm.prompts import (
     PromptBuilder,
     available_personas,
@@ -32,6 +36,11 @@ if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
 
 __all__ = ["LLMAgent", "available_personas", "check_prompt_files"]
+
+# A negotiate turn's request: its response format (the mock answers it with a sentence) and the
+# tokens a 280-character message needs, with room to spare (more when the spec allows more).
+MESSAGE_FORMAT = "message"
+MESSAGE_MAX_TOKENS = 160
 
 
 class LLMAgent(AgentBase):
@@ -117,21 +126,11 @@ class LLMAgent(AgentBase):
         messages: list[tuple[str, str]] = [("user", self.prompts.round_prompt(obs, shown))]
         attempts: list[ProviderAttempt] = []
         for number in range(1, spec.max_retries + 2):
-            request = CompletionRequest(
-                provider=spec.provider.name,
-                model=spec.provider.model,
-                api_base=spec.provider.api_base,
-                system=system,
-                messages=tuple(messages),
-                temperature=spec.temperature,
-                max_tokens=spec.answer_max_tokens,
-                seed=self.seed,
+            request = self._request(
+                tuple(messages),
                 response_format=spec.response_format,
-                sample=f"{self.context.condition}#{self.context.replicate}",
-                namespace=self.context.cache_namespace,
-                provider_options=self._provider_options,
+                max_tokens=spec.answer_max_tokens,
                 constrain=spec.constrain,
-                labels=self.game.labels if spec.constrain != "none" else None,
             )
             # A transport failure (TransportFailure) is not caught here: it is not the model's
             # answer, so the match stays unfinished and is played again later.
@@ -185,6 +184,62 @@ class LLMAgent(AgentBase):
             fallback=True,
             error=f"{message}; played the fallback {spec.fallback_action}",
             option_order=_order_text(order),
+        )
+
+    async def negotiate(self, obs: Observation) -> Utterance:
+        """One message: the negotiate prompt (rules, history, the conversation so far) and the
+        model's answer as it wrote it (the runner cuts it to the limit). Any text is a message,
+        so there is nothing to re-prompt; cached like every answer (the conversation is part of
+        the prompt, so of the key)."""
+        spec = self.spec
+        request = self._request(
+            (("user", self.prompts.negotiate_prompt(obs)),),
+            response_format=MESSAGE_FORMAT,
+            max_tokens=max(spec.max_tokens or 0, MESSAGE_MAX_TOKENS),
+            constrain="none",
+        )
+        completion = await self.gateway.complete(spec.provider, request)
+        text = completion.text.strip()
+        attempt = ProviderAttempt(
+            attempt=1,
+            system=request.system,
+            prompt=request.prompt,
+            raw=completion.text,
+            valid=True,
+            error=None,
+            reason=None,
+            cached=completion.cached,
+            input_tokens=completion.input_tokens,
+            output_tokens=completion.output_tokens,
+            cost_usd=completion.cost_usd,
+            **completion.audit(),
+        )
+        return Utterance(text=text, attempts=(attempt,))
+
+    def _request(
+        self,
+        messages: tuple[tuple[str, str], ...],
+        *,
+        response_format: str,
+        max_tokens: int,
+        constrain: Literal["none", "grammar", "json_schema"],
+    ) -> CompletionRequest:
+        spec = self.spec
+        return CompletionRequest(
+            provider=spec.provider.name,
+            model=spec.provider.model,
+            api_base=spec.provider.api_base,
+            system=self.prompts.system,
+            messages=messages,
+            temperature=spec.temperature,
+            max_tokens=max_tokens,
+            seed=self.seed,
+            response_format=response_format,
+            sample=f"{self.context.condition}#{self.context.replicate}",
+            namespace=self.context.cache_namespace,
+            provider_options=self._provider_options,
+            constrain=constrain,
+            labels=self.game.labels if constrain != "none" else None,
         )
 
     def _aborted(self, message: str, attempts: list[ProviderAttempt]) -> MatchAborted:

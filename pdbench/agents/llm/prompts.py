@@ -59,7 +59,10 @@ ROUND_PLACEHOLDERS = SHARED_PLACEHOLDERS | {
     "window_summary",
     "first_option",
     "second_option",
+    "conversation",  # this round's messages (empty without a negotiation phase)
 }
+# The negotiate prompt (a game with a negotiation phase) asks for one message.
+NEGOTIATE_PLACEHOLDERS = ROUND_PLACEHOLDERS | {"turn", "max_chars", "messages_each"}
 PERSONA_PLACEHOLDERS = frozenset(
     {"cooperate_label", "defect_label", "cooperate_option", "defect_option"}
 )
@@ -208,6 +211,8 @@ def check_prompt_files(
     )
     for obs in (first, later):
         builder.round_prompt(obs, (Action.D, Action.C))
+        if builder.negotiate_template is not None:
+            builder.negotiate_prompt(obs)
 
 
 def files_read(
@@ -217,6 +222,8 @@ def files_read(
     check_prompt_files(spec, project_root, horizon, game)
     paths = [] if spec.system_prompt is None else [spec.system_prompt]
     paths.append(spec.round_prompt)
+    if game.negotiation is not None:  # read only when the agent talks
+        paths.append(spec.negotiate_prompt)
     if spec.persona:
         paths.append(str(PERSONA_DIR / f"{spec.persona}.md"))
     return paths
@@ -310,6 +317,7 @@ class PromptBuilder:
             "persona": persona,
             "answer_instruction": self.instruction,
         }
+        self.negotiate_template = self._load_negotiate_template(project_root)
         self.system = ""  # no system message unless the spec has a system prompt
         if templates.system is not None:
             self.system = tidy(
@@ -320,6 +328,26 @@ class PromptBuilder:
                     field="system_prompt",
                 )
             )
+
+    def _load_negotiate_template(self, project_root: Path) -> str | None:
+        """The negotiate prompt, in a game with a negotiation phase (None otherwise). The round
+        prompt must then show the conversation: a commit that cannot see what was said would
+        make the talk meaningless without a word of warning."""
+        if self.game.negotiation is None:
+            return None
+        if "conversation" not in _placeholders(self.templates.round):
+            raise ConfigError(
+                "does not show {conversation}, but this game has a negotiation phase: add "
+                "{conversation} where the round's messages belong",
+                file=self.spec.round_prompt,
+                field="round_prompt",
+            )
+        return _read_template(
+            _resolve(self.spec.negotiate_prompt, project_root),
+            NEGOTIATE_PLACEHOLDERS,
+            file=self.spec.negotiate_prompt,
+            field="negotiate_prompt",
+        )
 
     def _check_rounds_placeholder(self, rounds: int | None) -> None:
         for template, file, field in (
@@ -340,8 +368,36 @@ class PromptBuilder:
 
     def round_prompt(self, obs: Observation, order: tuple[Action, Action] = GAME_ORDER) -> str:
         """The round's prompt, the two options named in `order` (the game's by default)."""
-        spec, game, voice = self.spec, self.game, self.voice
+        values = self._round_values(obs, order)
+        return tidy(
+            _render(self.templates.round, values, file=self.spec.round_prompt, field="round_prompt")
+        )
+
+    def negotiate_prompt(self, obs: Observation) -> str:
+        """The prompt asking for the agent's next message (`obs.messages`: what was said so far
+        this round)."""
+        negotiation = self.game.negotiation
+        if self.negotiate_template is None or negotiation is None:
+            raise ValueError("this game has no negotiation phase")
         values = {
+            **self._round_values(obs, GAME_ORDER),
+            "turn": obs.turn,
+            "max_chars": negotiation.max_chars,
+            "messages_each": negotiation.exchanges,
+        }
+        return tidy(
+            _render(
+                self.negotiate_template,
+                values,
+                file=self.spec.negotiate_prompt,
+                field="negotiate_prompt",
+            )
+        )
+
+    def _round_values(self, obs: Observation, order: tuple[Action, Action]) -> dict[str, object]:
+        spec, game, voice = self.spec, self.game, self.voice
+        talks = game.negotiation is not None
+        return {
             **self._shared,
             "answer_instruction": self._instruction(order),
             "first_option": voice.word(game, order[0]),
@@ -354,10 +410,8 @@ class PromptBuilder:
             if spec.include_totals
             else "",
             "window_summary": wording.window_summary(obs, game, voice),
+            "conversation": wording.conversation_text(obs, voice) if talks else "",
         }
-        return tidy(
-            _render(self.templates.round, values, file=spec.round_prompt, field="round_prompt")
-        )
 
     def correction(
         self, error: str, round_index: int, order: tuple[Action, Action] = GAME_ORDER

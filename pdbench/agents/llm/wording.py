@@ -275,3 +275,19 @@ def answer_instruction(labels: Sequence[str], response_format: ResponseFormat) -
             f"very last line: {first} or {second}, and nothing else on that line."
         )
     return f"{choice} Reply with only your action, nothing else."
+
+
+# --- the conversation (a negotiation phase) ----------------------------------------------------
+
+
+def conversation_text(obs: Observation, voice: Voice = SECOND_PERSON) -> str:
+    """This round's messages so far, one line each, oldest first, in quotes (an empty message
+    as "(said nothing)"), so a model sees exactly what was said and by whom."""
+    me, other = ("A", "B") if voice.third_person else ("You", "The other player")
+    if not obs.messages:
+        return "Messages this round: none yet."
+    lines = ["Messages this round:"]
+    for said in obs.messages:
+        who = me if said.mine else other
+        lines.append(f'{who}: "{said.text}"' if said.text else f"{who}: (said nothing)")
+    return "\n".join(lines)

@@ -16,6 +16,7 @@ from pdbench.ui.display import (
     AGENT_METRICS,
     JOINT_METRICS,
     RELIABILITY_METRICS,
+    TALK_METRICS,
     condition_summary,
     format_value,
     is_missing,
@@ -52,6 +53,10 @@ def render(
             "action shown is the one played and scored; hover a cell for the one intended."
         )
 
+    talk = frames.conversation_frame(rounds, names)
+    if len(talk):
+        _conversation(talk, rounds, names)
+
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.markdown("##### Cumulative payoff")
@@ -81,6 +86,36 @@ def render(
         )
 
 
+def _conversation(talk: pd.DataFrame, rounds: list[dict], names: Mapping[str, str]) -> None:
+    """Each round's negotiation beside what the two agents then played."""
+    st.markdown("##### Conversation per round")
+    st.caption(
+        "What each agent said before committing, in the order said, and what both then played. "
+        "Marks: cut (longer than the limit), silent (an empty message), timeout, invalid (the "
+        "answer was not a message), promise (holds a promise phrase)."
+    )
+    colors = {"a": charts.A_COLOR, "b": charts.B_COLOR}
+    with st.container(height=min(600, 140 + 120 * len(rounds)), border=True):
+        for round_index, said in talk.groupby("round", sort=True):
+            first = said.iloc[0]
+            played, talked = st.columns([1, 4], gap="medium")
+            played.markdown(
+                f"**Round {round_index}**  \n{html.escape(names['a'])}: "
+                f"`{first['action_a']}`  \n{html.escape(names['b'])}: `{first['action_b']}`"
+            )
+            lines = []
+            for message in said.itertuples():
+                text = html.escape(str(message.text)) if message.text else "<i>(nothing)</i>"
+                marks = (
+                    f" <small>[{html.escape(str(message.marks))}]</small>" if message.marks else ""
+                )
+                lines.append(
+                    f"<div><b style='color:{colors[str(message.side)]}'>"
+                    f"{html.escape(str(message.speaker))}</b>: {text}{marks}</div>"
+                )
+            talked.markdown("".join(lines), unsafe_allow_html=True)
+
+
 def _headline_metrics(
     replicate_row: pd.Series, condition_row: pd.Series, names: Mapping[str, str]
 ) -> None:
@@ -104,6 +139,9 @@ def _headline_metrics(
         (names["a"], AGENT_METRICS["a"], charts.A_COLOR),
         (names["b"], AGENT_METRICS["b"], charts.B_COLOR),
     ]
+    talked = [m for m in TALK_METRICS if not is_missing(condition_row.get(m.column))]
+    if talked:
+        rows.append(("What they said", talked, charts.BOTH_COLOR))
     if reliability:
         rows.append(
             ("Invalid outputs, substituted actions, timeouts, errors", reliability, charts.D_COLOR)
