@@ -39,7 +39,7 @@ from pdbench.config.sweep import (
 from pdbench.config.tournament import tournament_overrides
 from pdbench.config.tree import conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
-from pdbench.core.errors import ConfigError, PdbenchError
+from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.runners.prepare import prepare
 from pdbench.storage.spend import SpendJournal, spend_file
 
@@ -107,6 +107,9 @@ def _job(cfg: Any) -> None:
     except PdbenchError as error:
         exits.say(f"error: {error}")
         sys.exit(exits.BAD_INPUT)
+    except WriteFailed as failure:
+        exits.say_write_failed(failure)
+        sys.exit(exits.WRITE_FAILED)
 
 
 try:
