@@ -186,6 +186,16 @@ def first_bad_rounds_line(path: Path) -> tuple[int, str] | None:
     return None
 
 
+def damaged_rounds_message(path: Path, error: Exception) -> str:
+    """One line for a rounds file a parser rejected: the first bad line, and what to do."""
+    found = first_bad_rounds_line(path)
+    where = f"line {found[0]}: {found[1]}" if found else f"a field has the wrong type ({error})"
+    return (
+        f"{path} {where}; `pdbench run` with the run's command moves the damaged part aside "
+        "and plays those matches again"
+    )
+
+
 class _NoFile:
     """Stands in for rounds.jsonl when it does not exist yet (only offset 0 is valid then)."""
 

@@ -75,6 +75,10 @@ class RunDirLock:
 
     def release(self) -> None:
         if self._handle is not None:
+            # A released lock names no holder (and a command that only read the run dir, such
+            # as a refused `pdbench aggregate`, leaves the file as it found it).
+            self._handle.seek(0)
+            self._handle.truncate()
             self._handle.close()  # closing the file releases the flock
             self._handle = None
 
