@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
 
 import orjson
 
@@ -120,7 +119,7 @@ def recover(run_dir: Path) -> Recovered:
                     f"{LEDGER_FILE} line {number}: rounds_end_offset {offset} goes backwards"
                 )
                 break
-            if offset > rounds_size or not _line_ends_at(rounds, offset):
+            if offset > rounds_size:
                 # The ledger line reached the disk but the rounds it points at did not (a power
                 # loss): not damage, the match is simply played again.
                 break
@@ -131,6 +130,12 @@ def recover(run_dir: Path) -> Recovered:
             bad = rounds_problem(chunk, entry)
             if bad is not None:
                 found.damage = f"{ROUNDS_FILE} line {rounds_line + bad[0]}: {bad[1]}"
+                break
+            if chunk and not chunk.endswith(b"\n"):
+                found.damage = (
+                    f"{LEDGER_FILE} line {number}: rounds_end_offset {offset} is not the end of "
+                    f"a line of {ROUNDS_FILE}"
+                )
                 break
             rounds_line += chunk.count(b"\n")
             found.entries.append(entry)
@@ -204,13 +209,3 @@ class _NoFile:
 
     def __exit__(self, *exc_info: object) -> None:
         return None
-
-
-def _line_ends_at(rounds: BinaryIO | None, offset: int) -> bool:
-    """True when rounds.jsonl has a newline just before `offset` (a match ends there)."""
-    if offset == 0:
-        return True
-    if rounds is None:
-        return False
-    rounds.seek(offset - 1)
-    return rounds.read(1) == b"\n"

@@ -81,9 +81,7 @@ def error_lines(stderr: str) -> list[str]:
 # --- money counted across kills -------------------------------------------------------------------
 
 
-def test_spend_after_a_kill_during_paid_calls_counts_every_call_the_server_answered(
-    stub, tmp_path
-):
+def test_spend_after_a_kill_during_paid_calls_counts_every_call_the_server_answered(stub, tmp_path):
     stub.state.delay_s = 0.15  # slow answers: the kill lands while calls are in flight
     config = paid_experiment(tmp_path, stub.api_base)
     out = tmp_path / "runs"
@@ -139,7 +137,7 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     lines = error_lines(failed.stderr)
     assert len(lines) == 1 and "Traceback" not in failed.stderr, failed.stderr
     line = lines[0]
-    assert line.startswith("error: ") and f"disk full while writing" in line, line
+    assert line.startswith("error: ") and "disk full while writing" in line, line
     assert full_file in line and "run the same command again" in line, line
     run_dir = out / "r"
     manifest = read_manifest(run_dir)  # the last good version, never a half-written one
