@@ -172,6 +172,10 @@ async def _play_pending(
             except BudgetExhausted as spent:
                 halt.set(manifests.STATUS_STOPPED, str(spent))
                 return index, None
+            except asyncio.CancelledError:  # the run stops: no turn in progress is waited for
+                for agent in agents:
+                    agent.stop_now()
+                raise
             finally:
                 for agent in agents:
                     agent.close()
