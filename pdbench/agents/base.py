@@ -69,6 +69,10 @@ class AgentBase:
     def close(self) -> None:
         """Release processes or connections; called once the match is stored."""
 
+    def stop_now(self) -> None:
+        """The run is stopping (Ctrl-C, a failed write): end whatever is running at once,
+        without waiting for a turn in progress. `close` follows."""
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:

@@ -16,6 +16,7 @@ import pyarrow.json as pa_json
 from pdbench.analysis.talk import TALK_FLAG_NAMES, talk_flags
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
+from pdbench.storage.recovery import damaged_rounds_message
 from pdbench.storage.schema import DECISION_FIELDS, ROUNDS_FILE, round_arrow_schema
 
 # Only these columns are parsed from rounds.jsonl; their types come from RoundRecord.
@@ -111,13 +112,16 @@ def read_matches(run_dir: Path) -> StoredMatches:
         return StoredMatches.concatenate([])
     with path.open("rb") as handle:
         buffer = pa.py_buffer(handle.read(end))
-    table = pa_json.read_json(
-        pa.BufferReader(buffer),
-        read_options=pa_json.ReadOptions(block_size=1 << 24),
-        parse_options=pa_json.ParseOptions(
-            explicit_schema=_ROUND_SCHEMA, unexpected_field_behavior="ignore"
-        ),
-    )
+    try:
+        table = pa_json.read_json(
+            pa.BufferReader(buffer),
+            read_options=pa_json.ReadOptions(block_size=1 << 24),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=_ROUND_SCHEMA, unexpected_field_behavior="ignore"
+            ),
+        )
+    except pa.ArrowInvalid as error:
+        raise PdbenchError(damaged_rounds_message(path, error)) from None
     del buffer
     condition = table.column("condition").dictionary_encode().combine_chunks()
     codes = condition.indices.to_numpy(zero_copy_only=False).astype(np.int64)

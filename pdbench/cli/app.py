@@ -17,7 +17,7 @@ from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
-from pdbench.core.errors import PdbenchError
+from pdbench.core.errors import PdbenchError, WriteFailed
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode
@@ -159,6 +159,9 @@ def run(
     except KeyboardInterrupt:
         exits.say("interrupted: what finished is stored; run the same command again to resume")
         raise typer.Exit(exits.INTERRUPTED) from None
+    except WriteFailed as failure:
+        exits.say_write_failed(failure)
+        raise typer.Exit(exits.WRITE_FAILED) from None
     if outcome.matches_skipped:
         typer.echo(
             f"resumed: {outcome.matches_skipped} of {outcome.matches_planned} matches were "
@@ -323,6 +326,9 @@ def main() -> None:
     except PdbenchError as error:
         exits.say(f"error: {error}")
         sys.exit(exits.BAD_INPUT)
+    except WriteFailed as failure:
+        exits.say_write_failed(failure)
+        sys.exit(exits.WRITE_FAILED)
     except typer.Exit as done:
         sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):

@@ -47,6 +47,14 @@ def say_unfinished(status: str, waiting: int, reason: str | None) -> None:
         say(f"{waiting} matches wait: run the same command again to resume them")
 
 
+def say_write_failed(failure: BaseException) -> None:
+    """The one line of a run stopped by a failed write (exit 5)."""
+    say(
+        f"error: run failed: {failure}; what was stored before it is kept: free some space (or "
+        "fix the folder), then run the same command again to resume"
+    )
+
+
 def raise_on_sigterm() -> None:
     """SIGTERM (a cluster's scheduler, `kill`) stops a run as Ctrl-C does: what finished is kept,
     the manifest says interrupted, and the same command resumes."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.cli import exits
+from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, watch_launcher
 from pdbench.cli.report import print_summary
 from pdbench.config.hydra_compose import (
     check_group_overrides,
@@ -39,7 +40,7 @@ from pdbench.config.sweep import (
 from pdbench.config.tournament import tournament_overrides
 from pdbench.config.tree import conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
-from pdbench.core.errors import ConfigError, PdbenchError
+from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.runners.prepare import prepare
 from pdbench.storage.spend import SpendJournal, spend_file
 
@@ -66,6 +67,7 @@ def _job(cfg: Any) -> None:
     from pdbench.storage.shards import shard_dir_name
 
     hydra_cfg = HydraConfig.get()
+    watch_launcher(exits.INTERRUPTED)  # a joblib worker ends with its launcher
     task_overrides = list(hydra_cfg.overrides.task)
     project_root = find_project_root()
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
@@ -107,6 +109,9 @@ def _job(cfg: Any) -> None:
     except PdbenchError as error:
         exits.say(f"error: {error}")
         sys.exit(exits.BAD_INPUT)
+    except WriteFailed as failure:
+        exits.say_write_failed(failure)
+        sys.exit(exits.WRITE_FAILED)
 
 
 try:
@@ -233,6 +238,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
             os.environ[SWEEP_KEYS_ENV] = "\n".join(keys)
             os.environ[SWEEP_CONDITIONS_ENV] = "\n".join(sorted(job.name for job in jobs))
             os.environ[SWEEP_COMMAND_ENV] = "python -m pdbench " + shlex.join(args)
+            os.environ[LAUNCHER_PID_ENV] = str(os.getpid())
     task = hydra.main(
         config_path=str(project_root / "conf"), config_name="config", version_base="1.3"
     )(_job)

@@ -48,6 +48,21 @@ class CacheMiss(PdbenchError):
     """Offline replay was asked for and a prompt is not in the cache."""
 
 
+class WriteFailed(Exception):
+    """Writing a run's file (or the cache) failed: a full disk or an I/O error. Not bad input
+    (exit 5): the run stops at once, the manifest keeps its last good version and says why."""
+
+    def __init__(self, path: object, error: BaseException) -> None:
+        import errno
+
+        self.path = str(path)
+        code = getattr(error, "errno", None)
+        full = code in (errno.ENOSPC, errno.EDQUOT) or "disk is full" in str(error)
+        reason = getattr(error, "strerror", None) or str(error)
+        self.reason = "disk full" if full else f"I/O error ({reason})"
+        super().__init__(f"{self.reason} while writing {self.path}")
+
+
 def did_you_mean(name: str, options: Iterable[str]) -> str:
     """Return ' (did you mean "x"?)' for the closest option, or '' when nothing is close."""
     close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)

@@ -2,48 +2,139 @@
 
 Backed by `diskcache` (SQLite, safe across processes) with eviction turned off, so nothing paid
 for is ever dropped silently. Values are JSON text, not pickles: readable by any tool, and a
-Python upgrade cannot make them unloadable.
+Python upgrade cannot make them unloadable. Each value is stored with its checksum
+(`{"checksum": ..., "value": ...}`), so a damaged or edited entry is noticed, never replayed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import diskcache
 import orjson
 
+from pdbench.core.errors import WriteFailed
+
 CACHE_DIR_ENV = "PDBENCH_CACHE_DIR"
+DATABASE = "cache.db"  # diskcache's SQLite file inside the cache folder
 
 
 def resolve_cache_dir(configured: str, project_root: Path) -> Path:
     """The cache folder: $PDBENCH_CACHE_DIR when set (relative to the working directory),
     otherwise `configured` (RunSpec.cache.dir), relative to the project root."""
+    return cache_dir_setting(configured, project_root)[2]
+
+
+def cache_dir_setting(configured: str, project_root: Path) -> tuple[str, str, Path]:
+    """(the setting that decides the cache folder, its value, the folder): an error about the
+    folder names where to change it."""
     from_env = os.environ.get(CACHE_DIR_ENV)
     if from_env:
-        return Path(from_env).expanduser().resolve()
+        return CACHE_DIR_ENV, from_env, Path(from_env).expanduser().resolve()
     path = Path(configured).expanduser()
-    return path if path.is_absolute() else (project_root / path).resolve()
+    folder = path if path.is_absolute() else (project_root / path).resolve()
+    return "run.cache.dir", configured, folder
+
+
+Warn = Callable[[str], None]
+
+
+def _warn_on_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def checksum(key: str, value: dict[str, Any]) -> str:
+    """sha256 of the key and the canonical JSON of the value: an entry that was damaged, edited
+    or copied under another key fails it."""
+    canonical = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(key.encode() + b"\n" + canonical).hexdigest()
 
 
 class ReplayCache:
-    """A persistent key -> JSON object store."""
+    """A persistent key -> JSON object store whose every entry carries its checksum.
 
-    def __init__(self, directory: Path | str) -> None:
+    An entry that fails its check (unreadable, edited, damaged) is a miss: the answer is asked
+    again and the entry replaced. The first one in a run is said in one warning line; all are
+    counted in `rejected`. A database that cannot be opened at all is moved aside (never
+    deleted) and a fresh one started, also in one line."""
+
+    def __init__(self, directory: Path | str, *, warn: Warn | None = None) -> None:
         self.directory = Path(directory)
-        self._cache = diskcache.Cache(str(self.directory), eviction_policy="none")
+        self.warn = warn or _warn_on_stderr
+        self.rejected = 0  # entries that failed their check in this process
+        self.moved_aside: Path | None = None  # where a corrupt database went
+        try:
+            self._cache = self._open()
+        except sqlite3.DatabaseError as error:
+            self.moved_aside = self._move_database_aside()
+            self.warn(
+                f"the replay cache {self.directory} could not be read ({error}); moved it to "
+                f"{self.moved_aside} and started an empty one: answers it held are asked again"
+            )
+            self._cache = self._open()
+
+    def _open(self) -> diskcache.Cache:
+        return diskcache.Cache(str(self.directory), eviction_policy="none")
+
+    def _move_database_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        folder = self.directory / f"quarantine-{stamp}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm"):
+            path = self.directory / name
+            if path.exists():
+                path.replace(folder / name)
+        return folder
 
     def get(self, key: str) -> dict[str, Any] | None:
-        raw = self._cache.get(key)
-        return None if raw is None else orjson.loads(raw)
+        try:
+            raw = self._cache.get(key)
+        except sqlite3.DatabaseError as error:
+            self._reject(key, f"unreadable ({error})")
+            return None
+        if raw is None:
+            return None
+        try:
+            stored = orjson.loads(raw)
+        except (orjson.JSONDecodeError, TypeError) as error:
+            self._reject(key, f"not valid JSON ({error})")
+            return None
+        if isinstance(stored, dict) and "checksum" not in stored and "text" in stored:
+            return stored  # written before entries carried checksums
+        if not isinstance(stored, dict) or not isinstance(stored.get("value"), dict):
+            self._reject(key, "not a cache entry")
+            return None
+        if stored.get("checksum") != checksum(key, stored["value"]):
+            self._reject(key, "its checksum does not match")
+            return None
+        return stored["value"]
+
+    def _reject(self, key: str, why: str) -> None:
+        self.rejected += 1
+        if self.rejected == 1:
+            self.warn(
+                f"a replay cache entry in {self.directory} (key {key[:12]}) is {why}: it is "
+                "asked again; further such entries are counted in run_manifest.json "
+                "(cache_rejected), not said"
+            )
 
     def set(self, key: str, value: dict[str, Any]) -> None:
-        # A str (not bytes, not a dict) so diskcache stores it as text rather than a pickle.
-        self._cache.set(key, orjson.dumps(value).decode())
+        entry = {"checksum": checksum(key, value), "value": value}
+        try:
+            # A str (not bytes, not a dict) so diskcache stores it as text rather than a pickle.
+            self._cache.set(key, orjson.dumps(entry).decode())
+        except (OSError, sqlite3.OperationalError) as error:
+            raise WriteFailed(self.directory / DATABASE, error) from error
 
     def __contains__(self, key: str) -> bool:
-        return key in self._cache
+        return self.get(key) is not None
 
     def __len__(self) -> int:
         return len(self._cache)

@@ -46,8 +46,10 @@ class ProviderGateway:
         spend: SpendJournal | None = None,
         project_root: Path | None = None,
         client_factory: Callable[[ProviderSpec], ProviderClient] | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
-        """`client_factory` builds the client for a provider spec (default: `make_client`)."""
+        """`client_factory` builds the client for a provider spec (default: `make_client`);
+        `warn` says one line (a damaged cache; default: stderr)."""
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if cache_mode == "replay" and cache_dir is None:
@@ -58,8 +60,12 @@ class ProviderGateway:
         self.spend = spend
         self.project_root = project_root
         self.cache = (
-            ReplayCache(cache_dir) if cache_dir is not None and cache_mode != "off" else None
+            ReplayCache(cache_dir, warn=warn)
+            if cache_dir is not None and cache_mode != "off"
+            else None
         )
+        if self.cache is not None and spend is not None:
+            self._restore_bought_answers(self.cache, spend)
         self.stats = CallCounts()  # tokens and cost count live calls only
         self.in_flight = 0
         self.peak_in_flight = 0  # the most live calls ever in flight at once
@@ -70,6 +76,19 @@ class ProviderGateway:
         )
         self._clients: dict[ProviderSpec, ProviderClient] = {}
         self._pending: dict[str, asyncio.Future[Completion]] = {}
+
+    @staticmethod
+    def _restore_bought_answers(cache: ReplayCache, spend: SpendJournal) -> None:
+        """Answers this run paid for whose cache write never happened (a full disk, a kill
+        between the two writes) go into the cache now, so they are not bought again."""
+        for key, answer in spend.answers().items():
+            if cache.get(key) is None:
+                cache.set(key, answer)
+
+    @property
+    def cache_rejected(self) -> int:
+        """Cache entries that failed their checksum in this run (asked again)."""
+        return self.cache.rejected if self.cache is not None else 0
 
     def client(self, spec: ProviderSpec) -> ProviderClient:
         if spec not in self._clients:
@@ -104,7 +123,7 @@ class ProviderGateway:
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self._pending[key] = future
         try:
-            completion = await self._live(provider_spec, request)
+            completion = await self._live(provider_spec, request, key)
             self.cache.set(key, completion.to_json_dict())
         except BaseException as error:
             if isinstance(error, Exception):
@@ -144,7 +163,9 @@ class ProviderGateway:
                 "no new provider call is started"
             )
 
-    async def _live(self, provider_spec: ProviderSpec, request: CompletionRequest) -> Completion:
+    async def _live(
+        self, provider_spec: ProviderSpec, request: CompletionRequest, key: str | None = None
+    ) -> Completion:
         self._check_budget()
         client = self.client(provider_spec)
         async with self._semaphore():
@@ -163,7 +184,9 @@ class ProviderGateway:
                     output_tokens=completion.output_tokens,
                     cost_usd=completion.cost_usd or 0.0,
                     unknown_price=int(completion.cost_usd is None),
-                )
+                ),
+                key=key,
+                answer=completion.to_json_dict() if key is not None else None,
             )
         self.stats.live += 1
         self.stats.input_tokens += completion.input_tokens

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,11 @@ def import_litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # A call cancelled while litellm holds its inner coroutine (a run stopped by a full disk or
+    # Ctrl-C) leaves that coroutine un-awaited: harmless, and not a line the user should see.
+    warnings.filterwarnings(
+        "ignore", message="coroutine '.*acompletion' was never awaited", category=RuntimeWarning
+    )
     for name in CHATTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     return litellm
@@ -189,7 +195,12 @@ class LiteLLMProvider:
                 f"{model}: the server refused the request ({type(error).__name__}: "
                 f"{_first_line(error)})"
             ) from error
-        if not isinstance(error, transient):
+        # A 5xx of a class litellm maps outside APIError (a proxy's 502 page: BadGatewayError)
+        # is the server's trouble too.
+        server_error = isinstance(getattr(error, "status_code", None), int) and (
+            error.status_code >= 500  # type: ignore[attr-defined]
+        )
+        if not (isinstance(error, transient) or server_error):
             raise error  # not a provider problem: a bug, with its traceback
         if attempt >= self.spec.max_attempts:
             raise ProviderUnavailable(

@@ -9,6 +9,7 @@ uninterrupted one. Policy-only conditions are played as numpy batches (`runners.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,12 +19,13 @@ from typing import TYPE_CHECKING
 from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import is_batchable, make_agent
 from pdbench.analysis.columns import StoredMatches
-from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError
+from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError, WriteFailed
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match
-from pdbench.runners.plan import PlannedMatch, plan_matches, replicate_sampling
+from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.prepare import LoadedExperiment
+from pdbench.runners.provision import check_folders, make_gateway, warn_on_stderr
 from pdbench.runners.records import (
     call_counts,
     ledger_entry,
@@ -34,10 +36,11 @@ from pdbench.runners.records import (
     stored_aborted_attempts,
     timestamp_utc,
 )
+from pdbench.runners.run_manifest import run_manifest
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch, RunStore
-from pdbench.storage.schema import CallCounts
+from pdbench.storage.schema import AGGREGATES_FILE, CallCounts
 from pdbench.storage.spend import SpendJournal, spend_file
 
 if TYPE_CHECKING:
@@ -73,35 +76,6 @@ class RunOutcome:
     error: str | None = None
     calls: CallCounts = field(default_factory=CallCounts)
     aggregates: pd.DataFrame | None = None  # the table that was written, when aggregated
-
-
-def _make_gateway(
-    loaded: LoadedExperiment,
-    pending: list[PlannedMatch],
-    cache_mode: CacheMode | None,
-    journal: SpendJournal,
-) -> ProviderGateway | None:
-    """The run's provider gateway, when any pending match has an LLM agent."""
-    uses_llm = any(
-        agent.type == "llm" for m in pending for agent in (m.condition.agent_a, m.condition.agent_b)
-    )
-    if not uses_llm:
-        return None
-    from pdbench.providers.cache import resolve_cache_dir
-    from pdbench.providers.gateway import ProviderGateway
-
-    spec = loaded.spec
-    mode = cache_mode or spec.run.cache.mode
-    return ProviderGateway(
-        max_concurrency=spec.run.max_concurrency,
-        cache_dir=None
-        if mode == "off"
-        else resolve_cache_dir(spec.run.cache.dir, loaded.project_root),
-        cache_mode=mode,
-        max_cost_usd=spec.run.max_cost_usd,
-        spend=journal,
-        project_root=loaded.project_root,
-    )
 
 
 def _play_batchable(
@@ -200,6 +174,10 @@ async def _play_pending(
             except BudgetExhausted as spent:
                 halt.set(manifests.STATUS_STOPPED, str(spent))
                 return index, None
+            except asyncio.CancelledError:  # the run stops: no turn in progress is waited for
+                for agent in agents:
+                    agent.stop_now()
+                raise
             finally:
                 for agent in agents:
                     agent.close()
@@ -216,6 +194,11 @@ async def _play_pending(
             )
             return index, finished
 
+    # A failed write (a full disk) stops the run at once: the matches in flight are cancelled
+    # and no new provider call is made; the failure is raised by the writer below.
+    loop, main = asyncio.get_running_loop(), asyncio.current_task()
+    if main is not None:
+        writer.on_failure = lambda: loop.call_soon_threadsafe(main.cancel)
     # Policy-only conditions are played here, all replicates at once; the rest concurrently.
     looped = _play_batchable(pending, writer, run_id=run_id, on_match_done=on_match_done)
     tasks = [asyncio.create_task(play(i, m)) for i, m in looped]
@@ -234,70 +217,17 @@ async def _play_pending(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        writer.flush()  # whatever finished, in order, is kept
-        writer.finish()
+        try:
+            writer.flush()  # whatever finished, in order, is kept
+        finally:
+            writer.finish()  # a failed write raises here
 
 
-def _manifest(
-    loaded: LoadedExperiment,
-    plan: list[PlannedMatch],
-    store: RunStore,
-    *,
-    run_id: str,
-    status: str,
-    started_utc: str,
-    error: str | None,
-    hydra_overrides: list[str] | None,
-    command: str | None,
-    spend: CallCounts,
-) -> manifests.RunManifest:
-    spec = loaded.spec
-    earlier = store.manifest
-    return manifests.build_manifest(
-        run_id=run_id,
-        status=status,
-        error=error,
-        started_utc=(earlier.started_utc if earlier else None) or started_utc,
-        command=(earlier.pdbench_command if earlier else None) or command,
-        config_source=spec.source,
-        config_hash=loaded.config_hash,
-        config=spec.model_dump(mode="json"),
-        referenced_files=loaded.referenced_files,
-        overrides=spec.overrides,
-        hydra_overrides=hydra_overrides or [],
-        run_seed=spec.run.seed,
-        collapse=manifests.Collapse(
-            k=spec.metrics.collapse.k, threshold=spec.metrics.collapse.threshold
-        ),
-        conditions=[c.name for c in spec.conditions],
-        factors={c.name: c.factors for c in spec.conditions},
-        sampling={c.name: replicate_sampling(c, spec.run.replicates) for c in spec.conditions},
-        matchups={
-            c.name: manifests.Matchup(
-                agent_a=c.agent_a.display_name,
-                agent_b=c.agent_b.display_name,
-                game=c.game.id,
-                horizon_type=c.horizon.type,
-                type_a=c.agent_a.type,
-                type_b=c.agent_b.type,
-            )
-            for c in spec.conditions
-        },
-        replicates=spec.run.replicates,
-        planned=len(plan),
-        seeds=[
-            manifests.MatchSeeds(
-                condition=m.condition.name,
-                replicate=m.replicate,
-                n_rounds=m.n_rounds,
-                **m.seeds,
-            )
-            for m in plan
-        ],
-        ledger=store.completed.values(),
-        spend=spend,
-        project_root=loaded.project_root,
-    )
+def _save_if_possible(save: Callable[[str, str], None], error: str) -> None:
+    """Mark the run failed when the disk still takes the manifest; otherwise its last good
+    version stays (writing it never leaves a half-written file)."""
+    with contextlib.suppress(WriteFailed):
+        save(manifests.STATUS_FAILED, error)
 
 
 def run_experiment(
@@ -313,15 +243,21 @@ def run_experiment(
     aggregate: bool = True,
     command: str | None = None,
     spend: SpendJournal | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) every match of the experiment into its run dir and aggregate it.
 
     `spend` is the journal of paid calls the budget counts (default: the run dir's own; a sweep's
-    jobs share the sweep's, each writing as its condition)."""
+    jobs share the sweep's, each writing as its condition). `warn` says one line (damaged files
+    moved aside, a damaged cache; default: `warning: ...` on stderr)."""
     run_dir = run_dir or loaded.run_dir
     run_id = run_id or loaded.run_id
+    warn = warn or warn_on_stderr
     plan = plan_matches(loaded.spec)
+    check_folders(loaded, plan, run_dir, cache_mode)
     store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
+    if store.notice is not None:
+        warn(store.notice)
     try:
         return _run(
             loaded,
@@ -335,6 +271,7 @@ def run_experiment(
             aggregate=aggregate,
             command=command,
             journal=spend or SpendJournal(spend_file(run_dir)),
+            warn=warn,
         )
     finally:
         store.close()  # the next writer may come in
@@ -353,6 +290,7 @@ def _run(
     aggregate: bool,
     command: str | None,
     journal: SpendJournal,
+    warn: Callable[[str], None],
 ) -> RunOutcome:
     run_dir = store.run_dir
     pending = [m for m in plan if m.key not in store.completed]
@@ -361,23 +299,30 @@ def _run(
 
     # The journal holds what every attempt of this run (or job of the sweep) paid: the budget is
     # for all of it, and the manifest's spend is read from it.
-    gateway = _make_gateway(loaded, pending, cache_mode, journal)
+    gateway = make_gateway(loaded, pending, cache_mode, journal, warn)
+    earlier = store.manifest
+    rejected_before = earlier.cache_rejected if earlier else 0
+    moved_aside = list(earlier.moved_aside) if earlier else []
+    if store.moved_to is not None:
+        moved_aside.append(str(store.moved_to.relative_to(run_dir)))
 
     def save(status: str, error: str | None = None) -> None:
         spent = journal.total_of(journal.source) if journal.source else journal.total()
+        manifest = run_manifest(
+            loaded,
+            plan,
+            store,
+            run_id=run_id,
+            status=status,
+            started_utc=started,
+            error=error,
+            hydra_overrides=hydra_overrides,
+            command=command,
+            spend=spent,
+        )
+        rejected = rejected_before + (gateway.cache_rejected if gateway is not None else 0)
         store.write_manifest(
-            _manifest(
-                loaded,
-                plan,
-                store,
-                run_id=run_id,
-                status=status,
-                started_utc=started,
-                error=error,
-                hydra_overrides=hydra_overrides,
-                command=command,
-                spend=spent,
-            )
+            manifest.model_copy(update={"cache_rejected": rejected, "moved_aside": moved_aside})
         )
 
     save(manifests.STATUS_STARTED)
@@ -398,6 +343,9 @@ def _run(
                     halt=halt,
                 )
             )
+    except WriteFailed as failure:  # a full disk: stop now, keep the last good manifest
+        _save_if_possible(save, str(failure))
+        raise
     except (CacheMiss, PdbenchError) as failure:
         save(manifests.STATUS_FAILED, str(failure))
         raise
@@ -427,7 +375,12 @@ def _run(
         if skipped == 0 and status == manifests.STATUS_COMPLETE:
             in_memory = StoredMatches.concatenate(writer.stored_columns)
         ledger = list(store.completed.values()) if in_memory is not None else None
-        aggregates = write_aggregates(run_dir, in_memory, ledger)
+        try:
+            aggregates = write_aggregates(run_dir, in_memory, ledger)
+        except OSError as os_error:
+            unwritten = WriteFailed(run_dir / AGGREGATES_FILE, os_error)
+            _save_if_possible(save, str(unwritten))
+            raise unwritten from os_error
     manifest = store.manifest
     return RunOutcome(
         run_dir=run_dir,

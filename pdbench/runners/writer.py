@@ -33,6 +33,10 @@ class OrderedWriter:
         self.stopped_at = float("inf")  # the first index that will not be stored (see stop_at)
         self._disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdbench-writer")
         self._writes: list[Future] = []
+        self.failed: BaseException | None = None  # the first failed write (a full disk)
+        # Called on the writer thread when a write fails, so the run stops at once rather than
+        # play (and pay for) matches that can no longer be stored.
+        self.on_failure: Callable[[], object] | None = None
 
     def stop_at(self, index: int) -> None:
         """Match `index` will not be stored in this attempt: store nothing from there on."""
@@ -45,6 +49,8 @@ class OrderedWriter:
             self.flush()
 
     def flush(self) -> None:
+        if self.failed is not None:
+            raise self.failed
         batch = []
         while self.next_index in self.ready and self.next_index < self.stopped_at:
             batch.append(self.ready.pop(self.next_index))
@@ -55,9 +61,17 @@ class OrderedWriter:
         self.last_flush = time.monotonic()
 
     def _store(self, batch: list[FinishedMatch]) -> None:
-        self.store.append(batch)
-        if self.on_stored is not None:
-            self.on_stored()
+        if self.failed is not None:
+            return  # after a failed write nothing more is stored: the file ends at a match
+        try:
+            self.store.append(batch)
+            if self.on_stored is not None:
+                self.on_stored()
+        except BaseException as error:
+            self.failed = error
+            if self.on_failure is not None:
+                self.on_failure()
+            raise
 
     def finish(self) -> None:
         """Wait until everything flushed is on disk; a failed write raises here."""

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import orjson
 
+from pdbench.core.errors import WriteFailed
+
 
 def complete_prefix(path: Path) -> int:
     """Byte length of the file up to and including its last newline (0 when missing)."""
@@ -56,16 +58,21 @@ def read_lines(path: Path) -> Iterator[dict]:
 
 def append_bytes(path: Path, payload: bytes | Iterable[bytes], *, fsync: bool = True) -> int:
     """Append (bytes, or chunks written in order without joining them first: a large batch is
-    not copied into one more buffer) and return the new end offset."""
-    with path.open("ab") as handle:
-        if isinstance(payload, bytes):
-            handle.write(payload)
-        else:
-            handle.writelines(payload)
-        handle.flush()
-        if fsync:
-            os.fsync(handle.fileno())
-        return handle.tell()
+    not copied into one more buffer) and return the new end offset. A failed write (a full
+    disk) raises `WriteFailed` naming the file; what it left half-written is a torn tail that
+    recovery cuts away."""
+    try:
+        with path.open("ab") as handle:
+            if isinstance(payload, bytes):
+                handle.write(payload)
+            else:
+                handle.writelines(payload)
+            handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
+            return handle.tell()
+    except OSError as error:
+        raise WriteFailed(path, error) from error
 
 
 def dump_line(record: dict) -> bytes:
@@ -75,5 +82,10 @@ def dump_line(record: dict) -> bytes:
 def write_json_atomic(path: Path, data: dict) -> None:
     """Replace a JSON file so that readers see the old or the new version, never half of one."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+        os.replace(tmp, path)
+    except OSError as error:
+        # The old version stays in place; no half-written (or empty) temporary is left behind.
+        tmp.unlink(missing_ok=True)
+        raise WriteFailed(path, error) from error

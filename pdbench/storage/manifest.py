@@ -160,6 +160,10 @@ class RunManifest(_Record):
     provider_calls: Counts = Field(default_factory=Counts)
     provider_calls_by_condition: dict[str, Counts] = Field(default_factory=dict)
     spend: Counts = Field(default_factory=Counts)  # what was paid, over all attempts of the run
+    # Replay cache entries that failed their checksum and were asked again, over all attempts.
+    cache_rejected: int = 0
+    # Damaged parts of rounds.jsonl / matches.jsonl that recovery moved aside (run-dir relative).
+    moved_aside: list[str] = Field(default_factory=list)
     python_version: str | None = None
     python_executable: str | None = None
     platform: str | None = None
@@ -371,6 +375,12 @@ def merge_manifests(
             k: v for m in manifests for k, v in m.provider_calls_by_condition.items()
         },
         spend=Counts.of(CallCounts.total(m.spend.calls() for m in manifests)),
+        cache_rejected=sum(m.cache_rejected for m in manifests),
+        moved_aside=[
+            f"{path}/{moved}" if path else moved
+            for m, path in zip(manifests, shard_paths or [""] * len(manifests), strict=False)
+            for moved in m.moved_aside
+        ],
         python_version=first.python_version if first else None,
         python_executable=first.python_executable if first else None,
         platform=first.platform if first else None,

@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
 from pdbench.core.errors import PdbenchError
-from pdbench.storage import jsonl
+from pdbench.storage import jsonl, recovery
 from pdbench.storage.manifest import RunManifest, utc_now
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, LedgerEntry
 
@@ -76,6 +75,10 @@ class RunDirLock:
 
     def release(self) -> None:
         if self._handle is not None:
+            # A released lock names no holder (and a command that only read the run dir, such
+            # as a refused `pdbench aggregate`, leaves the file as it found it).
+            self._handle.seek(0)
+            self._handle.truncate()
             self._handle.close()  # closing the file releases the flock
             self._handle = None
 
@@ -86,6 +89,9 @@ class RunStore:
     manifest: RunManifest | None = None
     completed: dict[tuple[str, int], LedgerEntry] = field(default_factory=dict)
     lock: RunDirLock | None = None
+    # One line saying what recovery moved aside (a damaged ledger or rounds file), or None.
+    notice: str | None = None
+    moved_to: Path | None = None  # where recovery moved the damaged part (quarantine/<time>)
 
     def close(self) -> None:
         """Release the run dir for the next writer."""
@@ -109,6 +115,11 @@ class RunStore:
     def open(cls, run_dir: Path, *, config_hash: str, resume_only: bool = False) -> RunStore:
         """Open a new or existing run dir. An existing one must hold the same experiment."""
         manifest_path = run_dir / MANIFEST_FILE
+        if run_dir.exists() and not run_dir.is_dir():
+            raise PdbenchError(
+                f"{run_dir} is a file, not a run folder; choose another --run-id (or "
+                "run.output_dir)"
+            )
         if manifest_path.exists():
             manifest = read_manifest(run_dir)
             if manifest.config_hash != config_hash:
@@ -132,33 +143,12 @@ class RunStore:
         return cls(run_dir=run_dir, lock=RunDirLock(run_dir).acquire())
 
     def _recover(self) -> None:
-        """Read the ledger and cut rounds.jsonl back to the end of the last finished match.
-
-        A ledger entry counts only if rounds.jsonl really holds its rounds (the file reaches its
-        offset and a line ends there): after a power loss the OS may have saved the ledger's
-        last lines but not the rounds they point at. The first entry that fails ends the ledger.
-        """
-        rounds_size = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
-        ledger_kept = 0  # bytes of the ledger that stay
-        end = 0  # bytes of rounds.jsonl that stay
-        ledger_end = jsonl.complete_prefix(self.ledger_path)  # 0 when there is no ledger yet
-        ledger = self.ledger_path.read_bytes()[:ledger_end] if ledger_end else b""
-        with self.rounds_path.open("rb") if rounds_size else nullcontext() as rounds:
-            for line in ledger.splitlines(keepends=True):
-                entry = LedgerEntry.from_json(orjson.loads(line))
-                offset = entry.rounds_end_offset
-                if (
-                    offset is None
-                    or offset < end
-                    or offset > rounds_size
-                    or not _line_ends_at(rounds, offset)
-                ):
-                    break
-                self.completed[entry.key] = entry
-                ledger_kept += len(line)
-                end = offset
-        jsonl.truncate_to(self.ledger_path, ledger_kept)
-        jsonl.truncate_to(self.rounds_path, end)
+        """Keep the longest valid prefix of the ledger and rounds.jsonl (see storage.recovery):
+        a kill's leftovers are cut away, damaged lines are moved aside and said in one line."""
+        found = recovery.recover(self.run_dir)
+        self.completed = {entry.key: entry for entry in found.entries}
+        self.notice = found.notice(self.run_dir)
+        self.moved_to = found.moved_to
 
     def append(self, matches: list[FinishedMatch], *, fsync: bool = False) -> None:
         """Store finished matches: their rounds first, then their ledger lines.
@@ -169,18 +159,21 @@ class RunStore:
         if not matches:
             return
         offset = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
-        ledger_lines = []
+        entries = []
         for match in matches:
             offset += sum(len(line) for line in match.lines)
-            entry = dataclasses.replace(
-                match.ledger, rounds_end_offset=offset, finished_utc=utc_now()
+            entries.append(
+                dataclasses.replace(match.ledger, rounds_end_offset=offset, finished_utc=utc_now())
             )
-            ledger_lines.append(entry.to_json())
-            self.completed[entry.key] = entry
         jsonl.append_bytes(
             self.rounds_path, (line for m in matches for line in m.lines), fsync=fsync
         )
-        jsonl.append_bytes(self.ledger_path, b"".join(ledger_lines), fsync=fsync)
+        jsonl.append_bytes(
+            self.ledger_path, b"".join(entry.to_json() for entry in entries), fsync=fsync
+        )
+        # Only matches whose ledger lines were written count as stored (a failed write raises
+        # before this, and recovery cuts its torn tail away on the next attempt).
+        self.completed.update((entry.key, entry) for entry in entries)
 
     def write_manifest(self, manifest: RunManifest) -> None:
         self.manifest = manifest
@@ -206,14 +199,18 @@ def read_manifest(run_dir: Path) -> RunManifest:
 
 
 def read_ledger(run_dir: Path) -> list[LedgerEntry]:
-    return [LedgerEntry.from_json(line) for line in jsonl.read_lines(run_dir / LEDGER_FILE)]
-
-
-def _line_ends_at(rounds: BinaryIO | None, offset: int) -> bool:
-    """True when rounds.jsonl has a newline just before `offset` (a match ends there)."""
-    if offset == 0:
-        return True
-    if rounds is None:
-        return False
-    rounds.seek(offset - 1)
-    return rounds.read(1) == b"\n"
+    """Every complete ledger line; a damaged one is named (file, line, what is wrong)."""
+    path = run_dir / LEDGER_FILE
+    end = jsonl.complete_prefix(path)
+    entries = []
+    for number, line in enumerate(path.read_bytes()[:end].splitlines() if end else [], 1):
+        if not line.strip():
+            continue
+        entry, problem = recovery.parse_ledger_line(line)
+        if entry is None:
+            raise PdbenchError(
+                f"{path} line {number}: {problem}; `pdbench run` with the run's command moves "
+                "the damaged part aside and plays those matches again"
+            )
+        entries.append(entry)
+    return entries

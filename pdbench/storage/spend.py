@@ -1,8 +1,8 @@
 """The spend journal: every paid call, appended to a file before its answer is used.
 
 One journal per run, or per sweep (all its jobs append to the sweep's journal, in any process):
-`spend.jsonl`, one JSON line per live call with its tokens and cost, and the part of the run
-(`source`: a sweep's condition) that made it. Because a line is written as soon as a call is
+`spend.jsonl`, one JSON line per live call with its tokens and cost, the part of the run
+(`source`: a sweep's condition) that made it, and the answer with its cache key. Because a line is written as soon as a call is
 paid for, the spend survives a kill, and every attempt of a run (and every job of a sweep) sees
 what the others spent: the cost budget (`run.max_cost_usd`) is for the whole run or sweep.
 
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import orjson
 
+from pdbench.core.errors import WriteFailed
 from pdbench.storage.schema import CallCounts
 
 SPEND_FILE = "spend.jsonl"
@@ -30,9 +31,13 @@ class SpendJournal:
         self._total = CallCounts()
         self._by_source: dict[str | None, CallCounts] = {}
 
-    def record(self, paid: CallCounts) -> None:
-        """Append one paid call (flushed to the OS before the answer is used)."""
-        line = {
+    def record(
+        self, paid: CallCounts, *, key: str | None = None, answer: dict | None = None
+    ) -> None:
+        """Append one paid call (flushed to the OS before the answer is used). With the cache
+        key and the answer, the answer survives a failed cache write: a resumed run takes it
+        from here instead of buying it again (see `answers`)."""
+        line: dict = {
             "source": self.source,
             "live": paid.live,
             "input_tokens": paid.input_tokens,
@@ -40,14 +45,19 @@ class SpendJournal:
             "cost_usd": paid.cost_usd,
             "unknown_price": paid.unknown_price,
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("ab") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                handle.write(orjson.dumps(line) + b"\n")
-                handle.flush()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        if key is not None and answer is not None:
+            line["key"], line["answer"] = key, answer
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("ab") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                try:
+                    handle.write(orjson.dumps(line) + b"\n")
+                    handle.flush()
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+        except OSError as error:
+            raise WriteFailed(self.path, error) from error
 
     def total(self) -> CallCounts:
         """What was paid so far, by everyone writing this journal."""
@@ -58,6 +68,26 @@ class SpendJournal:
         """What one source (a sweep's condition) paid so far."""
         self._catch_up()
         return self._by_source.get(source, CallCounts())
+
+    def answers(self) -> dict[str, dict]:
+        """The answers journaled with their cache keys (every one paid for), by key."""
+        found: dict[str, dict] = {}
+        if not self.path.exists():
+            return found
+        with self.path.open("rb") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            try:
+                data = handle.read()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        for raw in data[: data.rfind(b"\n") + 1].splitlines():
+            try:
+                entry = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("answer"), dict):
+                found[str(entry.get("key"))] = entry["answer"]
+        return found
 
     def _catch_up(self) -> None:
         if not self.path.exists():

@@ -111,6 +111,9 @@ class Case:
     setup: tuple[Setup, ...] = ()
     env: tuple[tuple[str, str | None], ...] = ()  # None removes the variable
     quick: bool = False  # must finish within a few seconds (hang-prone inputs)
+    # A case that is recovered from rather than refused (exit 0): its one `warning: ` line on
+    # stderr must name these.
+    warning: tuple[str, ...] = ()
     today: tuple[type[AssertionError], str] | None = None  # how it fails today: xfail
 
     @property
@@ -320,6 +323,8 @@ def check(case: Case, outcome: Outcome) -> None:
     if outcome.code not in case.codes:
         raise WrongExit(f"exit {outcome.code}, expected {case.codes}\n{shown}")
     if outcome.code != 2:
+        if case.warning:
+            _check_warning(case, outcome, shown)
         return
     lines = [line for line in outcome.stderr.splitlines() if line.strip()]
     if len(lines) != 1 or not lines[0].startswith("error: "):
@@ -327,6 +332,15 @@ def check(case: Case, outcome: Outcome) -> None:
     missing = [text for text in case.line if text.casefold() not in lines[0].casefold()]
     if missing:
         raise LineMissing(f"the line does not name {missing}: {lines[0]}\n{shown}")
+
+
+def _check_warning(case: Case, outcome: Outcome, shown: str) -> None:
+    warnings = [line for line in outcome.stderr.splitlines() if line.startswith("warning: ")]
+    if len(warnings) != 1:
+        raise NotOneLine(f'{len(warnings)} "warning: " lines on stderr, not one\n{shown}')
+    missing = [text for text in case.warning if text.casefold() not in warnings[0].casefold()]
+    if missing:
+        raise LineMissing(f"the warning does not name {missing}: {warnings[0]}\n{shown}")
 
 
 def unexpected_writes(outcome: Outcome) -> list[str]:

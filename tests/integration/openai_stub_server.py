@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -23,6 +24,10 @@ class StubState:
     completion_tokens: int = 1
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    delay_s: float = 0.0  # how long each answer takes (a slow model: room to kill mid-run)
+    # Models whose every request fails: "502" answers a proxy's HTML error page, "no_choices" a
+    # 200 whose `choices` is empty.
+    broken_models: dict[str, str] = field(default_factory=dict)
 
 
 def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
@@ -36,6 +41,16 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
             with state.lock:
                 state.requests.append(body)
                 status, text = state.script.pop(0) if state.script else (200, state.default_text)
+            if state.delay_s:
+                time.sleep(state.delay_s)
+            broken = state.broken_models.get(str(body.get("model")))
+            if broken == "502":
+                self._send_html(502, "<html><body><h1>502 Bad Gateway</h1>nginx</body></html>")
+                return
+            if broken == "no_choices":
+                self._send(200, {"id": "chatcmpl-empty", "object": "chat.completion",
+                                 "created": 0, "model": body.get("model"), "choices": []})  # fmt: skip
+                return
             if status != 200:
                 error_type = {429: "rate_limit_error", 401: "invalid_api_key"}.get(status, "error")
                 self._send(status, {"error": {"message": f"stub {status}", "type": error_type}})
@@ -66,6 +81,14 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _send_html(self, status: int, page: str) -> None:
+            data = page.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

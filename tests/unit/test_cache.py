@@ -112,12 +112,14 @@ def test_hit_miss_and_json_values(tmp_path):
     with diskcache.Cache(str(tmp_path / "cache")) as raw:
         stored = raw.get(key)
         assert isinstance(stored, str)
-        assert json.loads(stored) == {
+        entry = json.loads(stored)  # the value as JSON text, with its checksum
+        assert entry["value"] == {
             "text": "D",
             "input_tokens": 10,
             "output_tokens": 1,
             "cost_usd": 0.25,
         }
+        assert len(entry["checksum"]) == 64
         assert raw.eviction_policy == "none"
 
 

@@ -159,6 +159,13 @@ class ArenaAgent(AgentBase):
         self.containment.close()
         self._log.close()
 
+    def stop_now(self) -> None:
+        """Kill the worker (its sandbox or process group) while a turn may be in progress: the
+        turn's thread sees the process gone and returns, so `close` does not wait for it."""
+        worker = self._worker
+        if worker is not None:
+            worker.kill()
+
     # -- one round --
 
     def _decide_blocking(self, obs: Observation) -> Decision:

@@ -1,0 +1,86 @@
+"""Run the `pdbench` command with a disk that fills up: `python tests/fault_injection.py <file name>
+<writes that succeed> <pdbench args...>`.
+
+Every file named <file name> that pdbench opens for writing accepts that many writes (counted over
+all its opens) and then fails each write with ENOSPC, as a full disk does. With the name
+`cache.db`, the replay cache's writes fail instead, with the SQLite error a full disk gives. A
+small tmpfs would need root to mount; this injects the same errors where the OS would raise them.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import sqlite3
+import sys
+from typing import Any
+
+TARGET, ALLOWED = sys.argv[1], int(sys.argv[2])
+writes = 0
+
+
+def _spend_one(name: str) -> None:
+    global writes
+    writes += 1
+    if writes > ALLOWED:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), name)
+
+
+class FullDiskFile:
+    """A file object whose writes fail once the disk is "full"."""
+
+    def __init__(self, handle: Any, name: str) -> None:
+        self._handle, self._name = handle, name
+
+    def write(self, data: Any) -> int:
+        _spend_one(self._name)
+        return self._handle.write(data)
+
+    def writelines(self, lines: Any) -> None:
+        _spend_one(self._name)
+        self._handle.writelines(lines)
+
+    def __enter__(self) -> FullDiskFile:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._handle.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+
+def _install() -> None:
+    if TARGET == "cache.db":
+        import diskcache
+
+        real_set = diskcache.Cache.set
+
+        def full_set(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                _spend_one(TARGET)
+            except OSError:
+                raise sqlite3.OperationalError("database or disk is full") from None
+            return real_set(self, *args, **kwargs)
+
+        diskcache.Cache.set = full_set
+        return
+    real_open = io.open
+
+    def open_on_a_full_disk(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        handle = real_open(file, mode, *args, **kwargs)
+        writing = any(flag in mode for flag in "wax+")
+        if writing and os.path.basename(os.fspath(file)) == TARGET:
+            return FullDiskFile(handle, os.fspath(file))
+        return handle
+
+    io.open = open_on_a_full_disk  # pathlib's Path.open and write_bytes go through io.open
+
+
+if __name__ == "__main__":
+    _install()
+    from pdbench.cli.app import main
+
+    sys.argv = ["pdbench", *sys.argv[3:]]
+    main()
