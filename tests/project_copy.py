@@ -41,6 +41,9 @@ def copy_project(target: Path) -> Path:
                 shutil.copytree(source, target / part, symlinks=True)
             elif source.is_file():
                 shutil.copyfile(source, target / part)
+    # Without the package, `python -m pdbench` run in the copy imports this checkout's code (the
+    # working directory comes first on sys.path): the code under test, edits included.
+    shutil.rmtree(target / "pdbench", ignore_errors=True)
     (target / "data").mkdir(exist_ok=True)
     return target
 
