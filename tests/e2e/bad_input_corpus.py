@@ -20,24 +20,20 @@ another reason is reported as a real failure.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import functools
 import hashlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from project_copy import copy_project as copy_committed_project
+from project_copy import shared_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_PARTS = ("conf", "prompts", "examples", "tests/fixtures/bad_input")
@@ -217,26 +213,10 @@ class Outcome:
     skipped: str | None = None
 
 
-@functools.cache
-def _extract_committed_project() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="pdbench-committed-"))
-    atexit.register(shutil.rmtree, folder, True)
-    return copy_committed_project(folder / "project")
-
-
-_extract_lock = threading.Lock()  # the sandboxes are built in a thread pool
-
-
-def committed_project() -> Path:
-    """The project as committed (`git archive HEAD`), extracted once per session."""
-    with _extract_lock:
-        return _extract_committed_project()
-
-
 def copy_project(target: Path) -> None:
     """The parts of the committed project pdbench reads; plain file copies (no metadata) are 4x
     faster."""
-    source = committed_project()
+    source = shared_copy()
     for part in PROJECT_PARTS:
         shutil.copytree(source / part, target / part, symlinks=True, copy_function=shutil.copyfile)
 
