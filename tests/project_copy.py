@@ -9,6 +9,8 @@ prompts/, examples/, README.md and the other tracked files come from the copy.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import io
 import os
 import re
@@ -16,6 +18,8 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
+import threading
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -41,8 +45,28 @@ def copy_project(target: Path) -> Path:
                 shutil.copytree(source, target / part, symlinks=True)
             elif source.is_file():
                 shutil.copyfile(source, target / part)
+    # Without the package, `python -m pdbench` run in the copy imports this checkout's code (the
+    # working directory comes first on sys.path): the code under test, edits included.
+    shutil.rmtree(target / "pdbench", ignore_errors=True)
     (target / "data").mkdir(exist_ok=True)
     return target
+
+
+@functools.cache
+def _extract_shared_copy() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="pdbench-committed-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return copy_project(folder / "project")
+
+
+_shared_copy_lock = threading.Lock()  # callers may build sandboxes in a thread pool
+
+
+def shared_copy() -> Path:
+    """One copy of the committed project for the whole session, for tests that only read it
+    (their outputs go to tmp_path): extracted on first use, removed when the session ends."""
+    with _shared_copy_lock:
+        return _extract_shared_copy()
 
 
 # The issue's done-when grid: 3 personas x 6 opponents, the LLM agent on the mock model.

@@ -24,6 +24,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pandas as pd
+from project_copy import shared_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "silently_wrong"
@@ -58,10 +59,11 @@ def subprocess_env(tmp: Path) -> dict[str, str]:
 
 
 def run_process(command: list[str], tmp: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run a command from the project root, as a user types it."""
+    """Run a command as a user types it, in a copy of the committed project (never the user's
+    edited conf/)."""
     return subprocess.run(
         command,
-        cwd=ROOT,
+        cwd=shared_copy(),
         env=subprocess_env(tmp),
         capture_output=True,
         text=True,
@@ -72,7 +74,7 @@ def run_process(command: list[str], tmp: Path, timeout: float = 120) -> subproce
 def start_process(command: list[str], tmp: Path) -> subprocess.Popen:
     return subprocess.Popen(
         command,
-        cwd=ROOT,
+        cwd=shared_copy(),
         env=subprocess_env(tmp),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -28,13 +28,16 @@ def check_group_overrides(
 ) -> None:
     """Check `group=option[,option...]` overrides before Hydra sees them: unknown options get a
     "did you mean" instead of Hydra's stack trace."""
+    from hydra.core.override_parser.types import ValueType
+
     for override in parse_overrides(overrides, shown):
         group = override.key_or_group
         if group not in HYDRA_GROUPS and group not in GROUPS:
             continue
         if override.is_sweep_override():
-            if not override.is_choice_sweep():
-                continue  # range() or glob() of a group: left to Hydra
+            glob = override.value_type == ValueType.GLOB_CHOICE_SWEEP
+            if glob or not override.is_choice_sweep():
+                continue  # glob() is matched against the options in sweep.expand; range() left
             values = list(override.sweep_string_iterator())
         elif override.value() is None:
             continue  # ~group deletes the choice

@@ -3,8 +3,9 @@
 Every case runs the real command line (`pdbench ...` or `python -m pdbench ...`) in a subprocess
 inside its own sandbox, a folder holding
 
-    proj/   a copy of the project's conf/, prompts/, examples/ and tests/fixtures/bad_input/
-            (the working directory, so pdbench takes it for the project root)
+    proj/   a copy of the committed project's conf/, prompts/, examples/ and
+            tests/fixtures/bad_input/ (never the user's edited conf/; the working directory, so
+            pdbench takes it for the project root)
     out/    run.output_dir, empty unless the case puts a run there
     cache/  PDBENCH_CACHE_DIR
     hydra/  Hydra's own run and sweep folders (module door)
@@ -31,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from project_copy import shared_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_PARTS = ("conf", "prompts", "examples", "tests/fixtures/bad_input")
@@ -214,9 +217,11 @@ class Outcome:
 
 
 def copy_project(target: Path) -> None:
-    """The parts of the project pdbench reads; plain file copies (no metadata) are 4x faster."""
+    """The parts of the committed project pdbench reads; plain file copies (no metadata) are 4x
+    faster."""
+    source = shared_copy()
     for part in PROJECT_PARTS:
-        shutil.copytree(ROOT / part, target / part, symlinks=True, copy_function=shutil.copyfile)
+        shutil.copytree(source / part, target / part, symlinks=True, copy_function=shutil.copyfile)
 
 
 def build_sandbox(case: Case, sandbox: Sandbox) -> None:

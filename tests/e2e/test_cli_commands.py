@@ -1,5 +1,7 @@
-"""The documented `pdbench` commands, run exactly as a user types them (`uv run pdbench ...`) from
-the project root, with run.output_dir pointing into a temp folder and PDBENCH_CACHE_DIR set."""
+"""The documented `pdbench` commands, run as a user types them (`uv run pdbench ...`) in a copy of
+the committed project (tests/project_copy.py: never the user's edited conf/experiment.yaml), with
+run.output_dir pointing into a temp folder and PDBENCH_CACHE_DIR set. `uv run --project <checkout>`
+uses this checkout's environment, so uv makes no virtual environment in the copy."""
 
 from __future__ import annotations
 
@@ -8,13 +10,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from project_copy import PDBENCH, PROJECT, copy_project
 
-ROOT = Path(__file__).resolve().parents[2]
 UV = shutil.which("uv")
 CONDITIONS = [
     "llm_cooperative_vs_tft",
@@ -34,11 +35,18 @@ def env_for(tmp: Path) -> dict[str, str]:
     return env
 
 
-def uv_run(*args: str, tmp: Path, timeout: float = 180) -> subprocess.CompletedProcess:
-    """`uv run <args>` from the project root."""
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    return copy_project(tmp_path_factory.mktemp("cli_project"))
+
+
+def uv_run(
+    project: Path, *args: str, tmp: Path, timeout: float = 180
+) -> subprocess.CompletedProcess:
+    """`uv run <args>` in the project copy, with the checkout's environment."""
     return subprocess.run(
-        [UV, "run", *args],
-        cwd=ROOT,
+        [str(UV), "run", "--project", str(PROJECT), *args],
+        cwd=project,
         env=env_for(tmp),
         capture_output=True,
         text=True,
@@ -46,12 +54,10 @@ def uv_run(*args: str, tmp: Path, timeout: float = 180) -> subprocess.CompletedP
     )
 
 
-def console(*args: str, tmp: Path) -> subprocess.CompletedProcess:
+def console(project: Path, *args: str, tmp: Path) -> subprocess.CompletedProcess:
     """The installed `pdbench` script directly: what `uv run pdbench` runs, minus uv's start-up."""
-    script = Path(sys.executable).with_name("pdbench")
-    command = [str(script)] if script.is_file() else [UV, "run", "pdbench"]
     return subprocess.run(
-        [*command, *args], cwd=ROOT, env=env_for(tmp), capture_output=True, text=True, timeout=60
+        [PDBENCH, *args], cwd=project, env=env_for(tmp), capture_output=True, text=True, timeout=60
     )
 
 
@@ -64,8 +70,8 @@ def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
 # --- validate ------------------------------------------------------------------------------------
 
 
-def test_validate_experiment(tmp_path):
-    out = ok(uv_run("pdbench", "validate", "conf/experiment.yaml", tmp=tmp_path)).stdout
+def test_validate_experiment(project, tmp_path):
+    out = ok(uv_run(project, "pdbench", "validate", "conf/experiment.yaml", tmp=tmp_path)).stdout
     assert "valid: conf/experiment.yaml" in out
     assert re.search(r"conditions\s+4\b", out), out
     for name in CONDITIONS:
@@ -76,17 +82,18 @@ def test_validate_experiment(tmp_path):
     assert re.search(r"matches\s+12\b", out), out
     # Two LLM conditions x 3 replicates x 20 rounds x (1 call + 2 retries).
     assert re.search(r"LLM calls\s+at most 360\b", out), out
-    assert not (ROOT / "data" / "runs" / "nothing").exists()
+    assert not (project / "data" / "runs").exists()
 
 
 # --- run -----------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def experiment_run(tmp_path_factory):
+def experiment_run(project, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cli_run")
     output = tmp / "runs"
     proc = uv_run(
+        project,
         "pdbench",
         "run",
         "conf/experiment.yaml",
@@ -133,11 +140,12 @@ def test_run_writes_the_three_artifacts_and_prints_a_summary(experiment_run):
     assert len(table) >= 4 * 2  # a row per condition x replicate, plus per-condition rows
 
 
-def test_dry_run_writes_nothing_and_prints_the_seeds(experiment_run, tmp_path):
+def test_dry_run_writes_nothing_and_prints_the_seeds(project, experiment_run, tmp_path):
     _, real_output, _ = experiment_run
     output = tmp_path / "runs"
     proc = ok(
         uv_run(
+            project,
             "pdbench",
             "run",
             "conf/experiment.yaml",
@@ -171,8 +179,8 @@ def test_dry_run_writes_nothing_and_prints_the_seeds(experiment_run, tmp_path):
 # --- list and help -------------------------------------------------------------------------------
 
 
-def test_list_everything_and_list_agents(tmp_path):
-    everything = ok(uv_run("pdbench", "list", tmp=tmp_path)).stdout
+def test_list_everything_and_list_agents(project, tmp_path):
+    everything = ok(uv_run(project, "pdbench", "list", tmp=tmp_path)).stdout
     for title, folder in [
         ("agents", "agent"),
         ("personas", "persona"),
@@ -184,20 +192,20 @@ def test_list_everything_and_list_agents(tmp_path):
     for option in ("tft", "llm_default", "exploitative", "stag_hunt", "mock", "geometric"):
         assert re.search(rf"^\s+{option}\s+\S", everything, re.MULTILINE), option
 
-    agents = ok(uv_run("pdbench", "list", "agents", tmp=tmp_path)).stdout
+    agents = ok(uv_run(project, "pdbench", "list", "agents", tmp=tmp_path)).stdout
     assert agents.splitlines()[0] == "agents (conf/agent/):"
     listed = [line.split()[0] for line in agents.splitlines()[1:] if line.strip()]
-    assert listed == sorted(p.stem for p in (ROOT / "conf" / "agent").glob("*.yaml"))
+    assert listed == sorted(p.stem for p in (project / "conf" / "agent").glob("*.yaml"))
     assert "personas" not in agents
     assert "Tit For Tat" in agents  # each option's one-line description
 
 
-def test_help(tmp_path):
-    main = ok(uv_run("pdbench", "--help", tmp=tmp_path)).stdout
+def test_help(project, tmp_path):
+    main = ok(uv_run(project, "pdbench", "--help", tmp=tmp_path)).stdout
     assert "Usage" in main
     for command in ("validate", "run", "aggregate", "ui", "list"):
         assert command in main
     for command in ("validate", "run", "aggregate", "ui", "list"):
-        text = ok(console(command, "--help", tmp=tmp_path)).stdout
+        text = ok(console(project, command, "--help", tmp=tmp_path)).stdout
         assert "Usage" in text and command in text, command
-    assert "--dry-run" in ok(console("run", "--help", tmp=tmp_path)).stdout
+    assert "--dry-run" in ok(console(project, "run", "--help", tmp=tmp_path)).stdout

@@ -1,7 +1,8 @@
 """Every bad input ends in exit code 2 and one line naming the file and the field.
 
 Through the real command line in subprocesses (the `pdbench` console script and
-`python -m pdbench`), run from the project root. Most cases use `pdbench validate`, which runs
+`python -m pdbench`), run in a copy of the committed project (tests/project_copy.py: never the
+user's edited conf/). Most cases use `pdbench validate`, which runs
 nothing; all cases are started at once in a thread pool (module fixture) so the suite stays fast,
 and each parametrized test then checks one of the finished processes.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from project_copy import copy_project
 
 from pdbench.core.errors import ConfigError
 from pdbench.runners.prepare import load
@@ -257,12 +259,12 @@ CASES = [
 ]
 
 
-def _run_case(case: Case, tmp: Path) -> subprocess.CompletedProcess:
+def _run_case(case: Case, tmp: Path, project: Path) -> subprocess.CompletedProcess:
     args = [a.format(tmp=tmp) for a in case.args]
     prefix = pdbench_command() if case.entry == "cli" else [sys.executable, "-m", "pdbench"]
     return subprocess.run(
         [*prefix, *args],
-        cwd=ROOT,
+        cwd=project,
         env=subprocess_env(tmp),
         capture_output=True,
         text=True,
@@ -276,9 +278,14 @@ def tmp_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def results(tmp_dir) -> dict[str, subprocess.CompletedProcess]:
+def project(tmp_dir) -> Path:
+    return copy_project(tmp_dir / "project")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_dir, project) -> dict[str, subprocess.CompletedProcess]:
     with ThreadPoolExecutor(max_workers=max(2, min(6, (os.cpu_count() or 2) * 2))) as pool:
-        futures = {case.id: pool.submit(_run_case, case, tmp_dir) for case in CASES}
+        futures = {case.id: pool.submit(_run_case, case, tmp_dir, project) for case in CASES}
         return {case_id: future.result() for case_id, future in futures.items()}
 
 
@@ -338,14 +345,16 @@ def test_bad_fixture_is_a_config_error(path):
 
 
 def test_run_into_an_existing_run_of_another_config_exits_2_and_touches_nothing(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, project
 ):
     from pdbench.runners.experiment import run_experiment
 
     monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
     output = tmp_path / "runs"
     config = "tests/fixtures/configs/policies.yaml"
-    first = load(ROOT / config, [f"run.output_dir={output}"], run_id="taken", project_root=ROOT)
+    first = load(
+        project / config, [f"run.output_dir={output}"], run_id="taken", project_root=project
+    )
     outcome = run_experiment(first)
     assert outcome.status == "complete"
     run_dir = output / "taken"
@@ -367,7 +376,7 @@ def test_run_into_an_existing_run_of_another_config_exits_2_and_touches_nothing(
             "run.seed=99",
             "--quiet",
         ],
-        cwd=ROOT,
+        cwd=project,
         env=subprocess_env(tmp_path),
         capture_output=True,
         text=True,

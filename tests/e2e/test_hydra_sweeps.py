@@ -1,5 +1,6 @@
-"""Hydra's front door, `python -m pdbench [-m] overrides`, run as a user types it from the project
-root: a sweep is one run dir (shards merged at the end), a single run is a plain run dir, and the
+"""Hydra's front door, `python -m pdbench [-m] overrides`, run as a user types it in a copy of the
+committed project (tests/project_copy.py; `uv run --project <checkout>` keeps the checkout's
+environment): a sweep is one run dir (shards merged at the end), a single run is a plain run dir, and the
 joblib and submitit_local launchers store the same rounds as the serial launcher.
 
 Every command points run.output_dir and Hydra's own output folder (hydra.run.dir /
@@ -17,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from project_copy import PROJECT, shared_copy
 
-ROOT = Path(__file__).resolve().parents[2]
 UV = shutil.which("uv")
 GRID = ["-m", "agent_a=tft,grim", "agent_b=alld,gtft"]
 GRID_CONDITIONS = {
@@ -39,12 +40,17 @@ def env_for(tmp: Path) -> dict[str, str]:
 
 
 def pdbench_module(*args: str, tmp: Path) -> list[str]:
-    return [UV, "run", "python", "-m", "pdbench", *args]
+    return [str(UV), "run", "--project", str(PROJECT), "python", "-m", "pdbench", *args]
 
 
 def run(command: list[str], tmp: Path, timeout: float = 240) -> subprocess.CompletedProcess:
     return subprocess.run(
-        command, cwd=ROOT, env=env_for(tmp), capture_output=True, text=True, timeout=timeout
+        command,
+        cwd=shared_copy(),
+        env=env_for(tmp),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -171,7 +177,7 @@ def grid_runs(tmp_path_factory):
         )
         procs[name] = subprocess.Popen(
             command,
-            cwd=ROOT,
+            cwd=shared_copy(),
             env=env_for(folder),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

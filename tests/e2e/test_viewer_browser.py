@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from project_copy import run_persona_grid
+from project_copy import copy_project, run_persona_grid
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
@@ -57,7 +57,13 @@ def pdbench_command(*args: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
+def project(tmp_path_factory) -> Path:
+    """The committed project: its conf/ as shipped, never the user's edited experiment."""
+    return copy_project(tmp_path_factory.mktemp("project"))
+
+
+@pytest.fixture(scope="module")
+def run_dir(project, tmp_path_factory) -> Path:
     """conf/experiment.yaml with 2 replicates: 4 conditions, mock LLM agents with prompts."""
     output = tmp_path_factory.mktemp("runs")
     done = subprocess.run(
@@ -72,7 +78,7 @@ def run_dir(tmp_path_factory) -> Path:
             f"run.output_dir={output}",
             f"run.cache.dir={output / 'cache'}",
         ),
-        cwd=ROOT,
+        cwd=project,
         capture_output=True,
         text=True,
         timeout=300,
@@ -80,7 +86,7 @@ def run_dir(tmp_path_factory) -> Path:
     assert done.returncode == 0, done.stderr[-3000:]
     analyzed = subprocess.run(
         pdbench_command("analyze", str(output / "browser"), "--bootstrap", "50"),
-        cwd=ROOT,
+        cwd=project,
         capture_output=True,
         text=True,
         timeout=300,
@@ -90,7 +96,7 @@ def run_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tournament_dir(run_dir) -> Path:
+def tournament_dir(project, run_dir) -> Path:
     """The classic tournament, shortened (50 rounds, 2 replicates), with tournament.parquet
     (Payne's generations included) and analysis.parquet."""
     output = run_dir.parent
@@ -109,7 +115,7 @@ def tournament_dir(run_dir) -> Path:
         ("analyze", str(output / "tournament"), "--bootstrap", "30"),
     ):
         done = subprocess.run(
-            pdbench_command(*args), cwd=ROOT, capture_output=True, text=True, timeout=300
+            pdbench_command(*args), cwd=project, capture_output=True, text=True, timeout=300
         )
         assert done.returncode == 0, done.stderr[-3000:]
     return output / "tournament"
@@ -122,14 +128,14 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def viewer_url(run_dir, tmp_path_factory) -> Iterator[str]:
+def viewer_url(project, run_dir, tmp_path_factory) -> Iterator[str]:
     """`pdbench ui RUN_DIR --port P` in its own process group, stopped whatever happens."""
     port = free_port()
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
     with log.open("wb") as out:
         server = subprocess.Popen(
             pdbench_command("ui", str(run_dir), "--port", str(port)),
-            cwd=ROOT,
+            cwd=project,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # `pdbench ui` starts Streamlit as its child: stop both

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from project_copy import shared_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads(
@@ -21,11 +22,14 @@ REFERENCE = json.loads(
 )["tournament"]
 
 
-def pdbench(*args: str, module: bool = False, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def pdbench(
+    *args: str, module: bool = False, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    """pdbench in a copy of the committed project (never the user's edited conf/), or in `cwd`."""
     entry = ["-m", "pdbench"] if module else ["-c", "from pdbench.cli import main; main()"]
     return subprocess.run(
         [sys.executable, *entry, *args],
-        cwd=cwd,
+        cwd=cwd or shared_copy(),
         capture_output=True,
         text=True,
         timeout=300,

@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from project_copy import copy_project
 from streamlit.testing.v1 import AppTest
 
 from pdbench.analysis.aggregate import aggregate_run
@@ -37,15 +38,19 @@ TIMEOUT = 60  # seconds per script run: the first one imports pandas, pyarrow an
 # --- runs made for the tests -------------------------------------------------------------------
 
 
-def make_run(config: str, overrides: list[str], output_dir: Path, run_id: str, **kwargs) -> Path:
+def make_run(
+    project: Path, config: str, overrides: list[str], output_dir: Path, run_id: str, **kwargs
+) -> Path:
+    """`config` of the project copy (never the user's edited conf/), run into output_dir."""
     loaded = load(
-        ROOT / config,
+        project / config,
         [
             *overrides,
             f"run.output_dir={output_dir}",
             f"run.run_id={run_id}",
             f"run.cache.dir={output_dir / 'cache'}",
         ],
+        project_root=project,
         **kwargs,
     )
     outcome = run_experiment(loaded)
@@ -54,24 +59,30 @@ def make_run(config: str, overrides: list[str], output_dir: Path, run_id: str, *
 
 
 @pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """The committed project: conf/experiment.yaml as shipped, whatever the user edited."""
+    return copy_project(tmp_path_factory.mktemp("project"))
+
+
+@pytest.fixture(scope="module")
 def runs_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("runs")
 
 
 @pytest.fixture(scope="module")
-def single_run(runs_dir) -> Path:
+def single_run(project, runs_dir) -> Path:
     """GTFT vs ALLD, one condition, 3 replicates."""
-    return make_run("conf/config.yaml", ["agent_a=gtft", "agent_b=alld"], runs_dir, "t")
+    return make_run(project, "conf/config.yaml", ["agent_a=gtft", "agent_b=alld"], runs_dir, "t")
 
 
 @pytest.fixture(scope="module")
-def llm_run(runs_dir) -> Path:
+def llm_run(project, runs_dir) -> Path:
     """conf/experiment.yaml: 4 conditions, two with mock LLM agents whose prompts are stored."""
-    return make_run("conf/experiment.yaml", [], runs_dir, "llm", replicates=2)
+    return make_run(project, "conf/experiment.yaml", [], runs_dir, "llm", replicates=2)
 
 
 @pytest.fixture(scope="module")
-def sweep_run(runs_dir) -> Path:
+def sweep_run(project, runs_dir) -> Path:
     """A Hydra multirun over agent_a=tft,grim: one run dir with 2 conditions (merged shards)."""
     done = subprocess.run(
         [
@@ -85,7 +96,7 @@ def sweep_run(runs_dir) -> Path:
             f"run.cache.dir={runs_dir / 'cache'}",
             f"hydra.sweep.dir={runs_dir / 'hydra'}",
         ],
-        cwd=ROOT,
+        cwd=project,
         capture_output=True,
         text=True,
         timeout=300,
@@ -320,9 +331,14 @@ def rewrite_rounds(run_dir: Path, change) -> None:
     (run_dir / "matches.jsonl").write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in ledger))
 
 
-def test_hashed_prompts_show_their_hashes(monkeypatch, runs_dir):
+def test_hashed_prompts_show_their_hashes(monkeypatch, project, runs_dir):
     run_dir = make_run(
-        "conf/experiment.yaml", ["run.store_prompts=hash"], runs_dir, "hashed", replicates=1
+        project,
+        "conf/experiment.yaml",
+        ["run.store_prompts=hash"],
+        runs_dir,
+        "hashed",
+        replicates=1,
     )
     at = open_app(monkeypatch, run_dir)
     condition = "llm_cooperative_vs_tft"
@@ -450,8 +466,9 @@ def test_the_match_is_read_without_the_rest_of_the_file(single_run, tmp_path):
     assert [r["round_index"] for r in rounds] == list(range(1, ledger[1].n_rounds + 1))
 
 
-def test_moves_flipped_by_noise_are_marked_on_the_match_tab(monkeypatch, runs_dir):
+def test_moves_flipped_by_noise_are_marked_on_the_match_tab(monkeypatch, project, runs_dir):
     run_dir = make_run(
+        project,
         "conf/config.yaml",
         ["agent_a=allc", "agent_b=tft", "game.noise=0.2", "horizon.rounds=30"],
         runs_dir,
