@@ -27,6 +27,8 @@ from silently_wrong_helpers import (
     subprocess_env,
 )
 
+pytestmark = pytest.mark.slow  # each test starts pdbench processes that import litellm
+
 FAULTS = ROOT / "tests" / "fault_injection.py"
 PROMPT_TOKENS = 100_000  # $0.015 a call of gpt-4o-mini: spend is a visible number
 REPLICATES, ROUNDS = 8, 3
