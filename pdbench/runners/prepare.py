@@ -57,6 +57,8 @@ class LoadedExperiment:
         moved, resumed with a larger budget or more concurrency and still be the same run.
         """
         snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
+        for condition in snapshot["conditions"]:
+            _without_unused_talk(condition)
         payload = {"spec": snapshot, "files": self.referenced_files}
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -72,6 +74,19 @@ class LoadedExperiment:
         if not output_dir.is_absolute():
             output_dir = self.project_root / output_dir
         return output_dir / self.run_id
+
+
+def _without_unused_talk(condition: dict[str, Any]) -> None:
+    """Leave the negotiation settings out of a condition that does not talk: they cannot change
+    a round there, and without them a classic run keeps the config hash (and the derived run
+    id) it had before negotiation existed."""
+    if condition["game"].get("negotiation") is not None:
+        return
+    condition["game"].pop("negotiation", None)
+    for side in ("agent_a", "agent_b"):
+        condition[side].pop("negotiate_prompt", None)  # an LLM agent's, read only to talk
+        if not condition[side].get("messages", True):  # a policy's canned messages: none
+            condition[side].pop("messages")
 
 
 def prepare(config: LoadedConfig) -> LoadedExperiment:
