@@ -18,6 +18,7 @@ from pdbench.cli.analyze import analyze
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
 from pdbench.core.errors import PdbenchError
+from pdbench.core.redact import install_redaction
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode
@@ -314,6 +315,7 @@ def main() -> None:
     """Console entry point: every error a user can cause is one line on stderr and a documented
     exit code (see pdbench/cli/exits.py); anything else is a bug and keeps its traceback."""
     exits.raise_on_sigterm()
+    install_redaction()
     try:
         # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
         # (Typer turns Ctrl-C inside a command into the code 130; `run` says so itself.)

@@ -40,6 +40,7 @@ from pdbench.config.tournament import tournament_overrides
 from pdbench.config.tree import conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError
+from pdbench.core.redact import install_redaction, redact
 from pdbench.runners.prepare import prepare
 from pdbench.storage.spend import SpendJournal, spend_file
 
@@ -116,13 +117,21 @@ except ImportError:  # pragma: no cover - hydra is a dependency
 
 
 class SweepCallback(Callback):
-    """Merge a sweep's shards into one run and aggregate it, in the process that launched it."""
+    """Merge a sweep's shards into one run and aggregate it, in the process that launched it;
+    and keep secrets out of the multirun.yaml Hydra's sweeper writes before the first job."""
+
+    def on_job_start(self, config: Any, **kwargs: Any) -> None:
+        from hydra.types import RunMode
+
+        if config.hydra.mode == RunMode.MULTIRUN:
+            redact_multirun_yaml(Path(config.hydra.sweep.dir))
 
     def on_multirun_end(self, config: Any, **kwargs: Any) -> None:
         from pdbench.analysis.aggregate import write_aggregates
         from pdbench.storage.run_store import read_manifest
         from pdbench.storage.shards import merge_shards
 
+        redact_multirun_yaml(Path(config.hydra.sweep.dir))
         project_root = find_project_root()
         run_dir = _run_root(config, project_root) / _sweep_run_id(config)
         if not (run_dir / "shards").is_dir():
@@ -136,6 +145,24 @@ class SweepCallback(Callback):
             waiting = manifest.matches.planned - manifest.matches.completed
             exits.say_unfinished(manifest.status, waiting, manifest.error)
             raise SystemExit(exits.status_code(manifest.status))
+
+
+def redact_multirun_yaml(sweep_dir: Path) -> None:
+    """Rewrite Hydra's `<sweep dir>/multirun.yaml` (the whole config and the command line's
+    overrides, saved by the sweeper) with its secrets redacted. Hydra writes it before any job
+    starts, so the first job rewrites it; the end of the sweep once more. Idempotent."""
+    import yaml
+
+    path = sweep_dir / "multirun.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return
+    cleaned = yaml.safe_dump(redact(yaml.safe_load(text)), sort_keys=False)
+    if cleaned != text:
+        temporary = path.with_name(f".multirun.{os.getpid()}.yaml")
+        temporary.write_text(cleaned, encoding="utf-8")
+        os.replace(temporary, path)
 
 
 def _hydra_args(args: list[str]) -> Any:
@@ -216,6 +243,7 @@ def run_tournament(args: Any, project_root: Path) -> int:
 def hydra_entry(argv: list[str] | None = None) -> int:
     import hydra
 
+    install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
     parsed = _hydra_args(args)

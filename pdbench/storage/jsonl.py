@@ -14,6 +14,8 @@ from pathlib import Path
 
 import orjson
 
+from pdbench.core.redact import redact, redact_bytes, secret_env_values
+
 
 def complete_prefix(path: Path) -> int:
     """Byte length of the file up to and including its last newline (0 when missing)."""
@@ -56,12 +58,14 @@ def read_lines(path: Path) -> Iterator[dict]:
 
 def append_bytes(path: Path, payload: bytes | Iterable[bytes], *, fsync: bool = True) -> int:
     """Append (bytes, or chunks written in order without joining them first: a large batch is
-    not copied into one more buffer) and return the new end offset."""
+    not copied into one more buffer) and return the new end offset. Every chunk is redacted
+    (pdbench.core.redact): no secret reaches a run's files."""
+    secrets = secret_env_values()
     with path.open("ab") as handle:
         if isinstance(payload, bytes):
-            handle.write(payload)
+            handle.write(redact_bytes(payload, secrets))
         else:
-            handle.writelines(payload)
+            handle.writelines(redact_bytes(chunk, secrets) for chunk in payload)
         handle.flush()
         if fsync:
             os.fsync(handle.fileno())
@@ -73,7 +77,8 @@ def dump_line(record: dict) -> bytes:
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
-    """Replace a JSON file so that readers see the old or the new version, never half of one."""
+    """Replace a JSON file so that readers see the old or the new version, never half of one;
+    secrets redacted (pdbench.core.redact)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    tmp.write_bytes(orjson.dumps(redact(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
     os.replace(tmp, path)
