@@ -21,6 +21,7 @@ from pdbench.config.validation import (
 )
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.redact import redact_text
 
 
 def check_group_overrides(
@@ -66,10 +67,11 @@ PRIMARY_KEYS = (
 
 
 def condition_name_from_overrides(task_overrides: Sequence[str], cfg: DictConfig) -> str:
-    """A readable, unique name for one composition: its overrides, or "a_vs_b"."""
+    """A readable, unique name for one composition: its overrides, or "a_vs_b". Secrets in the
+    overrides (a key in an api_base) are redacted: the name is written everywhere."""
     meaningful = [o for o in task_overrides if not o.startswith(("run.", "hydra", "metrics."))]
     if meaningful:
-        return ",".join(sorted(meaningful))
+        return redact_text(",".join(sorted(meaningful)))
     return f"{_agent_label(cfg.agent_a)}_vs_{_agent_label(cfg.agent_b)}"
 
 
