@@ -17,7 +17,7 @@ from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
-from pdbench.core.errors import PdbenchError
+from pdbench.core.errors import ConfigError, PdbenchError
 from pdbench.core.redact import install_redaction
 
 if TYPE_CHECKING:
@@ -137,6 +137,12 @@ def run(
     Writes rounds.jsonl (one line per round), run_manifest.json and aggregates.parquet. A run
     that was interrupted continues where it stopped when started again with the same command.
     """
+    if no_cache and offline:
+        raise ConfigError(
+            "contradict each other: --offline answers only from the cache, --no-cache never "
+            "reads it; give one of them",
+            field="--no-cache with --offline",
+        )
     loaded = _load(config, overrides, replicates, run_id)
     if dry_run:
         _print_plan(loaded)

@@ -18,12 +18,13 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pdbench.cli import exits
 from pdbench.cli.report import print_summary
 from pdbench.config.hydra_compose import (
     check_group_overrides,
+    check_hydra_overrides,
     compose_primary,
     condition_name_from_overrides,
     spec_from_composed,
@@ -169,7 +170,13 @@ def _hydra_args(args: list[str]) -> Any:
     """The command line as Hydra reads it (its own argparse: flags, then overrides)."""
     from hydra._internal.utils import get_args_parser
 
-    return get_args_parser().parse_args(args)
+    parser = get_args_parser()
+
+    def refuse(message: str) -> NoReturn:  # argparse's usage and error, as one line
+        raise ConfigError(f"{message} (see python -m pdbench --help)", field="python -m pdbench")
+
+    parser.error = refuse  # type: ignore[method-assign]
+    return parser.parse_args(args)
 
 
 def preflight(args: Any, project_root: Path) -> list[Job]:
@@ -184,6 +191,7 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
         raise ConfigError("no such primary config", file=shown, field="--config-name")
     overrides = list(args.overrides)
     check_group_overrides(overrides, project_root, shown)
+    check_hydra_overrides(primary, overrides, shown)
     if args.cfg or args.info:  # Hydra only prints the config: nothing runs
         return []
     jobs = expand(overrides, project_root, shown)
@@ -246,7 +254,11 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
-    parsed = _hydra_args(args)
+    try:
+        parsed = _hydra_args(args)
+    except ConfigError as error:
+        exits.say(f"error: {error}")
+        return exits.BAD_INPUT
     if not (parsed.help or parsed.hydra_help or parsed.shell_completion):
         try:
             if tournament_overrides(parsed.overrides, "conf/config.yaml"):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pdbench.agents.llm import wording
+from pdbench.agents.llm.template_rules import check_required_placeholders
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
@@ -174,6 +175,9 @@ class PromptTemplates:
                     field="persona",
                 )
             persona = _read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")
+        check_required_placeholders(
+            system, round_, system_file=spec.system_prompt, round_file=spec.round_prompt
+        )
         return cls(system=system, round=round_, persona=persona, persona_file=file)
 
 
