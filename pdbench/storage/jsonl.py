@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from pdbench.core.redact import redact, redact_bytes, secret_env_values
+from pdbench.core.redact import redact, redact_bytes, redact_chunks, secret_env_values
 
 
 def complete_prefix(path: Path) -> int:
@@ -65,7 +65,7 @@ def append_bytes(path: Path, payload: bytes | Iterable[bytes], *, fsync: bool = 
         if isinstance(payload, bytes):
             handle.write(redact_bytes(payload, secrets))
         else:
-            handle.writelines(redact_bytes(chunk, secrets) for chunk in payload)
+            handle.writelines(redact_chunks(payload, secrets))
         handle.flush()
         if fsync:
             os.fsync(handle.fileno())

@@ -175,9 +175,6 @@ class PromptTemplates:
                     field="persona",
                 )
             persona = _read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")
-        check_required_placeholders(
-            system, round_, system_file=spec.system_prompt, round_file=spec.round_prompt
-        )
         return cls(system=system, round=round_, persona=persona, persona_file=file)
 
 
@@ -212,6 +209,12 @@ def check_prompt_files(
     )
     for obs in (first, later):
         builder.round_prompt(obs, (Action.D, Action.C))
+    check_required_placeholders(
+        builder.templates.system,
+        builder.templates.round,
+        system_file=spec.system_prompt,
+        round_file=spec.round_prompt,
+    )
 
 
 def files_read(
