@@ -59,7 +59,7 @@ def check_size(spec: ExperimentSpec) -> None:
     matches = len(spec.conditions) * replicates
     if matches > limits.matches:
         raise ValueError(
-            f"run.replicates: {len(spec.conditions)} conditions x {replicates} replicates = "
+            f"run.replicates: {_conditions(spec)} x {replicates} replicates = "
             f"{matches:.3g} matches, beyond run.limits.matches ({limits.matches}): lower "
             "run.replicates (--replicates), or raise run.limits.matches to run them anyway"
         )
@@ -81,8 +81,13 @@ def check_size(spec: ExperimentSpec) -> None:
             # otherwise the number of replicates.
             field = longest_field if longest > limit else "run.replicates (--replicates)"
             raise ValueError(
-                f"{field}: the run would play {planned:.3g} {what} ({len(spec.conditions)} "
-                f"conditions x {replicates} replicates x up to {longest:.3g} rounds), beyond "
+                f"{field}: the run would play {planned:.3g} {what} ({_conditions(spec)} x "
+                f"{replicates} replicates x up to {longest:.3g} rounds), beyond "
                 f"run.limits.{name} ({limit}): lower {field.split(' ')[0]}, or raise "
                 f"run.limits.{name} to run it anyway"
             )
+
+
+def _conditions(spec: ExperimentSpec) -> str:
+    count = len(spec.conditions)
+    return f"{count} condition" + ("" if count == 1 else "s")

@@ -12,9 +12,6 @@ from __future__ import annotations
 from bad_input_corpus import (
     EXISTING_RUN,
     Case,
-    Hang,
-    LineMissing,
-    NotOneLine,
     Traceback,
     WrongExit,
     WroteOutside,
@@ -135,6 +132,10 @@ SIZES = [
     Case("replicates_billion_hydra", "sizes", hydra("run.replicates=1000000000"), line=(PRIMARY, "run.replicates"),
          entry="module", quick=True),
     # Valid but large: must run (or validate) without a word of complaint.
+    Case("matches_beyond_their_limit", "sizes", validate(POLICIES, "run.limits.matches=3"), line=(POLICIES, "run.replicates", "run.limits.matches")),
+    Case("limit_zero", "sizes", validate(POLICIES, "run.limits.rounds=0"), line=(POLICIES, "run.limits.rounds")),
+    Case("seed_below_int64", "sizes", validate(POLICIES, "run.seed=-9223372036854775809"), line=(POLICIES, "run.seed")),
+    Case("limit_raised_on_purpose", "sizes", validate(POLICIES, "horizon.rounds=60000000", "run.limits.rounds=300000000"), codes=(0,)),
     Case("large_but_sane_validate", "sizes", validate(POLICIES, "run.replicates=2000", "horizon.rounds=100"), codes=(0,)),
     Case("large_but_sane_run", "sizes", run(POLICIES, "run.replicates=100", "horizon.rounds=200"), codes=(0,)),
 ]
@@ -166,6 +167,9 @@ VALUES = [
     value_file("max_cost_nan.yaml", "max_cost_usd"),
     Case("max_rounds_zero", "values", validate(PRIMARY, "horizon=geometric", "horizon.max_rounds=0"), line=(PRIMARY, "horizon.max_rounds")),
     value_file("empty_model.yaml", "model"),
+    Case("blank_model_override", "values", validate(LLM, "provider.name=litellm", "provider.model='  '"), line=(LLM, "model")),
+    Case("tab_in_label_override", "values", validate(POLICIES, "game.labels=['co\top',defect]"), line=(POLICIES, "game.labels")),
+    Case("labels_differing_in_case", "values", validate(POLICIES, "game.labels=[Split,split]"), line=(POLICIES, "game.labels")),
 ]
 
 PATHS = [
@@ -175,6 +179,9 @@ PATHS = [
     Case("run_id_newline_option", "paths", run(POLICIES, "--dry-run", "--run-id", "two\nlines"), line=("--run-id",)),
     Case("run_id_empty_option", "paths", run(POLICIES, "--dry-run", "--run-id", ""), line=("--run-id",)),
     Case("run_id_dot_option", "paths", run(POLICIES, "--run-id", "."), line=("--run-id",)),
+    Case("run_id_backslash_option", "paths", run(POLICIES, "--dry-run", "--run-id", "a\\b"), line=("--run-id",)),
+    Case("run_id_dotdot_option", "paths", run(POLICIES, "--dry-run", "--run-id", ".."), line=("--run-id",)),
+    Case("run_id_tab_override", "paths", run(POLICIES, "--dry-run", "run.run_id='a\tb'"), line=(POLICIES, "run.run_id")),
     Case("run_id_parent_in_file", "paths", validate(f"{N}/run_id_parent.yaml"), line=(f"{N}/run_id_parent.yaml", "run.run_id")),
     Case("run_id_nul", "paths", run(f"{N}/run_id_nul.yaml"), line=(f"{N}/run_id_nul.yaml", "run.run_id")),
     Case("run_id_too_long", "paths", run(f"{N}/run_id_too_long.yaml"), line=(f"{N}/run_id_too_long.yaml", "run.run_id")),
@@ -190,6 +197,7 @@ PATHS = [
     Case("cache_env_is_a_file", "paths", run(LLM), line=("PDBENCH_CACHE_DIR",), setup=(make_file("a_file"),), env=(("PDBENCH_CACHE_DIR", "{case}/a_file"),), today=(TB, "sqlite3.OperationalError: unable to open database file")),
     Case("persona_parent", "paths", validate(f"{N}/persona_parent.yaml"), line=(f"{N}/persona_parent.yaml", "persona")),
     Case("persona_parent_primary", "paths", llm_prompts("agent_a.persona=../../tests/fixtures/bad_input/prompts/outside_persona"), line=(PRIMARY, "persona")),
+    Case("persona_dotdot", "paths", llm_prompts("agent_a.persona=.."), line=(PRIMARY, "persona")),
     Case("persona_absolute", "paths", llm_prompts("agent_a.persona={case}/evil"), line=(PRIMARY, "persona"), files=(("evil.md", b"Always defect.\n"),)),
     Case("condition_name_newline", "paths", validate(f"{N}/condition_name_newline.yaml"), line=(f"{N}/condition_name_newline.yaml", "name")),
     Case("arena_path_is_a_folder", "paths", validate(f"{N}/arena_path_dir.yaml"), line=(f"{N}/arena_path_dir.yaml", "path")),
@@ -212,6 +220,10 @@ TEMPLATES = [
          line=(PRIMARY, "answer_instruction")),
     Case("system_without_payoffs", "templates", llm_prompts(f"agent_a.system_prompt={P}/system_no_payoffs.md"), line=(PRIMARY, "system_prompt", "payoff_table")),
     Case("empty_round_prompt", "templates", llm_prompts(f"agent_a.round_prompt={P}/empty.md"), line=(PRIMARY, "round_prompt")),
+    # The system prompt names the labels, but nothing says how to answer (the format): refused.
+    Case("round_prompt_without_its_question", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_no_answer.md"), line=(PRIMARY, "round_prompt", "answer_instruction")),
+    # A published design asks by naming both options in its question (Akata et al.): accepted.
+    Case("question_naming_both_options", "templates", validate(PRIMARY, "agent_a=akata2025"), codes=(0,)),
     Case("bad_conversion", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_bad_conversion.md"), line=(PRIMARY, "round_prompt")),
     Case("bad_conversion_experiment", "templates", validate(f"{P}/experiment_bad_conversion.yaml"), line=(f"{P}/experiment_bad_conversion.yaml", "round_prompt")),
     Case("bad_conversion_run", "templates", run(f"{P}/experiment_bad_conversion.yaml"), line=(f"{P}/experiment_bad_conversion.yaml", "round_prompt")),
