@@ -17,7 +17,8 @@ from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
-from pdbench.core.errors import PdbenchError, WriteFailed
+from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
+from pdbench.core.redact import install_redaction
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode
@@ -136,6 +137,12 @@ def run(
     Writes rounds.jsonl (one line per round), run_manifest.json and aggregates.parquet. A run
     that was interrupted continues where it stopped when started again with the same command.
     """
+    if no_cache and offline:
+        raise ConfigError(
+            "contradict each other: --offline answers only from the cache, --no-cache never "
+            "reads it; give one of them",
+            field="--no-cache with --offline",
+        )
     loaded = _load(config, overrides, replicates, run_id)
     if dry_run:
         _print_plan(loaded)
@@ -317,6 +324,7 @@ def main() -> None:
     """Console entry point: every error a user can cause is one line on stderr and a documented
     exit code (see pdbench/cli/exits.py); anything else is a bug and keeps its traceback."""
     exits.raise_on_sigterm()
+    install_redaction()
     try:
         # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
         # (Typer turns Ctrl-C inside a command into the code 130; `run` says so itself.)

@@ -67,8 +67,11 @@ def raise_on_sigterm() -> None:
 
 
 def say(message: str) -> None:
-    """One line on stderr (newlines inside the message are folded)."""
-    print(" ".join(message.split("\n")), file=sys.stderr)
+    """One line on stderr (newlines inside the message are folded), secrets redacted: an error
+    may quote a command-line value or a URL with its key."""
+    from pdbench.core.redact import redact_text
+
+    print(redact_text(" ".join(message.split("\n"))), file=sys.stderr)
 
 
 def usage_error_types() -> tuple[type[BaseException], ...]:

@@ -18,13 +18,14 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pdbench.cli import exits
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, watch_launcher
 from pdbench.cli.report import print_summary
 from pdbench.config.hydra_compose import (
     check_group_overrides,
+    check_hydra_overrides,
     compose_primary,
     condition_name_from_overrides,
     spec_from_composed,
@@ -41,6 +42,7 @@ from pdbench.config.tournament import tournament_overrides
 from pdbench.config.tree import conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
+from pdbench.core.redact import install_redaction, redact
 from pdbench.runners.prepare import prepare
 from pdbench.storage.spend import SpendJournal, spend_file
 
@@ -121,13 +123,21 @@ except ImportError:  # pragma: no cover - hydra is a dependency
 
 
 class SweepCallback(Callback):
-    """Merge a sweep's shards into one run and aggregate it, in the process that launched it."""
+    """Merge a sweep's shards into one run and aggregate it, in the process that launched it;
+    and keep secrets out of the multirun.yaml Hydra's sweeper writes before the first job."""
+
+    def on_job_start(self, config: Any, **kwargs: Any) -> None:
+        from hydra.types import RunMode
+
+        if config.hydra.mode == RunMode.MULTIRUN:
+            redact_multirun_yaml(Path(config.hydra.sweep.dir))
 
     def on_multirun_end(self, config: Any, **kwargs: Any) -> None:
         from pdbench.analysis.aggregate import write_aggregates
         from pdbench.storage.run_store import read_manifest
         from pdbench.storage.shards import merge_shards
 
+        redact_multirun_yaml(Path(config.hydra.sweep.dir))
         project_root = find_project_root()
         run_dir = _run_root(config, project_root) / _sweep_run_id(config)
         if not (run_dir / "shards").is_dir():
@@ -143,11 +153,35 @@ class SweepCallback(Callback):
             raise SystemExit(exits.status_code(manifest.status))
 
 
+def redact_multirun_yaml(sweep_dir: Path) -> None:
+    """Rewrite Hydra's `<sweep dir>/multirun.yaml` (the whole config and the command line's
+    overrides, saved by the sweeper) with its secrets redacted. Hydra writes it before any job
+    starts, so the first job rewrites it; the end of the sweep once more. Idempotent."""
+    import yaml
+
+    path = sweep_dir / "multirun.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return
+    cleaned = yaml.safe_dump(redact(yaml.safe_load(text)), sort_keys=False)
+    if cleaned != text:
+        temporary = path.with_name(f".multirun.{os.getpid()}.yaml")
+        temporary.write_text(cleaned, encoding="utf-8")
+        os.replace(temporary, path)
+
+
 def _hydra_args(args: list[str]) -> Any:
     """The command line as Hydra reads it (its own argparse: flags, then overrides)."""
     from hydra._internal.utils import get_args_parser
 
-    return get_args_parser().parse_args(args)
+    parser = get_args_parser()
+
+    def refuse(message: str) -> NoReturn:  # argparse's usage and error, as one line
+        raise ConfigError(f"{message} (see python -m pdbench --help)", field="python -m pdbench")
+
+    parser.error = refuse  # type: ignore[method-assign]
+    return parser.parse_args(args)
 
 
 def preflight(args: Any, project_root: Path) -> list[Job]:
@@ -162,6 +196,7 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
         raise ConfigError("no such primary config", file=shown, field="--config-name")
     overrides = list(args.overrides)
     check_group_overrides(overrides, project_root, shown)
+    check_hydra_overrides(primary, overrides, shown)
     if args.cfg or args.info:  # Hydra only prints the config: nothing runs
         return []
     jobs = expand(overrides, project_root, shown)
@@ -221,9 +256,14 @@ def run_tournament(args: Any, project_root: Path) -> int:
 def hydra_entry(argv: list[str] | None = None) -> int:
     import hydra
 
+    install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
-    parsed = _hydra_args(args)
+    try:
+        parsed = _hydra_args(args)
+    except ConfigError as error:
+        exits.say(f"error: {error}")
+        return exits.BAD_INPUT
     if not (parsed.help or parsed.hydra_help or parsed.shell_completion):
         try:
             if tournament_overrides(parsed.overrides, "conf/config.yaml"):

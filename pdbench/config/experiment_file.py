@@ -143,7 +143,8 @@ def _new_game_loads_its_own_payoffs(cfg: DictConfig, keys: Sequence[str]) -> Non
 def _condition(
     raw: Any, index: int, cfg: DictConfig, base_dir: Path, project_root: Path, shown: str
 ) -> dict:
-    name = str(raw.get("name", f"condition_{index}")) if isinstance(raw, DictConfig) else "?"
+    name = raw.get("name", f"condition_{index}") if isinstance(raw, DictConfig) else "?"
+    name = None if name is None else str(name)  # `name:` left empty is missing, not "None"
     where = f"conditions[{index}]({name})"
     if not isinstance(raw, DictConfig):
         raise ConfigError(

@@ -21,6 +21,7 @@ from pdbench.config.validation import (
 )
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.redact import redact_text
 
 
 def check_group_overrides(
@@ -69,10 +70,11 @@ PRIMARY_KEYS = (
 
 
 def condition_name_from_overrides(task_overrides: Sequence[str], cfg: DictConfig) -> str:
-    """A readable, unique name for one composition: its overrides, or "a_vs_b"."""
+    """A readable, unique name for one composition: its overrides, or "a_vs_b". Secrets in the
+    overrides (a key in an api_base) are redacted: the name is written everywhere."""
     meaningful = [o for o in task_overrides if not o.startswith(("run.", "hydra", "metrics."))]
     if meaningful:
-        return ",".join(sorted(meaningful))
+        return redact_text(",".join(sorted(meaningful)))
     return f"{_agent_label(cfg.agent_a)}_vs_{_agent_label(cfg.agent_b)}"
 
 
@@ -172,6 +174,33 @@ def compose_primary(path: Path, overrides: Sequence[str], *, project_root: Path)
             # Find the override at fault ourselves (Hydra's message is not an interface).
             _diagnose(path, overrides, shown)
             raise ConfigError(str(error).splitlines()[0], file=shown) from None
+
+
+def check_hydra_overrides(path: Path, overrides: Sequence[str], shown: str) -> None:
+    """Compose Hydra's own settings of a command line (hydra/launcher=..., hydra.launcher.*=...)
+    before Hydra launches anything: an unknown launcher or a setting the chosen launcher does not
+    have is one line here instead of Hydra's message and exit 1."""
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+
+    own = [
+        o.input_line
+        for o in parse_overrides(overrides, shown)
+        if o.key_or_group.startswith("hydra") and not o.is_sweep_override()
+    ]
+    if not own:
+        return
+    with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
+        try:
+            compose(config_name=path.stem, overrides=own, return_hydra_config=True)
+        except (HydraException, OmegaConfBaseException) as error:
+            first = str(error).splitlines()[0]
+            raise ConfigError(
+                f"{first} (launchers: hydra/launcher=basic, joblib, submitit_local or "
+                "submitit_slurm, where installed; a launcher's settings need it chosen first)",
+                file=shown,
+                field=" ".join(own),
+            ) from None
 
 
 def check_config_tree(config_dir: Path, project_root: Path) -> None:

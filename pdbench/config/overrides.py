@@ -20,6 +20,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from pdbench.config.names import run_id_problem
 from pdbench.core.errors import ConfigError, did_you_mean
 
 SWEEP_HINT = "sweeps run through Hydra: uv run python -m pdbench -m key=a,b ..."
@@ -110,6 +111,9 @@ def cli_options_as_overrides(
             raise ConfigError(f"must be a positive number, got {replicates}", field="--replicates")
         extra.append(f"run.replicates={replicates}")
     if run_id is not None:
+        problem = run_id_problem(run_id)
+        if problem:
+            raise ConfigError(problem, field="--run-id")
         # Quoted, so that Hydra's grammar reads the id as one string whatever it contains.
         escaped = run_id.replace("\\", "\\\\").replace("'", "\\'")
         extra.append(f"run.run_id='{escaped}'")

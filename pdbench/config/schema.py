@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from pdbench.config.limits import MAX_EXPECTED_UNCAPPED_ROUNDS, LimitsSpec, check_size
+from pdbench.config.names import name_problem, run_id_problem
 from pdbench.core.game import GAMES, Game, get_game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
@@ -122,6 +124,17 @@ class GameSpec(Frozen):
                 raise ValueError(error.reason) from None
         return value
 
+    @field_validator("labels")
+    @classmethod
+    def _readable_labels(cls, value: tuple[str, str] | None) -> tuple[str, str] | None:
+        for label in value or ():
+            problem = name_problem(label, "a label")
+            if problem:
+                raise ValueError(problem)
+        if value is not None and value[0].casefold() == value[1].casefold():
+            raise ValueError(f'the two action labels must differ, got "{value[0]}" twice')
+        return value
+
     @field_validator("payoffs")
     @classmethod
     def _all_outcomes(cls, value):
@@ -159,8 +172,20 @@ class FixedHorizonSpec(Frozen):
 
 class GeometricHorizonSpec(Frozen):
     type: Literal["geometric"]
-    stop_prob: float = Field(gt=0, lt=1, description="probability the match ends after each round")
+    # Before stop_prob, so that stop_prob's check sees it.
     max_rounds: int | None = Field(None, gt=0, description="hard cap on the length, if any")
+    stop_prob: float = Field(gt=0, lt=1, description="probability the match ends after each round")
+
+    @field_validator("stop_prob")
+    @classmethod
+    def _finite_expected_length(cls, value: float, info: ValidationInfo) -> float:
+        expected = 1 / value
+        if info.data.get("max_rounds") is None and expected > MAX_EXPECTED_UNCAPPED_ROUNDS:
+            raise ValueError(
+                f"{value} makes the expected match {expected:.3g} rounds long: set "
+                "horizon.max_rounds to cap it, or a larger stop_prob"
+            )
+        return value
 
     def build(self) -> GeometricHorizon:
         return GeometricHorizon(self.stop_prob, self.max_rounds)
@@ -259,6 +284,14 @@ class ProviderSpec(Frozen):
     model: str = Field("mock", description="litellm model string, e.g. openai/gpt-4o-mini")
     api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
     mock: MockBehaviour = MockBehaviour()
+
+    @field_validator("model")
+    @classmethod
+    def _model_named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("is empty: name the model, e.g. openai/gpt-4o-mini")
+        return value
+
     timeout_s: float = Field(60.0, gt=0, description="per-call timeout (not part of the cache key)")
     max_attempts: int = Field(
         5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
@@ -408,7 +441,16 @@ class LLMAgentSpec(Frozen):
     @classmethod
     def _no_persona(cls, value: str | None) -> str | None:
         # "none" is the Hydra option conf/persona/none.yaml; in a file it means the same.
-        return None if value is None or value.strip().casefold() == "none" else value
+        if value is None or value.strip().casefold() == "none":
+            return None
+        # A persona is a file in prompts/personas/, named without folder or .md: never a path
+        # that could read a file from elsewhere.
+        if value in (".", "..") or any(c in value for c in "/\\") or name_problem(value, ""):
+            raise ValueError(
+                f"{value!r} is not a persona name: personas are the files in prompts/personas/, "
+                "named without the folder and .md (e.g. cooperative)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _schema_answers_are_json(self) -> LLMAgentSpec:
@@ -482,7 +524,10 @@ class CacheSpec(Frozen):
 
 class RunSpec(Frozen):
     run_id: str | None = Field(None, description="folder name under output_dir; default derived")
-    seed: int = Field(0, description="the one run seed every random stream derives from")
+    # Within 64 bits: the seed is hashed with the config, as JSON.
+    seed: int = Field(
+        0, ge=-(2**63), lt=2**63, description="the one run seed every random stream derives from"
+    )
     output_dir: str = Field("data/runs", description="where run folders are created")
     replicates: int = Field(3, gt=0, description="matches per condition")
     max_concurrency: int = Field(8, gt=0, description="provider calls in flight at once")
@@ -491,6 +536,15 @@ class RunSpec(Frozen):
     )
     max_cost_usd: float | None = Field(None, gt=0, description="stop starting calls past this")
     cache: CacheSpec = CacheSpec()
+    limits: LimitsSpec = LimitsSpec()
+
+    @field_validator("run_id")
+    @classmethod
+    def _one_folder_name(cls, value: str | None) -> str | None:
+        problem = None if value is None else run_id_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class CollapseSpec(Frozen):
@@ -508,6 +562,15 @@ class ConditionSpec(Frozen):
     """One cell of the grid: a game, a horizon and two fully specified agents."""
 
     name: str = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _readable_name(cls, value: str) -> str:
+        problem = name_problem(value, "the name")
+        if problem:
+            raise ValueError(problem)
+        return value
+
     factors: dict[str, str] = Field(
         default_factory=dict,
         description="what sets this condition apart in a grid, e.g. {persona: cooperative}; "
@@ -523,7 +586,11 @@ class ConditionSpec(Frozen):
         from pdbench.core.errors import ConfigError
         from pdbench.strategies import make_policy
 
-        game = self.game.build()  # payoffs, labels and the PD check
+        try:
+            game = self.game.build()  # payoffs, labels and the PD check
+        except ConfigError as error:
+            reason = f"{error.field}: {error.reason}" if error.field else error.reason
+            raise ValueError(reason) from None
         for side in ("agent_a", "agent_b"):
             agent = getattr(self, side)
             if isinstance(agent, PolicyAgentSpec):
@@ -553,6 +620,7 @@ class ExperimentSpec(Frozen):
             if condition.name in seen:
                 raise ValueError(f'condition name "{condition.name}" is used twice')
             seen.add(condition.name)
+        check_size(self)
         return self
 
     @property

@@ -20,6 +20,7 @@ from typing import Any
 from pdbench.config.overrides import parse_overrides
 from pdbench.config.tree import GROUPS, group_options
 from pdbench.core.errors import ConfigError
+from pdbench.core.redact import redact_text
 
 # Keys whose value is the same for the whole run: one run has one seed, one replicate count and
 # one collapse definition. Sweeping them would make conditions that cannot be stored as one run.
@@ -44,6 +45,7 @@ class Job:
 
 
 def condition_name(factors: dict[str, str]) -> str:
+    """The name of a grid's cell, from its factors (already redacted: see `factors_of`)."""
     return ",".join(f"{key}={value}" for key, value in sorted(factors.items()))
 
 
@@ -103,7 +105,7 @@ def expand(overrides: Sequence[str], project_root: Path, shown: str) -> list[Job
     for combination in itertools.product(*choices):
         lines = [fixed[key] if value is None else f"{key}={value}" for key, value in combination]
         factors = {
-            key.partition("@")[0]: _unescaped(value)
+            key.partition("@")[0]: redact_text(_unescaped(value))  # as factors_of reads them
             for key, value in combination
             if value is not None
         }
@@ -128,7 +130,8 @@ def factors_of(task_overrides: Sequence[str], swept_keys: Sequence[str]) -> dict
     for override in parse_overrides(task_overrides, "the Hydra job"):
         key = override.key_or_group
         if key in swept_keys:
-            factors[key] = _unescaped(override.get_value_element_as_str())
+            # A factor names the condition and is written everywhere: no key in clear.
+            factors[key] = redact_text(_unescaped(override.get_value_element_as_str()))
     return factors
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import orjson
 
 from pdbench.core.errors import PdbenchError
+from pdbench.core.redact import strip_url_credentials
 
 Role = Literal["user", "assistant"]
 # How a server is made to answer one of the two labels: llama.cpp's `grammar` field, an OpenAI
@@ -106,7 +107,9 @@ class CompletionRequest:
             {
                 "provider": self.provider,
                 "model": self.model,
-                "api_base": self.api_base,
+                # The server, not the credentials in its URL: a rotated key keeps its answers,
+                # and the key is nowhere in the cache, not even hashed.
+                "api_base": strip_url_credentials(self.api_base) if self.api_base else None,
                 "system": self.system,
                 "messages": [[role, content] for role, content in self.messages],
                 "temperature": self.temperature,

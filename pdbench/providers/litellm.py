@@ -195,11 +195,9 @@ class LiteLLMProvider:
                 f"{model}: the server refused the request ({type(error).__name__}: "
                 f"{_first_line(error)})"
             ) from error
-        # A 5xx of a class litellm maps outside APIError (a proxy's 502 page: BadGatewayError)
-        # is the server's trouble too.
-        server_error = isinstance(getattr(error, "status_code", None), int) and (
-            error.status_code >= 500  # type: ignore[attr-defined]
-        )
+        # Any 5xx is worth retrying, whatever class litellm maps it to: its BadGatewayError (a
+        # proxy's HTML 502 page) descends from the OpenAI SDK's APIError, not from litellm's.
+        server_error = _status_code(error) in range(500, 600)
         if not (isinstance(error, transient) or server_error):
             raise error  # not a provider problem: a bug, with its traceback
         if attempt >= self.spec.max_attempts:
@@ -288,6 +286,11 @@ class LiteLLMProvider:
                 "the price of %s is unknown to litellm: its cost is recorded as null", model
             )
         return None
+
+
+def _status_code(error: BaseException) -> int | None:
+    code = getattr(error, "status_code", None)
+    return code if isinstance(code, int) else None
 
 
 def _first_line(error: BaseException) -> str:

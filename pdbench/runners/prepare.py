@@ -28,6 +28,7 @@ RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
         "output_dir": True,
         "max_concurrency": True,
         "max_cost_usd": True,
+        "limits": True,  # how big a run may be, not what it plays
         # where the cache lives and whether it is used; its namespace does change the answers
         "cache": {"dir": True, "mode": True},
     },

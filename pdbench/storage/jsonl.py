@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 
 from pdbench.core.errors import WriteFailed
+from pdbench.core.redact import redact, redact_bytes, redact_chunks, secret_env_values
 
 
 def complete_prefix(path: Path) -> int:
@@ -58,15 +59,17 @@ def read_lines(path: Path) -> Iterator[dict]:
 
 def append_bytes(path: Path, payload: bytes | Iterable[bytes], *, fsync: bool = True) -> int:
     """Append (bytes, or chunks written in order without joining them first: a large batch is
-    not copied into one more buffer) and return the new end offset. A failed write (a full
-    disk) raises `WriteFailed` naming the file; what it left half-written is a torn tail that
-    recovery cuts away."""
+    not copied into one more buffer) and return the new end offset. Every chunk is redacted
+    (pdbench.core.redact): no secret reaches a run's files. A failed write (a full disk) raises
+    `WriteFailed` naming the file; what it left half-written is a torn tail that recovery cuts
+    away."""
+    secrets = secret_env_values()
     try:
         with path.open("ab") as handle:
             if isinstance(payload, bytes):
-                handle.write(payload)
+                handle.write(redact_bytes(payload, secrets))
             else:
-                handle.writelines(payload)
+                handle.writelines(redact_chunks(payload, secrets))
             handle.flush()
             if fsync:
                 os.fsync(handle.fileno())
@@ -80,10 +83,13 @@ def dump_line(record: dict) -> bytes:
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
-    """Replace a JSON file so that readers see the old or the new version, never half of one."""
+    """Replace a JSON file so that readers see the old or the new version, never half of one;
+    secrets redacted (pdbench.core.redact)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     try:
-        tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+        tmp.write_bytes(
+            orjson.dumps(redact(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        )
         os.replace(tmp, path)
     except OSError as error:
         # The old version stays in place; no half-written (or empty) temporary is left behind.

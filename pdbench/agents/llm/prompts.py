@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pdbench.agents.llm import wording
+from pdbench.agents.llm.template_rules import check_required_placeholders
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
@@ -213,6 +214,12 @@ def check_prompt_files(
         builder.round_prompt(obs, (Action.D, Action.C))
         if builder.negotiate_template is not None:
             builder.negotiate_prompt(obs)
+    check_required_placeholders(
+        builder.templates.system,
+        builder.templates.round,
+        system_file=spec.system_prompt,
+        round_file=spec.round_prompt,
+    )
 
 
 def files_read(

@@ -1,0 +1,153 @@
+"""Planted keys are written nowhere (issue 21): a key in the environment (OPENAI_API_KEY), in the
+project's .env, in provider.api_base (https://user:key@host and ?api_key=...) or given as a
+command-line override never appears in any file under the run's output dir, Hydra's outputs/ or
+the project, nor on the terminal. Real command lines in a copy of the project, an
+OpenAI-compatible stub on 127.0.0.1, and every file written read back byte for byte."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bad_input_corpus import copy_project
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from raw_stub_server import RawStubServer
+
+ENV_KEY = "sk-planted-env-4f1c9e"
+DOTENV_KEY = "sk-planted-dotenv-7a2b5d"
+URL_KEY = "sk-planted-url-93de01"
+QUERY_KEY = "sk-planted-query-c8e472"
+OVERRIDE_KEY = "sk-planted-override-5b61f0"
+PLANTED = (ENV_KEY, DOTENV_KEY, URL_KEY, QUERY_KEY, OVERRIDE_KEY)
+
+
+@pytest.fixture(scope="module")
+def stub():
+    with RawStubServer() as server:
+        yield server
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the project with a .env holding a key (the one file allowed to hold it)."""
+    root = tmp_path / "proj"
+    copy_project(root)
+    (root / ".env").write_text(f"ANTHROPIC_API_KEY={DOTENV_KEY}\n")
+    return root
+
+
+def keyed_url(stub: RawStubServer) -> str:
+    return stub.api_base.replace("http://", f"http://pdbench:{URL_KEY}@")
+
+
+def pdbench(project: Path, *args: str, module: bool = False) -> subprocess.CompletedProcess[str]:
+    entry = [sys.executable, "-m", "pdbench"] if module else [_script()]
+    return subprocess.run(
+        [*entry, *args],
+        cwd=project,
+        env={**os.environ, "OPENAI_API_KEY": ENV_KEY},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def _script() -> str:
+    return str(Path(sys.executable).with_name("pdbench"))
+
+
+def leaks(root: Path, *outputs: subprocess.CompletedProcess[str]) -> list[str]:
+    """Where a planted key appears: files under `root` (the .env aside) and the terminal."""
+    found = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.name != ".env":
+            data = path.read_bytes()
+            found += [f"{path.relative_to(root)}: {key}" for key in PLANTED if key.encode() in data]
+    for number, done in enumerate(outputs):
+        found += [
+            f"terminal {number}: {key}" for key in PLANTED if key in done.stdout + done.stderr
+        ]
+    return found
+
+
+def test_a_key_in_the_url_environment_and_dotenv_is_written_nowhere(stub, project, tmp_path):
+    """Over litellm the keyed URL fails (litellm's aiohttp transport refuses credentials in a
+    URL next to its Authorization header): the error reaches the terminal and the manifest. On
+    the mock the same URL runs to the end: rounds, ledger, manifest, aggregates, summary."""
+    out = tmp_path / "runs"
+    config = ("run", "tests/fixtures/bad_input/run/llm.yaml", f"run.output_dir={out}")
+    keyed = f"provider.api_base='{keyed_url(stub)}'"
+    over_litellm = pdbench(
+        project, *config, keyed, "provider=litellm", "provider.model=openai/test-model",
+        "provider.max_attempts=2",
+    )  # fmt: skip
+    assert over_litellm.returncode == 3, over_litellm.stderr
+    assert "1 matches wait" in over_litellm.stderr
+    on_the_mock = pdbench(project, *config, keyed)
+    assert on_the_mock.returncode == 0, on_the_mock.stderr
+    manifests = [path.read_text() for path in out.glob("*/run_manifest.json")]
+    assert len(manifests) == 2
+    assert all("http://***@127.0.0.1" in manifest for manifest in manifests)  # server named
+    assert leaks(tmp_path, over_litellm, on_the_mock) == []
+
+
+def test_a_secret_query_parameter_is_written_nowhere(project, tmp_path):
+    out = tmp_path / "runs"
+    url = f"http://127.0.0.1:9/v1?api_key={QUERY_KEY}&region=eu"
+    done = pdbench(
+        project,
+        "run",
+        "tests/fixtures/bad_input/run/llm.yaml",
+        f"provider.api_base='{url}'",
+        f"run.output_dir={out}",
+    )
+    assert done.returncode == 0, done.stderr
+    manifest = next(out.glob("*/run_manifest.json")).read_text()
+    assert "api_key=***&region=eu" in manifest
+    assert leaks(tmp_path, done) == []
+
+
+@pytest.mark.parametrize("module", [False, True], ids=["pdbench_run", "hydra_door"])
+def test_a_key_given_as_an_override_is_refused_without_echoing_it(project, tmp_path, module):
+    out = tmp_path / "runs"
+    overrides = (
+        "agent_a=llm_default",
+        f"+provider.api_key={OVERRIDE_KEY}",
+        f"run.output_dir={out}",
+    )
+    if module:
+        done = pdbench(project, *overrides, module=True)
+    else:
+        done = pdbench(project, "run", "conf/config.yaml", *overrides)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "api_key" in lines[0], lines
+    assert leaks(tmp_path, done) == []
+
+
+def test_hydra_keeps_no_config_snapshot_and_no_key_in_its_outputs(stub, project, tmp_path):
+    """A single run and a sweep through `python -m pdbench` (on the mock, with a keyed URL):
+    Hydra's outputs/ folder holds no .hydra/ snapshot, and its job log and the sweep's
+    multirun.yaml hold no key."""
+    out = tmp_path / "runs"
+    common = (
+        "agent_a=llm_default",
+        f"provider.api_base='{keyed_url(stub)}'",
+        "run.replicates=1",
+        "horizon.rounds=2",
+        f"run.output_dir={out}",
+    )
+    single = pdbench(project, *common, module=True)
+    assert single.returncode == 0, single.stderr
+    sweep = pdbench(project, "-m", *common, "agent_b=tft,alld", module=True)
+    assert sweep.returncode == 0, sweep.stderr
+    outputs = project / "outputs"
+    assert outputs.is_dir()
+    assert list(outputs.rglob(".hydra")) == []
+    multirun = list(outputs.rglob("multirun.yaml"))
+    assert len(multirun) == 1 and "http://***@127.0.0.1" in multirun[0].read_text()
+    assert leaks(tmp_path, single, sweep) == []
