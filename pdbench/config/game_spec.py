@@ -1,0 +1,181 @@
+"""The game a condition plays and how long its matches last: payoffs, labels, noise, the
+negotiation phase, fixed and geometric horizons (pydantic models, frozen after validation)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import (
+    Field,
+    ValidationInfo,
+    field_validator,
+)
+
+from pdbench.config.limits import MAX_EXPECTED_UNCAPPED_ROUNDS
+from pdbench.config.names import name_problem
+from pdbench.core.game import GAMES, Game, get_game, label_preset
+from pdbench.core.horizon import FixedHorizon, GeometricHorizon
+from pdbench.core.payoff import PayoffMatrix
+from pdbench.core.talk import PROMISE_PHRASES, Negotiation
+
+if TYPE_CHECKING:
+    pass
+
+from pdbench.config.frozen import Frozen
+
+# --- game and horizon --------------------------------------------------------------------------
+
+
+class NegotiationSpec(Frozen):
+    """Cheap talk before every commit, as on AgentDuel: the two agents alternate messages, then
+    both choose at the same time."""
+
+    exchanges: int = Field(
+        2, ge=1, description="exchanges per round; one exchange is a message from each side"
+    )
+    max_chars: int = Field(
+        280, ge=1, description="characters per message; a longer one is cut and marked"
+    )
+    first_speaker: Literal["alternate", "a", "b"] = Field(
+        "alternate",
+        description="who opens each round's talk: alternate (A in round 1, B in round 2, ...), "
+        "or always a, or always b",
+    )
+    message_timeout_s: float | None = Field(
+        None,
+        gt=0,
+        description="seconds an arena agent gets per negotiate turn (AgentDuel: 15); null: its "
+        "own timeout_s",
+    )
+    timeout_message: str = Field(
+        "", description="what is said for an agent that did not answer a negotiate turn in time"
+    )
+    promise_phrases: tuple[str, ...] = Field(
+        PROMISE_PHRASES,
+        description="phrases that make a message a promise (whole words, any case), e.g. "
+        '"I will split", "let\'s cooperate"; the talk metrics promise_share and '
+        "promise_keeping count them",
+    )
+
+    def build(self) -> Negotiation:
+        return Negotiation(**self.model_dump())
+
+
+class GameSpec(Frozen):
+    """A built-in game by id, optionally with its payoffs or labels replaced, and the noise it is
+    played with."""
+
+    id: str = Field(
+        "pd",
+        description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal, battle_of_the_sexes",
+    )
+    payoffs: dict[Literal["CC", "CD", "DC", "DD"], tuple[float, float]] | None = Field(
+        None, description="payoff pairs (agent a, agent b) per outcome; default: the game's own"
+    )
+    labels: tuple[str, str] | None = Field(
+        None,
+        description="the words agents see for the cooperative and the defecting action, e.g. "
+        "[J, F], or a preset: CD, JF, cooperate_defect, split_steal",
+    )
+    check_pd: bool | None = Field(
+        None, description="check T > R > P > S and 2R > T + S; default: when the game is a PD"
+    )
+    description: str | None = None
+    noise: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="trembling hand: the probability that an agent's intended action is flipped, "
+        "each round and each side on its own seeded stream (0: never)",
+    )
+    negotiation: NegotiationSpec | None = Field(
+        None,
+        description="a negotiation phase before every commit (null: none, the classic games)",
+    )
+
+    @field_validator("id")
+    @classmethod
+    def _known_game(cls, value: str) -> str:
+        get_game(value)  # raises with "did you mean"
+        return value
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _preset_labels(cls, value: object) -> object:
+        if isinstance(value, str):
+            from pdbench.core.errors import ConfigError
+
+            try:
+                return label_preset(value)
+            except ConfigError as error:
+                raise ValueError(error.reason) from None
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _readable_labels(cls, value: tuple[str, str] | None) -> tuple[str, str] | None:
+        for label in value or ():
+            problem = name_problem(label, "a label")
+            if problem:
+                raise ValueError(problem)
+        if value is not None and value[0].casefold() == value[1].casefold():
+            raise ValueError(f'the two action labels must differ, got "{value[0]}" twice')
+        return value
+
+    @field_validator("payoffs")
+    @classmethod
+    def _all_outcomes(cls, value):
+        if value is not None and len(value) != 4:
+            missing = sorted({"CC", "CD", "DC", "DD"} - set(value))
+            raise ValueError(f"all four outcomes are needed, missing {', '.join(missing)}")
+        return value
+
+    def build(self) -> Game:
+        """The engine's Game, with the PD inequalities checked when it claims to be one."""
+        base = GAMES[self.id]
+        changes: dict[str, Any] = {}
+        if self.payoffs is not None:
+            changes["payoffs"] = PayoffMatrix.from_outcomes(
+                self.payoffs["CC"], self.payoffs["CD"], self.payoffs["DC"], self.payoffs["DD"]
+            )
+        if self.labels is not None:
+            changes["cooperate_label"], changes["defect_label"] = self.labels
+        if self.check_pd is not None:
+            changes["is_prisoners_dilemma"] = self.check_pd
+        if self.description is not None:
+            changes["description"] = self.description
+        if self.negotiation is not None:
+            changes["negotiation"] = self.negotiation.build()
+        return base.with_changes(**changes)
+
+
+class FixedHorizonSpec(Frozen):
+    type: Literal["fixed"] = "fixed"
+    rounds: int = Field(20, gt=0, description="number of rounds in every match")
+
+    def build(self) -> FixedHorizon:
+        return FixedHorizon(self.rounds)
+
+
+class GeometricHorizonSpec(Frozen):
+    type: Literal["geometric"]
+    # Before stop_prob, so that stop_prob's check sees it.
+    max_rounds: int | None = Field(None, gt=0, description="hard cap on the length, if any")
+    stop_prob: float = Field(gt=0, lt=1, description="probability the match ends after each round")
+
+    @field_validator("stop_prob")
+    @classmethod
+    def _finite_expected_length(cls, value: float, info: ValidationInfo) -> float:
+        expected = 1 / value
+        if info.data.get("max_rounds") is None and expected > MAX_EXPECTED_UNCAPPED_ROUNDS:
+            raise ValueError(
+                f"{value} makes the expected match {expected:.3g} rounds long: set "
+                "horizon.max_rounds to cap it, or a larger stop_prob"
+            )
+        return value
+
+    def build(self) -> GeometricHorizon:
+        return GeometricHorizon(self.stop_prob, self.max_rounds)
+
+
+HorizonSpec = Annotated[FixedHorizonSpec | GeometricHorizonSpec, Field(discriminator="type")]
