@@ -33,6 +33,7 @@ from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR, LedgerEntry
+from pdbench.storage.tables import write_table_atomic
 
 # Scalar metrics that get condition-level statistics, in column order (from the catalogue).
 SCALAR_METRICS = scalar_columns()
@@ -379,7 +380,5 @@ def write_aggregates(
         table = aggregate_run(run_dir)
     else:
         table = aggregate_matches(matches, read_manifest(run_dir), ledger)
-    tmp = run_dir / (AGGREGATES_FILE + ".tmp")
-    table.to_parquet(tmp, index=False)
-    tmp.replace(run_dir / AGGREGATES_FILE)
+    write_table_atomic(table, run_dir / AGGREGATES_FILE)
     return table

@@ -47,6 +47,7 @@ from pdbench.analysis.stored import (
 )
 from pdbench.core.game import Game
 from pdbench.core.rng import derive_seed
+from pdbench.storage.tables import write_table_atomic
 
 ANALYSIS_FILE = "analysis.parquet"
 TABLES = ("matches", "fingerprint", "sfem", "profile", "comparison", "replicates_needed")
@@ -284,8 +285,4 @@ def as_table(rows: Sequence[Mapping[str, object]]) -> pd.DataFrame:
 
 def write_analysis(run_dir: Path, table: pd.DataFrame) -> Path:
     """Write analysis.parquet atomically (a reader never sees half a file)."""
-    path = run_dir / ANALYSIS_FILE
-    tmp = run_dir / (ANALYSIS_FILE + ".tmp")
-    table.to_parquet(tmp, index=False)
-    tmp.replace(path)
-    return path
+    return write_table_atomic(table, run_dir / ANALYSIS_FILE)

@@ -41,6 +41,7 @@ from pdbench.analysis.dynamics import (
 )
 from pdbench.analysis.tournament import TournamentMatches, TournamentSummary, summarise_tournament
 from pdbench.core.rng import derive_seed
+from pdbench.storage.tables import write_table_atomic
 
 TOURNAMENT_FILE = "tournament.parquet"
 
@@ -242,8 +243,5 @@ def as_table(rows: Sequence[dict[str, object]]) -> pd.DataFrame:
 
 
 def write_tournament(run_dir: Path, table: pd.DataFrame) -> Path:
-    path = run_dir / TOURNAMENT_FILE
-    tmp = run_dir / (TOURNAMENT_FILE + ".tmp")
-    table.to_parquet(tmp, index=False)
-    tmp.replace(path)
-    return path
+    """Write tournament.parquet atomically (a reader never sees half a file)."""
+    return write_table_atomic(table, run_dir / TOURNAMENT_FILE)
