@@ -15,7 +15,13 @@ from pathlib import Path
 import orjson
 
 from pdbench.core.errors import WriteFailed
-from pdbench.core.redact import redact, redact_bytes, redact_chunks, secret_env_values
+from pdbench.core.redact import (
+    might_hold_secret,
+    redact,
+    redact_bytes,
+    redact_chunks,
+    secret_env_values,
+)
 
 
 def complete_prefix(path: Path) -> int:
@@ -57,16 +63,23 @@ def read_lines(path: Path) -> Iterator[dict]:
             yield orjson.loads(line)
 
 
-def append_bytes(path: Path, payload: bytes | Iterable[bytes], *, fsync: bool = True) -> int:
+def append_bytes(
+    path: Path, payload: bytes | Iterable[bytes], *, fsync: bool = True, redacted: bool = False
+) -> int:
     """Append (bytes, or chunks written in order without joining them first: a large batch is
     not copied into one more buffer) and return the new end offset. Every chunk is redacted
     (pdbench.core.redact): no secret reaches a run's files. A failed write (a full disk) raises
     `WriteFailed` naming the file; what it left half-written is a torn tail that recovery cuts
     away."""
-    secrets = secret_env_values()
+    secrets = () if redacted else secret_env_values()
     try:
         with path.open("ab") as handle:
-            if isinstance(payload, bytes):
+            if redacted:  # the caller redacted it (and counted offsets on what it redacted)
+                if isinstance(payload, bytes):
+                    handle.write(payload)
+                else:
+                    handle.writelines(payload)
+            elif isinstance(payload, bytes):
                 handle.write(redact_bytes(payload, secrets))
             else:
                 handle.writelines(redact_chunks(payload, secrets))
@@ -87,9 +100,12 @@ def write_json_atomic(path: Path, data: dict) -> None:
     secrets redacted (pdbench.core.redact)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     try:
-        tmp.write_bytes(
-            orjson.dumps(redact(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-        )
+        options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+        raw = orjson.dumps(data, option=options)
+        secrets = secret_env_values()
+        if might_hold_secret(raw, secrets):  # the walk costs; most manifests need none
+            raw = orjson.dumps(redact(data, secrets), option=options)
+        tmp.write_bytes(raw)
         os.replace(tmp, path)
     except OSError as error:
         # The old version stays in place; no half-written (or empty) temporary is left behind.

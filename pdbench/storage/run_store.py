@@ -24,6 +24,7 @@ import orjson
 from pydantic import ValidationError
 
 from pdbench.core.errors import PdbenchError
+from pdbench.core.redact import redact_bytes, secret_env_values
 from pdbench.storage import jsonl, recovery
 from pdbench.storage.manifest import RunManifest, utc_now
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, LedgerEntry
@@ -38,6 +39,16 @@ class FinishedMatch:
     # The match's columns for aggregation (a one-match StoredMatches), so a run can aggregate
     # what it played without parsing rounds.jsonl again.
     columns: Any = None
+
+
+def redacted_lines(match: FinishedMatch, secrets: tuple[str, ...]) -> list[bytes]:
+    """A match's lines with secrets redacted (pdbench.core.redact). A match no provider or agent
+    file took part in holds only numbers and names, and names are redacted where they are made,
+    so its lines are kept as they are without a look (a policy run writes millions of them)."""
+    calls = match.ledger.calls
+    if not (calls.live or calls.cached or calls.agent_turns or match.ledger.error):
+        return match.lines
+    return [redact_bytes(line, secrets) for line in match.lines]
 
 
 LOCK_FILE = ".lock"  # held (flock) by the one process writing a run dir; it holds that pid
@@ -160,13 +171,21 @@ class RunStore:
             return
         offset = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
         entries = []
+        written: list[list[bytes]] = []
+        secrets = secret_env_values()
         for match in matches:
-            offset += sum(len(line) for line in match.lines)
+            # Redacted before the offsets are counted, so the ledger points at the bytes on disk.
+            lines = redacted_lines(match, secrets)
+            written.append(lines)
+            offset += sum(len(line) for line in lines)
             entries.append(
                 dataclasses.replace(match.ledger, rounds_end_offset=offset, finished_utc=utc_now())
             )
         jsonl.append_bytes(
-            self.rounds_path, (line for m in matches for line in m.lines), fsync=fsync
+            self.rounds_path,
+            (line for lines in written for line in lines),
+            fsync=fsync,
+            redacted=True,
         )
         jsonl.append_bytes(
             self.ledger_path, b"".join(entry.to_json() for entry in entries), fsync=fsync

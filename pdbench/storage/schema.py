@@ -58,8 +58,17 @@ class CallCounts:
     agent_turns: int = 0
 
     def __add__(self, other: CallCounts) -> CallCounts:
+        # Field by field, spelled out: the manifest sums one per match each time it is written,
+        # and a loop over dataclasses.fields() cost a third of a second per 3,600-match run.
         return CallCounts(
-            *(getattr(self, f.name) + getattr(other, f.name) for f in fields(CallCounts))
+            self.live + other.live,
+            self.cached + other.cached,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cost_usd + other.cost_usd,
+            self.cost_usd_saved + other.cost_usd_saved,
+            self.unknown_price + other.unknown_price,
+            self.agent_turns + other.agent_turns,
         )
 
     def paid(self) -> CallCounts:

@@ -111,3 +111,14 @@ def test_log_records_are_redacted_when_made(caplog, monkeypatch):
         logging.setLogRecordFactory(previous)
     assert caplog.records[-1].getMessage() == "calling http://***@h/v1"
     assert "sk-11" not in caplog.text
+
+
+def test_the_working_directory_is_not_a_secret(monkeypatch):
+    from pdbench.core.redact import redact_text, secret_env_values
+
+    monkeypatch.setenv("PWD", "/home/researcher/pdbench")
+    monkeypatch.setenv("OLDPWD", "/home/researcher")
+    monkeypatch.setenv("DB_PWD", "hunter2-hunter2")
+    assert secret_env_values() == ("hunter2-hunter2",)
+    text = "run dir: /home/researcher/pdbench/data/runs/x; password hunter2-hunter2"
+    assert redact_text(text) == "run dir: /home/researcher/pdbench/data/runs/x; password ***"
