@@ -79,6 +79,7 @@ def _aggregate_shards(reader: RunReader) -> pd.DataFrame:
         return table
     table["run_id"] = reader.run_dir.name
     # Replicate rows first, then condition rows, each in shard order (as aggregate_run does).
-    table["_level_order"] = (table["level"] == "condition").astype(int)
-    table = table.sort_values("_level_order", kind="stable").drop(columns="_level_order")
+    table = table.sort_values(
+        "level", key=lambda level: (level == "condition").astype(int), kind="stable"
+    )
     return table.reset_index(drop=True)
