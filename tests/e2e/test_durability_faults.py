@@ -156,10 +156,15 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     assert resumed.returncode == 0, resumed.stderr
     assert read_manifest(run_dir)["status"] == "complete"
     assert rounds_per_match(run_dir) == {("sampled_vs_tft", r): ROUNDS for r in range(REPLICATES)}
-    # No answer was bought twice: the answers paid before the failure (even one whose cache
-    # write failed) were replayed, so the server answered each of the 24 calls once.
-    assert len(stub.state.requests) == REPLICATES * ROUNDS
-    assert read_manifest(run_dir)["spend"]["live"] == REPLICATES * ROUNDS
+    # No answer that reached pdbench was bought twice: the answers paid before the failure
+    # (even one whose cache write failed) were replayed. What can be asked again is the call in
+    # flight when the write failed, stopped before its answer arrived: at most max_concurrency
+    # (1), as after a kill (the README's "what spend means"); whether one is in flight at that
+    # moment depends on timing.
+    received = len(stub.state.requests)
+    assert REPLICATES * ROUNDS <= received <= REPLICATES * ROUNDS + 1, received
+    spend = read_manifest(run_dir)["spend"]["live"]
+    assert received - 1 <= spend <= received, (spend, received)
 
 
 def test_a_full_disk_under_a_policy_run_is_one_line_and_exit_5(tmp_path):
