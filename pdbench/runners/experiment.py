@@ -36,7 +36,7 @@ from pdbench.runners.records import (
     stored_aborted_attempts,
     timestamp_utc,
 )
-from pdbench.runners.run_manifest import run_manifest
+from pdbench.runners.run_manifest import RunManifests
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch, RunStore
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode, ProviderGateway
 
 MatchDone = Callable[[FinishedMatch, CallCounts], None]
+# While a run plays, its manifest is rewritten after a stored batch at least this often.
+MANIFEST_EVERY_S = 2.0
 
 
 @dataclass
@@ -306,30 +308,43 @@ def _run(
     if store.moved_to is not None:
         moved_aside.append(str(store.moved_to.relative_to(run_dir)))
 
+    manifests_of_run = RunManifests(
+        loaded,
+        plan,
+        store,
+        run_id=run_id,
+        started_utc=started,
+        hydra_overrides=hydra_overrides,
+        command=command,
+    )
+
+    def spent() -> CallCounts:
+        return journal.total_of(journal.source) if journal.source else journal.total()
+
+    saved_spend = CallCounts()
+    saved_at = time.monotonic()
+
     def save(status: str, error: str | None = None) -> None:
-        spent = journal.total_of(journal.source) if journal.source else journal.total()
-        manifest = run_manifest(
-            loaded,
-            plan,
-            store,
-            run_id=run_id,
-            status=status,
-            started_utc=started,
-            error=error,
-            hydra_overrides=hydra_overrides,
-            command=command,
-            spend=spent,
-        )
+        nonlocal saved_spend, saved_at
+        saved_spend, saved_at = spent(), time.monotonic()
+        manifest = manifests_of_run.build(status=status, error=error, spend=saved_spend)
         rejected = rejected_before + (gateway.cache_rejected if gateway is not None else 0)
         store.write_manifest(
             manifest.model_copy(update={"cache_rejected": rejected, "moved_aside": moved_aside})
         )
 
+    def save_after_store() -> None:
+        # The ledger on disk already says which matches are stored; the manifest follows when
+        # money was spent since it was last written (a killed run's manifest must say what was
+        # paid), or every few seconds so a long run shows its progress in the viewer.
+        if spent() != saved_spend or time.monotonic() - saved_at >= MANIFEST_EVERY_S:
+            save(manifests.STATUS_STARTED)
+
     save(manifests.STATUS_STARTED)
     if on_start:
         on_start(len(plan), skipped)
     halt = Halt()
-    writer = OrderedWriter(store, on_stored=lambda: save(manifests.STATUS_STARTED))
+    writer = OrderedWriter(store, on_stored=save_after_store)
     try:
         if pending:
             asyncio.run(
