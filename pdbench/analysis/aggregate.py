@@ -144,23 +144,12 @@ def aggregate_matches(
         for entry, length in zip(ledger, lengths, strict=True):
             entry.n_rounds = entry.planned_rounds = length
     _check_against_ledger(matches, ledger, manifest.run_id)
-    per_match: dict[tuple[str, int], dict[str, object]] = _replicate_metrics(
-        matches, manifest.collapse.k, manifest.collapse.threshold
-    ).to_dict("index")  # type: ignore[assignment]  # the index holds (condition, replicate)
-    labels = dict(zip(matches.keys, matches.labels, strict=True))
     order = {name: i for i, name in enumerate(manifest.conditions)}
     entries = sorted(
         ledger, key=lambda e: (order.get(e.condition, len(order)), e.condition, e.replicate)
     )
-    replicate_rows = [_replicate_row(entry, per_match, labels, manifest) for entry in entries]
-    # Every per-match column exists, even when no match got to play a round.
-    replicates = pd.DataFrame(replicate_rows).reindex(
-        columns=[*IDENTITY[1:], *IDENTITY_TAIL, *STATUS, *COLLAPSE_FLAGS, *METRIC_COLUMNS]
-    )
-    names = list(dict.fromkeys(replicates["condition"])) if len(replicates) else []
-    conditions = pd.DataFrame(
-        [_condition_row(name, replicates[replicates["condition"] == name]) for name in names]
-    )
+    replicates, stored_index = _replicate_table(entries, matches, manifest)
+    conditions = pd.DataFrame(_condition_rows(replicates, stored_index, matches))
     table = (
         pd.concat([replicates, conditions], ignore_index=True)
         if len(replicates)
@@ -169,77 +158,135 @@ def aggregate_matches(
     return _with_types(table, manifest)
 
 
-def _replicate_row(
-    entry: LedgerEntry,
-    per_match: dict[tuple[str, int], dict[str, object]],
-    labels: dict[tuple[str, int], tuple[str, str, str, str]],
-    manifest: RunManifest,
-) -> dict[str, object]:
-    matchup = manifest.matchups.get(entry.condition)
-    stored = labels.get(entry.key)
-    agent_a, agent_b, game, horizon_type = stored or (
-        (matchup.agent_a, matchup.agent_b, matchup.game, matchup.horizon_type)
-        if matchup
-        else (None, None, None, None)
-    )
-    aborted = entry.error is not None
-    row: dict[str, object] = {
-        "level": "replicate",
-        "condition": entry.condition,
-        "replicate": entry.replicate,
-        "agent_a": agent_a,
-        "agent_b": agent_b,
-        "game": game,
-        "horizon_type": horizon_type,
-        "n_replicates": 1,
-        "n_finished": 0 if aborted else 1,
-        "n_aborted": 1 if aborted else 0,
-        "match_status": ABORTED if aborted else FINISHED,
-        "aborted_at_round": entry.n_rounds + 1 if aborted else None,
-    }
-    if entry.key in per_match:
-        row.update(per_match[entry.key])
-    else:  # ended before its first round: nothing to measure
-        row["n_rounds"] = 0
-        row["collapse_determinable"] = False
-    return row
-
-
-def _condition_row(name: str, members: pd.DataFrame) -> dict[str, object]:
-    first = members.iloc[0]
-    finished = members[members["match_status"] == FINISHED]
-    row: dict[str, object] = {
-        "level": "condition",
-        "condition": name,
-        "replicate": None,
-        "agent_a": first["agent_a"],
-        "agent_b": first["agent_b"],
-        "game": first["game"],
-        "horizon_type": first["horizon_type"],
-        "n_replicates": len(members),
-        "n_finished": len(finished),
-        "n_aborted": len(members) - len(finished),
-    }
-    longest = float(finished["n_rounds"].max()) if len(finished) else math.inf
-    for metric in SCALAR_METRICS:
-        values = finished[metric].to_numpy(dtype=float) if metric in finished else np.array([])
-        column = _BY_COLUMN[metric]
-        stats = _interval(column, values, longest)
-        row[metric] = stats["mean"]
-        for suffix in ("std", "n", "ci_low", "ci_high"):
-            row[f"{metric}_{suffix}"] = stats[suffix]
-    # Pooled rates: every round of the finished matches counts once.
-    played = finished[finished["n_rounds"] > 0]
-    rounds = float(played["n_rounds"].sum())
-    for rate in ("cooperation_rate_a", "cooperation_rate_b", "cooperation_rate"):
-        pooled = float((played[rate].astype(float) * played["n_rounds"]).sum())
-        row[f"{rate}_pooled"] = pooled / rounds if rounds else None
-    row["cooperation_rate_over_time"] = orjson.dumps(
-        _mean_over_time(
-            [np.asarray(orjson.loads(series)) for series in played["cooperation_rate_over_time"]]
+def _replicate_table(
+    entries: list[LedgerEntry], matches: StoredMatches, manifest: RunManifest
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """One row per ledgered match, in `entries` order, and the position of each row's match
+    among the stored ones (-1 for a match that ended before its first round)."""
+    position = {key: i for i, key in enumerate(matches.keys)}
+    stored_index = np.array([position.get(e.key, -1) for e in entries], dtype=np.intp)
+    identity: dict[str, list[object]] = {name: [] for name in (*IDENTITY[1:], *IDENTITY_TAIL)}
+    status: dict[str, list[object]] = {name: [] for name in STATUS}
+    for entry, index in zip(entries, stored_index.tolist(), strict=True):
+        matchup = manifest.matchups.get(entry.condition)
+        # The labels stored with the rounds win; the manifest names a match with no rounds.
+        agent_a, agent_b, game, horizon_type = (
+            matches.labels[index]
+            if index >= 0
+            else (matchup.agent_a, matchup.agent_b, matchup.game, matchup.horizon_type)
+            if matchup
+            else (None, None, None, None)
         )
-    ).decode()
-    return row
+        aborted = entry.error is not None
+        for name, value in (
+            ("level", "replicate"),
+            ("condition", entry.condition),
+            ("replicate", entry.replicate),
+            ("agent_a", agent_a),
+            ("agent_b", agent_b),
+            ("game", game),
+            ("horizon_type", horizon_type),
+        ):
+            identity[name].append(value)
+        status["n_replicates"].append(1)
+        status["n_finished"].append(0 if aborted else 1)
+        status["n_aborted"].append(1 if aborted else 0)
+        status["match_status"].append(ABORTED if aborted else FINISHED)
+        status["aborted_at_round"].append(entry.n_rounds + 1 if aborted else None)
+    measured = _replicate_metrics(matches, manifest.collapse.k, manifest.collapse.threshold)
+    measured = measured.reset_index(drop=True).reindex(stored_index.clip(min=0))
+    measured = measured.reset_index(drop=True)
+    unplayed = stored_index < 0
+    if unplayed.any():  # ended before its first round: nothing to measure
+        measured = measured.astype(object)
+        measured.loc[unplayed, :] = None
+        measured.loc[unplayed, "n_rounds"] = 0
+        measured.loc[unplayed, "collapse_determinable"] = False
+    # Every per-match column exists, even when no match got to play a round.
+    table = pd.concat([pd.DataFrame(identity), pd.DataFrame(status), measured], axis=1)
+    columns = [*IDENTITY[1:], *IDENTITY_TAIL, *STATUS, *COLLAPSE_FLAGS, *METRIC_COLUMNS]
+    return table.reindex(columns=columns), stored_index
+
+
+def _condition_rows(
+    replicates: pd.DataFrame, stored_index: np.ndarray, matches: StoredMatches
+) -> list[dict[str, object]]:
+    """One row per condition over its FINISHED matches: every scalar metric's mean, std, n and
+    interval, pooled rates, and the mean cooperation per round."""
+    if not len(replicates):
+        return []
+    finished = (replicates["match_status"] == FINISHED).to_numpy()
+    n_rounds = replicates["n_rounds"].to_numpy(dtype=float)
+    values = {
+        metric: replicates[metric].to_numpy(dtype=float)
+        for metric in (*SCALAR_METRICS, "cooperation_rate_a", "cooperation_rate_b")
+    }
+    identity = {
+        name: replicates[name].tolist() for name in ("agent_a", "agent_b", "game", "horizon_type")
+    }
+    played = finished & (n_rounds > 0)
+    over_time = _mean_over_time(matches, stored_index, played, replicates["condition"])
+    rows = []
+    groups = replicates.groupby("condition", sort=False).indices  # in the plan's order
+    for name, members in groups.items():
+        mine = members[finished[members]]
+        row: dict[str, object] = {
+            "level": "condition",
+            "condition": name,
+            "replicate": None,
+            **{column: identity[column][members[0]] for column in identity},
+            "n_replicates": len(members),
+            "n_finished": len(mine),
+            "n_aborted": len(members) - len(mine),
+        }
+        longest = float(np.max(n_rounds[mine])) if len(mine) else math.inf
+        for metric in SCALAR_METRICS:
+            stats = _interval(_BY_COLUMN[metric], values[metric][mine], longest)
+            row[metric] = stats["mean"]
+            for suffix in ("std", "n", "ci_low", "ci_high"):
+                row[f"{metric}_{suffix}"] = stats[suffix]
+        # Pooled rates: every round of the finished matches counts once.
+        counted = members[played[members]]
+        rounds = float(n_rounds[counted].sum())
+        for rate in ("cooperation_rate_a", "cooperation_rate_b", "cooperation_rate"):
+            pooled = float(np.nansum(values[rate][counted] * n_rounds[counted]))
+            row[f"{rate}_pooled"] = pooled / rounds if rounds else None
+        row["cooperation_rate_over_time"] = orjson.dumps(over_time.get(name, [])).decode()
+        rows.append(row)
+    return rows
+
+
+def _mean_over_time(
+    matches: StoredMatches, stored_index: np.ndarray, counted: np.ndarray, conditions: pd.Series
+) -> dict[str, list[dict]]:
+    """Per condition and round: the share of C over the `counted` rows' matches that reached
+    the round, and how many did (the sums are of 0, 0.5 and 1: exact in any order)."""
+    names, codes = np.unique(conditions.to_numpy(dtype=object), return_inverse=True)
+    counted_matches = stored_index[counted]
+    lengths = np.diff(np.append(matches.starts, len(matches.coop_a)))
+    if not len(counted_matches):
+        return {}
+    longest = int(lengths[counted_matches].max())
+    # Each counted match's rounds, their condition and their number within the match.
+    starts, sizes = matches.starts[counted_matches], lengths[counted_matches]
+    offsets = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+    round_in_match = offsets - np.repeat(starts, sizes)
+    slot = np.repeat(codes[counted], sizes) * longest + round_in_match
+    joint = (matches.coop_a[offsets].astype(np.int8) + matches.coop_b[offsets].astype(np.int8)) / 2
+    size = len(names) * longest
+    sums = np.bincount(slot, weights=joint, minlength=size).reshape(len(names), longest)
+    reached = np.bincount(slot, minlength=size).reshape(len(names), longest)
+    means = sums / np.maximum(reached, 1)
+    found: dict[str, list[dict]] = {}
+    for code, name in enumerate(names.tolist()):
+        k = int((reached[code] > 0).sum())  # rounds reached by at least one match
+        found[name] = [
+            {"round": r, "mean": mean, "n": n}
+            for r, mean, n in zip(
+                range(1, k + 1), means[code, :k].tolist(), reached[code, :k].tolist(), strict=True
+            )
+        ]
+    return found
 
 
 def _interval(
@@ -261,7 +308,7 @@ def _interval(
             "ci_low": float(low),
             "ci_high": float(high),
         }
-    stats = mean_ci(defined.tolist())
+    stats = mean_ci(defined)
     bounds = {"rate": (0.0, 1.0), "count": (0.0, math.inf), "round": (1.0, longest)}
     low_bound, high_bound = bounds.get(column.kind, (-math.inf, math.inf))
     for key in ("ci_low", "ci_high"):
@@ -269,20 +316,6 @@ def _interval(
         if value is not None:
             stats[key] = float(min(max(float(value), low_bound), high_bound))
     return stats
-
-
-def _mean_over_time(series: list[np.ndarray]) -> list[dict]:
-    """Per round: the mean over the matches that reached it, and how many did."""
-    longest = max((len(values) for values in series), default=0)
-    padded = np.full((len(series), longest), np.nan)
-    for row, values in enumerate(series):
-        padded[row, : len(values)] = values
-    reached = (~np.isnan(padded)).sum(axis=0)
-    means = np.nansum(padded, axis=0) / np.maximum(reached, 1)
-    return [
-        {"round": index + 1, "mean": float(mean), "n": int(n)}
-        for index, (mean, n) in enumerate(zip(means, reached, strict=True))
-    ]
 
 
 # --- the columns and their types -----------------------------------------------------------------
@@ -323,9 +356,7 @@ def _with_types(table: pd.DataFrame, manifest: RunManifest) -> pd.DataFrame:
         if dtype == "Float64":
             table[name] = pd.to_numeric(table[name], errors="coerce").astype("float64")
         elif dtype == "Int64":
-            table[name] = pd.array(
-                [None if pd.isna(v) else int(v) for v in table[name]], dtype="Int64"
-            )
+            table[name] = pd.to_numeric(table[name], errors="coerce").astype("Int64")
         else:
             table[name] = table[name].astype(cast(Any, dtype))
     return with_factor_columns(table.reset_index(drop=True), manifest.factors)

@@ -54,16 +54,30 @@ def _cost(calls: Counts) -> str:
     return f"{calls.cost_usd:.4f}"
 
 
-def _collapse(row: pd.Series, replicates: pd.DataFrame) -> str:
+def _collapse_counts(replicates: pd.DataFrame) -> pd.DataFrame:
+    """Per condition, over its finished matches: how many there are, how many could tell whether
+    they collapsed (long enough) and how many did."""
+    finished = replicates[replicates["match_status"] == "finished"]
+    flags = pd.DataFrame(
+        {
+            "condition": finished["condition"],
+            "finished": 1,
+            "determinable": finished["collapse_determinable"].fillna(False).astype(int),
+            "collapsed": finished["collapsed"].fillna(False).astype(int),
+        }
+    )
+    return flags.groupby("condition", sort=False).sum()
+
+
+def _collapse(row: pd.Series, counts: pd.DataFrame) -> str:
     """Mean round of collapse over the matches that collapsed, and how many of those that could
     tell did ("12.0 (2/3)"); "-" when none collapsed, "short" when no match could tell."""
-    mine = replicates[
-        (replicates["condition"] == row["condition"]) & (replicates["match_status"] == "finished")
-    ]
-    determinable = int(mine["collapse_determinable"].fillna(False).sum())
-    collapsed = int(mine["collapsed"].fillna(False).sum())
+    condition = row["condition"]
+    if condition not in counts.index:
+        return "-"
+    finished, determinable, collapsed = (int(v) for v in counts.loc[condition])
     if determinable == 0:
-        return "short" if len(mine) else "-"
+        return "short" if finished else "-"
     if collapsed == 0:
         return f"- (0/{determinable})"
     return f"{_fmt(row['time_to_collapse'], 1)} ({collapsed}/{determinable})"
@@ -92,7 +106,7 @@ def summary_table(
     if aggregates is None:
         aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
     conditions = aggregates[aggregates["level"] == "condition"]
-    replicates = aggregates[aggregates["level"] == "replicate"]
+    collapse_counts = _collapse_counts(aggregates[aggregates["level"] == "replicate"])
     calls = manifest.provider_calls_by_condition
     factors = sorted({key for values in manifest.factors.values() for key in values})
     show_matchup = not factors and (width is None or width >= NUMBER_COLUMNS_WIDTH + 30)
@@ -158,7 +172,7 @@ def summary_table(
             _fmt(row["cooperation_rate"]),
             _fmt(row["total_payoff_a"], 1),
             _fmt(row["total_payoff_b"], 1),
-            _collapse(row, replicates),
+            _collapse(row, collapse_counts),
             _substituted(row, manifest),
             f"{condition_calls.live}/{condition_calls.cached}",
             _cost(condition_calls),
