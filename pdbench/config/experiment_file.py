@@ -9,7 +9,7 @@ from typing import Any
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.files import load_group_option, merge_agent, resolve_agent
-from pdbench.config.overrides import apply_overrides, cli_options_as_overrides, override_keys
+from pdbench.config.overrides import apply_cli_options, apply_overrides, override_keys
 from pdbench.config.schema import (
     FixedHorizonSpec,
     GameSpec,
@@ -58,16 +58,17 @@ def load_experiment_file(
     _check_keys(from_file, TOP_LEVEL_KEYS, shown, where=None)
     cfg = OmegaConf.merge(_defaults(from_file), from_file)
     assert isinstance(cfg, DictConfig)
-    all_overrides = cli_options_as_overrides(overrides, replicates, run_id)
-    apply_overrides(
-        cfg,
-        all_overrides,
-        shown,
-        load_group=lambda group, option: load_group_option(group, option, project_root, shown),
-        groups=FILE_GROUPS,
-    )
-    _check_keys(cfg, TOP_LEVEL_KEYS, shown, where=None)
-    _new_game_loads_its_own_payoffs(cfg, override_keys(all_overrides, shown))
+    if overrides:
+        apply_overrides(
+            cfg,
+            overrides,
+            shown,
+            load_group=lambda group, option: load_group_option(group, option, project_root, shown),
+            groups=FILE_GROUPS,
+        )
+        _check_keys(cfg, TOP_LEVEL_KEYS, shown, where=None)
+        _new_game_loads_its_own_payoffs(cfg, override_keys(overrides, shown))
+    apply_cli_options(cfg, replicates, run_id)
     base_dir = conf_dir(project_root)
     if not base_dir.is_dir():
         base_dir = path.parent

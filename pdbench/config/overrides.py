@@ -28,6 +28,8 @@ SWEEP_HINT = "sweeps run through Hydra: uv run python -m pdbench -m key=a,b ..."
 
 def parse_overrides(overrides: Sequence[str], shown: str) -> list[Any]:
     """Hydra's reading of `key=value` strings (a list of hydra Override objects)."""
+    if not overrides:
+        return []  # the parser's import costs a tenth of a second: only when there is work
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
@@ -101,19 +103,34 @@ def _delete(cfg: DictConfig, key: str, shown: str) -> None:
     del parent[leaf]
 
 
+def _check_cli_options(replicates: int | None, run_id: str | None) -> None:
+    if replicates is not None and replicates <= 0:
+        raise ConfigError(f"must be a positive number, got {replicates}", field="--replicates")
+    problem = run_id_problem(run_id) if run_id is not None else None
+    if problem:
+        raise ConfigError(problem, field="--run-id")
+
+
+def apply_cli_options(cfg: DictConfig, replicates: int | None, run_id: str | None) -> None:
+    """Set the command line's --replicates and --run-id, as if they were the last overrides.
+    Set directly, not parsed: a plain `pdbench run file.yaml --run-id x` then never imports
+    Hydra's override parser (a tenth of a second)."""
+    _check_cli_options(replicates, run_id)
+    if replicates is not None:
+        cfg.run.replicates = replicates
+    if run_id is not None:
+        cfg.run.run_id = run_id
+
+
 def cli_options_as_overrides(
     overrides: Sequence[str], replicates: int | None, run_id: str | None
 ) -> list[str]:
     """The command line's --replicates and --run-id as ordinary overrides."""
+    _check_cli_options(replicates, run_id)
     extra = list(overrides)
     if replicates is not None:
-        if replicates <= 0:
-            raise ConfigError(f"must be a positive number, got {replicates}", field="--replicates")
         extra.append(f"run.replicates={replicates}")
     if run_id is not None:
-        problem = run_id_problem(run_id)
-        if problem:
-            raise ConfigError(problem, field="--run-id")
         # Quoted, so that Hydra's grammar reads the id as one string whatever it contains.
         escaped = run_id.replace("\\", "\\\\").replace("'", "\\'")
         extra.append(f"run.run_id='{escaped}'")

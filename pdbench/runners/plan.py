@@ -67,25 +67,37 @@ def _length(horizon: FixedHorizon | GeometricHorizon, horizon_seed: int) -> int:
 
 def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
     seed = spec.run.seed
+    # Every stream depends on (run seed, replicate, stream) only, so replicate r has the same
+    # seeds in every condition: derived once per replicate, not once per match.
+    streams = (
+        rng.HORIZON,
+        rng.agent_stream("a"),
+        rng.agent_stream("b"),
+        rng.side_stream(rng.NOISE, "a"),
+        rng.side_stream(rng.NOISE, "b"),
+    )
+    seeds = [
+        [rng.derive_seed(seed, replicate, stream) for stream in streams]
+        for replicate in range(spec.run.replicates)
+    ]
     plan = []
     for condition in spec.conditions:
         game = condition.game.build()
         horizon = condition.horizon.build()
-        for replicate in range(spec.run.replicates):
-            horizon_seed = rng.derive_seed(seed, replicate, rng.HORIZON)
+        for replicate, (horizon_seed, seed_a, seed_b, noise_a, noise_b) in enumerate(seeds):
             plan.append(
                 PlannedMatch(
                     condition=condition,
                     replicate=replicate,
                     n_rounds=_length(horizon, horizon_seed),
                     horizon_seed=horizon_seed,
-                    seed_a=rng.derive_seed(seed, replicate, rng.agent_stream("a")),
-                    seed_b=rng.derive_seed(seed, replicate, rng.agent_stream("b")),
+                    seed_a=seed_a,
+                    seed_b=seed_b,
                     game=game,
                     horizon=horizon,
                     noise=condition.game.noise,
-                    noise_seed_a=rng.derive_seed(seed, replicate, rng.side_stream(rng.NOISE, "a")),
-                    noise_seed_b=rng.derive_seed(seed, replicate, rng.side_stream(rng.NOISE, "b")),
+                    noise_seed_a=noise_a,
+                    noise_seed_b=noise_b,
                 )
             )
     return plan
