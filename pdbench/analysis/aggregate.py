@@ -228,7 +228,8 @@ def _condition_rows(
     over_time = _mean_over_time(matches, stored_index, played, replicates["condition"])
     rows = []
     groups = replicates.groupby("condition", sort=False).indices  # in the plan's order
-    for name, members in groups.items():
+    for key, positions in groups.items():
+        name, members = str(key), np.asarray(positions)
         mine = members[finished[members]]
         row: dict[str, object] = {
             "level": "condition",
