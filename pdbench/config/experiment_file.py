@@ -21,11 +21,9 @@ from pdbench.config.tournament import DEFAULTS as TOURNAMENT_DEFAULTS
 from pdbench.config.tournament import tournament_conditions
 from pdbench.config.tree import LoadedConfig, conf_dir
 from pdbench.config.validation import (
+    assemble,
     condition_dict,
-    finish,
-    to_plain,
     unknown_key_path,
-    validate_spec,
 )
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean
@@ -88,15 +86,14 @@ def load_experiment_file(
         _condition(raw, index, cfg, base_dir, project_root, shown)
         for index, raw in enumerate(conditions_cfg)
     ]
-    data = {
-        "run": to_plain(cfg.get("run", {}), shown),
-        "metrics": to_plain(cfg.get("metrics", {}), shown),
-        "conditions": conditions,
-        "source": shown,
-        "overrides": list(overrides),
-    }
-    spec = validate_spec(data, shown=shown)
-    return finish(spec, project_root=project_root, config_path=path)
+    return assemble(
+        cfg,
+        conditions,
+        shown=shown,
+        overrides=overrides,
+        project_root=project_root,
+        config_path=path,
+    )
 
 
 def _defaults(cfg: DictConfig) -> dict[str, Any]:

@@ -13,11 +13,9 @@ from pdbench.config.overrides import cli_options_as_overrides, override_keys, pa
 from pdbench.config.sweep import expand, sweep_id
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, group_options
 from pdbench.config.validation import (
+    assemble,
     condition_dict,
-    finish,
-    to_plain,
     unknown_key_path,
-    validate_spec,
 )
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
@@ -143,19 +141,14 @@ def _loaded(
     overrides: Sequence[str],
     run_id: str | None = None,
 ) -> LoadedConfig:
-    run = to_plain(cfg.get("run", {}), source)
-    if run_id is not None and isinstance(run, dict) and not run.get("run_id"):
-        run["run_id"] = run_id
-    data = {
-        "run": run,
-        "metrics": to_plain(cfg.get("metrics", {}), source),
-        "conditions": conditions,
-        "source": source,
-        "overrides": list(overrides),
-    }
-    spec = validate_spec(data, shown=source)
-    return finish(
-        spec, project_root=project_root, config_path=project_root / "conf" / "config.yaml"
+    return assemble(
+        cfg,
+        conditions,
+        shown=source,
+        overrides=overrides,
+        project_root=project_root,
+        config_path=project_root / "conf" / "config.yaml",
+        run_id=run_id,
     )
 
 

@@ -33,7 +33,7 @@ from pdbench.config.files import resolve_agent
 from pdbench.config.hydra_compose import compose_primary, condition_from_composed
 from pdbench.config.overrides import apply_overrides, parse_overrides
 from pdbench.config.tree import LoadedConfig, conf_dir
-from pdbench.config.validation import finish, to_plain, validate_spec
+from pdbench.config.validation import assemble
 from pdbench.core.errors import ConfigError, did_you_mean
 
 TOURNAMENT_KEYS = ("agents", "self_play", "pairs")
@@ -200,12 +200,11 @@ def load_primary_tournament(
                 factors={str(k): str(v) for k, v in condition.factors.items()},
             )
         )
-    data = {
-        "run": to_plain(cfg.get("run", {}), shown),
-        "metrics": to_plain(cfg.get("metrics", {}), shown),
-        "conditions": conditions,
-        "source": shown,
-        "overrides": list(overrides),
-    }
-    spec = validate_spec(data, shown=shown)
-    return finish(spec, project_root=project_root, config_path=path)
+    return assemble(
+        cfg,
+        conditions,
+        shown=shown,
+        overrides=overrides,
+        project_root=project_root,
+        config_path=path,
+    )

@@ -4,6 +4,7 @@ line that names the file and the field."""
 from __future__ import annotations
 
 import typing
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -171,5 +172,28 @@ def merge_non_null(base: dict, changes: dict) -> dict:
     return merged
 
 
-def finish(spec: ExperimentSpec, *, project_root: Path, config_path: Path) -> LoadedConfig:
+def assemble(
+    cfg: DictConfig,
+    conditions: list[dict[str, Any]],
+    *,
+    shown: str,
+    overrides: Sequence[str],
+    project_root: Path,
+    config_path: Path,
+    run_id: str | None = None,
+) -> LoadedConfig:
+    """The validated spec of every front door: the composed config's shared `run` and `metrics`
+    blocks with the conditions built from it. `run_id` names a run whose config names none (a
+    Hydra grid takes its sweep's id)."""
+    run = to_plain(cfg.get("run", {}), shown)
+    if run_id is not None and isinstance(run, dict) and not run.get("run_id"):
+        run["run_id"] = run_id
+    data = {
+        "run": run,
+        "metrics": to_plain(cfg.get("metrics", {}), shown),
+        "conditions": conditions,
+        "source": shown,
+        "overrides": list(overrides),
+    }
+    spec = validate_spec(data, shown=shown)
     return LoadedConfig(spec=spec, project_root=project_root, config_path=config_path)
