@@ -22,9 +22,9 @@ from rich.table import Table
 
 from pdbench.analysis.catalog import metric
 from pdbench.runners.plan import PlannedMatch
-from pdbench.storage.manifest import Counts, RunManifest
+from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_manifest
-from pdbench.storage.schema import AGGREGATES_FILE
+from pdbench.storage.schema import AGGREGATES_FILE, CallCounts
 
 DEFAULT_WIDTH = 200  # when the output is not a terminal and COLUMNS is not set
 NUMBER_COLUMNS_WIDTH = 80  # about what the number columns take; below it the matchup goes
@@ -45,7 +45,7 @@ def _fmt(value: object, digits: int = 2) -> str:
     return f"{float(value):.{digits}f}"  # type: ignore[arg-type]
 
 
-def _cost(calls: Counts) -> str:
+def _cost(calls: CallCounts) -> str:
     """What a condition's stored matches cost: "unknown" when a price was unknown, never $0."""
     if calls.live == 0:
         return "-"
@@ -156,7 +156,7 @@ def summary_table(
         table.add_column(header, justify="right", no_wrap=True)
     for _, row in conditions.iterrows():
         condition = str(row["condition"])
-        condition_calls = calls.get(condition, Counts())
+        condition_calls = calls.get(condition, CallCounts())
         labels = (
             [escape(str(manifest.factors.get(condition, {}).get(key, "-"))) for key in factors]
             if factors

@@ -106,26 +106,6 @@ class Collapse(_Record):
     threshold: float = 0.2
 
 
-class Counts(_Record):
-    """CallCounts as the manifest writes them."""
-
-    live: int = 0
-    cached: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_usd_saved: float = 0.0
-    unknown_price: int = 0
-    agent_turns: int = 0
-
-    @classmethod
-    def of(cls, counts: CallCounts) -> Counts:
-        return cls(**counts.to_json())
-
-    def calls(self) -> CallCounts:
-        return CallCounts.from_json(self.model_dump())
-
-
 class RunManifest(_Record):
     """run_manifest.json. A single run has `kind` "run" and its spec in `config`; a sweep has
     `kind` "sweep", and `config` and `hydra_overrides` per condition."""
@@ -157,9 +137,12 @@ class RunManifest(_Record):
     replicates: int | None = None
     matches: MatchCounts = Field(default_factory=MatchCounts)
     seeds: list[MatchSeeds] = Field(default_factory=list)
-    provider_calls: Counts = Field(default_factory=Counts)
-    provider_calls_by_condition: dict[str, Counts] = Field(default_factory=dict)
-    spend: Counts = Field(default_factory=Counts)  # what was paid, over all attempts of the run
+    # The one counter type (a dataclass) validated and written by pydantic as a mapping.
+    provider_calls: CallCounts = Field(default_factory=CallCounts)
+    provider_calls_by_condition: dict[str, CallCounts] = Field(default_factory=dict)
+    spend: CallCounts = Field(
+        default_factory=CallCounts
+    )  # what was paid, over all attempts of the run
     # Replay cache entries that failed their checksum and were asked again, over all attempts.
     cache_rejected: int = 0
     # Damaged parts of rounds.jsonl / matches.jsonl that recovery moved aside (run-dir relative).
@@ -285,9 +268,9 @@ def build_manifest(
             ],
         ),
         seeds=list(seeds),
-        provider_calls=Counts.of(CallCounts.total(e.calls for e in entries)),
-        provider_calls_by_condition={name: Counts.of(c) for name, c in by_condition.items()},
-        spend=Counts.of(spend),
+        provider_calls=CallCounts.total(e.calls for e in entries),
+        provider_calls_by_condition=by_condition,
+        spend=spend,
         **environment_facts(project_root),
     )
 
@@ -370,11 +353,11 @@ def merge_manifests(
             failed=[f for m in manifests for f in m.matches.failed],
         ),
         seeds=[s for m in manifests for s in m.seeds],
-        provider_calls=Counts.of(CallCounts.total(m.provider_calls.calls() for m in manifests)),
+        provider_calls=CallCounts.total(m.provider_calls for m in manifests),
         provider_calls_by_condition={
             k: v for m in manifests for k, v in m.provider_calls_by_condition.items()
         },
-        spend=Counts.of(CallCounts.total(m.spend.calls() for m in manifests)),
+        spend=CallCounts.total(m.spend for m in manifests),
         cache_rejected=sum(m.cache_rejected for m in manifests),
         moved_aside=[
             f"{path}/{moved}" if path else moved

@@ -65,8 +65,7 @@ def render(manifest: RunManifest, ledger: Sequence[LedgerEntry]) -> None:
             key="seeds_table",
         )
         by_condition = {
-            name: counts.model_dump()
-            for name, counts in manifest.provider_calls_by_condition.items()
+            name: counts.to_json() for name, counts in manifest.provider_calls_by_condition.items()
         }
         if by_condition:
             st.markdown("##### Provider calls by condition")
