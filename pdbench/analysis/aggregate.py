@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, cast
 
 import numpy as np
 import orjson
 import pandas as pd
 
+from pdbench.analysis.aggregate_columns import with_types
 from pdbench.analysis.catalog import COLUMNS, MetricColumn, scalar_columns
 from pdbench.analysis.columns import StoredMatches, read_matches
 from pdbench.analysis.intervals import wilson_interval
@@ -155,7 +155,7 @@ def aggregate_matches(
         if len(replicates)
         else (pd.DataFrame())
     )
-    return _with_types(table, manifest)
+    return with_types(table, manifest)
 
 
 def _replicate_table(
@@ -317,72 +317,6 @@ def _interval(
         if value is not None:
             stats[key] = float(min(max(float(value), low_bound), high_bound))
     return stats
-
-
-# --- the columns and their types -----------------------------------------------------------------
-
-
-def column_types() -> dict[str, str]:
-    """Every column of aggregates.parquet (factor columns aside) and its pandas type."""
-    types: dict[str, str] = dict.fromkeys(
-        ("run_id", "level", "condition", "agent_a", "agent_b", "game", "horizon_type"), "string"
-    )
-    types["replicate"] = "Int64"
-    types.update(
-        {
-            "n_replicates": "Int64",
-            "n_finished": "Int64",
-            "n_aborted": "Int64",
-            "match_status": "string",
-            "aborted_at_round": "Int64",
-            "collapse_determinable": "boolean",
-            "collapsed": "boolean",
-        }
-    )
-    for column in COLUMNS:
-        types[column.column] = "string" if column.metric.shape == "per_round" else "Float64"
-    for metric in SCALAR_METRICS:
-        types[f"{metric}_std"] = "Float64"
-        types[f"{metric}_n"] = "Int64"
-        types[f"{metric}_ci_low"] = "Float64"
-        types[f"{metric}_ci_high"] = "Float64"
-    return types
-
-
-def _with_types(table: pd.DataFrame, manifest: RunManifest) -> pd.DataFrame:
-    types = column_types()
-    table = table.reindex(columns=list(types))
-    table["run_id"] = manifest.run_id
-    for name, dtype in types.items():
-        if dtype == "Float64":
-            table[name] = pd.to_numeric(table[name], errors="coerce").astype("float64")
-        elif dtype == "Int64":
-            table[name] = pd.to_numeric(table[name], errors="coerce").astype("Int64")
-        else:
-            table[name] = table[name].astype(cast(Any, dtype))
-    return with_factor_columns(table.reset_index(drop=True), manifest.factors)
-
-
-def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]]) -> pd.DataFrame:
-    """One string column per factor key, after the identifying columns, so a grid pivots in one
-    line: `agg.pivot_table(index="persona", columns="agent_b", values="cooperation_rate")`. A key
-    that is already a column (agent_a, agent_b, game) is left to that column."""
-    keys = sorted({key for values in factors.values() for key in values} - set(table.columns))
-    if not keys:
-        return table
-    factor_columns = pd.DataFrame(
-        {
-            key: pd.Series(
-                [factors.get(name, {}).get(key) for name in table["condition"]],
-                dtype="string",
-                index=table.index,
-            )
-            for key in keys
-        }
-    )
-    # One concat, not an insert per key: a frame with 100+ columns fragments (and pandas warns).
-    position = list(table.columns).index("horizon_type") + 1
-    return pd.concat([table.iloc[:, :position], factor_columns, table.iloc[:, position:]], axis=1)
 
 
 # --- files ---------------------------------------------------------------------------------------

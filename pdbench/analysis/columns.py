@@ -16,8 +16,9 @@ import pyarrow.json as pa_json
 from pdbench.analysis.talk import TALK_FLAG_NAMES, talk_flags
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
+from pdbench.storage.arrow_schema import round_arrow_schema
 from pdbench.storage.recovery import damaged_rounds_message
-from pdbench.storage.schema import DECISION_FIELDS, ROUNDS_FILE, round_arrow_schema
+from pdbench.storage.schema import DECISION_FIELDS, ROUNDS_FILE
 
 # Only these columns are parsed from rounds.jsonl; their types come from RoundRecord.
 _ROUND_SCHEMA = round_arrow_schema(

@@ -9,7 +9,6 @@ uninterrupted one. Policy-only conditions are played as numpy batches (`runners.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,8 +48,6 @@ if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode, ProviderGateway
 
 MatchDone = Callable[[FinishedMatch, CallCounts], None]
-# While a run plays, its manifest is rewritten after a stored batch at least this often.
-MANIFEST_EVERY_S = 2.0
 
 
 @dataclass
@@ -225,13 +222,6 @@ async def _play_pending(
             writer.finish()  # a failed write raises here
 
 
-def _save_if_possible(save: Callable[[str, str], None], error: str) -> None:
-    """Mark the run failed when the disk still takes the manifest; otherwise its last good
-    version stays (writing it never leaves a half-written file)."""
-    with contextlib.suppress(WriteFailed):
-        save(manifests.STATUS_FAILED, error)
-
-
 def run_experiment(
     loaded: LoadedExperiment,
     *,
@@ -302,13 +292,7 @@ def _run(
     # The journal holds what every attempt of this run (or job of the sweep) paid: the budget is
     # for all of it, and the manifest's spend is read from it.
     gateway = make_gateway(loaded, pending, cache_mode, journal, warn)
-    earlier = store.manifest
-    rejected_before = earlier.cache_rejected if earlier else 0
-    moved_aside = list(earlier.moved_aside) if earlier else []
-    if store.moved_to is not None:
-        moved_aside.append(str(store.moved_to.relative_to(run_dir)))
-
-    manifests_of_run = RunManifests(
+    run_manifest = RunManifests(
         loaded,
         plan,
         store,
@@ -316,35 +300,15 @@ def _run(
         started_utc=started,
         hydra_overrides=hydra_overrides,
         command=command,
+        journal=journal,
+        cache_rejected=lambda: gateway.cache_rejected if gateway is not None else 0,
     )
-
-    def spent() -> CallCounts:
-        return journal.total_of(journal.source) if journal.source else journal.total()
-
-    saved_spend = CallCounts()
-    saved_at = time.monotonic()
-
-    def save(status: str, error: str | None = None) -> None:
-        nonlocal saved_spend, saved_at
-        saved_spend, saved_at = spent(), time.monotonic()
-        manifest = manifests_of_run.build(status=status, error=error, spend=saved_spend)
-        rejected = rejected_before + (gateway.cache_rejected if gateway is not None else 0)
-        store.write_manifest(
-            manifest.model_copy(update={"cache_rejected": rejected, "moved_aside": moved_aside})
-        )
-
-    def save_after_store() -> None:
-        # The ledger on disk already says which matches are stored; the manifest follows when
-        # money was spent since it was last written (a killed run's manifest must say what was
-        # paid), or every few seconds so a long run shows its progress in the viewer.
-        if spent() != saved_spend or time.monotonic() - saved_at >= MANIFEST_EVERY_S:
-            save(manifests.STATUS_STARTED)
-
+    save = run_manifest.save
     save(manifests.STATUS_STARTED)
     if on_start:
         on_start(len(plan), skipped)
     halt = Halt()
-    writer = OrderedWriter(store, on_stored=save_after_store)
+    writer = OrderedWriter(store, on_stored=run_manifest.save_after_store)
     try:
         if pending:
             asyncio.run(
@@ -359,7 +323,7 @@ def _run(
                 )
             )
     except WriteFailed as failure:  # a full disk: stop now, keep the last good manifest
-        _save_if_possible(save, str(failure))
+        run_manifest.save_failed_if_possible(str(failure))
         raise
     except (CacheMiss, PdbenchError) as failure:
         save(manifests.STATUS_FAILED, str(failure))
@@ -394,7 +358,7 @@ def _run(
             aggregates = write_aggregates(run_dir, in_memory, ledger)
         except OSError as os_error:
             unwritten = WriteFailed(run_dir / AGGREGATES_FILE, os_error)
-            _save_if_possible(save, str(unwritten))
+            run_manifest.save_failed_if_possible(str(unwritten))
             raise unwritten from os_error
     manifest = store.manifest
     return RunOutcome(
@@ -406,6 +370,6 @@ def _run(
         matches_played=len(pending),
         matches_waiting=waiting,
         error=error,
-        calls=manifest.provider_calls.calls() if manifest else CallCounts(),
+        calls=manifest.provider_calls if manifest else CallCounts(),
         aggregates=aggregates,
     )

@@ -1,20 +1,29 @@
-"""The run's manifest, rebuilt from the experiment, its plan and its ledger at every status change."""
+"""The run's manifest: rebuilt from the experiment, its plan, its ledger and its spend journal at
+every status change, and while the run plays whenever there is something new to say."""
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Callable
 from typing import Any
 
+from pdbench.core.errors import WriteFailed
 from pdbench.runners.plan import PlannedMatch, replicate_sampling
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import RunStore
 from pdbench.storage.schema import CallCounts
+from pdbench.storage.spend import SpendJournal
+
+# While a run plays, its manifest is rewritten after a stored batch at least this often.
+MANIFEST_EVERY_S = 2.0
 
 
 class RunManifests:
-    """Builds the run's manifest at each save. What cannot change while the run plays (the
-    config, the conditions, every match's seeds) is built once: a run saves its manifest several
-    times, and rebuilding 3,600 seed records each time was a tenth of a round robin's time."""
+    """Writes the run's manifest. What cannot change while the run plays (the config, the
+    conditions, every match's seeds) is built once: a run saves its manifest several times, and
+    rebuilding 3,600 seed records each time was a tenth of a round robin's time."""
 
     def __init__(
         self,
@@ -26,10 +35,20 @@ class RunManifests:
         started_utc: str,
         hydra_overrides: list[str] | None,
         command: str | None,
+        journal: SpendJournal,
+        cache_rejected: Callable[[], int],
     ) -> None:
         spec = loaded.spec
         earlier = store.manifest
         self.store = store
+        self.journal = journal
+        self.cache_rejected = cache_rejected  # answers the cache refused in this attempt
+        self.rejected_before = earlier.cache_rejected if earlier else 0
+        self.moved_aside = list(earlier.moved_aside) if earlier else []
+        if store.moved_to is not None:
+            self.moved_aside.append(str(store.moved_to.relative_to(store.run_dir)))
+        self.saved_spend = CallCounts()
+        self.saved_at = time.monotonic()
         self.facts: dict[str, Any] = dict(
             run_id=run_id,
             started_utc=(earlier.started_utc if earlier else None) or started_utc,
@@ -72,12 +91,40 @@ class RunManifests:
             project_root=loaded.project_root,
         )
 
-    def build(self, *, status: str, error: str | None, spend: CallCounts) -> manifests.RunManifest:
-        """The manifest now: its status, the ledger so far and what was spent."""
-        return manifests.build_manifest(
+    def spent(self) -> CallCounts:
+        """What this run (a sweep's job: its condition) paid over all its attempts."""
+        journal = self.journal
+        return journal.total_of(journal.source) if journal.source else journal.total()
+
+    def save(self, status: str, error: str | None = None) -> None:
+        """Write the manifest now: its status, the ledger so far and what was spent."""
+        self.saved_spend, self.saved_at = self.spent(), time.monotonic()
+        manifest = manifests.build_manifest(
             **self.facts,
             status=status,
             error=error,
             ledger=self.store.completed.values(),
-            spend=spend,
+            spend=self.saved_spend,
         )
+        self.store.write_manifest(
+            manifest.model_copy(
+                update={
+                    "cache_rejected": self.rejected_before + self.cache_rejected(),
+                    "moved_aside": self.moved_aside,
+                }
+            )
+        )
+
+    def save_after_store(self) -> None:
+        """After a stored batch. The ledger on disk already says which matches are stored; the
+        manifest follows when money was spent since it was last written (a killed run's
+        manifest must say what was paid), or every few seconds so that a long run shows its
+        progress in the viewer."""
+        if self.spent() != self.saved_spend or time.monotonic() - self.saved_at >= MANIFEST_EVERY_S:
+            self.save(manifests.STATUS_STARTED)
+
+    def save_failed_if_possible(self, error: str) -> None:
+        """Mark the run failed when the disk still takes the manifest; otherwise its last good
+        version stays (writing it never leaves a half-written file)."""
+        with contextlib.suppress(WriteFailed):
+            self.save(manifests.STATUS_FAILED, error)

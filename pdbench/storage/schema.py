@@ -2,7 +2,7 @@
 
 - `RoundRecord`: one line of rounds.jsonl. Its field order is the line's key order; the policy
   batch path (pdbench/runners/batch.py) and the pyarrow schema that aggregation reads
-  (`round_arrow_schema`) are derived from it.
+  (`pdbench.storage.arrow_schema`) are derived from it.
 - `Attempt` (`ProviderAttempt` for LLM agents, `HookAttempt` for arena agents): one try at an
   action, stored with the round under the run's `store_prompts` setting.
 - `CallCounts`: provider calls (live, cached), tokens and cost; one type for a match, a condition,
@@ -18,13 +18,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import types
 import typing
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 import orjson
-import pyarrow as pa
 
 ROUNDS_FILE = "rounds.jsonl"
 LEDGER_FILE = "matches.jsonl"  # one line per finished match: where its rounds end, its seeds
@@ -325,44 +323,6 @@ DECISION_FIELDS: tuple[str, ...] = ("invalid_outputs", "fallback", "timeout", "e
 REQUIRED_ROUND_FIELDS: tuple[str, ...] = tuple(
     name for name in LINE_FIELDS if name not in OPTIONAL_ROUND_FIELDS
 )
-
-
-def _arrow_type(annotation: Any) -> pa.DataType:
-    """The pyarrow type of a RoundRecord field's annotation (its optionality aside)."""
-    hint = annotation
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
-    return {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}[hint]
-
-
-# How pyarrow reads a stored conversation (the attempts are not read: they are for audit).
-CONVERSATION_ARROW_TYPE = pa.list_(
-    pa.struct(
-        [
-            ("speaker", pa.string()),
-            ("turn", pa.int64()),
-            ("text", pa.string()),
-            *((mark, pa.bool_()) for mark in ConversationMessage.MARKS),
-        ]
-    )
-)
-
-
-def round_arrow_schema(names: typing.Iterable[str]) -> pa.Schema:
-    """The pyarrow schema of the named rounds.jsonl fields, from RoundRecord's annotations and
-    SideDecision's (for agent_<side>_<marker> fields)."""
-    hints = typing.get_type_hints(RoundRecord)
-    decision_hints = typing.get_type_hints(SideDecision)
-    schema = []
-    for name in names:
-        if name == "conversation":
-            schema.append((name, CONVERSATION_ARROW_TYPE))
-        elif name in hints:
-            schema.append((name, _arrow_type(hints[name])))
-        else:
-            side_marker = name.removeprefix("agent_a_").removeprefix("agent_b_")
-            schema.append((name, _arrow_type(decision_hints[side_marker])))
-    return pa.schema(schema)
 
 
 # --- the ledger ----------------------------------------------------------------------------------

@@ -7,11 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.agents.llm.prompts import (
-    PromptBuilder,
-    available_personas,
-    check_prompt_files,
-)
+from pdbench.agents.llm.prompts import PromptBuilder, check_prompt_files
+from pdbench.agents.llm.templates import available_personas
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError

@@ -16,11 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from pdbench.agents.base import AgentBase, Decision, Utterance
-from pdbench.agents.llm.prompts import (
-    PromptBuilder,
-    available_personas,
-    check_prompt_files,
-)
+from pdbench.agents.llm.prompts import PromptBuilder, check_prompt_files
+from pdbench.agents.llm.templates import available_personas
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted

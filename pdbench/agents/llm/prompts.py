@@ -1,10 +1,9 @@
-"""Prompt rendering for LLM agents: plain `str.format` templates filled from the game and the
-observation.
+"""Prompts for LLM agents: the system, round and negotiate messages, filled from the game, the
+horizon and the observation.
 
-Templates live in files (`LLMAgentSpec.system_prompt`, `.round_prompt`, `prompts/personas/*.md`)
-and may use only the placeholders listed below; anything else is a `ConfigError` naming the file.
-Every template is also rendered once with sample values when it is loaded, so a bad conversion or
-format spec fails when the config is checked, not in the middle of a run. Rendering is a pure
+The template files and the placeholders each may use are `pdbench.agents.llm.templates`; every
+template is rendered once with sample values when the config is checked (`check_prompt_files`),
+so a bad conversion or format spec fails then, not in the middle of a run. Rendering is a pure
 function of (templates, spec, game, horizon, observation, option order), so a prompt never changes
 between runs and the replay cache keeps answering it.
 
@@ -15,170 +14,27 @@ The pieces rendered from data (payoff rules, history, totals, counts, answer ins
 from __future__ import annotations
 
 import re
-import string
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from pdbench.agents.llm import wording
 from pdbench.agents.llm.template_rules import check_required_placeholders
+from pdbench.agents.llm.templates import (
+    NEGOTIATE_PLACEHOLDERS,
+    PERSONA_DIR,
+    PromptTemplates,
+    placeholders_in,
+    read_template,
+    render,
+    resolve_path,
+)
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
-from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.errors import ConfigError
 from pdbench.core.game import GAMES, Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.transcript import Observation, PastRound
 
-PERSONA_DIR = Path("prompts/personas")
-
-# Placeholders every template of an agent may use: the actions, the rules, the horizon.
-# *_label is the bare word the model answers with; *_option is how the prompt names it
-# ("Option J" with label_style: option).
-SHARED_PLACEHOLDERS = frozenset(
-    {
-        "cooperate_label",
-        "defect_label",
-        "cooperate_option",
-        "defect_option",
-        "payoff_table",
-        "payoff_rules",
-        "horizon",
-        "rounds",
-        "persona",
-        "answer_instruction",
-    }
-)
-SYSTEM_PLACEHOLDERS = SHARED_PLACEHOLDERS
-# The round prompt also gets the round itself; with system_prompt null it is the only message,
-# so it may carry everything a system prompt would.
-ROUND_PLACEHOLDERS = SHARED_PLACEHOLDERS | {
-    "round_index",
-    "of_rounds",
-    "rounds_played",
-    "history",
-    "totals",
-    "window_summary",
-    "first_option",
-    "second_option",
-    "conversation",  # this round's messages (empty without a negotiation phase)
-}
-# The negotiate prompt (a game with a negotiation phase) asks for one message.
-NEGOTIATE_PLACEHOLDERS = ROUND_PLACEHOLDERS | {"turn", "max_chars", "messages_each"}
-PERSONA_PLACEHOLDERS = frozenset(
-    {"cooperate_label", "defect_label", "cooperate_option", "defect_option"}
-)
-# A format width beyond this is a mistake, and rendering it would allocate the width in memory.
-MAX_FORMAT_WIDTH = 1000
 GAME_ORDER = (Action.C, Action.D)
-
-
-# --- files -------------------------------------------------------------------------------------
-
-
-def available_personas(project_root: Path) -> list[str]:
-    """Names of the persona files in `prompts/personas/`, without `.md`, sorted."""
-    folder = project_root / PERSONA_DIR
-    return sorted(path.stem for path in folder.glob("*.md")) if folder.is_dir() else []
-
-
-def _resolve(path: str, project_root: Path) -> Path:
-    candidate = Path(path)
-    return candidate if candidate.is_absolute() else project_root / candidate
-
-
-def _read_template(path: Path, allowed: frozenset[str], *, file: str, field: str) -> str:
-    if not path.is_file():
-        raise ConfigError(f"prompt file not found ({path})", file=file, field=field)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ConfigError(
-            f"not UTF-8 text (byte {error.start}): save the file as UTF-8", file=file, field=field
-        ) from None
-    try:
-        parts = list(string.Formatter().parse(text))
-    except ValueError as error:
-        raise ConfigError(
-            f"not a valid template ({error}); write {{{{ and }}}} for literal braces",
-            file=file,
-            field=field,
-        ) from None
-    names = {name for _, name, _, _ in parts if name is not None}
-    unknown = sorted(names - allowed)
-    if unknown:
-        name = unknown[0]
-        raise ConfigError(
-            f"unknown placeholder {{{name}}}{did_you_mean(name, allowed)}; available: "
-            + ", ".join(f"{{{option}}}" for option in sorted(allowed)),
-            file=file,
-            field=field,
-        )
-    for _, placeholder, spec, _ in parts:
-        if spec and ("{" in spec or _widest(spec) > MAX_FORMAT_WIDTH):
-            raise ConfigError(
-                f"the format spec of {{{placeholder}:{spec}}} is not supported (nested, or wider than "
-                f"{MAX_FORMAT_WIDTH} characters)",
-                file=file,
-                field=field,
-            )
-    return text
-
-
-def _widest(spec: str) -> int:
-    return max((int(digits) for digits in re.findall(r"\d+", spec)), default=0)
-
-
-def _placeholders(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
-
-
-def _render(template: str, values: Mapping[str, object], *, file: str, field: str) -> str:
-    """`template.format(**values)`; a conversion or format spec that does not fit its value is
-    a ConfigError naming the file."""
-    try:
-        return template.format(**values)
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
-        raise ConfigError(f"cannot render the template: {error}", file=file, field=field) from None
-
-
-@dataclass(frozen=True, slots=True)
-class PromptTemplates:
-    """The raw template texts of one LLM agent, checked."""
-
-    system: str | None  # None: no system message
-    round: str
-    persona: str | None
-    persona_file: str | None = None
-
-    @classmethod
-    def load(cls, spec: LLMAgentSpec, project_root: Path) -> PromptTemplates:
-        system = None
-        if spec.system_prompt is not None:
-            system = _read_template(
-                _resolve(spec.system_prompt, project_root),
-                SYSTEM_PLACEHOLDERS,
-                file=spec.system_prompt,
-                field="system_prompt",
-            )
-        round_ = _read_template(
-            _resolve(spec.round_prompt, project_root),
-            ROUND_PLACEHOLDERS,
-            file=spec.round_prompt,
-            field="round_prompt",
-        )
-        persona: str | None = None
-        file: str | None = None
-        if spec.persona is not None:
-            file = str(PERSONA_DIR / f"{spec.persona}.md")
-            path = project_root / file
-            if not path.is_file():
-                raise ConfigError(
-                    unknown_choice("persona", spec.persona, available_personas(project_root)),
-                    file=file,
-                    field="persona",
-                )
-            persona = _read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")
-        return cls(system=system, round=round_, persona=persona, persona_file=file)
 
 
 def check_prompt_files(
@@ -310,9 +166,7 @@ class PromptBuilder:
         persona = ""
         if templates.persona is not None:
             persona = tidy(
-                _render(
-                    templates.persona, words, file=templates.persona_file or "", field="persona"
-                )
+                render(templates.persona, words, file=templates.persona_file or "", field="persona")
             )
         self.instruction = self._instruction(GAME_ORDER)
         self._shared: dict[str, object] = {
@@ -328,7 +182,7 @@ class PromptBuilder:
         self.system = ""  # no system message unless the spec has a system prompt
         if templates.system is not None:
             self.system = tidy(
-                _render(
+                render(
                     templates.system,
                     self._shared,
                     file=spec.system_prompt or "",
@@ -342,15 +196,15 @@ class PromptBuilder:
         make the talk meaningless without a word of warning."""
         if self.game.negotiation is None:
             return None
-        if "conversation" not in _placeholders(self.templates.round):
+        if "conversation" not in placeholders_in(self.templates.round):
             raise ConfigError(
                 "does not show {conversation}, but this game has a negotiation phase: add "
                 "{conversation} where the round's messages belong",
                 file=self.spec.round_prompt,
                 field="round_prompt",
             )
-        return _read_template(
-            _resolve(self.spec.negotiate_prompt, project_root),
+        return read_template(
+            resolve_path(self.spec.negotiate_prompt, project_root),
             NEGOTIATE_PLACEHOLDERS,
             file=self.spec.negotiate_prompt,
             field="negotiate_prompt",
@@ -361,7 +215,7 @@ class PromptBuilder:
             (self.templates.system, self.spec.system_prompt, "system_prompt"),
             (self.templates.round, self.spec.round_prompt, "round_prompt"),
         ):
-            if rounds is None and template is not None and "rounds" in _placeholders(template):
+            if rounds is None and template is not None and "rounds" in placeholders_in(template):
                 raise ConfigError(
                     "uses {rounds}, but the number of rounds is not disclosed (a geometric "
                     "horizon, or disclose_horizon none): use {horizon} instead",
@@ -377,7 +231,7 @@ class PromptBuilder:
         """The round's prompt, the two options named in `order` (the game's by default)."""
         values = self._round_values(obs, order)
         return tidy(
-            _render(self.templates.round, values, file=self.spec.round_prompt, field="round_prompt")
+            render(self.templates.round, values, file=self.spec.round_prompt, field="round_prompt")
         )
 
     def negotiate_prompt(self, obs: Observation) -> str:
@@ -393,7 +247,7 @@ class PromptBuilder:
             "messages_each": negotiation.exchanges,
         }
         return tidy(
-            _render(
+            render(
                 self.negotiate_template,
                 values,
                 file=self.spec.negotiate_prompt,

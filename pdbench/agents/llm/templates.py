@@ -1,0 +1,164 @@
+"""An LLM agent's prompt files: read, checked against the placeholders each kind of template may
+use, and rendered with `str.format`. A template with an unknown placeholder, a bad conversion or
+an absurd format width is a `ConfigError` naming the file, found when the config is checked.
+
+The prompts themselves (what fills the placeholders) are built in `pdbench.agents.llm.prompts`.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pdbench.config.schema import LLMAgentSpec
+from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+
+PERSONA_DIR = Path("prompts/personas")
+
+# Placeholders every template of an agent may use: the actions, the rules, the horizon.
+# *_label is the bare word the model answers with; *_option is how the prompt names it
+# ("Option J" with label_style: option).
+SHARED_PLACEHOLDERS = frozenset(
+    {
+        "cooperate_label",
+        "defect_label",
+        "cooperate_option",
+        "defect_option",
+        "payoff_table",
+        "payoff_rules",
+        "horizon",
+        "rounds",
+        "persona",
+        "answer_instruction",
+    }
+)
+SYSTEM_PLACEHOLDERS = SHARED_PLACEHOLDERS
+# The round prompt also gets the round itself; with system_prompt null it is the only message,
+# so it may carry everything a system prompt would.
+ROUND_PLACEHOLDERS = SHARED_PLACEHOLDERS | {
+    "round_index",
+    "of_rounds",
+    "rounds_played",
+    "history",
+    "totals",
+    "window_summary",
+    "first_option",
+    "second_option",
+    "conversation",  # this round's messages (empty without a negotiation phase)
+}
+# The negotiate prompt (a game with a negotiation phase) asks for one message.
+NEGOTIATE_PLACEHOLDERS = ROUND_PLACEHOLDERS | {"turn", "max_chars", "messages_each"}
+PERSONA_PLACEHOLDERS = frozenset(
+    {"cooperate_label", "defect_label", "cooperate_option", "defect_option"}
+)
+# A format width beyond this is a mistake, and rendering it would allocate the width in memory.
+MAX_FORMAT_WIDTH = 1000
+
+
+def available_personas(project_root: Path) -> list[str]:
+    """Names of the persona files in `prompts/personas/`, without `.md`, sorted."""
+    folder = project_root / PERSONA_DIR
+    return sorted(path.stem for path in folder.glob("*.md")) if folder.is_dir() else []
+
+
+def resolve_path(path: str, project_root: Path) -> Path:
+    candidate = Path(path)
+    return candidate if candidate.is_absolute() else project_root / candidate
+
+
+def read_template(path: Path, allowed: frozenset[str], *, file: str, field: str) -> str:
+    if not path.is_file():
+        raise ConfigError(f"prompt file not found ({path})", file=file, field=field)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"not UTF-8 text (byte {error.start}): save the file as UTF-8", file=file, field=field
+        ) from None
+    try:
+        parts = list(string.Formatter().parse(text))
+    except ValueError as error:
+        raise ConfigError(
+            f"not a valid template ({error}); write {{{{ and }}}} for literal braces",
+            file=file,
+            field=field,
+        ) from None
+    names = {name for _, name, _, _ in parts if name is not None}
+    unknown = sorted(names - allowed)
+    if unknown:
+        name = unknown[0]
+        raise ConfigError(
+            f"unknown placeholder {{{name}}}{did_you_mean(name, allowed)}; available: "
+            + ", ".join(f"{{{option}}}" for option in sorted(allowed)),
+            file=file,
+            field=field,
+        )
+    for _, placeholder, spec, _ in parts:
+        if spec and ("{" in spec or _widest(spec) > MAX_FORMAT_WIDTH):
+            raise ConfigError(
+                f"the format spec of {{{placeholder}:{spec}}} is not supported (nested, or wider than "
+                f"{MAX_FORMAT_WIDTH} characters)",
+                file=file,
+                field=field,
+            )
+    return text
+
+
+def _widest(spec: str) -> int:
+    return max((int(digits) for digits in re.findall(r"\d+", spec)), default=0)
+
+
+def placeholders_in(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def render(template: str, values: Mapping[str, object], *, file: str, field: str) -> str:
+    """`template.format(**values)`; a conversion or format spec that does not fit its value is
+    a ConfigError naming the file."""
+    try:
+        return template.format(**values)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        raise ConfigError(f"cannot render the template: {error}", file=file, field=field) from None
+
+
+@dataclass(frozen=True, slots=True)
+class PromptTemplates:
+    """The raw template texts of one LLM agent, checked."""
+
+    system: str | None  # None: no system message
+    round: str
+    persona: str | None
+    persona_file: str | None = None
+
+    @classmethod
+    def load(cls, spec: LLMAgentSpec, project_root: Path) -> PromptTemplates:
+        system = None
+        if spec.system_prompt is not None:
+            system = read_template(
+                resolve_path(spec.system_prompt, project_root),
+                SYSTEM_PLACEHOLDERS,
+                file=spec.system_prompt,
+                field="system_prompt",
+            )
+        round_ = read_template(
+            resolve_path(spec.round_prompt, project_root),
+            ROUND_PLACEHOLDERS,
+            file=spec.round_prompt,
+            field="round_prompt",
+        )
+        persona: str | None = None
+        file: str | None = None
+        if spec.persona is not None:
+            file = str(PERSONA_DIR / f"{spec.persona}.md")
+            path = project_root / file
+            if not path.is_file():
+                raise ConfigError(
+                    unknown_choice("persona", spec.persona, available_personas(project_root)),
+                    file=file,
+                    field="persona",
+                )
+            persona = read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")
+        return cls(system=system, round=round_, persona=persona, persona_file=file)
