@@ -198,7 +198,7 @@ def _refuse_grid(config: Path, overrides: list[str] | None) -> None:
     if swept:
         raise PdbenchError(
             f"{config}: {', '.join(swept)} is swept; a grid runs through Hydra: uv run python -m "
-            f"pdbench -m {' '.join(overrides or [])} (pdbench validate and --dry-run show it)"
+            f"pdbench -m {shlex.join(overrides or [])} (pdbench validate and --dry-run show it)"
         )
 
 

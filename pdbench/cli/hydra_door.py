@@ -202,7 +202,7 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
     jobs = expand(overrides, project_root, shown)
     grid = len(jobs) > 1 or bool(jobs[0].factors)
     if grid and not args.multirun:
-        example = " ".join(overrides)
+        example = shlex.join(overrides)  # quoted: `glob(*)` or `[a,b]` survive a copy-paste
         raise ConfigError(
             f"the command line sweeps {', '.join(sorted(jobs[0].factors))}: add -m "
             f"(uv run python -m pdbench -m {example})",

@@ -61,6 +61,8 @@ def serve_local(
         server.start()
         overrides = " ".join(preset_overrides(server.model_name, server.api_base))
         slots = "1 slot" if parallel == 1 else f"{parallel} slots"
+        # Before the lines on stdout: a script that has read them may stop the server at once.
+        typer.echo("Ctrl-C to stop", err=True)
         typer.echo(
             f"serving {server.model_name} ({_shown(server.model)}) in {server.ready_s:.1f} s: "
             f"{threads} thread(s), {slots} of {ctx} tokens"
@@ -72,7 +74,6 @@ def serve_local(
             f"in an experiment file: provider: {{name: litellm, model: openai/"
             f"{server.model_name}, api_base: {server.api_base}}}"
         )
-        typer.echo("Ctrl-C to stop", err=True)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
