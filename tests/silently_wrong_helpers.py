@@ -148,6 +148,32 @@ def write_config(folder: Path, name: str, text: str) -> Path:
     return path
 
 
+def litellm_experiment(
+    folder: Path,
+    api_base: str,
+    conditions: str,
+    *,
+    model: str = "openai/test-model",
+    rounds: int = 2,
+    replicates: int = 3,
+) -> Path:
+    """experiment.yaml in `folder`: `conditions` (YAML list items) on one shared litellm provider
+    at `api_base`, one match at a time and one attempt per call, so a failing server fails the
+    call at once. The default model's price is unknown to litellm; openai/gpt-4o-mini has one."""
+    return write_config(
+        folder,
+        "experiment.yaml",
+        f"""
+run: {{seed: 1, replicates: {replicates}, max_concurrency: 1}}
+horizon: {{type: fixed, rounds: {rounds}}}
+provider: {{name: litellm, model: {model}, api_base: "{api_base}", max_attempts: 1}}
+persona: cooperative
+conditions:
+{conditions}
+""",
+    )
+
+
 def free_port() -> int:
     """A port on 127.0.0.1 that nothing listens on (a provider whose server is down)."""
     with socket.socket() as probe:
