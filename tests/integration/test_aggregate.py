@@ -171,6 +171,22 @@ def run_copy(metrics_run, tmp_path):
 
 # --- known sequences -------------------------------------------------------------------------
 
+# Ten rounds of CC, which GRIM vs TFT and ALLC vs ALLC both play: the same moves, the same numbers.
+NOBODY_DEFECTS = {
+    "n_rounds": 10,
+    "total_payoff_a": 30.0,
+    "total_payoff_b": 30.0,
+    "cooperation_rate_a": 1.0,
+    "cooperation_rate_b": 1.0,
+    "cooperation_rate": 1.0,
+    "retaliation_rate_a": None,  # nobody is ever provoked: no denominator
+    "forgiveness_rate_a": None,
+    "retaliation_rate_b": None,
+    "forgiveness_rate_b": None,
+    "exploitability_payoff_gap_a": 0.0,
+    "exploitability_payoff_gap_b": 0.0,
+    "time_to_collapse": None,
+}
 
 KNOWN = {
     # TFT: C then copies D: CDDDDDDDDD vs DDDDDDDDDD.
@@ -205,37 +221,8 @@ KNOWN = {
         "exploitability_payoff_gap_b": -25.0,
         "time_to_collapse": None,  # every 3 rounds hold a C of 6 actions: 1/6 > 0.1
     },
-    # Nobody ever defects.
-    "grim_vs_tft": {
-        "n_rounds": 10,
-        "total_payoff_a": 30.0,
-        "total_payoff_b": 30.0,
-        "cooperation_rate_a": 1.0,
-        "cooperation_rate_b": 1.0,
-        "cooperation_rate": 1.0,
-        "retaliation_rate_a": None,
-        "forgiveness_rate_a": None,
-        "retaliation_rate_b": None,
-        "forgiveness_rate_b": None,
-        "exploitability_payoff_gap_a": 0.0,
-        "exploitability_payoff_gap_b": 0.0,
-        "time_to_collapse": None,
-    },
-    "allc_vs_allc": {
-        "n_rounds": 10,
-        "total_payoff_a": 30.0,
-        "total_payoff_b": 30.0,
-        "cooperation_rate_a": 1.0,
-        "cooperation_rate_b": 1.0,
-        "cooperation_rate": 1.0,
-        "retaliation_rate_a": None,
-        "forgiveness_rate_a": None,
-        "retaliation_rate_b": None,
-        "forgiveness_rate_b": None,
-        "exploitability_payoff_gap_a": 0.0,
-        "exploitability_payoff_gap_b": 0.0,
-        "time_to_collapse": None,
-    },
+    "grim_vs_tft": NOBODY_DEFECTS,
+    "allc_vs_allc": NOBODY_DEFECTS,
 }
 KNOWN_MOVES = {
     "tft_vs_alld": ("C" + "D" * 9, "D" * 10),
