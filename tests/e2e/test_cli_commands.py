@@ -6,7 +6,6 @@ uses this checkout's environment, so uv makes no virtual environment in the copy
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from project_copy import PDBENCH, PROJECT, copy_project
+from project_copy import PDBENCH, PROJECT, command_env, copy_project
 
 UV = shutil.which("uv")
 CONDITIONS = [
@@ -26,13 +25,6 @@ CONDITIONS = [
 ARTIFACTS = ("rounds.jsonl", "run_manifest.json", "aggregates.parquet")
 
 pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
-
-
-def env_for(tmp: Path) -> dict[str, str]:
-    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp / "cache"), "COLUMNS": "200"}
-    for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID"):
-        env.pop(name, None)
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +39,7 @@ def uv_run(
     return subprocess.run(
         [str(UV), "run", "--project", str(PROJECT), *args],
         cwd=project,
-        env=env_for(tmp),
+        env=command_env(tmp),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -57,7 +49,12 @@ def uv_run(
 def console(project: Path, *args: str, tmp: Path) -> subprocess.CompletedProcess:
     """The installed `pdbench` script directly: what `uv run pdbench` runs, minus uv's start-up."""
     return subprocess.run(
-        [PDBENCH, *args], cwd=project, env=env_for(tmp), capture_output=True, text=True, timeout=60
+        [PDBENCH, *args],
+        cwd=project,
+        env=command_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
