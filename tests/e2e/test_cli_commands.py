@@ -85,11 +85,12 @@ def test_validate_experiment(project, tmp_path):
 # --- run -----------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def experiment_run(project, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("cli_run")
-    output = tmp / "runs"
-    proc = uv_run(
+def run_experiment_command(
+    project: Path, output: Path, *extra: str, tmp: Path
+) -> subprocess.CompletedProcess:
+    """`uv run pdbench run conf/experiment.yaml --replicates 2` into `output`: one command for the
+    real run and its dry run, whose seeds must match."""
+    return uv_run(
         project,
         "pdbench",
         "run",
@@ -97,8 +98,16 @@ def experiment_run(project, tmp_path_factory):
         "--replicates",
         "2",
         f"run.output_dir={output}",
+        *extra,
         tmp=tmp,
     )
+
+
+@pytest.fixture(scope="module")
+def experiment_run(project, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli_run")
+    output = tmp / "runs"
+    proc = run_experiment_command(project, output, tmp=tmp)
     return proc, output, tmp
 
 
@@ -140,19 +149,7 @@ def test_run_writes_the_three_artifacts_and_prints_a_summary(experiment_run):
 def test_dry_run_writes_nothing_and_prints_the_seeds(project, experiment_run, tmp_path):
     _, real_output, _ = experiment_run
     output = tmp_path / "runs"
-    proc = ok(
-        uv_run(
-            project,
-            "pdbench",
-            "run",
-            "conf/experiment.yaml",
-            "--replicates",
-            "2",
-            f"run.output_dir={output}",
-            "--dry-run",
-            tmp=tmp_path,
-        )
-    )
+    proc = ok(run_experiment_command(project, output, "--dry-run", tmp=tmp_path))
     assert not output.exists()
     assert not (tmp_path / "cache").exists()
     assert "nothing written" in proc.stdout
