@@ -69,6 +69,38 @@ def shared_copy() -> Path:
         return _extract_shared_copy()
 
 
+def command_env(tmp: Path) -> dict[str, str]:
+    """The environment of a command a test runs: its own replay cache under `tmp`, a terminal
+    wide enough that no line wraps, and none of a developer's variables that change what pdbench
+    prints (HYDRA_FULL_ERROR) or which sweep a run joins (PDBENCH_SWEEP_ID)."""
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp / "cache"), "COLUMNS": "200"}
+    for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID"):
+        env.pop(name, None)
+    return env
+
+
+def run_in_shared_copy(
+    command: list[str], env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess:
+    """Run a command as a user types it, in the shared copy of the committed project (never the
+    user's edited conf/), and capture what it prints."""
+    return subprocess.run(
+        command, cwd=shared_copy(), env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def start_in_shared_copy(command: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """`run_in_shared_copy` without waiting: for commands that run side by side or get a signal."""
+    return subprocess.Popen(
+        command,
+        cwd=shared_copy(),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 # The issue's done-when grid: 3 personas x 6 opponents, the LLM agent on the mock model.
 GRID_PERSONAS = ("cooperative", "exploitative", "tit_for_tat")
 GRID_OPPONENTS = ("tft", "grim", "alld", "allc", "random", "wsls")

@@ -13,7 +13,6 @@ import contextlib
 import importlib.util
 import io
 import json
-import os
 import shlex
 import socket
 import subprocess
@@ -24,7 +23,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pandas as pd
-from project_copy import shared_copy
+from project_copy import command_env, run_in_shared_copy, start_in_shared_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "silently_wrong"
@@ -46,40 +45,21 @@ def module_command() -> list[str]:
 
 
 def subprocess_env(tmp: Path) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "PDBENCH_CACHE_DIR": str(tmp / "cache"),
-        "COLUMNS": "200",
+    return {
+        **command_env(tmp),
         "OPENAI_API_KEY": "dummy",  # the stub server accepts any key; litellm wants one
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # offline: litellm's bundled price map
     }
-    for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID"):
-        env.pop(name, None)
-    return env
 
 
 def run_process(command: list[str], tmp: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run a command as a user types it, in a copy of the committed project (never the user's
     edited conf/)."""
-    return subprocess.run(
-        command,
-        cwd=shared_copy(),
-        env=subprocess_env(tmp),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_in_shared_copy(command, subprocess_env(tmp), timeout)
 
 
 def start_process(command: list[str], tmp: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        command,
-        cwd=shared_copy(),
-        env=subprocess_env(tmp),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_in_shared_copy(command, subprocess_env(tmp))
 
 
 @dataclass
@@ -146,6 +126,32 @@ def write_config(folder: Path, name: str, text: str) -> Path:
     path = folder / name
     path.write_text(text)
     return path
+
+
+def litellm_experiment(
+    folder: Path,
+    api_base: str,
+    conditions: str,
+    *,
+    model: str = "openai/test-model",
+    rounds: int = 2,
+    replicates: int = 3,
+) -> Path:
+    """experiment.yaml in `folder`: `conditions` (YAML list items) on one shared litellm provider
+    at `api_base`, one match at a time and one attempt per call, so a failing server fails the
+    call at once. The default model's price is unknown to litellm; openai/gpt-4o-mini has one."""
+    return write_config(
+        folder,
+        "experiment.yaml",
+        f"""
+run: {{seed: 1, replicates: {replicates}, max_concurrency: 1}}
+horizon: {{type: fixed, rounds: {rounds}}}
+provider: {{name: litellm, model: {model}, api_base: "{api_base}", max_attempts: 1}}
+persona: cooperative
+conditions:
+{conditions}
+""",
+    )
 
 
 def free_port() -> int:

@@ -6,7 +6,6 @@ uses this checkout's environment, so uv makes no virtual environment in the copy
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from project_copy import PDBENCH, PROJECT, copy_project
+from project_copy import PDBENCH, PROJECT, command_env, copy_project
 
 UV = shutil.which("uv")
 CONDITIONS = [
@@ -26,13 +25,6 @@ CONDITIONS = [
 ARTIFACTS = ("rounds.jsonl", "run_manifest.json", "aggregates.parquet")
 
 pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
-
-
-def env_for(tmp: Path) -> dict[str, str]:
-    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp / "cache"), "COLUMNS": "200"}
-    for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID"):
-        env.pop(name, None)
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +39,7 @@ def uv_run(
     return subprocess.run(
         [str(UV), "run", "--project", str(PROJECT), *args],
         cwd=project,
-        env=env_for(tmp),
+        env=command_env(tmp),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -57,7 +49,12 @@ def uv_run(
 def console(project: Path, *args: str, tmp: Path) -> subprocess.CompletedProcess:
     """The installed `pdbench` script directly: what `uv run pdbench` runs, minus uv's start-up."""
     return subprocess.run(
-        [PDBENCH, *args], cwd=project, env=env_for(tmp), capture_output=True, text=True, timeout=60
+        [PDBENCH, *args],
+        cwd=project,
+        env=command_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -88,11 +85,12 @@ def test_validate_experiment(project, tmp_path):
 # --- run -----------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def experiment_run(project, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("cli_run")
-    output = tmp / "runs"
-    proc = uv_run(
+def run_experiment_command(
+    project: Path, output: Path, *extra: str, tmp: Path
+) -> subprocess.CompletedProcess:
+    """`uv run pdbench run conf/experiment.yaml --replicates 2` into `output`: one command for the
+    real run and its dry run, whose seeds must match."""
+    return uv_run(
         project,
         "pdbench",
         "run",
@@ -100,8 +98,16 @@ def experiment_run(project, tmp_path_factory):
         "--replicates",
         "2",
         f"run.output_dir={output}",
+        *extra,
         tmp=tmp,
     )
+
+
+@pytest.fixture(scope="module")
+def experiment_run(project, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli_run")
+    output = tmp / "runs"
+    proc = run_experiment_command(project, output, tmp=tmp)
     return proc, output, tmp
 
 
@@ -143,19 +149,7 @@ def test_run_writes_the_three_artifacts_and_prints_a_summary(experiment_run):
 def test_dry_run_writes_nothing_and_prints_the_seeds(project, experiment_run, tmp_path):
     _, real_output, _ = experiment_run
     output = tmp_path / "runs"
-    proc = ok(
-        uv_run(
-            project,
-            "pdbench",
-            "run",
-            "conf/experiment.yaml",
-            "--replicates",
-            "2",
-            f"run.output_dir={output}",
-            "--dry-run",
-            tmp=tmp_path,
-        )
-    )
+    proc = ok(run_experiment_command(project, output, "--dry-run", tmp=tmp_path))
     assert not output.exists()
     assert not (tmp_path / "cache").exists()
     assert "nothing written" in proc.stdout

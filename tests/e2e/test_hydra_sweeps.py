@@ -10,7 +10,6 @@ hydra.sweep.dir) into a temp folder, so nothing lands in data/ or outputs/.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from project_copy import PROJECT, shared_copy
+from project_copy import PROJECT, command_env, run_in_shared_copy, start_in_shared_copy
 
 UV = shutil.which("uv")
 GRID = ["-m", "agent_a=tft,grim", "agent_b=alld,gtft"]
@@ -32,26 +31,12 @@ GRID_CONDITIONS = {
 pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
 
 
-def env_for(tmp: Path) -> dict[str, str]:
-    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp / "cache"), "COLUMNS": "200"}
-    for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID"):
-        env.pop(name, None)
-    return env
-
-
 def pdbench_module(*args: str, tmp: Path) -> list[str]:
     return [str(UV), "run", "--project", str(PROJECT), "python", "-m", "pdbench", *args]
 
 
 def run(command: list[str], tmp: Path, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        command,
-        cwd=shared_copy(),
-        env=env_for(tmp),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_in_shared_copy(command, command_env(tmp), timeout)
 
 
 def ok(proc) -> None:
@@ -175,14 +160,7 @@ def grid_runs(tmp_path_factory):
             f"hydra.sweep.dir={folder / 'hydra'}",
             tmp=folder,
         )
-        procs[name] = subprocess.Popen(
-            command,
-            cwd=shared_copy(),
-            env=env_for(folder),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        procs[name] = start_in_shared_copy(command, command_env(folder))
     results = {}
     for name, proc in procs.items():
         try:

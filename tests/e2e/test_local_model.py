@@ -10,7 +10,6 @@ on two cores.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,27 +18,18 @@ from pathlib import Path
 
 import pytest
 import yaml
+from local_server_check import needs_local_server
 
 from pdbench.core.game import GAMES
 from pdbench.core.parse import parse_answer
-from pdbench.providers.local_server import LocalServer, LocalServerError, default_model
+from pdbench.providers.local_server import LocalServer
 
 PROJECT = Path(__file__).resolve().parents[2]
 PDBENCH = str(Path(sys.executable).with_name("pdbench"))
 SERVED_MODEL = "smollm2-135m-instruct"
 
 
-def _why_not_available() -> str | None:
-    if importlib.util.find_spec("xllamacpp") is None:
-        return "xllamacpp is not installed (uv sync --group local)"
-    try:
-        default_model()
-    except LocalServerError as error:
-        return str(error)
-    return None
-
-
-pytestmark = pytest.mark.skipif(_why_not_available() is not None, reason=str(_why_not_available()))
+pytestmark = needs_local_server
 
 
 @pytest.fixture(scope="module")

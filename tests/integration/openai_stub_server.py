@@ -10,8 +10,9 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from stub_http import LocalStubServer, StubHandler, completion_body
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
 
@@ -30,14 +31,13 @@ class StubState:
     broken_models: dict[str, str] = field(default_factory=dict)
 
 
-def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+def _handler(state: StubState) -> type[StubHandler]:
+    class Handler(StubHandler):
         def do_POST(self) -> None:
             if self.path not in PATHS:
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                self._send_json(404, {"error": {"message": f"no route {self.path}"}})
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(self.read_body() or b"{}")
             with state.lock:
                 state.requests.append(body)
                 status, text = state.script.pop(0) if state.script else (200, state.default_text)
@@ -45,84 +45,44 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
                 time.sleep(state.delay_s)
             broken = state.broken_models.get(str(body.get("model")))
             if broken == "502":
-                self._send_html(502, "<html><body><h1>502 Bad Gateway</h1>nginx</body></html>")
+                page = b"<html><body><h1>502 Bad Gateway</h1>nginx</body></html>"
+                self.send_answer(502, "text/html", page)
                 return
             if broken == "no_choices":
-                self._send(200, {"id": "chatcmpl-empty", "object": "chat.completion",
-                                 "created": 0, "model": body.get("model"), "choices": []})  # fmt: skip
+                empty = completion_body(
+                    choices=[], completion_id="chatcmpl-empty", model=body.get("model"), usage=None
+                )
+                self.send_answer(200, "application/json", empty)
                 return
             if status != 200:
                 error_type = {429: "rate_limit_error", 401: "invalid_api_key"}.get(status, "error")
-                self._send(status, {"error": {"message": f"stub {status}", "type": error_type}})
+                self._send_json(
+                    status, {"error": {"message": f"stub {status}", "type": error_type}}
+                )
                 return
-            self._send(
-                200,
-                {
-                    "id": f"chatcmpl-stub-{len(state.requests)}",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": body.get("model", "test-model"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": text},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": state.prompt_tokens,
-                        "completion_tokens": state.completion_tokens,
-                        "total_tokens": state.prompt_tokens + state.completion_tokens,
-                    },
-                },
+            answer = completion_body(
+                text,
+                completion_id=f"chatcmpl-stub-{len(state.requests)}",
+                model=body.get("model", "test-model"),
+                usage=(state.prompt_tokens, state.completion_tokens),
             )
+            self.send_answer(200, "application/json", answer)
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _send_html(self, status: int, page: str) -> None:
-            data = page.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-            pass
+        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+            self.send_answer(status, "application/json", json.dumps(payload).encode())
 
     return Handler
 
 
-class StubServer:
+class StubServer(LocalStubServer):
     """`with StubServer() as server:` serves on 127.0.0.1 at a free port until the block ends."""
 
     def __init__(self) -> None:
         self.state = StubState()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.state))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def api_base(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        super().__init__(_handler(self.state))
 
     def reset(self, script: list[tuple[int, str]] | None = None, default_text: str = "C") -> None:
         with self.state.lock:
             self.state.requests.clear()
             self.state.script[:] = script or []
             self.state.default_text = default_text
-
-    def __enter__(self) -> StubServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)

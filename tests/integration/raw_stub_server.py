@@ -4,34 +4,11 @@ as a broken proxy or server sends them. Stdlib only; one answer per request, the
 
 from __future__ import annotations
 
-import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+
+from stub_http import LocalStubServer, StubHandler, completion_body
 
 Answer = tuple[int, str, bytes]  # status, Content-Type, body
-
-
-def completion_body(content: Any = "C", choices: list | None = None) -> bytes:
-    """A chat completion's JSON; `choices` replaces the one choice holding `content`."""
-    if choices is None:
-        choices = [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ]
-    body = {
-        "id": "chatcmpl-raw",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "test-model",
-        "choices": choices,
-        "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
-    }
-    return json.dumps(body).encode()
-
 
 GOOD: Answer = (200, "application/json", completion_body("C"))
 MALFORMED: dict[str, Answer] = {
@@ -48,7 +25,7 @@ MALFORMED: dict[str, Answer] = {
 }
 
 
-class RawStubServer:
+class RawStubServer(LocalStubServer):
     """`with RawStubServer() as server:`; `server.script` is consumed one answer per request,
     then every request gets `server.default` (a good answer unless changed)."""
 
@@ -57,42 +34,26 @@ class RawStubServer:
         self.default: Answer = GOOD
         self.requests = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
-    @property
-    def api_base(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+    def reset(self) -> None:
+        """Back to a fresh server: no script, good answers, no requests counted."""
+        with self._lock:
+            self.script.clear()
+            self.default = GOOD
+            self.requests = 0
 
     def _next(self) -> Answer:
         with self._lock:
             self.requests += 1
             return self.script.pop(0) if self.script else self.default
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[StubHandler]:
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(StubHandler):
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status, content_type, body = stub._next()
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
+                self.read_body()
+                self.send_answer(*stub._next())
 
         return Handler
-
-    def __enter__(self) -> RawStubServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)

@@ -171,6 +171,22 @@ def run_copy(metrics_run, tmp_path):
 
 # --- known sequences -------------------------------------------------------------------------
 
+# Ten rounds of CC, which GRIM vs TFT and ALLC vs ALLC both play: the same moves, the same numbers.
+NOBODY_DEFECTS = {
+    "n_rounds": 10,
+    "total_payoff_a": 30.0,
+    "total_payoff_b": 30.0,
+    "cooperation_rate_a": 1.0,
+    "cooperation_rate_b": 1.0,
+    "cooperation_rate": 1.0,
+    "retaliation_rate_a": None,  # nobody is ever provoked: no denominator
+    "forgiveness_rate_a": None,
+    "retaliation_rate_b": None,
+    "forgiveness_rate_b": None,
+    "exploitability_payoff_gap_a": 0.0,
+    "exploitability_payoff_gap_b": 0.0,
+    "time_to_collapse": None,
+}
 
 KNOWN = {
     # TFT: C then copies D: CDDDDDDDDD vs DDDDDDDDDD.
@@ -205,37 +221,8 @@ KNOWN = {
         "exploitability_payoff_gap_b": -25.0,
         "time_to_collapse": None,  # every 3 rounds hold a C of 6 actions: 1/6 > 0.1
     },
-    # Nobody ever defects.
-    "grim_vs_tft": {
-        "n_rounds": 10,
-        "total_payoff_a": 30.0,
-        "total_payoff_b": 30.0,
-        "cooperation_rate_a": 1.0,
-        "cooperation_rate_b": 1.0,
-        "cooperation_rate": 1.0,
-        "retaliation_rate_a": None,
-        "forgiveness_rate_a": None,
-        "retaliation_rate_b": None,
-        "forgiveness_rate_b": None,
-        "exploitability_payoff_gap_a": 0.0,
-        "exploitability_payoff_gap_b": 0.0,
-        "time_to_collapse": None,
-    },
-    "allc_vs_allc": {
-        "n_rounds": 10,
-        "total_payoff_a": 30.0,
-        "total_payoff_b": 30.0,
-        "cooperation_rate_a": 1.0,
-        "cooperation_rate_b": 1.0,
-        "cooperation_rate": 1.0,
-        "retaliation_rate_a": None,
-        "forgiveness_rate_a": None,
-        "retaliation_rate_b": None,
-        "forgiveness_rate_b": None,
-        "exploitability_payoff_gap_a": 0.0,
-        "exploitability_payoff_gap_b": 0.0,
-        "time_to_collapse": None,
-    },
+    "grim_vs_tft": NOBODY_DEFECTS,
+    "allc_vs_allc": NOBODY_DEFECTS,
 }
 KNOWN_MOVES = {
     "tft_vs_alld": ("C" + "D" * 9, "D" * 10),
@@ -385,6 +372,13 @@ def test_collapse_settings_come_from_the_manifest(metrics_run):
 # --- pdbench aggregate ---------------------------------------------------------------------------
 
 
+def assert_same_aggregates(run_dir: Path, reference: Path) -> None:
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(run_dir / "aggregates.parquet"),
+        pd.read_parquet(reference / "aggregates.parquet"),
+    )
+
+
 def test_aggregate_twice_gives_identical_tables(metrics_run, run_copy, monkeypatch):
     written_by_run = pd.read_parquet(metrics_run[1] / "aggregates.parquet")
     assert run_cli(monkeypatch, "aggregate", str(run_copy)) == 0
@@ -402,39 +396,40 @@ def test_aggregate_needs_only_rounds_and_manifest(metrics_run, run_copy, monkeyp
     kept = sorted(p.name for p in run_copy.iterdir() if p.name != ".lock")
     assert kept == ["rounds.jsonl", "run_manifest.json"]
     assert run_cli(monkeypatch, "aggregate", str(run_copy)) == 0
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(run_copy / "aggregates.parquet"),
-        pd.read_parquet(metrics_run[1] / "aggregates.parquet"),
-    )
+    assert_same_aggregates(run_copy, metrics_run[1])
 
 
 TORN = b'{"run_id":"metrics","condition":"tft_vs_alld","replicate":0,"round_index":11,"agent_a_ac'
 
 
-def test_a_torn_last_line_is_dropped_by_aggregate(metrics_run, run_copy, monkeypatch):
-    with (run_copy / "rounds.jsonl").open("ab") as handle:
+def tear_last_line(run_dir: Path) -> None:
+    """What a crash mid-write leaves: rounds.jsonl ending in half a line."""
+    with (run_dir / "rounds.jsonl").open("ab") as handle:
         handle.write(TORN)
+
+
+def run_again(loaded, run_dir: Path, monkeypatch, tmp_path: Path):
+    """The same experiment run again into `run_dir`, as the next command would (fresh cache)."""
+    monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    outcome = run_experiment(loaded, run_dir=run_dir, run_id=loaded.run_id)
+    assert outcome.status == "complete"
+    return outcome
+
+
+def test_a_torn_last_line_is_dropped_by_aggregate(metrics_run, run_copy, monkeypatch):
+    tear_last_line(run_copy)
     assert run_cli(monkeypatch, "aggregate", str(run_copy)) == 0
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(run_copy / "aggregates.parquet"),
-        pd.read_parquet(metrics_run[1] / "aggregates.parquet"),
-    )
+    assert_same_aggregates(run_copy, metrics_run[1])
 
 
 def test_a_torn_last_line_is_dropped_by_the_next_run(metrics_run, run_copy, monkeypatch, tmp_path):
     loaded, original = metrics_run
     original_bytes = (original / "rounds.jsonl").read_bytes()
-    with (run_copy / "rounds.jsonl").open("ab") as handle:
-        handle.write(TORN)
-    monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    outcome = run_experiment(loaded, run_dir=run_copy, run_id=loaded.run_id)
-    assert outcome.status == "complete"
+    tear_last_line(run_copy)
+    outcome = run_again(loaded, run_copy, monkeypatch, tmp_path)
     assert outcome.matches_played == 0
     assert (run_copy / "rounds.jsonl").read_bytes() == original_bytes
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(run_copy / "aggregates.parquet"),
-        pd.read_parquet(original / "aggregates.parquet"),
-    )
+    assert_same_aggregates(run_copy, original)
 
 
 def test_a_torn_line_after_unrecorded_matches_is_dropped_and_they_are_replayed(
@@ -445,11 +440,8 @@ def test_a_torn_line_after_unrecorded_matches_is_dropped_and_they_are_replayed(
     loaded, original = metrics_run
     ledger = (run_copy / "matches.jsonl").read_bytes().splitlines(keepends=True)
     (run_copy / "matches.jsonl").write_bytes(b"".join(ledger[:-3]))
-    with (run_copy / "rounds.jsonl").open("ab") as handle:
-        handle.write(TORN)
-    monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    outcome = run_experiment(loaded, run_dir=run_copy, run_id=loaded.run_id)
-    assert outcome.status == "complete"
+    tear_last_line(run_copy)
+    outcome = run_again(loaded, run_copy, monkeypatch, tmp_path)
     assert outcome.matches_played == 3
 
     def strip(rounds: list[dict]) -> list[dict]:
@@ -457,10 +449,7 @@ def test_a_torn_line_after_unrecorded_matches_is_dropped_and_they_are_replayed(
 
     assert strip(read_rounds(run_copy)) == strip(read_rounds(original))
     assert (run_copy / "rounds.jsonl").read_bytes().endswith(b"\n")
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(run_copy / "aggregates.parquet"),
-        pd.read_parquet(original / "aggregates.parquet"),
-    )
+    assert_same_aggregates(run_copy, original)
 
 
 def test_geometric_rounds_record_their_horizon_and_planned_length(metrics_run):

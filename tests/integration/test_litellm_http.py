@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from openai_stub_server import StubServer
+from stub_http import stub_fixtures
 
 from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
@@ -18,25 +19,14 @@ from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.providers.base import CompletionRequest, ProviderError, ProviderUnavailable
 from pdbench.providers.gateway import ProviderGateway
-from pdbench.providers.litellm import LiteLLMProvider, import_litellm
+from pdbench.providers.litellm import LiteLLMProvider
 from pdbench.runners.match import play_match_sync
 from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def server():
-    import_litellm()
-    with StubServer() as stub:
-        yield stub
-
-
-@pytest.fixture
-def stub(server, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-    server.reset()
-    return server
+server, stub = stub_fixtures(StubServer, import_litellm=True)
 
 
 def provider_spec(stub, model="openai/test-model", **changes):

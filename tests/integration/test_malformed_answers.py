@@ -15,28 +15,16 @@ from pathlib import Path
 import orjson
 import pytest
 from raw_stub_server import GOOD, MALFORMED, RawStubServer
+from stub_http import stub_fixtures
 
 from pdbench.config.schema import ProviderSpec
 from pdbench.providers.base import CompletionRequest, TransportFailure
-from pdbench.providers.litellm import LiteLLMProvider, import_litellm
+from pdbench.providers.litellm import LiteLLMProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def server():
-    import_litellm()
-    with RawStubServer() as stub:
-        yield stub
-
-
-@pytest.fixture
-def stub(server, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-    server.script.clear()
-    server.default = GOOD
-    server.requests = 0
-    return server
+server, stub = stub_fixtures(RawStubServer, import_litellm=True)
 
 
 def ask(stub: RawStubServer, attempts: int = 2):

@@ -10,53 +10,37 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 from silently_wrong_helpers import (
     FIXTURES,
     ROOT,
     console_in_process,
     free_port,
+    litellm_experiment,
     read_manifest,
     read_rounds,
     rounds_per_match,
     run_experiment_file,
     stub_server_class,
-    write_config,
 )
+from stub_http import stub_fixtures
 
 WAITING_LINE = re.compile(r"^(\d+) matches wait: run the same command again to resume them$")
 
 
-@pytest.fixture(scope="module")
-def server():
-    with stub_server_class()() as stub:
-        yield stub
-
-
-@pytest.fixture
-def stub(server, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-    server.reset()
-    return server
+server, stub = stub_fixtures(stub_server_class())
 
 
 def llm_experiment(
     folder, api_base: str, *, agent: str = '{ref: "agent/llm_default.yaml"}', replicates=2
 ):
     """One LLM-vs-TFT condition on a shared litellm provider at `api_base` (3 rounds)."""
-    return write_config(
+    return litellm_experiment(
         folder,
-        "llm.yaml",
-        f"""
-run: {{seed: 1, replicates: {replicates}, max_concurrency: 1}}
-horizon: {{type: fixed, rounds: 3}}
-provider: {{name: litellm, model: openai/shared-model, api_base: "{api_base}", max_attempts: 1}}
-persona: cooperative
-conditions:
-  - name: llm_vs_tft
-    agent_a: {agent}
-    agent_b: tft
-""",
+        api_base,
+        f"  - {{name: llm_vs_tft, agent_a: {agent}, agent_b: tft}}",
+        model="openai/shared-model",
+        rounds=3,
+        replicates=replicates,
     )
 
 

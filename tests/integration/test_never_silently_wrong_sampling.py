@@ -9,6 +9,7 @@ import pytest
 from silently_wrong_helpers import (
     FIXTURES,
     console_in_process,
+    litellm_experiment,
     moves,
     open_viewer,
     read_manifest,
@@ -16,37 +17,10 @@ from silently_wrong_helpers import (
     run_experiment_file,
     stub_server_class,
     viewer_texts,
-    write_config,
 )
+from stub_http import stub_fixtures
 
-
-@pytest.fixture(scope="module")
-def server():
-    with stub_server_class()() as stub:
-        yield stub
-
-
-@pytest.fixture
-def stub(server, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-    server.reset()
-    return server
-
-
-def experiment(folder, api_base: str, conditions: str, *, model="openai/test-model", reps=3):
-    """LLM conditions on a litellm provider at `api_base` (test-model's price is unknown)."""
-    return write_config(
-        folder,
-        "experiment.yaml",
-        f"""
-run: {{seed: 1, replicates: {reps}, max_concurrency: 1}}
-horizon: {{type: fixed, rounds: 2}}
-provider: {{name: litellm, model: {model}, api_base: "{api_base}", max_attempts: 1}}
-persona: cooperative
-conditions:
-{conditions}
-""",
-    )
+server, stub = stub_fixtures(stub_server_class())
 
 
 def condition(name: str, temperature: float = 0.0, opponent: str = "tft") -> str:
@@ -63,7 +37,7 @@ def summary_line(stdout: str, condition_name: str) -> str:
 @pytest.fixture
 def sampling_run(stub, tmp_path, monkeypatch):
     """A T=0 LLM condition, a T=0.7 one and a policy one, 3 replicates, through the console."""
-    config = experiment(
+    config = litellm_experiment(
         tmp_path,
         stub.api_base,
         condition("llm_replayed")
@@ -97,8 +71,8 @@ def test_summary_says_temperature_zero_replicates_are_deterministic_replays(samp
 
 
 def test_sampled_answers_are_fresh_samples_in_every_condition(stub, tmp_path):
-    config = experiment(
-        tmp_path, stub.api_base, condition("first", 0.7) + condition("second", 0.7), reps=2
+    config = litellm_experiment(
+        tmp_path, stub.api_base, condition("first", 0.7) + condition("second", 0.7), replicates=2
     )
     outcome = run_experiment_file(config, [], output_dir=tmp_path / "runs", run_id="t")
     assert outcome.status == "complete", outcome.error
@@ -117,7 +91,7 @@ def test_sampled_mock_answers_differ_between_conditions(tmp_path):
 
 
 def test_a_cache_namespace_draws_fresh_samples_on_purpose(stub, tmp_path, monkeypatch):
-    config = experiment(tmp_path, stub.api_base, condition("llm"), reps=1)
+    config = litellm_experiment(tmp_path, stub.api_base, condition("llm"), replicates=1)
     sent = []
     for run_id, namespace in (("a", "first"), ("b", "second"), ("c", "first")):
         done = console_in_process(
@@ -146,10 +120,14 @@ def budget_runs(stub, tmp_path, monkeypatch):
     the same command with $1 resumes it, replaying the 3 paid answers from the cache.
     Returns (stopped command, resumed command, run dir)."""
     stub.state.prompt_tokens = 100_000
-    config = experiment(
-        tmp_path, stub.api_base, condition("gpt_vs_tft"), model="openai/gpt-4o-mini", reps=1
+    config = litellm_experiment(
+        tmp_path,
+        stub.api_base,
+        condition("gpt_vs_tft"),
+        model="openai/gpt-4o-mini",
+        rounds=5,
+        replicates=1,
     )
-    config.write_text(config.read_text().replace("rounds: 2", "rounds: 5"))
     command = ["run", str(config), f"run.output_dir={tmp_path}", "--run-id", "b"]
     try:
         stopped = console_in_process(*command, "run.max_cost_usd=0.04", monkeypatch=monkeypatch)

@@ -6,7 +6,6 @@ Tests that start a server need the `local` dependency group and are skipped with
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from local_server_check import needs_local_server
 
 from pdbench.cli.serve_local import PRESET_API_BASE, PRESET_MODEL, preset_overrides
 from pdbench.providers.local_server import (
@@ -26,26 +26,12 @@ from pdbench.providers.local_server import (
     SMOLLM2_NAME,
     LocalServer,
     LocalServerError,
-    default_model,
     served_name,
 )
 from pdbench.runners.prepare import load
 
 PROJECT = Path(__file__).resolve().parents[2]
 PDBENCH = str(Path(sys.executable).with_name("pdbench"))
-
-
-def _why_no_server() -> str | None:
-    if importlib.util.find_spec("xllamacpp") is None:
-        return "xllamacpp is not installed (uv sync --group local)"
-    try:
-        default_model()
-    except LocalServerError as error:
-        return str(error)
-    return None
-
-
-needs_server = pytest.mark.skipif(_why_no_server() is not None, reason=str(_why_no_server()))
 
 
 def _get_json(url: str) -> dict:
@@ -134,7 +120,7 @@ def test_without_xllamacpp_the_command_says_how_to_install_it(tmp_path):
 # --- a real server -------------------------------------------------------------------------------
 
 
-@needs_server
+@needs_local_server
 def test_the_server_serves_the_model_and_leaves_ctrl_c_to_python():
     with LocalServer(port=0, threads=1, ctx=512) as server:
         assert server.port != 0 and server.api_base == f"http://127.0.0.1:{server.port}/v1"
@@ -152,7 +138,7 @@ def test_the_server_serves_the_model_and_leaves_ctrl_c_to_python():
         urllib.request.urlopen(f"http://127.0.0.1:{server.port}/health", timeout=2)
 
 
-@needs_server
+@needs_local_server
 def test_a_taken_port_is_one_sentence():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -162,7 +148,7 @@ def test_a_taken_port_is_one_sentence():
             LocalServer(port=port).start()
 
 
-@needs_server
+@needs_local_server
 def test_serve_local_prints_what_to_use_and_stops_on_ctrl_c():
     process = subprocess.Popen(
         [PDBENCH, "serve-local", "--port", "0", "--threads", "1", "--ctx", "512"],
