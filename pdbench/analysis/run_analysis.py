@@ -117,7 +117,7 @@ class AnalysisOptions:
     metric: str = "cooperation_rate"  # a scalar column of aggregates.parquet
     reference: str | None = None  # a condition, or with `factor` a level of it
     factor: str | None = None
-    candidates: tuple[str, ...] | None = None  # None: sfem.DEFAULT_CANDIDATES (registered)
+    candidates: tuple[str, ...] | None = None  # None: prescriptions.DEFAULT_CANDIDATES (registered)
     n_bootstrap: int = 500  # SFEM resamples of matches; comparison CI resamples
     n_permutations: int = 10_000
     seed: int = 0

@@ -18,11 +18,8 @@ concave, so the clamp is the exact constrained step). EM starts from uniform wei
 (0.6, 0.8, 0.95) and from near each candidate alone, and keeps the best end point. Standard errors: the standard deviation of the estimates over
 bootstrap resamples of whole matches (seeded numpy Generator), with percentile intervals.
 
-Candidates are the registered policies of pdbench.strategies, replayed through their numpy batch
-form (`reset_batch` / `act_batch`) on the observed moves: at round t each candidate sees a
-`LastRounds` built from what really happened at t-1, so a rule with memory (GRIM's trigger) updates
-from the real history, not from what it would have played. Only deterministic policies qualify: a
-policy flagged `stochastic`, or whose prescriptions change with its seeds, is refused.
+The candidates and their prescriptions (each replayed on the observed history; deterministic
+rules only) come from pdbench.analysis.prescriptions.
 """
 
 from __future__ import annotations
@@ -33,24 +30,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdbench.analysis.moves import MatchBatch
+from pdbench.analysis.prescriptions import (
+    candidate_prescriptions,
+    default_candidates,
+    indistinguishable,
+)
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
-from pdbench.strategies import POLICIES, LastRounds, Policy, make_policy
-
-# The candidate set of issue 17. Only the registered ones are used (`default_candidates`): stft, tf2t
-# and alternator join as soon as pdbench.strategies registers them.
-DEFAULT_CANDIDATES = ("allc", "alld", "tft", "stft", "grim", "wsls", "tf2t", "alternator")
 
 BETA_STARTS = (0.6, 0.8, 0.95)
 # Bootstrap fits run in chunks so that chunk x distinct matches x candidates stays this small.
 _CHUNK_ELEMENTS = 2_000_000
-
-
-def default_candidates() -> tuple[list[str], list[str]]:
-    """(used, missing): DEFAULT_CANDIDATES split by whether pdbench.strategies registers them."""
-    used = [name for name in DEFAULT_CANDIDATES if name in POLICIES]
-    return used, [name for name in DEFAULT_CANDIDATES if name not in POLICIES]
 
 
 @dataclass(frozen=True)
@@ -114,79 +105,6 @@ class SfemResult:
             }
             for k, name in enumerate(self.candidates)
         ]
-
-
-def _as_game(game: Game | PayoffMatrix) -> Game:
-    if isinstance(game, Game):
-        return game
-    return Game(
-        id="analysis",
-        arena_id="analysis",
-        description="payoffs given to the analysis",
-        payoffs=game,
-        is_prisoners_dilemma=False,
-    )
-
-
-def _play_along(policy: Policy, batch: MatchBatch, game: Game, seeds: list[int]) -> np.ndarray:
-    """What `policy` prescribes in every round of every match, given the observed history."""
-    p = game.payoffs
-    own_payoff = np.array([[p.R, p.S], [p.T, p.P]])  # [own defected, opponent defected]
-    policy.reset_batch(seeds, batch.longest)
-    prescribed = np.empty((batch.n_matches, batch.longest), dtype=bool)
-    last = None
-    for t in range(batch.longest):
-        prescribed[:, t] = np.asarray(policy.act_batch(t + 1, last), dtype=bool)
-        own, opponent = batch.own[:, t].copy(), batch.opponent[:, t].copy()
-        last = LastRounds(
-            own_coop=own,
-            opponent_coop=opponent,
-            own_payoff=own_payoff[(~own).astype(np.intp), (~opponent).astype(np.intp)],
-        )
-    return prescribed
-
-
-def candidate_prescriptions(
-    batch: MatchBatch, candidates: Sequence[str], game: Game | PayoffMatrix
-) -> np.ndarray:
-    """(n_candidates, n_matches, longest) bool: each candidate's move in every observed round.
-
-    Raises ConfigError for an unknown name (with "did you mean") or a stochastic policy."""
-    game = _as_game(game)
-    valid = batch.valid()
-    prescriptions = np.empty((len(candidates), batch.n_matches, batch.longest), dtype=bool)
-    for k, name in enumerate(candidates):
-        policy = make_policy(name, game)
-        if getattr(policy, "stochastic", False):
-            raise ConfigError(
-                f'"{name}" is stochastic; SFEM candidates must be deterministic rules',
-                field="sfem.candidates",
-            )
-        prescriptions[k] = _play_along(policy, batch, game, list(range(batch.n_matches)))
-        # A deterministic rule prescribes the same moves whatever its seeds.
-        other_seeds = list(range(batch.n_matches, 2 * batch.n_matches))
-        replay = _play_along(make_policy(name, game), batch, game, other_seeds)
-        if np.any((replay != prescriptions[k]) & valid):
-            raise ConfigError(
-                f'"{name}" plays differently with other seeds; SFEM candidates must be '
-                "deterministic rules",
-                field="sfem.candidates",
-            )
-    return prescriptions
-
-
-def _indistinguishable(
-    prescriptions: np.ndarray, valid: np.ndarray, names: Sequence[str]
-) -> tuple[tuple[str, ...], ...]:
-    groups: list[list[int]] = []
-    for k in range(len(names)):
-        for group in groups:
-            if np.array_equal(prescriptions[k][valid], prescriptions[group[0]][valid]):
-                group.append(k)
-                break
-        else:
-            groups.append([k])
-    return tuple(tuple(names[k] for k in group) for group in groups if len(group) > 1)
 
 
 @dataclass(frozen=True)
@@ -359,7 +277,7 @@ def estimate_strategies(
         n_matches=batch.n_matches,
         n_rounds=batch.n_rounds,
         single_fits=single_fits,
-        indistinguishable=_indistinguishable(prescriptions, valid, names),
+        indistinguishable=indistinguishable(prescriptions, valid, names),
         n_bootstrap=n_bootstrap,
         bootstrap_unconverged=boot_unconverged,
         seed=seed,

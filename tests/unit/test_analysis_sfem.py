@@ -10,12 +10,12 @@ import pytest
 from test_analysis_play import PD, concatenate, play_against_random
 
 from pdbench.analysis.moves import MatchBatch
-from pdbench.analysis.sfem import (
+from pdbench.analysis.prescriptions import (
     DEFAULT_CANDIDATES,
     candidate_prescriptions,
     default_candidates,
-    estimate_strategies,
 )
+from pdbench.analysis.sfem import estimate_strategies
 from pdbench.core.errors import ConfigError
 from pdbench.strategies import POLICIES, make_policy
 
