@@ -60,6 +60,17 @@ def _sweep_run_id(cfg: Any) -> str:
     return str(cfg.run.run_id or f"sweep-{os.environ[SWEEP_ID_ENV]}")
 
 
+def _primary_shown(hydra_cfg: Any, project_root: Path) -> str:
+    """The primary config this job composed (`-cn`, `-cp` included), as the manifest names it:
+    its stem also names a single run (`short-<hash>` for `-cn short`)."""
+    folder = conf_dir(project_root)
+    for source in hydra_cfg.runtime.config_sources:
+        if source.provider == "main" and source.schema == "file":
+            folder = Path(source.path)
+    name = str(hydra_cfg.job.config_name or "config")
+    return display_path(folder / (name if name.endswith(".yaml") else f"{name}.yaml"), project_root)
+
+
 def _job(cfg: Any) -> None:
     """One Hydra job: one condition, stored as a shard (sweep) or as its own run (single)."""
     from hydra.core.hydra_config import HydraConfig
@@ -84,7 +95,7 @@ def _job(cfg: Any) -> None:
                 cfg,
                 condition_name=name,
                 project_root=project_root,
-                source="conf/config.yaml",
+                source=_primary_shown(hydra_cfg, project_root),
                 overrides=task_overrides,
                 factors=factors,
             )

@@ -147,7 +147,7 @@ def _loaded(
         shown=source,
         overrides=overrides,
         project_root=project_root,
-        config_path=project_root / "conf" / "config.yaml",
+        config_path=project_root / source,  # absolute when the primary is outside the project
         run_id=run_id,
     )
 

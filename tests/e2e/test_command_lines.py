@@ -142,14 +142,18 @@ def test_info_defaults_lists_the_defaults(project, tmp_path):
 
 
 def test_config_name_runs_another_primary(project, tmp_path):
-    """-cn short: conf/short.yaml (3 rounds, 1 replicate on top of config.yaml) is what runs."""
+    """-cn short: conf/short.yaml (3 rounds, 1 replicate on top of config.yaml) is what runs,
+    and the run says so: its manifest names conf/short.yaml and its id starts with short-."""
     composed = yaml.safe_load(ok(module(project, tmp_path, "-cn", "short", "--cfg", "job")).stdout)
     assert composed["horizon"]["rounds"] == 3
     done = ok(module(project, tmp_path, "-cn", "short", f"run.output_dir={tmp_path / 'runs'}"))
-    manifest = manifest_of(run_dir_of(done))
+    run_dir = run_dir_of(done)
+    manifest = manifest_of(run_dir)
     assert manifest["status"] == "complete"
     assert manifest["replicates"] == 1
     assert [seed["n_rounds"] for seed in manifest["seeds"]] == [3]
+    assert manifest["config_source"] == "conf/short.yaml"
+    assert run_dir.name.startswith("short-"), run_dir
 
 
 def test_package_prints_one_node(project, tmp_path):
