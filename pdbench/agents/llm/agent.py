@@ -23,10 +23,10 @@ from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-from pdbench.core.parse import parse_answer
+from pdbench.core.parse import ParsedAnswer, parse_answer
 from pdbench.core.rng import MOCK_PROVIDER, OPTION_ORDER, derive_seed, make_rng, side_stream
 from pdbench.core.transcript import Observation
-from pdbench.providers.base import CompletionRequest
+from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
 
 if TYPE_CHECKING:
@@ -117,7 +117,6 @@ class LLMAgent(AgentBase):
 
     async def decide(self, obs: Observation) -> Decision:
         spec = self.spec
-        system = self.prompts.system
         order = self._option_order(obs.round_index)
         shown = order or (Action.C, Action.D)
         messages: list[tuple[str, str]] = [("user", self.prompts.round_prompt(obs, shown))]
@@ -133,28 +132,7 @@ class LLMAgent(AgentBase):
             # answer, so the match stays unfinished and is played again later.
             completion = await self.gateway.complete(spec.provider, request)
             parsed = parse_answer(completion.text, self.game.labels, spec.response_format)
-            # What the server said about its answer (reported model, response id, fingerprint,
-            # separate reasoning), for whichever it returned; a reasoning-format answer's own
-            # reasoning when the server sent none apart.
-            audit = completion.audit()
-            if parsed.reasoning and "reasoning" not in audit:
-                audit["reasoning"] = parsed.reasoning
-            attempts.append(
-                ProviderAttempt(
-                    attempt=number,
-                    system=system,
-                    prompt=request.prompt,
-                    raw=completion.text,
-                    valid=parsed.valid,
-                    error=parsed.error,
-                    reason=parsed.reason,
-                    cached=completion.cached,
-                    input_tokens=completion.input_tokens,
-                    output_tokens=completion.output_tokens,
-                    cost_usd=completion.cost_usd,
-                    **audit,
-                )
-            )
+            attempts.append(_attempt(number, request, completion, parsed))
             if parsed.valid:
                 assert parsed.action is not None
                 return Decision(
@@ -197,21 +175,7 @@ class LLMAgent(AgentBase):
         )
         completion = await self.gateway.complete(spec.provider, request)
         text = completion.text.strip()
-        attempt = ProviderAttempt(
-            attempt=1,
-            system=request.system,
-            prompt=request.prompt,
-            raw=completion.text,
-            valid=True,
-            error=None,
-            reason=None,
-            cached=completion.cached,
-            input_tokens=completion.input_tokens,
-            output_tokens=completion.output_tokens,
-            cost_usd=completion.cost_usd,
-            **completion.audit(),
-        )
-        return Utterance(text=text, attempts=(attempt,))
+        return Utterance(text=text, attempts=(_attempt(1, request, completion),))
 
     def _request(
         self,
@@ -255,3 +219,32 @@ def _order_text(order: tuple[Action, Action] | None) -> str | None:
 
 def _shorten(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _attempt(
+    number: int,
+    request: CompletionRequest,
+    completion: Completion,
+    parsed: ParsedAnswer | None = None,
+) -> ProviderAttempt:
+    """One call as it is stored: what was sent, what came back and, for an action, how it parsed
+    (a negotiate message is any text, so it has no parse and is always valid). The audit fields
+    are what the server said about its answer (reported model, response id, fingerprint,
+    separate reasoning); a reasoning-format answer's own reasoning when the server sent none."""
+    audit = completion.audit()
+    if parsed is not None and parsed.reasoning and "reasoning" not in audit:
+        audit["reasoning"] = parsed.reasoning
+    return ProviderAttempt(
+        attempt=number,
+        system=request.system,
+        prompt=request.prompt,
+        raw=completion.text,
+        valid=parsed.valid if parsed is not None else True,
+        error=parsed.error if parsed is not None else None,
+        reason=parsed.reason if parsed is not None else None,
+        cached=completion.cached,
+        input_tokens=completion.input_tokens,
+        output_tokens=completion.output_tokens,
+        cost_usd=completion.cost_usd,
+        **audit,
+    )
