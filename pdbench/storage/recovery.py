@@ -74,17 +74,25 @@ def parse_ledger_line(line: bytes) -> tuple[LedgerEntry | None, str | None]:
         return None, f"a field has the wrong type ({error})"
 
 
+def _json_object(line: bytes) -> tuple[dict | None, str | None]:
+    """(the JSON object a rounds line holds, None) or (None, why it holds none)."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        return None, f"not valid JSON ({error})"
+    if not isinstance(record, dict):
+        return None, "not a JSON object"
+    return record, None
+
+
 def rounds_problem(chunk: bytes, entry: LedgerEntry) -> tuple[int, str] | None:
     """(line within `chunk`, why) for the first rounds line that is not one of this match's
     rounds, or None when the chunk holds exactly the match's rounds."""
     lines = chunk.splitlines()
     for number, line in enumerate(lines):
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError as error:
-            return number, f"not valid JSON ({error})"
-        if not isinstance(record, dict):
-            return number, "not a JSON object"
+        record, problem = _json_object(line)
+        if record is None:
+            return number, str(problem)
         if record.get("condition") != entry.condition or record.get("replicate") != entry.replicate:
             return number, (
                 f"a round of another match than the ledger's {entry.condition} replicate "
@@ -182,12 +190,9 @@ def first_bad_rounds_line(path: Path) -> tuple[int, str] | None:
                 break
             if not line.strip():
                 continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError as error:
-                return number, f"not valid JSON ({error})"
-            if not isinstance(record, dict):
-                return number, "not a JSON object"
+            record, problem = _json_object(line)
+            if record is None:
+                return number, str(problem)
     return None
 
 
