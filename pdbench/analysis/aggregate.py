@@ -22,8 +22,8 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from pdbench.analysis.aggregate_columns import with_types
-from pdbench.analysis.catalog import COLUMNS, MetricColumn, scalar_columns
+from pdbench.analysis.aggregate_columns import SCALAR_METRICS, with_types
+from pdbench.analysis.catalog import COLUMNS, MetricColumn
 from pdbench.analysis.columns import StoredMatches, read_matches
 from pdbench.analysis.intervals import wilson_interval
 from pdbench.analysis.metrics import many_match_metrics
@@ -35,9 +35,6 @@ from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR, LedgerEntry
 from pdbench.storage.tables import write_table_atomic
 
-# Scalar metrics that get condition-level statistics, in column order (from the catalogue).
-SCALAR_METRICS = scalar_columns()
-POOLED_METRICS = tuple(c.column for c in COLUMNS if c.metric.shape == "pooled")
 _BY_COLUMN = {c.column: c for c in COLUMNS}
 METRIC_COLUMNS = tuple(c.column for c in COLUMNS)
 
@@ -165,12 +162,11 @@ def _replicate_table(
     among the stored ones (-1 for a match that ended before its first round)."""
     position = {key: i for i, key in enumerate(matches.keys)}
     stored_index = np.array([position.get(e.key, -1) for e in entries], dtype=np.intp)
-    identity: dict[str, list[object]] = {name: [] for name in (*IDENTITY[1:], *IDENTITY_TAIL)}
-    status: dict[str, list[object]] = {name: [] for name in STATUS}
+    rows = []
     for entry, index in zip(entries, stored_index.tolist(), strict=True):
         matchup = manifest.matchups.get(entry.condition)
         # The labels stored with the rounds win; the manifest names a match with no rounds.
-        agent_a, agent_b, game, horizon_type = (
+        labels = (
             matches.labels[index]
             if index >= 0
             else (matchup.agent_a, matchup.agent_b, matchup.game, matchup.horizon_type)
@@ -178,21 +174,20 @@ def _replicate_table(
             else (None, None, None, None)
         )
         aborted = entry.error is not None
-        for name, value in (
-            ("level", "replicate"),
-            ("condition", entry.condition),
-            ("replicate", entry.replicate),
-            ("agent_a", agent_a),
-            ("agent_b", agent_b),
-            ("game", game),
-            ("horizon_type", horizon_type),
-        ):
-            identity[name].append(value)
-        status["n_replicates"].append(1)
-        status["n_finished"].append(0 if aborted else 1)
-        status["n_aborted"].append(1 if aborted else 0)
-        status["match_status"].append(ABORTED if aborted else FINISHED)
-        status["aborted_at_round"].append(entry.n_rounds + 1 if aborted else None)
+        rows.append(
+            (
+                "replicate",
+                entry.condition,
+                entry.replicate,
+                *labels,
+                1,  # n_replicates
+                0 if aborted else 1,  # n_finished
+                1 if aborted else 0,  # n_aborted
+                ABORTED if aborted else FINISHED,
+                entry.n_rounds + 1 if aborted else None,  # aborted_at_round
+            )
+        )
+    identity = pd.DataFrame(rows, columns=[*IDENTITY[1:], *IDENTITY_TAIL, *STATUS])
     measured = _replicate_metrics(matches, manifest.collapse.k, manifest.collapse.threshold)
     measured = measured.reset_index(drop=True).reindex(stored_index.clip(min=0))
     measured = measured.reset_index(drop=True)
@@ -203,7 +198,7 @@ def _replicate_table(
         measured.loc[unplayed, "n_rounds"] = 0
         measured.loc[unplayed, "collapse_determinable"] = False
     # Every per-match column exists, even when no match got to play a round.
-    table = pd.concat([pd.DataFrame(identity), pd.DataFrame(status), measured], axis=1)
+    table = pd.concat([identity, measured], axis=1)
     columns = [*IDENTITY[1:], *IDENTITY_TAIL, *STATUS, *COLLAPSE_FLAGS, *METRIC_COLUMNS]
     return table.reindex(columns=columns), stored_index
 

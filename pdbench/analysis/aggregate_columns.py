@@ -11,6 +11,7 @@ import pandas as pd
 from pdbench.analysis.catalog import COLUMNS, scalar_columns
 from pdbench.storage.manifest import RunManifest
 
+# Scalar metrics that get condition-level statistics, in column order (from the catalogue).
 SCALAR_METRICS = scalar_columns()
 
 
