@@ -148,13 +148,14 @@ def run(
         _print_plan(loaded)
         return
     _refuse_grid(config, overrides)
+    from pdbench.cli.heap import loaded_objects_frozen
     from pdbench.cli.progress import ProgressReporter
     from pdbench.runners.experiment import run_experiment
 
     cache_mode: CacheMode | None = "off" if no_cache else "replay" if offline else None
     command = "pdbench run " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     try:
-        with ProgressReporter(enabled=not quiet) as progress:
+        with loaded_objects_frozen(), ProgressReporter(enabled=not quiet) as progress:
             outcome = run_experiment(
                 loaded,
                 resume_only=resume,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from pdbench.cli import exits
+from pdbench.cli.heap import loaded_objects_frozen
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, watch_launcher
 from pdbench.cli.report import print_summary
 from pdbench.config.hydra_compose import (
@@ -71,6 +72,7 @@ def _primary_shown(hydra_cfg: Any, project_root: Path) -> str:
     return display_path(folder / (name if name.endswith(".yaml") else f"{name}.yaml"), project_root)
 
 
+@loaded_objects_frozen()
 def _job(cfg: Any) -> None:
     """One Hydra job: one condition, stored as a shard (sweep) or as its own run (single)."""
     from hydra.core.hydra_config import HydraConfig
