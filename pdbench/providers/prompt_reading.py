@@ -2,7 +2,8 @@
 rounds played so far and the current round. The offline mock (`pdbench.providers.mock`) answers
 from what this finds, so a scripted model sees exactly what a real one is shown.
 
-It reads every piece `pdbench.agents.llm.wording` renders, in both voices (second person, and
+It reads every piece `pdbench.agents.llm.wording` renders, with the patterns of the same rows of
+`pdbench.core.phrases` the agent's sentences are written from, in both voices (second person, and
 Fontana et al.'s third person with the agent as "A") and both label styles ("J", "Option J"):
 
 - the payoff rules, as a table (`- you choose "C", the other player chooses "D": ...`) or as
@@ -20,43 +21,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pdbench.core import phrases
 from pdbench.core.actions import Action
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.transcript import PastRound
 
-ANSWER_LABELS_RE = re.compile(r"Answer with exactly one of: (.+?), (.+?)\.(?=\s|$)")
-# One payoff line: (own word, other word, own payoff, other payoff).
-RULE_PATTERNS = (
-    re.compile(
-        r'^- you choose "(.+?)", the other player chooses "(.+?)": '
-        r"you score (\S+), the other player scores (\S+)$",
-        re.MULTILINE,
-    ),
-    re.compile(r'^- A chooses "(.+?)", B chooses "(.+?)": A scores (\S+), B scores (\S+)$', re.M),
-    re.compile(
-        r"^If you choose (.+?) and the other player chooses (.+?), then you win (\S+) points "
-        r"and the other player wins (\S+) points\.$",
-        re.MULTILINE,
-    ),
-    re.compile(
-        r'^If A plays "(.+?)" and B plays "(.+?)", A collects (\S+) points and B collects '
-        r"(\S+) points\.$",
-        re.MULTILINE,
-    ),
-)
-# One past round: (round, own word, other word).
-HISTORY_PATTERNS = (
-    re.compile(r"^Round (\d+): you played (.+?), opponent played (.+?); you scored", re.M),
-    re.compile(r'^Round (\d+): A played "(.+?)" and B played "(.+?)" A collected', re.M),
-    re.compile(r"^In round (\d+), you chose (.+?) and the other player chose (.+?)\. Thus,", re.M),
-    re.compile(r"^In round (\d+), A chose (.+?) and B chose (.+?)\. Thus,", re.M),
-    re.compile(r"^(\d+) \| (.+?) \| (.+?) \| \S+ \| \S+$", re.MULTILINE),
-)
-MOVES_SO_FAR_RE = re.compile(r"^Moves so far: (\d+)\.$", re.MULTILINE)
-PAIRS_RE = re.compile(r"^The last \d+ moves \((?:you, opponent|A, B)\): (.+)$", re.MULTILINE)
-PAIR_RE = re.compile(r"\(([^(),]+), ([^(),]+)\)")
+# A round the prompt's own template names ("Round 3", "round: 3"), when no history says it.
 ROUND_MENTION_RE = re.compile(r"\bround:? (\d+)\b", re.IGNORECASE)
-NOT_SHOWN = "not shown what happened in earlier rounds"
 
 
 class UnreadablePrompt(ValueError):
@@ -97,8 +68,10 @@ def read_labels_only(text: str) -> ReadPrompt:
 
 
 def _rules(text: str) -> tuple[tuple[str, str], PayoffMatrix] | None:
-    for pattern in RULE_PATTERNS:
-        lines = pattern.findall(text)
+    for phrase in phrases.PAYOFF_PHRASES:
+        lines = [
+            (m["own"], m["other"], m["mine"], m["theirs"]) for m in phrase.pattern.finditer(text)
+        ]
         if len(lines) < 4:
             continue
         (cc, cd, dc, dd) = lines[:4]
@@ -125,8 +98,8 @@ def _bare(word: str) -> str:
 
 
 def _answer_labels(text: str) -> tuple[str, str]:
-    found = ANSWER_LABELS_RE.findall(text)
-    return found[-1] if found else ("C", "D")
+    found = list(phrases.ANSWER_CHOICE.pattern.finditer(text))
+    return (found[-1]["first"], found[-1]["second"]) if found else ("C", "D")
 
 
 def _history(
@@ -147,22 +120,31 @@ def _history(
         mine, theirs = (payoffs or PayoffMatrix()).payoffs(own, other)
         return PastRound(index, own, other, mine, theirs)
 
-    moves_so_far = MOVES_SO_FAR_RE.search(text)
+    moves_so_far = phrases.MOVES_SO_FAR.pattern.search(text)
     if moves_so_far:  # the pairs format: the last k pairs end with the last round played
-        played = int(moves_so_far.group(1))
-        pairs_line = PAIRS_RE.search(text)
-        pairs = PAIR_RE.findall(pairs_line.group(1)) if pairs_line else []
+        played = int(moves_so_far["played"])
+        pairs_line = next(
+            filter(None, (p.pattern.search(text) for p in phrases.LAST_MOVES.both)), None
+        )
+        pairs = (
+            [
+                (m["own"], m["other"])
+                for m in phrases.MOVE_PAIR.pattern.finditer(pairs_line["pairs"])
+            ]
+            if pairs_line
+            else []
+        )
         first = played - len(pairs) + 1
         rounds = tuple(past(first + i, own, other) for i, (own, other) in enumerate(pairs))
         return rounds, played + 1
-    for pattern in HISTORY_PATTERNS:
-        found = pattern.findall(text)
+    for phrase in phrases.PAST_ROUND_PHRASES:
+        found = list(phrase.pattern.finditer(text))
         if found:
-            rounds = tuple(past(int(index), own, other) for index, own, other in found)
+            rounds = tuple(past(int(m["round"]), m["own"], m["other"]) for m in found)
             return rounds, rounds[-1].round_index + 1
     mentions = ROUND_MENTION_RE.findall(text)
     round_index = int(mentions[-1]) if mentions else 1
-    if round_index > 1 and NOT_SHOWN not in text:
+    if round_index > 1 and not any(p.template in text for p in phrases.HISTORY_HIDDEN.both):
         raise UnreadablePrompt(
             f"round {round_index}, but no history in a format it reads (lines, sentences, "
             "table, pairs) and no word that earlier rounds are hidden"

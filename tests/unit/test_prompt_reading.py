@@ -128,3 +128,40 @@ def test_a_word_that_is_neither_action_is_an_error():
         read_prompt(
             text.replace("you played D, opponent played D", "you played X, opponent played D")
         )
+
+
+def _rows():
+    """Every row of the phrase table, each voice once."""
+    from pdbench.core import phrases
+
+    for name, value in vars(phrases).items():
+        if isinstance(value, phrases.Phrase):
+            yield name, value
+        elif isinstance(value, phrases.Voiced):
+            yield f"{name}.second", value.second
+            yield f"{name}.third", value.third
+
+
+@pytest.mark.parametrize(("name", "phrase"), list(_rows()), ids=[n for n, _ in _rows()])
+def test_every_phrase_reads_back_what_it_writes(name, phrase):
+    """The reader's pattern is derived from the writer's template, so each row reads back the
+    values it was written with, action words with spaces and quotes included."""
+    values = {
+        "round": 12,
+        "played": 11,
+        "count": 3,
+        "own": "Option J",
+        "other": 'say "no"',
+        "first": "split",
+        "second": "steal it",
+        "mine": "2.5",
+        "theirs": "-1",
+        "pairs": "(J, F), (F, F)",
+    }
+    if name == "MOVE_PAIR":
+        values.update(own="J", other="F")  # a pair's words hold no comma or parenthesis
+    text = f"Some text before.\n{phrase.render(**values)}\nSome text after."
+    match = phrase.pattern.search(text)
+    assert match is not None, text
+    for slot, read in match.groupdict().items():
+        assert read == str(values[slot]), (slot, read)

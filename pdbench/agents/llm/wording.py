@@ -6,10 +6,11 @@ A `Voice` says how a piece speaks: in the second person ("you", "the other playe
 et al. 2025 wrote their prompts, in the third person (the agent is player "A", its opponent "B");
 and whether an action is named by its bare label ("J") or as Akata et al. 2025 did ("Option J").
 
-The offline mock model reads these pieces back (`pdbench.providers.prompt_reading`), as a model
-would: the payoff lines (to tell the cooperative word from the other), the history lines of every
-format and the answer instruction. tests/unit/test_prompt_reading.py renders every format and
-voice here and reads it back there; change one side and that test says where.
+The sentences themselves are rows of `pdbench.core.phrases`, the one table the offline mock model
+reads them back from (`pdbench.providers.prompt_reading`), as a model would: the payoff lines (to
+tell the cooperative word from the other), the history lines of every format and the answer
+instruction. This module decides which rows a prompt shows and fills their slots.
+tests/unit/test_prompt_reading.py renders every format and voice here and reads it back there.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from pdbench.core import phrases
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation, PastRound
@@ -54,20 +56,7 @@ SECOND_PERSON = Voice()
 
 def payoff_table(game: Game, voice: Voice = SECOND_PERSON) -> str:
     """One line per outcome, own action first, in the game's order (CC, CD, DC, DD)."""
-    lines = []
-    for own, other, mine, theirs in _outcomes(game):
-        own_word, other_word = voice.word(game, own), voice.word(game, other)
-        if voice.third_person:
-            lines.append(
-                f'- A chooses "{own_word}", B chooses "{other_word}": '
-                f"A scores {number(mine)}, B scores {number(theirs)}"
-            )
-        else:
-            lines.append(
-                f'- you choose "{own_word}", the other player chooses "{other_word}": '
-                f"you score {number(mine)}, the other player scores {number(theirs)}"
-            )
-    return "\n".join(lines)
+    return _rules(phrases.PAYOFF_LINE.of(voice.third_person), game, voice)
 
 
 def payoff_rules(game: Game, voice: Voice = SECOND_PERSON) -> str:
@@ -75,29 +64,25 @@ def payoff_rules(game: Game, voice: Voice = SECOND_PERSON) -> str:
     chooses Option F, then you win 0 points and the other player wins 10 points.") or, in the
     third person, Fontana et al.'s ("If A plays "Cooperate" and B plays "Defect", A collects 0
     points and B collects 5 points.")."""
+    return _rules(phrases.PAYOFF_SENTENCE.of(voice.third_person), game, voice)
+
+
+def _rules(phrase: phrases.Phrase, game: Game, voice: Voice) -> str:
+    """One line per outcome, own action first, in the order CC, CD, DC, DD (the reader takes the
+    first line for the cooperative outcome)."""
     lines = []
-    for own, other, mine, theirs in _outcomes(game):
-        own_word, other_word = voice.word(game, own), voice.word(game, other)
-        if voice.third_person:
+    for own in (Action.C, Action.D):
+        for other in (Action.C, Action.D):
+            mine, theirs = game.payoffs.payoffs(own, other)
             lines.append(
-                f'If A plays "{own_word}" and B plays "{other_word}", '
-                f"A collects {number(mine)} points and B collects {number(theirs)} points."
-            )
-        else:
-            lines.append(
-                f"If you choose {own_word} and the other player chooses {other_word}, "
-                f"then you win {number(mine)} points and the other player wins "
-                f"{number(theirs)} points."
+                phrase.render(
+                    own=voice.word(game, own),
+                    other=voice.word(game, other),
+                    mine=number(mine),
+                    theirs=number(theirs),
+                )
             )
     return "\n".join(lines)
-
-
-def _outcomes(game: Game) -> list[tuple[Action, Action, float, float]]:
-    return [
-        (own, other, *game.payoffs.payoffs(own, other))
-        for own in (Action.C, Action.D)
-        for other in (Action.C, Action.D)
-    ]
 
 
 # --- the history -------------------------------------------------------------------------------
@@ -122,10 +107,12 @@ def history_text(
         return "This is the first round: nothing has happened yet."
     header = _header(obs, voice, history_format)
     if history_format == "table":
-        rows = [_table_header(voice), *(_table_row(past, game, voice) for past in obs.history)]
-        return "\n".join([header, *rows])
-    render = _sentence if history_format == "sentences" else _line
-    lines = [render(past, game, voice) for past in obs.history]
+        table_header = phrases.TABLE_HEADER.of(voice.third_person).template
+        rows = [_past(phrases.TABLE_ROW, past, game, voice) for past in obs.history]
+        return "\n".join([header, table_header, *rows])
+    voiced = phrases.HISTORY_SENTENCE if history_format == "sentences" else phrases.HISTORY_LINE
+    phrase = voiced.of(voice.third_person)
+    lines = [_past(phrase, past, game, voice) for past in obs.history]
     return "\n".join([header, *lines]) if header else "\n".join(lines)
 
 
@@ -140,66 +127,33 @@ def _header(obs: Observation, voice: Voice, history_format: HistoryFormat) -> st
 
 
 def _hidden(voice: Voice) -> str:
-    if voice.third_person:
-        return "A and B are not shown what happened in earlier rounds."
-    return "You are not shown what happened in earlier rounds."
+    return phrases.HISTORY_HIDDEN.of(voice.third_person).template
 
 
-def _line(past: PastRound, game: Game, voice: Voice) -> str:
-    own, other = voice.word(game, past.own_action), voice.word(game, past.opponent_action)
-    mine, theirs = number(past.own_payoff), number(past.opponent_payoff)
-    if voice.third_person:
-        # Fontana et al.'s line, word for word (no punctuation before "A collected").
-        return (
-            f'Round {past.round_index}: A played "{own}" and B played "{other}" '
-            f"A collected {mine} points and B collected {theirs} points."
-        )
-    return (
-        f"Round {past.round_index}: you played {own}, opponent played {other}; "
-        f"you scored {mine}, opponent scored {theirs}."
-    )
-
-
-def _sentence(past: PastRound, game: Game, voice: Voice) -> str:
-    own, other = voice.word(game, past.own_action), voice.word(game, past.opponent_action)
-    mine, theirs = number(past.own_payoff), number(past.opponent_payoff)
-    if voice.third_person:
-        return (
-            f"In round {past.round_index}, A chose {own} and B chose {other}. "
-            f"Thus, A won {mine} points and B won {theirs} points."
-        )
-    # Akata et al.'s sentence, word for word.
-    return (
-        f"In round {past.round_index}, you chose {own} and the other player chose {other}. "
-        f"Thus, you won {mine} points and the other player won {theirs} points."
-    )
-
-
-def _table_header(voice: Voice) -> str:
-    if voice.third_person:
-        return "Round | A | B | A's points | B's points"
-    return "Round | You | Opponent | Your points | Opponent's points"
-
-
-def _table_row(past: PastRound, game: Game, voice: Voice) -> str:
-    own, other = voice.word(game, past.own_action), voice.word(game, past.opponent_action)
-    return (
-        f"{past.round_index} | {own} | {other} | "
-        f"{number(past.own_payoff)} | {number(past.opponent_payoff)}"
+def _past(phrase: phrases.Phrase, past: PastRound, game: Game, voice: Voice) -> str:
+    """One past round in `phrase` (a line, a sentence or a table row)."""
+    return phrase.render(
+        round=past.round_index,
+        own=voice.word(game, past.own_action),
+        other=voice.word(game, past.opponent_action),
+        mine=number(past.own_payoff),
+        theirs=number(past.opponent_payoff),
     )
 
 
 def _pairs(obs: Observation, game: Game, voice: Voice) -> str:
     """Payne and Alloui-Cros's form: the number of moves so far and the last move pairs."""
-    played = f"Moves so far: {obs.rounds_played}."
+    played = phrases.MOVES_SO_FAR.render(played=obs.rounds_played)
     if not obs.history:
         return played
-    who = "(A, B)" if voice.third_person else "(you, opponent)"
     pairs = ", ".join(
-        f"({voice.word(game, p.own_action)}, {voice.word(game, p.opponent_action)})"
+        phrases.MOVE_PAIR.render(
+            own=voice.word(game, p.own_action), other=voice.word(game, p.opponent_action)
+        )
         for p in obs.history
     )
-    return f"{played}\nThe last {len(obs.history)} moves {who}: {pairs}"
+    last = phrases.LAST_MOVES.of(voice.third_person).render(count=len(obs.history), pairs=pairs)
+    return f"{played}\n{last}"
 
 
 # --- totals and counts -------------------------------------------------------------------------
@@ -262,7 +216,7 @@ def _counts(game: Game, voice: Voice, rounds: int, own_c: int, other_c: int) -> 
 def answer_instruction(labels: Sequence[str], response_format: ResponseFormat) -> str:
     """What the model is asked to answer, the two labels in the order shown this round."""
     first, second = labels
-    choice = f"Answer with exactly one of: {first}, {second}."
+    choice = phrases.ANSWER_CHOICE.render(first=first, second=second)
     if response_format == "json":
         return (
             f'{choice} Reply with only a JSON object and nothing else: {{"action": "<your action>"}}'
