@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     Field,
@@ -154,6 +154,9 @@ class PolicyAgentSpec(Frozen):
     def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         return _checked_params(info.data.get("policy", ""), params)
 
+    # Whether the agent asks a model (for the size limit on rounds asking one).
+    asks_model: ClassVar[bool] = False
+
     @property
     def display_name(self) -> str:
         return self.name or self.policy.upper()
@@ -294,6 +297,8 @@ class LLMAgentSpec(Frozen):
             )
         return self
 
+    asks_model: ClassVar[bool] = True
+
     @property
     def display_name(self) -> str:
         """e.g. `openai/gpt-4o-mini[cooperative]`; a constrained agent ends in `+grammar`."""
@@ -326,6 +331,9 @@ class ArenaAgentSpec(Frozen):
         description="processes and threads an agent may have at once, its own included; in the "
         "sandbox only (RLIMIT_NPROC); null: no limit",
     )
+
+    # A user's agent file may call anything, but pdbench asks no model on its behalf.
+    asks_model: ClassVar[bool] = False
 
     @property
     def display_name(self) -> str:

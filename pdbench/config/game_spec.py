@@ -156,6 +156,10 @@ class FixedHorizonSpec(Frozen):
     def build(self) -> FixedHorizon:
         return FixedHorizon(self.rounds)
 
+    def planned_rounds(self) -> tuple[float, str]:
+        """The rounds one match plays, and the field that decides it (for the size limits)."""
+        return float(self.rounds), "horizon.rounds"
+
 
 class GeometricHorizonSpec(Frozen):
     type: Literal["geometric"]
@@ -176,6 +180,14 @@ class GeometricHorizonSpec(Frozen):
 
     def build(self) -> GeometricHorizon:
         return GeometricHorizon(self.stop_prob, self.max_rounds)
+
+    def planned_rounds(self) -> tuple[float, str]:
+        """The rounds one match plays on average (its cap, when lower), and the field that
+        decides it (for the size limits)."""
+        expected = 1 / self.stop_prob
+        if self.max_rounds is not None and self.max_rounds < expected:
+            return float(self.max_rounds), "horizon.max_rounds"
+        return expected, "horizon.stop_prob"
 
 
 HorizonSpec = Annotated[FixedHorizonSpec | GeometricHorizonSpec, Field(discriminator="type")]

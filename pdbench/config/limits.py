@@ -9,12 +9,10 @@ lifts the limit (`run.limits.*`: they change how big a run may be, never what it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
-
-if TYPE_CHECKING:
-    from pdbench.config.schema import ConditionSpec, ExperimentSpec
 
 # A geometric horizon without max_rounds whose expected match is longer than this is a mistake
 # (stop_prob 1e-9: a billion rounds); it asks for a cap.
@@ -40,35 +38,31 @@ class LimitsSpec(BaseModel):
     matches: int = Field(1_000_000, gt=0, description="matches the run may plan")
 
 
-def rounds_per_match(condition: ConditionSpec) -> tuple[float, str]:
-    """The rounds one match of `condition` plays (on average, for a geometric horizon) and the
-    horizon field that decides it."""
-    horizon = condition.horizon
-    if horizon.type == "fixed":
-        return float(horizon.rounds), "horizon.rounds"
-    expected = 1 / horizon.stop_prob
-    if horizon.max_rounds is not None and horizon.max_rounds < expected:
-        return float(horizon.max_rounds), "horizon.max_rounds"
-    return expected, "horizon.stop_prob"
+@dataclass(frozen=True)
+class PlannedCondition:
+    """What the size check needs to know of one condition (the schema says it; this module
+    imports no spec, so the specs can import the limits)."""
+
+    rounds_per_match: float  # a geometric horizon's expected length, or its cap when lower
+    rounds_field: str  # the horizon field that decides it
+    asks_model: bool  # an agent of the condition asks a model every round
 
 
-def check_size(spec: ExperimentSpec) -> None:
+def check_size(limits: LimitsSpec, replicates: int, conditions: Sequence[PlannedCondition]) -> None:
     """Raise ValueError naming the setting to change when the run exceeds a limit."""
-    limits = spec.run.limits
-    replicates = spec.run.replicates
-    matches = len(spec.conditions) * replicates
+    matches = len(conditions) * replicates
     if matches > limits.matches:
         raise ValueError(
-            f"run.replicates: {_conditions(spec)} x {replicates} replicates = "
+            f"run.replicates: {_conditions(conditions)} x {replicates} replicates = "
             f"{matches:.3g} matches, beyond run.limits.matches ({limits.matches}): lower "
             "run.replicates (--replicates), or raise run.limits.matches to run them anyway"
         )
     total = llm_total = 0.0
     longest, longest_field = 0.0, "horizon.rounds"
-    for condition in spec.conditions:
-        per_match, field = rounds_per_match(condition)
+    for condition in conditions:
+        per_match, field = condition.rounds_per_match, condition.rounds_field
         total += per_match * replicates
-        if any(getattr(condition, side).type == "llm" for side in ("agent_a", "agent_b")):
+        if condition.asks_model:
             llm_total += per_match * replicates
         if per_match > longest:
             longest, longest_field = per_match, field
@@ -81,13 +75,13 @@ def check_size(spec: ExperimentSpec) -> None:
             # otherwise the number of replicates.
             field = longest_field if longest > limit else "run.replicates (--replicates)"
             raise ValueError(
-                f"{field}: the run would play {planned:.3g} {what} ({_conditions(spec)} x "
+                f"{field}: the run would play {planned:.3g} {what} ({_conditions(conditions)} x "
                 f"{replicates} replicates x up to {longest:.3g} rounds), beyond "
                 f"run.limits.{name} ({limit}): lower {field.split(' ')[0]}, or raise "
                 f"run.limits.{name} to run it anyway"
             )
 
 
-def _conditions(spec: ExperimentSpec) -> str:
-    count = len(spec.conditions)
+def _conditions(conditions: Sequence[PlannedCondition]) -> str:
+    count = len(conditions)
     return f"{count} condition" + ("" if count == 1 else "s")

@@ -15,7 +15,7 @@ from pydantic import (
     model_validator,
 )
 
-from pdbench.config.limits import LimitsSpec, check_size
+from pdbench.config.limits import LimitsSpec, PlannedCondition, check_size
 from pdbench.config.names import name_problem, run_id_problem
 
 if TYPE_CHECKING:
@@ -174,7 +174,17 @@ class ExperimentSpec(Frozen):
             if condition.name in seen:
                 raise ValueError(f'condition name "{condition.name}" is used twice')
             seen.add(condition.name)
-        check_size(self)
+        check_size(
+            self.run.limits,
+            self.run.replicates,
+            [
+                PlannedCondition(
+                    *condition.horizon.planned_rounds(),
+                    asks_model=condition.agent_a.asks_model or condition.agent_b.asks_model,
+                )
+                for condition in self.conditions
+            ],
+        )
         return self
 
     @property

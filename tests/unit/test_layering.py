@@ -90,3 +90,51 @@ def test_the_viewer_pulls_in_no_runner_agent_or_provider_at_run_time():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _eager_imports(path: Path, modules: set[str]) -> set[str]:
+    """The pdbench modules a file imports when it is imported or type-checked: its top-level
+    imports, those under `if TYPE_CHECKING:` included (a circle there is still a circle for mypy
+    and for a reader), lazy ones inside functions left out (they are how a heavy or optional
+    module is put off, and run after every module is loaded)."""
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        for statement in node.body if isinstance(node, ast.If) else [node]:
+            if isinstance(statement, ast.ImportFrom) and (statement.module or "").startswith(
+                "pdbench"
+            ):
+                module = statement.module or ""
+                for alias in statement.names:  # `from pdbench.cli import exits`: a submodule
+                    submodule = f"{module}.{alias.name}"
+                    found.add(submodule if submodule in modules else module)
+            elif isinstance(statement, ast.Import):
+                found.update(a.name for a in statement.names if a.name in modules)
+    return found & modules
+
+
+def test_no_module_imports_itself_through_others():
+    """No import circle among pdbench's modules (the kind issue 28 found: config/game_spec ->
+    limits -> schema -> game_spec): each module can be read knowing only what it imports."""
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: _eager_imports(path, set(paths)) - {name} for name, path in paths.items()}
+    circles = []
+    state: dict[str, str] = {}  # "open" while on the current path, "done" after
+
+    def visit(module: str, trail: list[str]) -> None:
+        state[module] = "open"
+        for imported in sorted(graph[module]):
+            if state.get(imported) == "open":
+                circles.append(" -> ".join([*trail[trail.index(imported) :], imported]))
+            elif imported not in state:
+                visit(imported, [*trail, imported])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not circles, "import circles:\n" + "\n".join(circles)
