@@ -1,11 +1,21 @@
-"""Who plays: the provider (mock or litellm), and the three agent kinds' specs (policy, LLM,
-arena file), as pydantic models frozen after validation."""
+"""Who plays: the provider (mock or litellm), and the agent kinds' specs (policy, LLM, arena
+file), as pydantic models frozen after validation.
+
+An agent kind is one spec class here, registered with `@agent_kind(...)`, plus the module that
+implements it (named by the registration's entry point, imported only when the kind is used).
+The spec answers every question the rest of pdbench asks about an agent (`AgentSpecBase`), so
+nothing outside `pdbench/agents` and this module branches on the kind; the `AgentSpec` union a
+config is validated against is built from the registry."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
+import operator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     Field,
@@ -18,9 +28,11 @@ from pdbench.config.names import name_problem
 from pdbench.core.game import Game
 
 if TYPE_CHECKING:
-    from pdbench.strategies import PolicyWarning
+    from pdbench.strategies import Policy, PolicyWarning
 
 from pdbench.config.frozen import Frozen
+
+SpecT = TypeVar("SpecT", bound="AgentSpecBase")
 
 # --- providers ---------------------------------------------------------------------------------
 
@@ -125,11 +137,94 @@ class ProviderSpec(Frozen):
         5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
     )
 
+    @property
+    def deterministic_at_temperature_0(self) -> bool:
+        """Whether the same prompt at temperature 0 is meant as the same answer (a real model),
+        rather than a fresh draw per condition and replicate (the mock simulates sampling)."""
+        return self.name != "mock"
+
 
 # --- agents ------------------------------------------------------------------------------------
 
 
-class PolicyAgentSpec(Frozen):
+class AgentSpecBase(Frozen):
+    """What every agent kind's spec answers for the planner, the runner and the checks."""
+
+    if TYPE_CHECKING:
+        # Each kind declares it as a Literal field with its name (the union's discriminator).
+        type: str
+        name: str | None
+
+    # Registered with the kind (see `agent_kind`).
+    kind_entry_point: ClassVar[str]  # "module:attribute" of the factory that builds the agent
+    kind_files_entry_point: ClassVar[str | None] = None  # "module:attribute" of its file check
+    kind_batchable: ClassVar[bool] = False  # its agents may play as numpy arrays (policies)
+    # Whether it asks a model through the provider gateway (needs the provider, the replay cache
+    # and the spend journal; counts towards run.limits.llm_rounds).
+    uses_provider: ClassVar[bool] = False
+    # Whether its rounds carry the invalid / fallback / timeout markers (anything that can fail
+    # to answer does; a policy cannot).
+    can_fail_to_answer: ClassVar[bool] = True
+
+    @property
+    def display_name(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def has_batch_form(self) -> bool:
+        """Whether this agent can be played by the numpy batch path (else: the match loop)."""
+        return False
+
+    def batch_policy(self, game: Game) -> Policy | None:
+        """The policy the numpy batch path plays for this agent in `game` (seen from its own
+        side), or None when it has no batch form."""
+        return None
+
+    def provider_calls_per_round(self, negotiate_turns: int) -> int:
+        """Upper bound on the provider calls one round costs (every retry, every turn of a
+        negotiation phase)."""
+        return 0
+
+    @property
+    def is_deterministic(self) -> bool:
+        """Whether the agent's decisions are a function of what it observes, with nothing drawn
+        at random (a deterministic policy; a model at temperature 0 from a real provider)."""
+        return False
+
+    def warnings(self, game: Game) -> list[PolicyWarning]:
+        """Legal settings that probably do not mean what they say in `game`: one `warning:`
+        line each, its field named within the agent (e.g. params.generous_prob)."""
+        return []
+
+    def problem_in_game(self, game: Game, *, negotiates: bool) -> str | None:
+        """What makes this agent unfit for `game` (seen from its own side), as "field: reason"
+        within the agent, or None; `negotiates`: the game has a negotiation phase."""
+        return None
+
+
+AGENT_SPECS: dict[str, type[AgentSpecBase]] = {}
+
+
+def agent_kind(
+    *, entry_point: str, files_entry_point: str | None = None, batchable: bool = False
+) -> Callable[[type[SpecT]], type[SpecT]]:
+    """Register an agent kind: its spec class (whose `type` field names the kind), the factory
+    that builds its agent and the check of the files it reads ("module:attribute" each)."""
+
+    def register(spec: type[SpecT]) -> type[SpecT]:
+        spec.kind_entry_point = entry_point
+        spec.kind_files_entry_point = files_entry_point
+        spec.kind_batchable = batchable
+        AGENT_SPECS[spec.model_fields["type"].default] = spec
+        return spec
+
+    return register
+
+
+@agent_kind(entry_point="pdbench.agents.policy:make_policy_agent", batchable=True)
+class PolicyAgentSpec(AgentSpecBase):
+    """A classic policy played in Python (pdbench.strategies)."""
+
     type: Literal["policy"] = "policy"
     policy: str = Field(description="a registered policy, e.g. tft, gtft, random, defect_at")
     params: dict[str, Any] = Field(
@@ -154,12 +249,39 @@ class PolicyAgentSpec(Frozen):
     def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         return _checked_params(info.data.get("policy", ""), params)
 
-    # Whether the agent asks a model (for the size limit on rounds asking one).
-    asks_model: ClassVar[bool] = False
+    can_fail_to_answer: ClassVar[bool] = False
+
+    def batch_policy(self, game: Game) -> Policy | None:
+        if not self.has_batch_form:
+            return None
+        from pdbench.strategies import make_policy
+
+        return make_policy(self.policy, game, self.params)
+
+    def problem_in_game(self, game: Game, *, negotiates: bool) -> str | None:
+        from pdbench.core.errors import ConfigError
+        from pdbench.strategies import make_policy
+
+        if self.messages and not negotiates:
+            return (
+                "messages: this game has no negotiation phase, so nothing would be said; set "
+                "game.negotiation (or game=agentduel_split_or_steal)"
+            )
+        try:  # parameter values, some of which depend on the game's (own) payoffs
+            make_policy(self.policy, game, self.params)
+        except ConfigError as error:
+            return f"params.{error.field}: {error.reason}"
+        return None
 
     @property
     def display_name(self) -> str:
         return self.name or self.policy.upper()
+
+    @property
+    def is_deterministic(self) -> bool:
+        from pdbench.strategies import POLICIES
+
+        return not POLICIES[self.policy].stochastic
 
     @property
     def has_batch_form(self) -> bool:
@@ -173,7 +295,11 @@ class PolicyAgentSpec(Frozen):
         default generosity turning it into ALLC in the stag hunt): one `warning:` line each."""
         from pdbench.strategies import policy_warnings
 
-        return policy_warnings(self.policy, game, self.params)
+        # The field as the agent's config names it (params.generous_prob).
+        return [
+            dataclasses.replace(w, field=f"params.{w.field}")
+            for w in policy_warnings(self.policy, game, self.params)
+        ]
 
 
 # max_tokens when the config leaves it null, per response format: a label is a word or two; a
@@ -183,7 +309,13 @@ class PolicyAgentSpec(Frozen):
 DEFAULT_MAX_TOKENS = {"label": 16, "json": 16, "reasoning": 1000}
 
 
-class LLMAgentSpec(Frozen):
+@agent_kind(
+    entry_point="pdbench.agents.llm.agent:LLMAgent",
+    files_entry_point="pdbench.agents.llm.prompts:files_read",
+)
+class LLMAgentSpec(AgentSpecBase):
+    """A language model asked every round through the provider gateway."""
+
     type: Literal["llm"] = "llm"
     name: str | None = Field(None, description="display name; default: model and persona")
     provider: ProviderSpec = ProviderSpec()
@@ -297,7 +429,14 @@ class LLMAgentSpec(Frozen):
             )
         return self
 
-    asks_model: ClassVar[bool] = True
+    uses_provider: ClassVar[bool] = True
+
+    def provider_calls_per_round(self, negotiate_turns: int) -> int:
+        return 1 + self.max_retries + negotiate_turns
+
+    @property
+    def is_deterministic(self) -> bool:
+        return self.temperature == 0 and self.provider.deterministic_at_temperature_0
 
     @property
     def display_name(self) -> str:
@@ -309,7 +448,13 @@ class LLMAgentSpec(Frozen):
         return f"{self.provider.model}{persona}{constraint}"
 
 
-class ArenaAgentSpec(Frozen):
+@agent_kind(
+    entry_point="pdbench.agents.arena.agent:ArenaAgent",
+    files_entry_point="pdbench.agents.arena:files_read",
+)
+class ArenaAgentSpec(AgentSpecBase):
+    """A user's agent file in the AgentDuel shape, run in its own sandboxed process."""
+
     type: Literal["arena"] = "arena"
     path: str = Field(description="Python file defining class Agent (AgentDuel shape)")
     name: str | None = Field(None, description="display name; default: the file's stem")
@@ -332,12 +477,17 @@ class ArenaAgentSpec(Frozen):
         "sandbox only (RLIMIT_NPROC); null: no limit",
     )
 
-    # A user's agent file may call anything, but pdbench asks no model on its behalf.
-    asks_model: ClassVar[bool] = False
-
     @property
     def display_name(self) -> str:
         return self.name or Path(self.path).stem
 
 
-AgentSpec = Annotated[PolicyAgentSpec | LLMAgentSpec | ArenaAgentSpec, Field(discriminator="type")]
+if TYPE_CHECKING:
+    # For mypy, an agent spec is what every kind answers; code that needs a kind's own fields
+    # lives with that kind.
+    AgentSpec = AgentSpecBase
+else:
+    # For pydantic, the union of every registered kind, told apart by `type`.
+    AgentSpec = Annotated[
+        functools.reduce(operator.or_, AGENT_SPECS.values()), Field(discriminator="type")
+    ]

@@ -138,7 +138,6 @@ class ConditionSpec(Frozen):
     @model_validator(mode="after")
     def _game_is_consistent(self) -> ConditionSpec:
         from pdbench.core.errors import ConfigError
-        from pdbench.strategies import make_policy
 
         try:
             game = self.game.build()  # payoffs, labels and the PD check
@@ -146,17 +145,11 @@ class ConditionSpec(Frozen):
             reason = f"{error.field}: {error.reason}" if error.field else error.reason
             raise ValueError(reason) from None
         for side in ("agent_a", "agent_b"):
-            agent = getattr(self, side)
-            if isinstance(agent, PolicyAgentSpec):
-                if agent.messages and self.game.negotiation is None:
-                    raise ValueError(
-                        f"{side}.messages: this game has no negotiation phase, so nothing would "
-                        "be said; set game.negotiation (or game=agentduel_split_or_steal)"
-                    )
-                try:  # parameter values, some of which depend on the game's (own) payoffs
-                    make_policy(agent.policy, game.seen_by(side[-1]), agent.params)
-                except ConfigError as error:
-                    raise ValueError(f"{side}.params.{error.field}: {error.reason}") from None
+            problem = getattr(self, side).problem_in_game(
+                game.seen_by(side[-1]), negotiates=self.game.negotiation is not None
+            )
+            if problem is not None:
+                raise ValueError(f"{side}.{problem}")
         return self
 
 
@@ -180,7 +173,7 @@ class ExperimentSpec(Frozen):
             [
                 PlannedCondition(
                     *condition.horizon.planned_rounds(),
-                    asks_model=condition.agent_a.asks_model or condition.agent_b.asks_model,
+                    asks_model=condition.agent_a.uses_provider or condition.agent_b.uses_provider,
                 )
                 for condition in self.conditions
             ],

@@ -12,13 +12,11 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
+from pdbench.config.agent_spec import AGENT_SPECS
 from pdbench.config.schema import (
-    ArenaAgentSpec,
     ExperimentSpec,
     FixedHorizonSpec,
     GeometricHorizonSpec,
-    LLMAgentSpec,
-    PolicyAgentSpec,
     ProviderSpec,
 )
 from pdbench.config.tree import LoadedConfig
@@ -33,11 +31,7 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
             if parts == ["conditions"] and item < len(conditions):
                 label = f"[{item}]({conditions[item]})"
             parts[-1] = parts[-1] + label if parts else label
-        elif (
-            i > 0
-            and loc[i - 1] in ("agent_a", "agent_b", "horizon")
-            and item in ("policy", "llm", "arena", "fixed", "geometric")
-        ):
+        elif i > 0 and loc[i - 1] in ("agent_a", "agent_b", "horizon") and item in _TAGGED_MODELS:
             continue  # the discriminator tag pydantic inserts into the location
         else:
             parts.append(str(item))
@@ -46,12 +40,15 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
 
 # pydantic puts the discriminator's value into an error's location ("agent_a", "llm", ...).
 _TAGGED_MODELS: dict[str, type[BaseModel]] = {
-    "policy": PolicyAgentSpec,
-    "llm": LLMAgentSpec,
-    "arena": ArenaAgentSpec,
+    **AGENT_SPECS,
     "fixed": FixedHorizonSpec,
     "geometric": GeometricHorizonSpec,
 }
+
+
+def _one_of(names: list[str]) -> str:
+    """["policy", "llm", "arena"] -> "policy, llm or arena"."""
+    return " or ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
 
 
 def _model_fields_at(loc: tuple) -> list[str]:
@@ -90,7 +87,9 @@ def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:
             message = f"unknown field{did_you_mean(leaf, options)}"
         elif problem["type"] == "union_tag_not_found":
             tags = (
-                "fixed or geometric" if problem["loc"][-1] == "horizon" else "policy, llm or arena"
+                "fixed or geometric"
+                if problem["loc"][-1] == "horizon"
+                else _one_of(list(AGENT_SPECS))
             )
             message = f"needs a type: {tags}"
         else:
@@ -151,7 +150,8 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     condition = plain["condition"]
     for side in ("agent_a", "agent_b"):
         agent = condition.get(side)
-        if isinstance(agent, dict) and agent.get("type") == "llm":
+        kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None
+        if kind is not None and kind.uses_provider:  # it takes the shared provider
             own = agent.get("provider")
             if own is None or isinstance(own, dict):
                 agent["provider"] = merge_non_null(plain["provider"] or {}, own or {})

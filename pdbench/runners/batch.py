@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from pdbench.config.schema import AgentSpec, PolicyAgentSpec
+from pdbench.config.schema import AgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.schema import PER_ROUND_FIELDS
-from pdbench.strategies import LastRounds, Policy, make_policy
+from pdbench.strategies import LastRounds, Policy
 
 
 @dataclass(frozen=True)
@@ -37,14 +37,14 @@ class MatchArrays:
 
 def _policy(spec: AgentSpec, planned: PlannedMatch, side: str) -> Policy:
     """The batch-form policy a spec names, given the game from its own side; the caller only
-    batches conditions whose two agents are policies with a batch form
-    (`PolicyAgentSpec.has_batch_form`)."""
-    if not (isinstance(spec, PolicyAgentSpec) and spec.has_batch_form):
+    batches conditions whose two agents have a batch form (`has_batch_form`)."""
+    policy = spec.batch_policy(planned.game.seen_by(side))
+    if policy is None:
         raise TypeError(
             f"condition {planned.condition.name}: {spec.display_name} has no batch form; "
             "play it through the match loop"
         )
-    return make_policy(spec.policy, planned.game.seen_by(side), spec.params)
+    return policy
 
 
 def payoff_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pdbench.config.schema import ConditionSpec, ExperimentSpec, LLMAgentSpec, PolicyAgentSpec
+from pdbench.config.schema import ConditionSpec, ExperimentSpec
 from pdbench.core import rng
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.storage.manifest import Sampling
-from pdbench.strategies import POLICIES
 
 
 @dataclass(frozen=True)
@@ -52,11 +51,10 @@ class PlannedMatch:
         call per negotiate turn."""
         talk = self.game.negotiation
         turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange
-        calls = 0
-        for agent in (self.condition.agent_a, self.condition.agent_b):
-            if isinstance(agent, LLMAgentSpec):
-                calls += self.n_rounds * (1 + agent.max_retries + turns)
-        return calls
+        return sum(
+            self.n_rounds * agent.provider_calls_per_round(turns)
+            for agent in (self.condition.agent_a, self.condition.agent_b)
+        )
 
 
 def _length(horizon: FixedHorizon | GeometricHorizon, horizon_seed: int) -> int:
@@ -109,15 +107,9 @@ def replicate_sampling(condition: ConditionSpec, replicates: int) -> Sampling:
     a real provider (the same prompt gets the same answer, and the cache replays it), its
     policies are deterministic and its horizon fixed. Such replicates are worth one sample."""
     agents = (condition.agent_a, condition.agent_b)
-    models = [a for a in agents if isinstance(a, LLMAgentSpec)]
     deterministic = (
-        bool(models)
-        and all(m.temperature == 0 and m.provider.name != "mock" for m in models)
-        and all(
-            isinstance(a, LLMAgentSpec)
-            or (isinstance(a, PolicyAgentSpec) and not POLICIES[a.policy].stochastic)
-            for a in agents
-        )
+        any(a.uses_provider for a in agents)
+        and all(a.is_deterministic for a in agents)
         and condition.horizon.type == "fixed"
     )
     if deterministic:

@@ -15,9 +15,9 @@ from typing import Any
 
 import orjson
 
-from pdbench.agents.kinds import kind_of
+from pdbench.agents.kinds import files_read
 from pdbench.config.load import load_config
-from pdbench.config.schema import ExperimentSpec, PolicyAgentSpec
+from pdbench.config.schema import ExperimentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 
@@ -103,7 +103,7 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
             where = f"conditions[{index}]({condition.name}).{side}"
             game = built.seen_by(side[-1])  # the game as this agent will be given it
             try:
-                relatives = kind_of(agent).files_read(agent, game, horizon, config.project_root)
+                relatives = files_read(agent, game, horizon, config.project_root)
             except ConfigError as error:
                 # Name the config file that asks for the file; the file itself is in the reason.
                 reason = f"{error.file}: {error.reason}" if error.file else error.reason
@@ -112,11 +112,9 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
             for relative in relatives:
                 full = config.project_root / relative
                 files[relative] = hashlib.sha256(full.read_bytes()).hexdigest()
-            if isinstance(agent, PolicyAgentSpec):
-                warnings.extend(
-                    f"{spec.source}: {where}.params.{w.field}: {w.message}"
-                    for w in agent.warnings(game)
-                )
+            warnings.extend(
+                f"{spec.source}: {where}.{w.field}: {w.message}" for w in agent.warnings(game)
+            )
     return LoadedExperiment(
         spec=spec,
         project_root=config.project_root,

@@ -42,7 +42,7 @@ def cache_dir(
     or the cache is off)."""
     run = loaded.spec.run
     uses_llm = any(
-        agent.type == "llm" for m in plan for agent in (m.condition.agent_a, m.condition.agent_b)
+        agent.uses_provider for m in plan for agent in (m.condition.agent_a, m.condition.agent_b)
     )
     if not uses_llm or (cache_mode or run.cache.mode) == "off":
         return None
@@ -60,7 +60,7 @@ def make_gateway(
 ) -> ProviderGateway | None:
     """The run's provider gateway, when any pending match has an LLM agent."""
     uses_llm = any(
-        agent.type == "llm" for m in pending for agent in (m.condition.agent_a, m.condition.agent_b)
+        agent.uses_provider for m in pending for agent in (m.condition.agent_a, m.condition.agent_b)
     )
     if not uses_llm:
         return None

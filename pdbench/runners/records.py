@@ -68,8 +68,8 @@ def round_records(planned: PlannedMatch, result: MatchResult, *, run_id: str) ->
     """The RoundRecords of a match played by the loop (actions always C/D)."""
     shared = match_fields(planned, run_id)
     # LLM and arena agents carry their markers on every round, so nothing unusual can hide.
-    marked_a = planned.condition.agent_a.type != "policy"
-    marked_b = planned.condition.agent_b.type != "policy"
+    marked_a = planned.condition.agent_a.can_fail_to_answer
+    marked_b = planned.condition.agent_b.can_fail_to_answer
     return [
         RoundRecord(
             **shared,

@@ -263,7 +263,9 @@ def test_llm_run_metrics_and_round_inspector(monkeypatch, llm_run):
         assert attempt["system"] in codes
         assert attempt["raw"] in codes
         assert ":green-badge[:material/check: valid]" in markdown_text(at)
-    assert "A policy: it decides in Python" in "\n".join(c.value for c in at.caption)
+    assert "This agent asks no model: it decides without prompts" in "\n".join(
+        c.value for c in at.caption
+    )
 
 
 def test_invalid_answers_fallbacks_timeouts_and_errors_are_marked(monkeypatch, llm_run, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,28 @@ def test_no_module_imports_itself_through_others():
         if module not in state:
             visit(module, [module])
     assert not circles, "import circles:\n" + "\n".join(circles)
+
+
+# The spec classes of the agent kinds, and the ways code tells one kind from another.
+_KIND_BRANCH = re.compile(
+    r"""\.type\s*[!=]=\s*["'](?:policy|llm|arena)["']"""
+    r"""|agent_type\s*[!=]=|isinstance\([^)]*(?:PolicyAgentSpec|LLMAgentSpec|ArenaAgentSpec)"""
+)
+# Where knowing the kind is the job: the kinds themselves and their specs.
+_KIND_HOMES = ("agents/", "config/agent_spec.py")
+
+
+def test_nothing_outside_the_agent_kinds_branches_on_the_kind():
+    """A new agent kind is one spec class, one module and one registration (issue 28): the
+    runner, the planner, the checks and the viewer ask the spec (uses_provider,
+    provider_calls_per_round, is_deterministic, warnings, problem_in_game, files it reads)
+    instead of testing which kind it is."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith(_KIND_HOMES):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if _KIND_BRANCH.search(line):
+                found.append(f"pdbench/{relative}:{number}: {line.strip()}")
+    assert not found, "branches on the agent kind:\n" + "\n".join(found)

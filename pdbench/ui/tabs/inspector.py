@@ -55,8 +55,9 @@ def render(
     columns = st.columns(2, gap="large")
     for column, side in zip(columns, SIDES, strict=True):
         with column:
-            agent_type = ((config or {}).get(f"agent_{side}") or {}).get("type")
-            _agent_round(record, side, names[side], agent_type, store_prompts)
+            # An agent's stored config names a provider exactly when it asks a model.
+            asks_model = "provider" in ((config or {}).get(f"agent_{side}") or {})
+            _agent_round(record, side, names[side], asks_model, store_prompts)
     with st.expander("The stored round record (JSON)"):
         st.json(record, expanded=False)
 
@@ -65,7 +66,7 @@ def _agent_round(
     record: Mapping[str, Any],
     side: str,
     name: str,
-    agent_type: str | None,
+    asks_model: bool,
     store_prompts: bool | str | None,
 ) -> None:
     st.markdown(f"##### {name}")
@@ -83,8 +84,8 @@ def _agent_round(
         st.code(str(error), language=None, wrap_lines=True)
     attempts = attempts_of(record, side)
     if not attempts:
-        if agent_type == "policy":
-            st.caption("A policy: it decides in Python, without prompts.")
+        if not asks_model:
+            st.caption("This agent asks no model: it decides without prompts.")
         elif store_prompts is False:
             st.caption("Prompts and answers were not stored (run.store_prompts=false).")
         else:
