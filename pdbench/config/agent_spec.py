@@ -1,5 +1,5 @@
-"""Who plays: the provider (mock or litellm), and the agent kinds' specs (policy, LLM, arena
-file), as pydantic models frozen after validation.
+"""Who plays: the agent kinds' specs (policy, LLM, arena file), as pydantic models frozen after
+validation (the provider an LLM agent asks is in `pdbench.config.provider_spec`).
 
 An agent kind is one spec class here, registered with `@agent_kind(...)`, plus the module that
 implements it (named by the registration's entry point, imported only when the kind is used).
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import operator
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,8 @@ from pydantic import (
 )
 
 from pdbench.config.names import name_problem
+from pdbench.config.policy_params import checked_params, known_policy_name
+from pdbench.config.provider_spec import ProviderSpec
 from pdbench.core.game import Game
 
 if TYPE_CHECKING:
@@ -33,116 +34,6 @@ if TYPE_CHECKING:
 from pdbench.config.frozen import Frozen
 
 SpecT = TypeVar("SpecT", bound="AgentSpecBase")
-
-# --- providers ---------------------------------------------------------------------------------
-
-
-class MockBehaviour(Frozen):
-    """How the offline mock model answers (deterministic from the seed and the prompt).
-
-    With `strategy: policy` it answers as the registered `policy` would (a scripted model): it
-    reads the rules and the history from the prompt it receives, replays that history through
-    the policy and answers the policy's move in the requested format."""
-
-    strategy: Literal["cooperate", "defect", "reciprocate", "random", "policy"] = "reciprocate"
-    cooperate_prob: float = Field(0.5, ge=0, le=1, description="P(C) for strategy=random")
-    invalid_rate: float = Field(0.0, ge=0, le=1, description="share of answers that are garbage")
-    latency_s: float = Field(0.0, ge=0, description="simulated seconds per call (benchmarks)")
-    policy: str | None = Field(
-        None, description="strategy=policy: the registered policy it plays, e.g. grim, random"
-    )
-    params: dict[str, Any] = Field(
-        default_factory=dict, description="strategy=policy: that policy's parameters"
-    )
-
-    @field_validator("policy")
-    @classmethod
-    def _known_policy(cls, value: str | None) -> str | None:
-        return None if value is None else _known_policy_name(value)
-
-    @field_validator("params")
-    @classmethod
-    def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        return _checked_params(info.data.get("policy") or "", params)
-
-    @model_validator(mode="after")
-    def _policy_with_its_strategy(self) -> MockBehaviour:
-        if self.strategy == "policy" and self.policy is None:
-            raise ValueError("strategy: policy needs the policy to play, e.g. policy: grim")
-        if self.strategy != "policy" and (self.policy is not None or self.params):
-            raise ValueError(
-                f"policy and params apply only with strategy: policy (strategy is {self.strategy})"
-            )
-        return self
-
-    def __hash__(self) -> int:  # params is a dict; a provider spec is a key of client caches
-        return hash(json.dumps(self.model_dump(mode="json"), sort_keys=True))
-
-    def key_items(self) -> tuple[tuple[str, Any], ...]:
-        """What decides the mock's answers, for the cache key: every field but the latency; the
-        policy and its params only when it plays one (so the keys of other mocks are unchanged)."""
-        exclude = {"latency_s"} if self.strategy == "policy" else {"latency_s", "policy", "params"}
-        items = self.model_dump(mode="json", exclude=exclude)
-        if self.strategy in ("reciprocate", "random"):
-            # these strategies lean with the persona (providers/mock.py): answers cached before
-            # the lean existed must not replay
-            items["persona_lean"] = 1
-        return tuple(sorted(items.items()))
-
-
-def _known_policy_name(value: str) -> str:
-    from pdbench.strategies import POLICIES  # policies register themselves on import
-
-    if value not in POLICIES:
-        from pdbench.core.errors import unknown_choice
-
-        raise ValueError(unknown_choice("policy", value, POLICIES))
-    return value
-
-
-def _checked_params(policy_name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Each parameter through the policy's model: an unknown name gets "did you mean", a bad
-    value fails under params.<name> (pydantic nests the model's own error). Values are kept as
-    the model reads them (1 -> 1.0 for a probability), only for the names given."""
-    from pdbench.strategies import POLICIES
-    from pdbench.strategies.base import unknown_parameter_message
-
-    policy = POLICIES.get(policy_name)
-    if policy is None:
-        return params  # the policy name itself is wrong (or missing), and says so
-    for name in params:
-        if name not in policy.params_model.model_fields:
-            raise ValueError(unknown_parameter_message(policy, name))
-    validated = policy.params_model.model_validate(params)
-    return validated.model_dump(mode="json", include=set(params))
-
-
-class ProviderSpec(Frozen):
-    """Who answers the prompts: the offline mock or any litellm model."""
-
-    name: Literal["mock", "litellm"] = "mock"
-    model: str = Field("mock", description="litellm model string, e.g. openai/gpt-4o-mini")
-    api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
-    mock: MockBehaviour = MockBehaviour()
-
-    @field_validator("model")
-    @classmethod
-    def _model_named(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("is empty: name the model, e.g. openai/gpt-4o-mini")
-        return value
-
-    timeout_s: float = Field(60.0, gt=0, description="per-call timeout (not part of the cache key)")
-    max_attempts: int = Field(
-        5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
-    )
-
-    @property
-    def deterministic_at_temperature_0(self) -> bool:
-        """Whether the same prompt at temperature 0 is meant as the same answer (a real model),
-        rather than a fresh draw per condition and replicate (the mock simulates sampling)."""
-        return self.name != "mock"
-
 
 # --- agents ------------------------------------------------------------------------------------
 
@@ -242,12 +133,12 @@ class PolicyAgentSpec(AgentSpecBase):
     @field_validator("policy")
     @classmethod
     def _known_policy(cls, value: str) -> str:
-        return _known_policy_name(value)
+        return known_policy_name(value)
 
     @field_validator("params")
     @classmethod
     def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        return _checked_params(info.data.get("policy", ""), params)
+        return checked_params(info.data.get("policy", ""), params)
 
     can_fail_to_answer: ClassVar[bool] = False
 

@@ -7,7 +7,7 @@ typo is an error that names the field, never a silently ignored setting.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import (
     Field,
@@ -15,19 +15,12 @@ from pydantic import (
     model_validator,
 )
 
-from pdbench.config.limits import LimitsSpec, PlannedCondition, check_size
-from pdbench.config.names import name_problem, run_id_problem
-
-if TYPE_CHECKING:
-    pass
 from pdbench.config.agent_spec import (
     DEFAULT_MAX_TOKENS,
     AgentSpec,
     ArenaAgentSpec,
     LLMAgentSpec,
-    MockBehaviour,
     PolicyAgentSpec,
-    ProviderSpec,
 )
 from pdbench.config.frozen import Frozen
 from pdbench.config.game_spec import (
@@ -37,6 +30,9 @@ from pdbench.config.game_spec import (
     HorizonSpec,
     NegotiationSpec,
 )
+from pdbench.config.limits import LimitsSpec, PlannedCondition, check_size
+from pdbench.config.names import name_problem, run_id_problem
+from pdbench.config.provider_spec import MockBehaviour, ProviderSpec
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",

@@ -18,21 +18,11 @@ from pdbench.config.schema import ProviderSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache
+from pdbench.providers.kinds import make_client
 from pdbench.storage.schema import CallCounts
 from pdbench.storage.spend import SpendJournal
 
 CacheMode = Literal["readwrite", "off", "replay"]
-
-
-def make_client(spec: ProviderSpec, *, project_root: Path | None = None) -> ProviderClient:
-    """The client for a provider spec; litellm is imported only when a litellm spec is used."""
-    if spec.name == "mock":
-        from pdbench.providers.mock import MockProvider
-
-        return MockProvider(spec.mock, model=spec.model)
-    from pdbench.providers.litellm import LiteLLMProvider
-
-    return LiteLLMProvider(spec, project_root=project_root)
 
 
 class ProviderGateway:

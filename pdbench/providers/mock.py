@@ -39,7 +39,7 @@ where the persona is rendered (whole words, any case; see `LEANS`):
 
 Which answers flip is a pure function of the request (a hash of its cache key, which holds the
 per-match seed), so a run stays deterministic, and replicates differ as the seed does. The lean's
-version is part of the mock's cache key (`MockBehaviour.key_items`): answers cached by a mock
+version is part of the mock's cache key (`cache_key_options`): answers cached by a mock
 without it are not replayed.
 """
 
@@ -50,8 +50,10 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from pdbench.config.schema import MockBehaviour
+from pdbench.config.schema import MockBehaviour, ProviderSpec
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
@@ -120,6 +122,21 @@ def _uniform(key: str, salt: str) -> float:
     """A number in [0, 1) that is a pure function of (key, salt)."""
     digest = hashlib.sha256(f"{key}\x1f{salt}".encode()).digest()
     return int.from_bytes(digest[:7], "big") / 2**56
+
+
+def client_for(spec: ProviderSpec, *, project_root: Path | None = None) -> MockProvider:
+    """The mock a provider spec describes (the provider kind's client entry point)."""
+    return MockProvider(spec.mock, model=spec.model)
+
+
+def cache_key_options(spec: ProviderSpec) -> tuple[tuple[str, Any], ...]:
+    """What decides the mock's answers besides the request, for the cache key: its behaviour's
+    settings, and a mark that reciprocate and random lean with the persona (answers cached
+    before the lean existed must not replay)."""
+    items = dict(spec.mock.key_items())
+    if spec.mock.strategy in ("reciprocate", "random"):
+        items["persona_lean"] = 1
+    return tuple(sorted(items.items()))
 
 
 class MockProvider:

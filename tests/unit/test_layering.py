@@ -164,3 +164,23 @@ def test_nothing_outside_the_agent_kinds_branches_on_the_kind():
             if _KIND_BRANCH.search(line):
                 found.append(f"pdbench/{relative}:{number}: {line.strip()}")
     assert not found, "branches on the agent kind:\n" + "\n".join(found)
+
+
+# A provider told apart by its name, outside the registry and the providers themselves.
+_PROVIDER_BRANCH = re.compile(r"""\.name\s*[!=]=\s*["'](?:mock|litellm)["']""")
+_PROVIDER_HOMES = ("providers/", "config/provider_spec.py")
+
+
+def test_nothing_outside_the_providers_branches_on_a_provider_name():
+    """A new provider is one client module plus one `register_provider(ProviderKind(...))`
+    (issue 28): the gateway, the LLM agent and the planner ask the kind (offline, deterministic,
+    seeded per match, the options in its cache key) instead of its name."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith(_PROVIDER_HOMES):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if _PROVIDER_BRANCH.search(line):
+                found.append(f"pdbench/{relative}:{number}: {line.strip()}")
+    assert not found, "branches on a provider name:\n" + "\n".join(found)

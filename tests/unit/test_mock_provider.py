@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from pdbench.agents.llm.prompts import PromptBuilder
-from pdbench.config.schema import LLMAgentSpec, MockBehaviour
+from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.actions import C, D
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.core.transcript import PlayedRound, observe
 from pdbench.providers.base import CompletionRequest, ProviderClient, ProviderError
-from pdbench.providers.mock import MockProvider, persona_lean
+from pdbench.providers.mock import MockProvider, cache_key_options, persona_lean
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLIT = GAMES["split_or_steal"]
@@ -262,7 +262,7 @@ def test_scripted_policy_settings_are_checked():
 def test_the_cache_key_holds_the_policy_only_when_it_plays_one():
     plain = MockBehaviour(strategy="random", cooperate_prob=0.3)
     # what the key held before scripted policies existed, so cached answers keep their keys
-    assert plain.key_items() == (
+    assert cache_key_options(ProviderSpec(mock=plain)) == (
         ("cooperate_prob", 0.3),
         ("invalid_rate", 0.0),
         ("persona_lean", 1),  # answers cached before the persona lean existed do not replay
@@ -270,8 +270,9 @@ def test_the_cache_key_holds_the_policy_only_when_it_plays_one():
     )
     grim = MockBehaviour(strategy="policy", policy="grim")
     rand = MockBehaviour(strategy="policy", policy="random", params={"cooperate_prob": 0.3})
-    assert dict(grim.key_items())["policy"] == "grim"
-    assert dict(rand.key_items())["params"] == {"cooperate_prob": 0.3}
+    assert dict(cache_key_options(ProviderSpec(mock=grim)))["policy"] == "grim"
+    assert dict(cache_key_options(ProviderSpec(mock=rand)))["params"] == {"cooperate_prob": 0.3}
+    assert "persona_lean" not in dict(cache_key_options(ProviderSpec(mock=grim)))
     assert len({grim, rand, plain}) == 3  # hashable, as a provider spec must be
 
 

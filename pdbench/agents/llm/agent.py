@@ -27,6 +27,7 @@ from pdbench.core.parse import ParsedAnswer, parse_answer
 from pdbench.core.rng import MOCK_PROVIDER, OPTION_ORDER, derive_seed, make_rng, side_stream
 from pdbench.core.transcript import Observation
 from pdbench.providers.base import Completion, CompletionRequest
+from pdbench.providers.kinds import key_options
 from pdbench.storage.schema import ProviderAttempt
 
 if TYPE_CHECKING:
@@ -64,9 +65,7 @@ class LLMAgent(AgentBase):
         )
         self.seed = self._request_seed()
         # The mock's behaviour decides its answers as a model's weights would: part of the key.
-        self._provider_options: tuple[tuple[str, object], ...] = (
-            spec.provider.mock.key_items() if spec.provider.name == "mock" else ()
-        )
+        self._provider_options: tuple[tuple[str, object], ...] = key_options(spec.provider)
         self._order_seed = derive_seed(
             context.run_seed, context.replicate, side_stream(OPTION_ORDER, context.side)
         )
@@ -87,9 +86,10 @@ class LLMAgent(AgentBase):
             self._owns_gateway = True
 
     def _request_seed(self) -> int | None:
-        """The seed sent with each request: the spec's; for the mock without one, a seed derived
-        for this match and side, so random mock strategies differ between replicates."""
-        if self.spec.seed is not None or self.spec.provider.name != "mock":
+        """The seed sent with each request: the spec's; without one, for a provider seeded per
+        match (the mock), a seed derived for this match and side, so random mock strategies
+        differ between replicates."""
+        if self.spec.seed is not None or not self.spec.provider.kind.seeded_per_match:
             return self.spec.seed
         ctx = self.context
         return derive_seed(ctx.run_seed, ctx.replicate, side_stream(MOCK_PROVIDER, ctx.side))

@@ -1,0 +1,160 @@
+"""Who answers an LLM agent's prompts: the registry of provider kinds, and the provider spec a
+config gives (which kind, which model, where, and the mock's options).
+
+A provider kind is one `register_provider(ProviderKind(...))` below plus the module that implements
+its client (pdbench/providers/); the spec, the gateway and the LLM agent ask the kind, so nothing
+else branches on a provider's name."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from pdbench.config.frozen import Frozen
+from pdbench.config.policy_params import checked_params, known_policy_name
+
+# --- the registry ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProviderKind:
+    """A provider a config may name (`provider.name`), as data, in the manner of inspect_ai's
+    `@modelapi` registry: the module that implements it is imported only when it is used."""
+
+    name: str
+    # "module:attribute" of the client factory: (ProviderSpec, *, project_root) -> ProviderClient
+    client_entry_point: str
+    # Answers with no network and no key (the tests, the README's examples, dry runs).
+    offline: bool
+    # At temperature 0, is the same prompt meant as the same answer (a real model: replicates
+    # replay)? The mock simulates sampling, so its replicates are independent draws.
+    deterministic_at_temperature_0: bool
+    # Without a configured seed, is each match and side sent a seed derived for it (so the
+    # mock's random strategies differ between replicates)? A real provider gets no seed then.
+    seeded_per_match: bool
+    # "module:attribute" of (ProviderSpec) -> the (name, value) pairs besides the request that
+    # decide its answers, for the cache key (the mock's behaviour, as a model's weights would).
+    key_options_entry_point: str | None = None
+
+
+PROVIDER_KINDS: dict[str, ProviderKind] = {}
+
+
+def register_provider(kind: ProviderKind) -> ProviderKind:
+    PROVIDER_KINDS[kind.name] = kind
+    return kind
+
+
+register_provider(
+    ProviderKind(
+        name="mock",
+        client_entry_point="pdbench.providers.mock:client_for",
+        offline=True,
+        deterministic_at_temperature_0=False,
+        seeded_per_match=True,
+        key_options_entry_point="pdbench.providers.mock:cache_key_options",
+    )
+)
+register_provider(
+    ProviderKind(
+        name="litellm",
+        client_entry_point="pdbench.providers.litellm:LiteLLMProvider",
+        offline=False,
+        deterministic_at_temperature_0=True,
+        seeded_per_match=False,
+    )
+)
+
+
+# --- the mock's options ---------------------------------------------------------------------------------
+
+
+class MockBehaviour(Frozen):
+    """How the offline mock model answers (deterministic from the seed and the prompt).
+
+    With `strategy: policy` it answers as the registered `policy` would (a scripted model): it
+    reads the rules and the history from the prompt it receives, replays that history through
+    the policy and answers the policy's move in the requested format."""
+
+    strategy: Literal["cooperate", "defect", "reciprocate", "random", "policy"] = "reciprocate"
+    cooperate_prob: float = Field(0.5, ge=0, le=1, description="P(C) for strategy=random")
+    invalid_rate: float = Field(0.0, ge=0, le=1, description="share of answers that are garbage")
+    latency_s: float = Field(0.0, ge=0, description="simulated seconds per call (benchmarks)")
+    policy: str | None = Field(
+        None, description="strategy=policy: the registered policy it plays, e.g. grim, random"
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="strategy=policy: that policy's parameters"
+    )
+
+    @field_validator("policy")
+    @classmethod
+    def _known_policy(cls, value: str | None) -> str | None:
+        return None if value is None else known_policy_name(value)
+
+    @field_validator("params")
+    @classmethod
+    def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        return checked_params(info.data.get("policy") or "", params)
+
+    @model_validator(mode="after")
+    def _policy_with_its_strategy(self) -> MockBehaviour:
+        if self.strategy == "policy" and self.policy is None:
+            raise ValueError("strategy: policy needs the policy to play, e.g. policy: grim")
+        if self.strategy != "policy" and (self.policy is not None or self.params):
+            raise ValueError(
+                f"policy and params apply only with strategy: policy (strategy is {self.strategy})"
+            )
+        return self
+
+    def __hash__(self) -> int:  # params is a dict; a provider spec is a key of client caches
+        return hash(json.dumps(self.model_dump(mode="json"), sort_keys=True))
+
+    def key_items(self) -> tuple[tuple[str, Any], ...]:
+        """What decides the mock's answers besides the request: every field but the latency; the
+        policy and its params only when it plays one (so the keys of other mocks are unchanged).
+        The mock itself may add to it (pdbench.providers.mock.cache_key_options)."""
+        exclude = {"latency_s"} if self.strategy == "policy" else {"latency_s", "policy", "params"}
+        return tuple(sorted(self.model_dump(mode="json", exclude=exclude).items()))
+
+
+class ProviderSpec(Frozen):
+    """Who answers the prompts: a registered provider kind (the offline mock, or any litellm
+    model) and its settings."""
+
+    name: str = Field("mock", description="a registered provider: mock or litellm")
+    model: str = Field("mock", description="litellm model string, e.g. openai/gpt-4o-mini")
+    api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
+    mock: MockBehaviour = MockBehaviour()
+
+    @field_validator("name")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        if value not in PROVIDER_KINDS:
+            from pdbench.core.errors import unknown_choice
+
+            raise ValueError(unknown_choice("provider", value, PROVIDER_KINDS))
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _model_named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("is empty: name the model, e.g. openai/gpt-4o-mini")
+        return value
+
+    timeout_s: float = Field(60.0, gt=0, description="per-call timeout (not part of the cache key)")
+    max_attempts: int = Field(
+        5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
+    )
+
+    @property
+    def kind(self) -> ProviderKind:
+        return PROVIDER_KINDS[self.name]
+
+    @property
+    def deterministic_at_temperature_0(self) -> bool:
+        return self.kind.deterministic_at_temperature_0
