@@ -35,7 +35,7 @@ from pdbench.runners.records import (
     stored_aborted_attempts,
     timestamp_utc,
 )
-from pdbench.runners.run_manifest import RunManifests
+from pdbench.runners.run_manifest import ManifestWriter
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch, RunStore
@@ -292,7 +292,7 @@ def _run(
     # The journal holds what every attempt of this run (or job of the sweep) paid: the budget is
     # for all of it, and the manifest's spend is read from it.
     gateway = make_gateway(loaded, pending, cache_mode, journal, warn)
-    run_manifest = RunManifests(
+    run_manifest = ManifestWriter(
         loaded,
         plan,
         store,

@@ -20,7 +20,7 @@ from pdbench.storage.spend import SpendJournal
 MANIFEST_EVERY_S = 2.0
 
 
-class RunManifests:
+class ManifestWriter:
     """Writes the run's manifest. What cannot change while the run plays (the config, the
     conditions, every match's seeds) is built once: a run saves its manifest several times, and
     rebuilding 3,600 seed records each time was a tenth of a round robin's time."""

@@ -236,8 +236,12 @@ class ConversationMessage:
 
 @dataclass(frozen=True, slots=True)
 class SideDecision:
-    """How an LLM or arena agent reached its action in one round. Policies have none: they cannot
-    produce invalid answers, fallbacks or timeouts, so their rounds carry no such markers."""
+    """How an LLM or arena agent reached its action in one round, as stored: the agents'
+    `Decision` (pdbench.agents.base) less the action, which the record holds in its own column.
+    It is a type of its own because storage imports nothing from agents (the layering rule:
+    readers of rounds.jsonl need no agent code); runners/records.py turns one into the other.
+    Policies have none: they cannot produce invalid answers, fallbacks or timeouts, so their
+    rounds carry no such markers."""
 
     invalid_outputs: int
     fallback: bool
