@@ -14,12 +14,11 @@ import numpy as np
 import orjson
 
 from pdbench.config.schema import AgentSpec
-from pdbench.core.actions import Action
-from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.schema import PER_ROUND_FIELDS
-from pdbench.strategies import LastRounds, Policy
+from pdbench.strategies import Policy
+from pdbench.strategies.play import play_arrays
 
 
 @dataclass(frozen=True)
@@ -47,64 +46,42 @@ def _policy(spec: AgentSpec, planned: PlannedMatch, side: str) -> Policy:
     return policy
 
 
-def payoff_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
-    """Each side's payoff as table[a_defects, b_defects] (asymmetric games included)."""
-    moves = (Action.C, Action.D)
-    pairs = [[game.payoffs.payoffs(a, b) for b in moves] for a in moves]
-    table = np.array(pairs)  # [a_defects, b_defects, side]
-    return table[:, :, 0], table[:, :, 1]
-
-
-def _tremble_draws(seeds: list[int], noise: float, longest: int) -> np.ndarray | None:
+def _tremble_draws(seeds: list[int], noise: float, longest: int) -> np.ndarray:
     """Per match (row) and round, whether the trembling hand flips the move: the loop's draws
-    (one uniform per round from the side's noise stream); None without noise."""
-    if noise <= 0:
-        return None
+    (one uniform per round from the side's noise stream)."""
     return np.stack([make_rng(seed).random(longest) for seed in seeds]) < noise
 
 
 def play_batch(matches: list[PlannedMatch]) -> list[MatchArrays]:
     """Play matches of one policy-only condition together; each stops at its own length."""
     condition = matches[0].condition
-    game = matches[0].game
     longest = max(m.n_rounds for m in matches)
-    agent_a = _policy(condition.agent_a, matches[0], "a")
-    agent_b = _policy(condition.agent_b, matches[0], "b")
-    agent_a.reset_batch([m.seed_a for m in matches], longest)
-    agent_b.reset_batch([m.seed_b for m in matches], longest)
     noise = matches[0].noise
-    flips_a = _tremble_draws([m.noise_seed_a for m in matches], noise, longest)
-    flips_b = _tremble_draws([m.noise_seed_b for m in matches], noise, longest)
-
-    table_a, table_b = payoff_tables(game)
-    size = len(matches)
-    coop_a = np.empty((size, longest), dtype=bool)
-    coop_b = np.empty((size, longest), dtype=bool)
-    intended_a = np.empty((size, longest), dtype=bool)
-    intended_b = np.empty((size, longest), dtype=bool)
-    pay_a = np.empty((size, longest))
-    pay_b = np.empty((size, longest))
-    last_a = last_b = None
-    for t in range(longest):
-        a = agent_a.act_batch(t + 1, last_a)
-        b = agent_b.act_batch(t + 1, last_b)
-        intended_a[:, t], intended_b[:, t] = a, b
-        if flips_a is not None and flips_b is not None:  # played: the intended move, trembled
-            a, b = a ^ flips_a[:, t], b ^ flips_b[:, t]
-        coop_a[:, t], coop_b[:, t] = a, b
-        pay_a[:, t] = table_a[(~a).astype(np.intp), (~b).astype(np.intp)]
-        pay_b[:, t] = table_b[(~a).astype(np.intp), (~b).astype(np.intp)]
-        last_a = LastRounds(own_coop=a, opponent_coop=b, own_payoff=pay_a[:, t])
-        last_b = LastRounds(own_coop=b, opponent_coop=a, own_payoff=pay_b[:, t])
-    noisy = flips_a is not None
+    flips = (
+        (
+            _tremble_draws([m.noise_seed_a for m in matches], noise, longest),
+            _tremble_draws([m.noise_seed_b for m in matches], noise, longest),
+        )
+        if noise > 0
+        else None
+    )
+    played = play_arrays(
+        _policy(condition.agent_a, matches[0], "a"),
+        _policy(condition.agent_b, matches[0], "b"),
+        matches[0].game,
+        longest,
+        seeds_a=[m.seed_a for m in matches],
+        seeds_b=[m.seed_b for m in matches],
+        flips=flips,
+    )
     return [
         MatchArrays(
-            coop_a[i, : m.n_rounds],
-            coop_b[i, : m.n_rounds],
-            pay_a[i, : m.n_rounds],
-            pay_b[i, : m.n_rounds],
-            intended_a[i, : m.n_rounds] if noisy else None,
-            intended_b[i, : m.n_rounds] if noisy else None,
+            played.coop_a[i, : m.n_rounds],
+            played.coop_b[i, : m.n_rounds],
+            played.payoff_a[i, : m.n_rounds],
+            played.payoff_b[i, : m.n_rounds],
+            None if played.intended_a is None else played.intended_a[i, : m.n_rounds],
+            None if played.intended_b is None else played.intended_b[i, : m.n_rounds],
         )
         for i, m in enumerate(matches)
     ]

@@ -1,8 +1,10 @@
-"""Two policies playing each other, without the runner: the loop form (one `act` per round, from
-the observation the runner would give) and the batch form (many matches at once with numpy).
+"""Two policies playing each other: the loop form (one `act` per round, from the observation the
+runner would give) and the batch form (many matches at once with numpy).
 
-The conformance checker and the tests compare the two; the runner has its own, richer versions
-(pdbench.runners.match and pdbench.runners.batch) that also write records.
+The batch core, `play_arrays`, is the one the runner's fast path plays too
+(pdbench.runners.batch adds only its own: the trembling hand's draws and the records); the
+conformance checker compares the loop with the batch form. The runner's loop
+(pdbench.runners.match) is the general one, for agents that wait on providers and talk.
 """
 
 from __future__ import annotations
@@ -70,6 +72,67 @@ def _observe(transcript: Transcript, side: str, policy: Policy) -> Observation:
     )
 
 
+@dataclass(frozen=True)
+class BatchArrays:
+    """Many matches played to the same length, as arrays [match, round] (True = C): the moves
+    played, each side's payoff and, with trembles, the moves intended."""
+
+    coop_a: np.ndarray
+    coop_b: np.ndarray
+    payoff_a: np.ndarray
+    payoff_b: np.ndarray
+    intended_a: np.ndarray | None = None
+    intended_b: np.ndarray | None = None
+
+
+def payoff_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """Each side's payoff as table[a_defects, b_defects] (asymmetric games included)."""
+    moves = (Action.C, Action.D)
+    table = np.array([[game.payoffs.payoffs(a, b) for b in moves] for a in moves])
+    return table[:, :, 0], table[:, :, 1]
+
+
+def play_arrays(
+    policy_a: Policy,
+    policy_b: Policy,
+    game: Game,
+    longest: int,
+    *,
+    seeds_a: Sequence[int],
+    seeds_b: Sequence[int],
+    flips: tuple[np.ndarray, np.ndarray] | None = None,
+) -> BatchArrays:
+    """len(seeds_a) matches at once with the policies' batch forms, each `longest` rounds long.
+
+    `flips` (with noise only) says per match and round whether each side's trembling hand flips
+    its intended move: the flipped move is the one played, scored and shown to both policies
+    afterwards, as in the match loop."""
+    size = len(seeds_a)
+    policy_a.reset_batch(seeds_a, longest)
+    policy_b.reset_batch(seeds_b, longest)
+    table_a, table_b = payoff_tables(game)
+    coop_a = np.empty((size, longest), dtype=bool)
+    coop_b = np.empty((size, longest), dtype=bool)
+    intended_a = np.empty((size, longest), dtype=bool) if flips is not None else None
+    intended_b = np.empty((size, longest), dtype=bool) if flips is not None else None
+    pay_a = np.empty((size, longest))
+    pay_b = np.empty((size, longest))
+    last_a = last_b = None
+    for t in range(longest):
+        a = _batch_moves(policy_a.act_batch(t + 1, last_a), size, t + 1)
+        b = _batch_moves(policy_b.act_batch(t + 1, last_b), size, t + 1)
+        if flips is not None and intended_a is not None and intended_b is not None:
+            intended_a[:, t], intended_b[:, t] = a, b
+            a, b = a ^ flips[0][:, t], b ^ flips[1][:, t]
+        coop_a[:, t], coop_b[:, t] = a, b
+        defects_a, defects_b = (~a).astype(np.intp), (~b).astype(np.intp)
+        pay_a[:, t] = table_a[defects_a, defects_b]
+        pay_b[:, t] = table_b[defects_a, defects_b]
+        last_a = LastRounds(own_coop=a, opponent_coop=b, own_payoff=pay_a[:, t])
+        last_b = LastRounds(own_coop=b, opponent_coop=a, own_payoff=pay_b[:, t])
+    return BatchArrays(coop_a, coop_b, pay_a, pay_b, intended_a, intended_b)
+
+
 def play_batch(
     policy_a: Policy,
     policy_b: Policy,
@@ -81,25 +144,9 @@ def play_batch(
 ) -> list[Moves]:
     """len(lengths) matches at once with the policies' batch forms; match i has lengths[i] rounds
     and seeds (seeds_a[i], seeds_b[i]). Every match is played to the longest length and cut."""
-    longest = max(lengths)
-    policy_a.reset_batch(seeds_a, longest)
-    policy_b.reset_batch(seeds_b, longest)
-    # payoff_table[a_defects, b_defects], each side's own payoff (asymmetric games included)
-    moves = (Action.C, Action.D)
-    table = np.array([[game.payoffs.payoffs(a, b) for b in moves] for a in moves])
-    table_a, table_b = table[:, :, 0], table[:, :, 1]
-    coop_a = np.empty((len(lengths), longest), dtype=bool)
-    coop_b = np.empty((len(lengths), longest), dtype=bool)
-    last_a = last_b = None
-    for t in range(longest):
-        a = _batch_moves(policy_a.act_batch(t + 1, last_a), len(lengths), t + 1)
-        b = _batch_moves(policy_b.act_batch(t + 1, last_b), len(lengths), t + 1)
-        coop_a[:, t], coop_b[:, t] = a, b
-        defects_a, defects_b = (~a).astype(np.intp), (~b).astype(np.intp)
-        last_a = LastRounds(a, b, table_a[defects_a, defects_b])
-        last_b = LastRounds(b, a, table_b[defects_a, defects_b])
+    played = play_arrays(policy_a, policy_b, game, max(lengths), seeds_a=seeds_a, seeds_b=seeds_b)
     return [
-        Moves(_actions(coop_a[i, :length]), _actions(coop_b[i, :length]))
+        Moves(_actions(played.coop_a[i, :length]), _actions(played.coop_b[i, :length]))
         for i, length in enumerate(lengths)
     ]
 
