@@ -13,7 +13,7 @@ One long table; the `table` column says what a row is, and each table fills its 
 | fingerprint | agent x outcome (CC, CD, DC, DD, first) | p_c, ci_low, ci_high (Wilson), cooperations, occasions |
 | sfem | agent x candidate strategy | weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, n_bootstrap, seed |
 | profile | agent x dimension | mean, std, n, ci_low, ci_high (Student t over matches) |
-| comparison | pair of conditions | metric, family, test, paired, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, p_value, p_exact, p_holm, replicates_for_half_width |
+| comparison | pair of conditions | metric, family, test, paired, shared_streams, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, interval (t on paired differences, or Welch t), df, p_value, p_exact, p_floor (smallest attainable p), p_holm, zero_variance, replicates_for_half_width, note |
 | replicates_needed | condition | metric, n, mean, std, half_width, replicates_for_half_width |
 
 An agent is one side of one condition (`scope` "condition", `side` a or b, `agent` its display
@@ -103,9 +103,14 @@ COLUMNS: dict[str, str] = {
     "n": "Int64",
     "ci_low": "float64",
     "ci_high": "float64",
+    "interval": "string",
+    "df": "float64",
     "p_value": "float64",
     "p_exact": "boolean",
+    "p_floor": "float64",
     "p_holm": "float64",
+    "zero_variance": "boolean",
+    "shared_streams": "boolean",
     "half_width": "float64",
     "replicates_for_half_width": "Int64",
     "note": "string",
@@ -118,7 +123,7 @@ class AnalysisOptions:
     reference: str | None = None  # a condition, or with `factor` a level of it
     factor: str | None = None
     candidates: tuple[str, ...] | None = None  # None: prescriptions.DEFAULT_CANDIDATES (registered)
-    n_bootstrap: int = 500  # SFEM resamples of matches; comparison CI resamples
+    n_bootstrap: int = 500  # SFEM resamples of matches
     n_permutations: int = 10_000
     seed: int = 0
     half_width: float = 0.05
@@ -247,7 +252,6 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         family,
         metric_column=options.metric,
         n_permutations=options.n_permutations,
-        n_bootstrap=options.n_bootstrap,
         confidence=options.confidence,
         half_width=options.half_width,
         seed=options.seed,

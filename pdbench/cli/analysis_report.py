@@ -139,13 +139,21 @@ def comparison_table(table: pd.DataFrame) -> Table:
     notes = [f"{len(rows) - COMPARISONS_SHOWN} more comparisons are in analysis.parquet"] * (
         len(rows) > COMPARISONS_SHOWN
     ) + [f"not compared: {note}" for note in skipped]
+    notes += [
+        f"{row['condition_a']} vs {row['condition_b']}: {row['note']}"
+        for row in rows[:COMPARISONS_SHOWN]
+        if row["note"] and row["test"] != "not compared"
+    ]
     result = Table(
-        title=f"{metric}: B − A, {family} (95% bootstrap CI; permutation p, Holm-corrected)",
+        title=f"{metric}: B − A, {family} (95% CI: t on paired differences, Welch t unpaired; "
+        "permutation p, Holm-corrected)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="paired: same seeds per replicate (common random numbers), sign-flip test; "
+        caption="paired: same seeds per replicate (common random numbers: the replicates of the "
+        "two conditions share random streams), sign-flip test on the differences; unpaired: "
+        "label permutation, assumes independent replicates; "
         f"reps ±{half}: replicates per condition for a CI of that half-width"
-        + "".join(f". {note}" for note in notes),
+        + "".join(f". {escape(str(note))}" for note in notes),
         caption_justify="left",
     )
     for header in ("A", "B", "test", "n", "mean A", "mean B", "B − A", "95% CI", "p", "p Holm"):

@@ -62,7 +62,7 @@ def analyze(
         ),
     ] = None,
     bootstrap: Annotated[
-        int, typer.Option(help="Bootstrap resamples (SFEM standard errors, comparison CIs).")
+        int, typer.Option(help="Bootstrap resamples (SFEM standard errors).")
     ] = 500,
     permutations: Annotated[int, typer.Option(help="Permutations per comparison test.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of every resample and permutation.")] = 0,
