@@ -11,7 +11,7 @@ One long table; the `table` column says what a row is, and each table fills its 
 |---|---|---|
 | matches | condition | matches_used, matches_left_out, note (why they were left out) |
 | fingerprint | agent x outcome (CC, CD, DC, DD, first) | p_c, ci_low, ci_high (Wilson), cooperations, occasions |
-| sfem | agent x candidate strategy | weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, n_bootstrap, seed |
+| sfem | agent x candidate strategy | weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, gradient_norm (projected, at the estimate), n_bootstrap, seed |
 | profile | agent x dimension | mean, std, n, ci_low, ci_high (Student t over matches) |
 | comparison | pair of conditions | metric, family, test, paired, shared_streams, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, interval (t on paired differences, or Welch t), df, p_value, p_exact, p_floor (smallest attainable p), p_holm, zero_variance, replicates_for_half_width, note |
 | replicates_needed | condition | metric, n, mean, std, half_width, replicates_for_half_width |
@@ -82,6 +82,7 @@ COLUMNS: dict[str, str] = {
     "beta_se": "float64",
     "log_likelihood": "float64",
     "converged": "boolean",
+    "gradient_norm": "float64",
     "n_bootstrap": "Int64",
     "bootstrap_unconverged": "Int64",
     "seed": "Int64",
@@ -168,6 +169,7 @@ def sfem_rows(agent: AgentBatch, result: SfemResult) -> list[dict[str, object]]:
         "beta_se": result.beta_se,
         "log_likelihood": result.log_likelihood,
         "converged": result.converged,
+        "gradient_norm": result.gradient_norm,
         "n_bootstrap": result.n_bootstrap,
         "bootstrap_unconverged": result.bootstrap_unconverged,
         "seed": result.seed,
