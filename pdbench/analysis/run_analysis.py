@@ -11,8 +11,8 @@ One long table; the `table` column says what a row is, and each table fills its 
 |---|---|---|
 | matches | condition | matches_used, matches_left_out, note (why they were left out) |
 | fingerprint | agent x outcome (CC, CD, DC, DD, first) | p_c, ci_low, ci_high (Wilson), cooperations, occasions |
-| sfem | agent x candidate strategy | weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, gradient_norm (projected, at the estimate), n_bootstrap, seed |
-| profile | agent x dimension | mean, std, n, ci_low, ci_high (Student t over matches) |
+| sfem | agent x candidate strategy | estimator ("pooled Dal Bo-Frechette", or with `--sfem fontana` "fontana per-match"), weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, gradient_norm (projected, at the estimate), n_bootstrap, seed |
+| profile | agent x dimension | estimator ("undefined left out", or with `--profile fontana` "fontana undefined as 0"), mean, std, n, ci_low, ci_high (Student t over matches) |
 | comparison | pair of conditions | metric, family, test, paired, shared_streams, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, interval (t on paired differences, or Welch t), df, p_value, p_exact, p_floor (smallest attainable p), p_holm, zero_variance, replicates_for_half_width, note |
 | replicates_needed | condition | metric, n, mean, std, half_width, replicates_for_half_width |
 
@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pdbench.analysis.fingerprints import OUTCOMES, memory_one_fingerprint
@@ -37,7 +38,9 @@ from pdbench.analysis.run_comparisons import (
     metric_samples,
     replicates_needed_rows,
 )
-from pdbench.analysis.sfem import SfemResult, estimate_strategies
+from pdbench.analysis.sfem import POOLED_ESTIMATOR, SfemResult, estimate_strategies
+from pdbench.analysis.sfem_fontana import ESTIMATOR as FONTANA_ESTIMATOR
+from pdbench.analysis.sfem_fontana import FontanaResult, estimate_per_match
 from pdbench.analysis.stored import (
     AgentBatch,
     StoredPlay,
@@ -68,6 +71,7 @@ COLUMNS: dict[str, str] = {
     "p_c": "float64",
     "cooperations": "Int64",
     "occasions": "Int64",
+    "estimator": "string",
     "strategy": "string",
     "weight": "float64",
     "weight_se": "float64",
@@ -129,6 +133,8 @@ class AnalysisOptions:
     seed: int = 0
     half_width: float = 0.05
     confidence: float = 0.95
+    sfem: str = "pooled"  # or "fontana": Fontana et al.'s per-match estimate (sfem_fontana)
+    profile: str = "pdbench"  # or "fontana": undefined dimensions scored 0, as their code does
 
 
 def _who(agent: AgentBatch) -> dict[str, object]:
@@ -179,6 +185,7 @@ def sfem_rows(agent: AgentBatch, result: SfemResult) -> list[dict[str, object]]:
         {
             "table": "sfem",
             **_who(agent),
+            "estimator": POOLED_ESTIMATOR,
             **row,
             "nearest": row["strategy"] == nearest,
             "indistinguishable": groups.get(str(row["strategy"])),
@@ -188,10 +195,38 @@ def sfem_rows(agent: AgentBatch, result: SfemResult) -> list[dict[str, object]]:
     ]
 
 
-def profile_rows(agent: AgentBatch, confidence: float) -> list[dict[str, object]]:
-    summary = behavioural_profile(agent.batch, confidence).summary
+def fontana_sfem_rows(agent: AgentBatch, result: FontanaResult) -> list[dict[str, object]]:
+    """Fontana et al.'s per-match estimate: weight (mean of per-match weights) and its standard
+    error over matches; `nearest` is the largest weight (the first on ties)."""
+    nearest = int(np.argmax(result.weights))
     return [
-        {"table": "profile", **_who(agent), "dimension": name, **summary[name]}
+        {
+            "table": "sfem",
+            **_who(agent),
+            "estimator": FONTANA_ESTIMATOR,
+            "strategy": name,
+            "weight": float(result.weights[k]),
+            "weight_se": float(result.weights_se[k]),
+            "nearest": k == nearest,
+            "beta": result.beta,
+            "tremble": 1.0 - result.beta,
+        }
+        for k, name in enumerate(result.candidates)
+    ]
+
+
+def profile_rows(
+    agent: AgentBatch, confidence: float, undefined_as_zero: bool = False
+) -> list[dict[str, object]]:
+    profile = behavioural_profile(agent.batch, confidence, undefined_as_zero=undefined_as_zero)
+    return [
+        {
+            "table": "profile",
+            **_who(agent),
+            "estimator": profile.estimator,
+            "dimension": name,
+            **profile.summary[name],
+        }
         for name in DIMENSIONS
     ]
 
@@ -232,6 +267,11 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         rows += fingerprint_rows(agent, options.confidence)
     for agent in agents:
         game = _game_of(agent, play, games)
+        if options.sfem == "fontana":
+            rows += fontana_sfem_rows(
+                agent, estimate_per_match(agent.batch, game, options.candidates)
+            )
+            continue
         result = estimate_strategies(
             agent.batch,
             game,
@@ -242,7 +282,7 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         )
         rows += sfem_rows(agent, result)
     for agent in agents:
-        rows += profile_rows(agent, options.confidence)
+        rows += profile_rows(agent, options.confidence, options.profile == "fontana")
     replicates = replicate_metrics(play)
     samples = metric_samples(play, replicates, options.metric)
     family = choose_family(

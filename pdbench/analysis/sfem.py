@@ -1,6 +1,8 @@
 """Strategy frequency estimation (SFEM): which deterministic strategies explain an agent's moves.
 
-The model (Dal Bo and Frechette 2011, AER; Romero and Rosokha 2018; used by Fontana et al. 2025):
+The model (Dal Bo and Frechette 2011, AER; Romero and Rosokha 2018), pooled over the agent's matches;
+Fontana et al. 2025's published code fits each match alone instead (pdbench.analysis.sfem_fontana,
+`pdbench analyze --sfem fontana`):
 each match is played by one strategy k from a candidate set, drawn with probability phi_k. Strategy
 k prescribes a move in every round as a function of the observed history so far (both players'
 actual moves and the agent's actual payoffs); the agent plays the prescribed move with probability
@@ -45,6 +47,7 @@ from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 
+POOLED_ESTIMATOR = "pooled Dal Bo-Frechette"  # the `estimator` of its rows in analysis.parquet
 BETA_STARTS = (0.6, 0.8, 0.95)
 # Bootstrap fits run in chunks so that chunk x distinct matches x candidates stays this small.
 _CHUNK_ELEMENTS = 2_000_000

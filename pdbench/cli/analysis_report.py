@@ -82,11 +82,16 @@ def _nearest(rows: list[Row]) -> tuple[str, str, str]:
     return str(group), _fmt(summed), tremble
 
 
+def _estimator(table: pd.DataFrame, name: str) -> str:
+    rows = _records(table, name)
+    return str(rows[0]["estimator"]) if rows else "-"
+
+
 def strategy_table(table: pd.DataFrame) -> Table:
     """Per agent: its fingerprint and the SFEM nearest strategy, its weight and the tremble."""
     fingerprints = _by_agent(table, "fingerprint")
     result = Table(
-        title="Which strategy each agent plays",
+        title=f"Which strategy each agent plays (SFEM, {_estimator(table, 'sfem')})",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         caption="P(C|xy): share of C after the agent played x and its opponent y; r1: P(C) in "
@@ -115,7 +120,8 @@ def strategy_table(table: pd.DataFrame) -> Table:
 
 def profile_table(table: pd.DataFrame) -> Table:
     result = Table(
-        title="Behavioural profile (mean over matches; - where never defined)",
+        title="Behavioural profile (mean over matches; - where never defined; "
+        f"{_estimator(table, 'profile')})",
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
