@@ -231,6 +231,31 @@ def profile_rows(
     ]
 
 
+def shared_stream_note(play: StoredPlay, agent: AgentBatch) -> str | None:
+    """For a tournament player pooled over its matches: a warning when matches from different
+    conditions ran with the same seeds (common random numbers), so that they are not independent
+    although the pooled Wilson intervals and bootstrap standard errors treat them as such."""
+    pairs = play.players()
+    if agent.condition is not None or pairs is None:
+        return None
+    conditions = [name for name, seats in pairs.items() if agent.agent in seats]
+    sharing = [
+        (a, b)
+        for i, a in enumerate(conditions)
+        for b in conditions[i + 1 :]
+        if play.shares_seeds(a, b)
+    ]
+    if not sharing:
+        return None
+    return (
+        f"pools {len(conditions)} conditions whose replicates share random streams (common random "
+        "numbers, e.g. "
+        f"{sharing[0][0]} and {sharing[0][1]}): its matches are not independent, so its intervals "
+        "and standard errors, which assume they are, are too narrow; use the per-condition rows "
+        "for inference"
+    )
+
+
 def coverage_rows(play: StoredPlay) -> list[dict[str, object]]:
     rows = []
     names = play.conditions + sorted(
@@ -308,6 +333,12 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         half_width=options.half_width,
         confidence=options.confidence,
     )
+    notes = {
+        agent.agent: shared_stream_note(play, agent) for agent in agents if agent.condition is None
+    }
+    for row in rows:
+        if row.get("scope") == "player" and notes.get(str(row["agent"])):
+            row["note"] = notes[str(row["agent"])]
     return as_table(rows)
 
 

@@ -43,6 +43,13 @@ def print_report(table: pd.DataFrame, run_id: str, path: Path) -> None:
             )
     counts = ", ".join(f"{name} {n}" for name, n in table["table"].value_counts(sort=False).items())
     typer.echo(f"wrote {shown_path(path)} ({len(table)} rows: {counts})")
+    pooled = {
+        row["agent"]: row["note"]
+        for row in _records(table, "fingerprint")
+        if row["scope"] == "player" and row["note"]
+    }
+    for player, note in pooled.items():
+        typer.echo(f"warning: {player} (all its matches) {note}")
     print_table(strategy_table(table))
     print_table(profile_table(table))
     print_table(comparison_table(table))

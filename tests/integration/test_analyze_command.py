@@ -261,3 +261,26 @@ def test_identical_conditions_under_common_random_numbers_are_reported_as_such(
     assert row["interval"] == "t on paired differences"
     assert "zero variance" in row["note"] and "common random numbers" in row["note"]
     assert "zero variance" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_tournament_player_pooled_over_shared_streams_is_warned_about(
+    tmp_path, monkeypatch, capsys
+):
+    run_dir = play(
+        tmp_path,
+        "  replicates: 4\n"
+        "game: {id: pd}\n"
+        "horizon: {type: fixed, rounds: 15}\n"
+        "tournament:\n"
+        "  agents: [tft, gtft, random]\n"
+        "  self_play: false\n",
+        name="pooled",
+    )
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "10") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for name in ("fingerprint", "sfem", "profile"):
+        rows = analysis(run_dir, name)
+        pooled = rows[rows["scope"] == "player"]
+        assert len(pooled) and pooled["note"].str.contains("share random streams").all(), name
+        assert rows[rows["scope"] == "condition"]["note"].isna().all() if "note" in rows else True
+    assert "warning: gtft (all its matches) pools 2 conditions" in out
