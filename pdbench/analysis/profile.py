@@ -29,8 +29,8 @@ Two estimators (the `estimator` field of every profile row says which):
 - "undefined left out" (pdbench's default): a match where a dimension has no occasion is left out
   of that dimension's mean.
 - "fontana undefined as 0" (`pdbench analyze --profile fontana`): as the authors' code does, such a
-  match scores 0 and every match counts, so their published numbers compare one for one (ALLD's
-  retaliation against RANDOM: 0.833 with theirs where every match with an occasion gives 0.979).
+  match scores 0 and every match counts, so their published numbers compare one for one (an audit
+  found an ALLD retaliation of 0.833 scored their way where pdbench's way gave 0.979).
 """
 
 from __future__ import annotations

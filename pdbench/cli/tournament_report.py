@@ -146,7 +146,7 @@ def moran_table(rows: list[dict[str, Any]], players: tuple[str, ...]) -> Table:
     )
     result.add_column("mutant \\ resident")
     for player in players:
-        result.add_column(escape(player), justify="right")
+        result.add_column(escape(player), justify="right", min_width=12)  # 0.000/0.000+
     cell = {(row["mutant"], row["resident"]): row for row in rows}
     for mutant in players:
         values = []
