@@ -136,6 +136,12 @@ class AnalysisOptions:
     sfem: str = "pooled"  # or "fontana": Fontana et al.'s per-match estimate (sfem_fontana)
     profile: str = "pdbench"  # or "fontana": undefined dimensions scored 0, as their code does
 
+    def __post_init__(self) -> None:
+        if self.sfem not in ("pooled", "fontana"):
+            raise ValueError(f'sfem must be "pooled" or "fontana", got {self.sfem!r}')
+        if self.profile not in ("pdbench", "fontana"):
+            raise ValueError(f'profile must be "pdbench" or "fontana", got {self.profile!r}')
+
 
 def _who(agent: AgentBatch) -> dict[str, object]:
     return {
