@@ -1,7 +1,8 @@
-"""Fontana et al.'s variant: per-match fits with RANDOM among the candidates, weights averaged,
-and undefined profile dimensions scored 0. A recorded fixture (tests/fixtures/fontana_sfem) holds
-matches and the weights their per-match procedure gives; this test recomputes them with a plain
-loop reimplementation and holds pdbench's `--sfem fontana` / `--profile fontana` to them."""
+"""Fontana et al.'s variant: each match fitted alone with RANDOM among the candidates, one vote
+per match for the best fit (shared on ties), and undefined profile dimensions scored 0. A recorded
+fixture (tests/fixtures/fontana_sfem) holds matches and the scores their per-match procedure
+gives; this test recomputes them with a plain loop reimplementation and holds pdbench's
+`--sfem fontana` / `--profile fontana` to them."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def _rule_moves(rule: str, own: str, opponent: str) -> str:
 
 def _their_weights(matches, candidates) -> list[float]:
     """Per match: each candidate's best likelihood (beta = share of agreeing rounds, at least
-    1/2), RANDOM's (1/2)^n; weight 1 shared by the best; then the mean over matches."""
+    1/2), RANDOM's (1/2)^n; the match's vote to the best (shared on ties); then the share of
+    matches each candidate wins."""
     totals = [0.0] * len(candidates)
     for match in matches:
         own, opponent = match["own"], match["opponent"]
