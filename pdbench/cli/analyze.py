@@ -73,8 +73,8 @@ def analyze(
         str,
         typer.Option(
             help="Strategy estimator: pooled (Dal Bo-Frechette maximum likelihood over all of an "
-            "agent's matches) or fontana (Fontana et al.'s code: each match fitted alone, RANDOM "
-            "among the candidates, weights averaged)."
+            "agent's matches) or fontana (Fontana et al.'s code: each match fitted alone, one vote "
+            "per match for the best fit, RANDOM among the candidates)."
         ),
     ] = "pooled",
     profile: Annotated[
