@@ -18,7 +18,10 @@ vectorised with numpy.
   all N (possibly its parent). If every individual has fitness 0 the parent is chosen uniformly.
   Without mutation a run ends when one type is fixed; fixation probabilities come with Wilson
   intervals over the runs. `moran_fixation_probability` gives the exact two-type value
-  (Nowak 2006, eq. 6.13 with frequency-dependent fitness, Taylor et al. 2004).
+  (Nowak 2006, eq. 6.13 with frequency-dependent fitness, Taylor et al. 2004), and
+  `selection_against_neutral` says from it whether selection favours the mutant (exact above 1/N),
+  opposes it (below) or is neutral: where the exact value exists, it decides, not the simulation's
+  interval (which excludes 1/N by chance in about 5 % of neutral pairs).
 - Payne and Alloui-Cros' generations (arXiv 2507.02618, their code evolutionary_PD_expanded.py,
   `evolve_population`): every generation the whole population plays a round robin (each individual
   against every other one) and each type's fitness is its average score per move, here the mean of
@@ -234,6 +237,15 @@ def moran_fixation_probability(
     with np.errstate(divide="ignore"):
         products = np.exp(np.cumsum(np.log(g) - np.log(f)))  # prod_{i<=j} g_i / f_i, j = 1..N-1
     return float((1 + products[: mutants - 1].sum()) / (1 + products.sum()))
+
+
+def selection_against_neutral(exact: float, population_size: int, rtol: float = 1e-9) -> str:
+    """ "favoured", "disfavoured" or "neutral": the exact fixation probability of one mutant
+    against neutral drift's 1/N, equal within `rtol` (relative; rounding of equal fitnesses)."""
+    neutral = 1.0 / population_size
+    if abs(exact - neutral) <= rtol * neutral:
+        return "neutral"
+    return "favoured" if exact > neutral else "disfavoured"
 
 
 @dataclass(frozen=True)

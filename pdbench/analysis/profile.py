@@ -24,6 +24,13 @@ Notation: x is the agent, o its opponent, rounds t = 1..n of one match, x_t and 
   cooperated). Always defined.
 - emulation = #{t < n : x_{t+1} = o_t} / (n - 1): how often x copies o's previous move. NaN when
   n = 1.
+
+Two estimators (the `estimator` field of every profile row says which):
+- "undefined left out" (pdbench's default): a match where a dimension has no occasion is left out
+  of that dimension's mean.
+- "fontana undefined as 0" (`pdbench analyze --profile fontana`): as the authors' code does, such a
+  match scores 0 and every match counts, so their published numbers compare one for one (an audit
+  found an ALLD retaliation of 0.833 scored their way where pdbench's way gave 0.979).
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ from pdbench.analysis.intervals import mean_interval
 from pdbench.analysis.moves import MatchBatch
 
 DIMENSIONS = ("niceness", "forgiveness", "retaliation", "troublemaking", "emulation")
+PDBENCH_PROFILE = "undefined left out"
+FONTANA_PROFILE = "fontana undefined as 0"
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -115,18 +124,25 @@ _PER_MATCH = {
 class BehaviouralProfile:
     """Per-match values of each dimension and their summary over the matches where defined."""
 
-    per_match: dict[str, np.ndarray]  # dimension -> (n_matches,) with NaN where undefined
+    per_match: dict[str, np.ndarray]  # dimension -> (n_matches,); NaN (or 0) where undefined
     summary: dict[str, dict[str, float | int]]  # dimension -> mean, std, n, ci_low, ci_high
+    estimator: str = PDBENCH_PROFILE
 
     def means(self) -> dict[str, float]:
         return {name: float(self.summary[name]["mean"]) for name in DIMENSIONS}
 
 
-def behavioural_profile(batch: MatchBatch, confidence: float = 0.95) -> BehaviouralProfile:
+def behavioural_profile(
+    batch: MatchBatch, confidence: float = 0.95, *, undefined_as_zero: bool = False
+) -> BehaviouralProfile:
     """All five dimensions (module doc) per match, with their mean over the matches where each is
-    defined, its n and a Student-t interval."""
+    defined (or, `undefined_as_zero`, over every match with 0 where undefined, as Fontana et al.'s
+    code scores it), its n and a Student-t interval."""
     per_match = {name: _PER_MATCH[name](batch) for name in DIMENSIONS}
+    if undefined_as_zero:
+        per_match = {name: np.nan_to_num(values, nan=0.0) for name, values in per_match.items()}
     return BehaviouralProfile(
         per_match=per_match,
         summary={name: mean_interval(values, confidence) for name, values in per_match.items()},
+        estimator=FONTANA_PROFILE if undefined_as_zero else PDBENCH_PROFILE,
     )

@@ -11,9 +11,9 @@ One long table; the `table` column says what a row is, and each table fills its 
 |---|---|---|
 | matches | condition | matches_used, matches_left_out, note (why they were left out) |
 | fingerprint | agent x outcome (CC, CD, DC, DD, first) | p_c, ci_low, ci_high (Wilson), cooperations, occasions |
-| sfem | agent x candidate strategy | weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, n_bootstrap, seed |
-| profile | agent x dimension | mean, std, n, ci_low, ci_high (Student t over matches) |
-| comparison | pair of conditions | metric, family, test, paired, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, p_value, p_exact, p_holm, replicates_for_half_width |
+| sfem | agent x candidate strategy | estimator ("pooled Dal Bo-Frechette", or with `--sfem fontana` "fontana per-match"), weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, gradient_norm (projected, at the estimate), n_bootstrap, seed |
+| profile | agent x dimension | estimator ("undefined left out", or with `--profile fontana` "fontana undefined as 0"), mean, std, n, ci_low, ci_high (Student t over matches) |
+| comparison | pair of conditions | metric, family, test, paired, shared_streams, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, interval (t on paired differences, or Welch t), df, p_value, p_exact, p_floor (smallest attainable p), p_holm, zero_variance, replicates_for_half_width, note |
 | replicates_needed | condition | metric, n, mean, std, half_width, replicates_for_half_width |
 
 An agent is one side of one condition (`scope` "condition", `side` a or b, `agent` its display
@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pdbench.analysis.fingerprints import OUTCOMES, memory_one_fingerprint
@@ -37,7 +38,9 @@ from pdbench.analysis.run_comparisons import (
     metric_samples,
     replicates_needed_rows,
 )
-from pdbench.analysis.sfem import SfemResult, estimate_strategies
+from pdbench.analysis.sfem import POOLED_ESTIMATOR, SfemResult, estimate_strategies
+from pdbench.analysis.sfem_fontana import ESTIMATOR as FONTANA_ESTIMATOR
+from pdbench.analysis.sfem_fontana import FontanaResult, estimate_per_match
 from pdbench.analysis.stored import (
     AgentBatch,
     StoredPlay,
@@ -68,6 +71,7 @@ COLUMNS: dict[str, str] = {
     "p_c": "float64",
     "cooperations": "Int64",
     "occasions": "Int64",
+    "estimator": "string",
     "strategy": "string",
     "weight": "float64",
     "weight_se": "float64",
@@ -82,6 +86,7 @@ COLUMNS: dict[str, str] = {
     "beta_se": "float64",
     "log_likelihood": "float64",
     "converged": "boolean",
+    "gradient_norm": "float64",
     "n_bootstrap": "Int64",
     "bootstrap_unconverged": "Int64",
     "seed": "Int64",
@@ -103,9 +108,14 @@ COLUMNS: dict[str, str] = {
     "n": "Int64",
     "ci_low": "float64",
     "ci_high": "float64",
+    "interval": "string",
+    "df": "float64",
     "p_value": "float64",
     "p_exact": "boolean",
+    "p_floor": "float64",
     "p_holm": "float64",
+    "zero_variance": "boolean",
+    "shared_streams": "boolean",
     "half_width": "float64",
     "replicates_for_half_width": "Int64",
     "note": "string",
@@ -118,11 +128,19 @@ class AnalysisOptions:
     reference: str | None = None  # a condition, or with `factor` a level of it
     factor: str | None = None
     candidates: tuple[str, ...] | None = None  # None: prescriptions.DEFAULT_CANDIDATES (registered)
-    n_bootstrap: int = 500  # SFEM resamples of matches; comparison CI resamples
+    n_bootstrap: int = 500  # SFEM resamples of matches
     n_permutations: int = 10_000
     seed: int = 0
     half_width: float = 0.05
     confidence: float = 0.95
+    sfem: str = "pooled"  # or "fontana": Fontana et al.'s per-match estimate (sfem_fontana)
+    profile: str = "pdbench"  # or "fontana": undefined dimensions scored 0, as their code does
+
+    def __post_init__(self) -> None:
+        if self.sfem not in ("pooled", "fontana"):
+            raise ValueError(f'sfem must be "pooled" or "fontana", got {self.sfem!r}')
+        if self.profile not in ("pdbench", "fontana"):
+            raise ValueError(f'profile must be "pdbench" or "fontana", got {self.profile!r}')
 
 
 def _who(agent: AgentBatch) -> dict[str, object]:
@@ -163,6 +181,7 @@ def sfem_rows(agent: AgentBatch, result: SfemResult) -> list[dict[str, object]]:
         "beta_se": result.beta_se,
         "log_likelihood": result.log_likelihood,
         "converged": result.converged,
+        "gradient_norm": result.gradient_norm,
         "n_bootstrap": result.n_bootstrap,
         "bootstrap_unconverged": result.bootstrap_unconverged,
         "seed": result.seed,
@@ -172,6 +191,7 @@ def sfem_rows(agent: AgentBatch, result: SfemResult) -> list[dict[str, object]]:
         {
             "table": "sfem",
             **_who(agent),
+            "estimator": POOLED_ESTIMATOR,
             **row,
             "nearest": row["strategy"] == nearest,
             "indistinguishable": groups.get(str(row["strategy"])),
@@ -181,12 +201,65 @@ def sfem_rows(agent: AgentBatch, result: SfemResult) -> list[dict[str, object]]:
     ]
 
 
-def profile_rows(agent: AgentBatch, confidence: float) -> list[dict[str, object]]:
-    summary = behavioural_profile(agent.batch, confidence).summary
+def fontana_sfem_rows(agent: AgentBatch, result: FontanaResult) -> list[dict[str, object]]:
+    """Fontana et al.'s per-match estimate: weight (mean of per-match weights) and its standard
+    error over matches; `nearest` is the largest weight (the first on ties)."""
+    nearest = int(np.argmax(result.weights))
     return [
-        {"table": "profile", **_who(agent), "dimension": name, **summary[name]}
+        {
+            "table": "sfem",
+            **_who(agent),
+            "estimator": FONTANA_ESTIMATOR,
+            "strategy": name,
+            "weight": float(result.weights[k]),
+            "weight_se": float(result.weights_se[k]),
+            "nearest": k == nearest,
+            "beta": result.beta,
+            "tremble": 1.0 - result.beta,
+        }
+        for k, name in enumerate(result.candidates)
+    ]
+
+
+def profile_rows(
+    agent: AgentBatch, confidence: float, undefined_as_zero: bool = False
+) -> list[dict[str, object]]:
+    profile = behavioural_profile(agent.batch, confidence, undefined_as_zero=undefined_as_zero)
+    return [
+        {
+            "table": "profile",
+            **_who(agent),
+            "estimator": profile.estimator,
+            "dimension": name,
+            **profile.summary[name],
+        }
         for name in DIMENSIONS
     ]
+
+
+def shared_stream_note(play: StoredPlay, agent: AgentBatch) -> str | None:
+    """For a tournament player pooled over its matches: a warning when matches from different
+    conditions ran with the same seeds (common random numbers), so that they are not independent
+    although the pooled Wilson intervals and bootstrap standard errors treat them as such."""
+    pairs = play.players()
+    if agent.condition is not None or pairs is None:
+        return None
+    conditions = [name for name, seats in pairs.items() if agent.agent in seats]
+    sharing = [
+        (a, b)
+        for i, a in enumerate(conditions)
+        for b in conditions[i + 1 :]
+        if play.shares_seeds(a, b)
+    ]
+    if not sharing:
+        return None
+    return (
+        f"pools {len(conditions)} conditions whose replicates share random streams (common random "
+        "numbers, e.g. "
+        f"{sharing[0][0]} and {sharing[0][1]}): its matches are not independent, so its intervals "
+        "and standard errors, which assume they are, are too narrow; use the per-condition rows "
+        "for inference"
+    )
 
 
 def coverage_rows(play: StoredPlay) -> list[dict[str, object]]:
@@ -225,6 +298,11 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         rows += fingerprint_rows(agent, options.confidence)
     for agent in agents:
         game = _game_of(agent, play, games)
+        if options.sfem == "fontana":
+            rows += fontana_sfem_rows(
+                agent, estimate_per_match(agent.batch, game, options.candidates)
+            )
+            continue
         result = estimate_strategies(
             agent.batch,
             game,
@@ -235,7 +313,7 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         )
         rows += sfem_rows(agent, result)
     for agent in agents:
-        rows += profile_rows(agent, options.confidence)
+        rows += profile_rows(agent, options.confidence, options.profile == "fontana")
     replicates = replicate_metrics(play)
     samples = metric_samples(play, replicates, options.metric)
     family = choose_family(
@@ -247,7 +325,6 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         family,
         metric_column=options.metric,
         n_permutations=options.n_permutations,
-        n_bootstrap=options.n_bootstrap,
         confidence=options.confidence,
         half_width=options.half_width,
         seed=options.seed,
@@ -262,6 +339,12 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         half_width=options.half_width,
         confidence=options.confidence,
     )
+    notes = {
+        agent.agent: shared_stream_note(play, agent) for agent in agents if agent.condition is None
+    }
+    for row in rows:
+        if row.get("scope") == "player" and notes.get(str(row["agent"])):
+            row["note"] = notes[str(row["agent"])]
     return as_table(rows)
 
 

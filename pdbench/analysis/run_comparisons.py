@@ -11,8 +11,11 @@ Three families (`pdbench analyze` options), each Holm-corrected as one family:
 Pairing: in pdbench the same replicate index means the same seeds in every condition (common
 random numbers). Two conditions are compared *paired* when the ledger shows that every replicate
 index they share ran with the same seeds (true for any run made since seeds stopped depending on
-the condition), and *unpaired* otherwise; the `test` column says which. The numbers come from
-`pdbench.analysis.compare`.
+the condition), and *unpaired* otherwise; the `test` column says which, `interval` how the CI was
+computed (t on paired differences, or Welch t), and `shared_streams` whether the two conditions'
+replicates share random streams. A comparison that shares streams but could not be paired, one on
+too few replicates, and one whose differences have no spread carry a `note` saying so. The
+numbers come from `pdbench.analysis.compare`.
 """
 
 from __future__ import annotations
@@ -112,7 +115,6 @@ def comparison_rows(
     *,
     metric_column: str,
     n_permutations: int,
-    n_bootstrap: int,
     confidence: float,
     half_width: float,
     seed: int,
@@ -138,10 +140,10 @@ def comparison_rows(
                 samples[name_b],
                 pairing="auto" if paired else "unpaired",
                 n_permutations=n_permutations,
-                n_bootstrap=n_bootstrap,
                 confidence=confidence,
                 half_width=half_width,
                 seed=int(stream),
+                shared_streams=paired,
             )
         except ValueError as error:  # too few defined values to compare
             row.update(test="not compared", note=str(error))
@@ -158,11 +160,20 @@ def comparison_rows(
             difference=result.difference,
             ci_low=result.ci_low,
             ci_high=result.ci_high,
+            interval=result.interval,
+            df=result.df,
             p_value=result.p_value,
             p_exact=result.p_exact,
+            p_floor=result.p_floor,
+            zero_variance=result.zero_variance,
+            shared_streams=paired,
             replicates_for_half_width=result.replicates_for_half_width,
             half_width=half_width,
-            note=None if paired else "seeds differ between the conditions: compared unpaired",
+            note="; ".join(
+                result.notes
+                + (() if paired else ("seeds differ between the conditions: compared unpaired",))
+            )
+            or None,
         )
         rows.append(row)
         compared.append((row, result.p_value))

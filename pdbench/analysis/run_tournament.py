@@ -12,7 +12,7 @@ One long table; the `table` column says what a row is:
 | payoff | player x opponent that met | mean_payoff, std, n_matches, ci_low, ci_high (Student t over matches) |
 | ranking | player, best first | rank, median_score, mean_score, ci_low, ci_high, median_wins, cooperation_rating |
 | replicator | generation x player | share (discrete replicator dynamics from the uniform start) |
-| moran | mutant x resident | fixation_probability of one mutant among N - 1 residents, ci_low, ci_high (Wilson over runs), exact (the closed form), neutral (1/N), unfinished runs |
+| moran | mutant x resident | fixation_probability of one mutant among N - 1 residents (simulated), ci_low, ci_high (Wilson over runs), exact (the closed form), neutral (1/N), selection (favoured / disfavoured / neutral, from exact against 1/N), unfinished runs |
 | moran_shares | generation x player | share: mean over runs of a Moran process with mutation from an even start (only with a mutation rate) |
 | payne | generation x player | count, share, fitness: Payne and Alloui-Cros' reproduction (only when asked for) |
 | note | reason | why a part was not computed |
@@ -38,6 +38,7 @@ from pdbench.analysis.dynamics import (
     moran_shares,
     payne_generations,
     replicator_trajectory,
+    selection_against_neutral,
 )
 from pdbench.analysis.tournament import TournamentMatches, TournamentSummary, summarise_tournament
 from pdbench.core.rng import derive_seed
@@ -66,6 +67,7 @@ COLUMNS: dict[str, str] = {
     "fixation_probability": "float64",
     "exact": "float64",
     "neutral": "float64",
+    "selection": "string",
     "unfinished": "Int64",
     "ci_low": "float64",
     "ci_high": "float64",
@@ -143,6 +145,9 @@ def dynamics_rows(
                 continue
             pair = payoffs[np.ix_([i, j], [i, j])]
             seed = derive_seed(options.seed, 0, f"moran\x1f{mutant}\x1f{resident}")
+            exact = moran_fixation_probability(
+                pair, size, selection_intensity=options.selection_intensity
+            )
             fixation = moran_fixation(
                 pair,
                 np.array([1, size - 1]),
@@ -159,10 +164,9 @@ def dynamics_rows(
                     "fixation_probability": float(fixation.fixation_probability[0]),
                     "ci_low": float(fixation.ci_low[0]),
                     "ci_high": float(fixation.ci_high[0]),
-                    "exact": moran_fixation_probability(
-                        pair, size, selection_intensity=options.selection_intensity
-                    ),
+                    "exact": exact,
                     "neutral": 1.0 / size,
+                    "selection": selection_against_neutral(exact, size),
                     "unfinished": fixation.unfinished,
                     "seed": seed,
                     **settings,

@@ -1,6 +1,8 @@
 """Strategy frequency estimation (SFEM): which deterministic strategies explain an agent's moves.
 
-The model (Dal Bo and Frechette 2011, AER; Romero and Rosokha 2018; used by Fontana et al. 2025):
+The model (Dal Bo and Frechette 2011, AER; Romero and Rosokha 2018), pooled over the agent's matches;
+Fontana et al. 2025's published code fits each match alone instead (pdbench.analysis.sfem_fontana,
+`pdbench analyze --sfem fontana`):
 each match is played by one strategy k from a candidate set, drawn with probability phi_k. Strategy
 k prescribes a move in every round as a function of the observed history so far (both players'
 actual moves and the agent's actual payoffs); the agent plays the prescribed move with probability
@@ -15,8 +17,13 @@ does the opposite of the rule more often than not). The maximiser is found by ex
 maximisation, whose M-step is closed-form here: phi_k = mean responsibility of k, beta = matching
 rounds weighted by responsibilities / all rounds, clamped into [1/2, 1] (the objective in beta is
 concave, so the clamp is the exact constrained step). EM starts from uniform weights at three betas
-(0.6, 0.8, 0.95) and from near each candidate alone, and keeps the best end point. Standard errors: the standard deviation of the estimates over
-bootstrap resamples of whole matches (seeded numpy Generator), with percentile intervals.
+(0.6, 0.8, 0.95) and from near each candidate alone, and keeps the best end point, which a
+constrained quasi-Newton step then carries to the maximum (pdbench.analysis.sfem_polish: EM alone
+crawls where the likelihood is flat and stopped up to 3e-4 log-likelihood units short). The fit is
+`converged` when the projected gradient at the estimate is below 1e-5 per match; its norm is
+reported. Standard errors: the standard deviation of the estimates over bootstrap resamples of
+whole matches (seeded numpy Generator; EM only, warm-started at the estimate), with percentile
+intervals.
 
 The candidates and their prescriptions (each replayed on the observed history; deterministic
 rules only) come from pdbench.analysis.prescriptions.
@@ -35,10 +42,12 @@ from pdbench.analysis.prescriptions import (
     default_candidates,
     indistinguishable,
 )
+from pdbench.analysis.sfem_polish import GRADIENT_TOLERANCE, polish
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 
+POOLED_ESTIMATOR = "pooled Dal Bo-Frechette"  # the `estimator` of its rows in analysis.parquet
 BETA_STARTS = (0.6, 0.8, 0.95)
 # Bootstrap fits run in chunks so that chunk x distinct matches x candidates stays this small.
 _CHUNK_ELEMENTS = 2_000_000
@@ -65,8 +74,8 @@ class SfemResult:
     beta: float
     beta_se: float
     log_likelihood: float
-    converged: bool
-    iterations: int
+    converged: bool  # the projected gradient is below GRADIENT_TOLERANCE per match
+    iterations: int  # EM's, before the polish
     n_matches: int
     n_rounds: int
     single_fits: tuple[SingleStrategyFit, ...]  # one per candidate, in candidate order
@@ -77,6 +86,7 @@ class SfemResult:
     bootstrap_unconverged: int  # resamples whose fit hit max_iterations (their SEs are rougher)
     seed: int
     confidence: float
+    gradient_norm: float = float("nan")  # projected gradient at the estimate (sfem_polish)
 
     @property
     def tremble(self) -> float:
@@ -250,7 +260,8 @@ def estimate_strategies(
         max_iterations=max_iterations,
     )
     best = int(np.argmax(fit.loglik))
-    weights, beta = fit.weights[best], float(fit.beta[best])
+    polished = polish(agree, lengths, counts[0], fit.weights[best], float(fit.beta[best]))
+    weights, beta = polished.weights, polished.beta
 
     boot_weights, boot_beta, boot_unconverged = _bootstrap(
         agree, lengths, inverse, weights, beta, n_bootstrap, seed, tolerance, max_iterations
@@ -271,8 +282,8 @@ def estimate_strategies(
         weights_ci_high=ci_high,
         beta=beta,
         beta_se=beta_se,
-        log_likelihood=float(fit.loglik[best]),
-        converged=bool(fit.converged[best]),
+        log_likelihood=polished.log_likelihood,
+        converged=polished.gradient_norm <= GRADIENT_TOLERANCE * batch.n_matches,
         iterations=fit.iterations,
         n_matches=batch.n_matches,
         n_rounds=batch.n_rounds,
@@ -282,6 +293,7 @@ def estimate_strategies(
         bootstrap_unconverged=boot_unconverged,
         seed=seed,
         confidence=confidence,
+        gradient_norm=polished.gradient_norm,
     )
 
 

@@ -43,6 +43,13 @@ def print_report(table: pd.DataFrame, run_id: str, path: Path) -> None:
             )
     counts = ", ".join(f"{name} {n}" for name, n in table["table"].value_counts(sort=False).items())
     typer.echo(f"wrote {shown_path(path)} ({len(table)} rows: {counts})")
+    pooled = {
+        row["agent"]: row["note"]
+        for row in _records(table, "fingerprint")
+        if row["scope"] == "player" and row["note"]
+    }
+    for player, note in pooled.items():
+        typer.echo(f"warning: {player} (all its matches) {note}")
     print_table(strategy_table(table))
     print_table(profile_table(table))
     print_table(comparison_table(table))
@@ -82,11 +89,16 @@ def _nearest(rows: list[Row]) -> tuple[str, str, str]:
     return str(group), _fmt(summed), tremble
 
 
+def _estimator(table: pd.DataFrame, name: str) -> str:
+    rows = _records(table, name)
+    return str(rows[0]["estimator"]) if rows else "-"
+
+
 def strategy_table(table: pd.DataFrame) -> Table:
     """Per agent: its fingerprint and the SFEM nearest strategy, its weight and the tremble."""
     fingerprints = _by_agent(table, "fingerprint")
     result = Table(
-        title="Which strategy each agent plays",
+        title=f"Which strategy each agent plays (SFEM, {_estimator(table, 'sfem')})",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         caption="P(C|xy): share of C after the agent played x and its opponent y; r1: P(C) in "
@@ -115,7 +127,8 @@ def strategy_table(table: pd.DataFrame) -> Table:
 
 def profile_table(table: pd.DataFrame) -> Table:
     result = Table(
-        title="Behavioural profile (mean over matches; - where never defined)",
+        title="Behavioural profile (mean over matches; - where never defined; "
+        f"{_estimator(table, 'profile')})",
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
@@ -139,13 +152,21 @@ def comparison_table(table: pd.DataFrame) -> Table:
     notes = [f"{len(rows) - COMPARISONS_SHOWN} more comparisons are in analysis.parquet"] * (
         len(rows) > COMPARISONS_SHOWN
     ) + [f"not compared: {note}" for note in skipped]
+    notes += [
+        f"{row['condition_a']} vs {row['condition_b']}: {row['note']}"
+        for row in rows[:COMPARISONS_SHOWN]
+        if row["note"] and row["test"] != "not compared"
+    ]
     result = Table(
-        title=f"{metric}: B − A, {family} (95% bootstrap CI; permutation p, Holm-corrected)",
+        title=f"{metric}: B − A, {family} (95% CI: t on paired differences, Welch t unpaired; "
+        "permutation p, Holm-corrected)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="paired: same seeds per replicate (common random numbers), sign-flip test; "
+        caption="paired: same seeds per replicate (common random numbers: the replicates of the "
+        "two conditions share random streams), sign-flip test on the differences; unpaired: "
+        "label permutation, assumes independent replicates; "
         f"reps ±{half}: replicates per condition for a CI of that half-width"
-        + "".join(f". {note}" for note in notes),
+        + "".join(f". {escape(str(note))}" for note in notes),
         caption_justify="left",
     )
     for header in ("A", "B", "test", "n", "mean A", "mean B", "B − A", "95% CI", "p", "p Holm"):

@@ -62,13 +62,28 @@ def analyze(
         ),
     ] = None,
     bootstrap: Annotated[
-        int, typer.Option(help="Bootstrap resamples (SFEM standard errors, comparison CIs).")
+        int, typer.Option(help="Bootstrap resamples (SFEM standard errors).")
     ] = 500,
     permutations: Annotated[int, typer.Option(help="Permutations per comparison test.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of every resample and permutation.")] = 0,
     half_width: Annotated[
         float, typer.Option(help="Target CI half-width for 'replicates needed'.")
     ] = 0.05,
+    sfem: Annotated[
+        str,
+        typer.Option(
+            help="Strategy estimator: pooled (Dal Bo-Frechette maximum likelihood over all of an "
+            "agent's matches) or fontana (Fontana et al.'s code: each match fitted alone, one vote "
+            "per match for the best fit, RANDOM among the candidates)."
+        ),
+    ] = "pooled",
+    profile: Annotated[
+        str,
+        typer.Option(
+            help="Profile scoring: pdbench (a match where a dimension is undefined is left out) "
+            "or fontana (scored 0, as Fontana et al.'s code does)."
+        ),
+    ] = "pdbench",
 ) -> None:
     """Fingerprints, strategy estimates (SFEM), behavioural profiles and comparisons between
     conditions, from a run's stored rounds; writes analysis.parquet. Never calls a provider;
@@ -81,6 +96,12 @@ def analyze(
         raise PdbenchError(
             "--bootstrap must be at least 2, --permutations at least 1, --half-width above 0"
         )
+    for option, value, choices in (
+        ("--sfem", sfem, ("pooled", "fontana")),
+        ("--profile", profile, ("pdbench", "fontana")),
+    ):
+        if value not in choices:
+            raise PdbenchError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
     play = read_stored_play(run_dir)
     if not play.conditions:
         raise PdbenchError(f"{run_dir}: no finished match to analyse yet")
@@ -95,6 +116,8 @@ def analyze(
         n_permutations=permutations,
         seed=seed,
         half_width=half_width,
+        sfem=sfem,
+        profile=profile,
     )
     table = analyse(play, condition_games(play.manifest), options)
     path = write_analysis(play.run_dir, table)

@@ -138,15 +138,15 @@ def moran_table(rows: list[dict[str, Any]], players: tuple[str, ...]) -> Table:
         title=f"Moran process: P(one mutant takes over {size - 1} residents)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption=f"N = {size}, selection intensity {first['selection_intensity']:g}, "
-        f"{first['n_runs']} runs per pair; neutral drift: 1/N = {neutral:.3f}; + favoured, - "
-        "disfavoured (the 95% Wilson interval excludes 1/N); exact two-type values in "
-        "tournament.parquet.",
+        caption=f"N = {size}, selection intensity {first['selection_intensity']:g}; each cell: "
+        f"simulated over {first['n_runs']} runs / exact (two-type closed form); neutral drift: "
+        f"1/N = {neutral:.3f}; + favoured, - disfavoured: the exact value above or below 1/N "
+        "(the simulation's 95% Wilson interval is in tournament.parquet).",
         caption_justify="left",
     )
     result.add_column("mutant \\ resident")
     for player in players:
-        result.add_column(escape(player), justify="right")
+        result.add_column(escape(player), justify="right", min_width=12)  # 0.000/0.000+
     cell = {(row["mutant"], row["resident"]): row for row in rows}
     for mutant in players:
         values = []
@@ -155,8 +155,8 @@ def moran_table(rows: list[dict[str, Any]], players: tuple[str, ...]) -> Table:
             if row is None:
                 values.append("")
                 continue
-            mark = "+" if row["ci_low"] > neutral else "-" if row["ci_high"] < neutral else " "
-            values.append(f"{row['fixation_probability']:.3f}{mark}")
+            mark = {"favoured": "+", "disfavoured": "-"}.get(row["selection"], " ")
+            values.append(f"{row['fixation_probability']:.3f}/{row['exact']:.3f}{mark}")
         result.add_row(escape(mutant), *values)
     return result
 

@@ -225,3 +225,62 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
     assert "style against style=generous" in capsys.readouterr().out
     assert run_cli(monkeypatch, "analyze", str(run_dir), "--factor", "stlye") == 2
     assert 'no factor "stlye" (did you mean "style"?)' in capsys.readouterr().err
+
+
+def test_fontana_options_name_their_estimator_and_add_random(policies_vs_random, monkeypatch):
+    args = ("analyze", str(policies_vs_random), "--sfem", "fontana", "--profile", "fontana")
+    assert run_cli(monkeypatch, *args) == 0
+    sfem = analysis(policies_vs_random, "sfem")
+    assert (sfem["estimator"] == "fontana per-match").all()
+    assert "random" in set(sfem["strategy"])
+    assert sfem_weights(policies_vs_random, "alld_vs_random")["alld"] == 1.0
+    assert (analysis(policies_vs_random, "profile")["estimator"] == "fontana undefined as 0").all()
+    assert run_cli(monkeypatch, "analyze", str(policies_vs_random), "--bootstrap", "20") == 0
+    assert (analysis(policies_vs_random, "sfem")["estimator"] == "pooled Dal Bo-Frechette").all()
+    assert (analysis(policies_vs_random, "profile")["estimator"] == "undefined left out").all()
+    assert run_cli(monkeypatch, "analyze", str(policies_vs_random), "--sfem", "fontanna") == 2
+
+
+def test_identical_conditions_under_common_random_numbers_are_reported_as_such(
+    tmp_path, monkeypatch, capsys
+):
+    conditions = "".join(
+        f"  - {{name: {name}, agent_a: gtft, agent_b: random}}\n" for name in ("same_a", "same_b")
+    )
+    run_dir = play(
+        tmp_path,
+        "  replicates: 6\n"
+        "game: {id: pd}\n"
+        "horizon: {type: fixed, rounds: 20}\n"
+        "conditions:\n" + conditions,
+        name="crn",
+    )
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "10") == 0
+    (row,) = analysis(run_dir, "comparison").to_dict("records")
+    assert row["paired"] and row["shared_streams"] and row["zero_variance"]
+    assert row["interval"] == "t on paired differences"
+    assert "zero variance" in row["note"] and "common random numbers" in row["note"]
+    assert "zero variance" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_tournament_player_pooled_over_shared_streams_is_warned_about(
+    tmp_path, monkeypatch, capsys
+):
+    run_dir = play(
+        tmp_path,
+        "  replicates: 4\n"
+        "game: {id: pd}\n"
+        "horizon: {type: fixed, rounds: 15}\n"
+        "tournament:\n"
+        "  agents: [tft, gtft, random]\n"
+        "  self_play: false\n",
+        name="pooled",
+    )
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "10") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for name in ("fingerprint", "sfem", "profile"):
+        rows = analysis(run_dir, name)
+        pooled = rows[rows["scope"] == "player"]
+        assert len(pooled) and pooled["note"].str.contains("share random streams").all(), name
+        assert rows[rows["scope"] == "condition"]["note"].isna().all() if "note" in rows else True
+    assert "warning: gtft (all its matches) pools 2 conditions" in out

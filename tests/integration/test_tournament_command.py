@@ -94,6 +94,10 @@ def test_dynamics_on_the_classic_payoffs_follow_theory(classic):
     tft_grim = moran.loc[("tft", "grim")]
     assert tft_grim["ci_low"] <= neutral <= tft_grim["ci_high"]
     assert tft_grim["exact"] == pytest.approx(neutral)
+    assert (
+        tft_grim["selection"] == "neutral"
+        and moran.loc[("alld", "allc"), "selection"] == "favoured"
+    )
     replicator = table(classic, "replicator")
     totals = replicator.groupby("generation")["share"].sum()
     np.testing.assert_allclose(totals, 1.0)

@@ -48,7 +48,6 @@ def test_identical_conditions_give_uniform_p_values(pairing):
             "B",
             ConditionSample(b, replicates),
             n_permutations=1000,
-            n_bootstrap=100,
             seed=seed,
         )
         assert comparison.test.startswith(pairing)
@@ -121,14 +120,14 @@ def test_reference_comparisons_and_long_format_input():
     )
     samples = samples_from_long(conditions, np.tile(np.arange(10), 3), values)
     assert list(samples) == ["base", "persona", "window"]
-    family = compare_to_reference(samples, "base", n_permutations=2000, n_bootstrap=500)
+    family = compare_to_reference(samples, "base", n_permutations=2000)
     assert [(c.condition_a, c.condition_b) for c in family] == [
         ("base", "persona"),
         ("base", "window"),
     ]
     assert family[0].p_holm < 0.01 < family[1].p_holm
     assert all(c.p_holm >= c.p_value for c in family)
-    assert len(compare_all_pairs(samples, n_permutations=200, n_bootstrap=100)) == 3
+    assert len(compare_all_pairs(samples, n_permutations=200)) == 3
     with pytest.raises(KeyError, match="reference condition"):
         compare_to_reference(samples, "nope")
 
@@ -146,7 +145,69 @@ def test_replicates_needed_for_a_half_width_uses_the_normal_approximation():
 def test_the_same_seed_gives_byte_identical_comparisons():
     rng = np.random.default_rng(4)
     samples = {name: ConditionSample(rng.random(30), np.arange(30)) for name in "ABC"}
-    first = compare_all_pairs(samples, seed=7, n_permutations=500, n_bootstrap=300)
+    first = compare_all_pairs(samples, seed=7, n_permutations=500)
     assert pickle.dumps(first) == pickle.dumps(
-        compare_all_pairs(samples, seed=7, n_permutations=500, n_bootstrap=300)
+        compare_all_pairs(samples, seed=7, n_permutations=500)
     )
+
+
+def test_the_interval_is_t_on_paired_differences_and_welch_unpaired():
+    a = ConditionSample([0.1, 0.2, 0.3, 0.25, 0.15, 0.3], np.arange(6))
+    b = ConditionSample([0.5, 0.6, 0.8, 0.4, 0.55, 0.7], np.arange(6))
+    paired = compare_two("A", a, "B", b)
+    d = np.asarray(b.values) - np.asarray(a.values)
+    half = 2.570581835636314 * d.std(ddof=1) / np.sqrt(6)  # t(0.975, 5)
+    assert paired.interval == "t on paired differences" and paired.df == 5
+    assert (paired.ci_low, paired.ci_high) == pytest.approx((d.mean() - half, d.mean() + half))
+    unpaired = compare_two("A", a, "B", b, pairing="unpaired")
+    va, vb = np.var(a.values, ddof=1) / 6, np.var(b.values, ddof=1) / 6
+    df = (va + vb) ** 2 / (va**2 / 5 + vb**2 / 5)
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, df) * np.sqrt(va + vb)
+    assert unpaired.interval == "Welch t" and unpaired.df == pytest.approx(df)
+    assert (unpaired.ci_low, unpaired.ci_high) == pytest.approx(
+        (unpaired.difference - half, unpaired.difference + half)
+    )
+
+
+def test_three_replicates_are_flagged_as_too_few_for_an_interval():
+    comparison = compare_two(
+        "A",
+        ConditionSample([0.1, 0.2, 0.3], [0, 1, 2]),
+        "B",
+        ConditionSample([0.5, 0.6, 0.8], [0, 1, 2]),
+    )
+    assert comparison.p_floor == pytest.approx(0.25)
+    assert any("only 3 pairs" in note and "0.25" in note for note in comparison.notes)
+    # t(0.975, 2) = 4.30: 4.30 * sd / sqrt(3) either side, not the range of the three differences
+    d = np.array([0.4, 0.4, 0.5])
+    half = 4.302652729911275 * d.std(ddof=1) / np.sqrt(3)
+    assert (comparison.ci_low, comparison.ci_high) == pytest.approx(
+        (d.mean() - half, d.mean() + half)
+    )
+    assert comparison.ci_high - comparison.ci_low > 2 * (d.max() - d.min())
+
+
+def test_identical_conditions_under_common_random_numbers_say_zero_variance():
+    values = [0.4, 0.7, 0.55, 0.6, 0.5, 0.65]
+    same = compare_two(
+        "A",
+        ConditionSample(values, np.arange(6)),
+        "B",
+        ConditionSample(values, np.arange(6)),
+        shared_streams=True,
+    )
+    assert same.zero_variance and same.shared_streams
+    assert (same.ci_low, same.ci_high) == (0.0, 0.0)
+    assert any("zero variance" in note and "common random numbers" in note for note in same.notes)
+
+
+def test_an_unpaired_test_over_shared_streams_is_warned_about():
+    rng = np.random.default_rng(3)
+    a = ConditionSample(rng.random(8), np.arange(8))
+    b = ConditionSample(rng.random(8), np.arange(8))
+    result = compare_two("A", a, "B", b, pairing="unpaired", shared_streams=True)
+    assert any("not independent" in note for note in result.notes)
+    independent = compare_two("A", a, "B", b, pairing="unpaired", shared_streams=False)
+    assert not any("not independent" in note for note in independent.notes)
