@@ -22,6 +22,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "strategies": {"core"},
+    # turn-based games' rules, house players and metrics: pure, like core
+    "games": {"core"},
     "config": {"core", "strategies"},
     # configured by its validated spec; the gateway journals what it pays; the mock model can
     # answer as a policy would

@@ -1,0 +1,131 @@
+"""What a researcher asks of a Liar's Dice match, per player, from its finished rounds alone
+(every showdown reveals both hands, so each bid's probability given what its bidder could see is
+known afterwards):
+
+- won: 1 if the player won the match, 0 if it lost (None while unfinished).
+- challenges, challenges_right: how often it challenged, and how often the challenged bid was
+  indeed not met; challenge_accuracy = right / challenges (None without a challenge).
+- dice_lost_per_challenge: dice the player lost in showdowns it took part in as challenger or
+  as the challenged bidder, per such showdown (None without one).
+- bids, bluffs: its bids, and those whose probability given its own dice was below 0.5;
+  bluff_rate = bluffs / bids (None without a bid).
+- calibration: for every bid the player faced on its turn, (the exact binomial probability that
+  the bid was true given the player's dice, whether it challenged): binned, how often it
+  challenged at each probability. A calibrated challenger challenges bids that are unlikely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pdbench.games.liars_dice import (
+    Bid,
+    LiarsDiceRules,
+    LiarsDiceState,
+    Player,
+    Showdown,
+    bid_probability,
+)
+
+BLUFF_BELOW = 0.5
+
+
+@dataclass(frozen=True)
+class Faced:
+    """A bid the player faced on its turn: its probability given the player's dice, and whether
+    the player challenged it."""
+
+    probability: float
+    challenged: bool
+
+
+@dataclass(frozen=True)
+class PlayerMetrics:
+    won: int | None
+    challenges: int
+    challenges_right: int
+    showdowns: int
+    dice_lost: int
+    bids: int
+    bluffs: int
+    faced: tuple[Faced, ...]
+
+    @property
+    def challenge_accuracy(self) -> float | None:
+        return self.challenges_right / self.challenges if self.challenges else None
+
+    @property
+    def dice_lost_per_challenge(self) -> float | None:
+        return self.dice_lost / self.showdowns if self.showdowns else None
+
+    @property
+    def bluff_rate(self) -> float | None:
+        return self.bluffs / self.bids if self.bids else None
+
+
+def player_metrics(state: LiarsDiceState, player: Player) -> PlayerMetrics:
+    """The metrics of `player` over the finished rounds of a match."""
+    rules = state.rules
+    challenges = right = showdowns = lost = bids = bluffs = 0
+    faced: list[Faced] = []
+    for showdown in state.finished:
+        other = 1 - player
+        bidder = showdown.bids[-1][0]
+        if player in (showdown.challenger, bidder):
+            showdowns += 1
+            lost += int(showdown.loser == player)
+        if showdown.challenger == player:
+            challenges += 1
+            right += int(showdown.loser == other)
+        own = showdown.dice[player]
+        unseen = len(showdown.dice[other])
+        for index, (who, bid) in enumerate(showdown.bids):
+            if who == player:
+                bids += 1
+                bluffs += int(bid_probability(rules, bid, own, unseen) < BLUFF_BELOW)
+            else:  # the player answered this bid: with the next bid, or by challenging it
+                challenged = index == len(showdown.bids) - 1
+                faced.append(Faced(bid_probability(rules, bid, own, unseen), challenged))
+    winner = state.winner
+    return PlayerMetrics(
+        won=None if winner is None else int(winner == player),
+        challenges=challenges,
+        challenges_right=right,
+        showdowns=showdowns,
+        dice_lost=lost,
+        bids=bids,
+        bluffs=bluffs,
+        faced=tuple(faced),
+    )
+
+
+def calibration(
+    faced: list[Faced] | tuple[Faced, ...], bins: int = 5
+) -> list[tuple[float, float, int, float | None]]:
+    """(low, high, bids faced, share challenged) per probability bin [low, high) (the last bin
+    includes 1): the share is None for an empty bin."""
+    rows = []
+    for index in range(bins):
+        low, high = index / bins, (index + 1) / bins
+        inside = [
+            f
+            for f in faced
+            if low <= f.probability < high or (index == bins - 1 and f.probability == 1)
+        ]
+        share = sum(f.challenged for f in inside) / len(inside) if inside else None
+        rows.append((low, high, len(inside), share))
+    return rows
+
+
+def showdown_is_consistent(rules: LiarsDiceRules, showdown: Showdown) -> bool:
+    """The stored outcome follows from the revealed dice (for audits of stored matches)."""
+    bidder, bid = showdown.bids[-1]
+    met = sum(
+        die == bid.face or (rules.wild_ones and die == 1 and bid.face != 1)
+        for die in showdown.dice[0] + showdown.dice[1]
+    )
+    loser = showdown.challenger if met >= bid.quantity else bidder
+    return met == showdown.matching and loser == showdown.loser
+
+
+__all__ = ["Bid", "PlayerMetrics", "calibration", "player_metrics", "showdown_is_consistent"]
