@@ -223,3 +223,28 @@ def test_one_conditions_provider_trouble_leaves_its_matches_unfinished(stub, tmp
         for name in ("healthy", "behind_a_broken_proxy")
         for r in range(REPLICATES)
     }
+
+
+# --- a deleted ledger (issue 27) ------------------------------------------------------------------
+
+
+def test_a_deleted_ledger_quarantines_the_rounds_and_buys_nothing_again(stub, tmp_path):
+    """matches.jsonl deleted, then the same command: rounds.jsonl was cut to 0 silently and every
+    call bought again. The rounds are moved aside and said; the answers come from the cache."""
+    config = paid_experiment(tmp_path, stub.api_base)
+    out = tmp_path / "runs"
+    first = pdbench(run_args(config, out), tmp_path)
+    assert first.returncode == 0, first.stderr
+    bought = len(stub.state.requests)
+    assert bought == REPLICATES * ROUNDS
+    stored = (out / "r" / "rounds.jsonl").read_bytes()
+    (out / "r" / "matches.jsonl").unlink()
+
+    again = pdbench(run_args(config, out), tmp_path)
+    assert again.returncode == 0, again.stderr
+    warnings = [line for line in again.stderr.splitlines() if line.startswith("warning: ")]
+    assert any("matches.jsonl is missing" in line for line in warnings), again.stderr
+    (moved,) = (out / "r" / "quarantine").iterdir()
+    assert (moved / "rounds.jsonl").read_bytes() == stored
+    assert len(stub.state.requests) == bought  # every answer replayed from the cache
+    assert rounds_per_match(out / "r") == {("sampled_vs_tft", r): ROUNDS for r in range(REPLICATES)}

@@ -18,7 +18,6 @@ from silently_wrong_helpers import ROOT, console_in_process, read_rounds
 
 from pdbench.core.errors import WriteFailed
 from pdbench.storage import run_store
-from pdbench.storage.safe_files import remove_stale_temporaries, replacing
 from pdbench.storage.tables import write_table_atomic
 
 POLICIES = ROOT / "tests" / "fixtures" / "configs" / "policies.yaml"
@@ -138,6 +137,8 @@ def test_two_writers_of_one_table_at_once_each_leave_a_whole_file(tmp_path):
 
 
 def test_an_interrupted_write_leaves_no_temporary_and_the_old_file(tmp_path):
+    from pdbench.storage.safe_files import replacing
+
     target = tmp_path / "analysis.parquet"
     write_table_atomic(pd.DataFrame({"x": [1]}), target)
     with pytest.raises(KeyboardInterrupt), replacing(target) as temporary:
@@ -148,6 +149,8 @@ def test_an_interrupted_write_leaves_no_temporary_and_the_old_file(tmp_path):
 
 
 def test_temporaries_of_dead_writers_are_removed_by_the_next_write(tmp_path):
+    from pdbench.storage.safe_files import remove_stale_temporaries, replacing
+
     target = tmp_path / "tournament.parquet"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)  # fmt: skip
