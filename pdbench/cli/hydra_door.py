@@ -252,7 +252,7 @@ def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
     sweep_root = None
     for job in jobs:
         cfg = compose_primary(primary, list(job.overrides), project_root=project_root)
-        if sweep_root is None:
+        if sweep_root is None and grid and args.multirun:
             sweep_root = _run_root(cfg, project_root) / _sweep_run_id(cfg)
         name = job.name if grid else condition_name_from_overrides(list(job.overrides), cfg)
         loaded = prepare(
