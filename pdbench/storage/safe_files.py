@@ -27,6 +27,8 @@ from typing import IO, Any
 
 from pdbench.core.errors import PdbenchError, WriteFailed
 
+AGENT_WORK = "agent_work"  # arena agents' scratch folders (pdbench.agents.arena.sandbox)
+
 
 def link_message(path: Path) -> str:
     return (
@@ -45,6 +47,9 @@ def refuse_links(folder: Path) -> None:
             path = Path(current) / name
             if path.is_symlink():
                 raise PdbenchError(link_message(path))
+        # An arena agent's scratch folders are its own: links it made there are never written
+        # through (the folder is removed without following them), and must not block a resume.
+        dirs[:] = [name for name in dirs if name != AGENT_WORK]
 
 
 def _no_follow(path: str, flags: int) -> int:

@@ -63,6 +63,18 @@ def test_a_link_in_a_run_folder_is_refused_and_its_target_untouched(
     assert outside.read_text() == "someone else's file\n"
 
 
+def test_an_arena_agents_own_links_in_its_scratch_folder_do_not_block_a_resume(
+    tmp_path, monkeypatch
+):
+    done, run_dir = policy_run(tmp_path, monkeypatch)
+    assert done.returncode == 0, done
+    scratch = run_dir / "agent_work" / "c__rep0__a"
+    scratch.mkdir(parents=True)
+    (scratch / "mine").symlink_to("/etc/hostname")  # what an agent may leave after a kill
+    again, _ = policy_run(tmp_path, monkeypatch)
+    assert again.returncode == 0, again
+
+
 def test_a_link_planted_after_the_check_is_not_written_through(tmp_path):
     from pdbench.core.errors import PdbenchError
     from pdbench.storage import jsonl
