@@ -1,7 +1,8 @@
 """Run the `pdbench` command with a disk that fills up: `python tests/fault_injection.py <file name>
 <writes that succeed> <pdbench args...>`.
 
-Every file named <file name> that pdbench opens for writing accepts that many writes (counted over
+Every file named <file name> (a glob pattern: `run_manifest.json.*.tmp` for the temporaries
+whole files are written through) that pdbench opens for writing accepts that many writes (counted over
 all its opens) and then fails each write with ENOSPC, as a full disk does. With the name
 `cache.db`, the replay cache's writes fail instead, with the SQLite error a full disk gives. A
 small tmpfs would need root to mount; this injects the same errors where the OS would raise them.
@@ -10,6 +11,7 @@ small tmpfs would need root to mount; this injects the same errors where the OS 
 from __future__ import annotations
 
 import errno
+import fnmatch
 import io
 import os
 import sqlite3
@@ -71,7 +73,7 @@ def _install() -> None:
     def open_on_a_full_disk(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         handle = real_open(file, mode, *args, **kwargs)
         writing = any(flag in mode for flag in "wax+")
-        if writing and os.path.basename(os.fspath(file)) == TARGET:
+        if writing and fnmatch.fnmatchcase(os.path.basename(os.fspath(file)), TARGET):
             return FullDiskFile(handle, os.fspath(file))
         return handle
 

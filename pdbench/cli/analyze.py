@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from pdbench.cli import bounds
+from pdbench.cli.bounds import check_above, check_between
 from pdbench.core.errors import PdbenchError
 
 if TYPE_CHECKING:
@@ -91,17 +93,19 @@ def analyze(
     from pdbench.analysis.run_analysis import AnalysisOptions, analyse, write_analysis
     from pdbench.analysis.stored import read_stored_play
     from pdbench.cli.analysis_report import print_report
+    from pdbench.storage.safe_files import refuse_links
 
-    if bootstrap < 2 or permutations < 1 or not half_width > 0:
-        raise PdbenchError(
-            "--bootstrap must be at least 2, --permutations at least 1, --half-width above 0"
-        )
+    check_between("--bootstrap", bootstrap, 2, bounds.BOOTSTRAP_MAX)
+    check_between("--permutations", permutations, 1, bounds.PERMUTATIONS_MAX)
+    check_between("--seed", seed, 0, bounds.SEED_MAX)
+    check_above("--half-width", half_width, 0)
     for option, value, choices in (
         ("--sfem", sfem, ("pooled", "fontana")),
         ("--profile", profile, ("pdbench", "fontana")),
     ):
         if value not in choices:
             raise PdbenchError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
+    refuse_links(run_dir)  # its tables are written beside what the links point at
     play = read_stored_play(run_dir)
     if not play.conditions:
         raise PdbenchError(f"{run_dir}: no finished match to analyse yet")

@@ -253,6 +253,9 @@ def ui(
     import os
     import subprocess
 
+    from pdbench.cli.bounds import PORT_MAX, check_between
+
+    check_between("--port", port, 1, PORT_MAX)
     _require_run_dir(run_dir)
     app_path = Path(__file__).parents[1] / "ui" / "app.py"
     command = [
@@ -325,6 +328,7 @@ def main() -> None:
     """Console entry point: every error a user can cause is one line on stderr and a documented
     exit code (see pdbench/cli/exits.py); anything else is a bug and keeps its traceback."""
     exits.raise_on_sigterm()
+    exits.encodable_output()
     install_redaction()
     try:
         # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 OK = 0
@@ -64,6 +65,17 @@ def raise_on_sigterm() -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, interrupt)
+
+
+def encodable_output() -> None:
+    """Whatever the terminal's encoding (an ISO-8859-1 locale, PYTHONIOENCODING=latin-1), text
+    it cannot show is replaced (`?`), never a UnicodeEncodeError after the work is done."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            # A closed or detached stream has nothing to protect.
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
 
 
 def say(message: str) -> None:

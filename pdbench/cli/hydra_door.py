@@ -45,6 +45,7 @@ from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.core.redact import install_redaction, redact
 from pdbench.runners.prepare import prepare
+from pdbench.storage.shards import claim_sweep_dir
 from pdbench.storage.spend import SpendJournal, spend_file
 
 SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
@@ -146,24 +147,49 @@ class SweepCallback(Callback):
             redact_multirun_yaml(Path(config.hydra.sweep.dir))
 
     def on_multirun_end(self, config: Any, **kwargs: Any) -> None:
-        from pdbench.analysis.aggregate import write_aggregates
-        from pdbench.storage.run_store import read_manifest
-        from pdbench.storage.shards import merge_shards
-
+        """Merge and aggregate. Hydra turns an exception raised here into a warning and exits
+        0, so every failure ends the sweep here: one line and a non-zero exit code."""
         redact_multirun_yaml(Path(config.hydra.sweep.dir))
-        project_root = find_project_root()
-        run_dir = _run_root(config, project_root) / _sweep_run_id(config)
-        if not (run_dir / "shards").is_dir():
-            return
-        expected = [c for c in os.environ.get(SWEEP_CONDITIONS_ENV, "").split("\n") if c]
-        merge_shards(run_dir, expected_conditions=expected or None)
-        write_aggregates(run_dir)
-        print_summary(run_dir)
-        manifest = read_manifest(run_dir)
-        if manifest.status != "complete":
-            waiting = manifest.matches.planned - manifest.matches.completed
-            exits.say_unfinished(manifest.status, waiting, manifest.error)
-            raise SystemExit(exits.status_code(manifest.status))
+        try:
+            code = _merge_sweep(config)
+        except PdbenchError as error:
+            exits.say(f"error: merging the sweep's shards failed: {error}")
+            code = exits.BAD_INPUT
+        except WriteFailed as failure:
+            exits.say_write_failed(failure)
+            code = exits.WRITE_FAILED
+        except OSError as error:
+            exits.say_write_failed(WriteFailed(getattr(error, "filename", None) or "?", error))
+            code = exits.WRITE_FAILED
+        if code:
+            raise SystemExit(code)
+
+
+def _merge_sweep(config: Any) -> int:
+    """Merge a finished sweep's shards into its run dir and aggregate it; the exit code."""
+    from pdbench.analysis.aggregate import write_aggregates
+    from pdbench.storage.run_store import read_manifest
+    from pdbench.storage.shards import merge_shards, shard_dirs
+
+    run_dir = _run_root(config, find_project_root()) / _sweep_run_id(config)
+    expected = [c for c in os.environ.get(SWEEP_CONDITIONS_ENV, "").split("\n") if c]
+    if not shard_dirs(run_dir):
+        if not expected:
+            return exits.OK  # not a pdbench sweep (Hydra's --cfg, --info)
+        exits.say(
+            f"error: no job of the sweep stored anything in {run_dir} (their errors are "
+            "above); nothing to merge"
+        )
+        return exits.INCOMPLETE
+    merge_shards(run_dir, expected_conditions=expected or None)
+    write_aggregates(run_dir)
+    print_summary(run_dir)
+    manifest = read_manifest(run_dir)
+    if manifest.status != "complete":
+        waiting = manifest.matches.planned - manifest.matches.completed
+        exits.say_unfinished(manifest.status, waiting, manifest.error)
+        return exits.status_code(manifest.status)
+    return exits.OK
 
 
 def redact_multirun_yaml(sweep_dir: Path) -> None:
@@ -197,9 +223,10 @@ def _hydra_args(args: list[str]) -> Any:
     return parser.parse_args(args)
 
 
-def preflight(args: Any, project_root: Path) -> list[Job]:
+def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
     """Check a command line before Hydra launches anything; returns the grid's jobs (empty for
-    a single run). Every job is composed and validated, files included."""
+    a single run) and the run dir a sweep writes into. Every job is composed and validated,
+    files included."""
     config_name = args.config_name or "config"
     primary = (Path(args.config_path) if args.config_path else conf_dir(project_root)) / (
         config_name if config_name.endswith(".yaml") else f"{config_name}.yaml"
@@ -211,7 +238,7 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
     check_group_overrides(overrides, project_root, shown)
     check_hydra_overrides(primary, overrides, shown)
     if args.cfg or args.info:  # Hydra only prints the config: nothing runs
-        return []
+        return [], None
     jobs = expand(overrides, project_root, shown)
     grid = len(jobs) > 1 or bool(jobs[0].factors)
     if grid and not args.multirun:
@@ -222,8 +249,11 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
             file=shown,
         )
     warned: set[str] = set()
+    sweep_root = None
     for job in jobs:
         cfg = compose_primary(primary, list(job.overrides), project_root=project_root)
+        if sweep_root is None and grid and args.multirun:
+            sweep_root = _run_root(cfg, project_root) / _sweep_run_id(cfg)
         name = job.name if grid else condition_name_from_overrides(list(job.overrides), cfg)
         loaded = prepare(
             spec_from_composed(
@@ -239,7 +269,7 @@ def preflight(args: Any, project_root: Path) -> list[Job]:
             if warning not in warned:
                 warned.add(warning)
                 print(f"warning: {warning}", file=sys.stderr)
-    return jobs if grid else []
+    return (jobs, sweep_root) if grid else ([], None)
 
 
 def run_tournament(args: Any, project_root: Path) -> int:
@@ -269,6 +299,7 @@ def run_tournament(args: Any, project_root: Path) -> int:
 def hydra_entry(argv: list[str] | None = None) -> int:
     import hydra
 
+    exits.encodable_output()
     install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
@@ -281,12 +312,21 @@ def hydra_entry(argv: list[str] | None = None) -> int:
         try:
             if tournament_overrides(parsed.overrides, "conf/config.yaml"):
                 return run_tournament(parsed, project_root)
-            jobs = preflight(parsed, project_root)
+            if parsed.multirun:
+                os.environ.setdefault(SWEEP_ID_ENV, sweep_id(parsed.overrides, project_root))
+            jobs, sweep_root = preflight(parsed, project_root)
+            if parsed.multirun and sweep_root is not None:
+                # A run.run_id given on the command line may name an earlier, other sweep.
+                claim_sweep_dir(
+                    sweep_root, os.environ[SWEEP_ID_ENV], sorted(job.name for job in jobs)
+                )
         except PdbenchError as error:
             exits.say(f"error: {error}")
             return exits.BAD_INPUT
+        except WriteFailed as failure:
+            exits.say_write_failed(failure)
+            return exits.WRITE_FAILED
         if parsed.multirun:
-            os.environ.setdefault(SWEEP_ID_ENV, sweep_id(parsed.overrides, project_root))
             keys = sorted({key for job in jobs for key in job.factors})
             os.environ[SWEEP_KEYS_ENV] = "\n".join(keys)
             os.environ[SWEEP_CONDITIONS_ENV] = "\n".join(sorted(job.name for job in jobs))

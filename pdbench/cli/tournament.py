@@ -14,6 +14,8 @@ from typing import Annotated
 
 import typer
 
+from pdbench.cli import bounds
+from pdbench.cli.bounds import check_between
 from pdbench.core.errors import PdbenchError
 
 
@@ -74,11 +76,17 @@ def tournament(
     )
     from pdbench.analysis.stored import read_stored_play, tournament_matches
     from pdbench.cli.tournament_report import print_tournament
+    from pdbench.storage.safe_files import refuse_links
 
-    if not 0 <= selection <= 1 or not 0 <= mutation <= 1:
-        raise PdbenchError("--selection and --mutation must be between 0 and 1")
-    if runs < 1 or generations < 0 or (population is not None and population < 2):
-        raise PdbenchError("--runs must be at least 1, --generations at least 0, --population 2")
+    check_between("--selection", selection, 0, 1)
+    check_between("--mutation", mutation, 0, 1)
+    check_between("--runs", runs, 1, bounds.RUNS_MAX)
+    check_between("--generations", generations, 0, bounds.GENERATIONS_MAX)
+    if population is not None:
+        check_between("--population", population, 2, bounds.POPULATION_MAX)
+    check_between("--payne-exponent", payne_exponent, 0, bounds.PAYNE_EXPONENT_MAX)
+    check_between("--seed", seed, 0, bounds.SEED_MAX)
+    refuse_links(run_dir)  # its tables are written beside what the links point at
     play = read_stored_play(run_dir)
     matches, players = tournament_matches(play)
     if len(players) < 2:

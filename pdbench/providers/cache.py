@@ -81,6 +81,7 @@ class ReplayCache:
             self._cache = self._open()
 
     def _open(self) -> diskcache.Cache:
+        _refuse_foreign_database(self.directory / DATABASE)
         return diskcache.Cache(str(self.directory), eviction_policy="none")
 
     def _move_database_aside(self) -> Path:
@@ -147,3 +148,23 @@ class ReplayCache:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+CACHE_TABLES = {"Cache", "Settings"}  # what diskcache creates in a database of its own
+
+
+def _refuse_foreign_database(path: Path) -> None:
+    """Another application's SQLite file named cache.db is not adopted (diskcache would add its
+    tables beside the others' and carry on): raise sqlite3.DatabaseError naming its tables, so
+    it is moved aside like a damaged one, said in one line."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        tables = {str(row[0]) for row in rows}
+    finally:
+        connection.close()
+    if tables and not tables >= CACHE_TABLES:
+        shown = ", ".join(sorted(tables)[:5])
+        raise sqlite3.DatabaseError(f"not a pdbench cache: it holds the tables {shown}")

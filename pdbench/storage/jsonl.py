@@ -22,6 +22,7 @@ from pdbench.core.redact import (
     redact_chunks,
     secret_env_values,
 )
+from pdbench.storage.safe_files import open_no_follow, replacing
 
 
 def complete_prefix(path: Path) -> int:
@@ -47,7 +48,7 @@ def complete_prefix(path: Path) -> int:
 
 def truncate_to(path: Path, length: int) -> None:
     if path.exists() and path.stat().st_size != length:
-        with path.open("r+b") as handle:
+        with open_no_follow(path, "r+b") as handle:
             handle.truncate(length)
 
 
@@ -73,7 +74,7 @@ def append_bytes(
     away."""
     secrets = () if redacted else secret_env_values()
     try:
-        with path.open("ab") as handle:
+        with open_no_follow(path, "ab") as handle:
             if redacted:  # the caller redacted it (and counted offsets on what it redacted)
                 if isinstance(payload, bytes):
                     handle.write(payload)
@@ -98,16 +99,12 @@ def dump_line(record: dict) -> bytes:
 def write_json_atomic(path: Path, data: dict) -> None:
     """Replace a JSON file so that readers see the old or the new version, never half of one;
     secrets redacted (pdbench.core.redact)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    try:
-        options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-        raw = orjson.dumps(data, option=options)
-        secrets = secret_env_values()
-        if might_hold_secret(raw, secrets):  # the walk costs; most manifests need none
-            raw = orjson.dumps(redact(data, secrets), option=options)
-        tmp.write_bytes(raw)
-        os.replace(tmp, path)
-    except OSError as error:
-        # The old version stays in place; no half-written (or empty) temporary is left behind.
-        tmp.unlink(missing_ok=True)
-        raise WriteFailed(path, error) from error
+    options = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+    raw = orjson.dumps(data, option=options)
+    secrets = secret_env_values()
+    if might_hold_secret(raw, secrets):  # the walk costs; most manifests need none
+        raw = orjson.dumps(redact(data, secrets), option=options)
+    # A temporary of this writer's own; the old version stays in place on any failure and no
+    # half-written (or empty) temporary is left behind.
+    with replacing(path) as temporary:
+        temporary.write_bytes(raw)

@@ -114,6 +114,13 @@ def recover(run_dir: Path) -> Recovered:
     ledger_complete = jsonl.complete_prefix(ledger_path)  # a torn last line is a kill's leftover
     ledger = ledger_path.read_bytes()[:ledger_complete] if ledger_complete else b""
     found = Recovered()
+    if not ledger_path.exists() and jsonl.complete_prefix(rounds_path) > 0:
+        # A run dir starts with an empty ledger (RunStore): rounds without one lost the ledger
+        # that vouched for them (deleted, or a copy without it). Never cut silently.
+        found.damage = (
+            f"{LEDGER_FILE} is missing, so nothing vouches for the rounds in {ROUNDS_FILE}"
+        )
+        rounds_size = 0
     rounds_line = 1  # line number in rounds.jsonl where the next match starts
     with rounds_path.open("rb") if rounds_size else _NoFile() as rounds:
         for number, line in enumerate(ledger.splitlines(keepends=True), 1):

@@ -14,6 +14,7 @@ that offset (dropping a torn line or a half-written match) and only unfinished m
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from dataclasses import dataclass, field
@@ -23,10 +24,11 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from pdbench.core.errors import PdbenchError
+from pdbench.core.errors import PdbenchError, WriteFailed
 from pdbench.core.redact import redact_bytes, secret_env_values
 from pdbench.storage import jsonl, recovery
 from pdbench.storage.manifest import RunManifest, utc_now
+from pdbench.storage.safe_files import open_no_follow, refuse_links
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, LedgerEntry
 
 
@@ -64,9 +66,16 @@ class RunDirLock:
         self._handle: Any = None
 
     def acquire(self) -> RunDirLock:
+        """Take the lock (exit 2 when another process holds it). The run dir is refused first
+        when it holds a symbolic link (storage.safe_files); a failed write of the pid (a full
+        disk, a read-only folder) is `WriteFailed` (exit 5), never a traceback."""
         import fcntl
 
-        handle = self.path.open("a+")
+        refuse_links(self.path.parent)
+        try:
+            handle = open_no_follow(self.path, "a+")
+        except OSError as error:
+            raise WriteFailed(self.path, error) from error
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -77,21 +86,35 @@ class RunDirLock:
                 f"{self.path.parent} is being written by another process (pid {holder}); wait "
                 "for it to end (or stop it), then run the same command again"
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
+        except OSError as error:
+            _close_quietly(handle)
+            raise WriteFailed(self.path, error) from error
         self._handle = handle
         return self
 
     def release(self) -> None:
+        """Give the lock up. Never raises: it runs while another error (a failed write, Ctrl-C)
+        is on its way out, which it must not hide; the kernel drops the flock with the file."""
         if self._handle is not None:
-            # A released lock names no holder (and a command that only read the run dir, such
-            # as a refused `pdbench aggregate`, leaves the file as it found it).
-            self._handle.seek(0)
-            self._handle.truncate()
-            self._handle.close()  # closing the file releases the flock
-            self._handle = None
+            handle, self._handle = self._handle, None
+            try:
+                # A released lock names no holder (and a command that only read the run dir,
+                # such as a refused `pdbench aggregate`, leaves the file as it found it).
+                handle.seek(0)
+                handle.truncate()
+            except OSError:
+                pass  # the pid stays in the file: a stale name, the lock itself is free
+            _close_quietly(handle)
+
+
+def _close_quietly(handle: Any) -> None:
+    with contextlib.suppress(OSError):
+        handle.close()  # closing the file releases the flock
 
 
 @dataclass
@@ -151,7 +174,18 @@ class RunStore:
             )
         run_dir.mkdir(parents=True, exist_ok=True)
         # Two processes starting the same new run: the second waits on nothing and is refused.
-        return cls(run_dir=run_dir, lock=RunDirLock(run_dir).acquire())
+        store = cls(run_dir=run_dir, lock=RunDirLock(run_dir).acquire())
+        store._start_ledger()
+        return store
+
+    def _start_ledger(self) -> None:
+        """The ledger exists from the start (empty until a match finishes): a run dir whose
+        rounds.jsonl has no ledger beside it lost it, and recovery says so (storage.recovery)."""
+        try:
+            with open_no_follow(self.ledger_path, "ab"):
+                pass
+        except OSError as error:
+            raise WriteFailed(self.ledger_path, error) from error
 
     def _recover(self) -> None:
         """Keep the longest valid prefix of the ledger and rounds.jsonl (see storage.recovery):
@@ -160,6 +194,7 @@ class RunStore:
         self.completed = {entry.key: entry for entry in found.entries}
         self.notice = found.notice(self.run_dir)
         self.moved_to = found.moved_to
+        self._start_ledger()
 
     def append(self, matches: list[FinishedMatch], *, fsync: bool = False) -> None:
         """Store finished matches: their rounds first, then their ledger lines.

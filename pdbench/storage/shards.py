@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import re
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import orjson
 from pdbench.storage import jsonl
 from pdbench.storage.manifest import RunManifest, merge_manifests
 from pdbench.storage.run_store import read_ledger, read_manifest, write_manifest
+from pdbench.storage.safe_files import replacing
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, SHARDS_DIR
 
 SWEEP_PLAN_FILE = "sweep_plan.json"  # the conditions a sweep launched
@@ -45,28 +45,33 @@ def merge_shards(run_dir: Path, expected_conditions: list[str] | None = None) ->
     merges) makes a sweep whose jobs did not all write a shard incomplete, never complete."""
     plan_path = run_dir / SWEEP_PLAN_FILE
     if expected_conditions is not None:
-        jsonl.write_json_atomic(plan_path, {"conditions": expected_conditions})
+        plan = orjson.loads(plan_path.read_bytes()) if plan_path.exists() else {}
+        jsonl.write_json_atomic(plan_path, {**plan, "conditions": expected_conditions})
     elif plan_path.exists():
         expected_conditions = list(orjson.loads(plan_path.read_bytes())["conditions"])
     shards = shard_dirs(run_dir)
     manifests = [read_manifest(d) for d in shards]
-    rounds_tmp = run_dir / (ROUNDS_FILE + ".tmp")
-    ledger_tmp = run_dir / (LEDGER_FILE + ".tmp")
     offset = 0
-    with rounds_tmp.open("wb") as rounds_out, ledger_tmp.open("wb") as ledger_out:
+    # Temporaries of this process's own, removed on any failure (storage.safe_files).
+    # The ledger is replaced after the rounds it vouches for (the inner block ends first).
+    with (
+        replacing(run_dir / LEDGER_FILE) as ledger_tmp,
+        replacing(run_dir / ROUNDS_FILE) as rounds_tmp,
+        rounds_tmp.open("wb") as rounds_out,
+        ledger_tmp.open("wb") as ledger_out,
+    ):
         for shard in shards:
             ledger = read_ledger(shard)
             end = max((entry.rounds_end_offset or 0 for entry in ledger), default=0)
-            with (shard / ROUNDS_FILE).open("rb") as rounds_in:
-                rounds_out.write(rounds_in.read(end))
+            if end:  # a job that failed before its first match wrote no rounds
+                with (shard / ROUNDS_FILE).open("rb") as rounds_in:
+                    rounds_out.write(rounds_in.read(end))
             for entry in ledger:
                 shifted = dataclasses.replace(
                     entry, rounds_end_offset=(entry.rounds_end_offset or 0) + offset
                 )
                 ledger_out.write(shifted.to_json())
             offset += end
-    os.replace(rounds_tmp, run_dir / ROUNDS_FILE)
-    os.replace(ledger_tmp, run_dir / LEDGER_FILE)
     present = {m.conditions[0] for m in manifests if m.conditions}
     missing = sorted(set(expected_conditions or []) - present)
     merged = merge_manifests(
@@ -77,3 +82,35 @@ def merge_shards(run_dir: Path, expected_conditions: list[str] | None = None) ->
     )
     write_manifest(run_dir, merged)
     return merged
+
+
+def claim_sweep_dir(run_dir: Path, sweep: str, conditions: list[str]) -> None:
+    """Before a sweep launches: its run dir is new, or holds this very sweep (a resume). Another
+    sweep under the same run id (other settings, another grid) or a single run is refused, never
+    merged into (PdbenchError, exit 2); so is a folder holding a symbolic link."""
+    from pdbench.core.errors import PdbenchError
+    from pdbench.storage.safe_files import refuse_links
+
+    refuse_links(run_dir)
+    plan_path = run_dir / SWEEP_PLAN_FILE
+    plan: dict = {}
+    if plan_path.exists():
+        try:
+            plan = dict(orjson.loads(plan_path.read_bytes()))
+        except (orjson.JSONDecodeError, TypeError, ValueError) as error:
+            raise PdbenchError(f"{plan_path}: not a sweep plan ({error})") from None
+    elif (run_dir / MANIFEST_FILE).exists():
+        raise PdbenchError(
+            f"{run_dir} already holds a single run, not a sweep; it is never merged into: pass "
+            "another run.run_id=..."
+        )
+    known = plan.get("sweep_id")
+    same_grid = sorted(plan.get("conditions", conditions)) == sorted(conditions)
+    if (known is not None and known != sweep) or not same_grid:
+        shown = f"sweep {known}, this one {sweep}" if known else "another grid"
+        raise PdbenchError(
+            f"{run_dir} already holds another sweep ({shown}: other settings, grid or config "
+            "files); it is never merged into: pass another run.run_id=..."
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    jsonl.write_json_atomic(plan_path, {**plan, "sweep_id": sweep, "conditions": conditions})

@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from pdbench.core.errors import WriteFailed
+from pdbench.storage.safe_files import open_no_follow
 from pdbench.storage.schema import CallCounts
 
 SPEND_FILE = "spend.jsonl"
@@ -49,7 +50,7 @@ class SpendJournal:
             line["key"], line["answer"] = key, answer
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("ab") as handle:
+            with open_no_follow(self.path, "ab") as handle:
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 try:
                     handle.write(orjson.dumps(line) + b"\n")

@@ -7,17 +7,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from pdbench.core.errors import WriteFailed
+from pdbench.storage.safe_files import replacing
 
 
 def write_table_atomic(table: pd.DataFrame, path: Path) -> Path:
-    """Write `table` to `path` through a temporary file beside it; a failed write (a full disk)
-    raises `WriteFailed` naming the file and leaves the old version and no temporary behind."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        table.to_parquet(tmp, index=False)
-        tmp.replace(path)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        raise WriteFailed(path, error) from error
+    """Write `table` to `path` through a temporary file of its own beside it (see
+    storage.safe_files.replacing); a failed write (a full disk) raises `WriteFailed` naming the
+    file and leaves the old version and no temporary behind."""
+    with replacing(path) as temporary:
+        table.to_parquet(temporary, index=False)
     return path

@@ -124,7 +124,7 @@ def test_spend_after_a_kill_during_paid_calls_counts_every_call_the_server_answe
 @pytest.mark.parametrize(
     ("full_file", "writes_before"),
     # the manifest is written through a temporary file (its first version goes through)
-    [("rounds.jsonl", 0), ("run_manifest.json.tmp", 1), ("cache.db", 3)],
+    [("rounds.jsonl", 0), ("run_manifest.json.*.tmp", 1), ("cache.db", 3)],
     ids=["rounds", "manifest", "cache"],
 )
 def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
@@ -134,7 +134,7 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     config = paid_experiment(tmp_path, stub.api_base)
     out = tmp_path / "runs"
     failed = pdbench(run_args(config, out), tmp_path, fault=(full_file, writes_before))
-    full_file = full_file.removesuffix(".tmp")
+    full_file = full_file.removesuffix(".*.tmp")
     assert failed.returncode == 5, failed
     lines = error_lines(failed.stderr)
     assert len(lines) == 1 and "Traceback" not in failed.stderr, failed.stderr
@@ -143,7 +143,7 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     assert full_file in line and "run the same command again" in line, line
     run_dir = out / "r"
     manifest = read_manifest(run_dir)  # the last good version, never a half-written one
-    assert not (run_dir / "run_manifest.json.tmp").exists()
+    assert not list(run_dir.glob("*.tmp"))
     if full_file != "run_manifest.json":  # else the disk took no manifest after its first
         assert manifest["status"] == "failed", manifest["status"]
         assert manifest["error"].startswith("disk full while writing"), manifest["error"]
@@ -176,7 +176,7 @@ def test_a_full_disk_under_a_policy_run_is_one_line_and_exit_5(tmp_path):
     manifest = read_manifest(out / "r")
     assert (manifest["status"], manifest["matches"]["completed"]) == ("failed", 0)
     assert "disk full while writing" in manifest["error"]
-    assert not (out / "r" / "run_manifest.json.tmp").exists()
+    assert not list((out / "r").glob("*.tmp"))
     resumed = pdbench(run_args(config, out), tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert read_manifest(out / "r")["status"] == "complete"
@@ -223,3 +223,28 @@ def test_one_conditions_provider_trouble_leaves_its_matches_unfinished(stub, tmp
         for name in ("healthy", "behind_a_broken_proxy")
         for r in range(REPLICATES)
     }
+
+
+# --- a deleted ledger (issue 27) ------------------------------------------------------------------
+
+
+def test_a_deleted_ledger_quarantines_the_rounds_and_buys_nothing_again(stub, tmp_path):
+    """matches.jsonl deleted, then the same command: rounds.jsonl was cut to 0 silently and every
+    call bought again. The rounds are moved aside and said; the answers come from the cache."""
+    config = paid_experiment(tmp_path, stub.api_base)
+    out = tmp_path / "runs"
+    first = pdbench(run_args(config, out), tmp_path)
+    assert first.returncode == 0, first.stderr
+    bought = len(stub.state.requests)
+    assert bought == REPLICATES * ROUNDS
+    stored = (out / "r" / "rounds.jsonl").read_bytes()
+    (out / "r" / "matches.jsonl").unlink()
+
+    again = pdbench(run_args(config, out), tmp_path)
+    assert again.returncode == 0, again.stderr
+    warnings = [line for line in again.stderr.splitlines() if line.startswith("warning: ")]
+    assert any("matches.jsonl is missing" in line for line in warnings), again.stderr
+    (moved,) = (out / "r" / "quarantine").iterdir()
+    assert (moved / "rounds.jsonl").read_bytes() == stored
+    assert len(stub.state.requests) == bought  # every answer replayed from the cache
+    assert rounds_per_match(out / "r") == {("sampled_vs_tft", r): ROUNDS for r in range(REPLICATES)}

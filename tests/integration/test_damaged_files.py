@@ -170,3 +170,27 @@ def test_entries_written_before_checksums_still_replay(tmp_path):
         raw["old"] = json.dumps({"text": "D", "input_tokens": 1, "output_tokens": 1})
     with ReplayCache(tmp_path) as cache:
         assert cache.get("old")["text"] == "D" and cache.rejected == 0
+
+
+def test_another_applications_sqlite_file_is_not_adopted_as_the_cache(tmp_path):
+    """Issue 27: a SQLite database of another application named cache.db was adopted silently
+    (diskcache added its tables beside the others'). It is moved aside, said in one line."""
+    import sqlite3
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    other = sqlite3.connect(cache / "cache.db")
+    other.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+    other.execute("INSERT INTO invoices (total) VALUES (12.5)")
+    other.commit()
+    other.close()
+    said: list[str] = []
+    with ReplayCache(cache, warn=said.append) as fresh:
+        assert len(fresh) == 0
+    assert len(said) == 1 and "not a pdbench cache" in said[0] and "invoices" in said[0], said
+    (aside,) = cache.glob("quarantine-*/cache.db")
+    kept = sqlite3.connect(aside)
+    assert kept.execute("SELECT total FROM invoices").fetchall() == [(12.5,)]  # untouched
+    tables = {row[0] for row in kept.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    kept.close()
+    assert tables == {"invoices"}

@@ -294,3 +294,22 @@ def test_the_preset_sets_five_rounds_and_an_experiment_file_is_told_to_copy_it(t
 def test_canned_messages_without_a_negotiation_phase_are_refused():
     with pytest.raises(Exception, match=r"agent_a\.messages: this game has no negotiation phase"):
         load(PRIMARY, ["agent_a=alld", '+agent_a.messages=["I will split."]'], project_root=ROOT)
+
+
+def test_a_one_megabyte_message_is_cut_to_the_limit_and_marked_not_dropped(tmp_path):
+    """Issue 27: the README promises a long message is cut and marked; a 1 MB one (beyond what a
+    worker's reply may carry) was dropped and marked invalid instead."""
+    talker = tmp_path / "talker.py"
+    talker.write_text(
+        "class Agent:\n"
+        "    def on_turn(self, state):\n"
+        "        if state['phase'] == 'negotiate':\n"
+        "            return {'type': 'message', 'text': 'y' * 1_000_000}\n"
+        "        return {'type': 'commit', 'choice': 'split'}\n"
+    )
+    run_dir = run(tmp_path, [PRESET, "agent_a=arena", f"agent_a.path={talker}", "agent_b=allc"])
+    said = [m for r in rounds_of(run_dir) for m in r["conversation"] if m["speaker"] == "a"]
+    assert said
+    for message in said:
+        assert message["text"] == "y" * 280, message["text"][:40]
+        assert message["cut"] and not message["invalid"] and not message["empty"]

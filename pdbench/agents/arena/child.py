@@ -37,6 +37,7 @@ import traceback
 
 HOOKS = ("on_match_start", "on_round_start", "on_turn", "on_round_end", "on_match_end")
 MAX_REPLY_CHARS = 100_000  # a reply larger than this is not a plausible action
+MESSAGE_KEPT = 10_000  # characters of an oversized negotiation message that travel (cut later)
 
 
 def _private_channels() -> tuple[io.BufferedReader, int]:
@@ -52,16 +53,23 @@ def _private_channels() -> tuple[io.BufferedReader, int]:
 def _send(fd: int, message: dict) -> None:
     try:
         line = json.dumps(message)
-    except (TypeError, ValueError):
-        # The hook returned something JSON cannot carry: hand back its repr as the raw output.
+    except (TypeError, ValueError, RecursionError):
+        # The hook returned something JSON cannot carry (or nested too deeply): hand back its
+        # repr as the raw output.
         message = {**message, "result": {"__unserializable__": repr(message.get("result"))[:500]}}
         line = json.dumps(message)
     if len(line) > MAX_REPLY_CHARS:
+        result = message.get("result")
         if "error" in message:
             message = {**message, "error": message["error"][-MAX_REPLY_CHARS // 2 :]}
-        else:
-            message = {**message, "result": {"__oversized__": line[:500]}}
+        elif isinstance(result, dict) and isinstance(result.get("text"), str):
+            # A long negotiation message is still a message: pdbench cuts it to the game's
+            # limit and marks it cut (its start is all that is ever delivered).
+            message = {**message, "result": {**result, "text": result["text"][:MESSAGE_KEPT]}}
         line = json.dumps(message)
+        if len(line) > MAX_REPLY_CHARS and "error" not in message:
+            message = {**message, "result": {"__oversized__": line[:500]}}
+            line = json.dumps(message)
     data = (line + "\n").encode()
     while data:
         data = data[os.write(fd, data) :]

@@ -67,7 +67,9 @@ class AgentLog:
     def _write_note(self, text: str) -> None:
         lead = "\n" if text.startswith("\n") else ""
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        self._handle().write(f"{lead}[pdbench {stamp}] {text.lstrip()}\n".encode())
+        note = f"{lead}[pdbench {stamp}] {text.lstrip()}\n"
+        # An agent's answer quoted in a note may hold a lone surrogate: never an error here.
+        self._handle().write(note.encode("utf-8", "backslashreplace"))
 
     def close(self) -> None:
         if self.dropped:

@@ -40,6 +40,26 @@ class WorkerDied(Exception):
     pass
 
 
+def read_reply(line: bytes, seq: int) -> dict | None:
+    """The reply to call `seq` in one line from the worker, or None when the line is not one
+    (user code wrote to the protocol descriptor). The agent's bytes can only fail its own turn:
+    JSON nested too deeply to read is this call's unreadable answer, and a lone surrogate (text
+    no file can hold) is replaced, never an error in pdbench itself."""
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        return None  # not ours: the protocol descriptor was written to by user code
+    except RecursionError:
+        unreadable = "a reply nested too deeply to read (more than Python's recursion limit)"
+        return {"seq": seq, "ok": True, "result": {"__unreadable__": unreadable}}
+    if not (isinstance(reply, dict) and reply.get("seq") == seq):
+        return None
+    if b"\\ud" in line.lower():  # a \uD800-\uDFFF escape: perhaps a lone surrogate
+        text = json.dumps(reply, ensure_ascii=False)
+        reply = json.loads(text.encode("utf-8", "replace").decode("utf-8"))
+    return reply
+
+
 class Worker:
     """One child process running the user's Agent: JSON lines in, JSON lines out, output to log."""
 
@@ -114,11 +134,8 @@ class Worker:
                 continue
             if line is None:
                 raise WorkerDied(self._exit_message())
-            try:
-                reply = json.loads(line)
-            except ValueError:
-                continue  # not ours: the protocol descriptor was written to by user code
-            if isinstance(reply, dict) and reply.get("seq") == seq:
+            reply = read_reply(line, seq)
+            if reply is not None:
                 return reply
 
     def _exited(self) -> bool:

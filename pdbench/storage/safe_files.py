@@ -1,0 +1,125 @@
+"""Files of a run folder opened without following links, and replaced through unique temporaries.
+
+Two guarantees a run folder's writers rely on:
+
+- A symbolic link inside a run folder is never followed: a folder holding one is refused (one
+  line naming it, exit 2) before anything is read or written, and the files pdbench appends to
+  are opened with O_NOFOLLOW, so a link planted later fails instead of writing elsewhere.
+- A file replaced as a whole (aggregates, analysis, tournament, a manifest) is written to a
+  temporary beside it whose name is unique to the writer (host, pid, random part) and moved over
+  the old file in one `os.replace`: two commands writing the same file at once each leave a whole
+  file (the last one wins), an exception or a signal removes the writer's temporary, and the
+  temporaries of writers that died (kill -9) are removed by the next writer of that file.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import os
+import secrets
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from pdbench.core.errors import PdbenchError, WriteFailed
+
+AGENT_WORK = "agent_work"  # arena agents' scratch folders (pdbench.agents.arena.sandbox)
+
+
+def link_message(path: Path) -> str:
+    return (
+        f"{path} is a symbolic link; pdbench never follows a link in a run folder (it could "
+        "write into another run or any file): replace it with the file itself"
+    )
+
+
+def refuse_links(folder: Path) -> None:
+    """Refuse a run folder that holds a symbolic link anywhere inside it (the folder itself may
+    be reached through one: where a user keeps runs is their choice)."""
+    if not folder.is_dir():
+        return
+    for current, dirs, files in os.walk(folder):
+        for name in sorted([*dirs, *files]):
+            path = Path(current) / name
+            if path.is_symlink():
+                raise PdbenchError(link_message(path))
+        # An arena agent's scratch folders are its own: links it made there are never written
+        # through (the folder is removed without following them), and must not block a resume.
+        dirs[:] = [name for name in dirs if name != AGENT_WORK]
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+
+
+def open_no_follow(path: Path, mode: str) -> IO[Any]:
+    """`open(path, mode)` that refuses a symbolic link at `path` (PdbenchError naming it)."""
+    try:
+        return io.open(path, mode, opener=_no_follow)  # noqa: UP020 (io.open: see fault tests)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise PdbenchError(link_message(path)) from None
+        raise
+
+
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
+
+
+def _temporary_name(path: Path) -> Path:
+    return path.with_name(f"{path.name}.{_HOST}-{os.getpid()}-{secrets.token_hex(3)}.tmp")
+
+
+def _writer_is_gone(temporary: Path, target: Path) -> bool:
+    """Whether a temporary of `target` belongs to a dead writer on this machine (or is the
+    shared name older versions used, `<name>.tmp`)."""
+    middle = temporary.name[len(target.name) + 1 : -len(".tmp")]
+    if not middle:
+        return True
+    host, _, rest = middle.partition("-")
+    pid = rest.partition("-")[0]
+    if host != _HOST or not pid.isdigit():
+        return False  # another machine's writer (a shared file system): not ours to judge
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Remove temporaries of `path` left by writers that died before they could."""
+    try:
+        candidates = list(path.parent.glob(f"{_glob_escape(path.name)}.*tmp"))
+    except OSError:
+        return
+    for candidate in candidates:
+        if candidate.name.endswith(".tmp") and _writer_is_gone(candidate, path):
+            candidate.unlink(missing_ok=True)
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """Yield a unique temporary path beside `path`; when the block ends, move it over `path` in
+    one step. Any exception (a full disk, Ctrl-C, SIGTERM) removes the temporary and leaves the
+    old `path`. An OSError becomes `WriteFailed` naming `path`."""
+    remove_stale_temporaries(path)
+    temporary = _temporary_name(path)
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise WriteFailed(path, error) from error
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
