@@ -187,11 +187,11 @@ def run(
     except WriteFailed as failure:
         exits.say_write_failed(failure)
         raise typer.Exit(exits.WRITE_FAILED) from None
-    if outcome.matches_skipped:
-        typer.echo(
-            f"resumed: {outcome.matches_skipped} of {outcome.matches_planned} matches were "
-            "already stored and were kept"
-        )
+    from pdbench.cli.report import resumed_note
+
+    note = resumed_note(outcome.matches_planned, outcome.matches_skipped)
+    if note:
+        typer.echo(note)
     _print_summary(outcome.run_dir, outcome.aggregates)
     if outcome.status != "complete":
         exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)

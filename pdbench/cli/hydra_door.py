@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 from pdbench.cli import exits
 from pdbench.cli.heap import loaded_objects_frozen
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, watch_launcher
-from pdbench.cli.report import print_summary
+from pdbench.cli.report import print_summary, resumed_note
 from pdbench.config.hydra_compose import (
     check_group_overrides,
     check_hydra_overrides,
@@ -129,6 +129,9 @@ def _job(cfg: Any) -> None:
         else:
             with progress:
                 outcome = play(loaded, hydra_overrides=task_overrides)
+            note = resumed_note(outcome.matches_planned, outcome.matches_skipped)
+            if note:
+                print(note)
             print_summary(outcome.run_dir)
             if outcome.status != "complete":
                 exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)

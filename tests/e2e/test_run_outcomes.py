@@ -100,3 +100,16 @@ def test_a_run_with_some_aborted_matches_stays_complete(tmp_path):
     assert len(manifest["matches"]["failed"]) < 12
     assert done.returncode == 0, done.stderr
     assert manifest["status"] == "complete"
+
+
+def test_rerunning_a_complete_run_says_nothing_was_played(tmp_path):
+    runs = tmp_path / "runs"
+    run = [*console_command(), "run", "conf/config.yaml", f"run.output_dir={runs}", *RUN_ID]
+    hydra = [*module_command(), f"run.output_dir={runs}", *_hydra_single(tmp_path)]
+    first = run_process(run, tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "nothing to play" not in first.stdout
+    for command in (run, hydra):
+        again = run_process(command, tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert "nothing to play: all 3 matches were already stored" in again.stdout, again.stdout
