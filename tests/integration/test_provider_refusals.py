@@ -118,5 +118,7 @@ def test_an_unknown_price_is_said_once_per_sweep(stub, tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    warned = [line for line in done.stderr.splitlines() if "price of openai/test-model" in line]
+    # Hydra routes log records to its console handler (stdout) and job log.
+    output = done.stdout + done.stderr
+    warned = [line for line in output.splitlines() if "price of openai/test-model" in line]
     assert len(warned) == 1, done.stderr
