@@ -131,6 +131,16 @@ def run(
         ),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    status_every: Annotated[
+        float | None,
+        typer.Option(
+            "--status-every",
+            min=0,
+            help="Without a terminal (a log, a cluster job): seconds between two one-line "
+            "progress statuses on stderr; 0: none. Default: $PDBENCH_STATUS_EVERY or 30.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run every condition x replicate into data/runs/<run_id>/ and summarise the results.
 
@@ -151,30 +161,37 @@ def run(
     from pdbench.cli.heap import loaded_objects_frozen
     from pdbench.cli.progress import ProgressReporter
     from pdbench.runners.experiment import run_experiment
+    from pdbench.runners.stopping import RunInterrupted
 
     cache_mode: CacheMode | None = "off" if no_cache else "replay" if offline else None
     command = "pdbench run " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     try:
-        with loaded_objects_frozen(), ProgressReporter(enabled=not quiet) as progress:
+        with (
+            loaded_objects_frozen(),
+            ProgressReporter(enabled=not quiet, status_every_s=status_every) as progress,
+        ):
             outcome = run_experiment(
                 loaded,
                 resume_only=resume,
                 cache_mode=cache_mode,
                 on_start=progress.start,
                 on_match_done=progress.match_done,
+                watch_calls=progress.watch_calls,
                 command=command,
             )
+    except RunInterrupted as stopped:
+        raise typer.Exit(exits.say_interrupted(stopped)) from None
     except KeyboardInterrupt:
-        exits.say("interrupted: what finished is stored; run the same command again to resume")
+        exits.say("interrupted: run the same command again to resume")
         raise typer.Exit(exits.INTERRUPTED) from None
     except WriteFailed as failure:
         exits.say_write_failed(failure)
         raise typer.Exit(exits.WRITE_FAILED) from None
-    if outcome.matches_skipped:
-        typer.echo(
-            f"resumed: {outcome.matches_skipped} of {outcome.matches_planned} matches were "
-            "already stored and were kept"
-        )
+    from pdbench.cli.report import resumed_note
+
+    note = resumed_note(outcome.matches_planned, outcome.matches_skipped)
+    if note:
+        typer.echo(note)
     _print_summary(outcome.run_dir, outcome.aggregates)
     if outcome.status != "complete":
         exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)

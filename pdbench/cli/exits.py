@@ -8,6 +8,7 @@
 | 3    | run incomplete: provider failures left matches unfinished; the same command resumes |
 | 4    | stopped by the cost budget; resumable with a larger budget |
 | 5    | a write failed (disk full, I/O error); the last good manifest is kept |
+| 6    | aborted: every match was played, but a condition has no finished match (all aborted) |
 | 130  | interrupted (Ctrl-C); resumable |
 """
 
@@ -22,6 +23,7 @@ BAD_INPUT = 2
 INCOMPLETE = 3
 BUDGET = 4
 WRITE_FAILED = 5
+ABORTED = 6
 INTERRUPTED = 130
 
 
@@ -31,6 +33,7 @@ STATUS_CODES = {
     "incomplete": INCOMPLETE,
     "stopped": BUDGET,
     "interrupted": INTERRUPTED,
+    "aborted": ABORTED,
 }
 
 
@@ -41,11 +44,35 @@ def status_code(status: str) -> int:
 def say_unfinished(status: str, waiting: int, reason: str | None) -> None:
     """The last lines of a run that did not finish: why, then how many matches wait and what to
     do (always the last line, so scripts can read it)."""
+    if status == "aborted":  # nothing waits: the aborted matches are the result
+        say(
+            f"run aborted: {reason}; change what made them abort (agent max_retries, on_invalid="
+            "fallback, a constraint, the prompt), then run with a new --run-id / run.run_id"
+        )
+        return
     say(f"run {status}: {reason}" if reason else f"run {status}")
     if status == "stopped":
         say(f"{waiting} matches wait: raise run.max_cost_usd and run the same command again")
     else:
         say(f"{waiting} matches wait: run the same command again to resume them")
+
+
+def say_interrupted(stopped: object) -> int:
+    """The one line of a run stopped by Ctrl-C or SIGTERM after it stored what finished; returns
+    the exit code (130).
+
+    What the run wrote is closed by now. The heap is frozen so that the collections Python runs
+    while it shuts down skip it: on a large run they took seconds after the signal."""
+    import gc
+
+    stored, planned = getattr(stopped, "stored", None), getattr(stopped, "planned", None)
+    what = f"{stored} of {planned} matches are stored" if stored is not None else "stored"
+    say(
+        f"interrupted: {what} (answers of calls that finished are cached); run the same "
+        "command again to resume"
+    )
+    gc.freeze()
+    return INTERRUPTED
 
 
 def say_write_failed(failure: BaseException) -> None:

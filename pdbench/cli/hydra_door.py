@@ -14,6 +14,7 @@ app.
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
@@ -23,7 +24,7 @@ from typing import Any, NoReturn
 from pdbench.cli import exits
 from pdbench.cli.heap import loaded_objects_frozen
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, watch_launcher
-from pdbench.cli.report import print_summary
+from pdbench.cli.report import print_summary, resumed_note
 from pdbench.config.hydra_compose import (
     check_group_overrides,
     check_hydra_overrides,
@@ -45,6 +46,7 @@ from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.core.redact import install_redaction, redact
 from pdbench.runners.prepare import prepare
+from pdbench.runners.stopping import RunInterrupted
 from pdbench.storage.shards import claim_sweep_dir
 from pdbench.storage.spend import SpendJournal, spend_file
 
@@ -79,6 +81,7 @@ def _job(cfg: Any) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
+    from pdbench.cli.progress import ProgressReporter
     from pdbench.runners.experiment import run_experiment
     from pdbench.storage.shards import shard_dir_name
 
@@ -103,21 +106,33 @@ def _job(cfg: Any) -> None:
                 factors=factors,
             )
         )
+        progress = ProgressReporter()  # a bar on a terminal, else a status line now and then
+        play = functools.partial(
+            run_experiment,
+            on_start=progress.start,
+            on_match_done=progress.match_done,
+            watch_calls=progress.watch_calls,
+        )
         if multirun:
             run_id = _sweep_run_id(cfg)
             sweep_root = _run_root(cfg, project_root) / run_id
-            run_experiment(
-                loaded,
-                run_dir=sweep_root / "shards" / shard_dir_name(name),
-                run_id=run_id,
-                aggregate=False,
-                hydra_overrides=task_overrides,
-                command=os.environ.get(SWEEP_COMMAND_ENV),
-                # One journal for the whole sweep: the budget is for all its jobs together.
-                spend=SpendJournal(spend_file(sweep_root), source=name),
-            )
+            with progress:
+                play(
+                    loaded,
+                    run_dir=sweep_root / "shards" / shard_dir_name(name),
+                    run_id=run_id,
+                    aggregate=False,
+                    hydra_overrides=task_overrides,
+                    command=os.environ.get(SWEEP_COMMAND_ENV),
+                    # One journal for the whole sweep: the budget is for all its jobs together.
+                    spend=SpendJournal(spend_file(sweep_root), source=name),
+                )
         else:
-            outcome = run_experiment(loaded, hydra_overrides=task_overrides)
+            with progress:
+                outcome = play(loaded, hydra_overrides=task_overrides)
+            note = resumed_note(outcome.matches_planned, outcome.matches_skipped)
+            if note:
+                print(note)
             print_summary(outcome.run_dir)
             if outcome.status != "complete":
                 exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
@@ -291,9 +306,8 @@ def run_tournament(args: Any, project_root: Path) -> int:
     outcome = run_experiment(loaded, command="python -m pdbench " + " ".join(args.overrides))
     print_summary(outcome.run_dir)
     if outcome.status != "complete":
-        exits.say(f"run {outcome.status}: {outcome.error}; run the same command again to resume")
-        return exits.INCOMPLETE
-    return exits.OK
+        exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
+    return exits.status_code(outcome.status)
 
 
 def hydra_entry(argv: list[str] | None = None) -> int:
@@ -339,6 +353,8 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     exits.raise_on_sigterm()
     try:
         task()
+    except RunInterrupted as stopped:
+        return exits.say_interrupted(stopped)
     except KeyboardInterrupt:
         exits.say("interrupted: run the same command again to resume")
         return exits.INTERRUPTED

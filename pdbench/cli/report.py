@@ -272,6 +272,19 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
+def resumed_note(planned: int, skipped: int) -> str | None:
+    """What a run that found matches already stored says before its table: a re-run of a
+    complete run played nothing, and says so (its table is the same as last time)."""
+    if planned and skipped == planned:
+        return (
+            f"nothing to play: all {planned} matches were already stored (the table is the "
+            "stored run's); pass a new run id to play them again"
+        )
+    if skipped:
+        return f"resumed: {skipped} of {planned} matches were already stored and were kept"
+    return None
+
+
 def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None:
     """Print the table, the notes under it, the run dir and the command that opens the viewer."""
     out = console()

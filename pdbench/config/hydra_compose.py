@@ -70,10 +70,29 @@ PRIMARY_KEYS = (
 def condition_name_from_overrides(task_overrides: Sequence[str], cfg: DictConfig) -> str:
     """A readable, unique name for one composition: its overrides, or "a_vs_b". Secrets in the
     overrides (a key in an api_base) are redacted: the name is written everywhere."""
-    meaningful = [o for o in task_overrides if not o.startswith(("run.", "hydra", "metrics."))]
+    meaningful = [
+        _name_part(override)
+        for override in parse_overrides(task_overrides, "the command line")
+        if not override.key_or_group.startswith(NOT_A_CONDITION)
+    ]
     if meaningful:
         return redact_text(",".join(sorted(meaningful)))
     return f"{_agent_label(cfg.agent_a)}_vs_{_agent_label(cfg.agent_b)}"
+
+
+# Keys that set how a run is made, not what a condition is: never part of its name, added
+# (+run.cache.namespace=x) or not. The namespace still reaches the cache key (run.cache).
+NOT_A_CONDITION = ("run.", "hydra", "metrics.")
+
+
+def _name_part(override: Any) -> str:
+    """An override as a condition's name shows it: as typed, but a list value compact and
+    without spaces or quotes (game.labels=[J,F], not game.labels=[J, F])."""
+    value = override.value()
+    if isinstance(value, list):
+        prefix = "+" if override.is_add() else ""
+        return f"{prefix}{override.key_or_group}=[{','.join(str(v) for v in value)}]"
+    return str(override.input_line)
 
 
 def _agent_label(agent: DictConfig) -> str:
@@ -221,10 +240,44 @@ def _diagnose(path: Path, overrides: Sequence[str], shown: str) -> None:
         parent_key, _, leaf = key.rpartition(".")
         parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
         if not isinstance(parent, DictConfig) or leaf not in parent:
+            _refuse_another_kinds_option(parent, parent_key, leaf, shown)
             siblings = [str(k) for k in parent] if isinstance(parent, DictConfig) else []
+            # A field the config tree leaves out (run.cache.namespace) can still be added.
+            add = f"; add a new one with +{key}=..." if isinstance(parent, DictConfig) else ""
             raise ConfigError(
-                f"no such field{did_you_mean(leaf, siblings)}", file=shown, field=key
+                f"no such field{did_you_mean(leaf, siblings)}{add}", file=shown, field=key
             ) from None
+
+
+EXAMPLE_OF_KIND = {"llm": "llm_default", "arena": "arena", "policy": "tft"}
+
+
+def _refuse_another_kinds_option(parent: Any, parent_key: str, leaf: str, shown: str) -> None:
+    """`agent_b.memory_mb=256` with agent_b=tft: memory_mb is an option of arena agents; say so
+    rather than suggest a field of the policy agent or adding one it would refuse."""
+    from pydantic import BaseModel
+
+    from pdbench.config.agent_spec import ArenaAgentSpec, LLMAgentSpec, PolicyAgentSpec
+
+    if parent_key not in ("agent_a", "agent_b") or not isinstance(parent, DictConfig):
+        return
+    kinds: dict[str, type[BaseModel]] = {
+        "policy": PolicyAgentSpec,
+        "llm": LLMAgentSpec,
+        "arena": ArenaAgentSpec,
+    }
+    kind = str(parent.get("type", ""))
+    if kind not in kinds or leaf in kinds[kind].model_fields:
+        return
+    owners = [name for name, model in kinds.items() if leaf in model.model_fields]
+    if owners:
+        raise ConfigError(
+            f"{parent_key} is a {kind} agent, which has no {leaf}; {leaf} is an option of "
+            f"{' and '.join(owners)} agents (choose one first, e.g. {parent_key}="
+            f"{EXAMPLE_OF_KIND[owners[0]]})",
+            file=shown,
+            field=f"{parent_key}.{leaf}",
+        ) from None
 
 
 def _is_group(override: Any) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.names import run_id_problem
 from pdbench.core.errors import ConfigError, did_you_mean
@@ -84,6 +84,7 @@ def apply_overrides(
         parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
         adding = override.is_add() or override.is_force_add()
         if not adding and (not isinstance(parent, DictConfig) or leaf not in parent):
+            _refuse_a_condition_key(cfg, key, shown)
             siblings = [str(s) for s in parent] if isinstance(parent, DictConfig) else []
             hint = did_you_mean(leaf, siblings) or (
                 "" if siblings else f' ("{parent_key}" holds no fields)'
@@ -93,6 +94,27 @@ def apply_overrides(
             )
         OmegaConf.update(cfg, key, value, merge=False, force_add=adding)
     return cfg
+
+
+def _refuse_a_condition_key(cfg: DictConfig, key: str, shown: str) -> None:
+    """`agent_a=tft` on an experiment file: the agents are set per condition, not at the top, and
+    `+agent_a=tft` would only add a key the file may not have. Say how to change one condition."""
+    head = key.split(".")[0]
+    conditions = cfg.get("conditions") if head not in cfg else None
+    if not isinstance(conditions, ListConfig):
+        return
+    if not any(isinstance(c, DictConfig) and head in c for c in conditions):
+        return
+    rest = key[len(head) :]
+    names = [str(c.get("name", i)) for i, c in enumerate(conditions) if isinstance(c, DictConfig)]
+    raise ConfigError(
+        f"an experiment file sets {head} in each condition, not at the top; change one "
+        f"condition with conditions.<i>.{head}{rest}=... (i counts from 0 in the file: "
+        f"0 is {names[0]}), e.g. conditions.0.{head}{rest}=..., or run one condition "
+        f"from conf/config.yaml ({head}{rest}=...)",
+        file=shown,
+        field=key,
+    )
 
 
 def _delete(cfg: DictConfig, key: str, shown: str) -> None:

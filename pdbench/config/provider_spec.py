@@ -146,6 +146,26 @@ class ProviderSpec(Frozen):
             raise ValueError("is empty: name the model, e.g. openai/gpt-4o-mini")
         return value
 
+    @field_validator("api_base")
+    @classmethod
+    def _api_base_is_a_url(cls, value: str | None) -> str | None:
+        # A URL without its scheme (localhost:9/v1) was retried for half a minute as if the
+        # server were down; it is a mistake in the config, found before any call.
+        if value is None:
+            return value
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(value.strip())
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                "is not a URL: give the scheme and the host, e.g. http://localhost:8000/v1"
+            )
+        return value
+
     timeout_s: float = Field(60.0, gt=0, description="per-call timeout (not part of the cache key)")
     max_attempts: int = Field(
         5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"

@@ -75,3 +75,9 @@ def unknown_choice(kind: str, name: str, options: Iterable[str]) -> str:
     return f'unknown {kind} "{name}"{did_you_mean(name, options)}; choose one of: ' + ", ".join(
         options
     )
+
+
+class StopRequested(Exception):
+    """The run was asked to stop (Ctrl-C, SIGTERM): no new provider call or match starts. Not
+    bad input and not a result: the match that met it stays unfinished, and the run ends
+    interrupted (exit 130); the same command resumes it."""

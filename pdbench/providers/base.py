@@ -31,6 +31,12 @@ class MissingCredentials(ProviderError):
     """No API key for a hosted model: found before any call, a mistake in the set-up (exit 2)."""
 
 
+class RequestRefused(ProviderError):
+    """The server answered that no retry can change: an unknown model (404), a bad request
+    (400), a rejected key (401, 403). A mistake in the set-up, not a transient failure: nothing
+    is retried, the run stops, and the message names the provider field to fix (exit 2)."""
+
+
 class TransportFailure(ProviderError):
     """The call failed outside the model's answer: the server is down or timed out, answered 5xx
     or something that is no completion (empty choices, an HTML page), rejected the key, or does

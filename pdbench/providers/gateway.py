@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pdbench.config.schema import ProviderSpec
-from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
+from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError, StopRequested
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache
 from pdbench.providers.kinds import make_client
@@ -66,6 +66,8 @@ class ProviderGateway:
         )
         self._clients: dict[ProviderSpec, ProviderClient] = {}
         self._pending: dict[str, asyncio.Future[Completion]] = {}
+        # Set by the runner: once it says so (Ctrl-C, SIGTERM), no new live call starts.
+        self.stop_requested: Callable[[], bool] = lambda: False
 
     @staticmethod
     def _restore_bought_answers(cache: ReplayCache, spend: SpendJournal) -> None:
@@ -153,12 +155,18 @@ class ProviderGateway:
                 "no new provider call is started"
             )
 
+    def _check_stop(self) -> None:
+        if self.stop_requested():
+            raise StopRequested("the run is stopping: no new provider call is started")
+
     async def _live(
         self, provider_spec: ProviderSpec, request: CompletionRequest, key: str | None = None
     ) -> Completion:
+        self._check_stop()
         self._check_budget()
         client = self.client(provider_spec)
         async with self._semaphore():
+            self._check_stop()  # the stop may have come while this call waited for its turn
             self._check_budget()  # calls that finished while we waited may have spent it
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)

@@ -27,7 +27,7 @@ from pdbench.providers.base import (
     MissingCredentials,
     ProviderError,
     ProviderUnavailable,
-    TransportFailure,
+    RequestRefused,
 )
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,11 @@ log = logging.getLogger(__name__)
 # servers (llama.cpp, vLLM) ignore it. A server that does want a key rejects it with a 401, which
 # ends in the usual "no API key for <model>: set OPENAI_API_KEY" message.
 PLACEHOLDER_API_KEY = "pdbench-no-key-set"
+
+# The models whose unknown price this process has warned about: once per model per process, so
+# a serial sweep (every job in the launching process, each with its own client) says it once,
+# not once per job. The manifest counts every such call (spend.unknown_price) anyway.
+_UNKNOWN_PRICE_WARNED: set[str] = set()
 
 
 def label_grammar(answers: tuple[str, str]) -> str:
@@ -121,7 +126,6 @@ class LiteLLMProvider:
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.transport_attempts = 0  # every HTTP attempt, retries included
-        self._unknown_price_warned: set[str] = set()
         self._missing_keys: list[str] | None = None  # looked up on the first call
         self._placeholder_key = False  # an api_base without a key: send PLACEHOLDER_API_KEY
         load_dotenv_file(project_root or Path.cwd())
@@ -185,25 +189,40 @@ class LiteLLMProvider:
             MalformedResponse,
             ValueError,  # the SDK failed to decode the body (truncated JSON)
         )
-        if isinstance(error, litellm.AuthenticationError) or self._missing_key(
-            litellm, error, model
+        # litellm maps some statuses to a class of their own and others (a 403 from an
+        # OpenAI-compatible server) to its generic APIError: the status code decides too.
+        code = _status_code(error)
+        if (
+            isinstance(error, litellm.AuthenticationError)
+            or code == 401
+            or self._missing_key(litellm, error, model)
         ):
             raise self._auth_error(litellm, error, model) from error
-        final = (litellm.BadRequestError, litellm.NotFoundError, litellm.PermissionDeniedError)
-        if isinstance(error, final):
-            raise TransportFailure(
-                f"{model}: the server refused the request ({type(error).__name__}: "
-                f"{_first_line(error)})"
+        if isinstance(error, litellm.NotFoundError) or code == 404:
+            raise RequestRefused(
+                f"provider.model: the server at {self._server()} does not know {model} "
+                f"({_first_line(error)}); check the model name (and provider.api_base)"
+            ) from error
+        if isinstance(error, litellm.PermissionDeniedError) or code == 403:
+            raise RequestRefused(
+                f"provider.model: the key may not use {model} at {self._server()} "
+                f"({_first_line(error)}); check the key's permissions or the model name"
+            ) from error
+        if isinstance(error, litellm.BadRequestError) or code in (400, 422):
+            raise RequestRefused(
+                f"provider: the server at {self._server()} refused the request for {model} as "
+                f"bad ({_first_line(error)}); check provider.model and the agent's settings "
+                "(max_tokens, response_format, constrain)"
             ) from error
         # Any 5xx is worth retrying, whatever class litellm maps it to: its BadGatewayError (a
         # proxy's HTML 502 page) descends from the OpenAI SDK's APIError, not from litellm's.
-        server_error = _status_code(error) in range(500, 600)
+        server_error = code in range(500, 600)
         if not (isinstance(error, transient) or server_error):
             raise error  # not a provider problem: a bug, with its traceback
         if attempt >= self.spec.max_attempts:
             raise ProviderUnavailable(
                 f"{model}: still failing after {attempt} attempts ({type(error).__name__}: "
-                f"{_first_line(error)})"
+                f"{_first_line(error)}){self._start_the_server_hint(litellm, error)}"
             ) from error
         delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
         log.warning(
@@ -251,7 +270,28 @@ class LiteLLMProvider:
             return MissingCredentials(
                 f"no API key for {model}: set {' or '.join(missing)} (see .env.example)"
             )
-        return TransportFailure(f"the API key for {model} was rejected ({_first_line(error)})")
+        return RequestRefused(
+            f"provider: the API key for {model} was rejected by the server at {self._server()} "
+            f"({_first_line(error)}); set the right key in the environment or .env"
+        )
+
+    def _server(self) -> str:
+        """Where the calls go, as the user named it (credentials in the URL are redacted
+        when the line is printed)."""
+        return self.spec.api_base or "the provider's default URL"
+
+    def _start_the_server_hint(self, litellm: Any, error: Exception) -> str:
+        """A refused connection to a server on this machine: it is most likely not started."""
+        from urllib.parse import urlsplit
+
+        host = urlsplit(self.spec.api_base or "").hostname
+        local = host in ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+        if not (local and _refused_connection(litellm, error)):
+            return ""
+        return (
+            f"; nothing answers at {self.spec.api_base}: start the server first (for the local "
+            "model: uv run pdbench serve-local, in another terminal)"
+        )
 
     def _to_completion(self, litellm: Any, response: Any, model: str) -> Completion:
         choices = getattr(response, "choices", None)
@@ -280,8 +320,8 @@ class LiteLLMProvider:
             cost = None
         if cost:
             return float(cost)
-        if model not in self._unknown_price_warned:
-            self._unknown_price_warned.add(model)
+        if model not in _UNKNOWN_PRICE_WARNED:
+            _UNKNOWN_PRICE_WARNED.add(model)
             log.warning(
                 "the price of %s is unknown to litellm: its cost is recorded as null", model
             )
@@ -291,6 +331,21 @@ class LiteLLMProvider:
 def _status_code(error: BaseException) -> int | None:
     code = getattr(error, "status_code", None)
     return code if isinstance(code, int) else None
+
+
+def _refused_connection(litellm: Any, error: BaseException) -> bool:
+    """Nobody answered at all: litellm says so as APIConnectionError, or as an
+    InternalServerError whose cause is the HTTP client's connection error."""
+    seen: BaseException | None = error
+    for _ in range(10):  # the chain of causes, not forever
+        if seen is None:
+            return False
+        if isinstance(seen, (litellm.APIConnectionError, ConnectionError)) or (
+            type(seen).__name__ in ("ConnectError", "APIConnectionError")
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _first_line(error: BaseException) -> str:

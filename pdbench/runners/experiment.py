@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import is_batchable, make_agent
 from pdbench.analysis.columns import StoredMatches
-from pdbench.core.errors import BudgetExhausted, CacheMiss, PdbenchError, WriteFailed
+from pdbench.core.errors import (
+    BudgetExhausted,
+    CacheMiss,
+    PdbenchError,
+    StopRequested,
+    WriteFailed,
+)
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.match import play_match
@@ -36,6 +42,7 @@ from pdbench.runners.records import (
     timestamp_utc,
 )
 from pdbench.runners.run_manifest import ManifestWriter
+from pdbench.runners.stopping import RunInterrupted, Stopping
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch, RunStore
@@ -144,6 +151,7 @@ async def _play_pending(
     gateway: ProviderGateway | None,
     on_match_done: MatchDone,
     halt: Halt,
+    stopping: Stopping,
 ) -> None:
     store_prompts = loaded.spec.run.store_prompts
     # More matches than calls in flight keeps the provider busy while matches think locally.
@@ -151,8 +159,8 @@ async def _play_pending(
 
     async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch | None]:
         async with slots:
-            if halt.status is not None:
-                return index, None  # the provider failed or the budget is spent: not started
+            if halt.status is not None or stopping.requested:
+                return index, None  # the provider failed, the budget is spent, or a stop came
             agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
             try:
                 result = await play_match(
@@ -173,9 +181,13 @@ async def _play_pending(
             except BudgetExhausted as spent:
                 halt.set(manifests.STATUS_STOPPED, str(spent))
                 return index, None
+            except StopRequested:  # Ctrl-C or SIGTERM: the match stays unfinished
+                return index, None
             except asyncio.CancelledError:  # the run stops: no turn in progress is waited for
                 for agent in agents:
                     agent.stop_now()
+                if stopping.requested:  # the grace after a stop ran out: unfinished
+                    return index, None
                 raise
             finally:
                 for agent in agents:
@@ -201,6 +213,7 @@ async def _play_pending(
     # Policy-only conditions are played here, all replicates at once; the rest concurrently.
     looped = _play_batchable(pending, writer, run_id=run_id, on_match_done=on_match_done)
     tasks = [asyncio.create_task(play(i, m)) for i, m in looped]
+    stopping.cancel_after_grace(tasks)
     try:
         for next_done in asyncio.as_completed(tasks):
             index, finished = await next_done
@@ -236,12 +249,17 @@ def run_experiment(
     command: str | None = None,
     spend: SpendJournal | None = None,
     warn: Callable[[str], None] | None = None,
+    stopping: Stopping | None = None,
+    watch_calls: Callable[[CallCounts], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) every match of the experiment into its run dir and aggregate it.
 
     `spend` is the journal of paid calls the budget counts (default: the run dir's own; a sweep's
     jobs share the sweep's, each writing as its condition). `warn` says one line (damaged files
-    moved aside, a damaged cache; default: `warning: ...` on stderr)."""
+    moved aside, a damaged cache; default: `warning: ...` on stderr). `stopping` says when to
+    stop (default: on SIGINT or SIGTERM); a stopped run raises `RunInterrupted` once it has
+    stored what finished and saved its manifest as interrupted. `watch_calls` is given the
+    gateway's call counters, which move as calls are made (for a progress display)."""
     run_dir = run_dir or loaded.run_dir
     run_id = run_id or loaded.run_id
     warn = warn or warn_on_stderr
@@ -264,6 +282,8 @@ def run_experiment(
             command=command,
             journal=spend or SpendJournal(spend_file(run_dir)),
             warn=warn,
+            stopping=stopping or Stopping(),
+            watch_calls=watch_calls,
         )
     finally:
         store.close()  # the next writer may come in
@@ -283,6 +303,8 @@ def _run(
     command: str | None,
     journal: SpendJournal,
     warn: Callable[[str], None],
+    stopping: Stopping,
+    watch_calls: Callable[[CallCounts], None] | None,
 ) -> RunOutcome:
     run_dir = store.run_dir
     pending = [m for m in plan if m.key not in store.completed]
@@ -292,6 +314,10 @@ def _run(
     # The journal holds what every attempt of this run (or job of the sweep) paid: the budget is
     # for all of it, and the manifest's spend is read from it.
     gateway = make_gateway(loaded, pending, cache_mode, journal, warn)
+    if gateway is not None:
+        gateway.stop_requested = lambda: stopping.requested
+        if watch_calls is not None:
+            watch_calls(gateway.stats)  # counted as the calls are made
     run_manifest = ManifestWriter(
         loaded,
         plan,
@@ -311,17 +337,19 @@ def _run(
     writer = OrderedWriter(store, on_stored=run_manifest.save_after_store)
     try:
         if pending:
-            asyncio.run(
-                _play_pending(
-                    loaded,
-                    pending,
-                    writer,
-                    run_id=run_id,
-                    gateway=gateway,
-                    on_match_done=on_match_done or (lambda *_: None),
-                    halt=halt,
+            with stopping.on_signals():
+                asyncio.run(
+                    _play_pending(
+                        loaded,
+                        pending,
+                        writer,
+                        run_id=run_id,
+                        gateway=gateway,
+                        on_match_done=on_match_done or (lambda *_: None),
+                        halt=halt,
+                        stopping=stopping,
+                    )
                 )
-            )
     except WriteFailed as failure:  # a full disk: stop now, keep the last good manifest
         run_manifest.save_failed_if_possible(str(failure))
         raise
@@ -337,11 +365,23 @@ def _run(
     finally:
         if gateway is not None:
             gateway.close()
+    if stopping.requested:  # what finished is stored; the rest resumes with the same command
+        save(manifests.STATUS_INTERRUPTED, "interrupted")
+        raise RunInterrupted(len(store.completed), len(plan))
     waiting = len(plan) - len(store.completed)
     status = halt.status or (
         manifests.STATUS_COMPLETE if waiting == 0 else manifests.STATUS_INCOMPLETE
     )
     error = halt.reason
+    if status == manifests.STATUS_COMPLETE:
+        entries = list(store.completed.values())
+        empty = manifests.conditions_without_finished_match(
+            (c.name for c in loaded.spec.conditions), entries
+        )
+        if empty:  # every match played, but a condition has nothing to show
+            finished = sum(1 for entry in entries if not entry.error)
+            status = manifests.STATUS_ABORTED
+            error = manifests.aborted_reason(empty, finished, len(plan))
     save(status, error)
     aggregates = None
     if aggregate:

@@ -68,6 +68,8 @@ def as_agent(agent: Agent) -> AgentBase:
 
 _Talk = tuple[ConversationMessage, ...] | None
 
+YIELD_EVERY_S = 0.02  # a match that never waits gives the event loop back at least this often
+
 
 def _observe(agent: AgentBase, played: Transcript, side: str, talk: _Talk = None) -> Observation:
     obs = played.observe(
@@ -130,8 +132,15 @@ async def play_match(
     error = None
     aborted_attempts: tuple[Attempt, ...] = ()
     talk: _Talk = None
+    yielded = time.monotonic()
     try:
         for round_index in range(1, n_rounds + 1):
+            if (a_waits or b_waits) and time.monotonic() - yielded >= YIELD_EVERY_S:
+                # An agent whose provider answers at once (the mock, the cache) never yields:
+                # let the other matches, the progress and the storing of finished ones have
+                # their turn.
+                await asyncio.sleep(0)
+                yielded = time.monotonic()
             talk = None
             if game.negotiation is not None:
                 talk = await negotiate_round(

@@ -47,6 +47,9 @@ STATUS_FAILED = "failed"
 STATUS_STOPPED = "stopped"  # cleanly stopped (cost budget reached); resumable
 STATUS_INCOMPLETE = "incomplete"  # provider failures left matches unfinished; resumable
 STATUS_INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM; resumable
+# Every match was played, but a condition has no finished match (each one aborted): no number
+# of that condition means anything. Not resumable: the aborted matches are the result.
+STATUS_ABORTED = "aborted"
 
 Status = str
 
@@ -286,14 +289,35 @@ def _job_overrides(manifest: RunManifest) -> list[str]:
 
 def merged_status(statuses: Iterable[Status], *, all_jobs_present: bool = True) -> Status:
     """A sweep is complete only when every job is there and complete; otherwise the worst of its
-    jobs' statuses (failed, then interrupted, stopped, incomplete, started)."""
+    jobs' statuses (failed, then interrupted, stopped, started, incomplete), and aborted when
+    every job ended and one of them has no finished match."""
     found = set(statuses)
     if found == {STATUS_COMPLETE} and all_jobs_present:
         return STATUS_COMPLETE
     for status in (STATUS_FAILED, STATUS_INTERRUPTED, STATUS_STOPPED, STATUS_STARTED):
         if status in found:
             return status
+    if found <= {STATUS_COMPLETE, STATUS_ABORTED} and all_jobs_present:
+        return STATUS_ABORTED
     return STATUS_INCOMPLETE
+
+
+def conditions_without_finished_match(
+    conditions: Iterable[str], ledger: Iterable[LedgerEntry]
+) -> list[str]:
+    """The conditions none of whose stored matches finished (each one aborted)."""
+    finished = {entry.condition for entry in ledger if not entry.error}
+    return [name for name in conditions if name not in finished]
+
+
+def aborted_reason(empty: Sequence[str], finished: int, planned: int) -> str:
+    """The manifest's `error` of an aborted run: which conditions have nothing to show."""
+    first = empty[0]
+    more = f" and {len(empty) - 1} more" if len(empty) > 1 else ""
+    return (
+        f"no finished match in {len(empty)} condition(s) ({finished}/{planned} matches "
+        f"finished), e.g. {first}{more}: every match was aborted (see matches.jsonl)"
+    )
 
 
 def merge_manifests(
@@ -320,7 +344,8 @@ def merge_manifests(
         error=(
             f"no shard for {len(missing_conditions)} condition(s), e.g. {missing_conditions[0]}"
             if missing_conditions
-            else None
+            # an aborted job says which condition has no finished match
+            else next((m.error for m in manifests if m.status == STATUS_ABORTED), None)
         ),
         started_utc=min((m.started_utc or "" for m in manifests), default=None) or utc_now(),
         updated_utc=utc_now()

@@ -113,11 +113,16 @@ def test_a_real_model_through_provider_local_then_a_free_replay(server, tmp_path
     experiment = _experiment(tmp_path, server.api_base)
     cache = tmp_path / "cache"
     live = _run([PDBENCH, "run", str(experiment), "--run-id", "live", "-q"], cache)
-    assert live.returncode == 0, live.stderr
     run_dir = tmp_path / "runs" / "live"
     rounds = _read_lines(run_dir / "rounds.jsonl")
     ledger = _read_lines(run_dir / "matches.jsonl")
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    # The tiny model often fails every match of free_abort: then the run is aborted (exit 6,
+    # issue 26), else complete (exit 0).
+    finished = {e["condition"] for e in ledger if not e.get("error")}
+    empty = len(finished) < 4
+    assert live.returncode == (6 if empty else 0), live.stderr
+    assert manifest["status"] == ("aborted" if empty else "complete")
     by_condition = {
         name: [r for r in rounds if r["condition"] == name]
         for name in ("free_abort", "free_fallback", "grammar", "json_schema")
@@ -180,7 +185,7 @@ def test_a_real_model_through_provider_local_then_a_free_replay(server, tmp_path
 
     # The same experiment again: every answer from the cache, the same rounds.
     replay = _run([PDBENCH, "run", str(experiment), "--run-id", "replay", "-q"], cache)
-    assert replay.returncode == 0, replay.stderr
+    assert replay.returncode == (6 if empty else 0), replay.stderr
     replay_dir = tmp_path / "runs" / "replay"
     again = json.loads((replay_dir / "run_manifest.json").read_text())
     assert again["provider_calls"]["live"] == 0

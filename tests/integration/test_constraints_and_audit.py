@@ -271,7 +271,9 @@ class Audited:
 
 def test_audit_fields_are_stored_cached_and_replayed_identically(tmp_path):
     client = Audited()
-    spec = LLMAgentSpec(provider=ProviderSpec(name="litellm", model="openai/m", api_base="x"))
+    spec = LLMAgentSpec(
+        provider=ProviderSpec(name="litellm", model="openai/m", api_base="http://x")
+    )
 
     def stored_rounds(mode: str, store_prompts: bool | str = True) -> list[list[dict]]:
         gateway = ProviderGateway(

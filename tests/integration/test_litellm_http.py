@@ -50,7 +50,10 @@ def request(stub, model="openai/test-model", **changes):
     return CompletionRequest(**{**fields, **changes})
 
 
-def test_request_and_usage(stub, caplog):
+def test_request_and_usage(stub, caplog, monkeypatch):
+    import pdbench.providers.litellm as litellm_provider
+
+    monkeypatch.setattr(litellm_provider, "_UNKNOWN_PRICE_WARNED", set())  # warned once a process
     stub.reset(default_text="D")
     client = provider(stub)
     with caplog.at_level(logging.WARNING, logger="pdbench.providers.litellm"):

@@ -133,11 +133,14 @@ def test_a_server_that_is_down_leaves_the_run_incomplete(tmp_path, monkeypatch):
     assert_incomplete(done, tmp_path / "runs" / "r", waiting=2)
 
 
-def test_a_rejected_key_leaves_the_run_incomplete(stub, tmp_path, monkeypatch):
+def test_a_rejected_key_is_a_config_error(stub, tmp_path, monkeypatch):
+    """No retry and no resume changes a rejected key (issue 26): exit 2, one line."""
     stub.reset(script=[(401, "")] * 50)
     config = llm_experiment(tmp_path, stub.api_base)
     done = console_in_process(*run_command(config, tmp_path), monkeypatch=monkeypatch)
-    assert_incomplete(done, tmp_path / "runs" / "r", waiting=2)
+    assert done.returncode == 2, done
+    assert "API key for openai/shared-model was rejected" in done.stderr, done
+    assert len(stub.state.requests) == 1
 
 
 def test_an_answer_that_never_parses_is_a_result(stub, tmp_path, monkeypatch):
@@ -145,9 +148,10 @@ def test_an_answer_that_never_parses_is_a_result(stub, tmp_path, monkeypatch):
     stub.reset(default_text="I would rather not say")
     config = llm_experiment(tmp_path, stub.api_base)
     done = console_in_process(*run_command(config, tmp_path), monkeypatch=monkeypatch)
-    assert done.returncode == 0, done
+    # Every match was played; none finished, so the run is aborted, not complete (issue 26).
+    assert done.returncode == 6, done
     run_dir = tmp_path / "runs" / "r"
-    assert read_manifest(run_dir)["status"] == "complete"
+    assert read_manifest(run_dir)["status"] == "aborted"
     ledger = [json.loads(line) for line in (run_dir / "matches.jsonl").read_text().splitlines()]
     assert sorted(entry["replicate"] for entry in ledger) == [0, 1]
     assert all("I would rather not say" in entry["error"] for entry in ledger)

@@ -1,0 +1,129 @@
+"""Issue 26: Ctrl-C (SIGINT) and SIGTERM stop the spending on both front doors (`pdbench run` and
+`python -m pdbench` without -m). From the signal on no new provider call is made, the calls in
+flight finish and are journaled, what finished is stored, and the process exits 130 within
+seconds whatever the size of the run.
+
+The signal goes to the process itself (a background process of a non-interactive shell would
+ignore SIGINT); one signal per run.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from openai_stub_server import StubServer
+from silently_wrong_helpers import console_command, module_command, start_process
+
+pytestmark = pytest.mark.slow
+
+
+def _lines(path: Path) -> int:
+    try:
+        return sum(1 for _ in path.open("rb"))
+    except FileNotFoundError:
+        return 0
+
+
+def _command(door: str, overrides: list[str], tmp_path: Path) -> list[str]:
+    common = [*overrides, f"run.output_dir={tmp_path / 'runs'}"]
+    if door == "run":
+        return [*console_command(), "run", "conf/config.yaml", *common, "--run-id", "r"]
+    return [*module_command(), *common, "run.run_id=r", f"hydra.run.dir={tmp_path / 'hydra'}"]
+
+
+def _stop(process: subprocess.Popen, signal_number: int) -> tuple[str, float]:
+    process.send_signal(signal_number)
+    sent = time.monotonic()
+    try:
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    return stderr, time.monotonic() - sent
+
+
+def _wait_for(condition, process: subprocess.Popen, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if process.poll() is not None:
+            raise AssertionError(f"ended early: {process.communicate()}")
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize(
+    ("door", "signal_number"),
+    [
+        ("run", signal.SIGINT),
+        ("run", signal.SIGTERM),
+        ("hydra", signal.SIGINT),
+        ("hydra", signal.SIGTERM),
+    ],
+)
+def test_a_signal_stops_the_calls_to_a_slow_server(tmp_path, door, signal_number):
+    with StubServer() as stub:
+        stub.state.delay_s = 0.5  # a slow model: calls are in flight when the signal comes
+        overrides = [
+            "agent_a=llm_default",
+            "agent_b=grim",
+            "persona=exploitative",
+            "agent_a.temperature=1.0",  # every replicate asks afresh: 4000 x 3 calls
+            "run.replicates=4000",
+            "horizon.rounds=3",
+            "run.max_concurrency=4",
+            "provider=litellm",
+            "provider.model=openai/test-model",
+            f"provider.api_base={stub.api_base}",
+        ]
+        process = start_process(_command(door, overrides, tmp_path), tmp_path)
+        _wait_for(lambda: len(stub.state.requests) >= 60, process)
+        asked_before = len(stub.state.requests)
+        stderr, took = _stop(process, signal_number)
+        asked_after = len(stub.state.requests) - asked_before
+        answered = len(stub.state.requests)
+    run_dir = tmp_path / "runs" / "r"
+    assert process.returncode == 130, stderr
+    assert took < 10, f"exit {took:.1f} s after the signal"
+    # At most the calls already on their way when the signal came (max_concurrency of them, which
+    # the stub may read a moment later): none is started after it.
+    assert asked_after <= 4, f"{asked_after} calls were made after the signal"
+    # The calls in flight finished and were journaled: every answer the server gave is paid for
+    # once, so the same command later replays it from the cache.
+    assert _lines(run_dir / "spend.jsonl") == answered
+    assert _lines(run_dir / "rounds.jsonl") > 0, "nothing that finished was stored"
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    assert manifest["status"] == "interrupted"
+    assert "matches are stored" in stderr.strip().splitlines()[-1], stderr
+
+
+@pytest.mark.parametrize(
+    ("door", "signal_number"), [("run", signal.SIGINT), ("hydra", signal.SIGTERM)]
+)
+def test_a_signal_stops_a_large_run_on_the_instant_mock(tmp_path, door, signal_number):
+    """The issue's command: the mock answers at once, so a match never waits; calls went on to
+    all 80,000 and nothing was stored."""
+    overrides = [
+        "agent_a=llm_default",
+        "agent_b=grim",
+        "persona=exploitative",
+        "agent_a.temperature=1.0",
+        "run.replicates=4000",
+    ]
+    process = start_process(_command(door, overrides, tmp_path), tmp_path)
+    spend = tmp_path / "runs" / "r" / "spend.jsonl"
+    _wait_for(lambda: _lines(spend) >= 3000, process)
+    calls_before = _lines(spend)
+    stderr, took = _stop(process, signal_number)
+    calls_after = _lines(spend) - calls_before
+    assert process.returncode == 130, stderr
+    assert took < 10, f"exit {took:.1f} s after the signal"
+    # Only the calls already under way when the signal came (at most the concurrency's worth).
+    assert calls_after <= 50, f"{calls_after} calls after the signal"
+    assert _lines(tmp_path / "runs" / "r" / "rounds.jsonl") > 0, "nothing that finished was stored"
