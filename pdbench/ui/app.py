@@ -32,6 +32,7 @@ from pdbench.ui.display import JOINT_METRICS, format_value
 from pdbench.ui.facts import condition_caption, condition_config, cost_text, short_commit
 from pdbench.ui.loaders import LoadedRun, default_run_dir, load_run
 from pdbench.ui.tabs import analysis, conditions, inspector, match, run_facts, tournament
+from pdbench.ui.tally import tally
 
 BadgeColor = Literal["green", "orange", "red", "gray"]
 STATUS_COLORS: dict[str, BadgeColor] = {
@@ -89,7 +90,15 @@ def main() -> None:
     match_tab, conditions_tab, inspector_tab, facts_tab, analysis_tab = tabs[:5]
     with match_tab:
         match.render(
-            condition, replicate, replicate_row, condition_row, rounds, names, config, run.ledger
+            condition,
+            replicate,
+            replicate_row,
+            condition_row,
+            rounds,
+            names,
+            config,
+            run.ledger,
+            tally(replicates, run.ledger, run.manifest.replicates or 0, condition),
         )
     with conditions_tab:
         conditions.render(aggregates, run.manifest, run.ledger, condition)
@@ -182,6 +191,13 @@ def _header(run: LoadedRun) -> None:
         f"{calls.cached} cached · cost spent: {cost_text(manifest.spend)} (every attempt of the run)"
     )
     replicates = aggregates.replicates
+    counted = tally(replicates, run.ledger, manifest.matches.planned)
+    st.markdown(
+        f"{':material/verified:' if counted.clean else ':material/error:'} **What happened:** "
+        f"{counted.text()}",
+        help="Counted over every match, aborted ones included: an invalid output is an answer "
+        "that failed parsing (in a stored round, or in the round that ended an aborted match).",
+    )
     if "match_status" in replicates:
         aborted = replicates[replicates["match_status"] == "aborted"]
         if len(aborted):

@@ -26,7 +26,7 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     flagged rounds get a dark outline (and a '!' after the letter), moves flipped by noise a
     dashed one (and a '~')."""
     order = list(dict.fromkeys(frame["agent"]))
-    n_rounds = int(frame["round"].max()) if not frame.empty else 0
+    n_rounds = last_round(frame, 0)
     base = alt.Chart(frame).encode(
         x=alt.X(
             "round:O",
@@ -91,6 +91,13 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     return alt.layer(*layers).properties(height=alt.Step(40))
 
 
+def last_round(frame: pd.DataFrame, default: int) -> int:
+    """The frame's highest round, or `default` when it has none (a match aborted in round 1, a
+    condition none of whose matches stored a round)."""
+    highest = pd.to_numeric(frame["round"], errors="coerce").max() if "round" in frame else None
+    return default if highest is None or pd.isna(highest) else int(highest)
+
+
 def round_ticks(n_rounds: int) -> list[int] | Any:
     """Every round up to 40; beyond, round 1 and every 10th (50th) so the labels stay legible."""
     if n_rounds <= 40:
@@ -105,7 +112,7 @@ def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
     colors = [A_COLOR, B_COLOR] + [REFERENCE_COLOR] * (len(series) - 2)
     dashes = [[1, 0], [6, 3]] + [[2, 3]] * (len(series) - 2)
     widths = [2.5, 2.5] + [1.2] * (len(series) - 2)
-    n_rounds = int(frame["round"].max()) if not frame.empty else 1
+    n_rounds = last_round(frame, 1)
     return (
         alt.Chart(frame)
         .mark_line(point=alt.OverlayMarkDef(size=22) if n_rounds <= 60 else False)
@@ -191,7 +198,7 @@ def over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt
             x=alt.X(
                 "round:Q",
                 title="Round",
-                scale=alt.Scale(domain=[1, max(2, int(frame["round"].max() or 2))], nice=False),
+                scale=alt.Scale(domain=[1, max(2, last_round(frame, 2))], nice=False),
             ),
             y=alt.Y("cooperation:Q", title="Share of C", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color(

@@ -79,7 +79,21 @@ def timeline_frame(rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str]
                     "flagged": bool(flags),
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=TIMELINE_COLUMNS)
+
+
+TIMELINE_COLUMNS = [
+    "round",
+    "agent",
+    "action",
+    "intended",
+    "flipped",
+    "label",
+    "payoff",
+    "cumulative",
+    "flags",
+    "flagged",
+]
 
 
 def payoff_frame(
@@ -109,7 +123,7 @@ def payoff_frame(
                     "reference": True,
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["round", "series", "cumulative payoff", "reference"])
 
 
 def action_text(
