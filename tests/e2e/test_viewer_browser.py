@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from project_copy import copy_project, run_persona_grid
+from viewer_runs import expected_tally, make_viewer_runs, tally_words
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
@@ -385,3 +386,32 @@ def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
     shot = screenshot(page, "viewer-conditions-grid")
     assert shot.stat().st_size > 50_000
     assert page.locator(EXCEPTION).count() == 0
+
+
+@pytest.fixture(scope="module")
+def every_kind_of_run(tmp_path_factory) -> dict[str, Path]:
+    """Aborted, partial, empty-condition, unfinished, interrupted, noisy and negotiated runs."""
+    return make_viewer_runs(tmp_path_factory.mktemp("kinds"))
+
+
+def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
+    """Issue 26: each run typed into the same viewer; every tab renders without an exception and
+    the summary above the tabs matches the counts in the stored files."""
+    run_dir_input = page.locator('[data-testid="stSidebar"] input').first
+    for kind, run_dir in every_kind_of_run.items():
+        run_dir_input.fill(str(run_dir))
+        run_dir_input.press("Enter")
+        page.wait_for_selector(f"text=Run {run_dir.name}", timeout=60_000)
+        page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
+        summary = tally_words(expected_tally(run_dir))
+        page.wait_for_selector(f"text={summary}", timeout=30_000)
+        assert page.locator(EXCEPTION).count() == 0, kind
+        tabs = page.locator('[data-testid="stTab"]')
+        for index in range(tabs.count()):
+            tabs.nth(index).click()
+            page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
+            page.wait_for_timeout(300)
+            assert page.locator(EXCEPTION).count() == 0, (kind, tabs.nth(index).inner_text())
+        screenshot(page, f"viewer-kind-{kind}")
+        if tabs.count():
+            tabs.first.click()
