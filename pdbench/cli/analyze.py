@@ -69,17 +69,38 @@ def analyze(
     half_width: Annotated[
         float, typer.Option(help="Target CI half-width for 'replicates needed'.")
     ] = 0.05,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="Name of this analysis: written to analysis-NAME.parquet beside the others "
+            "(default: from the options that differ from the defaults, e.g. factor-persona; "
+            "the default options write analysis.parquet).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Fingerprints, strategy estimates (SFEM), behavioural profiles and comparisons between
-    conditions, from a run's stored rounds; writes analysis.parquet. Never calls a provider;
+    conditions, from a run's stored rounds; writes analysis.parquet (analysis-NAME.parquet for
+    other options or --name, so several analyses of one run coexist). Never calls a provider;
     running it twice writes the same file."""
-    from pdbench.analysis.run_analysis import AnalysisOptions, analyse, write_analysis
+    from pdbench.analysis.run_analysis import (
+        NAME_PATTERN,
+        AnalysisOptions,
+        analyse,
+        analysis_name,
+        write_analysis,
+    )
     from pdbench.analysis.stored import read_stored_play
     from pdbench.cli.analysis_report import print_report
 
     if bootstrap < 2 or permutations < 1 or not half_width > 0:
         raise PdbenchError(
             "--bootstrap must be at least 2, --permutations at least 1, --half-width above 0"
+        )
+    if name is not None and not NAME_PATTERN.fullmatch(name):
+        raise PdbenchError(
+            f"--name {name!r}: use letters, digits, '.', '_' and '-' (at most 80, starting with "
+            "a letter or digit)"
         )
     play = read_stored_play(run_dir)
     if not play.conditions:
@@ -97,5 +118,5 @@ def analyze(
         half_width=half_width,
     )
     table = analyse(play, condition_games(play.manifest), options)
-    path = write_analysis(play.run_dir, table)
+    path = write_analysis(play.run_dir, table, name or analysis_name(options))
     print_report(table, play.manifest.run_id, path)

@@ -107,7 +107,7 @@ def main() -> None:
     with facts_tab:
         run_facts.render(run.manifest, run.ledger)
     with analysis_tab:
-        analysis.render(run.analysis(), run.reader.run_dir, condition)
+        analysis.render(run, condition)
     if tournament_table is not None:
         with tabs[5]:
             tournament.render(tournament_table)

@@ -57,8 +57,8 @@ def play(tmp_path: Path, body: str, *, name: str = "experiment") -> Path:
     return outcome.run_dir
 
 
-def analysis(run_dir: Path, table: str) -> pd.DataFrame:
-    frame = pd.read_parquet(run_dir / "analysis.parquet")
+def analysis(run_dir: Path, table: str, name: str = "analysis.parquet") -> pd.DataFrame:
+    frame = pd.read_parquet(run_dir / name)
     return frame[frame["table"] == table].dropna(axis=1, how="all")
 
 
@@ -213,7 +213,12 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
     )
     args = ("analyze", str(run_dir), "--factor", "style", "--reference", "generous")
     assert run_cli(monkeypatch, *args, "--metric", "cooperation_rate_a", "--bootstrap", "200") == 0
-    comparisons = analysis(run_dir, "comparison")
+    # Named by what it asks (factor, reference, metric), beside any other analysis of the run.
+    comparisons = analysis(
+        run_dir,
+        "comparison",
+        "analysis-factor-style_ref-generous_metric-cooperation_rate_a.parquet",
+    )
     assert list(zip(comparisons["condition_a"], comparisons["condition_b"], strict=True)) == [
         ("generous_vs_alld", "stingy_vs_alld"),
         ("generous_vs_random", "stingy_vs_random"),
@@ -225,3 +230,37 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
     assert "style against style=generous" in capsys.readouterr().out
     assert run_cli(monkeypatch, "analyze", str(run_dir), "--factor", "stlye") == 2
     assert 'no factor "stlye" (did you mean "style"?)' in capsys.readouterr().err
+
+
+def test_analyses_with_other_options_coexist(policies_vs_random, monkeypatch, capsys, tmp_path):
+    """Issue 26: `--factor X` then `--factor Y` (or a --name) no longer overwrite each other;
+    the default options keep writing analysis.parquet, as older runs have it."""
+    import shutil
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(policies_vs_random, run_dir)
+    (run_dir / "analysis.parquet").unlink(missing_ok=True)
+    conditions = sorted(pd.read_parquet(run_dir / "aggregates.parquet")["condition"].unique())
+    first, second = conditions[0], conditions[1]
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20") == 0
+    assert (
+        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--reference", first)
+        == 0
+    )
+    assert (
+        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--reference", second)
+        == 0
+    )
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--name", "mine") == 0
+    from pdbench.analysis.run_analysis import analysis_files
+
+    files = analysis_files(run_dir)
+    assert list(files) == ["default", "mine", f"ref-{first}", f"ref-{second}"]
+    for reference in (first, second):
+        rows = analysis(run_dir, "comparison", files[f"ref-{reference}"].name)
+        assert set(rows["condition_a"]) == {reference}  # each file kept its own comparisons
+    out = capsys.readouterr().out
+    assert f"analysis-ref-{second}.parquet" in out
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--name", "../x") == 2
+    assert "--name" in capsys.readouterr().err
+    assert not (tmp_path / "x.parquet").exists()
