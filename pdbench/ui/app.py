@@ -28,6 +28,7 @@ import streamlit as st
 from pdbench.analysis.run_aggregates import Aggregates
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
+from pdbench.storage.shards import sweep_of
 from pdbench.ui.display import JOINT_METRICS, format_value
 from pdbench.ui.facts import condition_caption, condition_config, cost_text, short_commit
 from pdbench.ui.loaders import LoadedRun, default_run_dir, load_run
@@ -62,6 +63,14 @@ def main() -> None:
         st.error(f"Cannot read the run dir {run_dir}: {type(error).__name__}: {error}")
         st.stop()
 
+    sweep = sweep_of(run.reader.run_dir)
+    if sweep is not None:
+        st.warning(
+            f"This folder is one job (shard) of the sweep `{sweep.name}`: it holds only "
+            f"{', '.join(run.manifest.conditions) or 'one job'}. Open the sweep folder "
+            f"`{sweep}` to see every condition of the sweep together.",
+            icon=":material/call_split:",
+        )
     _header(run)
     aggregates = run.aggregates
     if aggregates.conditions.empty:

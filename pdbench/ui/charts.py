@@ -21,12 +21,19 @@ BOTH_COLOR = "#555555"
 REFERENCE_COLOR = "#AAAAAA"
 
 
-def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
+def timeline_chart(
+    frame: pd.DataFrame, words: dict[str, str] | None = None
+) -> alt.LayerChart | alt.FacetChart:
     """One cell per round and agent, coloured by the action played and lettered while it fits;
     flagged rounds get a dark outline (and a '!' after the letter), moves flipped by noise a
     dashed one (and a '~')."""
     order = list(dict.fromkeys(frame["agent"]))
     n_rounds = last_round(frame, 0)
+    words = words or {"C": "C", "D": "D"}
+    if words == {"C": "C", "D": "D"}:
+        legend = "datum.label == 'C' ? 'C  cooperate' : 'D  defect'"
+    else:  # the game's own words (split / steal); stored as C / D
+        legend = f"datum.label == 'C' ? {words['C']!r} : {words['D']!r}"
     base = alt.Chart(frame).encode(
         x=alt.X(
             "round:O",
@@ -49,7 +56,7 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     tooltip = [
         alt.Tooltip("round:O", title="round"),
         alt.Tooltip("agent:N"),
-        alt.Tooltip("action:N", title="action played"),
+        alt.Tooltip("played:N", title="action played"),
         alt.Tooltip("intended:N", title="action intended"),
         alt.Tooltip("payoff:Q"),
         alt.Tooltip("cumulative:Q", title="cumulative payoff"),
@@ -65,7 +72,7 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
             legend=alt.Legend(
                 title=None,
                 orient="top",
-                labelExpr="datum.label == 'C' ? 'C  cooperate' : 'D  defect'",
+                labelExpr=legend,
             ),
         ),
         tooltip=tooltip,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
 from viewer_runs import KINDS, expected_tally, make_viewer_runs, tally_words
@@ -60,3 +61,24 @@ def test_every_kind_of_run_opens_and_says_what_happened(kind, runs, monkeypatch)
                 assert "No invalid outputs, fallbacks" not in shown_text(at)
     if len(aggregates.conditions):
         assert selected >= 1
+
+
+def test_a_shard_folder_says_it_belongs_to_a_sweep(runs, monkeypatch):
+    sweep = runs["empty"]
+    shard = sorted((sweep / "shards").iterdir())[0]
+    monkeypatch.setenv(RUN_DIR_ENV, str(shard))
+    at = AppTest.from_file(str(APP), default_timeout=90).run()
+    assert_no_exception(at, "shard")
+    notes = [w.value for w in at.warning if "shard" in w.value]
+    assert notes and str(sweep.resolve()) in notes[0] and "sweep" in notes[0]
+
+
+def test_split_or_steal_moves_are_shown_as_split_and_steal(runs, monkeypatch):
+    monkeypatch.setenv(RUN_DIR_ENV, str(runs["negotiated"]))
+    at = AppTest.from_file(str(APP), default_timeout=90).run()
+    assert_no_exception(at, "negotiated")
+    actions = next(c.value for c in at.code if c.value.startswith("A · "))
+    assert "split" in actions or "steal" in actions
+    assert " C " not in f" {actions} " and " D " not in f" {actions} "
+    rounds = [orjson.loads(line) for line in (runs["negotiated"] / "rounds.jsonl").open("rb")]
+    assert {r["agent_a_action"] for r in rounds} <= {"C", "D"}  # storage keeps C/D

@@ -104,6 +104,8 @@ def _table(
                 help=COOPERATION.metric.help,
             ),
             "cost $": st.column_config.NumberColumn(format="%.4f"),
+            # wide enough for the whole interval ("0.42–0.58", "60.0–64.5"), never cut to "60.0–6…"
+            "coop 95% CI": st.column_config.TextColumn("coop 95% CI", width="medium"),
         },
     )
 

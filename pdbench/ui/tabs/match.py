@@ -22,7 +22,13 @@ from pdbench.ui.display import (
     is_missing,
     table_height,
 )
-from pdbench.ui.facts import flagged_rounds, ledger_entry, match_facts, payoff_reference
+from pdbench.ui.facts import (
+    action_words,
+    flagged_rounds,
+    ledger_entry,
+    match_facts,
+    payoff_reference,
+)
 from pdbench.ui.tally import Tally
 
 
@@ -53,9 +59,10 @@ def render(
         return
 
     st.markdown("##### Actions per round")
-    timeline = frames.timeline_frame(rounds, names)
-    st.altair_chart(charts.timeline_chart(timeline), width="stretch")
-    st.code(frames.action_text(rounds, names), language=None)
+    words = action_words(config)
+    timeline = frames.timeline_frame(rounds, names, words)
+    st.altair_chart(charts.timeline_chart(timeline, words), width="stretch")
+    st.code(frames.action_text(rounds, names, words=words), language=None)
     if timeline["flipped"].any():
         st.caption(
             f"Noise flipped {int(timeline['flipped'].sum())} moves (dashed outline, '~'): the "
