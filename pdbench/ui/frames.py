@@ -22,6 +22,7 @@ from pdbench.ui.display import (
     RELIABILITY_STEMS,
     as_float,
     as_int,
+    format_value,
     is_missing,
 )
 from pdbench.ui.facts import condition_config, horizon_text, round_flags
@@ -314,6 +315,21 @@ def comparison_table(
         if header in table:
             table[header] = pd.to_numeric(table[header], errors="coerce").astype("float64")
     return table
+
+
+def comparison_text(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table as the page shows it: every metric but the cooperation bar as text
+    with the catalogue's decimals, and an undefined value in the catalogue's words ("n/a", "no
+    collapse", "-" for calls and cost), never a blank or the grid's "None"."""
+    shown = table.copy()
+    for compared in COMPARED_METRICS:
+        if compared is COOPERATION or compared.header not in shown:
+            continue
+        shown[compared.header] = [format_value(compared.metric, v) for v in table[compared.header]]
+    for header, digits in (("live calls", 0), ("cached calls", 0), ("cost $", 4)):
+        if header in shown:
+            shown[header] = ["–" if is_missing(v) else f"{v:.{digits}f}" for v in table[header]]
+    return shown
 
 
 def _sum_sides(row: pd.Series, stem: str) -> float:

@@ -133,6 +133,15 @@ def test_an_undefined_collapse_round_is_empty_never_the_text_none():
         assert table[header].dtype == "float64", header
         assert pd.isna(table.loc[0, header])
     assert not any(value is None for value in table.to_numpy().ravel())
+    # As shown: the catalogue's words, never "None" or "nan".
+    from pdbench.ui.frames import comparison_text
+
+    shown = comparison_text(table)
+    assert shown.loc[0, "collapse round"] == "no collapse"
+    assert shown.loc[0, "cost $"] == "–" and shown.loc[0, "live calls"] == "–"
+    assert shown.loc[0, "total A"] == "0.6"  # a payoff with one decimal
+    texts = [str(v) for v in shown.drop(columns=["cooperation"]).to_numpy().ravel()]
+    assert not any(t in ("None", "nan", "<NA>") for t in texts), texts
 
 
 def test_split_or_steal_moves_are_shown_in_the_games_words_and_stored_as_c_d():

@@ -85,7 +85,7 @@ def _table(
     )
     names = varying or ["condition", "matchup"]
     st.dataframe(
-        table,
+        frames.comparison_text(table),
         hide_index=True,
         width="stretch",
         height=table_height(len(table)),
@@ -103,9 +103,12 @@ def _table(
                 color=charts.C_COLOR,
                 help=COOPERATION.metric.help,
             ),
-            "cost $": st.column_config.NumberColumn(format="%.4f"),
+            **{
+                name: st.column_config.TextColumn(name, alignment="right")
+                for name in ("live calls", "cached calls", "cost $")
+            },
             # wide enough for the whole interval ("0.42–0.58", "60.0–64.5"), never cut to "60.0–6…"
-            "coop 95% CI": st.column_config.TextColumn("coop 95% CI", width="medium"),
+            "coop 95% CI": st.column_config.TextColumn("coop 95% CI", width=104),
         },
     )
 
@@ -244,6 +247,5 @@ def _number_column(compared: ComparedMetric) -> Any:
     """The catalogue's decimals and definition; a count summed over both agents says so."""
     column = compared.metric
     help_text = "per match, A + B" if compared.summed else column.help
-    return st.column_config.NumberColumn(
-        compared.header, format=f"%.{column.decimals}f", help=help_text
-    )
+    # Text (frames.comparison_text): the grid would print an undefined number as "None".
+    return st.column_config.TextColumn(compared.header, help=help_text, alignment="right")
