@@ -129,7 +129,7 @@ def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
             color=alt.Color(
                 "series:N",
                 scale=alt.Scale(domain=series, range=colors),
-                legend=alt.Legend(title=None, orient="top", labelLimit=300, columns=2),
+                legend=alt.Legend(title=None, orient="top", labelLimit=240, columns=2),
             ),
             strokeDash=alt.StrokeDash(
                 "series:N", scale=alt.Scale(domain=series, range=dashes), legend=None
@@ -212,7 +212,9 @@ def over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt
                 "condition:N",
                 sort=order,
                 scale=alt.Scale(scheme="tableau10"),
-                legend=alt.Legend(title=None, orient="top", labelLimit=300, columns=2),
+                # one column: two of a sweep's long labels side by side overflow half a 1440 px
+                # window and were cut at its edge
+                legend=alt.Legend(title=None, orient="top", labelLimit=400, columns=1),
             ),
             opacity=alt.condition(alt.datum.condition == selected, alt.value(1.0), alt.value(0.55)),
             tooltip=[

@@ -240,6 +240,21 @@ def drawn_marks(page) -> list[dict[str, int]]:
     )
 
 
+def legend_overflow(page) -> list[tuple[int, int]]:
+    """(legend right edge, chart right edge) of every visible legend that sticks out of its chart."""
+    return page.evaluate(
+        """(selector) => Array.from(document.querySelectorAll(selector))
+               .filter(chart => chart.offsetParent !== null)
+               .flatMap(chart => {
+                   const right = chart.getBoundingClientRect().right;
+                   return Array.from(chart.querySelectorAll('svg g.role-legend'))
+                       .map(g => [Math.round(g.getBoundingClientRect().right), Math.round(right)])
+                       .filter(([edge, limit]) => edge > limit + 1);
+               })""",
+        CHARTS,
+    )
+
+
 def grid_cells(page) -> list[list[str]]:
     """Per visible table (st.dataframe), the text of its header and body cells, in order (the
     grid paints on a canvas; its accessible cells carry the text)."""
@@ -383,6 +398,8 @@ def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
     )
     headers = grid_cells(page)[0]
     assert headers[:3] == ["agent_b", "persona", "replicates"]
+    # Every legend lies inside its chart at 1440 px (the over-time legend was cut at the edge).
+    assert legend_overflow(page) == []
     shot = screenshot(page, "viewer-conditions-grid")
     assert shot.stat().st_size > 50_000
     assert page.locator(EXCEPTION).count() == 0
@@ -415,8 +432,8 @@ def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
             assert page.locator(EXCEPTION).count() == 0, (kind, tabs.nth(index).inner_text())
             if tabs.nth(index).inner_text() == "Conditions":
                 # The comparison table fits at 1440 px and never prints "None" (issue 26).
-                page.wait_for_selector('[data-testid="stDataFrame"]', timeout=30_000)
-                table = page.locator('[data-testid="stDataFrame"]').first
+                table = page.locator('[data-testid="stDataFrame"]:visible').first
+                table.wait_for(timeout=30_000)
                 assert table.evaluate(
                     """grid => { const s = grid.querySelector('.dvn-scroller');
                                  return !s || s.scrollWidth <= s.clientWidth + 1; }"""

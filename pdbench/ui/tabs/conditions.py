@@ -83,7 +83,9 @@ def _table(
         key=f"table_metrics::{run_id}",
         help="The table shows these columns; every condition's full row is in aggregates.parquet.",
     )
-    names = varying or ["condition", "matchup"]
+    # Without factors the condition's name says it all (its matchup is one pick away in
+    # "Metrics in the table"): a 1440 px window then holds the default columns without scrolling.
+    names = varying or ["condition"]
     st.dataframe(
         frames.comparison_text(table),
         hide_index=True,
@@ -92,7 +94,8 @@ def _table(
         key="comparison_table",
         column_order=[*names, "replicates", *(c for c in chosen if c not in names)],
         column_config={
-            "condition": st.column_config.TextColumn("condition", pinned=True),
+            # a long override list is cut here (whole in the sidebar and on hover)
+            "condition": st.column_config.TextColumn("condition", pinned=True, width="medium"),
             **{key: st.column_config.TextColumn(key, pinned=True) for key in varying},
             **{compared.header: _number_column(compared) for compared in COMPARED_METRICS},
             COOPERATION.header: st.column_config.ProgressColumn(
