@@ -363,3 +363,20 @@ def scalar_columns() -> tuple[str, ...]:
 def per_agent_columns(side: Side | None = None) -> tuple[MetricColumn, ...]:
     """The columns of per-agent metrics (of one agent when `side` is given), in catalogue order."""
     return tuple(c for c in COLUMNS if c.side is not None and (side is None or c.side == side))
+
+
+# The columns of tournament.parquet's ranking (`pdbench tournament`), labelled as the metrics are.
+RANKING_COLUMNS: dict[str, tuple[str, str]] = {
+    "median_score": (
+        "Median score",
+        "Mean payoff per round over all its matches, the median over replicates (the rank).",
+    ),
+    "mean_score": ("Mean score", "Mean payoff per round, averaged over replicates."),
+    "ci_low": ("Score 95% CI low", "Lower end of the mean score's 95% interval."),
+    "ci_high": ("Score 95% CI high", "Upper end of the mean score's 95% interval."),
+    "median_wins": (
+        "Median wins",
+        "Matches won (more payoff than the opponent), median over replicates.",
+    ),
+    "cooperation_rating": ("Cooperation rate", "Share of C among all its moves."),
+}

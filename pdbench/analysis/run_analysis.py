@@ -23,6 +23,8 @@ name, `opponent`); in a tournament run also each player pooled over every match 
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -366,6 +368,61 @@ def as_table(rows: Sequence[Mapping[str, object]]) -> pd.DataFrame:
     return frame.astype(COLUMNS)
 
 
-def write_analysis(run_dir: Path, table: pd.DataFrame) -> Path:
-    """Write analysis.parquet atomically (a reader never sees half a file)."""
-    return write_table_atomic(table, run_dir / ANALYSIS_FILE)
+def write_analysis(run_dir: Path, table: pd.DataFrame, name: str | None = None) -> Path:
+    """Write the analysis called `name` atomically (a reader never sees half a file)."""
+    return write_table_atomic(table, analysis_path(run_dir, name))
+
+
+# --- named analyses: several of one run side by side ---------------------------------------------
+
+DEFAULT_NAME = (
+    "default"  # analysis.parquet: the default options (and every run analysed before names)
+)
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+# What an analysis asks (which comparisons, of which metric) names it; how precisely it answers
+# (resamples, seed, candidates) does not: run again with other precision, it replaces its file.
+# What an analysis asks, so a different question (another estimator included) gets its own file.
+_NAMED_PARTS = (
+    ("factor", "factor"),
+    ("reference", "ref"),
+    ("metric", "metric"),
+    ("sfem", "sfem"),
+    ("profile", "profile"),
+)
+
+
+def analysis_name(options: AnalysisOptions) -> str:
+    """The name an analysis gets from its options: `default` when it compares every pair of
+    conditions on cooperation_rate, else what it asks, e.g. `factor-persona_ref-cooperative`
+    (long ones end in a hash)."""
+    defaults = AnalysisOptions()
+    parts = []
+    for field, word in _NAMED_PARTS:
+        value = getattr(options, field)
+        if value != getattr(defaults, field):
+            parts.append(f"{word}-{value}")
+    if not parts:
+        return DEFAULT_NAME
+    name = re.sub(r"[^A-Za-z0-9._-]+", ".", "_".join(parts)).strip(".") or "options"
+    if len(name) > 80:
+        name = f"{name[:60]}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+    return name
+
+
+def analysis_path(run_dir: Path, name: str | None) -> Path:
+    """analysis.parquet for the default name (or none), analysis-<name>.parquet otherwise."""
+    if name is None or name == DEFAULT_NAME:
+        return run_dir / ANALYSIS_FILE
+    return run_dir / f"analysis-{name}.parquet"
+
+
+def analysis_files(run_dir: Path) -> dict[str, Path]:
+    """Every analysis of the run by name, `default` (analysis.parquet) first."""
+    found = {}
+    if (run_dir / ANALYSIS_FILE).is_file():
+        found[DEFAULT_NAME] = run_dir / ANALYSIS_FILE
+    for path in sorted(run_dir.glob("analysis-*.parquet")):
+        name = path.name.removeprefix("analysis-").removesuffix(".parquet")
+        if NAME_PATTERN.fullmatch(name) and path.is_file():
+            found[name] = path
+    return found

@@ -52,7 +52,7 @@ def print_report(table: pd.DataFrame, run_id: str, path: Path) -> None:
         typer.echo(f"warning: {player} (all its matches) {note}")
     print_table(strategy_table(table))
     print_table(profile_table(table))
-    print_table(comparison_table(table))
+    print_table(comparison_table(table, path.name))
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
@@ -142,14 +142,14 @@ def profile_table(table: pd.DataFrame) -> Table:
     return result
 
 
-def comparison_table(table: pd.DataFrame) -> Table:
+def comparison_table(table: pd.DataFrame, file_name: str = "analysis.parquet") -> Table:
     rows = [row for row in _records(table, "comparison") if row["condition_a"] is not None]
     skipped = [row["note"] for row in _records(table, "comparison") if row["condition_a"] is None]
     needed = _records(table, "replicates_needed")
     metric = needed[0]["metric"] if needed else "?"
     family = rows[0]["family"] if rows else "no pair to compare"
     half = _fmt(needed[0]["half_width"]) if needed else "?"
-    notes = [f"{len(rows) - COMPARISONS_SHOWN} more comparisons are in analysis.parquet"] * (
+    notes = [f"{len(rows) - COMPARISONS_SHOWN} more comparisons are in {file_name}"] * (
         len(rows) > COMPARISONS_SHOWN
     ) + [f"not compared: {note}" for note in skipped]
     notes += [

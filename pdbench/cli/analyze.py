@@ -86,11 +86,27 @@ def analyze(
             "or fontana (scored 0, as Fontana et al.'s code does)."
         ),
     ] = "pdbench",
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="Name of this analysis: written to analysis-NAME.parquet beside the others "
+            "(default: from the options that differ from the defaults, e.g. factor-persona; "
+            "the default options write analysis.parquet).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Fingerprints, strategy estimates (SFEM), behavioural profiles and comparisons between
-    conditions, from a run's stored rounds; writes analysis.parquet. Never calls a provider;
+    conditions, from a run's stored rounds; writes analysis.parquet (analysis-NAME.parquet for
+    other options or --name, so several analyses of one run coexist). Never calls a provider;
     running it twice writes the same file."""
-    from pdbench.analysis.run_analysis import AnalysisOptions, analyse, write_analysis
+    from pdbench.analysis.run_analysis import (
+        NAME_PATTERN,
+        AnalysisOptions,
+        analyse,
+        analysis_name,
+        write_analysis,
+    )
     from pdbench.analysis.stored import read_stored_play
     from pdbench.cli.analysis_report import print_report
     from pdbench.storage.safe_files import refuse_links
@@ -106,6 +122,11 @@ def analyze(
         if value not in choices:
             raise PdbenchError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
     refuse_links(run_dir)  # its tables are written beside what the links point at
+    if name is not None and not NAME_PATTERN.fullmatch(name):
+        raise PdbenchError(
+            f"--name {name!r}: use letters, digits, '.', '_' and '-' (at most 80, starting with "
+            "a letter or digit)"
+        )
     play = read_stored_play(run_dir)
     if not play.conditions:
         raise PdbenchError(f"{run_dir}: no finished match to analyse yet")
@@ -124,5 +145,5 @@ def analyze(
         profile=profile,
     )
     table = analyse(play, condition_games(play.manifest), options)
-    path = write_analysis(play.run_dir, table)
+    path = write_analysis(play.run_dir, table, name or analysis_name(options))
     print_report(table, play.manifest.run_id, path)

@@ -38,6 +38,15 @@ def shard_dirs(run_dir: Path) -> list[Path]:
     return sorted(shards, key=lambda d: read_manifest(d).conditions[0])
 
 
+def sweep_of(run_dir: Path) -> Path | None:
+    """The sweep folder a run dir belongs to when it is one of its shards (`<sweep>/shards/<job>`),
+    else None."""
+    run_dir = run_dir.resolve()
+    if run_dir.parent.name == SHARDS_DIR and (run_dir / MANIFEST_FILE).is_file():
+        return run_dir.parent.parent
+    return None
+
+
 def merge_shards(run_dir: Path, expected_conditions: list[str] | None = None) -> RunManifest:
     """Write the run dir's rounds.jsonl, matches.jsonl and run_manifest.json from its shards.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pdbench.analysis.catalog import RANKING_COLUMNS
 from pdbench.analysis.fingerprints import OUTCOMES
 from pdbench.analysis.profile import DIMENSIONS
 
@@ -148,19 +149,11 @@ def comparison_caption(analysis: pd.DataFrame) -> str:
 
 
 def ranking_frame(tournament: pd.DataFrame) -> pd.DataFrame:
+    """The ranking, its columns headed by the catalogue's labels (RANKING_COLUMNS)."""
     rows = part(tournament, "ranking")
-    return rows[
-        [
-            "rank",
-            "player",
-            "median_score",
-            "mean_score",
-            "ci_low",
-            "ci_high",
-            "median_wins",
-            "cooperation_rating",
-        ]
-    ].rename(columns={"ci_low": "CI low", "ci_high": "CI high"})
+    return rows[["rank", "player", *RANKING_COLUMNS]].rename(
+        columns={column: label for column, (label, _) in RANKING_COLUMNS.items()}
+    )
 
 
 def payoff_frame(tournament: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

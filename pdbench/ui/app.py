@@ -28,10 +28,12 @@ import streamlit as st
 from pdbench.analysis.run_aggregates import Aggregates
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
+from pdbench.storage.shards import sweep_of
 from pdbench.ui.display import JOINT_METRICS, format_value
 from pdbench.ui.facts import condition_caption, condition_config, cost_text, short_commit
 from pdbench.ui.loaders import LoadedRun, default_run_dir, load_run
 from pdbench.ui.tabs import analysis, conditions, inspector, match, run_facts, tournament
+from pdbench.ui.tally import tally
 
 BadgeColor = Literal["green", "orange", "red", "gray"]
 STATUS_COLORS: dict[str, BadgeColor] = {
@@ -61,6 +63,14 @@ def main() -> None:
         st.error(f"Cannot read the run dir {run_dir}: {type(error).__name__}: {error}")
         st.stop()
 
+    sweep = sweep_of(run.reader.run_dir)
+    if sweep is not None:
+        st.warning(
+            f"This folder is one job (shard) of the sweep `{sweep.name}`: it holds only "
+            f"{', '.join(run.manifest.conditions) or 'one job'}. Open the sweep folder "
+            f"`{sweep}` to see every condition of the sweep together.",
+            icon=":material/call_split:",
+        )
     _header(run)
     aggregates = run.aggregates
     if aggregates.conditions.empty:
@@ -89,7 +99,15 @@ def main() -> None:
     match_tab, conditions_tab, inspector_tab, facts_tab, analysis_tab = tabs[:5]
     with match_tab:
         match.render(
-            condition, replicate, replicate_row, condition_row, rounds, names, config, run.ledger
+            condition,
+            replicate,
+            replicate_row,
+            condition_row,
+            rounds,
+            names,
+            config,
+            run.ledger,
+            tally(replicates, run.ledger, run.manifest.replicates or 0, condition),
         )
     with conditions_tab:
         conditions.render(aggregates, run.manifest, run.ledger, condition)
@@ -98,7 +116,7 @@ def main() -> None:
     with facts_tab:
         run_facts.render(run.manifest, run.ledger)
     with analysis_tab:
-        analysis.render(run.analysis(), run.reader.run_dir, condition)
+        analysis.render(run, condition)
     if tournament_table is not None:
         with tabs[5]:
             tournament.render(tournament_table)
@@ -182,6 +200,13 @@ def _header(run: LoadedRun) -> None:
         f"{calls.cached} cached · cost spent: {cost_text(manifest.spend)} (every attempt of the run)"
     )
     replicates = aggregates.replicates
+    counted = tally(replicates, run.ledger, manifest.matches.planned)
+    st.markdown(
+        f"{':material/verified:' if counted.clean else ':material/error:'} **What happened:** "
+        f"{counted.text()}",
+        help="Counted over every match, aborted ones included: an invalid output is an answer "
+        "that failed parsing (in a stored round, or in the round that ended an aborted match).",
+    )
     if "match_status" in replicates:
         aborted = replicates[replicates["match_status"] == "aborted"]
         if len(aborted):

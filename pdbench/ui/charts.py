@@ -21,12 +21,19 @@ BOTH_COLOR = "#555555"
 REFERENCE_COLOR = "#AAAAAA"
 
 
-def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
+def timeline_chart(
+    frame: pd.DataFrame, words: dict[str, str] | None = None
+) -> alt.LayerChart | alt.FacetChart:
     """One cell per round and agent, coloured by the action played and lettered while it fits;
     flagged rounds get a dark outline (and a '!' after the letter), moves flipped by noise a
     dashed one (and a '~')."""
     order = list(dict.fromkeys(frame["agent"]))
-    n_rounds = int(frame["round"].max()) if not frame.empty else 0
+    n_rounds = last_round(frame, 0)
+    words = words or {"C": "C", "D": "D"}
+    if words == {"C": "C", "D": "D"}:
+        legend = "datum.label == 'C' ? 'C  cooperate' : 'D  defect'"
+    else:  # the game's own words (split / steal); stored as C / D
+        legend = f"datum.label == 'C' ? {words['C']!r} : {words['D']!r}"
     base = alt.Chart(frame).encode(
         x=alt.X(
             "round:O",
@@ -49,7 +56,7 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     tooltip = [
         alt.Tooltip("round:O", title="round"),
         alt.Tooltip("agent:N"),
-        alt.Tooltip("action:N", title="action played"),
+        alt.Tooltip("played:N", title="action played"),
         alt.Tooltip("intended:N", title="action intended"),
         alt.Tooltip("payoff:Q"),
         alt.Tooltip("cumulative:Q", title="cumulative payoff"),
@@ -65,7 +72,7 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
             legend=alt.Legend(
                 title=None,
                 orient="top",
-                labelExpr="datum.label == 'C' ? 'C  cooperate' : 'D  defect'",
+                labelExpr=legend,
             ),
         ),
         tooltip=tooltip,
@@ -91,6 +98,13 @@ def timeline_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     return alt.layer(*layers).properties(height=alt.Step(40))
 
 
+def last_round(frame: pd.DataFrame, default: int) -> int:
+    """The frame's highest round, or `default` when it has none (a match aborted in round 1, a
+    condition none of whose matches stored a round)."""
+    highest = pd.to_numeric(frame["round"], errors="coerce").max() if "round" in frame else None
+    return default if highest is None or pd.isna(highest) else int(highest)
+
+
 def round_ticks(n_rounds: int) -> list[int] | Any:
     """Every round up to 40; beyond, round 1 and every 10th (50th) so the labels stay legible."""
     if n_rounds <= 40:
@@ -105,7 +119,7 @@ def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
     colors = [A_COLOR, B_COLOR] + [REFERENCE_COLOR] * (len(series) - 2)
     dashes = [[1, 0], [6, 3]] + [[2, 3]] * (len(series) - 2)
     widths = [2.5, 2.5] + [1.2] * (len(series) - 2)
-    n_rounds = int(frame["round"].max()) if not frame.empty else 1
+    n_rounds = last_round(frame, 1)
     return (
         alt.Chart(frame)
         .mark_line(point=alt.OverlayMarkDef(size=22) if n_rounds <= 60 else False)
@@ -115,7 +129,7 @@ def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
             color=alt.Color(
                 "series:N",
                 scale=alt.Scale(domain=series, range=colors),
-                legend=alt.Legend(title=None, orient="top", labelLimit=300, columns=2),
+                legend=alt.Legend(title=None, orient="top", labelLimit=240, columns=2),
             ),
             strokeDash=alt.StrokeDash(
                 "series:N", scale=alt.Scale(domain=series, range=dashes), legend=None
@@ -191,14 +205,16 @@ def over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt
             x=alt.X(
                 "round:Q",
                 title="Round",
-                scale=alt.Scale(domain=[1, max(2, int(frame["round"].max() or 2))], nice=False),
+                scale=alt.Scale(domain=[1, max(2, last_round(frame, 2))], nice=False),
             ),
             y=alt.Y("cooperation:Q", title="Share of C", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color(
                 "condition:N",
                 sort=order,
                 scale=alt.Scale(scheme="tableau10"),
-                legend=alt.Legend(title=None, orient="top", labelLimit=300, columns=2),
+                # one column: two of a sweep's long labels side by side overflow half a 1440 px
+                # window and were cut at its edge
+                legend=alt.Legend(title=None, orient="top", labelLimit=400, columns=1),
             ),
             opacity=alt.condition(alt.datum.condition == selected, alt.value(1.0), alt.value(0.55)),
             tooltip=[

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pdbench.analysis.catalog import SIDES
+from pdbench.core.errors import PdbenchError
+from pdbench.core.game import get_game, label_preset
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.schema import LedgerEntry
 
@@ -47,6 +49,23 @@ def payoff_reference(config: Mapping[str, Any] | None) -> dict[str, float] | Non
         return {"all C": float(payoffs["CC"][0]), "all D": float(payoffs["DD"][0])}
     except (KeyError, IndexError, TypeError, ValueError):
         return None
+
+
+def action_words(config: Mapping[str, Any] | None) -> dict[str, str]:
+    """The words the game showed the agents for C and D ({"C": "split", "D": "steal"} in split or
+    steal); storage keeps C/D. {"C": "C", "D": "D"} when the config does not say."""
+    game = (config or {}).get("game") or {}
+    labels = game.get("labels")
+    try:
+        if isinstance(labels, str):
+            words = label_preset(labels)
+        elif isinstance(labels, (list, tuple)) and len(labels) == 2:
+            words = (str(labels[0]), str(labels[1]))
+        else:
+            words = get_game(str(game.get("id") or "pd")).labels
+    except PdbenchError:
+        words = ("C", "D")
+    return {"C": words[0], "D": words[1]}
 
 
 def horizon_text(config: Mapping[str, Any] | None) -> str:

@@ -22,6 +22,7 @@ from pdbench.ui.display import (
     RELIABILITY_STEMS,
     as_float,
     as_int,
+    format_value,
     is_missing,
 )
 from pdbench.ui.facts import condition_config, horizon_text, round_flags
@@ -56,9 +57,15 @@ def flipped(record: Mapping[str, Any], side: str) -> bool:
     return intended is not None and intended != record[f"agent_{side}_action"]
 
 
-def timeline_frame(rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> pd.DataFrame:
-    """One row per round and agent: the action played, the one intended (they differ where noise
-    flipped the move, lettered with a '~'), payoffs and any flags."""
+def timeline_frame(
+    rounds: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    words: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """One row per round and agent: the action played (C/D, as stored), the one intended (they
+    differ where noise flipped the move, lettered with a '~'), payoffs and any flags. Cells are
+    lettered with the game's `words` for C and D (split/steal), when given."""
+    words = words or {"C": "C", "D": "D"}
     rows = []
     for record in rounds:
         for side in SIDES:
@@ -70,16 +77,37 @@ def timeline_frame(rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str]
                     "round": int(record["round_index"]),
                     "agent": names[side],
                     "action": action,
-                    "intended": record.get(f"agent_{side}_intended") or action,
+                    "intended": words.get(
+                        record.get(f"agent_{side}_intended") or action,
+                        record.get(f"agent_{side}_intended") or action,
+                    ),
+                    "played": words.get(action, action),
                     "flipped": trembled,
-                    "label": action + ("!" if flags else "") + ("~" if trembled else ""),
+                    "label": words.get(action, action)
+                    + ("!" if flags else "")
+                    + ("~" if trembled else ""),
                     "payoff": record.get(f"agent_{side}_payoff"),
                     "cumulative": record.get(f"agent_{side}_cum_payoff"),
                     "flags": ", ".join(flags),
                     "flagged": bool(flags),
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=TIMELINE_COLUMNS)
+
+
+TIMELINE_COLUMNS = [
+    "round",
+    "agent",
+    "action",
+    "intended",
+    "played",
+    "flipped",
+    "label",
+    "payoff",
+    "cumulative",
+    "flags",
+    "flagged",
+]
 
 
 def payoff_frame(
@@ -109,16 +137,21 @@ def payoff_frame(
                     "reference": True,
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["round", "series", "cumulative payoff", "reference"])
 
 
 def action_text(
-    rounds: Sequence[Mapping[str, Any]], names: Mapping[str, str], per_line: int = 50
+    rounds: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    per_line: int = 50,
+    words: Mapping[str, str] | None = None,
 ) -> str:
     """Both action sequences as aligned text, e.g. 'A · GTFT  C D D'; a third line puts a '!'
     under the rounds with an invalid output, fallback, timeout or error, and in a run with noise
     another marks the moves the trembling hand flipped (a, b, or * for both). Long matches are
     cut into blocks of `per_line` rounds, each headed by its round range."""
+    words = words or {"C": "C", "D": "D"}
+    cell = max(len(word) for word in words.values())
     labels: dict[str, str] = {side: names[side] for side in SIDES}
     flagged = [any(round_flags(r, side) for side in SIDES) for r in rounds]
     flips = [_flip_mark(r) for r in rounds]
@@ -132,14 +165,19 @@ def action_text(
         chunk = rounds[start : start + per_line]
         lines = [f"rounds {start + 1}–{start + len(chunk)}"] if len(rounds) > per_line else []
         for side in SIDES:
-            actions = " ".join(r[f"agent_{side}_action"] for r in chunk)
+            actions = " ".join(
+                words.get(a, a).ljust(cell) for a in (r[f"agent_{side}_action"] for r in chunk)
+            ).rstrip()
             lines.append(f"{labels[side].ljust(width)}  {actions}")
-        marks = ["!" if f else " " for f in flagged[start : start + per_line]]
-        if "!" in marks:
+        marks = [("!" if f else " ").ljust(cell) for f in flagged[start : start + per_line]]
+        if any(f for f in flagged[start : start + per_line]):
             lines.append(f"{labels['flags'].ljust(width)}  " + " ".join(marks).rstrip())
         trembles = flips[start : start + per_line]
         if any(mark != " " for mark in trembles):
-            lines.append(f"{labels['flips'].ljust(width)}  " + " ".join(trembles).rstrip())
+            lines.append(
+                f"{labels['flips'].ljust(width)}  "
+                + " ".join(mark.ljust(cell) for mark in trembles).rstrip()
+            )
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -270,7 +308,28 @@ def comparison_table(
                 "failed matches": errors.get(name, 0),
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    # Undefined values as NaN, never an object column of None (the grid would print "None").
+    numeric = [m.header for m in COMPARED_METRICS] + ["live calls", "cached calls", "cost $"]
+    for header in numeric:
+        if header in table:
+            table[header] = pd.to_numeric(table[header], errors="coerce").astype("float64")
+    return table
+
+
+def comparison_text(table: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table as the page shows it: every metric but the cooperation bar as text
+    with the catalogue's decimals, and an undefined value in the catalogue's words ("n/a", "no
+    collapse", "-" for calls and cost), never a blank or the grid's "None"."""
+    shown = table.copy()
+    for compared in COMPARED_METRICS:
+        if compared is COOPERATION or compared.header not in shown:
+            continue
+        shown[compared.header] = [format_value(compared.metric, v) for v in table[compared.header]]
+    for header, digits in (("live calls", 0), ("cached calls", 0), ("cost $", 4)):
+        if header in shown:
+            shown[header] = ["–" if is_missing(v) else f"{v:.{digits}f}" for v in table[header]]
+    return shown
 
 
 def _sum_sides(row: pd.Series, stem: str) -> float:

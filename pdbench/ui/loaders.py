@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.analysis.run_aggregates import Aggregates, read_aggregates
-from pdbench.analysis.run_analysis import ANALYSIS_FILE
+from pdbench.analysis.run_analysis import analysis_files
 from pdbench.analysis.run_tournament import TOURNAMENT_FILE
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.reader import Fingerprint, RunReader
@@ -100,9 +100,18 @@ class LoadedRun:
     def key(self) -> str:
         return str(self.reader.run_dir)
 
-    def analysis(self) -> pd.DataFrame | None:
-        """analysis.parquet (`pdbench analyze`), or None."""
-        return load_optional(self.reader.run_dir, ANALYSIS_FILE)
+    def analyses(self) -> list[str]:
+        """The names of the run's analyses (`pdbench analyze`), `default` (analysis.parquet)
+        first; empty when it has none."""
+        return list(analysis_files(self.reader.run_dir))
+
+    def analysis(self, name: str | None = None) -> pd.DataFrame | None:
+        """The analysis called `name` (default: the first there is), or None."""
+        files = analysis_files(self.reader.run_dir)
+        if not files:
+            return None
+        path = files.get(name or "", next(iter(files.values())))
+        return load_optional(path.parent, path.name)
 
     def tournament(self) -> pd.DataFrame | None:
         """tournament.parquet (`pdbench tournament`), or None."""

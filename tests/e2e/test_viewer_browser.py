@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from project_copy import copy_project, run_persona_grid
+from viewer_runs import expected_tally, make_viewer_runs, tally_words
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
@@ -239,6 +240,21 @@ def drawn_marks(page) -> list[dict[str, int]]:
     )
 
 
+def legend_overflow(page) -> list[tuple[int, int]]:
+    """(legend right edge, chart right edge) of every visible legend that sticks out of its chart."""
+    return page.evaluate(
+        """(selector) => Array.from(document.querySelectorAll(selector))
+               .filter(chart => chart.offsetParent !== null)
+               .flatMap(chart => {
+                   const right = chart.getBoundingClientRect().right;
+                   return Array.from(chart.querySelectorAll('svg g.role-legend'))
+                       .map(g => [Math.round(g.getBoundingClientRect().right), Math.round(right)])
+                       .filter(([edge, limit]) => edge > limit + 1);
+               })""",
+        CHARTS,
+    )
+
+
 def grid_cells(page) -> list[list[str]]:
     """Per visible table (st.dataframe), the text of its header and body cells, in order (the
     grid paints on a canvas; its accessible cells carry the text)."""
@@ -382,6 +398,47 @@ def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
     )
     headers = grid_cells(page)[0]
     assert headers[:3] == ["agent_b", "persona", "replicates"]
+    # Every legend lies inside its chart at 1440 px (the over-time legend was cut at the edge).
+    assert legend_overflow(page) == []
     shot = screenshot(page, "viewer-conditions-grid")
     assert shot.stat().st_size > 50_000
     assert page.locator(EXCEPTION).count() == 0
+
+
+@pytest.fixture(scope="module")
+def every_kind_of_run(tmp_path_factory) -> dict[str, Path]:
+    """Aborted, partial, empty-condition, unfinished, interrupted, noisy and negotiated runs."""
+    return make_viewer_runs(tmp_path_factory.mktemp("kinds"))
+
+
+def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
+    """Issue 26: each run typed into the same viewer; every tab renders without an exception and
+    the summary above the tabs matches the counts in the stored files."""
+    page.set_viewport_size({"width": 1440, "height": 1000})  # the issue's window width
+    run_dir_input = page.locator('[data-testid="stSidebar"] input').first
+    for kind, run_dir in every_kind_of_run.items():
+        run_dir_input.fill(str(run_dir))
+        run_dir_input.press("Enter")
+        page.wait_for_selector(f"text=Run {run_dir.name}", timeout=60_000)
+        page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
+        summary = tally_words(expected_tally(run_dir))
+        page.wait_for_selector(f"text={summary}", timeout=30_000)
+        assert page.locator(EXCEPTION).count() == 0, kind
+        tabs = page.locator('[data-testid="stTab"]')
+        for index in range(tabs.count()):
+            tabs.nth(index).click()
+            page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
+            page.wait_for_timeout(300)
+            assert page.locator(EXCEPTION).count() == 0, (kind, tabs.nth(index).inner_text())
+            if tabs.nth(index).inner_text() == "Conditions":
+                # The comparison table fits at 1440 px and never prints "None" (issue 26).
+                table = page.locator('[data-testid="stDataFrame"]:visible').first
+                table.wait_for(timeout=30_000)
+                assert table.evaluate(
+                    """grid => { const s = grid.querySelector('.dvn-scroller');
+                                 return !s || s.scrollWidth <= s.clientWidth + 1; }"""
+                ), kind
+                assert "None" not in grid_cells(page)[0], kind
+        screenshot(page, f"viewer-kind-{kind}")
+        if tabs.count():
+            tabs.first.click()

@@ -57,13 +57,15 @@ def play(tmp_path: Path, body: str, *, name: str = "experiment") -> Path:
     return outcome.run_dir
 
 
-def analysis(run_dir: Path, table: str) -> pd.DataFrame:
-    frame = pd.read_parquet(run_dir / "analysis.parquet")
+def analysis(run_dir: Path, table: str, name: str = "analysis.parquet") -> pd.DataFrame:
+    frame = pd.read_parquet(run_dir / name)
     return frame[frame["table"] == table].dropna(axis=1, how="all")
 
 
-def sfem_weights(run_dir: Path, condition: str, side: str = "a") -> dict[str, float]:
-    rows = analysis(run_dir, "sfem")
+def sfem_weights(
+    run_dir: Path, condition: str, side: str = "a", name: str = "analysis.parquet"
+) -> dict[str, float]:
+    rows = analysis(run_dir, "sfem", name)
     rows = rows[(rows["condition"] == condition) & (rows["side"] == side)]
     return dict(zip(rows["strategy"], rows["weight"], strict=True))
 
@@ -213,7 +215,12 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
     )
     args = ("analyze", str(run_dir), "--factor", "style", "--reference", "generous")
     assert run_cli(monkeypatch, *args, "--metric", "cooperation_rate_a", "--bootstrap", "200") == 0
-    comparisons = analysis(run_dir, "comparison")
+    # Named by what it asks (factor, reference, metric), beside any other analysis of the run.
+    comparisons = analysis(
+        run_dir,
+        "comparison",
+        "analysis-factor-style_ref-generous_metric-cooperation_rate_a.parquet",
+    )
     assert list(zip(comparisons["condition_a"], comparisons["condition_b"], strict=True)) == [
         ("generous_vs_alld", "stingy_vs_alld"),
         ("generous_vs_random", "stingy_vs_random"),
@@ -230,11 +237,15 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
 def test_fontana_options_name_their_estimator_and_add_random(policies_vs_random, monkeypatch):
     args = ("analyze", str(policies_vs_random), "--sfem", "fontana", "--profile", "fontana")
     assert run_cli(monkeypatch, *args) == 0
-    sfem = analysis(policies_vs_random, "sfem")
+    # another estimator is another question: its own file beside the default analysis
+    theirs = "analysis-sfem-fontana_profile-fontana.parquet"
+    sfem = analysis(policies_vs_random, "sfem", theirs)
     assert (sfem["estimator"] == "fontana per-match").all()
     assert "random" in set(sfem["strategy"])
-    assert sfem_weights(policies_vs_random, "alld_vs_random")["alld"] == 1.0
-    assert (analysis(policies_vs_random, "profile")["estimator"] == "fontana undefined as 0").all()
+    assert sfem_weights(policies_vs_random, "alld_vs_random", name=theirs)["alld"] == 1.0
+    assert (
+        analysis(policies_vs_random, "profile", theirs)["estimator"] == "fontana undefined as 0"
+    ).all()
     assert run_cli(monkeypatch, "analyze", str(policies_vs_random), "--bootstrap", "20") == 0
     assert (analysis(policies_vs_random, "sfem")["estimator"] == "pooled Dal Bo-Frechette").all()
     assert (analysis(policies_vs_random, "profile")["estimator"] == "undefined left out").all()
@@ -284,3 +295,38 @@ def test_a_tournament_player_pooled_over_shared_streams_is_warned_about(
         assert len(pooled) and pooled["note"].str.contains("share random streams").all(), name
         assert rows[rows["scope"] == "condition"]["note"].isna().all() if "note" in rows else True
     assert "warning: gtft (all its matches) pools 2 conditions" in out
+
+
+def test_analyses_with_other_options_coexist(policies_vs_random, monkeypatch, capsys, tmp_path):
+    """Issue 26: `--factor X` then `--factor Y` (or a --name) no longer overwrite each other;
+    the default options keep writing analysis.parquet, as older runs have it."""
+    import shutil
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(policies_vs_random, run_dir)
+    for earlier in run_dir.glob("analysis*.parquet"):  # other tests' analyses of the shared run
+        earlier.unlink()
+    conditions = sorted(pd.read_parquet(run_dir / "aggregates.parquet")["condition"].unique())
+    first, second = conditions[0], conditions[1]
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20") == 0
+    assert (
+        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--reference", first)
+        == 0
+    )
+    assert (
+        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--reference", second)
+        == 0
+    )
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--name", "mine") == 0
+    from pdbench.analysis.run_analysis import analysis_files
+
+    files = analysis_files(run_dir)
+    assert list(files) == ["default", "mine", f"ref-{first}", f"ref-{second}"]
+    for reference in (first, second):
+        rows = analysis(run_dir, "comparison", files[f"ref-{reference}"].name)
+        assert set(rows["condition_a"]) == {reference}  # each file kept its own comparisons
+    out = capsys.readouterr().out
+    assert f"analysis-ref-{second}.parquet" in out
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--name", "../x") == 2
+    assert "--name" in capsys.readouterr().err
+    assert not (tmp_path / "x.parquet").exists()

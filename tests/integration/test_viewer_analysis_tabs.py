@@ -96,3 +96,33 @@ def test_after_analyze_and_tournament_both_tabs_show_their_tables(monkeypatch, t
     assert len(moran) == 6  # every (mutant, resident) pair of 3 players
     assert app.radio(key="tournament_dynamics").options[1].startswith("Payne")
     assert listing(tournament_run) == before
+
+
+def test_two_analyses_of_one_run_are_both_kept_and_the_tab_chooses(monkeypatch, tournament_run):
+    """Issue 26: `analyze` with another --reference writes its own file; the Analysis tab offers
+    both and shows the comparisons of the one chosen."""
+    cli(monkeypatch, "analyze", str(tournament_run), "--bootstrap", "20")
+    cli(
+        monkeypatch,
+        "analyze",
+        str(tournament_run),
+        "--bootstrap",
+        "20",
+        "--reference",
+        "tft_vs_alld",
+    )
+    assert (tournament_run / "analysis.parquet").is_file()
+    assert (tournament_run / "analysis-ref-tft_vs_alld.parquet").is_file()
+    app = open_viewer(monkeypatch, tournament_run)
+    box = app.selectbox(key=f"analysis_name::{tournament_run.resolve()}")
+    assert box.options == [
+        "analysis.parquet (default options)",
+        "analysis-ref-tft_vs_alld.parquet",
+    ]
+    comparisons = app.tabs[4].dataframe[-1].value
+    assert len(comparisons) == 15  # the default: every pair of 6 conditions
+    box.set_value("ref-tft_vs_alld").run()
+    assert not app.exception, [e.value for e in app.exception]
+    comparisons = app.tabs[4].dataframe[-1].value
+    assert len(comparisons) == 5  # every other condition against the reference
+    assert set(comparisons["A"]) == {"tft_vs_alld"}

@@ -113,3 +113,90 @@ def test_a_run_without_noise_marks_nothing():
     frame = timeline_frame(rounds("CD", "DD"), NAMES)
     assert not frame["flipped"].any()
     assert list(frame["intended"]) == ["C", "D", "D", "D"]
+
+
+def test_an_undefined_collapse_round_is_empty_never_the_text_none():
+    """Issue 26: a condition that never collapsed showed a literal `None` in the table."""
+    row = {
+        "condition": "c",
+        "agent_a": "TFT",
+        "agent_b": "TFT",
+        "game": "pd",
+        "horizon_type": "fixed",
+        "n_replicates": 2,
+        "time_to_collapse_n": 0,
+        **{m.column: 0.6 for m in ALL_METRICS},
+        "time_to_collapse": None,
+    }
+    table = comparison_table(pd.DataFrame([row]), RunManifest(run_id="r"), [])
+    for header in ("collapse round", "live calls", "cached calls", "cost $"):
+        assert table[header].dtype == "float64", header
+        assert pd.isna(table.loc[0, header])
+    assert not any(value is None for value in table.to_numpy().ravel())
+    # As shown: the catalogue's words, never "None" or "nan".
+    from pdbench.ui.frames import comparison_text
+
+    shown = comparison_text(table)
+    assert shown.loc[0, "collapse round"] == "no collapse"
+    assert shown.loc[0, "cost $"] == "–" and shown.loc[0, "live calls"] == "–"
+    assert shown.loc[0, "total A"] == "0.6"  # a payoff with one decimal
+    texts = [str(v) for v in shown.drop(columns=["cooperation"]).to_numpy().ravel()]
+    assert not any(t in ("None", "nan", "<NA>") for t in texts), texts
+
+
+def test_split_or_steal_moves_are_shown_in_the_games_words_and_stored_as_c_d():
+    from pdbench.ui.facts import action_words
+    from pdbench.ui.frames import action_text, timeline_frame
+
+    words = action_words({"game": {"id": "split_or_steal", "labels": None}})
+    assert words == {"C": "split", "D": "steal"}
+    assert action_words({"game": {"id": "pd", "labels": "JF"}}) == {"C": "J", "D": "F"}
+    assert action_words({"game": {"id": "pd", "labels": ["up", "down"]}}) == {
+        "C": "up",
+        "D": "down",
+    }
+    assert action_words({"game": {"id": "pd"}}) == {"C": "C", "D": "D"}
+    assert action_words(None) == {"C": "C", "D": "D"}
+    rounds = [
+        {"round_index": 1, "agent_a_action": "C", "agent_b_action": "D"},
+        {"round_index": 2, "agent_a_action": "D", "agent_b_action": "D"},
+    ]
+    names = {"a": "A · x", "b": "B · y"}
+    frame = timeline_frame(rounds, names, words)
+    assert list(frame["action"]) == ["C", "D", "D", "D"]  # colours keep the stored letters
+    assert list(frame["label"]) == ["split", "steal", "steal", "steal"]
+    assert list(frame["played"]) == ["split", "steal", "steal", "steal"]
+    assert action_text(rounds, names, words=words).splitlines() == [
+        "A · x  split steal",
+        "B · y  steal steal",
+    ]
+    assert action_text(rounds, names).splitlines() == ["A · x  C D", "B · y  D D"]
+
+
+def test_the_ranking_is_headed_by_the_catalogues_labels():
+    from pdbench.analysis.catalog import RANKING_COLUMNS
+    from pdbench.ui.analysis_frames import ranking_frame
+
+    tournament = pd.DataFrame(
+        [
+            {"table": "ranking", "rank": 1, "player": "tft", **{c: 2.5 for c in RANKING_COLUMNS}},
+        ]
+    )
+    frame = ranking_frame(tournament)
+    assert list(frame.columns) == [
+        "rank",
+        "player",
+        *(label for label, _ in RANKING_COLUMNS.values()),
+    ]
+    assert not any("_" in column for column in frame.columns)
+    assert "Median score" in frame.columns
+
+
+def test_a_shard_folder_knows_its_sweep(tmp_path):
+    from pdbench.storage.shards import sweep_of
+
+    shard = tmp_path / "sweep" / "shards" / "job-1"
+    shard.mkdir(parents=True)
+    (shard / "run_manifest.json").write_text("{}")
+    assert sweep_of(shard) == (tmp_path / "sweep").resolve()
+    assert sweep_of(tmp_path / "sweep") is None

@@ -3,17 +3,34 @@ analysis.parquet (written by `pdbench analyze`; the viewer never computes it).""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
+from pdbench.analysis.run_analysis import DEFAULT_NAME
 from pdbench.ui import analysis_frames as frames
 from pdbench.ui import charts
+from pdbench.ui.loaders import LoadedRun
 
 
-def render(analysis: pd.DataFrame | None, run_dir: Path, selected: str) -> None:
+def render(run: LoadedRun, selected: str) -> None:
     st.subheader("Which strategy does each agent play?", anchor=False)
+    run_dir = run.reader.run_dir
+    names = run.analyses()
+    name = names[0] if names else None
+    if len(names) > 1:
+        name = st.selectbox(
+            "Analysis",
+            names,
+            key=f"analysis_name::{run.key}",
+            format_func=lambda n: (
+                "analysis.parquet (default options)"
+                if n == DEFAULT_NAME
+                else f"analysis-{n}.parquet"
+            ),
+            help="Each `pdbench analyze` with other --factor, --reference or --metric (or a "
+            "--name) keeps its own file; pick the one to show.",
+        )
+    analysis = run.analysis(name)
     if analysis is None:
         st.info(
             "No analysis.parquet in this run yet: run "

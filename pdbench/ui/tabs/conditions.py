@@ -83,16 +83,19 @@ def _table(
         key=f"table_metrics::{run_id}",
         help="The table shows these columns; every condition's full row is in aggregates.parquet.",
     )
-    names = varying or ["condition", "matchup"]
+    # Without factors the condition's name says it all (its matchup is one pick away in
+    # "Metrics in the table"): a 1440 px window then holds the default columns without scrolling.
+    names = varying or ["condition"]
     st.dataframe(
-        table,
+        frames.comparison_text(table),
         hide_index=True,
         width="stretch",
         height=table_height(len(table)),
         key="comparison_table",
         column_order=[*names, "replicates", *(c for c in chosen if c not in names)],
         column_config={
-            "condition": st.column_config.TextColumn("condition", pinned=True),
+            # a long override list is cut here (whole in the sidebar and on hover)
+            "condition": st.column_config.TextColumn("condition", pinned=True, width="medium"),
             **{key: st.column_config.TextColumn(key, pinned=True) for key in varying},
             **{compared.header: _number_column(compared) for compared in COMPARED_METRICS},
             COOPERATION.header: st.column_config.ProgressColumn(
@@ -103,7 +106,12 @@ def _table(
                 color=charts.C_COLOR,
                 help=COOPERATION.metric.help,
             ),
-            "cost $": st.column_config.NumberColumn(format="%.4f"),
+            **{
+                name: st.column_config.TextColumn(name, alignment="right")
+                for name in ("live calls", "cached calls", "cost $")
+            },
+            # wide enough for the whole interval ("0.42–0.58", "60.0–64.5"), never cut to "60.0–6…"
+            "coop 95% CI": st.column_config.TextColumn("coop 95% CI", width=104),
         },
     )
 
@@ -242,6 +250,5 @@ def _number_column(compared: ComparedMetric) -> Any:
     """The catalogue's decimals and definition; a count summed over both agents says so."""
     column = compared.metric
     help_text = "per match, A + B" if compared.summed else column.help
-    return st.column_config.NumberColumn(
-        compared.header, format=f"%.{column.decimals}f", help=help_text
-    )
+    # Text (frames.comparison_text): the grid would print an undefined number as "None".
+    return st.column_config.TextColumn(compared.header, help=help_text, alignment="right")

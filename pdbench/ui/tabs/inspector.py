@@ -10,7 +10,7 @@ import streamlit as st
 
 from pdbench.analysis.catalog import SIDES
 from pdbench.storage.manifest import RunManifest
-from pdbench.ui.facts import attempts_of, round_flags, store_prompts_of, usage_text
+from pdbench.ui.facts import action_words, attempts_of, round_flags, store_prompts_of, usage_text
 
 
 def render(
@@ -39,12 +39,13 @@ def render(
             + ", ".join(str(i) for i in sorted(flagged))
         )
     record = rounds[indices.index(index)]
+    words = action_words(config)
     with st.container(horizontal=True, gap="medium"):
         for side in SIDES:
             action = record[f"agent_{side}_action"]
             st.metric(
                 f"{names[side]} · round {index}",
-                f"{action} · {'cooperate' if action == 'C' else 'defect'}",
+                _action_shown(action, words),
                 delta=f"payoff {record[f'agent_{side}_payoff']:g}, "
                 f"total {record[f'agent_{side}_cum_payoff']:g}",
                 delta_color="off",
@@ -60,6 +61,13 @@ def render(
             _agent_round(record, side, names[side], asks_model, store_prompts)
     with st.expander("The stored round record (JSON)"):
         st.json(record, expanded=False)
+
+
+def _action_shown(action: str, words: Mapping[str, str]) -> str:
+    """'C · cooperate', or the game's word beside the stored letter: 'split (C)'."""
+    if words.get(action, action) == action:
+        return f"{action} · {'cooperate' if action == 'C' else 'defect'}"
+    return f"{words[action]} ({action})"
 
 
 def _agent_round(

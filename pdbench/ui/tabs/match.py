@@ -22,7 +22,14 @@ from pdbench.ui.display import (
     is_missing,
     table_height,
 )
-from pdbench.ui.facts import flagged_rounds, ledger_entry, match_facts, payoff_reference
+from pdbench.ui.facts import (
+    action_words,
+    flagged_rounds,
+    ledger_entry,
+    match_facts,
+    payoff_reference,
+)
+from pdbench.ui.tally import Tally
 
 
 def render(
@@ -34,6 +41,7 @@ def render(
     names: Mapping[str, str],
     config: Mapping[str, Any] | None,
     ledger: Sequence[LedgerEntry],
+    counted: Tally,
 ) -> None:
     st.subheader(f"{condition} · replicate {replicate}", anchor=False)
     st.caption(
@@ -41,12 +49,20 @@ def render(
         f"below it the mean over the condition's {int(condition_row['n_replicates'])} "
         "replicates and its 95% CI"
     )
-    _headline_metrics(replicate_row, condition_row, names)
+    _headline_metrics(replicate_row, condition_row, names, counted)
+    if not rounds:
+        st.warning(
+            "No round of this match was stored: it ended before its first round was played "
+            "(the reason is below)."
+        )
+        _match_record(condition, replicate, rounds, names, ledger)
+        return
 
     st.markdown("##### Actions per round")
-    timeline = frames.timeline_frame(rounds, names)
-    st.altair_chart(charts.timeline_chart(timeline), width="stretch")
-    st.code(frames.action_text(rounds, names), language=None)
+    words = action_words(config)
+    timeline = frames.timeline_frame(rounds, names, words)
+    st.altair_chart(charts.timeline_chart(timeline, words), width="stretch")
+    st.code(frames.action_text(rounds, names, words=words), language=None)
     if timeline["flipped"].any():
         st.caption(
             f"Noise flipped {int(timeline['flipped'].sum())} moves (dashed outline, '~'): the "
@@ -117,7 +133,7 @@ def _conversation(talk: pd.DataFrame, rounds: list[dict], names: Mapping[str, st
 
 
 def _headline_metrics(
-    replicate_row: pd.Series, condition_row: pd.Series, names: Mapping[str, str]
+    replicate_row: pd.Series, condition_row: pd.Series, names: Mapping[str, str], counted: Tally
 ) -> None:
     """Cards in rows of five: both agents, A, B, and what went wrong if anything did."""
     substituted = {
@@ -165,11 +181,13 @@ def _headline_metrics(
                     delta_description=ci_text,
                     help=f"{metric.help}\n\n{count_text}",
                 )
-    if not reliability:
+    if counted.clean:
         st.caption(
             ":material/verified: No invalid outputs, fallbacks, timeouts or errors in any "
             "match of this condition."
         )
+    else:
+        st.caption(f":material/error: In this condition: {counted.text()}.")
 
 
 def _match_record(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from pdbench.analysis.catalog import RANKING_COLUMNS
 from pdbench.ui import analysis_frames as frames
 from pdbench.ui import charts
 
@@ -29,14 +30,10 @@ def render(tournament: pd.DataFrame) -> None:
             width="stretch",
             key="tournament_ranking",
             column_config={
-                name: st.column_config.NumberColumn(format="%.3f")
-                for name in (
-                    "median_score",
-                    "mean_score",
-                    "CI low",
-                    "CI high",
-                    "cooperation_rating",
+                label: st.column_config.NumberColumn(
+                    label, help=help, format="%.1f" if column == "median_wins" else "%.3f"
                 )
+                for column, (label, help) in RANKING_COLUMNS.items()
             },
         )
         st.caption(

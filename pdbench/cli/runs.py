@@ -1,0 +1,190 @@
+"""`pdbench runs [DIR]` and `pdbench export RUN --csv`: the runs on disk, and one run's tables as
+CSV, for whoever reads results in a spreadsheet rather than in pandas.
+
+Both only read a run; `export` writes its CSV files (through temporary files) into `--out`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from pdbench.core.errors import PdbenchError, WriteFailed
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pdbench.storage.reader import RunReader
+
+DEFAULT_RUNS = Path("data/runs")
+CSV_FILES = ("conditions.csv", "replicates.csv", "rounds.csv")
+CONTRACT_COLUMNS = (  # every rounds.jsonl line holds at least these (design: the contract)
+    "run_id",
+    "condition",
+    "replicate",
+    "round_index",
+    "agent_a_action",
+    "agent_b_action",
+    "agent_a_payoff",
+    "agent_b_payoff",
+    "agent_a_cum_payoff",
+    "agent_b_cum_payoff",
+    "horizon_type",
+    "fixed_n",
+    "stop_prob",
+    "timestamp_utc",
+)
+
+
+def runs(
+    folder: Annotated[
+        Path | None,
+        typer.Argument(
+            help="The folder holding run folders; default data/runs.", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """List the runs in a folder, newest first: status, conditions, matches finished, spend and
+    the date each started."""
+    from pdbench.storage.reader import RunReader, is_run_dir
+
+    if folder is None:
+        folder = DEFAULT_RUNS
+        if not folder.exists():
+            typer.echo(f"no runs in {folder} yet (pdbench run writes them there)")
+            return
+    if not folder.exists():
+        raise PdbenchError(f"{folder}: no such folder (runs are under data/runs/ by default)")
+    if not folder.is_dir():
+        raise PdbenchError(f"{folder} is not a folder")
+    if is_run_dir(folder):
+        raise PdbenchError(
+            f"{folder} is a run, not a folder of runs: try `pdbench runs {folder.parent}`"
+        )
+    rows = []
+    for child in sorted(p for p in folder.iterdir() if p.is_dir() and is_run_dir(p)):
+        try:
+            manifest = RunReader.open(child).manifest()
+        except Exception as error:  # one damaged run must not hide the others
+            rows.append(
+                (child.name, "unreadable", "-", "-", "-", "-", f"{type(error).__name__}: {error}")
+            )
+            continue
+        finished = manifest.matches.completed
+        rows.append(
+            (
+                child.name,
+                manifest.status,
+                str(len(manifest.conditions)),
+                f"{finished}/{manifest.matches.planned}",
+                f"{manifest.spend.cost_usd:.4f}",
+                (manifest.started_utc or "?")[:19].replace("T", " "),
+                "sweep" if manifest.kind == "sweep" else "",
+            )
+        )
+    if not rows:
+        typer.echo(f"no runs in {folder}")
+        return
+    rows.sort(key=lambda row: row[5], reverse=True)
+    header = ("run", "status", "conditions", "matches", "spent $", "started (UTC)", "")
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)]
+        typer.echo(("  ".join(cells) + "  " + str(row[-1])).rstrip())
+
+
+def export(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run folder, e.g. data/runs/<run_id>.", show_default=False)
+    ],
+    csv: Annotated[
+        bool, typer.Option("--csv", help="Write CSV files (the one format so far).")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder for the files; default: <run>/export/.", show_default=False),
+    ] = None,
+) -> None:
+    """Write a run's aggregates (conditions.csv, replicates.csv) and its stored rounds
+    (rounds.csv) as CSV. Nested fields (attempts, conversations) are JSON text in their cell."""
+    from pdbench.analysis.run_aggregates import read_aggregates
+    from pdbench.storage.reader import RunReader
+
+    if not csv:
+        raise PdbenchError("export: say which format, e.g. `pdbench export RUN --csv`")
+    reader = RunReader.open(run_dir)
+    target = (out if out is not None else reader.run_dir / "export").expanduser()
+    if target.exists() and not target.is_dir():
+        raise PdbenchError(f"--out {target}: exists and is not a folder")
+    aggregates = read_aggregates(reader).table
+    level = aggregates["level"]
+    rounds = rounds_frame(reader)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WriteFailed(target, error) from error
+    tables = (
+        aggregates[level == "condition"].drop(columns=["level"]),
+        aggregates[level == "replicate"].drop(columns=["level"]),
+        rounds,
+    )
+    for name, table in zip(CSV_FILES, tables, strict=True):
+        write_csv(table, target / name)
+        typer.echo(f"wrote {target / name} ({len(table)} rows)")
+
+
+def _stored_rounds(reader: RunReader) -> Iterator[dict[str, Any]]:
+    """The rounds of every match in the ledger (finished or aborted), in stored order; lines of a
+    match not in the ledger (cut off by a stop) are left out, as the aggregates leave them."""
+    import orjson
+
+    from pdbench.storage.schema import ROUNDS_FILE
+
+    keys = {entry.key for entry in reader.ledger()}
+    for segment in reader.segments:
+        path = segment / ROUNDS_FILE
+        if not path.is_file():
+            continue
+        for number, line in enumerate(path.read_bytes().splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # a torn last line of a stopped run; its match is not in the ledger
+            if not isinstance(record, dict):
+                raise PdbenchError(f"{path} line {number}: not a JSON object")
+            if (record.get("condition"), record.get("replicate")) in keys:
+                yield record
+
+
+def rounds_frame(reader: RunReader) -> pd.DataFrame:
+    """One row per stored round; lists and objects become JSON text."""
+    import orjson
+    import pandas as pd
+
+    rows = [
+        {
+            key: orjson.dumps(value).decode() if isinstance(value, (list, dict)) else value
+            for key, value in record.items()
+        }
+        for record in _stored_rounds(reader)
+    ]
+    # No stored round (every match aborted in round 1): the header still says what a row holds.
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=list(CONTRACT_COLUMNS))
+
+
+def write_csv(table: pd.DataFrame, path: Path) -> None:
+    """Through a temporary file of this process beside `path`: a reader sees the old file or the
+    new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        table.to_csv(tmp, index=False)
+        tmp.replace(path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise WriteFailed(path, error) from error

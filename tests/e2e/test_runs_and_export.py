@@ -1,0 +1,124 @@
+"""`pdbench runs [DIR]` lists the runs on disk and `pdbench export RUN --csv` writes a run's
+aggregates and rounds as CSV (issue 26), run as a user types them in a copy of the project."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+from project_copy import PDBENCH, command_env, copy_project
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> tuple[Path, Path]:
+    """(project copy, runs folder) holding a finished run and a run whose matches all aborted."""
+    tmp = tmp_path_factory.mktemp("runs_export")
+    project = copy_project(tmp / "project")
+    runs = tmp / "runs"
+    for run_id, overrides in (
+        ("finished", ["agent_a=gtft", "agent_b=alld"]),
+        ("aborted", ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=1.0"]),
+    ):
+        done = pdbench(
+            project,
+            tmp,
+            "run",
+            "conf/config.yaml",
+            *overrides,
+            "--run-id",
+            run_id,
+            "-q",
+            f"run.output_dir={runs}",
+        )
+        assert done.returncode == 0, done.stderr
+    return project, runs
+
+
+def pdbench(project: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [PDBENCH, *args],
+        cwd=project,
+        env=command_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def one_error_line(done: subprocess.CompletedProcess, *words: str) -> None:
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert all(word in lines[0] for word in words), lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_runs_lists_each_run_with_status_conditions_spend_and_date(made, tmp_path):
+    project, runs = made
+    done = pdbench(project, tmp_path, "runs", str(runs))
+    assert done.returncode == 0, done.stderr
+    header, *rows = done.stdout.strip().splitlines()
+    assert header.split()[:5] == ["run", "status", "conditions", "matches", "spent"]
+    table = {row.split()[0]: row.split() for row in rows}
+    assert set(table) == {"finished", "aborted"}
+    for run_id, row in table.items():
+        manifest = orjson.loads((runs / run_id / "run_manifest.json").read_bytes())
+        assert row[1] == manifest["status"]
+        assert row[2] == str(len(manifest["conditions"]))
+        assert row[3] == f"{manifest['matches']['completed']}/{manifest['matches']['planned']}"
+        assert row[4] == f"{manifest['spend']['cost_usd']:.4f}"
+        assert row[5] == manifest["started_utc"][:10]
+
+
+def test_runs_default_folder_and_bad_folders(made, tmp_path):
+    project, runs = made
+    fresh = pdbench(project, tmp_path, "runs")  # a fresh clone: data/runs not made yet
+    assert fresh.returncode == 0 and "no runs in data/runs" in fresh.stdout, fresh.stderr
+    one_error_line(pdbench(project, tmp_path, "runs", str(tmp_path / "nope")), "nope")
+    one_error_line(pdbench(project, tmp_path, "runs", str(runs / "finished")), "is a run")
+
+
+def test_export_writes_the_aggregates_and_rounds_as_csv(made, tmp_path):
+    project, runs = made
+    for run_id in ("finished", "aborted"):
+        out = tmp_path / run_id
+        done = pdbench(project, tmp_path, "export", str(runs / run_id), "--csv", "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        stored = pd.read_parquet(runs / run_id / "aggregates.parquet")
+        for name, level in (("conditions.csv", "condition"), ("replicates.csv", "replicate")):
+            exported = pd.read_csv(out / name)
+            expected = stored[stored["level"] == level].drop(columns=["level"])
+            assert list(exported.columns) == list(expected.columns)
+            assert len(exported) == len(expected)
+            for column in ("cooperation_rate", "total_payoff_a", "n_rounds"):
+                pd.testing.assert_series_equal(
+                    exported[column].astype(float).reset_index(drop=True),
+                    expected[column].astype(float).reset_index(drop=True),
+                    check_names=False,
+                )
+        lines = (runs / run_id / "rounds.jsonl").read_bytes().splitlines()
+        rounds = pd.read_csv(out / "rounds.csv")
+        assert len(rounds) == len(lines)
+        if lines:
+            first = orjson.loads(lines[0])
+            assert rounds.loc[0, "agent_a_action"] == first["agent_a_action"]
+            assert rounds.loc[0, "round_index"] == first["round_index"]
+    default = pdbench(project, tmp_path, "export", str(runs / "finished"), "--csv")
+    assert default.returncode == 0 and (runs / "finished" / "export" / "rounds.csv").is_file()
+
+
+def test_export_bad_input_is_one_line(made, tmp_path):
+    project, runs = made
+    one_error_line(pdbench(project, tmp_path, "export", str(runs / "finished")), "--csv")
+    one_error_line(pdbench(project, tmp_path, "export", str(tmp_path), "--csv"), str(tmp_path))
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    one_error_line(
+        pdbench(
+            project, tmp_path, "export", str(runs / "finished"), "--csv", "--out", str(blocker)
+        ),
+        "--out",
+    )

@@ -1,0 +1,201 @@
+"""Every kind of run the tool writes, made with real pdbench commands, for the viewer's tests.
+
+`make_viewer_runs(tmp)` runs, in a copy of the committed project, on the mock model (and one
+HTTP stub that fails): an all-aborted run (as the README's local-model example makes), partial
+aborts, a sweep with an empty condition beside a finished one, an unfinished run (transport
+failures), an interrupted run (SIGINT mid-run), a noisy run and a negotiated split-or-steal run.
+`expected_tally(run_dir)` counts what happened from the stored files alone, independently of
+the viewer's code, for the page's summary to be checked against.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+from project_copy import copy_project
+from stub_http import LocalStubServer, StubHandler
+
+KINDS = ("aborted", "partial", "empty", "unfinished", "interrupted", "noisy", "negotiated")
+
+
+class FailingHandler(StubHandler):
+    """Every chat completion answers 503: a transport failure, the match stays unfinished."""
+
+    def do_POST(self) -> None:
+        self.read_body()
+        self.send_answer(503, "application/json", b'{"error": {"message": "overloaded"}}')
+
+
+def _command(project: Path, tmp: Path, args: list[str], run_id: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "pdbench",
+        *args,
+        f"run.output_dir={tmp / 'runs'}",
+        f"run.cache.dir={tmp / 'cache' / run_id}",
+    ]
+
+
+def _run(project: Path, command: list[str], ok: tuple[int, ...] = (0,)) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")}
+    done = subprocess.run(
+        command, cwd=project, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode in ok, (command, done.returncode, done.stderr[-3000:])
+
+
+def make_viewer_runs(tmp: Path) -> dict[str, Path]:
+    """Make the runs of `KINDS` under tmp/runs; returns kind -> run dir."""
+    project = copy_project(tmp / "project")
+    runs = tmp / "runs"
+    single = {
+        "aborted": ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=1.0"],
+        "partial": ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=0.75"],
+        "noisy": ["agent_a=tft", "agent_b=grim", "game.noise=0.1", "horizon.rounds=30"],
+        "negotiated": [
+            "game=agentduel_split_or_steal",
+            "agent_a=llm_default",
+            "agent_b=tft",
+            "horizon.rounds=5",
+            "run.replicates=2",
+        ],
+    }
+    for kind, overrides in single.items():
+        _run(project, _command(project, tmp, [*overrides, f"run.run_id={kind}"], kind))
+    # A sweep: one condition's every match aborts in round 1, the other's finish.
+    _run(
+        project,
+        _command(
+            project,
+            tmp,
+            [
+                "-m",
+                "agent_a=llm_default",
+                "agent_b=tft",
+                "provider.mock.invalid_rate=0.0,1.0",
+                "horizon.rounds=10",
+                "run.run_id=empty",
+                f"hydra.sweep.dir={tmp / 'hydra'}",
+            ],
+            "empty",
+        ),
+    )
+    with LocalStubServer(FailingHandler) as server:
+        _run(
+            project,
+            _command(
+                project,
+                tmp,
+                [
+                    "agent_a=llm_default",
+                    "agent_b=tft",
+                    "provider=litellm",
+                    "provider.model=openai/gpt-4o-mini",
+                    f"provider.api_base={server.api_base}",
+                    "provider.max_attempts=1",
+                    "run.run_id=unfinished",
+                ],
+                "unfinished",
+            ),
+            ok=(1, 2, 3, 4, 5, 6, 7),
+        )
+    _interrupted(project, tmp)
+    made = {kind: runs / kind for kind in KINDS}
+    for kind, run_dir in made.items():
+        assert (run_dir / "run_manifest.json").is_file(), f"{kind}: no run was written"
+    return made
+
+
+def _interrupted(project: Path, tmp: Path) -> None:
+    """A slow mock run stopped by SIGINT once a few rounds are stored."""
+    command = _command(
+        project,
+        tmp,
+        [
+            "agent_a=llm_default",
+            "agent_b=tft",
+            "provider.mock.latency_s=0.05",
+            "run.replicates=30",
+            "run.max_concurrency=1",
+            "run.run_id=interrupted",
+        ],
+        "interrupted",
+    )
+    process = subprocess.Popen(
+        command, cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    rounds = tmp / "runs" / "interrupted" / "rounds.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if rounds.is_file() and rounds.stat().st_size > 0:
+            break
+        time.sleep(0.1)
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+    process.wait(timeout=120)
+
+
+def _jsonl(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def _ledger(run_dir: Path) -> list[dict]:
+    """The ledger lines of a run, or of every shard of a sweep."""
+    lines = _jsonl(run_dir / "matches.jsonl")
+    if lines or not (run_dir / "shards").is_dir():
+        return lines
+    return [
+        line for path in sorted(run_dir.glob("shards/*/matches.jsonl")) for line in _jsonl(path)
+    ]
+
+
+def expected_tally(run_dir: Path) -> dict[str, int]:
+    """What happened, counted from rounds.jsonl, matches.jsonl and the manifest's plan."""
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    ledger = _ledger(run_dir)
+    rounds = _jsonl(run_dir / "rounds.jsonl")
+    if not rounds and (run_dir / "shards").is_dir():
+        rounds = [r for p in sorted(run_dir.glob("shards/*/rounds.jsonl")) for r in _jsonl(p)]
+    finished = {(m["condition"], m["replicate"]) for m in ledger if not m["error"]}
+    aborted = {(m["condition"], m["replicate"]) for m in ledger if m["error"]}
+    stored = finished | aborted
+    kept = [r for r in rounds if (r["condition"], r["replicate"]) in stored]
+    invalid = sum(r.get(f"agent_{s}_invalid_outputs") or 0 for r in kept for s in "ab")
+    invalid += sum(
+        1 for m in ledger for a in m.get("aborted_round_attempts") or () if not a["valid"]
+    )
+    return {
+        "planned": manifest["matches"]["planned"],
+        "finished": len(finished),
+        "aborted": len(aborted),
+        "invalid outputs": invalid,
+        "fallbacks": sum(bool(r.get(f"agent_{s}_fallback")) for r in kept for s in "ab"),
+        "timeouts": sum(bool(r.get(f"agent_{s}_timeout")) for r in kept for s in "ab"),
+        "errors": sum(r.get(f"agent_{s}_error") is not None for r in kept for s in "ab"),
+    }
+
+
+def tally_words(counts: dict[str, int]) -> str:
+    """The summary's words for these counts, as the page writes them."""
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'s' if n != 1 else ''}"
+
+    unfinished = max(0, counts["planned"] - counts["finished"] - counts["aborted"])
+    return (
+        f"{counts['planned']} match{'es' if counts['planned'] != 1 else ''} planned: "
+        f"{counts['finished']} finished, {counts['aborted']} aborted, {unfinished} not finished · "
+        + " · ".join(
+            plural(counts[key], key[:-1])
+            for key in ("invalid outputs", "fallbacks", "timeouts", "errors")
+        )
+    )
