@@ -124,9 +124,11 @@ def comparison_frame(analysis: pd.DataFrame) -> pd.DataFrame:
         "difference": "B − A",
         "ci_low": "CI low",
         "ci_high": "CI high",
+        "interval": "interval",
         "p_value": "p",
         "p_holm": "p (Holm)",
         "replicates_for_half_width": "replicates for ±half-width",
+        "note": "note",
     }
     present = [c for c in columns if c in rows]
     return rows[present].rename(columns=columns).reset_index(drop=True)
@@ -138,10 +140,17 @@ def comparison_caption(analysis: pd.DataFrame) -> str:
     metric = needed["metric"].iloc[0] if len(needed) else "?"
     family = rows["family"].iloc[0] if len(rows) else "none"
     half = needed["half_width"].iloc[0] if "half_width" in needed and len(needed) else float("nan")
+    # Runs analysed before the t intervals have no `interval` column: theirs was a bootstrap.
+    methods = (
+        sorted(set(rows["interval"].dropna()))
+        if "interval" in rows
+        else ["percentile bootstrap (an older analysis)"]
+    )
     return (
-        f"Metric {metric}; comparisons: {family}. 95% bootstrap CI of B − A, permutation "
-        f"p-value, Holm-corrected over the family; paired when the two conditions share their "
-        f"seeds per replicate. Replicates for a CI half-width of {half:g}."
+        f"Metric {metric}; comparisons: {family}. 95% CI of B − A: {', '.join(methods) or '-'}; "
+        f"permutation p-value, Holm-corrected over the family; paired when the two conditions "
+        f"share their seeds per replicate (common random numbers: see each row's note). "
+        f"Replicates for a CI half-width of {half:g}."
     )
 
 

@@ -200,3 +200,30 @@ def test_a_shard_folder_knows_its_sweep(tmp_path):
     (shard / "run_manifest.json").write_text("{}")
     assert sweep_of(shard) == (tmp_path / "sweep").resolve()
     assert sweep_of(tmp_path / "sweep") is None
+
+
+def test_the_comparison_caption_names_the_interval_each_row_used():
+    """Issue 34: the comparison interval is Student t (paired) or Welch t, not a bootstrap; the
+    caption says which, and an analysis written before says it was a bootstrap."""
+    import pandas as pd
+
+    from pdbench.ui.analysis_frames import comparison_caption, comparison_frame
+
+    analysis = pd.DataFrame(
+        [
+            {
+                "table": "comparison",
+                "condition_a": "x",
+                "condition_b": "y",
+                "family": "all pairs",
+                "interval": "t on paired differences",
+                "note": "zero variance: the two conditions play identically",
+            },
+            {"table": "replicates_needed", "metric": "cooperation_rate", "half_width": 0.05},
+        ]
+    )
+    caption = comparison_caption(analysis)
+    assert "t on paired differences" in caption and "bootstrap" not in caption
+    assert "zero variance" in comparison_frame(analysis)["note"].iloc[0]
+    older = analysis.drop(columns=["interval", "note"])
+    assert "percentile bootstrap (an older analysis)" in comparison_caption(older)
