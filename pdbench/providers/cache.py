@@ -46,7 +46,7 @@ def cache_dir_setting(configured: str, project_root: Path) -> tuple[str, str, Pa
 Warn = Callable[[str], None]
 
 
-def _warn_on_stderr(message: str) -> None:
+def warn_on_stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
@@ -67,7 +67,7 @@ class ReplayCache:
 
     def __init__(self, directory: Path | str, *, warn: Warn | None = None) -> None:
         self.directory = Path(directory)
-        self.warn = warn or _warn_on_stderr
+        self.warn = warn or warn_on_stderr
         self.rejected = 0  # entries that failed their check in this process
         self.moved_aside: Path | None = None  # where a corrupt database went
         try:

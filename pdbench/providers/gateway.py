@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 from pdbench.config.schema import ProviderSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
+from pdbench.providers.answer_checks import impossible_usage, is_other_model, with_possible_usage
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
-from pdbench.providers.cache import ReplayCache
+from pdbench.providers.cache import ReplayCache, warn_on_stderr
 from pdbench.storage.schema import CallCounts
 from pdbench.storage.spend import SpendJournal
 
@@ -59,6 +60,8 @@ class ProviderGateway:
         # Every paid call is journaled; the budget counts what the whole run (or sweep) spent.
         self.spend = spend
         self.project_root = project_root
+        self._warn = warn or warn_on_stderr
+        self._said: set[tuple[str, ...]] = set()  # warnings already given in this run
         self.cache = (
             ReplayCache(cache_dir, warn=warn)
             if cache_dir is not None and cache_mode != "off"
@@ -176,26 +179,55 @@ class ProviderGateway:
                 completion = await client.acomplete(request)
             finally:
                 self.in_flight -= 1
+        completion, paid = self._checked(request, completion)
         if self.spend is not None:  # before the answer is used, so it survives a kill
             self.spend.record(
-                CallCounts(
-                    live=1,
-                    input_tokens=completion.input_tokens,
-                    output_tokens=completion.output_tokens,
-                    cost_usd=completion.cost_usd or 0.0,
-                    unknown_price=int(completion.cost_usd is None),
-                ),
+                paid,
                 key=key,
                 answer=completion.to_json_dict() if key is not None else None,
             )
-        self.stats.live += 1
-        self.stats.input_tokens += completion.input_tokens
-        self.stats.output_tokens += completion.output_tokens
-        if completion.cost_usd is None:
-            self.stats.unknown_price += 1
-        else:
-            self.stats.cost_usd += completion.cost_usd
+        self.stats = self.stats + paid
         return completion
+
+    def _checked(
+        self, request: CompletionRequest, completion: Completion
+    ) -> tuple[Completion, CallCounts]:
+        """The answer as counted and what it cost: impossible usage is counted as no tokens at an
+        unknown price, an answer from another model is priced as reported; both are said once
+        and counted (see providers/answer_checks.py)."""
+        impossible = impossible_usage(completion)
+        if impossible:
+            self._say_once(
+                ("usage",),
+                f"{request.model}: the server reported impossible usage (input_tokens "
+                f"{completion.input_tokens}, output_tokens {completion.output_tokens}, cost "
+                f"{completion.cost_usd}); counted as 0 tokens at an unknown price (further "
+                "ones are counted in run_manifest.json spend.impossible_usage, not said)",
+            )
+            completion = with_possible_usage(completion)
+        other = is_other_model(request.model, completion.reported_model)
+        if other:
+            self._say_once(
+                ("model", request.model, str(completion.reported_model)),
+                f"asked {request.model} but the server says {completion.reported_model} "
+                "answered: played and priced as it reports (counted in run_manifest.json "
+                "spend.other_model)",
+            )
+        paid = CallCounts(
+            live=1,
+            input_tokens=completion.input_tokens,
+            output_tokens=completion.output_tokens,
+            cost_usd=completion.cost_usd or 0.0,
+            unknown_price=int(completion.cost_usd is None),
+            impossible_usage=int(impossible),
+            other_model=int(other),
+        )
+        return completion, paid
+
+    def _say_once(self, what: tuple[str, ...], message: str) -> None:
+        if what not in self._said:
+            self._said.add(what)
+            self._warn(message)
 
     def close(self) -> None:
         for client in self._clients.values():
