@@ -9,9 +9,11 @@ lifts the limit (`run.limits.*`: they change how big a run may be, never what it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pdbench.core.numbers import refuse_booleans_in_fields
 
 if TYPE_CHECKING:
     from pdbench.config.schema import ConditionSpec, ExperimentSpec
@@ -25,6 +27,11 @@ class LimitsSpec(BaseModel):
     """Sizes beyond which a run is refused; raise one to run a bigger experiment on purpose."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans_as_numbers(cls, data: Any) -> Any:
+        return refuse_booleans_in_fields(cls, data)
 
     rounds: int = Field(
         100_000_000,
