@@ -21,6 +21,7 @@ import diskcache
 import orjson
 
 from pdbench.core.errors import WriteFailed
+from pdbench.core.redact import redact
 
 CACHE_DIR_ENV = "PDBENCH_CACHE_DIR"
 DATABASE = "cache.db"  # diskcache's SQLite file inside the cache folder
@@ -126,6 +127,9 @@ class ReplayCache:
             )
 
     def set(self, key: str, value: dict[str, Any]) -> None:
+        """Store `value` under `key`, its secrets redacted (a server may echo a key in its
+        answer; see core/redact.py): the key, made from the request, is unchanged."""
+        value = redact(value)
         entry = {"checksum": checksum(key, value), "value": value}
         try:
             # A str (not bytes, not a dict) so diskcache stores it as text rather than a pickle.

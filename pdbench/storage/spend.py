@@ -20,6 +20,7 @@ from typing import BinaryIO
 import orjson
 
 from pdbench.core.errors import WriteFailed
+from pdbench.core.redact import redact
 from pdbench.storage.schema import CallCounts
 
 SPEND_FILE = "spend.jsonl"
@@ -51,7 +52,8 @@ class SpendJournal:
             if getattr(paid, flag):
                 line[flag] = getattr(paid, flag)
         if key is not None and answer is not None:
-            line["key"], line["answer"] = key, answer
+            # Redacted like every file of a run: a server may echo a key in its answer.
+            line["key"], line["answer"] = key, redact(answer)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a+b") as handle:
