@@ -25,7 +25,10 @@ QUERY_KEY = "sk-planted-query-c8e472"
 OVERRIDE_KEY = "sk-planted-override-5b61f0"
 ECHOED_KEY = "sk-echoed-by-the-server-0d93"  # in no variable: only its shape says it is a key
 HEADER_KEY = "hdr-planted-7e21c4"  # no known shape: only the header's name says it
-PLANTED = (ENV_KEY, DOTENV_KEY, URL_KEY, QUERY_KEY, OVERRIDE_KEY, ECHOED_KEY, HEADER_KEY)
+PASTED_KEY = "sk-pasted-into-a-persona-61ab"  # in a prompt file, in no variable
+PLANTED = (
+    ENV_KEY, DOTENV_KEY, URL_KEY, QUERY_KEY, OVERRIDE_KEY, ECHOED_KEY, HEADER_KEY, PASTED_KEY
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +216,22 @@ def test_url_credentials_in_a_sweep_are_written_nowhere(project, tmp_path):
     assert all("***@example.invalid" in path.read_text() for path in manifests)
     assert "***@example.invalid" in sweep.stdout + sweep.stderr  # Hydra's launch lines
     assert leaks(tmp_path, sweep) == []
+
+
+def test_a_key_pasted_into_a_persona_file_is_said_and_not_written(project, tmp_path):
+    """Issue 27: a key pasted into a persona file (no variable holds it) was written into
+    rounds.jsonl with every prompt, without a word."""
+    persona = project / "prompts" / "personas" / "pasted.md"
+    persona.write_text(f"You cooperate. (My OpenAI key, for later: {PASTED_KEY})\n")
+    out = tmp_path / "runs"
+    done = pdbench(
+        project, "run", "conf/config.yaml", "agent_a=llm_default", "agent_a.persona=pasted", "run.replicates=1", "horizon.rounds=2",
+        f"run.output_dir={out}",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1, done.stderr
+    assert "prompts/personas/pasted.md" in warnings[0] and "shaped like a key" in warnings[0]
+    rounds = next(out.rglob("rounds.jsonl")).read_text()
+    assert "My OpenAI key, for later: ***" in rounds  # the prompt is stored, the key is not
+    assert leaks(tmp_path, done) == [f"proj/prompts/personas/pasted.md: {PASTED_KEY}"]
