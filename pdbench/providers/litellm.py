@@ -135,13 +135,26 @@ class LiteLLMProvider:
         for attempt in range(1, self.spec.max_attempts + 1):
             self.transport_attempts += 1
             try:
-                response = await litellm.acompletion(**kwargs)
+                response = await self._within_deadline(litellm, kwargs, request.model)
                 return self._to_completion(litellm, response, request.model)
             except Exception as error:
                 await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
 
     # --- helpers -------------------------------------------------------------------------------
+
+    async def _within_deadline(self, litellm: Any, kwargs: dict[str, Any], model: str) -> Any:
+        """The whole answer within `timeout_s`: the HTTP client's timeout bounds each read, so a
+        server that trickles its body a byte at a time would never time out. Past the deadline
+        the request is cancelled and fails as a timeout (retried like one)."""
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), self.spec.timeout_s)
+        except TimeoutError:
+            raise litellm.Timeout(
+                message=f"no complete answer within timeout_s={self.spec.timeout_s:g} s",
+                model=model,
+                llm_provider="openai",
+            ) from None
 
     def _call_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {

@@ -5,6 +5,7 @@ as a broken proxy or server sends them. Stdlib only; one answer per request, the
 from __future__ import annotations
 
 import threading
+import time
 
 from stub_http import LocalStubServer, StubHandler, completion_body
 
@@ -27,12 +28,16 @@ MALFORMED: dict[str, Answer] = {
 
 class RawStubServer(LocalStubServer):
     """`with RawStubServer() as server:`; `server.script` is consumed one answer per request,
-    then every request gets `server.default` (a good answer unless changed)."""
+    then every request gets `server.default` (a good answer unless changed); with `trickle_s`,
+    answers are sent chunked, one byte every `trickle_s` seconds."""
 
     def __init__(self) -> None:
         self.script: list[Answer] = []
         self.default: Answer = GOOD
         self.requests = 0
+        # Seconds between the bytes of a chunked body (0: the whole body at once): a server
+        # that trickles its answer, so no single read ever times out.
+        self.trickle_s = 0.0
         self._lock = threading.Lock()
         super().__init__(self._handler())
 
@@ -42,6 +47,7 @@ class RawStubServer(LocalStubServer):
             self.script.clear()
             self.default = GOOD
             self.requests = 0
+            self.trickle_s = 0.0
 
     def _next(self) -> Answer:
         with self._lock:
@@ -54,6 +60,23 @@ class RawStubServer(LocalStubServer):
         class Handler(StubHandler):
             def do_POST(self) -> None:
                 self.read_body()
-                self.send_answer(*stub._next())
+                if stub.trickle_s:
+                    self.trickle(*stub._next())
+                else:
+                    self.send_answer(*stub._next())
+
+            def trickle(self, status: int, content_type: str, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for byte in body:
+                        self.wfile.write(b"1\r\n" + bytes([byte]) + b"\r\n")
+                        self.wfile.flush()
+                        time.sleep(stub.trickle_s)
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:
+                    pass  # the client gave up: what a deadline is for
 
         return Handler

@@ -10,6 +10,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -18,7 +19,7 @@ from raw_stub_server import GOOD, MALFORMED, RawStubServer
 from stub_http import stub_fixtures
 
 from pdbench.config.schema import ProviderSpec
-from pdbench.providers.base import CompletionRequest, TransportFailure
+from pdbench.providers.base import CompletionRequest, ProviderUnavailable, TransportFailure
 from pdbench.providers.litellm import LiteLLMProvider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,9 +28,13 @@ ROOT = Path(__file__).resolve().parents[2]
 server, stub = stub_fixtures(RawStubServer, import_litellm=True)
 
 
-def ask(stub: RawStubServer, attempts: int = 2):
+def ask(stub: RawStubServer, attempts: int = 2, timeout_s: float = 60.0):
     spec = ProviderSpec(
-        name="litellm", model="openai/test-model", api_base=stub.api_base, max_attempts=attempts
+        name="litellm",
+        model="openai/test-model",
+        api_base=stub.api_base,
+        max_attempts=attempts,
+        timeout_s=timeout_s,
     )
     client = LiteLLMProvider(spec, project_root=ROOT, backoff_base_s=0.01)
     request = CompletionRequest(
@@ -60,6 +65,18 @@ def test_a_malformed_answer_that_persists_is_a_transport_failure(stub, kind):
     assert stub.requests == 3  # every attempt was made, none more
     message = str(failure.value)
     assert "\n" not in message and len(message) < 400, message  # one line, no HTML page
+
+
+def test_timeout_s_is_a_deadline_for_the_whole_answer(stub):
+    """Issue 27: a body sent one byte at a time never timed out (killed at 75 s): each read was
+    quick, and the timeout was per read. It is a deadline for the whole answer, then retried
+    like any timeout."""
+    stub.trickle_s = 0.25  # the ~200-byte answer would take 50 s
+    started = time.monotonic()
+    with pytest.raises(ProviderUnavailable, match=r"after 2 attempts .*timeout_s=3 s"):
+        ask(stub, attempts=2, timeout_s=3.0)
+    elapsed = time.monotonic() - started
+    assert elapsed < 20, elapsed  # two attempts of 3 s, on a busy machine
 
 
 # --- through the command line: the match stays unfinished, the same command resumes it --------
