@@ -179,6 +179,7 @@ class ProviderGateway:
                 completion = await client.acomplete(request)
             finally:
                 self.in_flight -= 1
+                self._count_paid_without_text(client)
         completion, paid = self._checked(request, completion)
         if self.spend is not None:  # before the answer is used, so it survives a kill
             self.spend.record(
@@ -188,6 +189,15 @@ class ProviderGateway:
             )
         self.stats = self.stats + paid
         return completion
+
+    def _count_paid_without_text(self, client: ProviderClient) -> None:
+        """Journal the answers a provider charged for that had no usable text (tool calls, an
+        unreadable body): paid, so counted and seen by the budget, though never cached."""
+        take = getattr(client, "take_paid_without_text", None)
+        for paid in take() if take is not None else ():
+            if self.spend is not None:
+                self.spend.record(paid)
+            self.stats = self.stats + paid
 
     def _checked(
         self, request: CompletionRequest, completion: Completion

@@ -29,6 +29,7 @@ from pdbench.providers.base import (
     ProviderUnavailable,
     TransportFailure,
 )
+from pdbench.storage.schema import CallCounts
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,11 @@ def label_json_schema(labels: tuple[str, str]) -> dict[str, Any]:
             },
         },
     }
+
+
+# What litellm says of a 200 answer whose body it could not read (an event stream sent to a
+# non-streaming request, bytes that are not UTF-8): the server sent an answer, so it may bill it.
+UNREADABLE_ANSWER = ("Empty or invalid response from LLM endpoint", "codec can't decode")
 
 
 # Loggers of litellm and the HTTP clients under it: their INFO lines (one or more per call) would
@@ -124,6 +130,7 @@ class LiteLLMProvider:
         self._unknown_price_warned: set[str] = set()
         self._missing_keys: list[str] | None = None  # looked up on the first call
         self._placeholder_key = False  # an api_base without a key: send PLACEHOLDER_API_KEY
+        self._paid_without_text: list[CallCounts] = []
         load_dotenv_file(project_root or Path.cwd())
 
     # --- the entry point -----------------------------------------------------------------
@@ -138,8 +145,35 @@ class LiteLLMProvider:
                 response = await self._within_deadline(litellm, kwargs, request.model)
                 return self._to_completion(litellm, response, request.model)
             except Exception as error:
+                self._count_if_paid(litellm, error, request.model)
                 await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
+
+    def take_paid_without_text(self) -> list[CallCounts]:
+        """The answers received since the last call of this method that a provider charged for
+        but that carry no usable text; the gateway journals them as paid (see `_count_if_paid`)."""
+        taken, self._paid_without_text = self._paid_without_text, []
+        return taken
+
+    def _count_if_paid(self, litellm: Any, error: Exception, model: str) -> None:
+        """An answer the server sent in full and billed, but with no usable text: a message with
+        tool calls or no content (its usage says what it cost), or a 200 body the client cannot
+        read (an event stream, invalid UTF-8: counted at an unknown price). It is retried like a
+        malformed answer, never cached; but it was paid for, so it is counted."""
+        if isinstance(error, MalformedResponse) and error.response is not None:
+            usage = getattr(error.response, "usage", None)
+            cost = self._cost(litellm, error.response, model) if usage is not None else None
+            self._paid_without_text.append(
+                CallCounts(
+                    live=1,
+                    input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                    output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                    cost_usd=cost or 0.0,
+                    unknown_price=int(cost is None),
+                )
+            )
+        elif any(sign in str(error) for sign in UNREADABLE_ANSWER):
+            self._paid_without_text.append(CallCounts(live=1, unknown_price=1))
 
     # --- helpers -------------------------------------------------------------------------------
 
@@ -269,10 +303,10 @@ class LiteLLMProvider:
     def _to_completion(self, litellm: Any, response: Any, model: str) -> Completion:
         choices = getattr(response, "choices", None)
         if not choices:
-            raise MalformedResponse("the response has no choices")
+            raise MalformedResponse("the response has no choices", response)
         message = getattr(choices[0], "message", None)
         if message is None or not isinstance(getattr(message, "content", None), str):
-            raise MalformedResponse("the response's message has no text content")
+            raise MalformedResponse("the response's message has no text content", response)
         usage = getattr(response, "usage", None)
         return Completion(
             text=message.content or "",

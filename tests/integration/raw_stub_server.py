@@ -4,6 +4,7 @@ as a broken proxy or server sends them. Stdlib only; one answer per request, the
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -12,6 +13,49 @@ from stub_http import LocalStubServer, StubHandler, completion_body
 Answer = tuple[int, str, bytes]  # status, Content-Type, body
 
 GOOD: Answer = (200, "application/json", completion_body("C"))
+
+
+def _event_stream() -> bytes:
+    """A streamed answer (server-sent events) sent to a request that did not ask for a stream."""
+    chunk = json.loads(completion_body("C", usage=(100_000, 1)))
+    chunk["object"] = "chat.completion.chunk"
+    chunk["choices"][0]["delta"] = chunk["choices"][0].pop("message")
+    return b"data: " + json.dumps(chunk).encode() + b"\n\ndata: [DONE]\n\n"
+
+
+# Answers a model produced, and a provider bills, that carry no usable text (issue 27).
+CHARGED_WITHOUT_TEXT: dict[str, Answer] = {
+    "tool_calls": (
+        200,
+        "application/json",
+        completion_body(
+            choices=[
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "call-1",
+                                "type": "function",
+                                "function": {"name": "choose", "arguments": '{"move": "C"}'},
+                            }
+                        ],
+                    },
+                    "finish_reason": "tool_calls",
+                }
+            ],
+            usage=(100_000, 50),
+        ),
+    ),
+    "event_stream": (200, "text/event-stream", _event_stream()),
+    "invalid_utf8": (
+        200,
+        "application/json",
+        completion_body("C\u00e9", usage=(100_000, 1)).replace(b"\\u00e9", b"\xff\xfe"),
+    ),
+}
 MALFORMED: dict[str, Answer] = {
     "empty_choices": (200, "application/json", completion_body(choices=[])),
     "null_content": (200, "application/json", completion_body(content=None)),
@@ -23,6 +67,7 @@ MALFORMED: dict[str, Answer] = {
     ),
     "html_200": (200, "text/html", b"<html><body>Service temporarily unavailable</body></html>"),
     "truncated_json": (200, "application/json", completion_body("C")[:40]),
+    **CHARGED_WITHOUT_TEXT,
 }
 
 
