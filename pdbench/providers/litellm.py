@@ -67,9 +67,12 @@ def label_json_schema(labels: tuple[str, str]) -> dict[str, Any]:
     }
 
 
-# What litellm says of a 200 answer whose body it could not read (an event stream sent to a
-# non-streaming request, bytes that are not UTF-8): the server sent an answer, so it may bill it.
-UNREADABLE_ANSWER = ("Empty or invalid response from LLM endpoint", "codec can't decode")
+# What litellm says of a 200 answer whose body it could not read: bytes that are not UTF-8, or
+# a body that is no JSON, which is a model's answer (billed) when it is an event stream of
+# completion chunks, and not when it is a proxy's HTML page.
+UNDECODABLE_ANSWER = "codec can't decode"
+UNREADABLE_ANSWER = "Empty or invalid response from LLM endpoint"
+MODEL_OUTPUT_SIGNS = ("data:", "chat.completion")
 
 
 # Loggers of litellm and the HTTP clients under it: their INFO lines (one or more per call) would
@@ -157,12 +160,14 @@ class LiteLLMProvider:
 
     def _count_if_paid(self, litellm: Any, error: Exception, model: str) -> None:
         """An answer the server sent in full and billed, but with no usable text: a message with
-        tool calls or no content (its usage says what it cost), or a 200 body the client cannot
-        read (an event stream, invalid UTF-8: counted at an unknown price). It is retried like a
-        malformed answer, never cached; but it was paid for, so it is counted."""
-        if isinstance(error, MalformedResponse) and error.response is not None:
-            usage = getattr(error.response, "usage", None)
-            cost = self._cost(litellm, error.response, model) if usage is not None else None
+        tool calls or no content whose usage says what it cost, or a 200 body of model output the
+        client cannot read (an event stream, invalid UTF-8: counted at an unknown price). It is
+        retried like a malformed answer, never cached; but it was paid for, so it is counted. A
+        proxy's HTML page or an answer without usage is not counted: nothing says it was billed."""
+        text = str(error)
+        usage = getattr(getattr(error, "response", None), "usage", None)
+        if isinstance(error, MalformedResponse) and usage is not None:
+            cost = self._cost(litellm, error.response, model)
             self._paid_without_text.append(
                 CallCounts(
                     live=1,
@@ -172,7 +177,9 @@ class LiteLLMProvider:
                     unknown_price=int(cost is None),
                 )
             )
-        elif any(sign in str(error) for sign in UNREADABLE_ANSWER):
+        elif UNDECODABLE_ANSWER in text or (
+            UNREADABLE_ANSWER in text and any(sign in text for sign in MODEL_OUTPUT_SIGNS)
+        ):
             self._paid_without_text.append(CallCounts(live=1, unknown_price=1))
 
     # --- helpers -------------------------------------------------------------------------------

@@ -69,14 +69,12 @@ def test_a_malformed_answer_that_persists_is_a_transport_failure(stub, kind):
     assert "\n" not in message and len(message) < 400, message  # one line, no HTML page
 
 
-@pytest.mark.parametrize("kind", sorted(CHARGED_WITHOUT_TEXT))
-def test_an_answer_charged_for_without_text_is_counted_as_paid(stub, kind, tmp_path):
-    """Issue 27: tool calls, an event stream, bytes that are not UTF-8: answers a provider bills
-    that carry no usable text were retried but never counted, so every resume bought them again
-    uncounted. They are journaled as paid (never cached): the spend and the budget see them."""
-    stub.script[:] = [CHARGED_WITHOUT_TEXT[kind]]
+def spent_on(stub: RawStubServer, first: tuple, tmp_path: Path):
+    """What the spend journal counts for one request answered `first`, then a good answer."""
+    stub.script[:] = [first]
     journal = SpendJournal(tmp_path / "spend.jsonl")
     gateway = ProviderGateway(cache_dir=tmp_path / "cache", spend=journal)
+    gateway._client_factory = lambda spec: LiteLLMProvider(spec, backoff_base_s=0.01)
     spec = ProviderSpec(
         name="litellm", model="openai/test-model", api_base=stub.api_base, max_attempts=2
     )
@@ -89,13 +87,20 @@ def test_an_answer_charged_for_without_text_is_counted_as_paid(stub, kind, tmp_p
         temperature=0.0,
         max_tokens=16,
     )
-    gateway._client_factory = lambda spec: LiteLLMProvider(spec, backoff_base_s=0.01)
     try:
         completion = asyncio.run(gateway.complete(spec, request))
     finally:
         gateway.close()
     assert completion.text == "C" and stub.requests == 2  # the retry got a good answer
-    spent = SpendJournal(tmp_path / "spend.jsonl").total()
+    return SpendJournal(tmp_path / "spend.jsonl").total()
+
+
+@pytest.mark.parametrize("kind", sorted(CHARGED_WITHOUT_TEXT))
+def test_an_answer_charged_for_without_text_is_counted_as_paid(stub, kind, tmp_path):
+    """Issue 27: tool calls, an event stream, bytes that are not UTF-8: answers a provider bills
+    that carry no usable text were retried but never counted, so every resume bought them again
+    uncounted. They are journaled as paid (never cached): the spend and the budget see them."""
+    spent = spent_on(stub, CHARGED_WITHOUT_TEXT[kind], tmp_path)
     assert spent.live == 2, spent  # both answers were paid for
     # (test-model has no price in litellm's table: both calls at an unknown price)
     assert spent.unknown_price == 2
@@ -103,6 +108,11 @@ def test_an_answer_charged_for_without_text_is_counted_as_paid(stub, kind, tmp_p
         assert (spent.input_tokens, spent.output_tokens) == (100_000 + 10, 50 + 1)
     else:  # the body could not be read: a paid call with unknown usage
         assert (spent.input_tokens, spent.output_tokens) == (10, 1)
+
+
+def test_a_proxys_error_page_is_not_counted_as_paid(stub, tmp_path):
+    """An HTML page with status 200 (a proxy, not the model) says nothing of a bill."""
+    assert spent_on(stub, MALFORMED["html_200"], tmp_path).live == 1
 
 
 def test_timeout_s_is_a_deadline_for_the_whole_answer(stub):
