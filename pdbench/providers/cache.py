@@ -137,6 +137,12 @@ class ReplayCache:
         except (OSError, sqlite3.OperationalError) as error:
             raise WriteFailed(self.directory / DATABASE, error) from error
 
+    def delete(self, key: str) -> None:
+        try:
+            self._cache.delete(key)
+        except (OSError, sqlite3.OperationalError) as error:
+            raise WriteFailed(self.directory / DATABASE, error) from error
+
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
 

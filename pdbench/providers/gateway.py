@@ -10,12 +10,13 @@ played and a re-run from cache plays them again.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pdbench.config.schema import ProviderSpec
-from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError
+from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError, WriteFailed
 from pdbench.providers.answer_checks import impossible_usage, is_other_model, with_possible_usage
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache, warn_on_stderr
@@ -34,6 +35,11 @@ def make_client(spec: ProviderSpec, *, project_root: Path | None = None) -> Prov
     from pdbench.providers.litellm import LiteLLMProvider
 
     return LiteLLMProvider(spec, project_root=project_root)
+
+
+def _owed_spend_key(spend: SpendJournal) -> str:
+    """The cache entry holding a journal's owed spend lines: no request's key looks like it."""
+    return "owed-spend:" + hashlib.sha256(str(spend.path.resolve()).encode()).hexdigest()
 
 
 class ProviderGateway:
@@ -87,6 +93,12 @@ class ProviderGateway:
         for key, answer in spend.answers().items():
             if cache.get(key) is None:
                 cache.set(key, answer)
+        owed_key = _owed_spend_key(spend)
+        owed = cache.get(owed_key)
+        if owed is not None:  # spend lines a full run folder did not take
+            for line in owed.get("lines", []):
+                spend.record(CallCounts.from_json(line))
+            cache.delete(owed_key)
 
     @property
     def cache_rejected(self) -> int:
@@ -182,13 +194,31 @@ class ProviderGateway:
                 self._count_paid_without_text(client)
         completion, paid = self._checked(request, completion)
         if self.spend is not None:  # before the answer is used, so it survives a kill
-            self.spend.record(
-                paid,
-                key=key,
-                answer=completion.to_json_dict() if key is not None else None,
-            )
+            try:
+                self.spend.record(
+                    paid,
+                    key=key,
+                    answer=completion.to_json_dict() if key is not None else None,
+                )
+            except WriteFailed:
+                self._keep_unjournaled(key, completion, paid)
+                raise
         self.stats = self.stats + paid
         return completion
+
+    def _keep_unjournaled(self, key: str | None, completion: Completion, paid: CallCounts) -> None:
+        """The run folder took no spend line (a full disk) but the cache, elsewhere, may: the
+        answer goes into the cache (not bought again on resume) and its spend line is owed
+        there, journaled when the run resumes (`_restore_bought_answers`)."""
+        if self.cache is None or self.spend is None or key is None:
+            return
+        try:
+            self.cache.set(key, completion.to_json_dict())
+            owed_key = _owed_spend_key(self.spend)
+            owed = (self.cache.get(owed_key) or {}).get("lines", [])
+            self.cache.set(owed_key, {"lines": [*owed, paid.paid().to_json()]})
+        except WriteFailed:
+            pass  # the cache's disk is full too: the call is asked again on resume
 
     def _count_paid_without_text(self, client: ProviderClient) -> None:
         """Journal the answers a provider charged for that had no usable text (tool calls, an
