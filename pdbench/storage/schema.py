@@ -88,8 +88,17 @@ class CallCounts:
             other_model=self.other_model,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    # Counters a stored answer never carries (they are said when a call is paid, in spend):
+    # left out of a ledger line when zero, so its bytes are what they were before they existed.
+    FLAGS: typing.ClassVar[tuple[str, ...]] = ("impossible_usage", "other_model")
+
+    def to_json(self, *, omit_zero_flags: bool = False) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        if omit_zero_flags:
+            for flag in self.FLAGS:
+                if not data[flag]:
+                    del data[flag]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> CallCounts:
@@ -365,7 +374,7 @@ class LedgerEntry:
             "planned_rounds": self.planned_rounds,
             "seeds": self.seeds,
             "error": self.error,
-            "calls": self.calls.to_json(),
+            "calls": self.calls.to_json(omit_zero_flags=True),
         }
         if self.aborted_round_attempts:
             record["aborted_round_attempts"] = self.aborted_round_attempts
