@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pdbench.core.numbers import refuse_booleans_in_fields
 
 # A geometric horizon without max_rounds whose expected match is longer than this is a mistake
 # (stop_prob 1e-9: a billion rounds); it asks for a cap.
@@ -23,6 +26,11 @@ class LimitsSpec(BaseModel):
     """Sizes beyond which a run is refused; raise one to run a bigger experiment on purpose."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans_as_numbers(cls, data: Any) -> Any:
+        return refuse_booleans_in_fields(cls, data)
 
     rounds: int = Field(
         100_000_000,

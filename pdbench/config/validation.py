@@ -21,6 +21,7 @@ from pdbench.config.schema import (
 )
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError, did_you_mean
+from pdbench.core.numbers import BOOLEAN_NOT_A_NUMBER
 
 
 def _format_location(loc: tuple, conditions: list[str]) -> str:
@@ -85,6 +86,10 @@ def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:
             leaf = str(problem["loc"][-1])
             options = _model_fields_at(problem["loc"])
             message = f"unknown field{did_you_mean(leaf, options)}"
+        elif problem["type"] == BOOLEAN_NOT_A_NUMBER:
+            field = str(problem.get("ctx", {}).get("field", ""))
+            where = f"{where}.{field}" if where else field
+            message = problem["msg"].removeprefix(f"{field}: ")
         elif problem["type"] == "union_tag_not_found":
             tags = (
                 "fixed or geometric"

@@ -6,7 +6,8 @@ chose:
 - `label`: the whole answer, trimmed, is one of the game's two labels (case-insensitive).
   Prose is never searched: "I will not defect" is invalid, not a defection.
 - `json`: the whole answer is a JSON object `{"action": "<label>"}` with an optional
-  `"reason"` string and no other keys.
+  `"reason"` string and no other keys, each given once (`{"action": "D", "action": "C"}` is
+  ambiguous, so invalid).
 - `reasoning`: free reasoning, then the action alone on the last line (Payne and Alloui-Cros
   2025). Only that last non-empty line is read, by the `label` rule; the reasoning above it is
   never searched for a move, so "...so I defect.\nC" is a cooperation and "I defect." alone on the
@@ -77,7 +78,9 @@ def _parse_label(text: str, labels: tuple[str, str]) -> ParsedAnswer:
 
 def _parse_json(text: str, labels: tuple[str, str]) -> ParsedAnswer:
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_without_duplicate_keys)
+    except _DuplicateKey as duplicate:
+        return ParsedAnswer(False, error=f'the key "{duplicate}" appears twice; give each key once')
     except (json.JSONDecodeError, RecursionError):
         return ParsedAnswer(False, error="the answer is not a JSON object (and only one)")
     if not isinstance(value, dict):
@@ -97,6 +100,20 @@ def _parse_json(text: str, labels: tuple[str, str]) -> ParsedAnswer:
     if action is None:
         return ParsedAnswer(False, error=f'"action" must be {_expected(labels)}, got "{label}"')
     return ParsedAnswer(True, action=action, reason=reason)
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object that gives a key twice: `{"action": "D", "action": "C"}` is ambiguous
+    (json.loads would keep the last), so the answer is invalid, never the last value's move."""
+
+
+def _without_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    value: dict[str, object] = {}
+    for key, item in pairs:
+        if key in value:
+            raise _DuplicateKey(key)
+        value[key] = item
+    return value
 
 
 def _parse_reasoning(text: str, labels: tuple[str, str]) -> ParsedAnswer:

@@ -4,11 +4,18 @@ One step, used at every exit: the JSON files of a run (manifest, sweep plan), it
 (rounds, ledger, spend journal), log records, error lines and the summary. It replaces with
 `SECRET_MARK`
 
-- the credentials of a URL (`https://user:key@host` -> `https://***@host`),
+- the credentials of a URL (`https://user:key@host` -> `https://***@host`), also in the forms an
+  override can take: Hydra's escaped one (`https\\://user\\:key@host`), quoted, percent-encoded,
 - the value of any `name=value` pair, query parameter or mapping field whose name says key, token,
   secret or password (`?api_key=...`, `provider.api_key=...`, `{"token": ...}`),
+- the credential after `Bearer` or `Basic` (an Authorization header's value; one with a digit),
+- strings shaped like the keys of well-known services (`sk-...`, `AKIA...`, `ghp_...`, `hf_...`:
+  `KEY_SHAPED`), wherever they appear,
 - and, wherever they appear, the values of environment variables whose name says so
   (OPENAI_API_KEY, read from the environment or from the project's .env).
+
+What it cannot see: a secret of no known shape, in no secret-named field and in no environment
+variable (a password typed into a persona file is written as it is; see `key_shaped_in`).
 
 A name "says key" when one of its words (split at `_`, `-`, `.` and case changes) is one of
 `SECRET_WORDS`: `api_key`, `OPENAI_API_KEY`, `accessToken`, `db-password` do, `max_tokens` and
@@ -25,7 +32,18 @@ from typing import Any
 
 SECRET_MARK = "***"
 SECRET_WORDS = frozenset(
-    {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "credential", "credentials"}
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "credential",
+        "credentials",
+        "authorization",
+    }
 )
 # Environment values shorter than this are not searched for: "1" or "true" is no secret, and
 # replacing it everywhere would garble the text.
@@ -34,10 +52,34 @@ _MIN_ENV_SECRET_LENGTH = 8
 # for a secret, every path under the working directory was written as ***.
 _NOT_SECRET_ENV = frozenset({"PWD", "OLDPWD"})
 
-# scheme://user:password@ or scheme://token@ (userinfo ends at the last @ before the host).
+# scheme://user:password@ or scheme://token@ (userinfo ends at the last @ before the host), also
+# as Hydra escapes it in a sweep's overrides (`https\://user\:key@host`).
 _URL_CREDENTIALS = re.compile(
-    r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s@'\"?#]+)@"
+    r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*\\*://)(?P<userinfo>[^/\s@'\"?#]+)@"
 )
+# The same URL percent-encoded (`https%3A%2F%2Fuser%3Akey%40host`).
+_URL_CREDENTIALS_ENCODED = re.compile(
+    r"(?i)(?P<scheme>[a-z][a-z0-9+.\-]*%3A%2F%2F)(?P<userinfo>(?:(?!%40|%2F)[^/\s@'\"?#])+)%40"
+)
+# A credential after an HTTP authentication scheme (`Authorization: Bearer sk-...`).
+# The credential holds a digit: "basic understanding" in a prompt is no header.
+_AUTH_SCHEME = re.compile(
+    r"(?i)\b(?P<scheme>Bearer|Basic)(?P<sep>\s+)(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}=*"
+)
+# Strings shaped like the keys of well-known services, wherever they appear, even with no
+# environment variable holding them (a key pasted into a prompt file, echoed by a server).
+KEY_SHAPED = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_\-]{8,}"  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), DeepSeek...
+    r"|AKIA[0-9A-Z]{16}"  # AWS access key id
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"  # GitHub
+    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack
+    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
+    r"|hf_[A-Za-z0-9]{20,}"  # Hugging Face
+    r"|gsk_[A-Za-z0-9]{20,})"  # Groq
+)
+# Cheap first looks for the patterns above (substring tests on bytes).
+_KEY_PREFIXES = (b"sk-", b"AKIA", b"gh", b"github_pat_", b"xox", b"AIza", b"hf_", b"gsk_")
+_AUTH_WORDS = (b"bearer", b"basic")
 # name=value (command lines, overrides, query strings), the value optionally quoted.
 _NAME_EQUALS = re.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*=\s*)(?P<quote>['\"]?)(?P<value>[^\s&'\"#,;?]+)"
@@ -45,6 +87,11 @@ _NAME_EQUALS = re.compile(
 # "name": "value" in JSON text (a JSON line, a printed mapping).
 _JSON_FIELD = re.compile(
     r"\"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)\"(?P<sep>\s*:\s*)\"(?P<value>(?:[^\"\\]|\\.)*)\""
+)
+# name: value inside a flow mapping, as an override writes one (`{Authorization: "..."}`).
+_FLOW_FIELD = re.compile(
+    r"(?P<lead>[{,]\s*)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*:\s*)(?P<quote>['\"]?)"
+    r"(?P<value>(?:(?!(?P=quote))[^,}\n])+|[^\s,}'\"]+)"
 )
 _WORD_SPLIT = re.compile(r"[_\-.\s/]+|(?<=[a-z0-9])(?=[A-Z])")
 
@@ -90,11 +137,24 @@ def redact_text(text: str, env_secrets: tuple[str, ...] | None = None) -> str:
             text = text.replace(value, SECRET_MARK)
     if "@" in text:
         text = _URL_CREDENTIALS.sub(lambda m: f"{m['scheme']}{SECRET_MARK}@", text)
+    if "%40" in text:
+        text = _URL_CREDENTIALS_ENCODED.sub(lambda m: f"{m['scheme']}{SECRET_MARK}%40", text)
+    text = KEY_SHAPED.sub(SECRET_MARK, text)
+    text = _AUTH_SCHEME.sub(lambda m: f"{m['scheme']}{m['sep']}{SECRET_MARK}", text)
     if "=" in text:
         text = _NAME_EQUALS.sub(_named_value, text)
     if '"' in text:
         text = _JSON_FIELD.sub(_json_field, text)
+    if "{" in text and ":" in text:
+        text = _FLOW_FIELD.sub(_flow_field, text)
     return text
+
+
+def _flow_field(match: re.Match[str]) -> str:
+    if not is_secret_name(match["name"]) or match["value"] == SECRET_MARK:
+        return match[0]
+    quote = match["quote"] or ""
+    return f"{match['lead']}{match['name']}{match['sep']}{quote}{SECRET_MARK}"
 
 
 def redact(value: Any, env_secrets: tuple[str, ...] | None = None) -> Any:
@@ -162,9 +222,15 @@ def might_hold_secret(data: bytes, env_secrets: tuple[str, ...]) -> bool:
     large run): a URL's user info, a secret-named value, a secret environment value."""
     if b"@" in data or any(value.encode() in data for value in env_secrets):
         return True
+    if any(prefix in data for prefix in _KEY_PREFIXES) and KEY_SHAPED.search(
+        data.decode("utf-8", "surrogateescape")
+    ):
+        return True
     # "tokens" is never a secret word (input_tokens, max_tokens: see is_secret_name), and
     # pdbench's own counters put it on most lines of an LLM run and in every manifest.
     lowered = data.lower().replace(b"tokens", b"")
+    if b"%40" in lowered or any(word in lowered for word in _AUTH_WORDS):
+        return True
     if not any(stem in lowered for stem in _SECRET_STEMS):
         return False
     return any(end in lowered for end in _SECRET_NAME_ENDS)
@@ -194,6 +260,11 @@ def _redacted_block(block: list[bytes], env_secrets: tuple[str, ...]) -> Iterato
         return
     for chunk in block:
         yield redact_bytes(chunk, env_secrets)
+
+
+def key_shaped_in(text: str) -> list[str]:
+    """The key-shaped strings in `text` (for a warning), each cut to its first characters."""
+    return [found[:6] + "..." for found in KEY_SHAPED.findall(text)]
 
 
 def strip_url_credentials(url: str) -> str:

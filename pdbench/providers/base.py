@@ -50,7 +50,12 @@ class ProviderUnavailable(TransportFailure):
 
 
 class MalformedResponse(Exception):
-    """A response that is not a usable completion (retried like a transient error)."""
+    """A response that is not a usable completion (retried like a transient error). `response`
+    is the provider's response object when there is one (its usage says what it cost)."""
+
+    def __init__(self, message: str, response: Any = None) -> None:
+        super().__init__(message)
+        self.response = response
 
 
 @dataclass(frozen=True, slots=True)

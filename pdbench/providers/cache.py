@@ -21,6 +21,7 @@ import diskcache
 import orjson
 
 from pdbench.core.errors import WriteFailed
+from pdbench.core.redact import redact
 
 CACHE_DIR_ENV = "PDBENCH_CACHE_DIR"
 DATABASE = "cache.db"  # diskcache's SQLite file inside the cache folder
@@ -46,7 +47,7 @@ def cache_dir_setting(configured: str, project_root: Path) -> tuple[str, str, Pa
 Warn = Callable[[str], None]
 
 
-def _warn_on_stderr(message: str) -> None:
+def warn_on_stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
@@ -67,7 +68,7 @@ class ReplayCache:
 
     def __init__(self, directory: Path | str, *, warn: Warn | None = None) -> None:
         self.directory = Path(directory)
-        self.warn = warn or _warn_on_stderr
+        self.warn = warn or warn_on_stderr
         self.rejected = 0  # entries that failed their check in this process
         self.moved_aside: Path | None = None  # where a corrupt database went
         try:
@@ -127,10 +128,19 @@ class ReplayCache:
             )
 
     def set(self, key: str, value: dict[str, Any]) -> None:
+        """Store `value` under `key`, its secrets redacted (a server may echo a key in its
+        answer; see core/redact.py): the key, made from the request, is unchanged."""
+        value = redact(value)
         entry = {"checksum": checksum(key, value), "value": value}
         try:
             # A str (not bytes, not a dict) so diskcache stores it as text rather than a pickle.
             self._cache.set(key, orjson.dumps(entry).decode())
+        except (OSError, sqlite3.OperationalError) as error:
+            raise WriteFailed(self.directory / DATABASE, error) from error
+
+    def delete(self, key: str) -> None:
+        try:
+            self._cache.delete(key)
         except (OSError, sqlite3.OperationalError) as error:
             raise WriteFailed(self.directory / DATABASE, error) from error
 

@@ -10,19 +10,32 @@ played and a re-run from cache plays them again.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pdbench.config.schema import ProviderSpec
-from pdbench.core.errors import BudgetExhausted, CacheMiss, ConfigError, StopRequested
+from pdbench.core.errors import (
+    BudgetExhausted,
+    CacheMiss,
+    ConfigError,
+    StopRequested,
+    WriteFailed,
+)
+from pdbench.providers.answer_checks import impossible_usage, is_other_model, with_possible_usage
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
-from pdbench.providers.cache import ReplayCache
+from pdbench.providers.cache import ReplayCache, warn_on_stderr
 from pdbench.providers.kinds import make_client
 from pdbench.storage.schema import CallCounts
 from pdbench.storage.spend import SpendJournal
 
 CacheMode = Literal["readwrite", "off", "replay"]
+
+
+def _owed_spend_key(spend: SpendJournal) -> str:
+    """The cache entry holding a journal's owed spend lines: no request's key looks like it."""
+    return "owed-spend:" + hashlib.sha256(str(spend.path.resolve()).encode()).hexdigest()
 
 
 class ProviderGateway:
@@ -49,6 +62,8 @@ class ProviderGateway:
         # Every paid call is journaled; the budget counts what the whole run (or sweep) spent.
         self.spend = spend
         self.project_root = project_root
+        self._warn = warn or warn_on_stderr
+        self._said: set[tuple[str, ...]] = set()  # warnings already given in this run
         self.cache = (
             ReplayCache(cache_dir, warn=warn)
             if cache_dir is not None and cache_mode != "off"
@@ -76,6 +91,12 @@ class ProviderGateway:
         for key, answer in spend.answers().items():
             if cache.get(key) is None:
                 cache.set(key, answer)
+        owed_key = _owed_spend_key(spend)
+        owed = cache.get(owed_key)
+        if owed is not None:  # spend lines a full run folder did not take
+            for line in owed.get("lines", []):
+                spend.record(CallCounts.from_json(line))
+            cache.delete(owed_key)
 
     @property
     def cache_rejected(self) -> int:
@@ -174,26 +195,83 @@ class ProviderGateway:
                 completion = await client.acomplete(request)
             finally:
                 self.in_flight -= 1
+                self._count_paid_without_text(client)
+        completion, paid = self._checked(request, completion)
         if self.spend is not None:  # before the answer is used, so it survives a kill
-            self.spend.record(
-                CallCounts(
-                    live=1,
-                    input_tokens=completion.input_tokens,
-                    output_tokens=completion.output_tokens,
-                    cost_usd=completion.cost_usd or 0.0,
-                    unknown_price=int(completion.cost_usd is None),
-                ),
-                key=key,
-                answer=completion.to_json_dict() if key is not None else None,
-            )
-        self.stats.live += 1
-        self.stats.input_tokens += completion.input_tokens
-        self.stats.output_tokens += completion.output_tokens
-        if completion.cost_usd is None:
-            self.stats.unknown_price += 1
-        else:
-            self.stats.cost_usd += completion.cost_usd
+            try:
+                self.spend.record(
+                    paid,
+                    key=key,
+                    answer=completion.to_json_dict() if key is not None else None,
+                )
+            except WriteFailed:
+                self._keep_unjournaled(key, completion, paid)
+                raise
+        self.stats = self.stats + paid
         return completion
+
+    def _keep_unjournaled(self, key: str | None, completion: Completion, paid: CallCounts) -> None:
+        """The run folder took no spend line (a full disk) but the cache, elsewhere, may: the
+        answer goes into the cache (not bought again on resume) and its spend line is owed
+        there, journaled when the run resumes (`_restore_bought_answers`)."""
+        if self.cache is None or self.spend is None or key is None:
+            return
+        try:
+            self.cache.set(key, completion.to_json_dict())
+            owed_key = _owed_spend_key(self.spend)
+            owed = (self.cache.get(owed_key) or {}).get("lines", [])
+            self.cache.set(owed_key, {"lines": [*owed, paid.paid().to_json()]})
+        except WriteFailed:
+            pass  # the cache's disk is full too: the call is asked again on resume
+
+    def _count_paid_without_text(self, client: ProviderClient) -> None:
+        """Journal the answers a provider charged for that had no usable text (tool calls, an
+        unreadable body): paid, so counted and seen by the budget, though never cached."""
+        take = getattr(client, "take_paid_without_text", None)
+        for paid in take() if take is not None else ():
+            if self.spend is not None:
+                self.spend.record(paid)
+            self.stats = self.stats + paid
+
+    def _checked(
+        self, request: CompletionRequest, completion: Completion
+    ) -> tuple[Completion, CallCounts]:
+        """The answer as counted and what it cost: impossible usage is counted as no tokens at an
+        unknown price, an answer from another model is priced as reported; both are said once
+        and counted (see providers/answer_checks.py)."""
+        impossible = impossible_usage(completion)
+        if impossible:
+            self._say_once(
+                ("usage",),
+                f"{request.model}: the server reported impossible usage (input_tokens "
+                f"{completion.input_tokens}, output_tokens {completion.output_tokens}, cost "
+                f"{completion.cost_usd}); counted as 0 tokens at an unknown price (further "
+                "ones are counted in run_manifest.json spend.impossible_usage, not said)",
+            )
+            completion = with_possible_usage(completion)
+        other = is_other_model(request.model, completion.reported_model)
+        if other:
+            self._say_once(
+                ("model", request.model, str(completion.reported_model)),
+                f"asked {request.model} but the server says {completion.reported_model} "
+                "answered: played and priced as it reports (counted in run_manifest.json "
+                "spend.other_model)",
+            )
+        paid = CallCounts(
+            live=1,
+            input_tokens=completion.input_tokens,
+            output_tokens=completion.output_tokens,
+            cost_usd=completion.cost_usd or 0.0,
+            unknown_price=int(completion.cost_usd is None),
+            impossible_usage=int(impossible),
+            other_model=int(other),
+        )
+        return completion, paid
+
+    def _say_once(self, what: tuple[str, ...], message: str) -> None:
+        if what not in self._said:
+            self._said.add(what)
+            self._warn(message)
 
     def close(self) -> None:
         for client in self._clients.values():

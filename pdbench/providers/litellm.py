@@ -29,6 +29,7 @@ from pdbench.providers.base import (
     ProviderUnavailable,
     RequestRefused,
 )
+from pdbench.storage.schema import CallCounts
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,14 @@ def label_json_schema(labels: tuple[str, str]) -> dict[str, Any]:
             },
         },
     }
+
+
+# What litellm says of a 200 answer whose body it could not read: bytes that are not UTF-8, or
+# a body that is no JSON, which is a model's answer (billed) when it is an event stream of
+# completion chunks, and not when it is a proxy's HTML page.
+UNDECODABLE_ANSWER = "codec can't decode"
+UNREADABLE_ANSWER = "Empty or invalid response from LLM endpoint"
+MODEL_OUTPUT_SIGNS = ("data:", "chat.completion")
 
 
 # Loggers of litellm and the HTTP clients under it: their INFO lines (one or more per call) would
@@ -128,6 +137,7 @@ class LiteLLMProvider:
         self.transport_attempts = 0  # every HTTP attempt, retries included
         self._missing_keys: list[str] | None = None  # looked up on the first call
         self._placeholder_key = False  # an api_base without a key: send PLACEHOLDER_API_KEY
+        self._paid_without_text: list[CallCounts] = []
         load_dotenv_file(project_root or Path.cwd())
 
     # --- the entry point -----------------------------------------------------------------
@@ -139,13 +149,57 @@ class LiteLLMProvider:
         for attempt in range(1, self.spec.max_attempts + 1):
             self.transport_attempts += 1
             try:
-                response = await litellm.acompletion(**kwargs)
+                response = await self._within_deadline(litellm, kwargs, request.model)
                 return self._to_completion(litellm, response, request.model)
             except Exception as error:
+                self._count_if_paid(litellm, error, request.model)
                 await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
 
+    def take_paid_without_text(self) -> list[CallCounts]:
+        """The answers received since the last call of this method that a provider charged for
+        but that carry no usable text; the gateway journals them as paid (see `_count_if_paid`)."""
+        taken, self._paid_without_text = self._paid_without_text, []
+        return taken
+
+    def _count_if_paid(self, litellm: Any, error: Exception, model: str) -> None:
+        """An answer the server sent in full and billed, but with no usable text: a message with
+        tool calls or no content whose usage says what it cost, or a 200 body of model output the
+        client cannot read (an event stream, invalid UTF-8: counted at an unknown price). It is
+        retried like a malformed answer, never cached; but it was paid for, so it is counted. A
+        proxy's HTML page or an answer without usage is not counted: nothing says it was billed."""
+        text = str(error)
+        usage = getattr(getattr(error, "response", None), "usage", None)
+        if isinstance(error, MalformedResponse) and usage is not None:
+            cost = self._cost(litellm, error.response, model)
+            self._paid_without_text.append(
+                CallCounts(
+                    live=1,
+                    input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                    output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                    cost_usd=cost or 0.0,
+                    unknown_price=int(cost is None),
+                )
+            )
+        elif UNDECODABLE_ANSWER in text or (
+            UNREADABLE_ANSWER in text and any(sign in text for sign in MODEL_OUTPUT_SIGNS)
+        ):
+            self._paid_without_text.append(CallCounts(live=1, unknown_price=1))
+
     # --- helpers -------------------------------------------------------------------------------
+
+    async def _within_deadline(self, litellm: Any, kwargs: dict[str, Any], model: str) -> Any:
+        """The whole answer within `timeout_s`: the HTTP client's timeout bounds each read, so a
+        server that trickles its body a byte at a time would never time out. Past the deadline
+        the request is cancelled and fails as a timeout (retried like one)."""
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), self.spec.timeout_s)
+        except TimeoutError:
+            raise litellm.Timeout(
+                message=f"no complete answer within timeout_s={self.spec.timeout_s:g} s",
+                model=model,
+                llm_provider="openai",
+            ) from None
 
     def _call_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -296,10 +350,10 @@ class LiteLLMProvider:
     def _to_completion(self, litellm: Any, response: Any, model: str) -> Completion:
         choices = getattr(response, "choices", None)
         if not choices:
-            raise MalformedResponse("the response has no choices")
+            raise MalformedResponse("the response has no choices", response)
         message = getattr(choices[0], "message", None)
         if message is None or not isinstance(getattr(message, "content", None), str):
-            raise MalformedResponse("the response's message has no text content")
+            raise MalformedResponse("the response's message has no text content", response)
         usage = getattr(response, "usage", None)
         return Completion(
             text=message.content or "",

@@ -20,6 +20,7 @@ from pdbench.config.load import load_config
 from pdbench.config.schema import ExperimentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
+from pdbench.core.redact import key_shaped_in
 
 # Fields that change how a run is executed or where it is stored, never what it produces.
 RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
@@ -90,6 +91,20 @@ def _without_unused_talk(condition: dict[str, Any]) -> None:
             condition[side].pop("messages")
 
 
+def _key_shaped_warning(relative: str, data: bytes) -> list[str]:
+    """A prompt file holding something shaped like a key (pasted by mistake): it is sent to the
+    model with every prompt, and only strings of a known key shape are redacted from what pdbench
+    writes (README: what redaction covers)."""
+    found = key_shaped_in(data.decode("utf-8", "replace"))
+    if not found:
+        return []
+    return [
+        f"{relative}: holds something shaped like a key ({', '.join(found[:3])}): it is sent to "
+        "the model with every prompt and redacted from the run's files only because of its "
+        "shape; remove it from the file"
+    ]
+
+
 def prepare(config: LoadedConfig) -> LoadedExperiment:
     """Check every file the spec's agents read and record their hashes."""
     spec = config.spec
@@ -111,7 +126,11 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
                 raise ConfigError(reason, file=spec.source, field=field_) from None
             for relative in relatives:
                 full = config.project_root / relative
-                files[relative] = hashlib.sha256(full.read_bytes()).hexdigest()
+                data = full.read_bytes()
+                # A file the agent sends to a model: a key pasted into it would be sent too.
+                if agent.uses_provider and relative not in files:
+                    warnings.extend(_key_shaped_warning(relative, data))
+                files[relative] = hashlib.sha256(data).hexdigest()
             warnings.extend(
                 f"{spec.source}: {where}.{w.field}: {w.message}" for w in agent.warnings(game)
             )

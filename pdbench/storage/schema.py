@@ -54,6 +54,11 @@ class CallCounts:
     cost_usd_saved: float = 0.0
     unknown_price: int = 0
     agent_turns: int = 0
+    # Live answers whose reported usage was impossible (negative or not a number): counted as
+    # zero tokens at an unknown price, and said (see ProviderGateway).
+    impossible_usage: int = 0
+    # Live answers the server says came from another model than the one asked.
+    other_model: int = 0
 
     def __add__(self, other: CallCounts) -> CallCounts:
         # Field by field, spelled out: the manifest sums one per match each time it is written,
@@ -67,6 +72,8 @@ class CallCounts:
             self.cost_usd_saved + other.cost_usd_saved,
             self.unknown_price + other.unknown_price,
             self.agent_turns + other.agent_turns,
+            self.impossible_usage + other.impossible_usage,
+            self.other_model + other.other_model,
         )
 
     def paid(self) -> CallCounts:
@@ -77,10 +84,21 @@ class CallCounts:
             output_tokens=self.output_tokens,
             cost_usd=self.cost_usd,
             unknown_price=self.unknown_price,
+            impossible_usage=self.impossible_usage,
+            other_model=self.other_model,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    # Counters a stored answer never carries (they are said when a call is paid, in spend):
+    # left out of a ledger line when zero, so its bytes are what they were before they existed.
+    FLAGS: typing.ClassVar[tuple[str, ...]] = ("impossible_usage", "other_model")
+
+    def to_json(self, *, omit_zero_flags: bool = False) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        if omit_zero_flags:
+            for flag in self.FLAGS:
+                if not data[flag]:
+                    del data[flag]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> CallCounts:
@@ -360,7 +378,7 @@ class LedgerEntry:
             "planned_rounds": self.planned_rounds,
             "seeds": self.seeds,
             "error": self.error,
-            "calls": self.calls.to_json(),
+            "calls": self.calls.to_json(omit_zero_flags=True),
         }
         if self.aborted_round_attempts:
             record["aborted_round_attempts"] = self.aborted_round_attempts

@@ -13,11 +13,14 @@ only what was appended since, so checking the budget before every call stays che
 from __future__ import annotations
 
 import fcntl
+import os
 from pathlib import Path
+from typing import IO
 
 import orjson
 
 from pdbench.core.errors import WriteFailed
+from pdbench.core.redact import redact
 from pdbench.storage.safe_files import open_no_follow
 from pdbench.storage.schema import CallCounts
 
@@ -46,14 +49,18 @@ class SpendJournal:
             "cost_usd": paid.cost_usd,
             "unknown_price": paid.unknown_price,
         }
+        for flag in ("impossible_usage", "other_model"):  # only when said: lines stay short
+            if getattr(paid, flag):
+                line[flag] = getattr(paid, flag)
         if key is not None and answer is not None:
-            line["key"], line["answer"] = key, answer
+            # Redacted like every file of a run: a server may echo a key in its answer.
+            line["key"], line["answer"] = key, redact(answer)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open_no_follow(self.path, "ab") as handle:
+            with open_no_follow(self.path, "a+b") as handle:
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 try:
-                    handle.write(orjson.dumps(line) + b"\n")
+                    handle.write(_after_a_torn_line(handle) + orjson.dumps(line) + b"\n")
                     handle.flush()
                 finally:
                     fcntl.flock(handle, fcntl.LOCK_UN)
@@ -112,11 +119,24 @@ class SpendJournal:
                 output_tokens=int(entry.get("output_tokens", 0)),
                 cost_usd=float(entry.get("cost_usd", 0.0)),
                 unknown_price=int(entry.get("unknown_price", 0)),
+                impossible_usage=int(entry.get("impossible_usage", 0)),
+                other_model=int(entry.get("other_model", 0)),
             )
             self._total = self._total + counts
             source = entry.get("source")
             self._by_source[source] = self._by_source.get(source, CallCounts()) + counts
         self._offset += end
+
+
+def _after_a_torn_line(handle: IO[bytes]) -> bytes:
+    """A newline when the journal ends in the middle of a line (a process killed while it
+    appended; under the lock nobody else is writing): the fragment is ended on its own line,
+    which readers skip, instead of being glued to the next call's line and losing it too."""
+    size = handle.seek(0, os.SEEK_END)
+    if size == 0:
+        return b""
+    handle.seek(size - 1)
+    return b"" if handle.read(1) == b"\n" else b"\n"
 
 
 def spend_file(run_root: Path) -> Path:

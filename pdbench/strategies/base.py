@@ -34,11 +34,18 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, TypeVar, cast
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    model_validator,
+)
 
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 from pdbench.core.game import Game
+from pdbench.core.numbers import refuse_booleans_in_fields
 from pdbench.core.rng import make_rng
 from pdbench.core.transcript import Observation
 
@@ -47,6 +54,11 @@ class PolicyParams(BaseModel):
     """The base of every policy's parameter model: frozen, and an unknown name is an error."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans_as_numbers(cls, data: Any) -> Any:
+        return refuse_booleans_in_fields(cls, data)
 
 
 class NoParams(PolicyParams):

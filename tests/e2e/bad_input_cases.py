@@ -168,6 +168,17 @@ VALUES = [
     Case("blank_model_override", "values", validate(LLM, "provider.name=litellm", "provider.model='  '"), line=(LLM, "model")),
     Case("tab_in_label_override", "values", validate(POLICIES, "game.labels=['co\top',defect]"), line=(POLICIES, "game.labels")),
     Case("labels_differing_in_case", "values", validate(POLICIES, "game.labels=[Split,split]"), line=(POLICIES, "game.labels")),
+    # issue 27: YAML booleans are not numbers (were taken as 1)
+    value_file("replicates_yes.yaml", "run.replicates", "boolean"),
+    value_file("rounds_on.yaml", "horizon.rounds", "boolean"),
+    Case("replicates_true_override", "values", run(POLICIES, "run.replicates=true"), line=(POLICIES, "run.replicates", "boolean")),
+    Case("rounds_true_hydra", "values", hydra("horizon.rounds=true"), line=(PRIMARY, "horizon.rounds", "boolean"), entry="module"),
+    Case("max_tokens_true", "values", validate(PRIMARY, "agent_a=llm_default", "agent_a.max_tokens=true"), line=(PRIMARY, "agent_a.max_tokens", "boolean")),
+    Case("payoff_true", "values", validate(POLICIES, "+game.payoffs={CC: [true, 3], CD: [0, 5], DC: [5, 0], DD: [1, 1]}"),
+         line=(POLICIES, "game.payoffs", "boolean")),
+    Case("policy_param_true", "values", validate(PRIMARY, "agent_b=gtft", "agent_b.params.generous_prob=true"),
+         line=(PRIMARY, "generous_prob", "boolean")),
+    Case("limit_true", "values", validate(POLICIES, "run.limits.matches=true"), line=(POLICIES, "run.limits.matches", "boolean")),
 ]
 
 PATHS = [

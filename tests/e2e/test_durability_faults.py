@@ -124,8 +124,10 @@ def test_spend_after_a_kill_during_paid_calls_counts_every_call_the_server_answe
 @pytest.mark.parametrize(
     ("full_file", "writes_before"),
     # the manifest is written through a temporary file (its first version goes through)
-    [("rounds.jsonl", 0), ("run_manifest.json.*.tmp", 1), ("cache.db", 3)],
-    ids=["rounds", "manifest", "cache"],
+    # spend: the run folder fills up while paying, the cache elsewhere still takes writes (issue
+    # 27: that call was neither journaled nor cached, bought again and never counted)
+    [("rounds.jsonl", 0), ("run_manifest.json.*.tmp", 1), ("cache.db", 3), ("spend.jsonl", 3)],
+    ids=["rounds", "manifest", "cache", "spend"],
 )
 def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     stub, tmp_path, full_file, writes_before
@@ -165,6 +167,8 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     assert REPLICATES * ROUNDS <= received <= REPLICATES * ROUNDS + 1, received
     spend = read_manifest(run_dir)["spend"]["live"]
     assert received - 1 <= spend <= received, (spend, received)
+    if full_file == "spend.jsonl":  # nothing in flight at the failed line: every call counted
+        assert received == spend == REPLICATES * ROUNDS, (spend, received)
 
 
 def test_a_full_disk_under_a_policy_run_is_one_line_and_exit_5(tmp_path):

@@ -16,13 +16,19 @@ from bad_input_corpus import copy_project
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from raw_stub_server import RawStubServer
+from stub_http import completion_body
 
 ENV_KEY = "sk-planted-env-4f1c9e"
 DOTENV_KEY = "sk-planted-dotenv-7a2b5d"
 URL_KEY = "sk-planted-url-93de01"
 QUERY_KEY = "sk-planted-query-c8e472"
 OVERRIDE_KEY = "sk-planted-override-5b61f0"
-PLANTED = (ENV_KEY, DOTENV_KEY, URL_KEY, QUERY_KEY, OVERRIDE_KEY)
+ECHOED_KEY = "sk-echoed-by-the-server-0d93"  # in no variable: only its shape says it is a key
+HEADER_KEY = "hdr-planted-7e21c4"  # no known shape: only the header's name says it
+PASTED_KEY = "sk-pasted-into-a-persona-61ab"  # in a prompt file, in no variable
+PLANTED = (
+    ENV_KEY, DOTENV_KEY, URL_KEY, QUERY_KEY, OVERRIDE_KEY, ECHOED_KEY, HEADER_KEY, PASTED_KEY
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +157,81 @@ def test_hydra_keeps_no_config_snapshot_and_no_key_in_its_outputs(stub, project,
     multirun = list(outputs.rglob("multirun.yaml"))
     assert len(multirun) == 1 and "http://***@127.0.0.1" in multirun[0].read_text()
     assert leaks(tmp_path, single, sweep) == []
+
+
+def test_a_key_the_server_echoes_is_stored_nowhere(stub, project, tmp_path, monkeypatch):
+    """Issue 27: the answer's text went into the replay cache and spend.jsonl unredacted. The
+    server echoes the request's bearer key (from the environment) and a key-shaped string."""
+    echo = f"Authorization: Bearer {ENV_KEY}; other key {ECHOED_KEY}\nC"
+    monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))  # looked at by leaks()
+    stub.reset()
+    stub.default = (200, "application/json", completion_body(echo))
+    out = tmp_path / "runs"
+    done = pdbench(
+        project, "run", "conf/config.yaml", f"run.output_dir={out}", "agent_a=llm_default",
+        "agent_a.response_format=reasoning", "provider=litellm",
+        f"provider.api_base='{stub.api_base}'", "provider.model=openai/test-model",
+        "run.replicates=1", "horizon.rounds=2",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert stub.requests > 0
+    cache = list((tmp_path / "cache").rglob("cache.db"))
+    spend = list(out.rglob("spend.jsonl"))
+    assert cache and spend  # the two files that were written unredacted
+    assert b"Bearer ***" in spend[0].read_bytes()
+    assert leaks(tmp_path, done) == []
+
+
+@pytest.mark.parametrize("module", [False, True], ids=["pdbench_run", "hydra_door"])
+def test_a_header_holding_a_key_is_refused_without_echoing_it(project, tmp_path, module):
+    """Issue 27: the refusal of `+provider.extra_headers={Authorization: ...}` printed the token."""
+    header = (
+        f'+provider.extra_headers={{Authorization: "Bearer {HEADER_KEY}", X-Api-Key: {HEADER_KEY}}}'
+    )
+    overrides = ("agent_a=llm_default", header, f"run.output_dir={tmp_path / 'runs'}")
+    if module:
+        done = pdbench(project, *overrides, module=True)
+    else:
+        done = pdbench(project, "run", "conf/config.yaml", *overrides)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "extra_headers" in lines[0]
+    assert leaks(tmp_path, done) == []
+
+
+def test_url_credentials_in_a_sweep_are_written_nowhere(project, tmp_path):
+    """Issue 26/27: a sweep's overrides carry the api_base in Hydra's escaped form
+    (`https\\://user\\:KEY@`), which redaction did not see: the key went into run_manifest.json,
+    every shard manifest and Hydra's launch lines. Policies only: no call is made, and the host
+    (example.invalid) cannot resolve by design."""
+    out = tmp_path / "runs"
+    url = f"https://user:{URL_KEY}@example.invalid/v1"
+    sweep = pdbench(
+        project, "-m", "agent_a=tft,grim", "agent_b=alld", f"provider.api_base={url}",
+        "run.replicates=1", "horizon.rounds=2", f"run.output_dir={out}", module=True,
+    )  # fmt: skip
+    assert sweep.returncode == 0, sweep.stderr
+    manifests = list(out.rglob("run_manifest.json"))
+    assert len(manifests) == 3  # the sweep's and its two shards'
+    assert all("***@example.invalid" in path.read_text() for path in manifests)
+    assert "***@example.invalid" in sweep.stdout + sweep.stderr  # Hydra's launch lines
+    assert leaks(tmp_path, sweep) == []
+
+
+def test_a_key_pasted_into_a_persona_file_is_said_and_not_written(project, tmp_path):
+    """Issue 27: a key pasted into a persona file (no variable holds it) was written into
+    rounds.jsonl with every prompt, without a word."""
+    persona = project / "prompts" / "personas" / "pasted.md"
+    persona.write_text(f"You cooperate. (My OpenAI key, for later: {PASTED_KEY})\n")
+    out = tmp_path / "runs"
+    done = pdbench(
+        project, "run", "conf/config.yaml", "agent_a=llm_default", "agent_a.persona=pasted", "run.replicates=1", "horizon.rounds=2",
+        f"run.output_dir={out}",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1, done.stderr
+    assert "prompts/personas/pasted.md" in warnings[0] and "shaped like a key" in warnings[0]
+    rounds = next(out.rglob("rounds.jsonl")).read_text()
+    assert "My OpenAI key, for later: ***" in rounds  # the prompt is stored, the key is not
+    assert leaks(tmp_path, done) == [f"proj/prompts/personas/pasted.md: {PASTED_KEY}"]

@@ -29,6 +29,7 @@ class StubState:
     # Models whose every request fails: "502" answers a proxy's HTML error page, "no_choices" a
     # 200 whose `choices` is empty.
     broken_models: dict[str, str] = field(default_factory=dict)
+    reported_model: str | None = None  # the model the answers say they come from (default: asked)
 
 
 def _handler(state: StubState) -> type[StubHandler]:
@@ -63,7 +64,7 @@ def _handler(state: StubState) -> type[StubHandler]:
             answer = completion_body(
                 text,
                 completion_id=f"chatcmpl-stub-{len(state.requests)}",
-                model=body.get("model", "test-model"),
+                model=state.reported_model or body.get("model", "test-model"),
                 usage=(state.prompt_tokens, state.completion_tokens),
             )
             self.send_answer(200, "application/json", answer)

@@ -82,3 +82,39 @@ def test_budget_stops_the_run_and_a_larger_budget_resumes_it(tmp_path, stub):
         load(experiment, ["run.max_cost_usd=0.01"], run_id="paid", project_root=PROJECT)
     )
     assert again.status == "complete" and len(stub.state.requests) == 5
+
+
+# --- what a server reports about a paid answer (issue 27) ----------------------------------------
+
+
+def test_impossible_usage_never_lowers_the_spend(tmp_path, stub, capsys):
+    stub.state.prompt_tokens = -5_000_000  # a broken or hostile server
+    experiment = _experiment(tmp_path, stub.api_base)
+    done = run_experiment(
+        load(experiment, ["run.max_cost_usd=1"], run_id="odd", project_root=PROJECT)
+    )
+    assert done.status == "complete"
+    spend = json.loads((done.run_dir / "run_manifest.json").read_text())["spend"]
+    calls = len(stub.state.requests)
+    assert spend["live"] == spend["impossible_usage"] == spend["unknown_price"] == calls
+    assert spend["cost_usd"] == 0.0 and spend["input_tokens"] == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "impossible" in line]
+    assert len(warnings) == 1, warnings
+    assert "counted as 0 tokens at an unknown price" in warnings[0]
+
+
+def test_an_answer_from_another_model_is_said_counted_and_priced_as_reported(
+    tmp_path, stub, capsys
+):
+    stub.state.reported_model = "gpt-4o"  # asked openai/gpt-4o-mini
+    experiment = _experiment(tmp_path, stub.api_base)
+    done = run_experiment(load(experiment, [], run_id="other", project_root=PROJECT))
+    assert done.status == "complete"
+    spend = json.loads((done.run_dir / "run_manifest.json").read_text())["spend"]
+    calls = len(stub.state.requests)
+    assert spend["live"] == spend["other_model"] == calls == 5
+    # gpt-4o's price ($2.50 per million input tokens), not gpt-4o-mini's ($0.15)
+    assert spend["cost_usd"] == pytest.approx(0.25 * calls, rel=0.01)
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if "gpt-4o answered" in line]
+    assert len(said) == 1 and "asked openai/gpt-4o-mini" in said[0], err

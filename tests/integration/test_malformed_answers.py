@@ -10,16 +10,19 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
 import pytest
-from raw_stub_server import GOOD, MALFORMED, RawStubServer
+from raw_stub_server import CHARGED_WITHOUT_TEXT, GOOD, MALFORMED, RawStubServer
 from stub_http import stub_fixtures
 
 from pdbench.config.schema import ProviderSpec
-from pdbench.providers.base import CompletionRequest, TransportFailure
+from pdbench.providers.base import CompletionRequest, ProviderUnavailable, TransportFailure
+from pdbench.providers.gateway import ProviderGateway
 from pdbench.providers.litellm import LiteLLMProvider
+from pdbench.storage.spend import SpendJournal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,9 +30,13 @@ ROOT = Path(__file__).resolve().parents[2]
 server, stub = stub_fixtures(RawStubServer, import_litellm=True)
 
 
-def ask(stub: RawStubServer, attempts: int = 2):
+def ask(stub: RawStubServer, attempts: int = 2, timeout_s: float = 60.0):
     spec = ProviderSpec(
-        name="litellm", model="openai/test-model", api_base=stub.api_base, max_attempts=attempts
+        name="litellm",
+        model="openai/test-model",
+        api_base=stub.api_base,
+        max_attempts=attempts,
+        timeout_s=timeout_s,
     )
     client = LiteLLMProvider(spec, project_root=ROOT, backoff_base_s=0.01)
     request = CompletionRequest(
@@ -60,6 +67,64 @@ def test_a_malformed_answer_that_persists_is_a_transport_failure(stub, kind):
     assert stub.requests == 3  # every attempt was made, none more
     message = str(failure.value)
     assert "\n" not in message and len(message) < 400, message  # one line, no HTML page
+
+
+def spent_on(stub: RawStubServer, first: tuple, tmp_path: Path):
+    """What the spend journal counts for one request answered `first`, then a good answer."""
+    stub.script[:] = [first]
+    journal = SpendJournal(tmp_path / "spend.jsonl")
+    gateway = ProviderGateway(cache_dir=tmp_path / "cache", spend=journal)
+    gateway._client_factory = lambda spec: LiteLLMProvider(spec, backoff_base_s=0.01)
+    spec = ProviderSpec(
+        name="litellm", model="openai/test-model", api_base=stub.api_base, max_attempts=2
+    )
+    request = CompletionRequest(
+        provider="litellm",
+        model="openai/test-model",
+        api_base=stub.api_base,
+        system="You play a game.",
+        messages=(("user", "Round 1. Answer with exactly one of: C, D."),),
+        temperature=0.0,
+        max_tokens=16,
+    )
+    try:
+        completion = asyncio.run(gateway.complete(spec, request))
+    finally:
+        gateway.close()
+    assert completion.text == "C" and stub.requests == 2  # the retry got a good answer
+    return SpendJournal(tmp_path / "spend.jsonl").total()
+
+
+@pytest.mark.parametrize("kind", sorted(CHARGED_WITHOUT_TEXT))
+def test_an_answer_charged_for_without_text_is_counted_as_paid(stub, kind, tmp_path):
+    """Issue 27: tool calls, an event stream, bytes that are not UTF-8: answers a provider bills
+    that carry no usable text were retried but never counted, so every resume bought them again
+    uncounted. They are journaled as paid (never cached): the spend and the budget see them."""
+    spent = spent_on(stub, CHARGED_WITHOUT_TEXT[kind], tmp_path)
+    assert spent.live == 2, spent  # both answers were paid for
+    # (test-model has no price in litellm's table: both calls at an unknown price)
+    assert spent.unknown_price == 2
+    if kind == "tool_calls":  # its usage is known, and counted
+        assert (spent.input_tokens, spent.output_tokens) == (100_000 + 10, 50 + 1)
+    else:  # the body could not be read: a paid call with unknown usage
+        assert (spent.input_tokens, spent.output_tokens) == (10, 1)
+
+
+def test_a_proxys_error_page_is_not_counted_as_paid(stub, tmp_path):
+    """An HTML page with status 200 (a proxy, not the model) says nothing of a bill."""
+    assert spent_on(stub, MALFORMED["html_200"], tmp_path).live == 1
+
+
+def test_timeout_s_is_a_deadline_for_the_whole_answer(stub):
+    """Issue 27: a body sent one byte at a time never timed out (killed at 75 s): each read was
+    quick, and the timeout was per read. It is a deadline for the whole answer, then retried
+    like any timeout."""
+    stub.trickle_s = 0.25  # the ~200-byte answer would take 50 s
+    started = time.monotonic()
+    with pytest.raises(ProviderUnavailable, match=r"after 2 attempts .*timeout_s=3 s"):
+        ask(stub, attempts=2, timeout_s=3.0)
+    elapsed = time.monotonic() - started
+    assert elapsed < 20, elapsed  # two attempts of 3 s, on a busy machine
 
 
 # --- through the command line: the match stays unfinished, the same command resumes it --------

@@ -178,6 +178,19 @@ def test_parse_choice_rejects(game, raw):
         parse_choice(raw, game)
 
 
+@pytest.mark.parametrize(("choice", "action"), [("cooperate", D), ("Defect", C), ("C", None)])
+def test_the_games_labels_win_over_the_aliases(choice, action):
+    """Issue 27: `game.labels=[defect, cooperate]` made "cooperate" (the label of D) a C through
+    the alias, paid as mutual cooperation."""
+    swapped = PD.with_changes(cooperate_label="defect", defect_label="cooperate")
+    if action is None:
+        with pytest.raises(InvalidActionError):
+            label_to_action(choice, swapped)
+    else:
+        assert label_to_action(choice, swapped) is action
+        assert parse_choice({"type": "commit", "choice": choice}, swapped) is action
+
+
 def test_labels_for_the_other_games():
     assert label_to_action("stag", GAMES["stag_hunt"]) is C
     assert label_to_action("Straight", GAMES["chicken"]) is D

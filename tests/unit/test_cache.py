@@ -173,6 +173,8 @@ def test_second_call_is_served_from_the_cache(tmp_path):
         "cost_usd_saved": 0.5,
         "unknown_price": 0,
         "agent_turns": 0,
+        "impossible_usage": 0,
+        "other_model": 0,
     }
     gateway.close()
 

@@ -75,6 +75,9 @@ def test_json_without_reason_and_with_spaces_and_case():
         ('{"action": 1}', '"action" must be'),
         ('{"action": "cooperate"}', 'got "cooperate"'),
         ('{"action": "split", "reason": 5}', '"reason" must be a string'),
+        # issue 27: json.loads keeps the last value, which was stored as a valid "split"
+        ('{"action": "steal", "action": "split"}', '"action" appears twice'),
+        ('{"action": "split", "reason": "a", "reason": "b"}', '"reason" appears twice'),
     ],
 )
 def test_invalid_json(text, message):

@@ -46,6 +46,24 @@ def test_names_that_do_not(name):
         ('{"api_key": "sk-4", "max_tokens": 16}', '{"api_key": "***", "max_tokens": 16}'),
         ("agent_a=tft,horizon.rounds=5", "agent_a=tft,horizon.rounds=5"),
         ("mail me at someone@example.org", "mail me at someone@example.org"),
+        # issue 27: the forms an override can take, headers, keys with no variable holding them
+        (
+            r"provider.api_base=https\://user\:sk-u1@example.com/v1",
+            r"provider.api_base=https\://***@example.com/v1",
+        ),
+        ("'https://user:pw-9@example.com/v1'", "'https://***@example.com/v1'"),
+        ("https%3A%2F%2Fuser%3Apw-9%40example.com%2Fv1", "https%3A%2F%2F***%40example.com%2Fv1"),
+        ('{Authorization: "Bearer tok3nSECRET99"}', '{Authorization: "***"}'),
+        (
+            "+provider.extra_headers={Authorization: hunter2, X-Trace: 1}",
+            "+provider.extra_headers={Authorization: ***, X-Trace: 1}",
+        ),
+        ("{x_api_key: 'two words'}", "{x_api_key: '***'}"),
+        ('{"Authorization": "Basic dXNlcjpwYXNz1"}', '{"Authorization": "***"}'),
+        ("my key is sk-proj-abc123DEF456ghi please", "my key is *** please"),
+        ("AKIAABCDEFGHIJKLMNOP and hf_abcdefghijklmnopqrstuvwx", "*** and ***"),
+        ("a basic understanding; the bearer of news", "a basic understanding; the bearer of news"),
+        ("risk-averse task-sk-learn desk", "risk-averse task-sk-learn desk"),
     ],
 )
 def test_text(text, expected):
@@ -82,6 +100,14 @@ def test_a_secret_in_a_stream_of_lines_is_redacted_in_its_line_only():
     lines = [b'{"round": 1}\n', b'{"error": "http://u:sk-7@h failed"}\n', b'{"round": 2}\n']
     assert b"".join(redact_chunks(lines, ())) == (
         b'{"round": 1}\n{"error": "http://***@h failed"}\n{"round": 2}\n'
+    )
+
+
+def test_bytes_with_a_key_shaped_string_are_redacted():
+    line = b'{"raw": "echo: Bearer sk-echoedKEY12345", "n": 1}\n'
+    assert redact_bytes(line, ()) == b'{"raw": "echo: Bearer ***", "n": 1}\n'
+    assert b"".join(redact_chunks([line, b'{"n": 2}\n'], ())) == (
+        b'{"raw": "echo: Bearer ***", "n": 1}\n{"n": 2}\n'
     )
 
 

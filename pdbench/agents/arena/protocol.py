@@ -48,10 +48,16 @@ PD_ALIASES = {"cooperate": Action.C, "defect": Action.D}
 
 
 def label_to_action(label: str, game: Game) -> Action:
-    """A label the agent chose, case-insensitive; the PD also takes "cooperate" and "defect"."""
-    if game.arena_id == "prisoners-dilemma" and label.strip().casefold() in PD_ALIASES:
-        return PD_ALIASES[label.strip().casefold()]
-    return game.action_for_label(label)
+    """A label the agent chose, case-insensitive; the PD also takes "cooperate" and "defect".
+
+    The game's labels always win over the aliases: with `game.labels=[defect, cooperate]`,
+    "cooperate" is the label of D and is stored as D, never as C through the alias."""
+    try:
+        return game.action_for_label(label)
+    except InvalidActionError:
+        if game.arena_id == "prisoners-dilemma" and label.strip().casefold() in PD_ALIASES:
+            return PD_ALIASES[label.strip().casefold()]
+        raise
 
 
 def parse_choice(raw: Any, game: Game) -> Action:

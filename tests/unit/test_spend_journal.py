@@ -1,0 +1,39 @@
+"""The spend journal counts every paid call (issue 27, "money miscounted"): a line torn by a kill
+mid-append does not swallow the next call's line, and what a call reports is added up as written."""
+
+from __future__ import annotations
+
+from pdbench.storage.schema import CallCounts
+from pdbench.storage.spend import SpendJournal
+
+ONE_CALL = CallCounts(live=1, input_tokens=100, output_tokens=1, cost_usd=0.01)
+
+
+def test_a_torn_last_line_does_not_swallow_the_next_paid_call(tmp_path):
+    path = tmp_path / "spend.jsonl"
+    first = SpendJournal(path)
+    for _ in range(79):
+        first.record(ONE_CALL)
+    whole = path.read_bytes()
+    last_line = whole[whole.rstrip(b"\n").rfind(b"\n") + 1 :]
+    # A kill in the middle of the 80th append: half a line, no newline.
+    path.write_bytes(whole + last_line[: len(last_line) // 2])
+
+    resumed = SpendJournal(path)
+    resumed.record(ONE_CALL, key="k", answer={"text": "C"})
+    assert resumed.total().live == 80
+    assert resumed.total().input_tokens == 8000
+    assert SpendJournal(path).answers() == {"k": {"text": "C"}}
+    # The fragment stays on a line of its own (kept for audit, never counted).
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == 81 and not lines[79].endswith(b"}")
+
+
+def test_what_a_call_was_said_to_be_is_counted(tmp_path):
+    journal = SpendJournal(tmp_path / "spend.jsonl")
+    journal.record(CallCounts(live=1, impossible_usage=1, unknown_price=1))
+    journal.record(CallCounts(live=1, other_model=1, cost_usd=0.5))
+    journal.record(ONE_CALL)
+    total = SpendJournal(tmp_path / "spend.jsonl").total()
+    assert (total.live, total.impossible_usage, total.other_model) == (3, 1, 1)
+    assert total.paid().to_json()["other_model"] == 1
