@@ -13,9 +13,11 @@ marked xfail records what happens today and must fail for exactly that reason (`
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
-from collections.abc import Callable
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,39 +36,31 @@ from bad_input_corpus import (
 )
 from in_process import run_front_door
 
-
-@pytest.fixture(scope="module")
-def template_run(tmp_path_factory) -> Callable[[], Path]:
-    """The finished run that the existing-run cases copy: made on first use, by the real command
-    (once per test process: each xdist worker makes its own)."""
-
-    @functools.cache
-    def make() -> Path:
-        base = tmp_path_factory.mktemp("bad_input_template")
-        project, out = base / "proj", base / "out"
-        copy_project(project)
-        done = run_front_door(
-            "cli",
-            ["run", POLICIES, "--run-id", EXISTING_RUN, f"run.output_dir={out}", "-q"],
-            cwd=project,
-            env={**os.environ, "PDBENCH_CACHE_DIR": str(base / "cache")},
-        )
-        assert done.code == 0, done.stderr
-        return out / EXISTING_RUN
-
-    return make
+import pdbench.cli.app  # both front doors imported before the first case, so a
+import pdbench.cli.hydra_door  # noqa: F401  # case's CPU time is its own
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _imported() -> None:
-    """Both front doors imported before the first case, so a case's CPU time is its own."""
-    import pdbench.cli.app
-    import pdbench.cli.hydra_door  # noqa: F401
+@functools.cache
+def _template_run() -> Path:
+    """The finished run that the existing-run cases copy: made on first use, by the real command,
+    once per test process (each xdist worker makes its own), removed when the process ends."""
+    base = Path(tempfile.mkdtemp(prefix="pdbench-bad-input-template-"))
+    atexit.register(shutil.rmtree, base, True)
+    project, out = base / "proj", base / "out"
+    copy_project(project)
+    done = run_front_door(
+        "cli",
+        ["run", POLICIES, "--run-id", EXISTING_RUN, f"run.output_dir={out}", "-q"],
+        cwd=project,
+        env={**os.environ, "PDBENCH_CACHE_DIR": str(base / "cache")},
+    )
+    assert done.code == 0, done.stderr
+    return out / EXISTING_RUN
 
 
 @pytest.fixture
-def sandbox(tmp_path, template_run):
-    made = Sandbox(case_dir=tmp_path / "case", template_run=template_run)
+def sandbox(tmp_path):
+    made = Sandbox(case_dir=tmp_path / "case", template_run=_template_run)
     made.case_dir.mkdir()
     yield made
     for cleanup in made.cleanups:  # undo read-only folders so pytest can remove the sandbox
