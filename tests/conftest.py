@@ -187,6 +187,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(logs, ignore_errors=True)
 
 
+E2E = TESTS / "e2e"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The end-to-end tier (real command lines, processes, sweeps, a browser, a local model) is
+    `slow` as a whole, so `uv run pytest -m "not slow"`, the inner loop while changing code, runs
+    the unit and integration tiers; the README's test command runs everything."""
+    for item in items:
+        if E2E in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Every test gets its own replay cache, so no test sees another's answers or the repo's."""

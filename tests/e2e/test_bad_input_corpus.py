@@ -91,6 +91,7 @@ def test_mistake_is_refused_in_one_line(case: Case, sandbox: Sandbox):
     check(case, run_case_in_process(case, sandbox))
 
 
+@pytest.mark.slow  # a second of CPU per process before pdbench starts
 @pytest.mark.parametrize("case", _params([case for case in CASES if case.process]))
 def test_mistake_is_refused_in_one_line_by_a_process(case: Case, sandbox: Sandbox, tmp_path):
     _set_up(case, sandbox)
