@@ -71,6 +71,9 @@ def _data_snapshot() -> dict[str, tuple[int, int]]:
     return files
 
 
+TERMINAL_SIZE = ("COLUMNS", "LINES")
+
+
 def _is_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
@@ -89,9 +92,20 @@ def pytest_configure(config: pytest.Config) -> None:
         }
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
             offline[name] = CLOSED_PORT
+        # xdist's workers start with COLUMNS=80 and LINES=24 of their own; they take the
+        # controller's (or none), so what pdbench prints is as wide as in a serial run.
+        for name in TERMINAL_SIZE:
+            offline[f"PDBENCH_TEST_{name}"] = os.environ.get(name, "")
         os.environ.update(offline)  # for this process and, inherited, every worker and subprocess
         config.stash[_SESSION_LOGS] = logs
         config.stash[_DATA_BEFORE] = _data_snapshot()
+    else:
+        for name in TERMINAL_SIZE:
+            value = os.environ.get(f"PDBENCH_TEST_{name}", "")
+            if value:
+                os.environ[name] = value
+            else:
+                os.environ.pop(name, None)
     network_guard.install()
     network_guard.install_write_guard()
 

@@ -87,21 +87,22 @@ def install() -> None:
 # --- writes into the guarded folder ----------------------------------------------------------------
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-# Audit events that change the file system, and which of their arguments are paths written.
-_PATH_EVENTS = {
-    "os.mkdir": (0,),
-    "os.remove": (0,),
-    "os.rmdir": (0,),
-    "os.rename": (0, 1),
-    "os.truncate": (0,),
-    "os.symlink": (1,),
-    "os.link": (1,),
-    "os.chmod": (0,),
-    "os.utime": (0,),
-    "shutil.copyfile": (1,),
-    "shutil.copytree": (1,),
-    "shutil.move": (0, 1),
-    "shutil.rmtree": (0,),
+# Audit events that change the file system: the positions of the paths they write, each with the
+# position of its dir_fd (a relative path is relative to that folder, as shutil.rmtree does it).
+_PATH_EVENTS: dict[str, tuple[tuple[int, int | None], ...]] = {
+    "os.mkdir": ((0, 2),),
+    "os.remove": ((0, 1),),
+    "os.rmdir": ((0, 1),),
+    "os.rename": ((0, 2), (1, 3)),
+    "os.truncate": ((0, None),),
+    "os.symlink": ((1, 2),),
+    "os.link": ((1, 3),),
+    "os.chmod": ((0, 2),),
+    "os.utime": ((0, 3),),
+    "shutil.copyfile": ((1, None),),
+    "shutil.copytree": ((1, None),),
+    "shutil.move": ((0, None), (1, None)),
+    "shutil.rmtree": ((0, 1),),
 }
 
 
@@ -113,14 +114,26 @@ def opened_for_writing(mode: object, flags: object) -> bool:
 
 
 def written_paths(event: str, args: tuple) -> list[object]:
-    """The paths an audit event writes to (empty for events that write nothing)."""
+    """The paths an audit event writes to, made absolute (empty for events that write nothing)."""
     if event == "open":
         path, mode, flags = (*args, None, None, None)[:3]
         return [path] if opened_for_writing(mode, flags) else []
-    positions = _PATH_EVENTS.get(event)
-    if positions is None:
-        return []
-    return [args[i] for i in positions if i < len(args)]
+    found: list[object] = []
+    for position, dir_fd_position in _PATH_EVENTS.get(event, ()):
+        if position >= len(args):
+            continue
+        path = args[position]
+        has_dir_fd = dir_fd_position is not None and dir_fd_position < len(args)
+        dir_fd = args[dir_fd_position] if has_dir_fd else None  # type: ignore[index]
+        if isinstance(dir_fd, int) and dir_fd >= 0:  # -1: no dir_fd given
+            if isinstance(path, int):
+                continue
+            try:
+                path = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), os.fsdecode(path))
+            except OSError:
+                continue  # a folder we cannot name: not the guarded one's business to guess
+        found.append(path)
+    return found
 
 
 def _under(path: object, folders: tuple[str, ...]) -> str | None:

@@ -71,6 +71,24 @@ def test_a_subprocess_of_the_session_records_every_write_into_the_folder(tmp_pat
     assert not any("elsewhere" in path for path in paths)
 
 
+def test_removing_another_tree_with_a_data_folder_is_not_a_write_into_data(tmp_path):
+    """shutil.rmtree removes `data` relative to its parent's file descriptor: that is the other
+    tree's data/, even when the working folder holds the guarded one (a false alarm once)."""
+    _, log, env = _guarded(tmp_path)
+    other = tmp_path / "elsewhere" / "project" / "data" / "runs"
+    other.mkdir(parents=True)
+    (other / "rounds.jsonl").write_text("x")
+    done = subprocess.run(
+        [sys.executable, "-c", f"import shutil; shutil.rmtree({str(tmp_path / 'elsewhere')!r})"],
+        cwd=tmp_path,  # where ./data is the guarded folder
+        env=env,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "elsewhere").exists()
+    assert not log.exists(), log.read_text()
+
+
 def test_a_process_outside_the_session_is_not_recorded(tmp_path):
     data, log, _ = _guarded(tmp_path)
     other = tmp_path / "other"
