@@ -8,15 +8,26 @@ The suite is self-contained whatever the user's own config says:
   PYTHONPATH) lets sockets reach only this machine, and the proxy variables point every HTTP
   client that honours them at a closed local port (NO_PROXY keeps 127.0.0.1 and localhost
   direct, for the stub servers). A blocked attempt is listed at the end of the session.
-- the project's data/ folder (the user's runs and cache) is never read into a test's results or
-  written: its file list, sizes and modification times are compared before and after the
-  session, and the session fails loudly if they differ.
+- the project's data/ folder (the user's runs and cache) is never written by a test: every
+  process of the session (pytest, its xdist workers and every Python subprocess, through
+  tests/network_guard) records each write under data/ with an audit hook, and the session fails
+  loudly, naming the files, if any was made. The user may run an experiment into data/ while the
+  tests run: its writes come from a process outside the session, so they are listed as a note,
+  never blamed on the tests (the folder's file list is still compared before and after).
+
+Under pytest-xdist (`-n 2`) the controller sets all of this up before it starts the workers, which
+inherit the environment and append to the same logs; the controller reports once at the end.
+The tests of one module run on one worker (`--dist loadscope` in pyproject.toml), so a
+module-scoped fixture (a sweep, a browser with its server, the local model) is built once.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -60,68 +71,146 @@ def _data_snapshot() -> dict[str, tuple[int, int]]:
     return files
 
 
+TERMINAL_SIZE = ("COLUMNS", "LINES")
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    network_log = Path(os.environ.get("TMPDIR", "/tmp")) / f"pdbench-network-{os.getpid()}.log"
-    network_log.unlink(missing_ok=True)
-    offline = {
-        "PDBENCH_TEST_OFFLINE": "1",
-        "PDBENCH_TEST_NETWORK_LOG": str(network_log),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(GUARD), os.environ.get("PYTHONPATH")])),
-        "NO_PROXY": "127.0.0.1,localhost,::1",
-        "no_proxy": "127.0.0.1,localhost,::1",
-    }
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        offline[name] = CLOSED_PORT
-    os.environ.update(offline)  # for this process and, inherited, every subprocess
+    if not _is_xdist_worker(config) or "PDBENCH_TEST_WRITE_LOG" not in os.environ:
+        logs = Path(tempfile.mkdtemp(prefix="pdbench-test-session-"))
+        offline = {
+            "PDBENCH_TEST_OFFLINE": "1",
+            "PDBENCH_TEST_NETWORK_LOG": str(logs / "network.log"),
+            "PDBENCH_TEST_WRITE_LOG": str(logs / "data-writes.log"),
+            "PDBENCH_TEST_GUARDED_DIR": str(DATA),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(GUARD), os.environ.get("PYTHONPATH")])),
+            "NO_PROXY": "127.0.0.1,localhost,::1",
+            "no_proxy": "127.0.0.1,localhost,::1",
+        }
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+            offline[name] = CLOSED_PORT
+        # xdist's workers start with COLUMNS=80 and LINES=24 of their own; they take the
+        # controller's (or none), so what pdbench prints is as wide as in a serial run.
+        for name in TERMINAL_SIZE:
+            offline[f"PDBENCH_TEST_{name}"] = os.environ.get(name, "")
+        os.environ.update(offline)  # for this process and, inherited, every worker and subprocess
+        config.stash[_SESSION_LOGS] = logs
+        config.stash[_DATA_BEFORE] = _data_snapshot()
+    else:
+        for name in TERMINAL_SIZE:
+            value = os.environ.get(f"PDBENCH_TEST_{name}", "")
+            if value:
+                os.environ[name] = value
+            else:
+                os.environ.pop(name, None)
     network_guard.install()
-    config.stash[_DATA_BEFORE] = _data_snapshot()
-    config.stash[_NETWORK_LOG] = network_log
+    network_guard.install_write_guard()
 
 
+_SESSION_LOGS = pytest.StashKey[Path]()
 _DATA_BEFORE = pytest.StashKey[dict[str, tuple[int, int]]]()
-_NETWORK_LOG = pytest.StashKey[Path]()
+_DATA_VERDICT = pytest.StashKey["DataVerdict"]()
 
 
-def _data_changes(before: dict[str, tuple[int, int]]) -> list[str]:
-    after = _data_snapshot()
-    changes = [f"added {p}" for p in sorted(after.keys() - before.keys())]
-    changes += [f"removed {p}" for p in sorted(before.keys() - after.keys())]
-    changes += [
-        f"changed {p}" for p in sorted(before.keys() & after.keys()) if before[p] != after[p]
+@dataclass(frozen=True)
+class DataVerdict:
+    """What happened to data/ during the session: writes by the session's processes (a test
+    wrote there: the session fails) and other changes (another process, such as the user's own
+    experiment: a note)."""
+
+    by_tests: list[str]
+    by_others: list[str]
+
+
+def data_verdict(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], write_log: str
+) -> DataVerdict:
+    """Blame the tests for each write their processes recorded (`pid event path` lines); a
+    change of the folder that no process of the session recorded is someone else's."""
+    written: dict[str, str] = {}
+    for line in write_log.splitlines():
+        pid, event, path = [*line.split(" ", 2), "", ""][:3]
+        if path:
+            shown = os.path.relpath(path, PROJECT)
+            written.setdefault(shown, f"{event} {shown} (test process {pid})")
+    changes = [p for p in sorted(after.keys() - before.keys())]
+    changes += [p for p in sorted(before.keys() - after.keys())]
+    changes += [p for p in sorted(before.keys() & after.keys()) if before[p] != after[p]]
+    by_others = [
+        path
+        for path in changes
+        if path not in written and not any(path.startswith(w + os.sep) for w in written)
     ]
-    return changes
+    return DataVerdict(by_tests=list(written.values()), by_others=by_others)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    changes = _data_changes(session.config.stash[_DATA_BEFORE])
-    if changes:
-        session.config.stash[_DATA_CHANGES] = changes
+    logs = session.config.stash.get(_SESSION_LOGS, None)
+    if logs is None:  # an xdist worker: the controller judges the whole session
+        return
+    write_log = logs / "data-writes.log"
+    verdict = data_verdict(
+        session.config.stash[_DATA_BEFORE],
+        _data_snapshot(),
+        write_log.read_text(encoding="utf-8") if write_log.is_file() else "",
+    )
+    session.config.stash[_DATA_VERDICT] = verdict
+    if verdict.by_tests:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-_DATA_CHANGES = pytest.StashKey[list[str]]()
+def _some(lines: list[str]) -> list[str]:
+    return lines[:20] + ([f"... and {len(lines) - 20} more"] if len(lines) > 20 else [])
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
-    changes = config.stash.get(_DATA_CHANGES, [])
-    if changes:
-        terminalreporter.section("the suite changed the project's data/ folder", red=True)
-        shown = changes[:20] + ([f"... and {len(changes) - 20} more"] if len(changes) > 20 else [])
-        for line in shown:
+    verdict = config.stash.get(_DATA_VERDICT, None)
+    if verdict is not None and verdict.by_tests:
+        terminalreporter.section("the suite wrote into the project's data/ folder", red=True)
+        for line in _some(verdict.by_tests):
             terminalreporter.write_line(line, red=True)
         terminalreporter.write_line(
             "FAILED: tests must write to tmp_path (run.output_dir=..., PDBENCH_CACHE_DIR), never "
             "to data/",
             red=True,
         )
-    network_log = config.stash.get(_NETWORK_LOG, None)
+    if verdict is not None and verdict.by_others:
+        terminalreporter.section("data/ changed by another process (not a test)", yellow=True)
+        for line in _some(verdict.by_others):
+            terminalreporter.write_line(line, yellow=True)
+        terminalreporter.write_line(
+            "not counted: no process of the test session wrote these (your own run, perhaps)",
+            yellow=True,
+        )
+    logs = config.stash.get(_SESSION_LOGS, None)
+    network_log = logs / "network.log" if logs is not None else None
     if network_log is not None and network_log.is_file():
-        attempts = network_log.read_text().splitlines()
+        attempts = [line.split(" ", 1)[-1] for line in network_log.read_text().splitlines()]
         if attempts:
             terminalreporter.section("network calls blocked (tests are offline)", yellow=True)
             for line in sorted(set(attempts))[:20]:
                 terminalreporter.write_line(line, yellow=True)
-        network_log.unlink(missing_ok=True)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    logs = config.stash.get(_SESSION_LOGS, None)
+    if logs is not None:
+        shutil.rmtree(logs, ignore_errors=True)
+
+
+E2E = TESTS / "e2e"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The end-to-end tier (real command lines, processes, sweeps, a browser, a local model) is
+    `slow` as a whole, so `uv run pytest -m "not slow"`, the inner loop while changing code, runs
+    the unit and integration tiers; the README's test command runs everything."""
+    for item in items:
+        if E2E in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

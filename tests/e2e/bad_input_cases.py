@@ -4,7 +4,8 @@ must name, and (`today=`) how it fails today: such rows are strict xfails that m
 reason. Inputs are files under tests/fixtures/bad_input/ unless they depend on the sandbox.
 
 Placeholders in arguments and written files: {case} (the sandbox), {out} (run.output_dir),
-{proj} (the project copy, the working directory). Grow it with every bug.
+{proj} (the project copy, the working directory). Grow it with every bug. The first milestone's
+config errors and the newcomer's errors are rows here too (classes "config" and "newcomer").
 """
 
 from __future__ import annotations
@@ -77,8 +78,8 @@ YAML = [
          files=(("proj/conf/agent/dup_llm.yaml", fixture_bytes("conf/agent/dup_llm.yaml")),)),
     Case("duplicate_key_in_group_file", "yaml", validate(PRIMARY, "agent_a=dup_llm"), line=("conf/agent/dup_llm.yaml", "temperature"),
          files=(("proj/conf/agent/dup_llm.yaml", fixture_bytes("conf/agent/dup_llm.yaml")),)),
-    yaml_file("billion_laughs.yaml", quick=True),
-    Case("deep_nesting", "yaml", validate("deep.yaml"), line=("deep.yaml",), quick=True, files=(("proj/deep.yaml", DEEP),)),
+    yaml_file("billion_laughs.yaml", quick=True, process=True),
+    Case("deep_nesting", "yaml", validate("deep.yaml"), line=("deep.yaml",), quick=True, process=True, files=(("proj/deep.yaml", DEEP),)),
     yaml_file("nan_payoff.yaml", line=("game.payoffs",)),
     yaml_file("inf_payoff.yaml", line=("game.payoffs",)),
     Case("nan_payoff_in_group_file", "yaml", validate(PRIMARY, "game=nan_game"), line=(PRIMARY, "game.payoffs"),
@@ -108,7 +109,7 @@ SIZES = [
     Case("replicates_billion_override", "sizes", run(POLICIES, "run.replicates=1000000000"), line=(POLICIES, "run.replicates"),
          quick=True),
     Case("replicates_billion_option", "sizes", run(POLICIES, "--replicates", "1000000000"), line=("--replicates",),
-         quick=True),
+         quick=True, process=True),
     Case("replicates_billion_validate", "sizes", validate(POLICIES, "run.replicates=1000000000"), line=(POLICIES, "run.replicates"),
          quick=True),
     Case("replicates_dry_run", "sizes", run(POLICIES, "--dry-run", "run.replicates=100000000"), line=(POLICIES, "run.replicates"),
@@ -128,7 +129,7 @@ SIZES = [
     Case("llm_ten_million_rounds", "sizes", run(f"{S}/many_rounds_llm.yaml"), line=(f"{S}/many_rounds_llm.yaml", "horizon.rounds"),
          quick=True),
     Case("replicates_billion_hydra", "sizes", hydra("run.replicates=1000000000"), line=(PRIMARY, "run.replicates"),
-         entry="module", quick=True),
+         entry="module", quick=True, process=True),
     # Valid but large: must run (or validate) without a word of complaint.
     Case("matches_beyond_their_limit", "sizes", validate(POLICIES, "run.limits.matches=3"), line=(POLICIES, "run.replicates", "run.limits.matches")),
     Case("limit_zero", "sizes", validate(POLICIES, "run.limits.rounds=0"), line=(POLICIES, "run.limits.rounds")),
@@ -182,7 +183,7 @@ VALUES = [
 ]
 
 PATHS = [
-    Case("run_id_parent_option", "paths", run(POLICIES, "--run-id", "../escaped"), line=("--run-id",)),
+    Case("run_id_parent_option", "paths", run(POLICIES, "--run-id", "../escaped"), line=("--run-id",), process=True),
     Case("run_id_slash_option", "paths", run(POLICIES, "--dry-run", "--run-id", "nested/run"), line=("--run-id",)),
     Case("run_id_absolute_option", "paths", run(POLICIES, "--run-id", "{case}/elsewhere"), line=("--run-id",)),
     Case("run_id_newline_option", "paths", run(POLICIES, "--dry-run", "--run-id", "two\nlines"), line=("--run-id",)),
@@ -218,7 +219,7 @@ PATHS = [
     # A damaged ledger is recovered from, not refused (issue 22): the longest valid prefix stays,
     # the rest is moved aside into quarantine/ (never deleted) in one warning line, and played again.
     Case("existing_ledger_garbage_line", "paths", run(POLICIES, "--run-id", EXISTING_RUN), codes=(0,), warning=("matches.jsonl", "line 1", "quarantine"),
-         setup=(existing_run, edit_file(f"{TAKEN}/matches.jsonl", lambda b: b"garbage\n" + b))),
+         process=True, setup=(existing_run, edit_file(f"{TAKEN}/matches.jsonl", lambda b: b"garbage\n" + b))),
     Case("existing_ledger_missing_offset", "paths", run(POLICIES, "--run-id", EXISTING_RUN), codes=(0,), warning=("matches.jsonl", "line 1", "rounds_end_offset", "quarantine"),
          setup=(existing_run, edit_file(f"{TAKEN}/matches.jsonl", lambda b: b.replace(b'"rounds_end_offset"', b'"offset"', 1)))),
     Case("existing_rounds_garbage_aggregate", "paths", ("aggregate", "{out}/" + EXISTING_RUN), line=("rounds.jsonl", "line 1"),
@@ -238,8 +239,8 @@ TEMPLATES = [
     Case("bad_conversion_experiment", "templates", validate(f"{P}/experiment_bad_conversion.yaml"), line=(f"{P}/experiment_bad_conversion.yaml", "round_prompt")),
     Case("bad_conversion_run", "templates", run(f"{P}/experiment_bad_conversion.yaml"), line=(f"{P}/experiment_bad_conversion.yaml", "round_prompt")),
     Case("bad_conversion_hydra", "templates", hydra("agent_a=llm_default", f"agent_a.round_prompt={P}/round_bad_conversion.md"), line=(PRIMARY, "round_prompt"),
-         entry="module"),
-    Case("huge_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_huge_width.md"), line=(PRIMARY, "round_prompt"), quick=True),
+         entry="module", process=True),
+    Case("huge_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_huge_width.md"), line=(PRIMARY, "round_prompt"), quick=True, process=True),
     Case("overflow_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_overflow_width.md"), line=(PRIMARY, "round_prompt")),
     Case("bad_format_spec", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_bad_spec.md"), line=(PRIMARY, "round_prompt")),
     Case("nested_format_spec", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_nested_spec.md"), line=(PRIMARY, "round_prompt")),
@@ -260,7 +261,7 @@ CLI = [
     Case("run_without_config", "cli", ("run",), line=("config",)),
     Case("aggregate_without_run_dir", "cli", ("aggregate",), line=("run_dir",)),
     Case("misspelt_run", "cli", ("rn", POLICIES), line=("rn",)),
-    Case("unknown_option", "cli", run(POLICIES, "--replicate", "2"), line=("--replicate",)),
+    Case("unknown_option", "cli", run(POLICIES, "--replicate", "2"), line=("--replicate",), process=True),
     Case("replicates_not_a_number", "cli", run(POLICIES, "--replicates", "two"), line=("--replicates",)),
     Case("replicates_empty", "cli", run(POLICIES, "--replicates", ""), line=("--replicates",)),
     Case("run_dash_m", "cli", ("run", "-m", "agent_a=tft,grim"), line=("-m",)),
@@ -279,11 +280,76 @@ CLI = [
     Case("replace_section_with_scalar", "cli", validate(POLICIES, "run=5"), line=(POLICIES, "run")),
     Case("hydra_unknown_launcher", "cli", hydra("hydra/launcher=nope"), line=("hydra/launcher", "nope"), entry="module"),
     Case("hydra_plus_unknown_key", "cli", hydra("+unknown.key=1"), line=(PRIMARY, "unknown.key"), entry="module"),
-    Case("hydra_unknown_flag", "cli", hydra(flags=("--badflag",)), line=("--badflag",), entry="module"),
+    Case("hydra_unknown_flag", "cli", hydra(flags=("--badflag",)), line=("--badflag",), entry="module", process=True),
     Case("hydra_launcher_field_without_launcher", "cli", hydra("hydra.launcher.n_jobs=2"), line=("hydra.launcher.n_jobs",), entry="module"),
     Case("hydra_unknown_config_name", "cli", hydra(flags=("--config-name", "nope")), line=("--config-name", "nope"), entry="module"),
-    Case("hydra_sweep_of_run_seed", "cli", hydra("agent_a=tft,grim", "run.seed=1,2", flags=("-m",)), line=("run.seed",), entry="module"),
+    Case("hydra_sweep_of_run_seed", "cli", hydra("agent_a=tft,grim", "run.seed=1,2", flags=("-m",)), line=("run.seed",), entry="module", process=True),
+]
+
+# From the first milestone's config errors (issue 5): a typo, a value out of range or a missing file
+# is refused in one line naming the file and the field, with "did you mean" for a near miss.
+B, R = "tests/fixtures/configs/bad", "tests/fixtures/configs/refs"
+
+
+def config(id: str, args: tuple[str, ...], field: str, file: str | None, suggest: str | None = None, **kw) -> Case:
+    line = (field, *((file,) if file else ()), *((f'did you mean "{suggest}"?',) if suggest else ()))
+    return Case(id, "config", args, line=line, **kw)
+
+
+def bad_file(name: str, field: str, suggest: str | None = None, **kw) -> Case:
+    return config(name, validate(f"{B}/{name}.yaml"), field, f"{B}/{name}.yaml", suggest, **kw)
+
+
+def first(name: str, field: str) -> str:
+    """The field of the first condition of tests/fixtures/configs/bad/<name>.yaml."""
+    return f"conditions[0]({name}).{field}"
+
+
+CONFIG = [
+    config("malformed_yaml", validate(f"{B}/malformed.yaml"), "line 4", f"{B}/malformed.yaml"),
+    config("unknown_agent_option_primary", validate(PRIMARY, "agent_a=tftt"), "agent_a", PRIMARY, "tft"),
+    config("unknown_persona_option_primary", validate(PRIMARY, "persona=exploitatve"), "persona", PRIMARY, "exploitative"),
+    config("unknown_agent_name_experiment", validate(f"{B}/unknown_agent.yaml"), first("unknown_agent", "agent_a"), f"{B}/unknown_agent.yaml", "grim"),
+    config("unknown_top_level_key", validate(f"{B}/top_level_typo.yaml"), "runn", f"{B}/top_level_typo.yaml", "run"),
+    config("unknown_condition_key", validate(f"{B}/unknown_condition_key.yaml"), "conditions[0](typo).agnet_b", f"{B}/unknown_condition_key.yaml", "agent_b"),
+    bad_file("ref_field_typo", first("ref_field_typo", "agent_a.overrides.histroy_window"), "history_window"),
+    bad_file("condition_field_typo", first("condition_field_typo", "agent_a.histroy_window"), "history_window"),
+    config("run_field_typo_experiment", validate(EXPERIMENT, "run.seedd=1"), "run.seedd", EXPERIMENT, "seed"),
+    config("run_field_typo_primary", validate(PRIMARY, "run.seedd=1"), "run.seedd", PRIMARY, "seed"),
+    config("agent_field_typo_primary", validate(PRIMARY, "agent_a=llm_default", "agent_a.histroy_window=3"), "agent_a.histroy_window", PRIMARY, "history_window"),
+    bad_file("policy_param_typo", "generouss_prob", "generous_prob"),
+    config("generous_prob_out_of_range", validate(PRIMARY, "agent_a=gtft", "agent_a.params.generous_prob=1.5"), "agent_a.params.generous_prob", PRIMARY),
+    *[bad_file(f"stop_prob_{name}", first(f"stop_prob_{name}", "horizon.stop_prob")) for name in ("zero", "one", "high")],
+    config("stop_prob_primary", validate(PRIMARY, "horizon=geometric", "horizon.stop_prob=1.5"), "horizon.stop_prob", PRIMARY),
+    bad_file("history_window_negative", first("history_window_negative", "agent_a.history_window")),
+    bad_file("rounds_zero", first("rounds_zero", "horizon.rounds")),
+    config("rounds_negative_override", validate(EXPERIMENT, "horizon.rounds=-1"), "horizon.rounds", EXPERIMENT),
+    bad_file("max_retries_negative", first("max_retries_negative", "agent_a.max_retries")),
+    config("max_retries_negative_primary", validate(PRIMARY, "agent_a=llm_default", "agent_a.max_retries=-1"), "agent_a.max_retries", PRIMARY),
+    bad_file("missing_ref", first("missing_ref", "agent_a.ref"), "agent/llm_default.yaml"),
+    bad_file("missing_prompt", "agent_a.system_prompt"),
+    bad_file("missing_persona", "agent_a.persona", "cooperative"),
+    # The cycle lives in the ref files: the message names them and the condition's field.
+    config("ref_cycle", validate(f"{B}/ref_cycle.yaml"), first("ref_cycle", "agent_a.ref"), f"{R}/cycle_a.yaml"),
+    # A command-line option, not a file; nothing is written (the sandbox's fingerprint).
+    config("replicates_option_zero", run(EXPERIMENT, "--replicates", "0"), "--replicates", None, process=True),
+    config("replicates_override_zero", validate(EXPERIMENT, "run.replicates=0"), "run.replicates", EXPERIMENT),
+    config("hydra_unknown_agent_option", hydra("agent_a=tftt"), "agent_a", PRIMARY, "tft", entry="module"),
+    config("hydra_unknown_field", hydra("run.seedd=1"), "run.seedd", PRIMARY, "seed", entry="module"),
+    # No run is written by a composition that fails (the sandbox's fingerprint).
+    config("hydra_stop_prob_out_of_range", hydra("horizon=geometric", "horizon.stop_prob=1.5"), "horizon.stop_prob", PRIMARY,
+           entry="module", process=True),
+]
+
+# Errors a newcomer is likely to hit end in one sentence that says what to do (API keys are never
+# passed to a case: see bad_input_corpus.case_env).
+NEWCOMER = [
+    Case("missing_api_key_for_a_hosted_model", "newcomer", run(PRIMARY, "agent_a=llm_default", "provider=openai", "run.replicates=1", "horizon.rounds=2"),
+         line=("OPENAI_API_KEY", ".env")),
+    Case("ui_of_a_folder_that_is_not_a_run_dir", "newcomer", ("ui", "{out}"), line=("not a pdbench run dir",)),
+    Case("aggregate_of_a_folder_that_is_not_a_run_dir", "newcomer", ("aggregate", "{out}"), line=("not a pdbench run dir",)),
+    Case("resume_of_a_run_that_does_not_exist", "newcomer", run(EXPERIMENT, "--resume", "--run-id", "nope"), line=("nothing to resume",)),
 ]
 # fmt: on
 
-CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI]
+CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *NEWCOMER]

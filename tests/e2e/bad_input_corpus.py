@@ -1,11 +1,15 @@
 """Machinery of the careless-and-hostile-input corpus (issue 20); the table is in bad_input_cases.
 
-Every case runs the real command line (`pdbench ...` or `python -m pdbench ...`) in a subprocess
-inside its own sandbox, a folder holding
+Every case runs the real command line (`pdbench ...` or `python -m pdbench ...`) through the
+front door's entry function in the test process (tests/in_process.py: a subprocess costs a
+second of CPU before pdbench does anything), and the cases marked `process=True` once more as a
+real subprocess under resource limits (the process contract: exit code, one stderr line, no
+traceback, nothing written, CPU and memory limits). Each runs inside its own sandbox, a folder
+holding
 
-    proj/   a copy of the committed project's conf/, prompts/, examples/ and
-            tests/fixtures/bad_input/ (never the user's edited conf/; the working directory, so
-            pdbench takes it for the project root)
+    proj/   a copy of the committed project's conf/, prompts/, examples/,
+            tests/fixtures/bad_input/ and tests/fixtures/configs/ (never the user's edited conf/;
+            the working directory, so pdbench takes it for the project root)
     out/    run.output_dir, empty unless the case puts a run there
     cache/  PDBENCH_CACHE_DIR
     hydra/  Hydra's own run and sweep folders (module door)
@@ -33,15 +37,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from in_process import run_front_door
 from project_copy import shared_copy
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT_PARTS = ("conf", "prompts", "examples", "tests/fixtures/bad_input")
+PROJECT_PARTS = (
+    "conf",
+    "prompts",
+    "examples",
+    "tests/fixtures/bad_input",
+    "tests/fixtures/configs",
+)
 FIXTURES = ROOT / "tests" / "fixtures" / "bad_input"
 EXISTING_RUN = "taken"  # the run id of the finished run that `existing_run` copies into out/
 MEMORY_LIMIT = 2 * 1024**3  # address space of every case: "allocate the whole plan" fails fast
 
-CLASSES = ("yaml", "sizes", "values", "paths", "templates", "cli")
+CLASSES = ("yaml", "sizes", "values", "paths", "templates", "cli", "config", "newcomer")
 
 
 # --- why a case fails: one exception per check ---------------------------------------------------
@@ -118,6 +129,7 @@ class Case:
     # stderr must name these.
     warning: tuple[str, ...] = ()
     today: tuple[type[AssertionError], str] | None = None  # how it fails today: xfail
+    process: bool = False  # also run as a real subprocess under resource limits
 
     @property
     def cpu_limit_s(self) -> int:
@@ -236,19 +248,46 @@ def build_sandbox(case: Case, sandbox: Sandbox) -> None:
         step(sandbox)
 
 
-def run_case(case: Case, sandbox: Sandbox, logs: Path) -> Outcome:
-    """Run the case's command in its sandbox; stdout and stderr go to files under `logs` (outside
-    the sandbox) so that the process can be reaped with its CPU time (os.wait4)."""
-    entry = [pdbench_script()] if case.entry == "cli" else [sys.executable, "-m", "pdbench"]
-    command = [*entry, *(sandbox.fill(a) for a in case.args)]
+def case_env(case: Case, sandbox: Sandbox) -> dict[str, str]:
+    """The test session's environment with the sandbox's cache, without a developer's variables
+    that change what pdbench does (HYDRA_FULL_ERROR, a sweep to join, API keys), plus the case's."""
     env = {**os.environ, "PDBENCH_CACHE_DIR": str(sandbox.case_dir / "cache")}
     for name in ("HYDRA_FULL_ERROR", "PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR"):
         env.pop(name, None)
+    for name in [name for name in env if name.endswith("_API_KEY")]:
+        env.pop(name)
     for name, value in case.env:
         if value is None:
             env.pop(name, None)
         else:
             env[name] = sandbox.fill(value)
+    return env
+
+
+def run_case_in_process(case: Case, sandbox: Sandbox) -> Outcome:
+    """Run the case's command through its front door's entry function in this process."""
+    args = [sandbox.fill(a) for a in case.args]
+    shown = ["pdbench"] if case.entry == "cli" else ["python", "-m", "pdbench"]
+    outcome = Outcome(command=[*shown, *args], before=fingerprint(sandbox.case_dir))
+    ran = run_front_door(
+        case.entry,
+        args,
+        cwd=sandbox.proj,
+        env=case_env(case, sandbox),
+        wall_limit_s=case.wall_limit_s,
+    )
+    outcome.code, outcome.stdout, outcome.stderr = ran.code, ran.stdout, ran.stderr
+    outcome.seconds, outcome.cpu_seconds = ran.seconds, ran.cpu_seconds
+    outcome.after = fingerprint(sandbox.case_dir)
+    return outcome
+
+
+def run_case(case: Case, sandbox: Sandbox, logs: Path) -> Outcome:
+    """Run the case's command in its sandbox; stdout and stderr go to files under `logs` (outside
+    the sandbox) so that the process can be reaped with its CPU time (os.wait4)."""
+    entry = [pdbench_script()] if case.entry == "cli" else [sys.executable, "-m", "pdbench"]
+    command = [*entry, *(sandbox.fill(a) for a in case.args)]
+    env = case_env(case, sandbox)
     limits = [str(case.cpu_limit_s), str(MEMORY_LIMIT)]
     outcome = Outcome(command=command, before=fingerprint(sandbox.case_dir))
     stdout_path, stderr_path = logs / f"{case.id}.stdout", logs / f"{case.id}.stderr"
@@ -315,7 +354,11 @@ def fingerprint(root: Path) -> dict[str, str]:
 def check(case: Case, outcome: Outcome) -> None:
     """Raise the exception of the first expectation the outcome breaks."""
     shown = describe(outcome)
-    if outcome.code is None or outcome.code in (-signal.SIGXCPU, -signal.SIGKILL):
+    if (
+        outcome.code is None
+        or outcome.code in (-signal.SIGXCPU, -signal.SIGKILL)
+        or outcome.cpu_seconds > case.cpu_limit_s
+    ):
         raise Hang(
             f"killed at its limit ({case.cpu_limit_s} CPU s or {case.wall_limit_s:.0f} s) after "
             f"{outcome.seconds:.1f} s\n{shown}"

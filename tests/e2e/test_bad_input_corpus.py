@@ -3,17 +3,21 @@
 the run's folder and nothing already written lost; a valid but extreme input runs, or is refused
 in one line that says how to proceed.
 
-The cases are in bad_input_cases.py (one table), the machinery in bad_input_corpus.py. All cases
-start at once in a thread pool (module fixture), each in its own sandbox with a copy of the
-project as working directory; each parametrized test then checks one finished process. A case
+The cases are in bad_input_cases.py (one table, with the config errors and the newcomer's
+errors), the machinery in bad_input_corpus.py. Every case runs through its front door's entry
+function in this process (tests/in_process.py), each in its own sandbox with a copy of the
+project as working directory; the cases marked `process=True` run once more as real
+subprocesses under CPU and memory limits, for the process contract of both front doors. A case
 marked xfail records what happens today and must fail for exactly that reason (`raises=`).
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
-import subprocess
-from concurrent.futures import Future, ThreadPoolExecutor
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,71 +27,44 @@ from bad_input_corpus import (
     EXISTING_RUN,
     CannotSetUp,
     Case,
-    Outcome,
     Sandbox,
     build_sandbox,
     check,
     copy_project,
-    pdbench_script,
     run_case,
+    run_case_in_process,
 )
+from in_process import run_front_door
+
+import pdbench.cli.app  # both front doors imported before the first case, so a
+import pdbench.cli.hydra_door  # noqa: F401  # case's CPU time is its own
 
 
-def _make_template_run(base: Path) -> Path:
-    """The finished run that the existing-run cases copy: made once, by the real command."""
-    project = base / "proj"
+@functools.cache
+def _template_run() -> Path:
+    """The finished run that the existing-run cases copy: made on first use, by the real command,
+    once per test process (each xdist worker makes its own), removed when the process ends."""
+    base = Path(tempfile.mkdtemp(prefix="pdbench-bad-input-template-"))
+    atexit.register(shutil.rmtree, base, True)
+    project, out = base / "proj", base / "out"
     copy_project(project)
-    out = base / "out"
-    done = subprocess.run(
-        [
-            pdbench_script(),
-            "run",
-            POLICIES,
-            "--run-id",
-            EXISTING_RUN,
-            f"run.output_dir={out}",
-            "-q",
-        ],
+    done = run_front_door(
+        "cli",
+        ["run", POLICIES, "--run-id", EXISTING_RUN, f"run.output_dir={out}", "-q"],
         cwd=project,
         env={**os.environ, "PDBENCH_CACHE_DIR": str(base / "cache")},
-        capture_output=True,
-        text=True,
-        timeout=120,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     return out / EXISTING_RUN
 
 
-def _slow_first(case: Case) -> int:
-    """Start the costly cases first so the pool ends together: Hydra's door, then runs."""
-    return 0 if case.entry == "module" else 1 if case.args[:1] == ("run",) else 2
-
-
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory) -> dict[str, Outcome]:
-    base = tmp_path_factory.mktemp("bad_input")
-    logs = base / "_logs"
-    logs.mkdir()
-    sandboxes: list[Sandbox] = []
-    workers = max(2, (os.cpu_count() or 2) + 2)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        template: Future[Path] = pool.submit(_make_template_run, base / "_template")
-
-        def one(case: Case) -> Outcome:
-            sandbox = Sandbox(case_dir=base / case.id, template_run=template.result)
-            sandboxes.append(sandbox)
-            try:
-                build_sandbox(case, sandbox)
-            except CannotSetUp as reason:
-                return Outcome(command=[], skipped=str(reason))
-            return run_case(case, sandbox, logs)
-
-        futures = {case.id: pool.submit(one, case) for case in sorted(CASES, key=_slow_first)}
-        results = {case_id: future.result() for case_id, future in futures.items()}
-    yield results
-    for sandbox in sandboxes:  # undo read-only folders so pytest can remove the sandboxes
-        for cleanup in sandbox.cleanups:
-            cleanup()
+@pytest.fixture
+def sandbox(tmp_path):
+    made = Sandbox(case_dir=tmp_path / "case", template_run=_template_run)
+    made.case_dir.mkdir()
+    yield made
+    for cleanup in made.cleanups:  # undo read-only folders so pytest can remove the sandbox
+        cleanup()
 
 
 def _params(cases: list[Case]) -> list:
@@ -101,12 +78,26 @@ def _params(cases: list[Case]) -> list:
     return params
 
 
+def _set_up(case: Case, sandbox: Sandbox) -> None:
+    try:
+        build_sandbox(case, sandbox)
+    except CannotSetUp as reason:
+        pytest.skip(str(reason))
+
+
 @pytest.mark.parametrize("case", _params(CASES))
-def test_mistake_is_refused_in_one_line(case: Case, outcomes):
-    outcome = outcomes[case.id]
-    if outcome.skipped:
-        pytest.skip(outcome.skipped)
-    check(case, outcome)
+def test_mistake_is_refused_in_one_line(case: Case, sandbox: Sandbox):
+    _set_up(case, sandbox)
+    check(case, run_case_in_process(case, sandbox))
+
+
+@pytest.mark.slow  # a second of CPU per process before pdbench starts
+@pytest.mark.parametrize("case", _params([case for case in CASES if case.process]))
+def test_mistake_is_refused_in_one_line_by_a_process(case: Case, sandbox: Sandbox, tmp_path):
+    _set_up(case, sandbox)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    check(case, run_case(case, sandbox, logs))
 
 
 def test_every_class_is_covered_and_ids_are_unique():
@@ -115,3 +106,15 @@ def test_every_class_is_covered_and_ids_are_unique():
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
     kinds = {case.kind for case in CASES}
     assert kinds == set(CLASSES), kinds ^ set(CLASSES)
+
+
+def test_both_front_doors_keep_process_cases_with_resource_limits():
+    """The process contract is checked for each front door, including inputs that would exhaust
+    CPU or memory (the `quick` ones), and for a refusal and a recovery that writes."""
+    process = [case for case in CASES if case.process]
+    for entry in ("cli", "module"):
+        mine = [case for case in process if case.entry == entry]
+        assert len(mine) >= 3, (entry, [case.id for case in mine])
+        assert any(case.quick for case in mine), entry
+    assert any(0 in case.codes for case in process)
+    assert len(process) <= 20, "keep the subprocess cases few: they cost a second of CPU each"

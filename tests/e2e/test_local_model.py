@@ -29,7 +29,7 @@ PDBENCH = str(Path(sys.executable).with_name("pdbench"))
 SERVED_MODEL = "smollm2-135m-instruct"
 
 
-pytestmark = needs_local_server
+pytestmark = [needs_local_server, pytest.mark.slow]  # a real model on one CPU thread
 
 
 @pytest.fixture(scope="module")

@@ -122,6 +122,7 @@ def test_every_candidate_policy_is_named_by_sfem_against_random(policies_vs_rand
     assert all(0.35 < p < 0.65 for p in random_side), random_side
 
 
+@pytest.mark.slow
 def test_analysis_parquet_is_the_same_file_twice(policies_vs_random, monkeypatch, capsys):
     args = ("analyze", str(policies_vs_random), "--bootstrap", "30", "--seed", "7")
     assert run_cli(monkeypatch, *args) == 0
@@ -193,6 +194,7 @@ def test_aborted_matches_are_left_out_and_counted(tmp_path, monkeypatch, capsys)
     assert f"{aborted} left out" in out and "left out of flaky_llm_vs_tft" in out
 
 
+@pytest.mark.slow
 def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkeypatch, capsys):
     conditions = "".join(
         f"  - name: {style}_vs_{opponent}\n"

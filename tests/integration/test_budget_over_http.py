@@ -42,6 +42,7 @@ conditions:
     return path
 
 
+@pytest.mark.slow
 def test_budget_stops_the_run_and_a_larger_budget_resumes_it(tmp_path, stub):
     experiment = _experiment(tmp_path, stub.api_base)
     stopped = run_experiment(

@@ -151,6 +151,7 @@ def pdbench(tmp_path: Path, config: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["empty_choices", "html_502"])
 def test_a_run_ends_incomplete_without_a_traceback_and_resumes(stub, tmp_path, kind):
     config = tmp_path / "experiment.yaml"

@@ -211,6 +211,7 @@ def test_a_round_prompt_without_the_conversation_is_refused_when_the_game_talks(
 RESUME = ROOT / "tests" / "fixtures" / "experiments" / "negotiation_resume.yaml"
 
 
+@pytest.mark.slow
 def test_a_killed_negotiation_run_resumes_to_the_uninterrupted_rounds(tmp_path, monkeypatch):
     config = RESUME
     out = tmp_path / "runs"

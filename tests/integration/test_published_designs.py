@@ -89,6 +89,7 @@ def test_akata_scripted_grim_against_defect_once_writes_the_papers_gpt4_play(tmp
     assert row["cooperation_rate_a"].item() == pytest.approx(0.1)
 
 
+@pytest.mark.slow
 def test_fontana_scripted_random_cooperates_at_its_rate_whatever_alpha(tmp_path):
     p, replicates, rounds = 0.3, 20, 100
     experiment = loaded(

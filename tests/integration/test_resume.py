@@ -97,6 +97,7 @@ def out_dir(tmp_path) -> Path:
     return tmp_path / "runs"
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_artifacts_as_an_uninterrupted_one(
     tmp_path, out_dir, monkeypatch
 ):

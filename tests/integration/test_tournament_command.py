@@ -42,6 +42,9 @@ def table(run_dir: Path, name: str) -> pd.DataFrame:
     return frame[frame["table"] == name].dropna(axis=1, how="all").reset_index(drop=True)
 
 
+pytestmark = pytest.mark.slow  # whole round robins through the command line (20 s)
+
+
 @pytest.fixture(scope="module")
 def classic(tmp_path_factory) -> Path:
     output = tmp_path_factory.mktemp("classic")

@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "pdbench" / "ui" / "app.py"
 TIMEOUT = 60  # seconds per script run: the first one imports pandas, pyarrow and altair
 
+pytestmark = pytest.mark.slow  # each test runs the whole Streamlit app (5-15 s under load)
+
 
 # --- runs made for the tests -------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""The test suite's network guard: a socket that may only reach this machine.
+"""The test suite's process guards: a socket that may only reach this machine, and a record of
+every write into the project's data/ folder.
 
 tests/conftest.py installs it in the pytest process and puts this folder on PYTHONPATH, so every
 Python subprocess a test starts (pdbench's two front doors, the viewer's server, stub servers)
@@ -6,6 +7,12 @@ imports it at start-up as `sitecustomize`. Connections to loopback addresses and
 pass; any other connection, and any name lookup of another host, raises `NetworkBlocked` (an
 OSError, so a provider sees a refused connection, a transport failure) and is appended to the
 file named by PDBENCH_TEST_NETWORK_LOG, which conftest reports at the end of the session.
+
+The write guard (an audit hook, `install_write_guard`) appends to PDBENCH_TEST_WRITE_LOG every
+file opened for writing, folder made, file renamed, removed or copied under the folder named by
+PDBENCH_TEST_GUARDED_DIR (the project's data/), with the process id. Only the test session's
+processes carry the hook, so conftest can fail the session for a write a test made and not for
+the user's own experiment writing into data/ at the same time.
 """
 
 from __future__ import annotations
@@ -77,5 +84,107 @@ def install() -> None:
     socket.getaddrinfo = getaddrinfo
 
 
+# --- writes into the guarded folder ----------------------------------------------------------------
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+# Audit events that change the file system: the positions of the paths they write, each with the
+# position of its dir_fd (a relative path is relative to that folder, as shutil.rmtree does it).
+_PATH_EVENTS: dict[str, tuple[tuple[int, int | None], ...]] = {
+    "os.mkdir": ((0, 2),),
+    "os.remove": ((0, 1),),
+    "os.rmdir": ((0, 1),),
+    "os.rename": ((0, 2), (1, 3)),
+    "os.truncate": ((0, None),),
+    "os.symlink": ((1, 2),),
+    "os.link": ((1, 3),),
+    "os.chmod": ((0, 2),),
+    "os.utime": ((0, 3),),
+    "shutil.copyfile": ((1, None),),
+    "shutil.copytree": ((1, None),),
+    "shutil.move": ((0, None), (1, None)),
+    "shutil.rmtree": ((0, 1),),
+}
+
+
+def opened_for_writing(mode: object, flags: object) -> bool:
+    """Whether an `open` audit event (built-in open, io.open or os.open) may write."""
+    if isinstance(mode, str):
+        return any(letter in mode for letter in "wax+")
+    return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+
+
+def written_paths(event: str, args: tuple) -> list[object]:
+    """The paths an audit event writes to, made absolute (empty for events that write nothing)."""
+    if event == "open":
+        path, mode, flags = (*args, None, None, None)[:3]
+        return [path] if opened_for_writing(mode, flags) else []
+    found: list[object] = []
+    for position, dir_fd_position in _PATH_EVENTS.get(event, ()):
+        if position >= len(args):
+            continue
+        path = args[position]
+        has_dir_fd = dir_fd_position is not None and dir_fd_position < len(args)
+        dir_fd = args[dir_fd_position] if has_dir_fd else None  # type: ignore[index]
+        if isinstance(dir_fd, int) and dir_fd >= 0:  # -1: no dir_fd given
+            if isinstance(path, int):
+                continue
+            try:
+                path = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), os.fsdecode(path))
+            except OSError:
+                continue  # a folder we cannot name: not the guarded one's business to guess
+        found.append(path)
+    return found
+
+
+def _under(path: object, folders: tuple[str, ...]) -> str | None:
+    if isinstance(path, int) or path is None:  # a file descriptor: opened (and checked) before
+        return None
+    try:
+        absolute = os.path.abspath(os.fsdecode(path))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    for folder in folders:
+        if absolute == folder or absolute.startswith(folder + os.sep):
+            return absolute
+    return None
+
+
+def install_write_guard() -> None:
+    """Record writes under PDBENCH_TEST_GUARDED_DIR in PDBENCH_TEST_WRITE_LOG (idempotent)."""
+    import sys
+
+    guarded, log = (
+        os.environ.get("PDBENCH_TEST_GUARDED_DIR"),
+        os.environ.get("PDBENCH_TEST_WRITE_LOG"),
+    )
+    installed = sys.__dict__.setdefault("_pdbench_write_guards", set())
+    if not guarded or not log or (guarded, log) in installed:
+        return
+    installed.add((guarded, log))
+    import threading
+
+    folders = tuple(dict.fromkeys((os.path.abspath(guarded), os.path.realpath(guarded))))
+    watched = frozenset(("open", *_PATH_EVENTS))
+    state = threading.local()  # the hook's own write to the log is not watched
+
+    def hook(event: str, args: tuple) -> None:
+        if event not in watched or getattr(state, "busy", False):
+            return
+        state.busy = True
+        try:
+            for path in written_paths(event, args):
+                found = _under(path, folders)
+                if found is not None:
+                    with open(log, "a", encoding="utf-8") as out:
+                        out.write(f"{os.getpid()} {event} {found}\n")
+        except Exception:  # a guard never breaks the code it watches
+            pass
+        finally:
+            state.busy = False
+
+    sys.addaudithook(hook)
+
+
 if os.environ.get("PDBENCH_TEST_OFFLINE") == "1":
     install()
+    install_write_guard()

@@ -78,6 +78,7 @@ def test_package_imports_only_what_it_may(package):
         assert not reached, f"{path.relative_to(PACKAGE.parent)} imports pdbench.{reached}"
 
 
+@pytest.mark.slow  # imports the whole viewer in a fresh interpreter
 def test_the_viewer_pulls_in_no_runner_agent_or_provider_at_run_time():
     code = (
         "import sys, pdbench.ui.app, pdbench.storage.reader, pdbench.analysis.run_aggregates; "

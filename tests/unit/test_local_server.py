@@ -120,6 +120,7 @@ def test_without_xllamacpp_the_command_says_how_to_install_it(tmp_path):
 # --- a real server -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_local_server
 def test_the_server_serves_the_model_and_leaves_ctrl_c_to_python():
     with LocalServer(port=0, threads=1, ctx=512) as server:
@@ -138,6 +139,7 @@ def test_the_server_serves_the_model_and_leaves_ctrl_c_to_python():
         urllib.request.urlopen(f"http://127.0.0.1:{server.port}/health", timeout=2)
 
 
+@pytest.mark.slow
 @needs_local_server
 def test_a_taken_port_is_one_sentence():
     with socket.socket() as taken:
@@ -148,6 +150,7 @@ def test_a_taken_port_is_one_sentence():
             LocalServer(port=port).start()
 
 
+@pytest.mark.slow
 @needs_local_server
 def test_serve_local_prints_what_to_use_and_stops_on_ctrl_c():
     process = subprocess.Popen(
