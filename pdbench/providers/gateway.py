@@ -207,7 +207,7 @@ class ProviderGateway:
             except WriteFailed:
                 self._keep_unjournaled(key, completion, paid)
                 raise
-        self.stats = self.stats + paid
+        self.stats += paid  # in place: the progress display holds this counter
         return completion
 
     def _keep_unjournaled(self, key: str | None, completion: Completion, paid: CallCounts) -> None:
@@ -231,7 +231,7 @@ class ProviderGateway:
         for paid in take() if take is not None else ():
             if self.spend is not None:
                 self.spend.record(paid)
-            self.stats = self.stats + paid
+            self.stats += paid  # in place: the progress display holds this counter
 
     def _checked(
         self, request: CompletionRequest, completion: Completion

@@ -157,10 +157,23 @@ async def _play_pending(
     # More matches than calls in flight keeps the provider busy while matches think locally.
     slots = asyncio.Semaphore(max(2, 2 * loaded.spec.run.max_concurrency))
 
-    async def play(index: int, planned: PlannedMatch) -> tuple[int, FinishedMatch | None]:
+    async def play(index: int, planned: PlannedMatch) -> None:
+        """Play one match and hand it to the writer the moment it ends (progress then moves as
+        matches finish, however the event loop orders the tasks that wait to report)."""
+        finished = await play_one(index, planned)
+        if finished is None:
+            # Matches are stored in plan order: nothing after an unfinished match is stored in
+            # this attempt (its answers are in the cache, so the resumed run replays them for
+            # free and writes the same file as an uninterrupted run).
+            writer.stop_at(index)
+            return
+        writer.add(index, finished)
+        on_match_done(finished, finished.ledger.calls)
+
+    async def play_one(index: int, planned: PlannedMatch) -> FinishedMatch | None:
         async with slots:
             if halt.status is not None or stopping.requested:
-                return index, None  # the provider failed, the budget is spent, or a stop came
+                return None  # the provider failed, the budget is spent, or a stop came
             agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
             try:
                 result = await play_match(
@@ -177,22 +190,22 @@ async def _play_pending(
             except TransportFailure as failure:
                 # Not a result: the match stays unfinished and no new match starts.
                 halt.set(manifests.STATUS_INCOMPLETE, str(failure))
-                return index, None
+                return None
             except BudgetExhausted as spent:
                 halt.set(manifests.STATUS_STOPPED, str(spent))
-                return index, None
+                return None
             except StopRequested:  # Ctrl-C or SIGTERM: the match stays unfinished
-                return index, None
+                return None
             except asyncio.CancelledError:  # the run stops: no turn in progress is waited for
                 for agent in agents:
                     agent.stop_now()
                 if stopping.requested:  # the grace after a stop ran out: unfinished
-                    return index, None
+                    return None
                 raise
             finally:
                 for agent in agents:
                     agent.close()
-            finished = FinishedMatch(
+            return FinishedMatch(
                 lines=round_lines(planned, result, run_id=run_id, store_prompts=store_prompts),
                 ledger=ledger_entry(
                     planned,
@@ -203,7 +216,6 @@ async def _play_pending(
                 ),
                 columns=result_columns(planned, result),
             )
-            return index, finished
 
     # A failed write (a full disk) stops the run at once: the matches in flight are cancelled
     # and no new provider call is made; the failure is raised by the writer below.
@@ -216,15 +228,7 @@ async def _play_pending(
     stopping.cancel_after_grace(tasks)
     try:
         for next_done in asyncio.as_completed(tasks):
-            index, finished = await next_done
-            if finished is None:
-                # Matches are stored in plan order: nothing after an unfinished match is stored
-                # in this attempt (its answers are in the cache, so the resumed run replays them
-                # for free and writes the same file as an uninterrupted run).
-                writer.stop_at(index)
-                continue
-            writer.add(index, finished)
-            on_match_done(finished, finished.ledger.calls)
+            await next_done  # a failed write raises here, and stops the rest below
     finally:
         for task in tasks:
             task.cancel()

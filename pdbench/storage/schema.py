@@ -76,6 +76,14 @@ class CallCounts:
             self.other_model + other.other_model,
         )
 
+    def __iadd__(self, other: CallCounts) -> CallCounts:
+        """Add in place: a counter others hold (the progress display holds the gateway's)
+        stays the one that is counted."""
+        total = self + other
+        for name in self.__slots__:
+            setattr(self, name, getattr(total, name))
+        return self
+
     def paid(self) -> CallCounts:
         """Only what was paid for: the live calls, their tokens and cost."""
         return CallCounts(
