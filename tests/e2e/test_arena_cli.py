@@ -97,3 +97,25 @@ def test_agent_process_does_not_inherit_secrets(tmp_path, monkeypatch):
     run_dir = _run(_experiment(tmp_path, snoop), tmp_path, "s")
     logs = "".join(p.read_text() for p in (run_dir / "agent_logs").iterdir())
     assert "key: None" in logs and "sk-should-not-leak" not in logs
+
+
+def test_a_sweeps_agent_logs_are_where_the_readme_says(tmp_path):
+    """Issue 26: the README names shards/<job>/agent_logs/ for a sweep (each job writes only its
+    own shard folder), one log per match and side, holding what the agent printed."""
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "pdbench", "-m",
+            "agent_a=arena", f"agent_a.path={PROJECT / 'examples' / 'agents' / 'tit_for_tat.py'}",
+            "agent_b=tft,alld", "horizon.rounds=3", "run.replicates=1",
+            f"run.output_dir={tmp_path / 'runs'}", "run.run_id=swept",
+            f"hydra.sweep.dir={tmp_path / 'hydra'}",
+        ],
+        cwd=PROJECT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shards = sorted((tmp_path / "runs" / "swept" / "shards").iterdir())
+    assert len(shards) == 2
+    for shard in shards:
+        logs = sorted(p.name for p in (shard / "agent_logs").iterdir())
+        assert len(logs) == 1 and logs[0].endswith("__rep0__a.log"), logs
+    assert not (tmp_path / "runs" / "swept" / "agent_logs").exists()
