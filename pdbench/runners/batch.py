@@ -8,8 +8,6 @@ holds it to that.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import orjson
 
@@ -18,20 +16,11 @@ from pdbench.core.rng import make_rng
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.schema import PER_ROUND_FIELDS
 from pdbench.strategies import Policy
-from pdbench.strategies.play import play_arrays
+from pdbench.strategies.play import BatchArrays, play_arrays
 
-
-@dataclass(frozen=True)
-class MatchArrays:
-    """One match as arrays over its rounds (True = C): the actions played, their payoffs and,
-    with noise only, the actions intended."""
-
-    coop_a: np.ndarray
-    coop_b: np.ndarray
-    payoff_a: np.ndarray
-    payoff_b: np.ndarray
-    intended_a: np.ndarray | None = None
-    intended_b: np.ndarray | None = None
+# One match as arrays over its rounds (True = C): the actions played, their payoffs and, with
+# noise only, the actions intended; the batch core's arrays, one row of them.
+MatchArrays = BatchArrays
 
 
 def _policy(spec: AgentSpec, planned: PlannedMatch, side: str) -> Policy:

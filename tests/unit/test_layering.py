@@ -153,19 +153,26 @@ _KIND_BRANCH = re.compile(
 _KIND_HOMES = ("agents/", "config/agent_spec.py")
 
 
+def _lines_matching(pattern: re.Pattern[str], homes: tuple[str, ...]) -> list[str]:
+    """Every line of pdbench outside `homes` (paths relative to the package) that `pattern`
+    finds, as path:line: text."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith(homes):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"pdbench/{relative}:{number}: {line.strip()}")
+    return found
+
+
 def test_nothing_outside_the_agent_kinds_branches_on_the_kind():
     """A new agent kind is one spec class, one module and one registration (issue 28): the
     runner, the planner, the checks and the viewer ask the spec (uses_provider,
     provider_calls_per_round, is_deterministic, warnings, problem_in_game, files it reads)
     instead of testing which kind it is."""
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE).as_posix()
-        if relative.startswith(_KIND_HOMES):
-            continue
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if _KIND_BRANCH.search(line):
-                found.append(f"pdbench/{relative}:{number}: {line.strip()}")
+    found = _lines_matching(_KIND_BRANCH, _KIND_HOMES)
     assert not found, "branches on the agent kind:\n" + "\n".join(found)
 
 
@@ -178,12 +185,5 @@ def test_nothing_outside_the_providers_branches_on_a_provider_name():
     """A new provider is one client module plus one `register_provider(ProviderKind(...))`
     (issue 28): the gateway, the LLM agent and the planner ask the kind (offline, deterministic,
     seeded per match, the options in its cache key) instead of its name."""
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE).as_posix()
-        if relative.startswith(_PROVIDER_HOMES):
-            continue
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if _PROVIDER_BRANCH.search(line):
-                found.append(f"pdbench/{relative}:{number}: {line.strip()}")
+    found = _lines_matching(_PROVIDER_BRANCH, _PROVIDER_HOMES)
     assert not found, "branches on a provider name:\n" + "\n".join(found)
