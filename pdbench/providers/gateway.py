@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -257,6 +258,14 @@ class ProviderGateway:
                 "answered: played and priced as it reports (counted in run_manifest.json "
                 "spend.other_model)",
             )
+        if completion.cost_usd is None and not impossible:
+            self._say_once(
+                ("price", request.model),
+                f"the price of {request.model} is unknown to litellm: its cost is recorded as "
+                "null (calls at an unknown price are counted in run_manifest.json "
+                "spend.unknown_price)",
+                per_run=True,
+            )
         paid = CallCounts(
             live=1,
             input_tokens=completion.input_tokens,
@@ -268,10 +277,15 @@ class ProviderGateway:
         )
         return completion, paid
 
-    def _say_once(self, what: tuple[str, ...], message: str) -> None:
-        if what not in self._said:
-            self._said.add(what)
-            self._warn(message)
+    def _say_once(self, what: tuple[str, ...], message: str, *, per_run: bool = False) -> None:
+        """Say `message` once in this process; with `per_run`, once in the whole run (every job
+        of a sweep, whichever process or machine runs it: see `first_to_say`)."""
+        if what in self._said:
+            return
+        self._said.add(what)
+        if per_run and self.spend is not None and not first_to_say(self.spend.path.parent, what):
+            return
+        self._warn(message)
 
     def close(self) -> None:
         for client in self._clients.values():
@@ -281,3 +295,23 @@ class ProviderGateway:
         self._clients.clear()
         if self.cache is not None:
             self.cache.close()
+
+
+SAID_DIR = ".said"  # beside the spend journal: which once-per-run warnings were given
+
+
+def first_to_say(folder: Path, what: tuple[str, ...]) -> bool:
+    """Whether this process is the first of the run to say `what`: a marker created exclusively
+    in `folder` (the run's, or the sweep's, beside the spend journal every job appends to), so a
+    warning is given once per run however many processes play its jobs. When the marker cannot
+    be written the warning is given (said twice rather than never)."""
+    digest = hashlib.sha256("\x1f".join(what).encode()).hexdigest()[:16]
+    marker = folder / SAID_DIR / digest
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o644))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True

@@ -39,11 +39,6 @@ log = logging.getLogger(__name__)
 # ends in the usual "no API key for <model>: set OPENAI_API_KEY" message.
 PLACEHOLDER_API_KEY = "pdbench-no-key-set"
 
-# The models whose unknown price this process has warned about: once per model per process, so
-# a serial sweep (every job in the launching process, each with its own client) says it once,
-# not once per job. The manifest counts every such call (spend.unknown_price) anyway.
-_UNKNOWN_PRICE_WARNED: set[str] = set()
-
 
 def label_grammar(answers: tuple[str, str]) -> str:
     """A GBNF grammar (llama.cpp) whose only sentences are the two `answers`."""
@@ -367,19 +362,13 @@ class LiteLLMProvider:
         )
 
     def _cost(self, litellm: Any, response: Any, model: str) -> float | None:
-        """The call's price from litellm's table; None (and one warning per model) when unknown."""
+        """The call's price from litellm's table; None when unknown."""
         try:
             cost = litellm.completion_cost(completion_response=response)
         except Exception:
             cost = None
-        if cost:
-            return float(cost)
-        if model not in _UNKNOWN_PRICE_WARNED:
-            _UNKNOWN_PRICE_WARNED.add(model)
-            log.warning(
-                "the price of %s is unknown to litellm: its cost is recorded as null", model
-            )
-        return None
+        # None: the gateway says so, once per run (ProviderGateway._checked).
+        return float(cost) if cost else None
 
 
 def _status_code(error: BaseException) -> int | None:

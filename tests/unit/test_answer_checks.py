@@ -57,3 +57,41 @@ def test_impossible_usage_counts_as_no_tokens_at_an_unknown_price(usage):
 def test_possible_usage_is_left_alone():
     assert not impossible_usage(Completion("C", 10, 1, 0.0))
     assert not impossible_usage(Completion("C", 0, 0, None))
+
+
+def test_an_unknown_price_is_said_once_per_run_whatever_the_processes(tmp_path):
+    """Issue 26: the unknown-price warning came once per job of a sweep. Gateways that share a
+    spend journal (the jobs of one sweep, in one process or many) say it once between them."""
+    import asyncio
+
+    from pdbench.config.schema import ProviderSpec
+    from pdbench.providers.base import Completion, CompletionRequest
+    from pdbench.providers.gateway import ProviderGateway
+    from pdbench.storage.spend import SpendJournal
+
+    class UnpricedModel:
+        async def acomplete(self, request: CompletionRequest) -> Completion:
+            return Completion(text="C", input_tokens=10, output_tokens=1, cost_usd=None)
+
+    said: list[str] = []
+    spec = ProviderSpec(name="litellm", model="openai/unpriced", api_base="http://127.0.0.1:9/v1")
+    ask = CompletionRequest(
+        provider="litellm",
+        model="openai/unpriced",
+        api_base=spec.api_base,
+        system="",
+        messages=(("user", "Answer with exactly one of: C, D."),),
+        temperature=0.0,
+        max_tokens=4,
+    )
+    for job in range(3):  # three jobs of a sweep, each with its own gateway (its own process)
+        gateway = ProviderGateway(
+            cache_mode="off",
+            spend=SpendJournal(tmp_path / "spend.jsonl", source=f"job{job}"),
+            client_factory=lambda _spec: UnpricedModel(),
+            warn=said.append,
+        )
+        for _ in range(2):
+            asyncio.run(gateway.complete(spec, ask))
+        assert gateway.stats.unknown_price == 2  # every such call is still counted
+    assert len([s for s in said if "price of openai/unpriced is unknown" in s]) == 1
