@@ -186,13 +186,17 @@ def problem(state: LiarsDiceState, player: Player, move: Move) -> str | None:
 
 def legal_moves(state: LiarsDiceState) -> list[Move]:
     """Every legal move of the player to move, challenge first (when a bid stands)."""
-    total = sum(state.dice_counts)
-    moves: list[Move] = [CHALLENGE] if state.bids else []
-    for quantity in range(1, total + 1):
-        for face in range(1, state.rules.faces + 1):
-            bid = Bid(quantity, face)
-            if is_raise(state.rules, bid, state.current_bid, total) is None:
-                moves.append(bid)
+    return legal_after(state.rules, state.current_bid, sum(state.dice_counts))
+
+
+def legal_after(rules: LiarsDiceRules, current: Bid | None, total_dice: int) -> list[Move]:
+    """The legal moves over `current` with `total_dice` in play: challenge first (when a bid
+    stands), then every raise, fewest dice first."""
+    moves: list[Move] = [CHALLENGE] if current is not None else []
+    for quantity in range(1, total_dice + 1):
+        for face in range(1, rules.faces + 1):
+            if is_raise(rules, Bid(quantity, face), current, total_dice) is None:
+                moves.append(Bid(quantity, face))
     return moves
 
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pdbench.games.liars_dice import (
-    Bid,
     LiarsDiceRules,
     LiarsDiceState,
     Player,
     Showdown,
     bid_probability,
+    matching,
 )
 
 BLUFF_BELOW = 0.5
@@ -120,12 +120,6 @@ def calibration(
 def showdown_is_consistent(rules: LiarsDiceRules, showdown: Showdown) -> bool:
     """The stored outcome follows from the revealed dice (for audits of stored matches)."""
     bidder, bid = showdown.bids[-1]
-    met = sum(
-        die == bid.face or (rules.wild_ones and die == 1 and bid.face != 1)
-        for die in showdown.dice[0] + showdown.dice[1]
-    )
+    met = matching(rules, showdown.dice[0] + showdown.dice[1], bid.face)
     loser = showdown.challenger if met >= bid.quantity else bidder
     return met == showdown.matching and loser == showdown.loser
-
-
-__all__ = ["Bid", "PlayerMetrics", "calibration", "player_metrics", "showdown_is_consistent"]

@@ -27,6 +27,7 @@ from pdbench.games.liars_dice import (
     action_dict,
     bid_probability,
     is_raise,
+    legal_after,
     matching,
 )
 
@@ -45,14 +46,8 @@ def _current(round_state: dict) -> Bid | None:
 
 
 def _legal(round_state: dict) -> list[Move]:
-    rules, current = _rules(round_state), _current(round_state)
     total = round_state["your_dice_count"] + round_state["opponent_dice_count"]
-    moves: list[Move] = [CHALLENGE] if current is not None else []
-    for quantity in range(1, total + 1):
-        for face in range(1, rules.faces + 1):
-            if is_raise(rules, Bid(quantity, face), current, total) is None:
-                moves.append(Bid(quantity, face))
-    return moves
+    return legal_after(_rules(round_state), _current(round_state), total)
 
 
 def _smallest_raise(round_state: dict, face: int, at_least: int = 1) -> Bid | None:
