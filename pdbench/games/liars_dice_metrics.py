@@ -23,9 +23,9 @@ from pdbench.games.liars_dice import (
     LiarsDiceState,
     Player,
     Showdown,
-    bid_probability,
     matching,
 )
+from pdbench.games.liars_dice_odds import bid_probability
 
 BLUFF_BELOW = 0.5
 

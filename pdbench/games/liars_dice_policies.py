@@ -25,11 +25,11 @@ from pdbench.games.liars_dice import (
     LiarsDiceRules,
     Move,
     action_dict,
-    bid_probability,
     is_raise,
     legal_after,
     matching,
 )
+from pdbench.games.liars_dice_odds import bid_probability
 
 
 def _rules(round_state: dict) -> LiarsDiceRules:

@@ -15,7 +15,6 @@ from pdbench.games.liars_dice import (
     LiarsDiceRules,
     LiarsDiceState,
     apply,
-    bid_probability,
     initial_state,
     is_raise,
     legal_moves,
@@ -26,6 +25,7 @@ from pdbench.games.liars_dice import (
     scores,
 )
 from pdbench.games.liars_dice_metrics import calibration, player_metrics, showdown_is_consistent
+from pdbench.games.liars_dice_odds import bid_probability
 from pdbench.games.liars_dice_policies import (
     LIARS_DICE_POLICIES,
     Bluffer,

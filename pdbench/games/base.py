@@ -1,0 +1,130 @@
+"""The contract of a turn-based game: a rules object with pure methods over an immutable state.
+
+The 2x2 matrix games (pd, stag hunt, chicken, battle of the sexes, split or steal) keep their
+payoff-matrix engine. Every other game is a `TurnGame`, in the shape OpenSpiel and TextArena use,
+and the engine (`pdbench.runners`) plays any of them with one loop:
+
+    state = game.initial_state(seed)
+    while not game.match_over(state):
+        seats = game.to_move(state)                      # who acts now: one seat, or several at once
+        seen = {seat: game.observe(state, seat) for seat in seats}   # all taken before anyone acts
+        actions = {seat: <the agent bound to role_of(seat) answers seen[seat]> for seat in seats}
+        #   an action the rules refuse (`problem` is not None) is re-asked as an LLM's invalid
+        #   answer is; what finally happens (`fallback`, or the match aborts) is recorded
+        state = game.apply(state, actions)
+    game.scores(state)
+
+Seats and roles. A seat is who answers one request: "a" and "b" are the two players; a game with a
+third party names it as a role ("keeper", "judge") and may ask it several things at once by
+qualifying the seat after a colon ("keeper:a" answers player a's question, "keeper:b" player b's).
+The part before the colon is the role a condition binds to an agent (`agent_a`, `agent_b`,
+`keeper=...`, `judge=...`); `role_of` splits it. Third roles are listed in `third_roles`.
+
+Purity and seeds. Every method is a pure function of its arguments. Chance (dice, the secret word,
+the scenario of a debate) is drawn from the match's seed carried in the state, as a pure function
+of (seed, round), so a match replays move for move and resumes from its stored turns: replaying
+the stored actions through `apply` from `initial_state(seed)` gives the same states.
+
+Observations. `observe(state, seat)` is the only way anything about the state reaches an agent:
+exactly the platform's round_state for that game (both of its documented spellings where the
+platform has two), and never what that seat may not see yet (the opponent's dice, the other
+player's questions and answers, the secret word for a player). Prompts, logs and the viewer's
+view of a turn in progress are built from it.
+
+Actions are JSON objects in the platform's shapes (`{"type": "bid", "quantity": 3, "face": 5}`,
+`{"type": "question", "text": ...}`); a third role's actions are the game's own (documented in its
+module). `problem` says why an action is not legal now (None: it is), in a sentence an LLM can be
+shown when it is re-asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+
+Seat = str  # "a", "b", or "<third role>" / "<third role>:<qualifier>"
+PLAYER_SEATS: tuple[Seat, Seat] = ("a", "b")
+FallbackReason = Literal["invalid", "timeout"]
+
+State = TypeVar("State")
+
+
+def role_of(seat: Seat) -> str:
+    """The role a seat belongs to: "keeper:a" -> "keeper", "a" -> "a"."""
+    return seat.partition(":")[0]
+
+
+def other_player(seat: Seat) -> Seat:
+    """The opponent of player seat "a" or "b"."""
+    if seat not in PLAYER_SEATS:
+        raise ValueError(f"{seat!r} is not a player seat")
+    return "b" if seat == "a" else "a"
+
+
+@runtime_checkable
+class TurnGame(Protocol[State]):
+    """A turn-based game's rules for one variant (its options are fields of the implementing
+    class, fixed when it is built from the condition's config)."""
+
+    # The game's id in pdbench (configs, file names: "liars_dice") and its name on AgentDuel, the
+    # spelling agent files write in `GAME` and round_state carries in "game" ("liars-dice").
+    id: ClassVar[str]
+    platform_name: ClassVar[str]
+    # Roles besides the two players that a condition must bind to an agent (e.g. ("keeper",)).
+    third_roles: ClassVar[tuple[str, ...]]
+
+    def initial_state(self, seed: int) -> State:
+        """The state before the first turn; all of the match's chance follows from `seed`."""
+        ...
+
+    def to_move(self, state: State) -> tuple[Seat, ...]:
+        """The seats that act now: one, or several acting at once (none see the others' actions
+        of this turn). Empty only when the match is over."""
+        ...
+
+    def observe(self, state: State, seat: Seat) -> dict[str, Any]:
+        """What `seat` is shown now: the platform's round_state (a third role's request for
+        third-party seats). Never anything the seat may not see yet."""
+        ...
+
+    def problem(self, state: State, seat: Seat, action: Mapping[str, Any]) -> str | None:
+        """Why `action` is not legal for `seat` now (None: it is)."""
+        ...
+
+    def fallback(self, state: State, seat: Seat, reason: FallbackReason) -> dict[str, Any]:
+        """The action played for `seat` when its agent gave no legal one (`reason`): the game's
+        documented default (e.g. AgentDuel's generic argument on a timeout). The engine records
+        that it was a fallback; a condition may choose to abort the match instead."""
+        ...
+
+    def apply(self, state: State, actions: Mapping[Seat, Mapping[str, Any]]) -> State:
+        """The state after the seats of `to_move(state)` played `actions` (each legal)."""
+        ...
+
+    def round_number(self, state: State) -> int:
+        """The round in play (from 1; after the match ends, the last round played + 1)."""
+        ...
+
+    def phase(self, state: State) -> str:
+        """The phase in play, in the platform's spelling ("bid", "question", "debate_1")."""
+        ...
+
+    def revealed(self, before: State, after: State) -> dict[str, Any] | None:
+        """What the last `apply` made public to both players, for the turn's stored record (a
+        showdown's dice, the Keeper's verdict on guesses, a judge's decision); None: nothing."""
+        ...
+
+    def match_over(self, state: State) -> bool: ...
+
+    def scores(self, state: State) -> dict[Seat, float]:
+        """Points per player seat ("a", "b") so far; final once `match_over`."""
+        ...
+
+
+@runtime_checkable
+class TurnPolicy(Protocol):
+    """A house player of a turn-based game: it answers from the round_state alone (what an arena
+    agent is given), in the platform's action shape, so it can see nothing an agent could not.
+    `rng` is the player's own seeded stream for the match."""
+
+    def act(self, round_state: dict[str, Any], rng: Any) -> dict[str, Any]: ...
