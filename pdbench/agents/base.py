@@ -5,12 +5,15 @@ The runner calls, per match: `reset(seed)`, `start_match(info)`, then each round
 agent with `waits = False`) or `await decide(obs)` (an agent that waits on a provider or a
 process), then `end_match(summary)` and `close()`. In a game with a negotiation phase, each round
 first calls `await negotiate(obs)` on the agent's turns (`obs.messages` holds what was said so
-far); the commit's observation then carries the whole conversation. `Agent` is the smallest protocol, what a bare
-strategy from `pdbench.strategies` already satisfies.
+far); the commit's observation then carries the whole conversation. In a turn-based game
+(`pdbench.games.base`) the engine calls `await take_turn(request)` instead of `decide`, once per
+turn the agent's seat moves. `Agent` is the smallest protocol, what a bare strategy from
+`pdbench.strategies` already satisfies.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -69,6 +72,13 @@ class AgentBase:
     def close(self) -> None:
         """Release processes or connections; called once the match is stored."""
 
+    async def take_turn(self, request: TurnRequest) -> TurnDecision:
+        """One turn of a turn-based game (`pdbench.games.base.TurnGame`): an action for
+        `request.round_state` in the platform's shape. An agent re-asks itself as its kind
+        retries (an LLM is shown `request.check`'s reason); with no legal action in the end it
+        returns `action=None` and the engine plays the game's fallback or aborts the match."""
+        raise NotImplementedError(f"{type(self).__name__} does not play turn-based games")
+
     def stop_now(self) -> None:
         """The run is stopping (Ctrl-C, a failed write): end whatever is running at once,
         without waiting for a turn in progress. `close` follows."""
@@ -90,6 +100,32 @@ class Decision:
     error: str | None = None
     # The order the two options were named in the prompt ("CD" or "DC"), when it is shuffled.
     option_order: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """What a turn-based game asks one seat (see `pdbench.games.base`)."""
+
+    game: str  # the platform's name of the game ("liars-dice"), as in an agent file's GAME
+    seat: str  # "a", "b", or a third role's seat ("keeper:a", "judge")
+    round_state: dict[str, Any]  # the seat's observation: exactly what it may see
+    # The rules' verdict on an action: None when legal, else why not (a sentence fit to show an
+    # LLM that is re-asked). Agents call it on each answer before returning it.
+    check: Callable[[dict[str, Any]], str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDecision:
+    """A seat's answer to one turn and how it was reached (as `Decision` for a 2x2 round).
+
+    `action` is None when no legal action came after the agent's retries (or it timed out):
+    the engine then plays the game's fallback, or aborts the match, and records which."""
+
+    action: dict[str, Any] | None
+    attempts: tuple[Attempt, ...] = ()
+    invalid_outputs: int = 0  # answers refused (unparseable or illegal) before the final one
+    timeout: bool = False
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
