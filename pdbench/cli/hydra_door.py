@@ -182,7 +182,7 @@ class SweepCallback(Callback):
 
 def _merge_sweep(config: Any) -> int:
     """Merge a finished sweep's shards into its run dir and aggregate it; the exit code."""
-    from pdbench.analysis.aggregate import write_aggregates
+    from pdbench.analysis.metrics.aggregate import write_aggregates
     from pdbench.storage.run_store import read_manifest
     from pdbench.storage.shards import merge_shards, shard_dirs
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from pdbench.agents.base import Decision
-from pdbench.analysis.columns import StoredMatches
-from pdbench.analysis.talk import talk_flags
+from pdbench.analysis.metrics.columns import StoredMatches
+from pdbench.analysis.metrics.talk import talk_flags
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch

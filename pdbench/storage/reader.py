@@ -7,7 +7,7 @@ Nothing in here writes, creates or truncates a file. Three layouts are read the 
 - a sweep whose shards are not merged yet (still running, or stopped before the merge): every
   shard is a run dir of one condition, and the reader stitches them together in memory.
 
-Aggregates (stored or computed in memory) are read through `pdbench.analysis.run_aggregates`.
+Aggregates (stored or computed in memory) are read through `pdbench.analysis.per_run.aggregates`.
 """
 
 from __future__ import annotations

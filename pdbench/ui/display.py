@@ -1,6 +1,6 @@
 """How the page shows metrics: which get cards, in what order, and how their values read.
 
-Labels, help texts, kinds and decimals come from the metric catalogue (`pdbench.analysis.catalog`);
+Labels, help texts, kinds and decimals come from the metric catalogue (`pdbench.analysis.metrics.catalog`);
 this module only chooses and formats. Pure functions of stored values: no Streamlit here.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from pdbench.analysis.catalog import COLUMNS, SIDES, MetricColumn, metric
+from pdbench.analysis.metrics.catalog import COLUMNS, SIDES, MetricColumn, metric
 
 # The Match tab's cards: the match as a whole, then each agent in the same order.
 JOINT_METRICS = [metric(column) for column in ("cooperation_rate", "time_to_collapse", "n_rounds")]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pdbench.analysis.catalog import SIDES
+from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.core.errors import PdbenchError
 from pdbench.core.game import get_game, label_preset
 from pdbench.storage.manifest import RunManifest

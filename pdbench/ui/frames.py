@@ -1,7 +1,7 @@
 """The tables and chart data the tabs show, built from stored records as pandas frames.
 
 Pure functions: no Streamlit and no Altair here, so every frame is testable on its own. Metric
-headers come from the catalogue (`pdbench.analysis.catalog`).
+headers come from the catalogue (`pdbench.analysis.metrics.catalog`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from pdbench.analysis.catalog import SIDES, MetricColumn, metric
+from pdbench.analysis.metrics.catalog import SIDES, MetricColumn, metric
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.schema import LedgerEntry
 from pdbench.ui.display import (

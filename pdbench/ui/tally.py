@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pdbench.analysis.catalog import SIDES
+from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.storage.schema import LedgerEntry
 
 

@@ -81,7 +81,7 @@ def test_package_imports_only_what_it_may(package):
 @pytest.mark.slow  # imports the whole viewer in a fresh interpreter
 def test_the_viewer_pulls_in_no_runner_agent_or_provider_at_run_time():
     code = (
-        "import sys, pdbench.ui.app, pdbench.storage.reader, pdbench.analysis.run_aggregates; "
+        "import sys, pdbench.ui.app, pdbench.storage.reader, pdbench.analysis.per_run.aggregates; "
         "print([m for m in sys.modules if m.startswith("
         "('pdbench.runners', 'pdbench.agents', 'pdbench.providers', 'pdbench.config'))])"
     )

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.analysis import catalog
-from pdbench.analysis.aggregate import SCALAR_METRICS, StoredMatches, aggregate_matches
+from pdbench.analysis.metrics import catalog
+from pdbench.analysis.metrics.aggregate import SCALAR_METRICS, StoredMatches, aggregate_matches
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 
@@ -80,7 +80,7 @@ def test_an_unknown_column_suggests_the_closest():
 
 def test_the_catalogue_imports_no_pandas_numpy_or_streamlit():
     code = (
-        "import sys, pdbench.analysis.catalog; "
+        "import sys, pdbench.analysis.metrics.catalog; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pandas', 'numpy', 'pyarrow', 'streamlit', 'altair'}))"
     )

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from pdbench.analysis.aggregate import SCALAR_METRICS
-from pdbench.analysis.catalog import metric
+from pdbench.analysis.metrics.aggregate import SCALAR_METRICS
+from pdbench.analysis.metrics.catalog import metric
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui.display import ALL_METRICS, HEADLINE_METRICS, format_value
 from pdbench.ui.frames import action_text, comparison_table, timeline_frame
@@ -174,7 +174,7 @@ def test_split_or_steal_moves_are_shown_in_the_games_words_and_stored_as_c_d():
 
 
 def test_the_ranking_is_headed_by_the_catalogues_labels():
-    from pdbench.analysis.catalog import RANKING_COLUMNS
+    from pdbench.analysis.metrics.catalog import RANKING_COLUMNS
     from pdbench.ui.analysis_frames import ranking_frame
 
     tournament = pd.DataFrame(

@@ -13,8 +13,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.catalog import MetricColumn
-from pdbench.analysis.run_aggregates import Aggregates
+from pdbench.analysis.metrics.catalog import MetricColumn
+from pdbench.analysis.per_run.aggregates import Aggregates
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.schema import LedgerEntry
 from pdbench.ui import charts, frames, grid

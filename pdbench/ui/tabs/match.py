@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.catalog import MetricColumn
+from pdbench.analysis.metrics.catalog import MetricColumn
 from pdbench.storage.schema import LedgerEntry
 from pdbench.ui import charts, frames
 from pdbench.ui.display import (

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import pandas as pd
 
-from pdbench.analysis.catalog import COLUMNS, scalar_columns
+from pdbench.analysis.metrics.catalog import COLUMNS, scalar_columns
 from pdbench.storage.manifest import RunManifest
 
 # Scalar metrics that get condition-level statistics, in column order (from the catalogue).

@@ -1,7 +1,7 @@
 """analysis.parquet: which strategy each agent plays, and whether conditions really differ.
 
 A pure function of a run's stored play (finished matches, ledger, manifest; see
-`pdbench.analysis.stored`), the game of each condition and the options: the same inputs give the
+`pdbench.analysis.per_run.play`), the game of each condition and the options: the same inputs give the
 same file, byte for byte (seeded bootstraps and permutations, rows in a fixed order, no
 timestamps). No provider is called.
 
@@ -32,18 +32,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pdbench.analysis.fingerprints import OUTCOMES, memory_one_fingerprint
-from pdbench.analysis.profile import DIMENSIONS, behavioural_profile
-from pdbench.analysis.run_comparisons import (
+from pdbench.analysis.identification.fingerprints import OUTCOMES, memory_one_fingerprint
+from pdbench.analysis.identification.profile import DIMENSIONS, behavioural_profile
+from pdbench.analysis.identification.sfem import POOLED_ESTIMATOR, SfemResult, estimate_strategies
+from pdbench.analysis.identification.sfem_fontana import ESTIMATOR as FONTANA_ESTIMATOR
+from pdbench.analysis.identification.sfem_fontana import FontanaResult, estimate_per_match
+from pdbench.analysis.per_run.comparisons import (
     choose_family,
     comparison_rows,
     metric_samples,
     replicates_needed_rows,
 )
-from pdbench.analysis.sfem import POOLED_ESTIMATOR, SfemResult, estimate_strategies
-from pdbench.analysis.sfem_fontana import ESTIMATOR as FONTANA_ESTIMATOR
-from pdbench.analysis.sfem_fontana import FontanaResult, estimate_per_match
-from pdbench.analysis.stored import (
+from pdbench.analysis.per_run.play import (
     AgentBatch,
     StoredPlay,
     agent_batches,

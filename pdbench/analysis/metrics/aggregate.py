@@ -22,13 +22,13 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from pdbench.analysis.aggregate_columns import SCALAR_METRICS, with_types
-from pdbench.analysis.catalog import COLUMNS, MetricColumn
-from pdbench.analysis.columns import StoredMatches, read_matches
-from pdbench.analysis.intervals import wilson_interval
-from pdbench.analysis.metrics import many_match_metrics
-from pdbench.analysis.stats import mean_ci
-from pdbench.analysis.talk import talk_metrics
+from pdbench.analysis.metrics.aggregate_columns import SCALAR_METRICS, with_types
+from pdbench.analysis.metrics.behaviour import many_match_metrics
+from pdbench.analysis.metrics.catalog import COLUMNS, MetricColumn
+from pdbench.analysis.metrics.columns import StoredMatches, read_matches
+from pdbench.analysis.metrics.talk import talk_metrics
+from pdbench.analysis.stats.intervals import wilson_interval
+from pdbench.analysis.stats.student_t import mean_ci
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
