@@ -100,13 +100,8 @@ def analyze(
     conditions, from a run's stored rounds; writes analysis.parquet (analysis-NAME.parquet for
     other options or --name, so several analyses of one run coexist). Never calls a provider;
     running it twice writes the same file."""
-    from pdbench.analysis.per_run.analysis_table import (
-        NAME_PATTERN,
-        AnalysisOptions,
-        analyse,
-        analysis_name,
-        write_analysis,
-    )
+    from pdbench.analysis.per_run.analysis_files import NAME_PATTERN, write_analysis
+    from pdbench.analysis.per_run.analysis_table import AnalysisOptions, analyse, analysis_name
     from pdbench.analysis.per_run.play import read_stored_play
     from pdbench.cli.analysis_report import print_report
     from pdbench.storage.safe_files import refuse_links

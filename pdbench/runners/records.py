@@ -15,10 +15,10 @@ from pdbench.analysis.metrics.talk import talk_flags
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.schema import (
     MATCH_FIELDS,
     CallCounts,
-    LedgerEntry,
     RoundRecord,
     SideDecision,
     StorePrompts,

@@ -19,6 +19,7 @@ import orjson
 
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest, merge_manifests
 from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import (
@@ -27,7 +28,6 @@ from pdbench.storage.schema import (
     MANIFEST_FILE,
     ROUNDS_FILE,
     SHARDS_DIR,
-    LedgerEntry,
 )
 from pdbench.storage.shards import shard_dirs
 

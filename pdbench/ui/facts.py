@@ -12,8 +12,8 @@ from typing import Any
 from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.core.errors import PdbenchError
 from pdbench.core.game import get_game, label_preset
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
-from pdbench.storage.schema import LedgerEntry
 
 # --- the manifest ------------------------------------------------------------------------------
 

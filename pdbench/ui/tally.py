@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pdbench.analysis.metrics.catalog import SIDES
-from pdbench.storage.schema import LedgerEntry
+from pdbench.storage.ledger import LedgerEntry
 
 
 @dataclass(frozen=True)

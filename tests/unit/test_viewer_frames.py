@@ -11,8 +11,9 @@ import pandas as pd
 from pdbench.analysis.metrics.aggregate import SCALAR_METRICS
 from pdbench.analysis.metrics.catalog import metric
 from pdbench.storage.manifest import RunManifest
+from pdbench.ui.condition_frames import comparison_table
 from pdbench.ui.display import ALL_METRICS, HEADLINE_METRICS, format_value
-from pdbench.ui.frames import action_text, comparison_table, timeline_frame
+from pdbench.ui.frames import action_text, timeline_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = {"a": "A · TFT", "b": "B · ALLD"}
@@ -134,7 +135,7 @@ def test_an_undefined_collapse_round_is_empty_never_the_text_none():
         assert pd.isna(table.loc[0, header])
     assert not any(value is None for value in table.to_numpy().ravel())
     # As shown: the catalogue's words, never "None" or "nan".
-    from pdbench.ui.frames import comparison_text
+    from pdbench.ui.condition_frames import comparison_text
 
     shown = comparison_text(table)
     assert shown.loc[0, "collapse round"] == "no collapse"

@@ -30,9 +30,10 @@ from pdbench.analysis.metrics.talk import talk_metrics
 from pdbench.analysis.stats.intervals import wilson_interval
 from pdbench.analysis.stats.student_t import mean_ci
 from pdbench.core.errors import PdbenchError
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
-from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR, LedgerEntry
+from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR
 from pdbench.storage.tables import write_table_atomic
 
 _BY_COLUMN = {c.column: c for c in COLUMNS}

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.analysis.metrics.catalog import MetricColumn
-from pdbench.storage.schema import LedgerEntry
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.ui import charts, frames
 from pdbench.ui.display import (
     AGENT_METRICS,
