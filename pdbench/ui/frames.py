@@ -15,7 +15,7 @@ import pandas as pd
 from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui.display import (
-    ALL_METRICS,
+    all_metrics,
     as_float,
 )
 from pdbench.ui.facts import round_flags
@@ -26,7 +26,7 @@ from pdbench.ui.facts import round_flags
 def metric_table(replicate: pd.Series, condition: pd.Series) -> pd.DataFrame:
     """Every metric: this replicate's value beside the condition's mean, spread and 95% CI."""
     rows = []
-    for shown in ALL_METRICS:
+    for shown in all_metrics():
         column = shown.column
         rows.append(
             {

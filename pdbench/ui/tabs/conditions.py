@@ -19,7 +19,7 @@ from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui import charts, condition_frames, grid
 from pdbench.ui.condition_frames import COMPARED_METRICS, COOPERATION, PER_AGENT, ComparedMetric
-from pdbench.ui.display import ALL_METRICS, table_height
+from pdbench.ui.display import all_metrics, table_height
 
 NONE = "(none)"
 # The table's metric columns at first: a 1440 px window shows them without scrolling.
@@ -120,7 +120,7 @@ def _heatmap(
     conditions: pd.DataFrame, factors: pd.DataFrame, varying: list[str], run_id: str
 ) -> None:
     st.markdown("##### Factor heat map")
-    metrics = [m for m in ALL_METRICS if m.column in conditions.columns]
+    metrics = [m for m in all_metrics() if m.column in conditions.columns]
     by_levels = sorted(varying, key=lambda key: -factors[key].nunique())
     pick_metric, pick_rows, pick_columns, pick_facets = st.columns(4)
     chosen: MetricColumn = pick_metric.selectbox(
