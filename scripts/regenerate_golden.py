@@ -1,4 +1,4 @@
-"""Regenerate tests/golden/rounds.jsonl from tests/golden/experiment.yaml.
+"""Regenerate tests/golden/rounds.jsonl and aggregates.parquet from tests/golden/experiment.yaml.
 
 Run it only when a change in behaviour is intended, and say why in the commit:
     uv run python scripts/regenerate_golden.py
@@ -14,11 +14,9 @@ PROJECT = Path(__file__).resolve().parents[1]
 GOLDEN = PROJECT / "tests" / "golden"
 
 
-def golden_rounds(output_dir: Path) -> bytes:
-    """Run the golden experiment into output_dir and return its rounds without run-local fields."""
+def _run(output_dir: Path) -> Path:
+    """Run the golden experiment into output_dir; its run dir."""
     import os
-
-    import orjson
 
     from pdbench.runners.experiment import run_experiment
     from pdbench.runners.prepare import load
@@ -30,19 +28,32 @@ def golden_rounds(output_dir: Path) -> bytes:
         run_id="golden",
         project_root=PROJECT,
     )
-    outcome = run_experiment(loaded)
+    return run_experiment(loaded).run_dir
+
+
+def golden_rounds(output_dir: Path) -> bytes:
+    """Run the golden experiment into output_dir and return its rounds without run-local fields."""
+    import orjson
+
     lines = []
-    for line in (outcome.run_dir / "rounds.jsonl").read_bytes().splitlines():
+    for line in (_run(output_dir) / "rounds.jsonl").read_bytes().splitlines():
         record = orjson.loads(line)
         record.pop("timestamp_utc")
         lines.append(orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
     return b"\n".join(lines) + b"\n"
 
 
+def golden_aggregates(output_dir: Path) -> bytes:
+    """Run the golden experiment into output_dir and return its aggregates.parquet."""
+    return (_run(output_dir) / "aggregates.parquet").read_bytes()
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
-        (GOLDEN / "rounds.jsonl").write_bytes(golden_rounds(Path(folder)))
-    print(f"wrote {GOLDEN / 'rounds.jsonl'}")
+        (GOLDEN / "rounds.jsonl").write_bytes(golden_rounds(Path(folder) / "rounds"))
+    with tempfile.TemporaryDirectory() as folder:
+        (GOLDEN / "aggregates.parquet").write_bytes(golden_aggregates(Path(folder)))
+    print(f"wrote {GOLDEN / 'rounds.jsonl'} and {GOLDEN / 'aggregates.parquet'}")
     return 0
 
 

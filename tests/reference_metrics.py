@@ -1,5 +1,5 @@
 """The metric definitions written plainly for one match: the reference the vectorised
-`pdbench.analysis.metrics.many_match_metrics` is tested against (tests/unit/test_metrics.py,
+`pdbench.analysis.metrics.behaviour.many_match_metrics` is tested against (tests/unit/test_metrics.py,
 tests/integration/test_aggregate.py)."""
 
 from __future__ import annotations

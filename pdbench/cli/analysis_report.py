@@ -13,7 +13,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from pdbench.analysis.profile import DIMENSIONS
+from pdbench.analysis.identification.profile import DIMENSIONS
 from pdbench.cli.report import print_table, shown_path
 
 COMPARISONS_SHOWN = 30  # the rest are in analysis.parquet

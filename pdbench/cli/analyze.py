@@ -1,6 +1,6 @@
 """`pdbench analyze RUN_DIR`: which strategy each agent plays, and do conditions really differ.
 
-Writes analysis.parquet (pdbench.analysis.run_analysis: fingerprints, SFEM, profiles,
+Writes analysis.parquet (pdbench.analysis.per_run.analysis_table: fingerprints, SFEM, profiles,
 comparisons, replicates needed) from the stored rounds alone, and prints a compact report
 (pdbench.cli.analysis_report). Heavy modules are imported when the command runs, so that
 `pdbench --help` stays fast.
@@ -100,14 +100,9 @@ def analyze(
     conditions, from a run's stored rounds; writes analysis.parquet (analysis-NAME.parquet for
     other options or --name, so several analyses of one run coexist). Never calls a provider;
     running it twice writes the same file."""
-    from pdbench.analysis.run_analysis import (
-        NAME_PATTERN,
-        AnalysisOptions,
-        analyse,
-        analysis_name,
-        write_analysis,
-    )
-    from pdbench.analysis.stored import read_stored_play
+    from pdbench.analysis.per_run.analysis_files import NAME_PATTERN, write_analysis
+    from pdbench.analysis.per_run.analysis_table import AnalysisOptions, analyse, analysis_name
+    from pdbench.analysis.per_run.play import read_stored_play
     from pdbench.cli.analysis_report import print_report
     from pdbench.storage.safe_files import refuse_links
 

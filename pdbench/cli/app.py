@@ -234,7 +234,7 @@ def aggregate(run_dir: RunDirArg) -> None:
     Works on a single run and on a Hydra sweep (whose shards are merged first). Running it twice
     gives the same table.
     """
-    from pdbench.analysis.aggregate import write_aggregates
+    from pdbench.analysis.metrics.aggregate import write_aggregates
     from pdbench.storage.run_store import RunDirLock
 
     _require_run_dir(run_dir)

@@ -32,6 +32,7 @@ from pdbench.config.hydra_compose import (
     condition_name_from_overrides,
     spec_from_composed,
 )
+from pdbench.config.overrides import Overrides
 from pdbench.config.sweep import (
     SWEEP_KEYS_ENV,
     Job,
@@ -87,8 +88,10 @@ def _job(cfg: Any) -> None:
 
     hydra_cfg = HydraConfig.get()
     watch_launcher(exits.INTERRUPTED)  # a joblib worker ends with its launcher
-    task_overrides = list(hydra_cfg.overrides.task)
     project_root = find_project_root()
+    task_overrides = Overrides.parse(
+        hydra_cfg.overrides.task, _primary_shown(hydra_cfg, project_root)
+    )
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     swept = [k for k in os.environ.get(SWEEP_KEYS_ENV, "").split("\n") if k]
     factors = factors_of(task_overrides, swept) if multirun and swept else {}
@@ -122,14 +125,14 @@ def _job(cfg: Any) -> None:
                     run_dir=sweep_root / "shards" / shard_dir_name(name),
                     run_id=run_id,
                     aggregate=False,
-                    hydra_overrides=task_overrides,
+                    hydra_overrides=list(task_overrides),
                     command=os.environ.get(SWEEP_COMMAND_ENV),
                     # One journal for the whole sweep: the budget is for all its jobs together.
                     spend=SpendJournal(spend_file(sweep_root), source=name),
                 )
         else:
             with progress:
-                outcome = play(loaded, hydra_overrides=task_overrides)
+                outcome = play(loaded, hydra_overrides=list(task_overrides))
             note = resumed_note(outcome.matches_planned, outcome.matches_skipped)
             if note:
                 print(note)
@@ -182,7 +185,7 @@ class SweepCallback(Callback):
 
 def _merge_sweep(config: Any) -> int:
     """Merge a finished sweep's shards into its run dir and aggregate it; the exit code."""
-    from pdbench.analysis.aggregate import write_aggregates
+    from pdbench.analysis.metrics.aggregate import write_aggregates
     from pdbench.storage.run_store import read_manifest
     from pdbench.storage.shards import merge_shards, shard_dirs
 
@@ -249,7 +252,7 @@ def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
     shown = display_path(primary, project_root)
     if not primary.is_file():
         raise ConfigError("no such primary config", file=shown, field="--config-name")
-    overrides = list(args.overrides)
+    overrides = Overrides.parse(args.overrides, shown)
     check_group_overrides(overrides, project_root, shown)
     check_hydra_overrides(primary, overrides, shown)
     if args.cfg or args.info:  # Hydra only prints the config: nothing runs
@@ -266,17 +269,18 @@ def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
     warned: set[str] = set()
     sweep_root = None
     for job in jobs:
-        cfg = compose_primary(primary, list(job.overrides), project_root=project_root)
+        job_overrides = Overrides.parse(job.overrides, shown)  # read once for every step below
+        cfg = compose_primary(primary, job_overrides, project_root=project_root)
         if sweep_root is None and grid and args.multirun:
             sweep_root = _run_root(cfg, project_root) / _sweep_run_id(cfg)
-        name = job.name if grid else condition_name_from_overrides(list(job.overrides), cfg)
+        name = job.name if grid else condition_name_from_overrides(job_overrides, cfg)
         loaded = prepare(
             spec_from_composed(
                 cfg,
                 condition_name=name,
                 project_root=project_root,
                 source=shown,
-                overrides=list(job.overrides),
+                overrides=job_overrides,
                 factors=job.factors,
             )
         )
@@ -300,7 +304,7 @@ def run_tournament(args: Any, project_root: Path) -> int:
             "a tournament is one run: drop -m (its agents are a list: tournament.agents=[a,b])",
             file="conf/config.yaml",
         )
-    loaded = prepare(load_config(conf_dir(project_root) / "config.yaml", list(args.overrides)))
+    loaded = prepare(load_config(conf_dir(project_root) / "config.yaml", args.overrides))
     for warning in loaded.warnings:
         exits.say(f"warning: {warning}")
     outcome = run_experiment(loaded, command="python -m pdbench " + " ".join(args.overrides))
@@ -324,7 +328,9 @@ def hydra_entry(argv: list[str] | None = None) -> int:
         return exits.BAD_INPUT
     if not (parsed.help or parsed.hydra_help or parsed.shell_completion):
         try:
-            if tournament_overrides(parsed.overrides, "conf/config.yaml"):
+            # Read once: the checks, the grid and the tournament below take this parse.
+            parsed.overrides = Overrides.parse(parsed.overrides, "conf/config.yaml")
+            if tournament_overrides(parsed.overrides):
                 return run_tournament(parsed, project_root)
             if parsed.multirun:
                 os.environ.setdefault(SWEEP_ID_ENV, sweep_id(parsed.overrides, project_root))

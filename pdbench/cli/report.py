@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pdbench.analysis.catalog import metric
+from pdbench.analysis.metrics.catalog import metric
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_manifest

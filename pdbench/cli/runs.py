@@ -111,7 +111,7 @@ def export(
 ) -> None:
     """Write a run's aggregates (conditions.csv, replicates.csv) and its stored rounds
     (rounds.csv) as CSV. Nested fields (attempts, conversations) are JSON text in their cell."""
-    from pdbench.analysis.run_aggregates import read_aggregates
+    from pdbench.analysis.per_run.aggregates import read_aggregates
     from pdbench.storage.reader import RunReader
 
     if not csv:

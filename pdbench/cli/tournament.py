@@ -1,6 +1,6 @@
 """`pdbench tournament RUN_DIR`: a tournament run's ranking, payoff matrix and population dynamics.
 
-Writes tournament.parquet (pdbench.analysis.run_tournament) from the stored rounds of a run whose
+Writes tournament.parquet (pdbench.analysis.per_run.tournament_table) from the stored rounds of a run whose
 conditions are the pairs of a tournament (an experiment with a `tournament:` block), and prints
 the ranking table, then a summary of the dynamics (pdbench.cli.tournament_report). Reads
 artifacts only: no match is played again and no provider is called, so the dynamics of a
@@ -69,12 +69,12 @@ def tournament(
     """Payoff matrix, ranking (mean score per round, Axelrod's convention), wins, cooperation
     ratings, and offline dynamics on the measured payoffs (replicator, Moran fixation, optional
     mutation and Payne's generations); writes tournament.parquet. Never calls a provider."""
-    from pdbench.analysis.run_tournament import (
+    from pdbench.analysis.per_run.play import read_stored_play, tournament_matches
+    from pdbench.analysis.per_run.tournament_table import (
         TournamentOptions,
         tournament_table,
         write_tournament,
     )
-    from pdbench.analysis.stored import read_stored_play, tournament_matches
     from pdbench.cli.tournament_report import print_tournament
     from pdbench.storage.safe_files import refuse_links
 

@@ -13,9 +13,9 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from pdbench.analysis.run_tournament import TournamentOptions
-from pdbench.analysis.stored import StoredPlay
-from pdbench.analysis.tournament import TournamentSummary
+from pdbench.analysis.per_run.play import StoredPlay
+from pdbench.analysis.per_run.tournament_table import TournamentOptions
+from pdbench.analysis.tournaments.results import TournamentSummary
 from pdbench.cli.report import print_table, shown_path
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.files import load_group_option, merge_agent, resolve_agent
-from pdbench.config.overrides import apply_cli_options, apply_overrides, override_keys
+from pdbench.config.overrides import NO_OVERRIDES, Overrides, apply_cli_options, apply_overrides
 from pdbench.config.schema import (
     FixedHorizonSpec,
     GameSpec,
@@ -45,7 +45,7 @@ FILE_GROUPS = ("game", "horizon", "provider", "persona")
 
 def load_experiment_file(
     path: Path,
-    overrides: Sequence[str] = (),
+    overrides: Overrides = NO_OVERRIDES,
     *,
     project_root: Path,
     replicates: int | None = None,
@@ -65,7 +65,7 @@ def load_experiment_file(
             groups=FILE_GROUPS,
         )
         _check_keys(cfg, TOP_LEVEL_KEYS, shown, where=None)
-        _new_game_loads_its_own_payoffs(cfg, override_keys(overrides, shown))
+        _new_game_loads_its_own_payoffs(cfg, overrides.keys())
     apply_cli_options(cfg, replicates, run_id)
     base_dir = conf_dir(project_root)
     if not base_dir.is_dir():

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
-from pdbench.config.overrides import cli_options_as_overrides, override_keys, parse_overrides
+from pdbench.config.overrides import (
+    NO_OVERRIDES,
+    Overrides,
+    cli_options_as_overrides,
+    parse_overrides,
+)
 from pdbench.config.sweep import expand, sweep_id
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, group_options
 from pdbench.config.validation import (
@@ -23,7 +28,7 @@ from pdbench.core.redact import redact_text
 
 
 def check_group_overrides(
-    overrides: Sequence[str], project_root: Path, shown: str = "conf/config.yaml"
+    overrides: Iterable[str], project_root: Path, shown: str = "conf/config.yaml"
 ) -> None:
     """Check `group=option[,option...]` overrides before Hydra sees them: unknown options get a
     "did you mean" instead of Hydra's stack trace."""
@@ -67,7 +72,7 @@ PRIMARY_KEYS = (
 )
 
 
-def condition_name_from_overrides(task_overrides: Sequence[str], cfg: DictConfig) -> str:
+def condition_name_from_overrides(task_overrides: Iterable[str], cfg: DictConfig) -> str:
     """A readable, unique name for one composition: its overrides, or "a_vs_b". Secrets in the
     overrides (a key in an api_base) are redacted: the name is written everywhere."""
     meaningful = [
@@ -104,7 +109,7 @@ def condition_from_composed(
     *,
     condition_name: str,
     shown: str,
-    overrides: Sequence[str] = (),
+    overrides: Overrides = NO_OVERRIDES,
     factors: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """One condition (as a plain dict) from a Hydra composition."""
@@ -115,7 +120,7 @@ def condition_from_composed(
                 file=shown,
                 field=unknown_key_path(cfg, str(key)),
             )
-    keys = override_keys(overrides, shown)
+    keys = overrides.keys()
     if "game.id" in keys:  # a new game plays its own payoffs and labels unless given too
         cfg = cfg.copy()
         for part in ("payoffs", "labels"):
@@ -141,7 +146,7 @@ def spec_from_composed(
     condition_name: str,
     project_root: Path,
     source: str,
-    overrides: Sequence[str] = (),
+    overrides: Overrides = NO_OVERRIDES,
     factors: dict[str, str] | None = None,
 ) -> LoadedConfig:
     """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
@@ -171,7 +176,7 @@ def _loaded(
     )
 
 
-def compose_primary(path: Path, overrides: Sequence[str], *, project_root: Path) -> DictConfig:
+def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path) -> DictConfig:
     """Hydra's compose API on the primary config (one composition, no sweep)."""
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
@@ -222,7 +227,7 @@ def check_config_tree(config_dir: Path, project_root: Path) -> None:
         read_yaml(path, project_root)
 
 
-def _diagnose(path: Path, overrides: Sequence[str], shown: str) -> None:
+def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:
     """Raise a ConfigError naming the field override that does not fit the composed config:
     compose with the group choices alone, then check each field override's key against it."""
     from hydra import compose
@@ -287,7 +292,7 @@ def _is_group(override: Any) -> bool:
 
 def load_primary_file(
     path: Path,
-    overrides: Sequence[str] = (),
+    overrides: Overrides = NO_OVERRIDES,
     *,
     project_root: Path,
     replicates: int | None = None,
@@ -300,20 +305,21 @@ def load_primary_file(
     jobs = expand(extra, project_root, shown)
     if len(jobs) == 1 and not jobs[0].factors:
         cfg = compose_primary(path, extra, project_root=project_root)
-        name = condition_name_from_overrides(list(overrides), cfg)
+        name = condition_name_from_overrides(overrides, cfg)
         return spec_from_composed(
             cfg, condition_name=name, project_root=project_root, source=shown, overrides=extra
         )
     conditions = []
     last: DictConfig | None = None
     for job in sorted(jobs, key=lambda j: j.name):
-        last = compose_primary(path, job.overrides, project_root=project_root)
+        job_overrides = Overrides.parse(job.overrides, shown)  # the job's own lines, read once
+        last = compose_primary(path, job_overrides, project_root=project_root)
         conditions.append(
             condition_from_composed(
                 last,
                 condition_name=job.name,
                 shown=shown,
-                overrides=job.overrides,
+                overrides=job_overrides,
                 factors=job.factors,
             )
         )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pdbench.config.experiment_file import load_experiment_file
 from pdbench.config.hydra_compose import load_primary_file
-from pdbench.config.overrides import cli_options_as_overrides
+from pdbench.config.overrides import Overrides, cli_options_as_overrides
 from pdbench.config.tournament import load_primary_tournament, tournament_overrides
 from pdbench.config.tree import LoadedConfig, conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path, read_yaml
@@ -55,20 +55,23 @@ def load_config(
     if not path.is_file():
         raise ConfigError(_missing_config_hint(path, root), file=display_path(path, root))
     cfg = read_yaml(path, root)
+    shown = display_path(path, root)
+    # Read once here; each door (and each step in it) takes this parse.
+    parsed = Overrides.parse(overrides, shown)
     if "conditions" in cfg or "tournament" in cfg:
         return load_experiment_file(
-            path, overrides, project_root=root, replicates=replicates, run_id=run_id
+            path, parsed, project_root=root, replicates=replicates, run_id=run_id
         )
-    if "defaults" in cfg and tournament_overrides(overrides, display_path(path, root)):
+    if "defaults" in cfg and tournament_overrides(parsed):
         return load_primary_tournament(
             path,
-            cli_options_as_overrides(overrides, replicates, run_id),
+            cli_options_as_overrides(parsed, replicates, run_id),
             project_root=root,
-            shown=display_path(path, root),
+            shown=shown,
         )
     if "defaults" in cfg:
         return load_primary_file(
-            path, overrides, project_root=root, replicates=replicates, run_id=run_id
+            path, parsed, project_root=root, replicates=replicates, run_id=run_id
         )
     raise ConfigError(
         "neither an experiment (no conditions:) nor a Hydra primary config (no defaults:)",

@@ -15,7 +15,7 @@ Applying them to an experiment file's config:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
@@ -26,8 +26,52 @@ from pdbench.core.errors import ConfigError, did_you_mean
 SWEEP_HINT = "sweeps run through Hydra: uv run python -m pdbench -m key=a,b ..."
 
 
-def parse_overrides(overrides: Sequence[str], shown: str) -> list[Any]:
-    """Hydra's reading of `key=value` strings (a list of hydra Override objects)."""
+class Overrides(tuple[str, ...]):
+    """Command-line overrides read once with Hydra's grammar: the lines as given (a tuple of str,
+    which is what Hydra's compose takes and what the manifest records) and their parse
+    (`parsed`, Hydra Override objects, one per line), which every step of every front door reads
+    instead of parsing the lines again. Built by `Overrides.parse`."""
+
+    parsed: tuple[Any, ...]
+
+    def __new__(cls, lines: Iterable[str] = (), parsed: Iterable[Any] = ()) -> Overrides:
+        self = super().__new__(cls, tuple(str(line) for line in lines))
+        self.parsed = tuple(parsed)
+        if len(self.parsed) != len(self):
+            raise ValueError("one parsed override per line")
+        return self
+
+    @classmethod
+    def parse(cls, lines: Iterable[str], shown: str) -> Overrides:
+        """The lines read with Hydra's grammar (once: an Overrides is returned as it is); a line
+        it cannot read is a ConfigError naming `shown`."""
+        if isinstance(lines, Overrides):
+            return lines
+        lines = tuple(lines)
+        return cls(lines, _parse_lines(lines, shown))
+
+    def keys(self) -> list[str]:
+        """The keys (or groups) the overrides set, in order."""
+        return [o.key_or_group for o in self.parsed]
+
+    def where(self, keep: Callable[[Any], bool]) -> Overrides:
+        """The overrides whose parse `keep` accepts, already parsed."""
+        pairs = [(line, o) for line, o in zip(self, self.parsed, strict=True) if keep(o)]
+        return Overrides((line for line, _ in pairs), (o for _, o in pairs))
+
+    def plus(self, lines: Sequence[str], shown: str) -> Overrides:
+        """These overrides followed by more (only the new lines are parsed)."""
+        more = Overrides.parse(lines, shown)
+        return Overrides((*self, *more), (*self.parsed, *more.parsed))
+
+
+def parse_overrides(overrides: Iterable[str], shown: str) -> list[Any]:
+    """Hydra's reading of `key=value` strings (a list of hydra Override objects); an `Overrides`
+    value gives its own parse back without reading the lines again."""
+    return list(Overrides.parse(overrides, shown).parsed)
+
+
+def _parse_lines(overrides: Sequence[str], shown: str) -> list[Any]:
     if not overrides:
         return []  # the parser's import costs a tenth of a second: only when there is work
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -46,14 +90,9 @@ def parse_overrides(overrides: Sequence[str], shown: str) -> list[Any]:
     return parsed
 
 
-def override_keys(overrides: Sequence[str], shown: str) -> list[str]:
-    """The keys (or groups) the overrides set, in order."""
-    return [o.key_or_group for o in parse_overrides(overrides, shown)]
-
-
 def apply_overrides(
     cfg: DictConfig,
-    overrides: Sequence[str],
+    overrides: Iterable[str],
     shown: str,
     *,
     load_group: Callable[[str, str], DictConfig] | None = None,
@@ -145,15 +184,18 @@ def apply_cli_options(cfg: DictConfig, replicates: int | None, run_id: str | Non
 
 
 def cli_options_as_overrides(
-    overrides: Sequence[str], replicates: int | None, run_id: str | None
-) -> list[str]:
-    """The command line's --replicates and --run-id as ordinary overrides."""
+    overrides: Overrides, replicates: int | None, run_id: str | None
+) -> Overrides:
+    """The command line's --replicates and --run-id as ordinary overrides, after the others."""
     _check_cli_options(replicates, run_id)
-    extra = list(overrides)
+    extra = []
     if replicates is not None:
         extra.append(f"run.replicates={replicates}")
     if run_id is not None:
         # Quoted, so that Hydra's grammar reads the id as one string whatever it contains.
         escaped = run_id.replace("\\", "\\\\").replace("'", "\\'")
         extra.append(f"run.run_id='{escaped}'")
-    return extra
+    return overrides.plus(extra, "the command line") if extra else overrides
+
+
+NO_OVERRIDES = Overrides()

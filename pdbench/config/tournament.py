@@ -31,7 +31,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from pdbench.config.files import resolve_agent
 from pdbench.config.hydra_compose import compose_primary, condition_from_composed
-from pdbench.config.overrides import apply_overrides, parse_overrides
+from pdbench.config.overrides import Overrides, apply_overrides
 from pdbench.config.tree import LoadedConfig, conf_dir
 from pdbench.config.validation import assemble
 from pdbench.core.errors import ConfigError, did_you_mean
@@ -156,23 +156,23 @@ def _labelled_agent(
 # --- the Hydra door: tournament.* overrides of conf/config.yaml -------------------------------
 
 
-def tournament_overrides(overrides: Sequence[str], shown: str) -> list[str]:
+def _sets_tournament(override: Any) -> bool:
+    return bool(override.key_or_group.split(".")[0] == "tournament")
+
+
+def tournament_overrides(overrides: Overrides) -> Overrides:
     """The overrides that set the tournament block (`tournament.agents=[...]`, ...)."""
-    return [
-        o.input_line
-        for o in parse_overrides(overrides, shown)
-        if o.key_or_group.split(".")[0] == "tournament"
-    ]
+    return overrides.where(_sets_tournament)
 
 
 def load_primary_tournament(
-    path: Path, overrides: Sequence[str], *, project_root: Path, shown: str
+    path: Path, overrides: Overrides, *, project_root: Path, shown: str
 ) -> LoadedConfig:
     """A tournament from conf/config.yaml: the tournament.* overrides give the block, the others
     compose the shared game, horizon, persona, provider and run settings as usual (the
     composition's agent_a and agent_b are not used)."""
-    lines = tournament_overrides(overrides, shown)
-    for override in parse_overrides(lines, shown):
+    lines = tournament_overrides(overrides)
+    for override in lines.parsed:
         if override.is_sweep_override():
             raise ConfigError(
                 f'"{override.input_line}": a tournament is one run; its agents are a list '
@@ -180,7 +180,7 @@ def load_primary_tournament(
                 file=shown,
                 field=override.key_or_group,
             )
-    rest = [o for o in overrides if o not in lines]
+    rest = overrides.where(lambda o: not _sets_tournament(o))
     cfg = compose_primary(path, rest, project_root=project_root)
     holder = OmegaConf.create({"tournament": dict(DEFAULTS)})
     apply_overrides(holder, lines, shown)

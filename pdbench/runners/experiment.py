@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import is_batchable, make_agent
-from pdbench.analysis.columns import StoredMatches
+from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.core.errors import (
     BudgetExhausted,
     CacheMiss,
@@ -389,7 +389,7 @@ def _run(
     save(status, error)
     aggregates = None
     if aggregate:
-        from pdbench.analysis.aggregate import write_aggregates
+        from pdbench.analysis.metrics.aggregate import write_aggregates
 
         # A run played wholly by this process aggregates what it holds in memory (the same
         # numbers: tests/integration compare it with `pdbench aggregate`); a resumed run

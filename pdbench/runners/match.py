@@ -1,4 +1,8 @@
-"""The match loop: two agents, a game and a number of rounds in, round records out.
+"""A match: two agents, a game and a number of rounds in, round records out.
+
+The rounds are played by the one match loop (`pdbench.strategies.play.play_rounds`); this module
+adds what is the runner's own: agents that wait on providers, the negotiation phase, the
+trembling hand, the hooks and the round records.
 
 The loop is async so that LLM agents can wait on providers while other matches play; policy agents
 answer synchronously and never yield.
@@ -27,6 +31,7 @@ from pdbench.core.rng import make_rng
 from pdbench.core.transcript import Observation, PlayedRound, Transcript
 from pdbench.runners.negotiation import negotiate_round, with_conversation
 from pdbench.storage.schema import Attempt, ConversationMessage
+from pdbench.strategies.play import play_rounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,68 +137,74 @@ async def play_match(
     error = None
     aborted_attempts: tuple[Attempt, ...] = ()
     talk: _Talk = None
+    decision_a = decision_b = Decision(action=Action.C)  # each round's, set by choose
     yielded = time.monotonic()
-    try:
-        for round_index in range(1, n_rounds + 1):
-            if (a_waits or b_waits) and time.monotonic() - yielded >= YIELD_EVERY_S:
-                # An agent whose provider answers at once (the mock, the cache) never yields:
-                # let the other matches, the progress and the storing of finished ones have
-                # their turn.
-                await asyncio.sleep(0)
-                yielded = time.monotonic()
-            talk = None
-            if game.negotiation is not None:
-                talk = await negotiate_round(
-                    game.negotiation,
-                    round_index,
-                    {"a": agent_a, "b": agent_b},
-                    {"a": _observe(agent_a, played, "a"), "b": _observe(agent_b, played, "b")},
-                )
-            if a_waits and b_waits:  # both may wait on providers: let them wait together
-                # Both finish before either's failure is raised, so no call is left running.
-                outcomes = await asyncio.gather(
-                    _decide(agent_a, played, "a", talk),
-                    _decide(agent_b, played, "b", talk),
-                    return_exceptions=True,
-                )
-                first, second = outcomes
-                if isinstance(first, BaseException):
-                    raise first
-                if isinstance(second, BaseException):
-                    raise second
-                decision_a, decision_b = first, second
-            else:
-                decision_a = (
-                    await _decide(agent_a, played, "a", talk)
-                    if a_waits
-                    else _act(agent_a, played, "a", talk)
-                )
-                decision_b = (
-                    await _decide(agent_b, played, "b", talk)
-                    if b_waits
-                    else _act(agent_b, played, "b", talk)
-                )
-            action_a, action_b = decision_a.action, decision_b.action
-            if trembles is not None:
-                action_a, action_b = trembles[0](action_a), trembles[1](action_b)
-            payoff_a, payoff_b = game.payoffs.payoffs(action_a, action_b)
-            cum_a += payoff_a
-            cum_b += payoff_b
-            round_ = PlayedRound(round_index, action_a, action_b, payoff_a, payoff_b)
-            played.append(round_)
-            results.append(
-                RoundResult(
-                    round_,
-                    cum_a,
-                    cum_b,
-                    decision_a,
-                    decision_b,
-                    time.time(),
-                    intended_a=decision_a.action if trembles else None,
-                    intended_b=decision_b.action if trembles else None,
-                    conversation=talk,
-                )
+
+    async def choose(played: Transcript, round_index: int) -> tuple[Action, Action]:
+        """The agents' actions for one round (after its negotiation phase), as played."""
+        nonlocal yielded, talk, decision_a, decision_b
+        if (a_waits or b_waits) and time.monotonic() - yielded >= YIELD_EVERY_S:
+            # An agent whose provider answers at once (the mock, the cache) never yields: let
+            # the other matches, the progress and the storing of finished ones have their turn.
+            await asyncio.sleep(0)
+            yielded = time.monotonic()
+        talk = None
+        if game.negotiation is not None:
+            talk = await negotiate_round(
+                game.negotiation,
+                round_index,
+                {"a": agent_a, "b": agent_b},
+                {"a": _observe(agent_a, played, "a"), "b": _observe(agent_b, played, "b")},
             )
+        if a_waits and b_waits:  # both may wait on providers: let them wait together
+            # Both finish before either's failure is raised, so no call is left running.
+            outcomes = await asyncio.gather(
+                _decide(agent_a, played, "a", talk),
+                _decide(agent_b, played, "b", talk),
+                return_exceptions=True,
+            )
+            first, second = outcomes
+            if isinstance(first, BaseException):
+                raise first
+            if isinstance(second, BaseException):
+                raise second
+            decision_a, decision_b = first, second
+        else:
+            decision_a = (
+                await _decide(agent_a, played, "a", talk)
+                if a_waits
+                else _act(agent_a, played, "a", talk)
+            )
+            decision_b = (
+                await _decide(agent_b, played, "b", talk)
+                if b_waits
+                else _act(agent_b, played, "b", talk)
+            )
+        action_a, action_b = decision_a.action, decision_b.action
+        if trembles is not None:
+            action_a, action_b = trembles[0](action_a), trembles[1](action_b)
+        return action_a, action_b
+
+    def record(round_: PlayedRound) -> None:
+        nonlocal cum_a, cum_b
+        cum_a += round_.payoff_a
+        cum_b += round_.payoff_b
+        results.append(
+            RoundResult(
+                round_,
+                cum_a,
+                cum_b,
+                decision_a,
+                decision_b,
+                time.time(),
+                intended_a=decision_a.action if trembles else None,
+                intended_b=decision_b.action if trembles else None,
+                conversation=talk,
+            )
+        )
+
+    try:
+        await play_rounds(game, n_rounds, choose, played, on_round=record)
     except MatchAborted as aborted:
         error = str(aborted)
         # The aborted round's messages were paid for too: their calls stay on the record.

@@ -10,15 +10,15 @@ from typing import Any
 import numpy as np
 
 from pdbench.agents.base import Decision
-from pdbench.analysis.columns import StoredMatches
-from pdbench.analysis.talk import talk_flags
+from pdbench.analysis.metrics.columns import StoredMatches
+from pdbench.analysis.metrics.talk import talk_flags
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.schema import (
     MATCH_FIELDS,
     CallCounts,
-    LedgerEntry,
     RoundRecord,
     SideDecision,
     StorePrompts,

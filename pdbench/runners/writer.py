@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from pdbench.analysis.columns import StoredMatches
+from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.storage.run_store import FinishedMatch, RunStore
 
 FLUSH_EVERY_S = 1.0  # store finished matches at least this often...

@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pdbench.storage.schema import CallCounts, LedgerEntry
+from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.schema import CallCounts
 
 FORMAT_VERSION = 1
 

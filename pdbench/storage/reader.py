@@ -7,7 +7,7 @@ Nothing in here writes, creates or truncates a file. Three layouts are read the 
 - a sweep whose shards are not merged yet (still running, or stopped before the merge): every
   shard is a run dir of one condition, and the reader stitches them together in memory.
 
-Aggregates (stored or computed in memory) are read through `pdbench.analysis.run_aggregates`.
+Aggregates (stored or computed in memory) are read through `pdbench.analysis.per_run.aggregates`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import orjson
 
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest, merge_manifests
 from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import (
@@ -27,7 +28,6 @@ from pdbench.storage.schema import (
     MANIFEST_FILE,
     ROUNDS_FILE,
     SHARDS_DIR,
-    LedgerEntry,
 )
 from pdbench.storage.shards import shard_dirs
 

@@ -21,7 +21,8 @@ from pathlib import Path
 import orjson
 
 from pdbench.storage import jsonl
-from pdbench.storage.schema import LEDGER_FILE, ROUNDS_FILE, LedgerEntry
+from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.schema import LEDGER_FILE, ROUNDS_FILE
 
 QUARANTINE_DIR = "quarantine"
 

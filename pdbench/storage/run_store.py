@@ -27,9 +27,10 @@ from pydantic import ValidationError
 from pdbench.core.errors import PdbenchError, WriteFailed
 from pdbench.core.redact import redact_bytes, secret_env_values
 from pdbench.storage import jsonl, recovery
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest, utc_now
 from pdbench.storage.safe_files import open_no_follow, refuse_links
-from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, LedgerEntry
+from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE
 
 
 @dataclass

@@ -7,7 +7,8 @@
   action, stored with the round under the run's `store_prompts` setting.
 - `CallCounts`: provider calls (live, cached), tokens and cost; one type for a match, a condition,
   a run, a sweep and the run's spend, added with `+`.
-- `LedgerEntry`: one line of matches.jsonl, written after the match's rounds.
+- `LedgerEntry` (`pdbench.storage.ledger`): one line of matches.jsonl, written after the match's
+  rounds.
 - The manifest (`RunManifest`) lives in `pdbench.storage.manifest` with its builder and merge.
 
 Storage always records actions as "C"/"D", whatever labels the game showed the agents.
@@ -19,7 +20,7 @@ import dataclasses
 import hashlib
 import json
 import typing
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 import orjson
@@ -353,58 +354,3 @@ DECISION_FIELDS: tuple[str, ...] = ("invalid_outputs", "fallback", "timeout", "e
 REQUIRED_ROUND_FIELDS: tuple[str, ...] = tuple(
     name for name in LINE_FIELDS if name not in OPTIONAL_ROUND_FIELDS
 )
-
-
-# --- the ledger ----------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class LedgerEntry:
-    """One line of matches.jsonl: a finished (or aborted) match, written after its rounds."""
-
-    condition: str
-    replicate: int
-    n_rounds: int  # rounds stored
-    planned_rounds: int
-    seeds: dict[str, int]
-    error: str | None  # why the match ended early (an agent aborted it); None when finished
-    calls: CallCounts = field(default_factory=CallCounts)
-    # the answers of the round that ended an aborted match (no round was stored for them)
-    aborted_round_attempts: list[dict[str, Any]] | None = None
-    rounds_end_offset: int | None = None  # set when stored: where the match's rounds end
-    finished_utc: str | None = None
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.condition, self.replicate)
-
-    def to_json(self) -> bytes:
-        record: dict[str, Any] = {
-            "condition": self.condition,
-            "replicate": self.replicate,
-            "n_rounds": self.n_rounds,
-            "planned_rounds": self.planned_rounds,
-            "seeds": self.seeds,
-            "error": self.error,
-            "calls": self.calls.to_json(omit_zero_flags=True),
-        }
-        if self.aborted_round_attempts:
-            record["aborted_round_attempts"] = self.aborted_round_attempts
-        record["rounds_end_offset"] = self.rounds_end_offset
-        record["finished_utc"] = self.finished_utc
-        return orjson.dumps(record) + b"\n"
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> LedgerEntry:
-        return cls(
-            condition=data["condition"],
-            replicate=int(data["replicate"]),
-            n_rounds=int(data["n_rounds"]),
-            planned_rounds=int(data["planned_rounds"]),
-            seeds=dict(data.get("seeds") or {}),
-            error=data.get("error"),
-            calls=CallCounts.from_json(data.get("calls")),
-            aborted_round_attempts=data.get("aborted_round_attempts"),
-            rounds_end_offset=data.get("rounds_end_offset"),
-            finished_utc=data.get("finished_utc"),
-        )

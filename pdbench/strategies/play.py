@@ -1,16 +1,18 @@
 """Two policies playing each other: the loop form (one `act` per round, from the observation the
 runner would give) and the batch form (many matches at once with numpy).
 
-The batch core, `play_arrays`, is the one the runner's fast path plays too
-(pdbench.runners.batch adds only its own: the trembling hand's draws and the records); the
-conformance checker compares the loop with the batch form. The runner's loop
-(pdbench.runners.match) is the general one, for agents that wait on providers and talk.
+The match loop, `play_rounds`, is the one the runner plays every match by too
+(pdbench.runners.match adds only its own: agents that wait on providers, negotiation, the
+trembling hand and the records); the batch core, `play_arrays`, is the one the runner's fast
+path plays (pdbench.runners.batch adds the trembling hand's draws and the records). The
+conformance checker compares the loop with the batch form.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -38,6 +40,41 @@ class Moves:
         return "".join(self.a), "".join(self.b)
 
 
+# Both sides' moves for a round, given the rounds played so far and the round's number.
+Choose = Callable[[Transcript, int], Awaitable[tuple[Action, Action]]]
+
+
+async def play_rounds(
+    game: Game,
+    n_rounds: int,
+    choose: Choose,
+    played: Transcript,
+    on_round: Callable[[PlayedRound], None] | None = None,
+) -> None:
+    """The match loop, the one every match is played by: each round, both sides' moves
+    (`choose`), scored by the game and appended to `played`; `on_round` sees each round as it is
+    played. The runner's match (pdbench.runners.match) chooses with its agents (awaiting those
+    that wait on a provider, after a negotiation phase, with a trembling hand) and records each
+    round; `play_loop` chooses with two policies. An exception from `choose` ends the match."""
+    for round_index in range(1, n_rounds + 1):
+        action_a, action_b = await choose(played, round_index)
+        payoff_a, payoff_b = game.payoffs.payoffs(action_a, action_b)
+        round_ = PlayedRound(round_index, action_a, action_b, payoff_a, payoff_b)
+        played.append(round_)
+        if on_round is not None:
+            on_round(round_)
+
+
+def run_at_once[T](coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never waits (policies answer at once) without an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
+    coroutine.close()
+    raise RuntimeError("the coroutine waited: run it in an event loop")
+
+
 def play_loop(
     policy_a: Policy,
     policy_b: Policy,
@@ -50,20 +87,18 @@ def play_loop(
     """One match, round by round, as the match runner plays it (both policies are reset first)."""
     policy_a.reset(seed_a)
     policy_b.reset(seed_b)
-    transcript = Transcript()
-    moves_a: list[Action] = []
-    moves_b: list[Action] = []
-    for round_index in range(1, n_rounds + 1):
+
+    async def choose(transcript: Transcript, round_index: int) -> tuple[Action, Action]:
         move_a = policy_a.act(_observe(transcript, "a", policy_a))
         move_b = policy_b.act(_observe(transcript, "b", policy_b))
         for move in (move_a, move_b):
             if not isinstance(move, Action):
                 raise BadMove(f"act returned {move!r} in round {round_index}, not an Action")
-        payoff_a, payoff_b = game.payoffs.payoffs(move_a, move_b)
-        transcript.append(PlayedRound(round_index, move_a, move_b, payoff_a, payoff_b))
-        moves_a.append(move_a)
-        moves_b.append(move_b)
-    return Moves(moves_a, moves_b)
+        return move_a, move_b
+
+    transcript = Transcript()
+    run_at_once(play_rounds(game, n_rounds, choose, transcript))
+    return Moves([r.action_a for r in transcript.rounds], [r.action_b for r in transcript.rounds])
 
 
 def _observe(transcript: Transcript, side: str, policy: Policy) -> Observation:

@@ -1,7 +1,8 @@
 """The frames of the Analysis and Tournament tabs, from analysis.parquet and tournament.parquet.
 
 Pure pandas, like `pdbench.ui.frames`: no Streamlit, no Altair. The tables are long (a `table`
-column says what a row is; see pdbench.analysis.run_analysis and run_tournament); these functions
+column says what a row is; see pdbench.analysis.per_run.analysis_table and
+tournament_table); these functions
 cut out one table and shape it for a chart or a readable table.
 """
 
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pdbench.analysis.catalog import RANKING_COLUMNS
-from pdbench.analysis.fingerprints import OUTCOMES
-from pdbench.analysis.profile import DIMENSIONS
+from pdbench.analysis.identification.fingerprints import OUTCOMES
+from pdbench.analysis.identification.profile import DIMENSIONS
+from pdbench.analysis.metrics.catalog import RANKING_COLUMNS
 
 FINGERPRINT_OUTCOMES = (*OUTCOMES, "first")
 OUTCOME_LABELS = {

@@ -25,7 +25,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.run_aggregates import Aggregates
+from pdbench.analysis.per_run.aggregates import Aggregates
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.shards import sweep_of

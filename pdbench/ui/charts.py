@@ -11,7 +11,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from pdbench.ui.frames import CI_SERIES
+from pdbench.ui.condition_frames import CI_SERIES
 
 C_COLOR = "#0072B2"  # cooperate: blue
 D_COLOR = "#D55E00"  # defect: vermilion

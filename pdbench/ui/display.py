@@ -1,6 +1,6 @@
 """How the page shows metrics: which get cards, in what order, and how their values read.
 
-Labels, help texts, kinds and decimals come from the metric catalogue (`pdbench.analysis.catalog`);
+Labels, help texts, kinds and decimals come from the metric catalogue (`pdbench.analysis.metrics.catalog`);
 this module only chooses and formats. Pure functions of stored values: no Streamlit here.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from pdbench.analysis.catalog import COLUMNS, SIDES, MetricColumn, metric
+from pdbench.analysis.metrics.catalog import SIDES, MetricColumn, metric, metric_columns
 
 # The Match tab's cards: the match as a whole, then each agent in the same order.
 JOINT_METRICS = [metric(column) for column in ("cooperation_rate", "time_to_collapse", "n_rounds")]
@@ -39,7 +39,13 @@ TALK_METRICS = [metric(f"{stem}_{side}") for side in SIDES for stem in TALK_STEM
 HEADLINE_METRICS = JOINT_METRICS + AGENT_METRICS["a"] + AGENT_METRICS["b"]
 # The full table lists every scalar metric: the cards' first, then any the cards leave out.
 _SHOWN = HEADLINE_METRICS + RELIABILITY_METRICS
-ALL_METRICS = _SHOWN + [c for c in COLUMNS if c.metric.shape == "scalar" and c not in _SHOWN]
+
+
+def all_metrics() -> list[MetricColumn]:
+    """Every scalar metric: the headline and reliability ones first, then the rest in catalogue
+    order (a metric registered later included)."""
+    rest = [c for c in metric_columns() if c.metric.shape == "scalar" and c not in _SHOWN]
+    return _SHOWN + rest
 
 
 def is_missing(value: Any) -> bool:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pdbench.analysis.catalog import SIDES
+from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.core.errors import PdbenchError
 from pdbench.core.game import get_game, label_preset
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
-from pdbench.storage.schema import LedgerEntry
 
 # --- the manifest ------------------------------------------------------------------------------
 

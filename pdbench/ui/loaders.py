@@ -16,12 +16,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.run_aggregates import Aggregates, read_aggregates
-from pdbench.analysis.run_analysis import analysis_files
-from pdbench.analysis.run_tournament import TOURNAMENT_FILE
+from pdbench.analysis.per_run.aggregates import Aggregates, read_aggregates
+from pdbench.analysis.per_run.analysis_files import analysis_files
+from pdbench.analysis.per_run.tournament_table import TOURNAMENT_FILE
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.reader import Fingerprint, RunReader
-from pdbench.storage.schema import LedgerEntry
 
 RUN_DIR_ENV = "PDBENCH_RUN_DIR"
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pdbench.analysis.catalog import SIDES
-from pdbench.storage.schema import LedgerEntry
+from pdbench.analysis.metrics.catalog import SIDES
+from pdbench.storage.ledger import LedgerEntry
 
 
 @dataclass(frozen=True)

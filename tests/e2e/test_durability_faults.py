@@ -1,16 +1,19 @@
 """Issue 22, faults a long paid run meets on a real machine, each through the real `pdbench run`
-command in its own process: a kill during paid calls (spend against the server's own count), a
+command: a kill during paid calls (spend against the server's own count), a
 disk that fills up (rounds, the manifest, the cache), and one match's provider trouble (a 502 page,
 an empty `choices`) while other matches are in flight.
 
 The provider is a local OpenAI-compatible stub on 127.0.0.1 reached through litellm; the full
-disk is injected by tests/fault_injection.py (ENOSPC where the OS would raise it).
+disk is injected by tests/fault_injection.py (ENOSPC where the OS would raise it). The killed run
+and the full-disk runs are processes of their own (the fault comes from outside); the commands
+that follow them (the resume), and the runs the process is not part of, run in this process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from in_process import Ran, run_front_door
 from silently_wrong_helpers import (
     ROOT,
     console_command,
@@ -66,18 +70,31 @@ def run_args(config: Path, out: Path) -> list[str]:
     return ["run", str(config), f"run.output_dir={out}", "--run-id", "r", "-q"]
 
 
-def pdbench(args: list[str], tmp: Path, *, fault: tuple[str, int] | None = None):
-    """The command as a user runs it, or under an injected full disk."""
-    command = [*console_command(), *args]
-    if fault is not None:
-        command = [sys.executable, str(FAULTS), fault[0], str(fault[1]), *args]
-    return subprocess.run(
+def pdbench(args: list[str], tmp: Path, *, fault: tuple[str, int] | None = None) -> Ran:
+    """The command as a user runs it: under an injected full disk in its own process (the fault
+    is injected from outside), else in this process (tests/in_process.py; the same entry
+    function, a process start and litellm's import fewer)."""
+    if fault is None:
+        return run_front_door("cli", args, cwd=ROOT, env=subprocess_env(tmp))
+    command = [sys.executable, str(FAULTS), fault[0], str(fault[1]), *args]
+    done = subprocess.run(
         command, cwd=ROOT, env=subprocess_env(tmp), capture_output=True, text=True, timeout=180
     )
+    return Ran(done.returncode, done.stdout, done.stderr, 0.0, 0.0)
+
+
+WARNING_BLOCK = re.compile(r"\S+\.py:\d+: \w*Warning: ")
 
 
 def error_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if line.strip()]
+    """stderr's lines, without Python's warning blocks ("file.py:N: XWarning: ..." and its source
+    line: a library's, which an in-process run writes when the command ends)."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return [
+        line
+        for i, line in enumerate(lines)
+        if not WARNING_BLOCK.match(line) and not (i and WARNING_BLOCK.match(lines[i - 1]))
+    ]
 
 
 # --- money counted across kills -------------------------------------------------------------------
@@ -106,7 +123,7 @@ def test_spend_after_a_kill_during_paid_calls_counts_every_call_the_server_answe
 
     stub.state.delay_s = 0.0
     resumed = pdbench(run_args(config, out), tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.code == 0, resumed.stderr
     spend = read_manifest(out / "r")["spend"]
     received = len(stub.state.requests)
     # Every answer that reached pdbench was paid for and is counted, the killed attempt's too
@@ -137,7 +154,7 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     out = tmp_path / "runs"
     failed = pdbench(run_args(config, out), tmp_path, fault=(full_file, writes_before))
     full_file = full_file.removesuffix(".*.tmp")
-    assert failed.returncode == 5, failed
+    assert failed.code == 5, failed
     lines = error_lines(failed.stderr)
     assert len(lines) == 1 and "Traceback" not in failed.stderr, failed.stderr
     line = lines[0]
@@ -155,7 +172,7 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
     assert bought <= 3 * ROUNDS, bought
 
     resumed = pdbench(run_args(config, out), tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.code == 0, resumed.stderr
     assert read_manifest(run_dir)["status"] == "complete"
     assert rounds_per_match(run_dir) == {("sampled_vs_tft", r): ROUNDS for r in range(REPLICATES)}
     # No answer that reached pdbench was bought twice: the answers paid before the failure
@@ -175,14 +192,14 @@ def test_a_full_disk_under_a_policy_run_is_one_line_and_exit_5(tmp_path):
     config = ROOT / "tests" / "fixtures" / "configs" / "policies.yaml"
     out = tmp_path / "runs"
     failed = pdbench(run_args(config, out), tmp_path, fault=("matches.jsonl", 0))
-    assert failed.returncode == 5, failed
+    assert failed.code == 5, failed
     assert len(error_lines(failed.stderr)) == 1 and "Traceback" not in failed.stderr
     manifest = read_manifest(out / "r")
     assert (manifest["status"], manifest["matches"]["completed"]) == ("failed", 0)
     assert "disk full while writing" in manifest["error"]
     assert not list((out / "r").glob("*.tmp"))
     resumed = pdbench(run_args(config, out), tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.code == 0, resumed.stderr
     assert read_manifest(out / "r")["status"] == "complete"
 
 
@@ -208,7 +225,7 @@ def test_one_conditions_provider_trouble_leaves_its_matches_unfinished(stub, tmp
     config = paid_experiment(tmp_path, stub.api_base, conditions=conditions)
     out = tmp_path / "runs"
     failed = pdbench(run_args(config, out), tmp_path)
-    assert failed.returncode == 3, failed
+    assert failed.code == 3, failed
     assert "Traceback" not in failed.stderr
     last = error_lines(failed.stderr)[-1]
     assert last.endswith("matches wait: run the same command again to resume them"), last
@@ -221,7 +238,7 @@ def test_one_conditions_provider_trouble_leaves_its_matches_unfinished(stub, tmp
 
     stub.state.broken_models = {}  # the proxy is fixed
     resumed = pdbench(run_args(config, out), tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.code == 0, resumed.stderr
     assert rounds_per_match(out / "r") == {
         (name, r): ROUNDS
         for name in ("healthy", "behind_a_broken_proxy")
@@ -238,14 +255,14 @@ def test_a_deleted_ledger_quarantines_the_rounds_and_buys_nothing_again(stub, tm
     config = paid_experiment(tmp_path, stub.api_base)
     out = tmp_path / "runs"
     first = pdbench(run_args(config, out), tmp_path)
-    assert first.returncode == 0, first.stderr
+    assert first.code == 0, first.stderr
     bought = len(stub.state.requests)
     assert bought == REPLICATES * ROUNDS
     stored = (out / "r" / "rounds.jsonl").read_bytes()
     (out / "r" / "matches.jsonl").unlink()
 
     again = pdbench(run_args(config, out), tmp_path)
-    assert again.returncode == 0, again.stderr
+    assert again.code == 0, again.stderr
     warnings = [line for line in again.stderr.splitlines() if line.startswith("warning: ")]
     assert any("matches.jsonl is missing" in line for line in warnings), again.stderr
     (moved,) = (out / "r" / "quarantine").iterdir()

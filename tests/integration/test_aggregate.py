@@ -5,7 +5,7 @@ The experiment (tests/fixtures/experiments/metrics.yaml) plays classic policies 
 known: TFT vs ALLD, WSLS vs ALLD, GRIM vs TFT, ALLC vs ALLC over 10 rounds, and GTFT vs ALLD over
 10 rounds and over a geometric horizon, 5 replicates each, collapse k=3, threshold=0.1. Expected
 numbers are written out by hand, or (for GTFT, which is random) computed here from its stored moves
-with this file's own loops, never with pdbench.analysis.metrics.
+with this file's own loops, never with pdbench.analysis.metrics.behaviour.
 """
 
 from __future__ import annotations

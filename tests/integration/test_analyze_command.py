@@ -320,7 +320,7 @@ def test_analyses_with_other_options_coexist(policies_vs_random, monkeypatch, ca
         == 0
     )
     assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--name", "mine") == 0
-    from pdbench.analysis.run_analysis import analysis_files
+    from pdbench.analysis.per_run.analysis_files import analysis_files
 
     files = analysis_files(run_dir)
     assert list(files) == ["default", "mine", f"ref-{first}", f"ref-{second}"]

@@ -15,7 +15,7 @@ import orjson
 import pandas as pd
 import pytest
 
-from pdbench.analysis.aggregate import aggregate_run
+from pdbench.analysis.metrics.aggregate import aggregate_run
 from pdbench.config.schema import ExperimentSpec
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.experiment import run_experiment

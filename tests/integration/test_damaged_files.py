@@ -97,7 +97,7 @@ def test_a_torn_last_line_is_a_kills_leftover_and_is_cut_silently(tmp_path, caps
 
 
 def test_aggregate_names_the_damaged_line_instead_of_a_parser_traceback(tmp_path):
-    from pdbench.analysis.aggregate import write_aggregates
+    from pdbench.analysis.metrics.aggregate import write_aggregates
 
     run_dir = run_experiment(policy_run(tmp_path)).run_dir
     insert_line(run_dir / "rounds.jsonl", 5, b"[1, 2\n")

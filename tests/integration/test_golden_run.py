@@ -1,4 +1,5 @@
-"""A tiny seeded run compared with its checked-in rounds (see scripts/regenerate_golden.py)."""
+"""A tiny seeded run compared with its checked-in rounds and aggregates (see
+scripts/regenerate_golden.py)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,10 @@ def test_golden_run_is_unchanged(tmp_path):
     assert len(actual) == len(expected)
     for number, (got, want) in enumerate(zip(actual, expected, strict=True), start=1):
         assert got == want, f"golden line {number} differs:\n got  {got!r}\n want {want!r}"
+
+
+def test_golden_aggregates_are_unchanged(tmp_path):
+    """aggregates.parquet of the golden run, byte for byte: the metrics, their order, their
+    types and the condition statistics (regenerated with the rounds)."""
+    expected = (PROJECT / "tests" / "golden" / "aggregates.parquet").read_bytes()
+    assert _regenerator().golden_aggregates(tmp_path) == expected

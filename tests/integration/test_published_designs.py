@@ -14,9 +14,9 @@ import orjson
 import pandas as pd
 import pytest
 
-from pdbench.analysis.aggregate import read_matches
-from pdbench.analysis.fingerprints import memory_one_fingerprint
-from pdbench.analysis.moves import MatchBatch
+from pdbench.analysis.identification.fingerprints import memory_one_fingerprint
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.metrics.aggregate import read_matches
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import LoadedExperiment, load

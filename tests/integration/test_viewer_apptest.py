@@ -22,8 +22,8 @@ import pytest
 from project_copy import copy_project
 from streamlit.testing.v1 import AppTest
 
-from pdbench.analysis.aggregate import aggregate_run
-from pdbench.analysis.catalog import DECIMALS, MetricColumn
+from pdbench.analysis.metrics.aggregate import aggregate_run
+from pdbench.analysis.metrics.catalog import DECIMALS, MetricColumn
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 from pdbench.storage.reader import RunReader

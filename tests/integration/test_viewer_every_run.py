@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from viewer_runs import KINDS, expected_tally, make_viewer_runs, tally_words
 
-from pdbench.analysis.run_aggregates import read_aggregates
+from pdbench.analysis.per_run.aggregates import read_aggregates
 from pdbench.storage.reader import RunReader
 from pdbench.ui.loaders import RUN_DIR_ENV
 

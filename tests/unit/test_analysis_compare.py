@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from pdbench.analysis.compare import (
+from pdbench.analysis.stats.compare import (
     ConditionSample,
     compare_all_pairs,
     compare_to_reference,

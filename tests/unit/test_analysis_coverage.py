@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from pdbench.analysis.compare import ConditionSample, compare_two
-from pdbench.analysis.intervals import paired_t_interval, welch_interval
+from pdbench.analysis.stats.compare import ConditionSample, compare_two
+from pdbench.analysis.stats.intervals import paired_t_interval, welch_interval
 
 TRIALS = 20_000
 # 4 binomial standard errors of a coverage of 0.95 over TRIALS trials: 0.0062. A wrong interval

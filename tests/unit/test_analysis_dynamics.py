@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 
-from pdbench.analysis.dynamics import (
+from pdbench.analysis.tournaments.dynamics import (
     moran_fixation,
     moran_fixation_probability,
     moran_shares,

@@ -9,9 +9,13 @@ import numpy as np
 import pytest
 from test_analysis_play import play_against_random
 
-from pdbench.analysis.fingerprints import OUTCOMES, memory_one_counts, memory_one_fingerprint
-from pdbench.analysis.intervals import wilson_interval
-from pdbench.analysis.moves import MatchBatch
+from pdbench.analysis.identification.fingerprints import (
+    OUTCOMES,
+    memory_one_counts,
+    memory_one_fingerprint,
+)
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.stats.intervals import wilson_interval
 
 NAN = math.nan
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pdbench.analysis.moves import MatchBatch
-from pdbench.analysis.profile import behavioural_profile
-from pdbench.analysis.sfem import estimate_strategies
-from pdbench.analysis.sfem_fontana import estimate_per_match
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.identification.profile import behavioural_profile
+from pdbench.analysis.identification.sfem import estimate_strategies
+from pdbench.analysis.identification.sfem_fontana import estimate_per_match
 from pdbench.core.game import GAMES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "fontana_sfem" / "matches.json"

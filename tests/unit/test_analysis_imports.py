@@ -8,14 +8,14 @@ import subprocess
 import sys
 
 MODULES = (
-    "moves",
-    "intervals",
-    "fingerprints",
-    "sfem",
-    "profile",
-    "compare",
-    "tournament",
-    "dynamics",
+    "identification.moves",
+    "stats.intervals",
+    "identification.fingerprints",
+    "identification.sfem",
+    "identification.profile",
+    "stats.compare",
+    "tournaments.results",
+    "tournaments.dynamics",
 )
 
 

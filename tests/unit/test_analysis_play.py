@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from helpers import ScriptedAgent, play
 
-from pdbench.analysis.moves import MatchBatch
+from pdbench.analysis.identification.moves import MatchBatch
 from pdbench.core.actions import Action
 from pdbench.core.game import GAMES, Game
 from pdbench.strategies import LastRounds, make_policy

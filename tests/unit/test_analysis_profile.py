@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from test_analysis_play import play_against_random
 
-from pdbench.analysis.moves import MatchBatch
-from pdbench.analysis.profile import DIMENSIONS, behavioural_profile
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.identification.profile import DIMENSIONS, behavioural_profile
 
 
 def _reference(own: list[bool], opponent: list[bool]) -> dict[str, float]:

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from test_analysis_play import PD, concatenate, play_against_random
 
-from pdbench.analysis.moves import MatchBatch
-from pdbench.analysis.prescriptions import (
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.identification.prescriptions import (
     DEFAULT_CANDIDATES,
     candidate_prescriptions,
     default_candidates,
 )
-from pdbench.analysis.sfem import estimate_strategies
+from pdbench.analysis.identification.sfem import estimate_strategies
 from pdbench.core.errors import ConfigError
 from pdbench.strategies import POLICIES, make_policy
 

@@ -10,8 +10,11 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 from test_analysis_play import PD, concatenate, play_against_random
 
-from pdbench.analysis.prescriptions import candidate_prescriptions, default_candidates
-from pdbench.analysis.sfem import estimate_strategies
+from pdbench.analysis.identification.prescriptions import (
+    candidate_prescriptions,
+    default_candidates,
+)
+from pdbench.analysis.identification.sfem import estimate_strategies
 
 
 def _independent_maximum(batch, names) -> tuple[float, np.ndarray]:

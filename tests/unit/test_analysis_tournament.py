@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_analysis_play import PD
 
-from pdbench.analysis.tournament import TournamentMatches, summarise_tournament
+from pdbench.analysis.tournaments.results import TournamentMatches, summarise_tournament
 from pdbench.strategies import LastRounds, make_policy
 
 PLAYERS = ["allc", "alld", "tft", "grim", "wsls"]

@@ -6,11 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pdbench.analysis.columns import StoredMatches
-from pdbench.analysis.run_comparisons import choose_family
-from pdbench.analysis.run_tournament import TournamentOptions, even_counts, tournament_table
-from pdbench.analysis.stored import select_matches, side_batch
-from pdbench.analysis.tournament import TournamentMatches
+from pdbench.analysis.metrics.columns import StoredMatches
+from pdbench.analysis.per_run.comparisons import choose_family
+from pdbench.analysis.per_run.play import select_matches, side_batch
+from pdbench.analysis.per_run.tournament_table import (
+    TournamentOptions,
+    even_counts,
+    tournament_table,
+)
+from pdbench.analysis.tournaments.results import TournamentMatches
 from pdbench.core.errors import PdbenchError
 
 

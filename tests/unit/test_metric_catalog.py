@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.analysis import catalog
-from pdbench.analysis.aggregate import SCALAR_METRICS, StoredMatches, aggregate_matches
+from pdbench.analysis.metrics import catalog
+from pdbench.analysis.metrics.aggregate import StoredMatches, aggregate_matches
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 
@@ -21,7 +21,9 @@ NOT_METRICS |= {"aborted_at_round", "collapse_determinable", "collapsed"}
 
 
 def test_the_scalar_columns_are_the_aggregated_ones_in_their_order():
-    assert catalog.scalar_columns() == SCALAR_METRICS
+    table = aggregate_matches(StoredMatches.concatenate([]), RunManifest(run_id="r"))
+    with_statistics = [name.removesuffix("_std") for name in table.columns if name.endswith("_std")]
+    assert catalog.scalar_columns() == tuple(with_statistics)
 
 
 def test_every_metric_column_of_the_aggregates_table_is_catalogued():
@@ -31,7 +33,7 @@ def test_every_metric_column_of_the_aggregates_table_is_catalogued():
         for name in table.columns
         if name not in NOT_METRICS and not any(name.endswith(s) for s in STATS)
     ]
-    assert metric_columns == [c.column for c in catalog.COLUMNS]
+    assert metric_columns == [c.column for c in catalog.metric_columns()]
 
 
 def test_a_per_agent_metric_has_an_a_and_a_b_column_that_name_their_agent():
@@ -60,9 +62,9 @@ def test_the_joint_cooperation_rate_is_its_own_column():
 
 
 def test_labels_are_unique_and_help_is_one_filled_line():
-    labels = [c.label for c in catalog.COLUMNS]
+    labels = [c.label for c in catalog.metric_columns()]
     assert len(labels) == len(set(labels))
-    for column in catalog.COLUMNS:
+    for column in catalog.metric_columns():
         assert column.help and "\n" not in column.help
         assert "{" not in column.help and "}" not in column.help, column.column
         assert column.kind in catalog.DECIMALS
@@ -80,7 +82,7 @@ def test_an_unknown_column_suggests_the_closest():
 
 def test_the_catalogue_imports_no_pandas_numpy_or_streamlit():
     code = (
-        "import sys, pdbench.analysis.catalog; "
+        "import sys, pdbench.analysis.metrics.catalog; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pandas', 'numpy', 'pyarrow', 'streamlit', 'altair'}))"
     )

@@ -7,7 +7,7 @@ import pytest
 from helpers import as_actions, play
 from reference_metrics import match_metrics, time_to_collapse
 
-from pdbench.analysis.stats import mean_ci
+from pdbench.analysis.stats.student_t import mean_ci
 from pdbench.core.actions import C, D
 from pdbench.core.game import GAMES
 from pdbench.core.rng import make_rng

@@ -7,8 +7,11 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from pdbench.analysis.dynamics import moran_fixation_probability, selection_against_neutral
-from pdbench.analysis.run_tournament import TournamentOptions, dynamics_rows
+from pdbench.analysis.per_run.tournament_table import TournamentOptions, dynamics_rows
+from pdbench.analysis.tournaments.dynamics import (
+    moran_fixation_probability,
+    selection_against_neutral,
+)
 from pdbench.cli.tournament_report import moran_table
 
 

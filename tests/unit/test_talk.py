@@ -11,7 +11,7 @@ import pytest
 
 from pdbench.agents.base import AgentBase, Utterance
 from pdbench.agents.llm.prompts import PromptBuilder
-from pdbench.analysis.talk import talk_flags, talk_metrics
+from pdbench.analysis.metrics.talk import talk_flags, talk_metrics
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from pdbench.analysis.aggregate import SCALAR_METRICS
-from pdbench.analysis.catalog import metric
+from pdbench.analysis.metrics.catalog import metric, scalar_columns
 from pdbench.storage.manifest import RunManifest
-from pdbench.ui.display import ALL_METRICS, HEADLINE_METRICS, format_value
-from pdbench.ui.frames import action_text, comparison_table, timeline_frame
+from pdbench.ui.condition_frames import comparison_table
+from pdbench.ui.display import HEADLINE_METRICS, all_metrics, format_value
+from pdbench.ui.frames import action_text, timeline_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = {"a": "A · TFT", "b": "B · ALLD"}
@@ -66,9 +66,9 @@ def test_values_read_with_the_catalogues_decimals_and_null_text():
 
 
 def test_the_full_metric_table_lists_every_scalar_metric_once_headline_first():
-    columns = [m.column for m in ALL_METRICS]
+    columns = [m.column for m in all_metrics()]
     assert columns[: len(HEADLINE_METRICS)] == [m.column for m in HEADLINE_METRICS]
-    assert len(columns) == len(set(columns)) == len(SCALAR_METRICS)
+    assert len(columns) == len(set(columns)) == len(scalar_columns())
 
 
 def test_the_comparison_table_headers_come_from_the_catalogue():
@@ -81,7 +81,7 @@ def test_the_comparison_table_headers_come_from_the_catalogue():
         "horizon_type": "fixed",
         "n_replicates": 2,
         "time_to_collapse_n": 1,
-        **{m.column: 0.6 for m in ALL_METRICS},
+        **{m.column: 0.6 for m in all_metrics()},
         **{f"cooperation_rate_{s}": value for s, value in stats.items()},
     }
     table = comparison_table(pd.DataFrame([row]), RunManifest(run_id="r"), [])
@@ -125,7 +125,7 @@ def test_an_undefined_collapse_round_is_empty_never_the_text_none():
         "horizon_type": "fixed",
         "n_replicates": 2,
         "time_to_collapse_n": 0,
-        **{m.column: 0.6 for m in ALL_METRICS},
+        **{m.column: 0.6 for m in all_metrics()},
         "time_to_collapse": None,
     }
     table = comparison_table(pd.DataFrame([row]), RunManifest(run_id="r"), [])
@@ -134,7 +134,7 @@ def test_an_undefined_collapse_round_is_empty_never_the_text_none():
         assert pd.isna(table.loc[0, header])
     assert not any(value is None for value in table.to_numpy().ravel())
     # As shown: the catalogue's words, never "None" or "nan".
-    from pdbench.ui.frames import comparison_text
+    from pdbench.ui.condition_frames import comparison_text
 
     shown = comparison_text(table)
     assert shown.loc[0, "collapse round"] == "no collapse"
@@ -174,7 +174,7 @@ def test_split_or_steal_moves_are_shown_in_the_games_words_and_stored_as_c_d():
 
 
 def test_the_ranking_is_headed_by_the_catalogues_labels():
-    from pdbench.analysis.catalog import RANKING_COLUMNS
+    from pdbench.analysis.metrics.catalog import RANKING_COLUMNS
     from pdbench.ui.analysis_frames import ranking_frame
 
     tournament = pd.DataFrame(

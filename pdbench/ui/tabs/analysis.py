@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.run_analysis import DEFAULT_NAME
+from pdbench.analysis.per_run.analysis_files import DEFAULT_NAME
 from pdbench.ui import analysis_frames as frames
 from pdbench.ui import charts
 from pdbench.ui.loaders import LoadedRun

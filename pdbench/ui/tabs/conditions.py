@@ -13,13 +13,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.catalog import MetricColumn
-from pdbench.analysis.run_aggregates import Aggregates
+from pdbench.analysis.metrics.catalog import MetricColumn
+from pdbench.analysis.per_run.aggregates import Aggregates
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
-from pdbench.storage.schema import LedgerEntry
-from pdbench.ui import charts, frames, grid
-from pdbench.ui.display import ALL_METRICS, table_height
-from pdbench.ui.frames import COMPARED_METRICS, COOPERATION, PER_AGENT, ComparedMetric
+from pdbench.ui import charts, condition_frames, grid
+from pdbench.ui.condition_frames import COMPARED_METRICS, COOPERATION, PER_AGENT, ComparedMetric
+from pdbench.ui.display import all_metrics, table_height
 
 NONE = "(none)"
 # The table's metric columns at first: a 1440 px window shows them without scrolling.
@@ -27,7 +27,7 @@ DEFAULT_TABLE_METRICS = [
     COOPERATION.header,
     "coop 95% CI",
     *(m.header for m in PER_AGENT if m.metric.metric.stem in ("cooperation_rate", "total_payoff")),
-    frames.COLLAPSE.header,
+    condition_frames.COLLAPSE.header,
 ]
 MORE_TABLE_COLUMNS = ["collapsed", "live calls", "cached calls", "cost $", "failed matches"]
 MANY_CONDITIONS = 10  # above it, charts show one series and the chosen conditions only
@@ -65,7 +65,7 @@ def _table(
     varying: list[str],
     run_id: str,
 ) -> None:
-    table = frames.comparison_table(conditions, manifest, ledger)
+    table = condition_frames.comparison_table(conditions, manifest, ledger)
     for key in reversed(varying):
         table.insert(1, key, list(factors[key]))
     options = [
@@ -87,7 +87,7 @@ def _table(
     # "Metrics in the table"): a 1440 px window then holds the default columns without scrolling.
     names = varying or ["condition"]
     st.dataframe(
-        frames.comparison_text(table),
+        condition_frames.comparison_text(table),
         hide_index=True,
         width="stretch",
         height=table_height(len(table)),
@@ -120,7 +120,7 @@ def _heatmap(
     conditions: pd.DataFrame, factors: pd.DataFrame, varying: list[str], run_id: str
 ) -> None:
     st.markdown("##### Factor heat map")
-    metrics = [m for m in ALL_METRICS if m.column in conditions.columns]
+    metrics = [m for m in all_metrics() if m.column in conditions.columns]
     by_levels = sorted(varying, key=lambda key: -factors[key].nunique())
     pick_metric, pick_rows, pick_columns, pick_facets = st.columns(4)
     chosen: MetricColumn = pick_metric.selectbox(
@@ -184,9 +184,9 @@ def _cooperation_charts(
     aggregates: Aggregates, labels: dict[str, str], selected: str, run_id: str
 ) -> None:
     conditions = aggregates.conditions
-    ci = frames.cooperation_ci_frame(conditions)
+    ci = condition_frames.cooperation_ci_frame(conditions)
     many = len(conditions) > MANY_CONDITIONS
-    series = list(frames.CI_SERIES.values())
+    series = list(condition_frames.CI_SERIES.values())
     shown_series = st.multiselect(
         "Cooperation of",
         series,
@@ -198,7 +198,7 @@ def _cooperation_charts(
     if sort_by_mean:
         both = ci[ci["series"] == series[0]].sort_values("mean", ascending=False)
         order = list(both["condition"])
-    points = frames.replicate_points_frame(aggregates.replicates)
+    points = condition_frames.replicate_points_frame(aggregates.replicates)
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("##### Cooperation rate, mean and 95% CI")
@@ -226,7 +226,7 @@ def _cooperation_charts(
                 format_func=lambda name: labels[name],
                 key=f"over_time_conditions::{run_id}",
             )
-        over_time = frames.over_time_frame(conditions)
+        over_time = condition_frames.over_time_frame(conditions)
         over_time = _relabelled(over_time[over_time["condition"].isin(drawn)], labels)
         st.altair_chart(
             charts.over_time_chart(
@@ -250,5 +250,5 @@ def _number_column(compared: ComparedMetric) -> Any:
     """The catalogue's decimals and definition; a count summed over both agents says so."""
     column = compared.metric
     help_text = "per match, A + B" if compared.summed else column.help
-    # Text (frames.comparison_text): the grid would print an undefined number as "None".
+    # Text (condition_frames.comparison_text): the grid would print an undefined number as "None".
     return st.column_config.TextColumn(compared.header, help=help_text, alignment="right")

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import orjson
 import streamlit as st
 
-from pdbench.analysis.catalog import SIDES
+from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui.facts import action_words, attempts_of, round_flags, store_prompts_of, usage_text
 

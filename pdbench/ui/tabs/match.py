@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.catalog import MetricColumn
-from pdbench.storage.schema import LedgerEntry
+from pdbench.analysis.metrics.catalog import MetricColumn
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.ui import charts, frames
 from pdbench.ui.display import (
     AGENT_METRICS,

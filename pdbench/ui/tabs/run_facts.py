@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
-from pdbench.storage.schema import LedgerEntry
 from pdbench.ui import frames
 from pdbench.ui.display import table_height
 from pdbench.ui.facts import cost_text, run_facts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.catalog import RANKING_COLUMNS
+from pdbench.analysis.metrics.catalog import RANKING_COLUMNS
 from pdbench.ui import analysis_frames as frames
 from pdbench.ui import charts
 

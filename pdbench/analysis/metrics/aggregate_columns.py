@@ -8,11 +8,8 @@ from typing import Any, cast
 
 import pandas as pd
 
-from pdbench.analysis.catalog import COLUMNS, scalar_columns
+from pdbench.analysis.metrics.catalog import metric_columns, scalar_columns
 from pdbench.storage.manifest import RunManifest
-
-# Scalar metrics that get condition-level statistics, in column order (from the catalogue).
-SCALAR_METRICS = scalar_columns()
 
 
 def column_types() -> dict[str, str]:
@@ -32,9 +29,9 @@ def column_types() -> dict[str, str]:
             "collapsed": "boolean",
         }
     )
-    for column in COLUMNS:
+    for column in metric_columns():
         types[column.column] = "string" if column.metric.shape == "per_round" else "Float64"
-    for metric in SCALAR_METRICS:
+    for metric in scalar_columns():
         types[f"{metric}_std"] = "Float64"
         types[f"{metric}_n"] = "Int64"
         types[f"{metric}_ci_low"] = "Float64"

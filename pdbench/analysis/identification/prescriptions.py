@@ -1,5 +1,5 @@
 """SFEM's candidates and what each would have played: every candidate strategy replayed on the
-observed history of every match (pdbench.analysis.sfem fits the mixture to these prescriptions).
+observed history of every match (pdbench.analysis.identification.sfem fits the mixture to these prescriptions).
 
 Candidates are the registered policies of pdbench.strategies, replayed through their numpy batch
 form (`reset_batch` / `act_batch`) on the observed moves: at round t each candidate sees a
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pdbench.analysis.moves import MatchBatch
+from pdbench.analysis.identification.moves import MatchBatch
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix

@@ -27,14 +27,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pdbench.analysis.aggregate import aggregate_matches
-from pdbench.analysis.columns import StoredMatches, read_matches
-from pdbench.analysis.moves import MatchBatch
-from pdbench.analysis.tournament import TournamentMatches
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.metrics.aggregate import aggregate_matches
+from pdbench.analysis.metrics.columns import StoredMatches, read_matches
+from pdbench.analysis.tournaments.results import TournamentMatches
 from pdbench.core.errors import PdbenchError
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.reader import RunReader
-from pdbench.storage.schema import LedgerEntry
 
 PLAYER_FACTORS = ("player_a", "player_b")
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pdbench.analysis.aggregate import aggregate_run
+from pdbench.analysis.metrics.aggregate import aggregate_run
 from pdbench.storage.reader import RunReader
 from pdbench.storage.schema import AGGREGATES_FILE, ROUNDS_FILE
 from pdbench.storage.shards import shard_dirs

@@ -22,21 +22,19 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from pdbench.analysis.aggregate_columns import SCALAR_METRICS, with_types
-from pdbench.analysis.catalog import COLUMNS, MetricColumn
-from pdbench.analysis.columns import StoredMatches, read_matches
-from pdbench.analysis.intervals import wilson_interval
-from pdbench.analysis.metrics import many_match_metrics
-from pdbench.analysis.stats import mean_ci
-from pdbench.analysis.talk import talk_metrics
+from pdbench.analysis.metrics.aggregate_columns import with_types
+from pdbench.analysis.metrics.catalog import MetricColumn, metric_columns, scalar_columns
+from pdbench.analysis.metrics.columns import StoredMatches, read_matches
+from pdbench.analysis.metrics.metric import compute_columns
+from pdbench.analysis.metrics.played import PlayedMatches
+from pdbench.analysis.stats.intervals import wilson_interval
+from pdbench.analysis.stats.student_t import mean_ci
 from pdbench.core.errors import PdbenchError
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
-from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR, LedgerEntry
+from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR
 from pdbench.storage.tables import write_table_atomic
-
-_BY_COLUMN = {c.column: c for c in COLUMNS}
-METRIC_COLUMNS = tuple(c.column for c in COLUMNS)
 
 IDENTITY = ("run_id", "level", "condition", "replicate", "agent_a", "agent_b", "game")
 IDENTITY_TAIL = ("horizon_type",)
@@ -49,55 +47,21 @@ FINISHED, ABORTED = "finished", "aborted"
 
 
 def _replicate_metrics(matches: StoredMatches, collapse_k: int, threshold: float) -> pd.DataFrame:
-    """Every per-match metric of the stored matches (one row per match with rounds)."""
+    """Every registered metric per stored match (one row per match with rounds), and whether
+    it collapsed."""
     n = len(matches.keys)
     if n == 0:
         return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=["condition", "replicate"]))
-    metrics = many_match_metrics(
-        matches.starts,
-        matches.coop_a,
-        matches.coop_b,
-        matches.payoff_a,
-        matches.payoff_b,
-        collapse_k=collapse_k,
-        collapse_threshold=threshold,
-    )
-    per_match = {
-        name: np.add.reduceat(values, matches.starts) for name, values in matches.flags.items()
-    }
-    lengths = metrics["n_rounds"].astype(float)
-    columns: dict[str, object] = {**metrics, **per_match}
-    determinable = lengths >= collapse_k
-    collapsed = ~np.isnan(metrics["time_to_collapse"])
-    columns["collapse_rate"] = np.where(determinable, collapsed.astype(float), np.nan)
-    columns["collapse_determinable"] = determinable
+    played = PlayedMatches(matches, collapse_k, threshold)
+    columns: dict[str, object] = dict(compute_columns(played))
+    columns["collapse_determinable"] = played.collapse_determinable
     columns["collapsed"] = pd.array(
-        [bool(c) if d else None for c, d in zip(collapsed, determinable, strict=True)],
+        [
+            bool(c) if d else None
+            for c, d in zip(played.collapsed, played.collapse_determinable, strict=True)
+        ],
         dtype="boolean",
     )
-    for side, coop in (("a", matches.coop_a), ("b", matches.coop_b)):
-        substituted = matches.flags[f"fallbacks_{side}"] > 0
-        own = ~substituted
-        own_rounds = np.add.reduceat(own.astype(np.int64), matches.starts)
-        own_c = np.add.reduceat((own & coop).astype(np.int64), matches.starts)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            columns[f"valid_cooperation_rate_{side}"] = np.where(
-                own_rounds > 0, own_c / np.maximum(own_rounds, 1), np.nan
-            )
-        count = np.add.reduceat(substituted.astype(np.int64), matches.starts)
-        columns[f"substituted_actions_{side}"] = count
-        columns[f"substituted_share_{side}"] = count / lengths
-    cooperated = {"a": matches.coop_a, "b": matches.coop_b}
-    columns.update(talk_metrics(matches.flags, matches.starts, cooperated))  # null without talk
-    columns["cooperation_rate_a_pooled"] = metrics["cooperation_rate_a"]
-    columns["cooperation_rate_b_pooled"] = metrics["cooperation_rate_b"]
-    columns["cooperation_rate_pooled"] = metrics["cooperation_rate"]
-    joint = (matches.coop_a.astype(np.int8) + matches.coop_b.astype(np.int8)) / 2
-    ends = np.append(matches.starts[1:], len(joint))
-    columns["cooperation_rate_over_time"] = [
-        orjson.dumps(joint[start:end], option=orjson.OPT_SERIALIZE_NUMPY).decode()
-        for start, end in zip(matches.starts, ends, strict=True)
-    ]
     index = pd.MultiIndex.from_tuples(matches.keys, names=["condition", "replicate"])
     return pd.DataFrame(columns, index=index)
 
@@ -199,7 +163,8 @@ def _replicate_table(
         measured.loc[unplayed, "collapse_determinable"] = False
     # Every per-match column exists, even when no match got to play a round.
     table = pd.concat([identity, measured], axis=1)
-    columns = [*IDENTITY[1:], *IDENTITY_TAIL, *STATUS, *COLLAPSE_FLAGS, *METRIC_COLUMNS]
+    metrics = [c.column for c in metric_columns()]
+    columns = [*IDENTITY[1:], *IDENTITY_TAIL, *STATUS, *COLLAPSE_FLAGS, *metrics]
     return table.reindex(columns=columns), stored_index
 
 
@@ -212,10 +177,10 @@ def _condition_rows(
         return []
     finished = (replicates["match_status"] == FINISHED).to_numpy()
     n_rounds = replicates["n_rounds"].to_numpy(dtype=float)
-    values = {
-        metric: replicates[metric].to_numpy(dtype=float)
-        for metric in (*SCALAR_METRICS, "cooperation_rate_a", "cooperation_rate_b")
-    }
+    by_column = {c.column: c for c in metric_columns()}
+    scalars = scalar_columns()
+    pooled = [c.column for c in by_column.values() if c.metric.shape == "pooled"]
+    values = {metric: replicates[metric].to_numpy(dtype=float) for metric in (*scalars, *pooled)}
     identity = {
         name: replicates[name].tolist() for name in ("agent_a", "agent_b", "game", "horizon_type")
     }
@@ -236,17 +201,17 @@ def _condition_rows(
             "n_aborted": len(members) - len(mine),
         }
         longest = float(np.max(n_rounds[mine])) if len(mine) else math.inf
-        for metric in SCALAR_METRICS:
-            stats = _interval(_BY_COLUMN[metric], values[metric][mine], longest)
+        for metric in scalars:
+            stats = _interval(by_column[metric], values[metric][mine], longest)
             row[metric] = stats["mean"]
             for suffix in ("std", "n", "ci_low", "ci_high"):
                 row[f"{metric}_{suffix}"] = stats[suffix]
         # Pooled rates: every round of the finished matches counts once.
         counted = members[played[members]]
         rounds = float(n_rounds[counted].sum())
-        for rate in ("cooperation_rate_a", "cooperation_rate_b", "cooperation_rate"):
-            pooled = float(np.nansum(values[rate][counted] * n_rounds[counted]))
-            row[f"{rate}_pooled"] = pooled / rounds if rounds else None
+        for column in pooled:  # a pooled column's replicate value is its match's own rate
+            total = float(np.nansum(values[column][counted] * n_rounds[counted]))
+            row[column] = total / rounds if rounds else None
         row["cooperation_rate_over_time"] = orjson.dumps(over_time.get(name, [])).decode()
         rows.append(row)
     return rows

@@ -2,7 +2,7 @@
 paired differences and Welch's t for a difference between two conditions.
 
 No scipy at import: the normal quantile comes from the standard library (`statistics.NormalDist`),
-the t quantile for whole degrees of freedom from `pdbench.analysis.stats`; only a Welch interval
+the t quantile for whole degrees of freedom from `pdbench.analysis.stats.student_t`; only a Welch interval
 (fractional degrees of freedom) imports scipy, when it is computed.
 """
 
@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from pdbench.analysis.stats import t_quantile_two_sided
+from pdbench.analysis.stats.student_t import t_quantile_two_sided
 
 
 def normal_quantile_two_sided(confidence: float) -> float:
@@ -65,7 +65,7 @@ def mean_interval(values: np.ndarray, confidence: float = 0.95) -> dict[str, flo
 def t_quantile(confidence: float, df: np.ndarray | float) -> np.ndarray:
     """Two-sided Student t quantile for any positive (also fractional) degrees of freedom,
     elementwise; NaN where df is not positive. Integer df use the closed form of
-    `pdbench.analysis.stats`; a fractional df (Welch) scipy's inverse t, imported only then."""
+    `pdbench.analysis.stats.student_t`; a fractional df (Welch) scipy's inverse t, imported only then."""
     dfs = np.asarray(df, dtype=float)
     out = np.full(dfs.shape, np.nan)
     whole = np.isfinite(dfs) & (dfs >= 1) & (dfs == np.round(dfs))

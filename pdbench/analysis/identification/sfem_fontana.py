@@ -1,6 +1,6 @@
 """Fontana et al.'s strategy estimate: each match fitted on its own, then one vote per match.
 
-pdbench's SFEM (`pdbench.analysis.sfem`) is Dal Bo and Frechette's pooled estimator: one mixture
+pdbench's SFEM (`pdbench.analysis.identification.sfem`) is Dal Bo and Frechette's pooled estimator: one mixture
 and one tremble for all of an agent's matches, fitted by maximum likelihood. Fontana, Pierri and
 Aiello ("Nicer Than Humans", ICWSM 2025; their sfem_computation.py, `compute_sfem`, adapted from
 Romero and Rosokha 2018) fit the same likelihood to each match separately (SLSQP from 50 random
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.analysis.moves import MatchBatch
-from pdbench.analysis.prescriptions import candidate_prescriptions
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.identification.prescriptions import candidate_prescriptions
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 

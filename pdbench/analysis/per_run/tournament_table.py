@@ -1,7 +1,7 @@
 """tournament.parquet: a tournament run's payoff matrix, ranking and population dynamics.
 
-A pure function of the run's finished matches (`pdbench.analysis.stored.tournament_matches`) and
-the options: the dynamics run offline on the measured payoff matrix (`pdbench.analysis.dynamics`),
+A pure function of the run's finished matches (`pdbench.analysis.per_run.play.tournament_matches`) and
+the options: the dynamics run offline on the measured payoff matrix (`pdbench.analysis.tournaments.dynamics`),
 seeded, so the same run and options give the same file byte for byte, and no match is played
 again: a tournament with LLM agents is paid for once, whatever dynamics follow.
 
@@ -17,7 +17,7 @@ One long table; the `table` column says what a row is:
 | payne | generation x player | count, share, fitness: Payne and Alloui-Cros' reproduction (only when asked for) |
 | note | reason | why a part was not computed |
 
-Scores follow Axelrod's conventions (`pdbench.analysis.tournament`): the score is the mean payoff
+Scores follow Axelrod's conventions (`pdbench.analysis.tournaments.results`): the score is the mean payoff
 per round, self-play is played but left out of scores, wins and cooperation ratings unless asked
 for, and players rank by the median score over replicates. Every dynamic needs the whole payoff
 matrix, the diagonal (self-play) included.
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pdbench.analysis.dynamics import (
+from pdbench.analysis.tournaments.dynamics import (
     moran_fixation,
     moran_fixation_probability,
     moran_shares,
@@ -40,7 +40,11 @@ from pdbench.analysis.dynamics import (
     replicator_trajectory,
     selection_against_neutral,
 )
-from pdbench.analysis.tournament import TournamentMatches, TournamentSummary, summarise_tournament
+from pdbench.analysis.tournaments.results import (
+    TournamentMatches,
+    TournamentSummary,
+    summarise_tournament,
+)
 from pdbench.core.rng import derive_seed
 from pdbench.storage.tables import write_table_atomic
 

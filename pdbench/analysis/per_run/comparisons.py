@@ -15,7 +15,7 @@ the condition), and *unpaired* otherwise; the `test` column says which, `interva
 computed (t on paired differences, or Welch t), and `shared_streams` whether the two conditions'
 replicates share random streams. A comparison that shares streams but could not be paired, one on
 too few replicates, and one whose differences have no spread carry a `note` saying so. The
-numbers come from `pdbench.analysis.compare`.
+numbers come from `pdbench.analysis.stats.compare`.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pdbench.analysis.catalog import metric as catalog_metric
-from pdbench.analysis.compare import (
+from pdbench.analysis.metrics.catalog import metric as catalog_metric
+from pdbench.analysis.per_run.play import StoredPlay
+from pdbench.analysis.stats.compare import (
     ConditionSample,
     compare_two,
     holm,
     replicates_for_condition,
 )
-from pdbench.analysis.stored import StoredPlay
 from pdbench.core.errors import PdbenchError, did_you_mean, unknown_choice
 
 

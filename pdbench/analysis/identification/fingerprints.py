@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.analysis.intervals import wilson_interval
-from pdbench.analysis.moves import MatchBatch
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.stats.intervals import wilson_interval
 
 OUTCOMES = ("CC", "CD", "DC", "DD")  # (own previous move, opponent's previous move)
 

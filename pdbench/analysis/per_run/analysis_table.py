@@ -1,7 +1,7 @@
 """analysis.parquet: which strategy each agent plays, and whether conditions really differ.
 
 A pure function of a run's stored play (finished matches, ledger, manifest; see
-`pdbench.analysis.stored`), the game of each condition and the options: the same inputs give the
+`pdbench.analysis.per_run.play`), the game of each condition and the options: the same inputs give the
 same file, byte for byte (seeded bootstraps and permutations, rows in a fixed order, no
 timestamps). No provider is called.
 
@@ -27,23 +27,23 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pdbench.analysis.fingerprints import OUTCOMES, memory_one_fingerprint
-from pdbench.analysis.profile import DIMENSIONS, behavioural_profile
-from pdbench.analysis.run_comparisons import (
+from pdbench.analysis.identification.fingerprints import OUTCOMES, memory_one_fingerprint
+from pdbench.analysis.identification.profile import DIMENSIONS, behavioural_profile
+from pdbench.analysis.identification.sfem import POOLED_ESTIMATOR, SfemResult, estimate_strategies
+from pdbench.analysis.identification.sfem_fontana import ESTIMATOR as FONTANA_ESTIMATOR
+from pdbench.analysis.identification.sfem_fontana import FontanaResult, estimate_per_match
+from pdbench.analysis.per_run.analysis_files import DEFAULT_NAME
+from pdbench.analysis.per_run.comparisons import (
     choose_family,
     comparison_rows,
     metric_samples,
     replicates_needed_rows,
 )
-from pdbench.analysis.sfem import POOLED_ESTIMATOR, SfemResult, estimate_strategies
-from pdbench.analysis.sfem_fontana import ESTIMATOR as FONTANA_ESTIMATOR
-from pdbench.analysis.sfem_fontana import FontanaResult, estimate_per_match
-from pdbench.analysis.stored import (
+from pdbench.analysis.per_run.play import (
     AgentBatch,
     StoredPlay,
     agent_batches,
@@ -52,9 +52,7 @@ from pdbench.analysis.stored import (
 )
 from pdbench.core.game import Game
 from pdbench.core.rng import derive_seed
-from pdbench.storage.tables import write_table_atomic
 
-ANALYSIS_FILE = "analysis.parquet"
 TABLES = ("matches", "fingerprint", "sfem", "profile", "comparison", "replicates_needed")
 
 # Every column once, with its type, in file order (a table leaves the others empty).
@@ -368,17 +366,6 @@ def as_table(rows: Sequence[Mapping[str, object]]) -> pd.DataFrame:
     return frame.astype(COLUMNS)
 
 
-def write_analysis(run_dir: Path, table: pd.DataFrame, name: str | None = None) -> Path:
-    """Write the analysis called `name` atomically (a reader never sees half a file)."""
-    return write_table_atomic(table, analysis_path(run_dir, name))
-
-
-# --- named analyses: several of one run side by side ---------------------------------------------
-
-DEFAULT_NAME = (
-    "default"  # analysis.parquet: the default options (and every run analysed before names)
-)
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 # What an analysis asks (which comparisons, of which metric) names it; how precisely it answers
 # (resamples, seed, candidates) does not: run again with other precision, it replaces its file.
 # What an analysis asks, so a different question (another estimator included) gets its own file.
@@ -389,6 +376,9 @@ _NAMED_PARTS = (
     ("sfem", "sfem"),
     ("profile", "profile"),
 )
+
+
+# --- named analyses: several of one run side by side (files: analysis_files.py) ----------------
 
 
 def analysis_name(options: AnalysisOptions) -> str:
@@ -407,22 +397,3 @@ def analysis_name(options: AnalysisOptions) -> str:
     if len(name) > 80:
         name = f"{name[:60]}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
     return name
-
-
-def analysis_path(run_dir: Path, name: str | None) -> Path:
-    """analysis.parquet for the default name (or none), analysis-<name>.parquet otherwise."""
-    if name is None or name == DEFAULT_NAME:
-        return run_dir / ANALYSIS_FILE
-    return run_dir / f"analysis-{name}.parquet"
-
-
-def analysis_files(run_dir: Path) -> dict[str, Path]:
-    """Every analysis of the run by name, `default` (analysis.parquet) first."""
-    found = {}
-    if (run_dir / ANALYSIS_FILE).is_file():
-        found[DEFAULT_NAME] = run_dir / ANALYSIS_FILE
-    for path in sorted(run_dir.glob("analysis-*.parquet")):
-        name = path.name.removeprefix("analysis-").removesuffix(".parquet")
-        if NAME_PATTERN.fullmatch(name) and path.is_file():
-            found[name] = path
-    return found

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.analysis.intervals import mean_interval
-from pdbench.analysis.moves import MatchBatch
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.stats.intervals import mean_interval
 
 DIMENSIONS = ("niceness", "forgiveness", "retaliation", "troublemaking", "emulation")
 PDBENCH_PROFILE = "undefined left out"

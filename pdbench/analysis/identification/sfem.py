@@ -1,7 +1,7 @@
 """Strategy frequency estimation (SFEM): which deterministic strategies explain an agent's moves.
 
 The model (Dal Bo and Frechette 2011, AER; Romero and Rosokha 2018), pooled over the agent's matches;
-Fontana et al. 2025's published code fits each match alone instead (pdbench.analysis.sfem_fontana,
+Fontana et al. 2025's published code fits each match alone instead (pdbench.analysis.identification.sfem_fontana,
 `pdbench analyze --sfem fontana`):
 each match is played by one strategy k from a candidate set, drawn with probability phi_k. Strategy
 k prescribes a move in every round as a function of the observed history so far (both players'
@@ -18,7 +18,7 @@ maximisation, whose M-step is closed-form here: phi_k = mean responsibility of k
 rounds weighted by responsibilities / all rounds, clamped into [1/2, 1] (the objective in beta is
 concave, so the clamp is the exact constrained step). EM starts from uniform weights at three betas
 (0.6, 0.8, 0.95) and from near each candidate alone, and keeps the best end point, which a
-constrained quasi-Newton step then carries to the maximum (pdbench.analysis.sfem_polish: EM alone
+constrained quasi-Newton step then carries to the maximum (pdbench.analysis.identification.sfem_polish: EM alone
 crawls where the likelihood is flat and stopped up to 3e-4 log-likelihood units short). The fit is
 `converged` when the projected gradient at the estimate is below 1e-5 per match; its norm is
 reported. Standard errors: the standard deviation of the estimates over bootstrap resamples of
@@ -26,7 +26,7 @@ whole matches (seeded numpy Generator; EM only, warm-started at the estimate), w
 intervals.
 
 The candidates and their prescriptions (each replayed on the observed history; deterministic
-rules only) come from pdbench.analysis.prescriptions.
+rules only) come from pdbench.analysis.identification.prescriptions.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.analysis.moves import MatchBatch
-from pdbench.analysis.prescriptions import (
+from pdbench.analysis.identification.moves import MatchBatch
+from pdbench.analysis.identification.prescriptions import (
     candidate_prescriptions,
     default_candidates,
     indistinguishable,
 )
-from pdbench.analysis.sfem_polish import GRADIENT_TOLERANCE, polish
+from pdbench.analysis.identification.sfem_polish import GRADIENT_TOLERANCE, polish
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix

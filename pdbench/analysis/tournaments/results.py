@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.analysis.intervals import mean_interval
+from pdbench.analysis.stats.intervals import mean_interval
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from pdbench.analysis.talk import TALK_FLAG_NAMES, talk_flags
+from pdbench.analysis.metrics.talk import TALK_FLAG_NAMES, talk_flags
 from pdbench.core.errors import PdbenchError
 from pdbench.storage import jsonl
 from pdbench.storage.arrow_schema import round_arrow_schema

@@ -51,7 +51,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pdbench.analysis.intervals import (
+from pdbench.analysis.stats.intervals import (
     normal_quantile_two_sided,
     paired_t_interval,
     welch_interval,

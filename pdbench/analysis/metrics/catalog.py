@@ -1,10 +1,13 @@
-"""The metric catalogue: every metric column of aggregates.parquet once, with its label and meaning.
+"""The metric catalogue: every metric column of aggregates.parquet once, with its label, meaning
+and computation.
 
-One `Metric` per metric, in the column order of aggregates.parquet. A per-agent metric is listed
-once and has two columns, `<stem>_a` and `<stem>_b`; its help text names the agent as `{me}` and
-its opponent as `{other}`, filled in per column. Labels, help texts, kinds and decimals are read
-from here by the viewer (and meant for the summary table and the README's metric table), so a new
-metric is one new row in `METRICS`.
+One `Metric` per metric, in the column order of aggregates.parquet, holding its computation (a
+function of the played matches, `pdbench.analysis.metrics.played`); registering it
+(`register_metric`, or the `@metric_row(...)` decorator for a metric defined elsewhere) makes it
+a column of aggregates.parquet, an entry of the viewer's lists and a metric `pdbench analyze` can
+compare. A per-agent metric is listed once and has two columns, `<stem>_a` and `<stem>_b`; its
+help text names the agent as `{me}` and its opponent as `{other}`, filled in per column. So a new
+metric is one new row here (docs/extending.md).
 
 Definitions use t for a round index (from 1) and n for the rounds a match played. A rate whose
 denominator is zero is null, never 0.
@@ -12,118 +15,124 @@ denominator is zero is null, never 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING
 
-from pdbench.core.errors import PdbenchError, unknown_choice
+from pdbench.analysis.metrics.metric import (
+    DECIMALS,
+    SIDES,
+    Compute,
+    Kind,
+    Metric,
+    MetricColumn,
+    Side,
+    metric,
+    metric_columns,
+    metric_row,
+    per_agent_columns,
+    register_metric,
+    registered_metrics,
+    scalar_columns,
+    unregister_metric,
+)
 
-Kind = Literal["rate", "count", "payoff", "round"]
-Side = Literal["a", "b"]
-Shape = Literal["scalar", "per_round", "pooled"]
-# How a condition row's interval is computed (see `Metric.interval`).
-Interval = Literal["t_clipped", "wilson"]
+if TYPE_CHECKING:
+    import numpy as np
 
-SIDES: tuple[Side, Side] = ("a", "b")
+    from pdbench.analysis.metrics.played import PlayedMatches
 
-# Decimals a value of each kind is shown with (whole rounds and counts show none, see format).
-# rate: a share in [0, 1]; count: events in a match (or their mean over replicates);
-# payoff: points of the game's payoff matrix; round: a number of rounds or a round index.
-DECIMALS: dict[Kind, int] = {"rate": 2, "count": 2, "payoff": 1, "round": 1}
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One metric: its column stem, how it is shown and what it means."""
-
-    stem: str  # the column, or for a per-agent metric the part before _a / _b
-    label: str  # a title for a card or a chart axis, e.g. "Retaliation rate"
-    short: str  # a table header, e.g. "retaliation"
-    help: str  # one line, the exact definition ({me} and {other} when per agent)
-    kind: Kind
-    per_agent: bool
-    # "scalar": one number per row, with condition statistics (_std, _n, _ci_low, _ci_high);
-    # "per_round": a JSON list per row; "pooled": one number per row and no statistics (a
-    # condition row pools every round of its finished matches instead of averaging matches).
-    shape: Shape = "scalar"
-    null_text: str = "n/a"  # what a null value means, in words
-    suffix: str = ""  # after the side: cooperation_rate_a_pooled
-    abbrev: str = ""  # a narrow header for the end-of-run table (default: `short`)
-    # The condition row's 95% interval: "t_clipped" is Student's t over the finished matches'
-    # values, clipped to the kind's range (a rate to [0, 1], a count to >= 0, a round to
-    # [1, longest match]; payoffs are not clipped); "wilson" is Wilson's score interval for a
-    # share of matches (the metric is 1 or 0 per match).
-    interval: Interval = "t_clipped"
-
-    @property
-    def decimals(self) -> int:
-        return DECIMALS[self.kind]
-
-    @property
-    def narrow(self) -> str:
-        """The end-of-run table's header: `abbrev`, else `short`."""
-        return self.abbrev or self.short
-
-    @property
-    def columns(self) -> tuple[MetricColumn, ...]:
-        """The metric's columns in aggregates.parquet: `<stem>_a`, `<stem>_b`, or `<stem>`."""
-        if self.per_agent:
-            return tuple(
-                MetricColumn(f"{self.stem}_{side}{self.suffix}", self, side) for side in SIDES
-            )
-        return (MetricColumn(f"{self.stem}{self.suffix}", self, None),)
-
-    def help_for(self, side: Side | None = None) -> str:
-        """The help text for one agent's column (A against B, or B against A); without a side,
-        a per-agent metric reads for any agent x and its opponent o."""
-        if not self.per_agent:
-            return self.help
-        if side is None:
-            return self.help.format(me="x", other="o")
-        me, other = ("A", "B") if side == "a" else ("B", "A")
-        return self.help.format(me=me, other=other)
+__all__ = [
+    "BUILT_IN",
+    "DECIMALS",
+    "RANKING_COLUMNS",
+    "SIDES",
+    "Kind",
+    "Metric",
+    "MetricColumn",
+    "Side",
+    "metric",
+    "metric_columns",
+    "metric_row",
+    "per_agent_columns",
+    "register_metric",
+    "registered_metrics",
+    "scalar_columns",
+    "unregister_metric",
+]
 
 
-@dataclass(frozen=True)
-class MetricColumn:
-    """One column of aggregates.parquet and the metric it holds (for one agent, or for both)."""
+# The computations import numpy when they run, not when the catalogue is imported: the summary
+# table and `pdbench --help` read labels only (a test keeps the catalogue free of numpy).
 
-    column: str
-    metric: Metric
-    side: Side | None
+# --- computations shared by several rows ---------------------------------------------------------
 
-    @property
-    def label(self) -> str:
-        """Unique among all columns: 'Retaliation rate · A', 'Cooperation rate · both'."""
-        return self.metric.label if self.side is None else f"{self.metric.label} · {self.side_name}"
 
-    @property
-    def short(self) -> str:
-        return self.metric.short if self.side is None else f"{self.metric.short} {self.side_name}"
+def _column(stem: str, side: Side | None) -> str:
+    return stem if side is None else f"{stem}_{side}"
 
-    @property
-    def help(self) -> str:
-        return self.metric.help_for(self.side)
 
-    @property
-    def side_name(self) -> str:
-        return "" if self.side is None else self.side.upper()
+def _behaviour(stem: str) -> Compute:
+    """Read from the core behavioural metrics (pdbench.analysis.metrics.behaviour)."""
+    return lambda played, side: played.behaviour[_column(stem, side)]
 
-    @property
-    def kind(self) -> Kind:
-        return self.metric.kind
 
-    @property
-    def decimals(self) -> int:
-        return self.metric.decimals
+def _talk(stem: str) -> Compute:
+    """Read from the talk metrics (pdbench.analysis.metrics.talk)."""
+    return lambda played, side: played.talk[_column(stem, side)]
 
-    @property
-    def null_text(self) -> str:
-        return self.metric.null_text
 
+def _flag_count(stem: str) -> Compute:
+    """A stored per-round marker, summed per match."""
+    return lambda played, side: played.per_match(played.flag(stem, str(side)))
+
+
+def _collapse_rate(played: PlayedMatches, side: Side | None) -> np.ndarray:
+    import numpy as np
+
+    return np.where(played.collapse_determinable, played.collapsed.astype(float), np.nan)
+
+
+def _substituted(played: PlayedMatches, side: Side | None) -> np.ndarray:
+    return played.flag("fallbacks", str(side)) > 0
+
+
+def _valid_cooperation_rate(played: PlayedMatches, side: Side | None) -> np.ndarray:
+    import numpy as np
+
+    own = ~_substituted(played, side)
+    own_rounds = played.per_match(own.astype(np.int64))
+    own_c = played.per_match((own & played.cooperated(str(side))).astype(np.int64))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(own_rounds > 0, own_c / np.maximum(own_rounds, 1), np.nan)
+
+
+def _substituted_actions(played: PlayedMatches, side: Side | None) -> np.ndarray:
+    import numpy as np
+
+    return played.per_match(_substituted(played, side).astype(np.int64))
+
+
+def _substituted_share(played: PlayedMatches, side: Side | None) -> np.ndarray:
+    return _substituted_actions(played, side) / played.lengths.astype(float)
+
+
+def _cooperation_over_time(played: PlayedMatches, side: Side | None) -> list[str]:
+    import numpy as np
+    import orjson
+
+    stored = played.stored
+    joint = (stored.coop_a.astype(np.int8) + stored.coop_b.astype(np.int8)) / 2
+    ends = np.append(stored.starts[1:], len(joint))
+    return [
+        orjson.dumps(joint[start:end], option=orjson.OPT_SERIALIZE_NUMPY).decode()
+        for start, end in zip(stored.starts, ends, strict=True)
+    ]
+
+
+# --- the rows ------------------------------------------------------------------------------------
 
 _NO_PROVOCATION = "n/a when {other} never played D before the last round."
 
-METRICS: tuple[Metric, ...] = (
+BUILT_IN: tuple[Metric, ...] = (
     Metric(
         "n_rounds",
         "Rounds played",
@@ -131,6 +140,7 @@ METRICS: tuple[Metric, ...] = (
         "n, the number of rounds the match played.",
         kind="round",
         per_agent=False,
+        compute=_behaviour("n_rounds"),
     ),
     Metric(
         "total_payoff",
@@ -140,6 +150,7 @@ METRICS: tuple[Metric, ...] = (
         kind="payoff",
         per_agent=True,
         abbrev="total",
+        compute=_behaviour("total_payoff"),
     ),
     Metric(
         "cooperation_rate",
@@ -149,6 +160,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         per_agent=True,
         abbrev="coop",
+        compute=_behaviour("cooperation_rate"),
     ),
     Metric(
         "cooperation_rate",
@@ -158,6 +170,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         per_agent=False,
         abbrev="coop",
+        compute=_behaviour("cooperation_rate"),
     ),
     Metric(
         "retaliation_rate",
@@ -167,6 +180,7 @@ METRICS: tuple[Metric, ...] = (
         + _NO_PROVOCATION,
         kind="rate",
         per_agent=True,
+        compute=_behaviour("retaliation_rate"),
     ),
     Metric(
         "forgiveness_rate",
@@ -176,6 +190,7 @@ METRICS: tuple[Metric, ...] = (
         + _NO_PROVOCATION,
         kind="rate",
         per_agent=True,
+        compute=_behaviour("forgiveness_rate"),
     ),
     Metric(
         "exploitability_payoff_gap",
@@ -184,6 +199,7 @@ METRICS: tuple[Metric, ...] = (
         "Total payoff of {other} minus total payoff of {me}: above 0, {me} was exploited.",
         kind="payoff",
         per_agent=True,
+        compute=_behaviour("exploitability_payoff_gap"),
     ),
     Metric(
         "time_to_collapse",
@@ -197,6 +213,7 @@ METRICS: tuple[Metric, ...] = (
         per_agent=False,
         null_text="no collapse",
         abbrev="collapse",
+        compute=_behaviour("time_to_collapse"),
     ),
     Metric(
         "invalid_outputs",
@@ -205,6 +222,7 @@ METRICS: tuple[Metric, ...] = (
         "Answers of {me} that could not be parsed as an action, counted over every attempt.",
         kind="count",
         per_agent=True,
+        compute=_flag_count("invalid_outputs"),
     ),
     Metric(
         "fallbacks",
@@ -213,6 +231,7 @@ METRICS: tuple[Metric, ...] = (
         "Rounds in which {me} played its fallback action (no valid answer, a timeout or a crash).",
         kind="count",
         per_agent=True,
+        compute=_flag_count("fallbacks"),
     ),
     Metric(
         "timeouts",
@@ -221,6 +240,7 @@ METRICS: tuple[Metric, ...] = (
         "Rounds in which {me} did not answer within its time limit.",
         kind="count",
         per_agent=True,
+        compute=_flag_count("timeouts"),
     ),
     Metric(
         "errors",
@@ -229,6 +249,7 @@ METRICS: tuple[Metric, ...] = (
         "Rounds with an error recorded for {me}.",
         kind="count",
         per_agent=True,
+        compute=_flag_count("errors"),
     ),
     Metric(
         "collapse_rate",
@@ -241,6 +262,7 @@ METRICS: tuple[Metric, ...] = (
         per_agent=False,
         interval="wilson",
         null_text="too short to tell",
+        compute=_collapse_rate,
     ),
     Metric(
         "valid_cooperation_rate",
@@ -250,6 +272,7 @@ METRICS: tuple[Metric, ...] = (
         "fallback, timeout and error actions left out); n/a when every action was substituted.",
         kind="rate",
         per_agent=True,
+        compute=_valid_cooperation_rate,
     ),
     Metric(
         "substituted_actions",
@@ -259,6 +282,7 @@ METRICS: tuple[Metric, ...] = (
         "after invalid answers, or the action played on a timeout or a crash.",
         kind="count",
         per_agent=True,
+        compute=_substituted_actions,
     ),
     Metric(
         "substituted_share",
@@ -268,6 +292,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         per_agent=True,
         abbrev="subst",
+        compute=_substituted_share,
     ),
     Metric(
         "cooperation_rate",
@@ -279,6 +304,7 @@ METRICS: tuple[Metric, ...] = (
         per_agent=True,
         shape="pooled",
         suffix="_pooled",
+        compute=_behaviour("cooperation_rate"),
     ),
     Metric(
         "cooperation_rate",
@@ -289,6 +315,7 @@ METRICS: tuple[Metric, ...] = (
         per_agent=False,
         shape="pooled",
         suffix="_pooled",
+        compute=_behaviour("cooperation_rate"),
     ),
     Metric(
         "messages",
@@ -299,6 +326,7 @@ METRICS: tuple[Metric, ...] = (
         kind="count",
         per_agent=True,
         abbrev="msgs",
+        compute=_talk("messages"),
     ),
     Metric(
         "message_length",
@@ -308,6 +336,7 @@ METRICS: tuple[Metric, ...] = (
         kind="count",
         per_agent=True,
         null_text="said nothing",
+        compute=_talk("message_length"),
     ),
     Metric(
         "promise_share",
@@ -318,6 +347,7 @@ METRICS: tuple[Metric, ...] = (
         "whole words, any case); n/a without a negotiation phase.",
         kind="rate",
         per_agent=True,
+        compute=_talk("promise_share"),
     ),
     Metric(
         "promise_keeping",
@@ -328,6 +358,7 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         per_agent=True,
         null_text="no promise",
+        compute=_talk("promise_keeping"),
     ),
     Metric(
         "cooperation_rate_over_time",
@@ -338,31 +369,12 @@ METRICS: tuple[Metric, ...] = (
         kind="rate",
         per_agent=False,
         shape="per_round",
+        compute=_cooperation_over_time,
     ),
 )
 
-COLUMNS: tuple[MetricColumn, ...] = tuple(c for m in METRICS for c in m.columns)
-_BY_COLUMN: dict[str, MetricColumn] = {c.column: c for c in COLUMNS}
-
-
-def metric(column: str) -> MetricColumn:
-    """The catalogue entry of one aggregates column, e.g. `metric("retaliation_rate_a")`; a name
-    that is no metric column raises PdbenchError with a "did you mean"."""
-    try:
-        return _BY_COLUMN[column]
-    except KeyError:
-        raise PdbenchError(unknown_choice("metric column", column, _BY_COLUMN)) from None
-
-
-def scalar_columns() -> tuple[str, ...]:
-    """Columns with one number per row, in aggregates order: these get condition statistics
-    (`_std`, `_n`, `_ci_low`, `_ci_high`)."""
-    return tuple(c.column for c in COLUMNS if c.metric.shape == "scalar")
-
-
-def per_agent_columns(side: Side | None = None) -> tuple[MetricColumn, ...]:
-    """The columns of per-agent metrics (of one agent when `side` is given), in catalogue order."""
-    return tuple(c for c in COLUMNS if c.side is not None and (side is None or c.side == side))
+for _row in BUILT_IN:
+    register_metric(_row)
 
 
 # The columns of tournament.parquet's ranking (`pdbench tournament`), labelled as the metrics are.

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.analysis.intervals import wilson_interval
+from pdbench.analysis.stats.intervals import wilson_interval
 
 
 def _square(payoffs: np.ndarray) -> np.ndarray:

@@ -1,0 +1,106 @@
+"""docs/extending.md's examples run as the page shows them (issue 28): a metric, a provider
+client and an agent kind, each one module with its registration (examples/extending/), used
+without an edit anywhere else in pdbench."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+
+from pdbench.agents.base import AgentContext
+from pdbench.agents.kinds import make_agent
+from pdbench.analysis.metrics import catalog
+from pdbench.config.agent_spec import AGENT_SPECS
+from pdbench.config.provider_spec import PROVIDER_KINDS
+from pdbench.core.game import PD
+from pdbench.core.horizon import FixedHorizon
+from pdbench.runners.experiment import run_experiment
+from pdbench.runners.match import play_match_sync
+from pdbench.runners.prepare import load
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "extending"
+PAGE = ROOT / "docs" / "extending.md"
+
+
+@pytest.fixture
+def example(monkeypatch):
+    """Import an example module from examples/extending/ (its registration runs), and take its
+    registrations out again afterwards."""
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    metrics = catalog.registered_metrics()
+    providers, kinds = dict(PROVIDER_KINDS), dict(AGENT_SPECS)
+    imported: list[str] = []
+
+    def load_example(name: str):
+        imported.append(name)
+        return importlib.import_module(name)
+
+    yield load_example
+    for name in imported:
+        sys.modules.pop(name, None)
+    for added in set(catalog.registered_metrics()) - set(metrics):
+        catalog.unregister_metric(added)
+    PROVIDER_KINDS.clear()
+    PROVIDER_KINDS.update(providers)
+    AGENT_SPECS.clear()
+    AGENT_SPECS.update(kinds)
+
+
+def _run(experiment: Path, tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    loaded = load(experiment, [f"run.output_dir={tmp_path}"], run_id="x", project_root=ROOT)
+    return run_experiment(loaded).run_dir
+
+
+def test_the_page_shows_each_example_as_it_is():
+    page = PAGE.read_text()
+    for path in sorted(EXAMPLES.iterdir()):
+        assert path.read_text().strip() in page, f"docs/extending.md does not show {path.name}"
+
+
+def test_a_metric_is_one_function_and_its_row(example, tmp_path, monkeypatch):
+    example("mutual_defection")
+    experiment = ROOT / "tests" / "fixtures" / "experiments" / "metrics.yaml"
+    table = pd.read_parquet(_run(experiment, tmp_path, monkeypatch) / "aggregates.parquet")
+    rows = table[(table["level"] == "replicate") & (table["condition"] == "tft_vs_alld")]
+    assert rows["mutual_defection_rate"].tolist() == [0.9] * len(rows)  # 9 of 10 rounds DD
+    condition = table[(table["level"] == "condition") & (table["condition"] == "tft_vs_alld")]
+    assert condition["mutual_defection_rate_n"].tolist() == [len(rows)]
+    assert catalog.metric("mutual_defection_rate").label == "Mutual defection rate"
+
+
+def test_a_provider_is_one_client_and_its_registration(example, tmp_path, monkeypatch):
+    example("always_cooperate")
+    run_dir = _run(EXAMPLES / "always_cooperate.yaml", tmp_path, monkeypatch)
+    rounds = [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    assert len(rounds) == 2 * 2 * 4
+    assert {r["agent_a_action"] for r in rounds} == {"C"}
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    assert manifest["status"] == "complete"
+
+
+def test_an_agent_kind_is_one_spec_one_agent_and_its_registration(example, tmp_path):
+    module = example("constant_agent")
+    spec = module.ConstantAgentSpec(action="D")
+    assert AGENT_SPECS["constant"] is module.ConstantAgentSpec
+    assert spec.is_deterministic and not spec.uses_provider
+    horizon = FixedHorizon(3)
+    agents = [
+        make_agent(
+            spec,
+            game=PD,
+            horizon=horizon,
+            context=AgentContext(
+                run_seed=1, condition="c", replicate=0, side=side, project_root=ROOT
+            ),
+        )
+        for side in ("a", "b")
+    ]
+    result = play_match_sync(PD, 3, *agents, seed_a=1, seed_b=2, disclose_rounds=False)
+    assert [(r.played.action_a, r.played.action_b) for r in result.rounds] == [("D", "D")] * 3

@@ -1,0 +1,71 @@
+"""One match loop (issue 28): `strategies.play.play_rounds` plays every match's rounds, the
+runner's (which adds waiting agents, negotiation, noise and records) and the policies' own
+`play_loop` (which the conformance checker compares with the batch form)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pdbench.agents.policy import PolicyAgent
+from pdbench.core.game import PD
+from pdbench.runners import match
+from pdbench.runners.match import play_match_sync
+from pdbench.strategies import make_policy
+from pdbench.strategies import play as play_module
+from pdbench.strategies.play import play_loop
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
+
+
+def test_a_round_is_played_in_one_place():
+    """Only the match loop (and the numpy batch core beside it) turns two moves into a round."""
+    built = [
+        f"pdbench/{path.relative_to(PACKAGE).as_posix()}:{number}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).as_posix() != "core/transcript.py"  # where it is defined
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"\bPlayedRound\(", line)
+    ]
+    assert built == ["pdbench/strategies/play.py:" + built[0].rsplit(":", 1)[1]], built
+
+
+def test_the_runner_plays_its_rounds_through_the_one_loop(monkeypatch):
+    calls = []
+    original = play_module.play_rounds
+
+    async def spy(*args, **kwargs):
+        calls.append(args[1])
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(match, "play_rounds", spy)
+    result = play_match_sync(
+        PD,
+        5,
+        PolicyAgent(make_policy("tft", PD)),
+        PolicyAgent(make_policy("alld", PD)),
+        seed_a=1,
+        seed_b=2,
+        disclose_rounds=False,
+    )
+    assert calls == [5]
+    assert [r.played.action_a for r in result.rounds] == list("CDDDD")
+    assert result.rounds[-1].cum_payoff_b == sum(r.played.payoff_b for r in result.rounds)
+
+
+@pytest.mark.parametrize(("a", "b"), [("gtft", "random"), ("wsls", "tft")])
+def test_the_runner_and_the_policies_loop_play_the_same_moves(a, b):
+    seeds = {"seed_a": 11, "seed_b": 3}
+    moves = play_loop(make_policy(a, PD), make_policy(b, PD), PD, 30, **seeds)
+    result = play_match_sync(
+        PD,
+        30,
+        PolicyAgent(make_policy(a, PD)),
+        PolicyAgent(make_policy(b, PD)),
+        disclose_rounds=False,
+        **seeds,
+    )
+    assert moves.a == [r.played.action_a for r in result.rounds]
+    assert moves.b == [r.played.action_b for r in result.rounds]
