@@ -19,6 +19,7 @@ from pdbench.cli.ladder import ladder
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
+from pdbench.cli.train import train
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.core.redact import install_redaction
 
@@ -342,6 +343,7 @@ app.command("serve-local")(serve_local)
 app.command("analyze")(analyze)
 app.command("tournament")(tournament)
 app.command("ladder")(ladder)
+app.command("train")(train)
 app.command("runs")(runs)
 app.command("export")(export)
 

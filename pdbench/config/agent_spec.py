@@ -418,6 +418,11 @@ class ArenaAgentSpec(AgentSpecBase):
     memory_mb: int | None = Field(
         1024, gt=0, description="address space per agent process (RLIMIT_AS), MiB; null: no limit"
     )
+    trace: bool = Field(
+        False,
+        description="write every turn's round_state and answer (or traceback) into the agent's "
+        "log; pdbench train sets it (changes no result)",
+    )
     max_processes: int | None = Field(
         64,
         gt=0,
