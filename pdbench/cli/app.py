@@ -269,14 +269,17 @@ def ui(
         typer.Option("--print-command", help="Print the Streamlit command instead of running it."),
     ] = False,
 ) -> None:
-    """Open the read-only viewer of a run in the browser (Streamlit)."""
+    """Open the read-only viewer of a run (or of a ladder's folder) in the browser (Streamlit)."""
     import os
     import subprocess
 
     from pdbench.cli.bounds import PORT_MAX, check_between
 
     check_between("--port", port, 1, PORT_MAX)
-    _require_run_dir(run_dir)
+    from pdbench.ladder.output import LADDER_FILE
+
+    if not (run_dir / LADDER_FILE).is_file():  # a ladder's folder opens the Ladder page
+        _require_run_dir(run_dir)
     app_path = Path(__file__).parents[1] / "ui" / "app.py"
     command = [
         sys.executable,

@@ -100,3 +100,22 @@ def test_a_folder_that_is_no_run_is_one_line_and_exit_2(tmp_path):
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow  # a 56-pair round robin with talk (about 8 s)
+def test_the_ladder_preset_rates_the_house_agents_and_the_users_files(tmp_path):
+    preset = run(
+        tmp_path, "preset", "run.replicates=1", config="conf/experiment/ladder_split_or_steal.yaml"
+    )
+    table, printed = ladder(tmp_path, preset)
+    ratings = rated(table)
+    files = {
+        name: hashlib.sha256((Path(shared_copy()) / "examples" / "agents" / name).read_bytes())
+        for name in ("negotiator.py", "grudger.py")
+    }
+    expected = ["allc", "alld", "tft", "grim", "wsls", "random"]
+    expected += [f"{Path(name).stem}@{digest.hexdigest()[:8]}" for name, digest in files.items()]
+    assert sorted(ratings.index) == sorted(expected)
+    assert (ratings["game"] == "split_or_steal+talk").all()
+    assert (ratings["matches"] == 2 * 7).all()  # both seats against each of the 7 others
+    assert "0 provider calls" in printed

@@ -33,7 +33,7 @@ def only_run(tmp: Path) -> Path:
     [
         ("negotiator.py", [], "printed:  round 1: betrayed=False"),
         ("grudger.py", ["--game", "prisoners-dilemma", "--against", "alld"], "printed:  grudge"),
-        ("tit_for_tat.py", ["--game", "split-or-steal", "--rounds", "3"], None),
+        ("tit_for_tat.py", ["--game", "stag-hunt", "--rounds", "3"], None),
     ],
 )
 def test_an_example_agent_trains_turn_by_turn_and_ends_with_its_result(
@@ -56,6 +56,18 @@ def test_an_example_agent_trains_turn_by_turn_and_ends_with_its_result(
     (log,) = (run_dir / "agent_logs").iterdir()
     if printed:
         assert printed.removeprefix("printed:  ") in log.read_text()
+
+
+def test_an_agent_that_only_commits_is_told_split_or_steal_talks_first(tmp_path):
+    """Split or steal is trained as AgentDuel plays it, with two exchanges of messages before
+    each commit: tit_for_tat.py answers a commit where a message is asked, and is told so."""
+    done = train(tmp_path, str(EXAMPLES / "tit_for_tat.py"), "--game", "split-or-steal")
+    assert done.code == 2
+    assert "(negotiate)" in done.stdout
+    assert 'on_turn must return {"type": "message", "text": "..."} in the negotiate phase' in (
+        done.stdout
+    )
+    assert "result: tit_for_tat@" in done.stdout
 
 
 def test_an_exception_in_a_hook_shows_the_agents_own_traceback_and_exits_2(tmp_path):
