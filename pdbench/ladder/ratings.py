@@ -15,7 +15,9 @@ graph whose edges are pairs that met: each component is fitted alone and centred
 Shown on the Elo scale: 1500 + theta x 400 / ln 10 (a 400-point gap: 10 to 1 odds, draws aside).
 
 Intervals: percentile bootstrap over matches (the component's matches drawn with replacement,
-seeded), the fit repeated on each draw.
+seeded), the fit repeated on each draw; a draw in which an agent played no match does not count
+towards its interval. Matches between deterministic agents all end alike, so their intervals
+come only from which matches a draw holds: few matches, wide intervals.
 """
 
 from __future__ import annotations
@@ -129,9 +131,12 @@ def bradley_terry(
     for b in range(bootstrap):
         pick = rng.integers(0, n, n)
         draws[b] = fit_davidson(pair_counts(first[pick], second[pick], result[pick], k), k)[0]
+        # an agent none of whose matches was drawn is rated by the prior alone: not counted
+        present = np.bincount(first[pick], minlength=k) + np.bincount(second[pick], minlength=k)
+        draws[b, present == 0] = np.nan
     tail = (1 - confidence) / 2 * 100
     if bootstrap:
-        low, high = np.percentile(draws, [tail, 100 - tail], axis=0)
+        low, high = np.nanpercentile(draws, [tail, 100 - tail], axis=0)
     else:
         low = high = np.full(k, np.nan)
     return Fit(theta, nu, low, high, bootstrap)

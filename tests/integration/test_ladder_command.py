@@ -119,3 +119,46 @@ def test_the_ladder_preset_rates_the_house_agents_and_the_users_files(tmp_path):
     assert (ratings["game"] == "split_or_steal+talk").all()
     assert (ratings["matches"] == 2 * 7).all()  # both seats against each of the 7 others
     assert "0 provider calls" in printed
+
+
+def test_only_finished_matches_count_and_the_rest_are_said(tmp_path):
+    short = ("horizon.rounds=10", "run.replicates=2")
+    finished = run(tmp_path, "finished", "agent_a=tft", "agent_b=alld", *short)
+    done = pdbench(
+        tmp_path,
+        "run",
+        "conf/config.yaml",
+        "--run-id",
+        "aborted",
+        "-q",
+        f"run.output_dir={tmp_path / 'runs'}",
+        "agent_a=llm_default",
+        "agent_a.provider.mock.invalid_rate=1.0",
+        "agent_b=alld",
+        *short,
+    )
+    assert done.code == 6, done.stderr  # every match aborted: the model never answered validly
+    table, printed = ladder(tmp_path, finished, tmp_path / "runs" / "aborted")
+    assert "2 finished matches counted" in printed and "skipped: 2 aborted" in printed
+    skipped = table[table["table"] == "skipped"]
+    assert list(skipped["run_id"]) == ["aborted", "aborted"]
+    assert all(note.startswith("aborted: ") for note in skipped["note"])
+    assert sorted(rated(table).index) == ["alld", "tft"]
+
+
+@pytest.mark.slow  # a copy of the project of its own (its data/ is written)
+def test_without_out_the_ladder_goes_to_a_folder_named_by_its_inputs(tmp_path):
+    from project_copy import copy_project
+
+    project = copy_project(tmp_path / "project")
+    first = run(tmp_path, "one", "agent_a=tft", "agent_b=alld", "horizon.rounds=5")
+    env = command_env(tmp_path)
+    done = run_front_door("cli", ["ladder", str(first)], cwd=project, env=env)
+    assert done.code == 0, done.stderr
+    (folder,) = (project / "data" / "ladders").iterdir()
+    assert len(folder.name) == 12 and (folder / "ladder.parquet").is_file()
+    again = run_front_door("cli", ["ladder", str(first)], cwd=project, env=env)
+    assert [p.name for p in (project / "data" / "ladders").iterdir()] == [folder.name]
+    other = run_front_door("cli", ["ladder", str(first), "--seed", "1"], cwd=project, env=env)
+    assert again.code == other.code == 0
+    assert len(list((project / "data" / "ladders").iterdir())) == 2

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
+from test_viewer_analysis_tabs import APP, listing
 
 from pdbench.config.agent_identity import AgentIdentity
 from pdbench.ladder.build import LadderOptions, counted, ladder_table
 from pdbench.ladder.outcomes import Outcomes, Skipped, outcome_table
 from pdbench.ladder.output import write_ladder
 from pdbench.ui.loaders import RUN_DIR_ENV
-from test_viewer_analysis_tabs import APP, listing
 
 
 def two_groups() -> Outcomes:
