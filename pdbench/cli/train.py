@@ -125,9 +125,11 @@ def _play(
     if outcome.matches_skipped and not outcome.matches_planned - outcome.matches_skipped:
         typer.echo("(this file and these options were trained before: the stored match)")
     failed = _show_result(run_dir, path.stem)
-    typer.echo(f"run dir: {run_dir}")
-    typer.echo(f"agent log: {log_path}")
-    typer.echo(f"look at it: uv run pdbench ui {run_dir}")
+    from pdbench.cli.report import shown_path
+
+    typer.echo(f"run dir: {shown_path(run_dir)}")
+    typer.echo(f"agent log: {shown_path(log_path)}")
+    typer.echo(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
     if outcome.status != "complete":
         exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
         raise typer.Exit(exits.status_code(outcome.status))
