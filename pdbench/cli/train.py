@@ -85,6 +85,12 @@ def _play(
     from pdbench.runners.prepare import load
 
     root = find_project_root()
+    from pdbench.config.tree import group_options
+    from pdbench.core.errors import PdbenchError, unknown_choice
+
+    house = [name for name in group_options("agent", root) if name != "arena"]
+    if against not in house:
+        raise PdbenchError(unknown_choice("--against", against, house))
     overrides = [
         f"game={_game_option(game_id, root)}",
         "agent_a=arena",
@@ -116,10 +122,15 @@ def _play(
         f"{condition.agent_b.display_name} in {condition.game.id}: "
         f"{condition.horizon.rounds if condition.horizon.type == 'fixed' else '?'} rounds"
     )
+    from pdbench.runners.stopping import RunInterrupted
+
     watcher = LogWatcher(log_path)
     watcher.start()
     try:
         outcome = run_experiment(loaded, run_dir=run_dir, run_id=run_id, command="pdbench train")
+    except RunInterrupted as stopped:
+        watcher.stop()
+        raise typer.Exit(exits.say_interrupted(stopped)) from None
     finally:
         watcher.stop()
     if outcome.matches_skipped and not outcome.matches_planned - outcome.matches_skipped:
@@ -190,8 +201,9 @@ class LogWatcher:
         self._thread.start()
 
     def stop(self) -> None:
-        self._done.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._done.set()
+            self._thread.join()
 
     def _follow(self) -> None:
         while not self._done.wait(self.every_s):

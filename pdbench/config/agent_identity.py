@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -54,3 +55,53 @@ def params_text(params: Mapping[str, Any]) -> str:
     if not params:
         return ""
     return "(" + ", ".join(f"{k}={params[k]}" for k in sorted(params)) + ")"
+
+
+def policy_identity(
+    policy: str, params: Mapping[str, Any], messages: tuple[str, ...]
+) -> AgentIdentity:
+    """Every parameter with its value, defaults filled in: a parameter set to its default is the
+    same agent as one left out; the name shows only the parameters that differ."""
+    from pdbench.strategies import POLICIES
+
+    model = POLICIES[policy].params_model
+    values = model.model_validate(dict(params)).model_dump(mode="json")
+    defaults = model().model_dump(mode="json")
+    changed = {k: v for k, v in values.items() if v != defaults.get(k)}
+    fields: dict[str, Any] = {"policy": policy, "params": values}
+    if messages:
+        fields["messages"] = list(messages)
+    return AgentIdentity("policy", policy + params_text(changed), fields)
+
+
+# An LLM agent's settings that are in every request it sends (temperature, seed, format,
+# constraint) or that render its messages.
+LLM_ANSWER_SETTINGS = frozenset(
+    {
+        "temperature",
+        "seed",
+        "response_format",
+        "constrain",
+        "history_window",
+        "history_format",
+        "perspective",
+        "label_style",
+        "option_order",
+        "include_totals",
+        "totals_format",
+        "disclose_horizon",
+    }
+)
+
+
+def llm_identity(name: str, fields: dict[str, Any]) -> AgentIdentity:
+    """Shown as `<model>[<persona>]@hash8`: the hash tells prompt versions apart."""
+    return AgentIdentity("llm", f"{name}@{AgentIdentity('llm', '', fields).hash8}", fields)
+
+
+def arena_identity(path: str, files: Mapping[str, str]) -> AgentIdentity:
+    """The file's content hash as the run recorded it, shown as `<stem>@hash8`."""
+    digest = file_hash(files, path)
+    fields = {"sha256": digest} if digest else {"path": path}  # an older run: no hash
+    hash8 = digest[:8] if digest else AgentIdentity("arena", "", fields).hash8
+    return AgentIdentity("arena", f"{Path(path).stem}@{hash8}", fields)

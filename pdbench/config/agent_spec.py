@@ -23,7 +23,14 @@ from pydantic import (
     model_validator,
 )
 
-from pdbench.config.agent_identity import AgentIdentity, file_hash, params_text
+from pdbench.config.agent_identity import (
+    LLM_ANSWER_SETTINGS,
+    AgentIdentity,
+    arena_identity,
+    file_hash,
+    llm_identity,
+    policy_identity,
+)
 from pdbench.config.names import name_problem
 from pdbench.config.policy_params import checked_params, known_policy_name
 from pdbench.config.provider_spec import ProviderSpec
@@ -178,18 +185,7 @@ class PolicyAgentSpec(AgentSpecBase):
         return self.name or self.policy.upper()
 
     def identity(self, files: Mapping[str, str]) -> AgentIdentity:
-        from pdbench.strategies import POLICIES
-
-        # Every parameter with its value, defaults filled in: a parameter set to its default is
-        # the same agent as one left out; the name shows only the parameters that differ.
-        model = POLICIES[self.policy].params_model
-        params = model.model_validate(self.params).model_dump(mode="json")
-        defaults = model().model_dump(mode="json")
-        changed = {k: v for k, v in params.items() if v != defaults.get(k)}
-        fields: dict[str, Any] = {"policy": self.policy, "params": params}
-        if self.messages:
-            fields["messages"] = list(self.messages)
-        return AgentIdentity("policy", self.policy + params_text(changed), fields)
+        return policy_identity(self.policy, self.params, self.messages)
 
     @property
     def is_deterministic(self) -> bool:
@@ -354,37 +350,17 @@ class LLMAgentSpec(AgentSpecBase):
 
     def identity(self, files: Mapping[str, str]) -> AgentIdentity:
         persona_file = f"prompts/personas/{self.persona}.md" if self.persona else None
-        rendering = self.model_dump(
-            mode="json",
-            include={
-                "history_window",
-                "history_format",
-                "perspective",
-                "label_style",
-                "option_order",
-                "include_totals",
-                "totals_format",
-                "disclose_horizon",
-            },
-        )
         fields = {
             **self.provider.answer_fields(),
-            "temperature": self.temperature,
             "max_tokens": self.answer_max_tokens,
-            "seed": self.seed,
-            "response_format": self.response_format,
-            "constrain": self.constrain,
+            **self.model_dump(mode="json", include=set(LLM_ANSWER_SETTINGS)),
             "system_prompt": [self.system_prompt, file_hash(files, self.system_prompt)],
             "round_prompt": [self.round_prompt, file_hash(files, self.round_prompt)],
             "negotiate_prompt": file_hash(files, self.negotiate_prompt),
             "persona": [self.persona, file_hash(files, persona_file)],
-            "rendering": rendering,
         }
-        made = AgentIdentity("llm", "", fields)
         # named by what it is, not by a display name a config gave it (which changes nothing)
-        return AgentIdentity(
-            "llm", f"{self.model_copy(update={'name': None}).display_name}@{made.hash8}", fields
-        )
+        return llm_identity(self.model_copy(update={"name": None}).display_name, fields)
 
     @property
     def display_name(self) -> str:
@@ -435,11 +411,7 @@ class ArenaAgentSpec(AgentSpecBase):
         return self.name or Path(self.path).stem
 
     def identity(self, files: Mapping[str, str]) -> AgentIdentity:
-        digest = file_hash(files, self.path)
-        fields = {"sha256": digest} if digest else {"path": self.path}  # an older run: no hash
-        made = AgentIdentity("arena", "", fields)
-        hash8 = digest[:8] if digest else made.hash8
-        return AgentIdentity("arena", f"{Path(self.path).stem}@{hash8}", fields)
+        return arena_identity(self.path, files)
 
 
 if TYPE_CHECKING:

@@ -132,3 +132,10 @@ def test_a_file_that_cannot_train_is_one_line_naming_it_and_exit_2(tmp_path, bod
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: {agent}: {message}")
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_an_unknown_house_agent_is_one_line_with_a_suggestion(tmp_path):
+    done = train(tmp_path, str(EXAMPLES / "negotiator.py"), "--against", "tfft")
+    assert done.code == 2
+    assert done.stderr.startswith('error: unknown --against "tfft" (did you mean "tft"?)')
+    assert done.stderr.count("\n") == 1
