@@ -50,3 +50,24 @@ def test_the_ladder_page_shows_ratings_groups_and_what_was_not_counted(monkeypat
     skipped = [f for f in frames if "note" in f.columns]
     assert list(skipped[0]["note"]) == ["aborted: the model never answered"]
     assert listing(tmp_path) == before  # read-only
+
+
+def test_pdbench_ui_opens_a_ladders_folder(tmp_path):
+    from in_process import run_front_door
+    from project_copy import command_env, shared_copy
+
+    write_ladder(ladder_table(counted(two_groups()), LadderOptions(bootstrap=5)), tmp_path)
+    done = run_front_door(
+        "cli",
+        ["ui", str(tmp_path), "--print-command"],
+        cwd=shared_copy(),
+        env=command_env(tmp_path),
+    )
+    assert done.code == 0, done.stderr
+    assert f"--run-dir {tmp_path}" in done.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = run_front_door(
+        "cli", ["ui", str(empty), "--print-command"], cwd=shared_copy(), env=command_env(tmp_path)
+    )
+    assert refused.code == 2 and "is not a pdbench run dir" in refused.stderr
