@@ -15,6 +15,9 @@ class Agent:
 
     def on_turn(self, round_state: dict) -> dict:
         cooperate, defect = round_state["actions"]
-        if any(past["opponent_choice"] == defect for past in round_state["history"]):
+        if not self.grudge and any(
+            past["opponent_choice"] == defect for past in round_state["history"]
+        ):
             self.grudge = True
+            print(f"grudge from round {len(round_state['history']) + 1} on")
         return {"type": "commit", "choice": defect if self.grudge else cooperate}

@@ -23,6 +23,8 @@ class Agent:
             self.betrayed = True
         if round_state["phase"] == "negotiate":
             return {"type": "message", "text": self._say(round_state)}
+        # print() works: `pdbench train` shows it live, a run keeps it in the agent's log
+        print(f"round {round_state['round']}: betrayed={self.betrayed}")
         return {"type": "commit", "choice": "steal" if self.betrayed else "split"}
 
     def _say(self, round_state: dict) -> str:

@@ -15,9 +15,11 @@ import typer
 
 from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
+from pdbench.cli.ladder import ladder
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
+from pdbench.cli.train import train
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.core.redact import install_redaction
 
@@ -267,14 +269,17 @@ def ui(
         typer.Option("--print-command", help="Print the Streamlit command instead of running it."),
     ] = False,
 ) -> None:
-    """Open the read-only viewer of a run in the browser (Streamlit)."""
+    """Open the read-only viewer of a run (or of a ladder's folder) in the browser (Streamlit)."""
     import os
     import subprocess
 
     from pdbench.cli.bounds import PORT_MAX, check_between
 
     check_between("--port", port, 1, PORT_MAX)
-    _require_run_dir(run_dir)
+    from pdbench.ladder.output import LADDER_FILE
+
+    if not (run_dir / LADDER_FILE).is_file():  # a ladder's folder opens the Ladder page
+        _require_run_dir(run_dir)
     app_path = Path(__file__).parents[1] / "ui" / "app.py"
     command = [
         sys.executable,
@@ -340,6 +345,8 @@ def list_options(
 app.command("serve-local")(serve_local)
 app.command("analyze")(analyze)
 app.command("tournament")(tournament)
+app.command("ladder")(ladder)
+app.command("train")(train)
 app.command("runs")(runs)
 app.command("export")(export)
 

@@ -23,10 +23,21 @@ from pydantic import (
     model_validator,
 )
 
+from pdbench.config.agent_identity import (
+    LLM_ANSWER_SETTINGS,
+    AgentIdentity,
+    arena_identity,
+    file_hash,
+    llm_identity,
+    policy_identity,
+)
 from pdbench.config.names import name_problem
 from pdbench.config.policy_params import checked_params, known_policy_name
 from pdbench.config.provider_spec import ProviderSpec
 from pdbench.core.game import Game
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 if TYPE_CHECKING:
     from pdbench.strategies import Policy, PolicyWarning
@@ -86,6 +97,11 @@ class AgentSpecBase(Frozen):
         """Legal settings that probably do not mean what they say in `game`: one `warning:`
         line each, its field named within the agent (e.g. params.generous_prob)."""
         return []
+
+    def identity(self, files: Mapping[str, str]) -> AgentIdentity:
+        """Who this agent is across runs (pdbench.config.agent_identity); `files` are the
+        sha256 of the files the run read, by path (the manifest's referenced_files)."""
+        raise NotImplementedError
 
     def problem_in_game(self, game: Game, *, negotiates: bool) -> str | None:
         """What makes this agent unfit for `game` (seen from its own side), as "field: reason"
@@ -167,6 +183,9 @@ class PolicyAgentSpec(AgentSpecBase):
     @property
     def display_name(self) -> str:
         return self.name or self.policy.upper()
+
+    def identity(self, files: Mapping[str, str]) -> AgentIdentity:
+        return policy_identity(self.policy, self.params, self.messages)
 
     @property
     def is_deterministic(self) -> bool:
@@ -329,6 +348,20 @@ class LLMAgentSpec(AgentSpecBase):
     def is_deterministic(self) -> bool:
         return self.temperature == 0 and self.provider.deterministic_at_temperature_0
 
+    def identity(self, files: Mapping[str, str]) -> AgentIdentity:
+        persona_file = f"prompts/personas/{self.persona}.md" if self.persona else None
+        fields = {
+            **self.provider.answer_fields(),
+            "max_tokens": self.answer_max_tokens,
+            **self.model_dump(mode="json", include=set(LLM_ANSWER_SETTINGS)),
+            "system_prompt": [self.system_prompt, file_hash(files, self.system_prompt)],
+            "round_prompt": [self.round_prompt, file_hash(files, self.round_prompt)],
+            "negotiate_prompt": file_hash(files, self.negotiate_prompt),
+            "persona": [self.persona, file_hash(files, persona_file)],
+        }
+        # named by what it is, not by a display name a config gave it (which changes nothing)
+        return llm_identity(self.model_copy(update={"name": None}).display_name, fields)
+
     @property
     def display_name(self) -> str:
         """e.g. `openai/gpt-4o-mini[cooperative]`; a constrained agent ends in `+grammar`."""
@@ -361,6 +394,11 @@ class ArenaAgentSpec(AgentSpecBase):
     memory_mb: int | None = Field(
         1024, gt=0, description="address space per agent process (RLIMIT_AS), MiB; null: no limit"
     )
+    trace: bool = Field(
+        False,
+        description="write every turn's round_state and answer (or traceback) into the agent's "
+        "log; pdbench train sets it (changes no result)",
+    )
     max_processes: int | None = Field(
         64,
         gt=0,
@@ -371,6 +409,9 @@ class ArenaAgentSpec(AgentSpecBase):
     @property
     def display_name(self) -> str:
         return self.name or Path(self.path).stem
+
+    def identity(self, files: Mapping[str, str]) -> AgentIdentity:
+        return arena_identity(self.path, files)
 
 
 if TYPE_CHECKING:

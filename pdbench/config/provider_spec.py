@@ -175,6 +175,21 @@ class ProviderSpec(Frozen):
     def kind(self) -> ProviderKind:
         return PROVIDER_KINDS[self.name]
 
+    def answer_fields(self) -> dict[str, Any]:
+        """The provider's part of the cache key that is the same for every prompt (see
+        CompletionRequest.key_fields): provider, model, the server without its credentials, and
+        the options that decide a provider's answers when its kind has any (the mock's)."""
+        from pdbench.core.redact import strip_url_credentials
+
+        fields: dict[str, Any] = {
+            "provider": self.name,
+            "model": self.model,
+            "api_base": strip_url_credentials(self.api_base) if self.api_base else None,
+        }
+        if self.kind.key_options_entry_point is not None:
+            fields["provider_options"] = dict(self.mock.key_items())
+        return fields
+
     @property
     def deterministic_at_temperature_0(self) -> bool:
         return self.kind.deterministic_at_temperature_0

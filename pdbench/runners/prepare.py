@@ -61,6 +61,8 @@ class LoadedExperiment:
         snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
         for condition in snapshot["conditions"]:
             _without_unused_talk(condition)
+            for side in ("agent_a", "agent_b"):
+                condition[side].pop("trace", None)  # an arena agent's training log: no result
         payload = {"spec": snapshot, "files": self.referenced_files}
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 

@@ -14,6 +14,9 @@ complete; four tabs (pdbench.ui.tabs) show it:
 - Tournament (only when tournament.parquet exists, `pdbench tournament`): payoff-matrix heatmap,
   ranking, population shares over generations.
 
+Opened on a folder holding a ladder.parquet (`pdbench ladder`), it shows the Ladder page instead
+(pdbench.ui.tabs.ladder).
+
 The run dir comes from `--run-dir DIR` after `--` or from $PDBENCH_RUN_DIR. Nothing is written:
 missing aggregates are computed in memory.
 """
@@ -31,8 +34,8 @@ from pdbench.storage.manifest import RunManifest
 from pdbench.storage.shards import sweep_of
 from pdbench.ui.display import JOINT_METRICS, format_value
 from pdbench.ui.facts import condition_caption, condition_config, cost_text, short_commit
-from pdbench.ui.loaders import LoadedRun, default_run_dir, load_run
-from pdbench.ui.tabs import analysis, conditions, inspector, match, run_facts, tournament
+from pdbench.ui.loaders import LoadedRun, default_run_dir, ladder_file, load_ladder, load_run
+from pdbench.ui.tabs import analysis, conditions, inspector, ladder, match, run_facts, tournament
 from pdbench.ui.tally import tally
 
 BadgeColor = Literal["green", "orange", "red", "gray"]
@@ -53,6 +56,10 @@ def main() -> None:
             "No run dir given. Start the viewer with `uv run pdbench ui data/runs/<run_id>`, "
             "or type a run dir in the sidebar."
         )
+        st.stop()
+    ladder_path = ladder_file(run_dir)
+    if ladder_path is not None:  # a folder written by `pdbench ladder`: the Ladder page
+        ladder.render(load_ladder(str(ladder_path), ladder_path.stat().st_mtime_ns), run_dir)
         st.stop()
     try:
         run = load_run(run_dir)

@@ -40,6 +40,21 @@ def default_run_dir() -> str | None:
     return run_dir_from(sys.argv[1:], os.environ)
 
 
+def ladder_file(folder: str) -> Path | None:
+    """The ladder.parquet in a folder (`pdbench ladder --out`), when it holds one and no run."""
+    from pdbench.ladder.output import LADDER_FILE
+
+    path = Path(folder).expanduser() / LADDER_FILE
+    return path if path.is_file() and not (path.parent / "run_manifest.json").exists() else None
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_ladder(path: str, mtime_ns: int) -> pd.DataFrame:
+    from pdbench.ladder.output import read_ladder
+
+    return read_ladder(Path(path))
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def load_manifest(run_dir: str, fingerprint: Fingerprint) -> RunManifest:
     return RunReader.open(run_dir).manifest()

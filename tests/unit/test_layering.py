@@ -31,6 +31,8 @@ ALLOWED: dict[str, set[str]] = {
     "agents": {"core", "strategies", "config", "providers", "storage.schema"},
     "storage": {"core"},
     "analysis": {"core", "storage", "strategies"},
+    # ratings across runs from stored outcomes; agent identities come from the specs (config)
+    "ladder": {"core", "storage", "analysis", "config"},
     "runners": {"core", "strategies", "config", "providers", "agents", "storage", "analysis"},
     "cli": {
         "core",
@@ -41,8 +43,10 @@ ALLOWED: dict[str, set[str]] = {
         "storage",
         "analysis",
         "runners",
+        "ladder",
     },
-    "ui": {"core", "storage", "analysis"},
+    # ladder.output reads ladder.parquet with pandas only (no config)
+    "ui": {"core", "storage", "analysis", "ladder.output"},
 }
 
 

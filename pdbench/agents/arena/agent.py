@@ -22,6 +22,7 @@ them, ends the process and closes the log.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -264,9 +265,19 @@ class ArenaAgent(AgentBase):
         new_rounds = history_entries(obs.history[worker.history_sent :], self.game)
         worker.history_sent = len(obs.history)
         head = round_state_head(obs, self.game, phase)
+        where = f"round {obs.round_index} turn {obs.turn} ({phase})"
+        if self.spec.trace:  # training: the whole round_state as the agent receives it
+            seen = {**head, "history": history_entries(obs.history, self.game)}
+            self._log.note(f"{where} saw: {json.dumps(seen, ensure_ascii=False)}")
         reply = self._call(
             "on_turn", head, notes, required=True, history_add=new_rounds, timeout=limit
         )
+        if self.spec.trace:
+            self._log.note(
+                f"{where} answered: {json.dumps(reply.get('result'), ensure_ascii=False)}"
+                if reply["ok"]
+                else f"{where} on_turn raised:\n{reply['error'].rstrip()}"
+            )
         return reply, time.perf_counter() - started
 
     def _call(
@@ -300,7 +311,11 @@ class ArenaAgent(AgentBase):
             ) from None
         if not reply["ok"] and not required:
             notes.append(f"{hook} raised:\n{reply['error'].rstrip()}")
-            self._log.note(f"{hook} raised; its traceback is on the round's decision")
+            self._log.note(
+                f"{hook} raised:\n{reply['error'].rstrip()}"
+                if self.spec.trace
+                else f"{hook} raised; its traceback is on the round's decision"
+            )
         return reply
 
     def _fallback(

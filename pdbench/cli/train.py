@@ -1,0 +1,260 @@
+"""`pdbench train my_agent.py`: a short match of the user's agent file against a house agent of
+its game, shown live turn by turn: what the agent saw (its round_state), what it answered and
+what it printed, then the result. The match is stored as a normal run (data/runs/train-...), so
+the viewer, the analyses and the ladder read it like any other.
+
+The file is the user's code being debugged, so its own tracebacks are shown (pdbench's frames cut
+away), unlike elsewhere; a file that cannot play (not Python, no Agent, an unknown GAME) or a turn
+it failed (an exception in a hook, a wrong answer, a timeout) exits 2.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pdbench.cli import exits
+
+NOTE_MARK = "[pdbench "
+DEFAULT_AGAINST = "tft"
+
+
+def train(
+    agent_file: Annotated[
+        Path, typer.Argument(help="Your agent file (class Agent, AgentDuel shape).")
+    ],
+    against: Annotated[
+        str,
+        typer.Option(
+            help="The house agent to play: a name from conf/agent/ (pdbench list agents)."
+        ),
+    ] = DEFAULT_AGAINST,
+    rounds: Annotated[
+        int | None,
+        typer.Option(help="Rounds of the match; default: the game's (5 in split or steal)."),
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(help="The game, for a file without GAME (e.g. prisoners-dilemma)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Run seed (random house agents, horizon).")] = 0,
+    output_dir: Annotated[
+        str | None,
+        typer.Option(help="Where the run folder goes (run.output_dir); default: data/runs."),
+    ] = None,
+) -> None:
+    """Play your agent file against a house agent of its game and watch it think, turn by turn;
+    stores the match as a run under data/runs/train-<file>-<hash>/."""
+    from pdbench.agents.arena.training import AgentFileError, declared_game, game_of
+    from pdbench.cli.bounds import SEED_MAX, check_between
+
+    check_between("--seed", seed, 0, SEED_MAX)
+    if rounds is not None:
+        check_between("--rounds", rounds, 1, 1000)
+    try:
+        declared = declared_game(agent_file)
+    except AgentFileError as problem:
+        exits.say(f"error: {problem}")
+        for line in problem.shown.splitlines():  # the file's own line, as Python shows it
+            exits.say(line)
+        raise typer.Exit(exits.BAD_INPUT) from None
+    game_id = game_of(agent_file, declared, game)
+    _play(agent_file.resolve(), game_id, against, rounds, seed, output_dir)
+
+
+def _game_option(game_id: str, project_root: Path) -> str:
+    """The conf/game option to train in: AgentDuel's form of the game when there is one (split or
+    steal with its talk phase), else the game itself."""
+    agentduel = f"agentduel_{game_id}"
+    return (
+        agentduel if (project_root / "conf" / "game" / f"{agentduel}.yaml").is_file() else game_id
+    )
+
+
+def _play(
+    path: Path, game_id: str, against: str, rounds: int | None, seed: int, output_dir: str | None
+) -> None:
+    from pdbench.agents.arena import agent_log_path
+    from pdbench.agents.base import AgentContext
+    from pdbench.config.tree import find_project_root
+    from pdbench.runners.experiment import run_experiment
+    from pdbench.runners.prepare import load
+
+    root = find_project_root()
+    from pdbench.config.tree import group_options
+    from pdbench.core.errors import PdbenchError, unknown_choice
+
+    house = [name for name in group_options("agent", root) if name != "arena"]
+    if against not in house:
+        raise PdbenchError(unknown_choice("--against", against, house))
+    overrides = [
+        f"game={_game_option(game_id, root)}",
+        "agent_a=arena",
+        f"agent_a.path={path}",
+        "agent_a.trace=true",
+        f"agent_b={against}",
+        "run.replicates=1",
+        f"run.seed={seed}",
+        *([f"horizon.rounds={rounds}"] if rounds is not None else []),
+        *([f"run.output_dir={output_dir}"] if output_dir is not None else []),
+    ]
+    loaded = load(root / "conf" / "config.yaml", overrides)
+    for warning in loaded.warnings:
+        exits.say(f"warning: {warning}")
+    condition = loaded.spec.conditions[0]
+    run_id = f"train-{path.stem}-{loaded.config_hash[:10]}"
+    run_dir = loaded.run_dir.parent / run_id
+    context = AgentContext(
+        run_seed=loaded.spec.run.seed,
+        condition=condition.name,
+        replicate=0,
+        side="a",
+        project_root=root,
+        run_dir=run_dir,
+    )
+    log_path = agent_log_path(context, path)
+    typer.echo(
+        f"training {path.name} ({condition.agent_a.display_name}) against "
+        f"{condition.agent_b.display_name} in {condition.game.id}: "
+        f"{condition.horizon.rounds if condition.horizon.type == 'fixed' else '?'} rounds"
+    )
+    from pdbench.runners.stopping import RunInterrupted
+
+    watcher = LogWatcher(log_path)
+    watcher.start()
+    try:
+        outcome = run_experiment(loaded, run_dir=run_dir, run_id=run_id, command="pdbench train")
+    except RunInterrupted as stopped:
+        watcher.stop()
+        raise typer.Exit(exits.say_interrupted(stopped)) from None
+    finally:
+        watcher.stop()
+    if outcome.matches_skipped and not outcome.matches_planned - outcome.matches_skipped:
+        typer.echo("(this file and these options were trained before: the stored match)")
+    failed = _show_result(run_dir, path.stem)
+    from pdbench.cli.report import shown_path
+
+    typer.echo(f"run dir: {shown_path(run_dir)}")
+    typer.echo(f"agent log: {shown_path(log_path)}")
+    typer.echo(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
+    if outcome.status != "complete":
+        exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
+        raise typer.Exit(exits.status_code(outcome.status))
+    if failed:
+        exits.say(f"error: {path}: {failed} turn(s) of your agent failed (shown above)")
+        raise typer.Exit(exits.BAD_INPUT)
+
+
+def _show_result(run_dir: Path, name: str) -> int:
+    """Print the match's result; return how many of the agent's turns failed."""
+    from pdbench.ladder.outcomes import read_outcomes
+
+    failed = 0
+    for line in (run_dir / "rounds.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        failed += bool(record.get("agent_a_error"))
+        failed += sum(
+            1
+            for said in record.get("conversation") or []
+            if said["speaker"] == "a" and said["error"]
+        )
+    outcomes = read_outcomes(run_dir)
+    for row in outcomes.table.to_dict("records"):
+        a, b = outcomes.agents[str(row["agent_a"])].name, outcomes.agents[str(row["agent_b"])].name
+        winner = {"a": f"{a} wins", "b": f"{b} wins", "draw": "a draw"}[str(row["result"])]
+        typer.echo(f"result: {a} {row['score_a']:g} - {row['score_b']:g} {b}: {winner}")
+    for skipped in outcomes.skipped:
+        typer.echo(f"result: none ({skipped.reason})")
+    return failed
+
+
+def _shortened(round_state: str) -> str:
+    """A round_state with its history cut to the last round (the log keeps all of it)."""
+    try:
+        seen = json.loads(round_state)
+    except ValueError:
+        return round_state
+    history = seen.get("history") if isinstance(seen, dict) else None
+    if isinstance(history, list) and len(history) > 1:
+        seen["history"] = [f"... {len(history) - 1} earlier rounds", history[-1]]
+    return json.dumps(seen, ensure_ascii=False)
+
+
+class LogWatcher:
+    """Prints the agent's log as it grows: pdbench's notes (what the agent saw and answered, a
+    traceback cut to the user's frames) and the agent's own prints."""
+
+    def __init__(self, path: Path, every_s: float = 0.05) -> None:
+        self.path = path
+        self.every_s = every_s
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._follow, name="train-log", daemon=True)
+        self._offset = 0
+        self._partial = ""
+        self._traceback: list[str] | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._done.set()
+            self._thread.join()
+
+    def _follow(self) -> None:
+        while not self._done.wait(self.every_s):
+            self._read()
+        self._read()
+        self._end_traceback()
+        if self._partial:
+            self._show(self._partial)
+
+    def _read(self) -> None:
+        try:
+            with open(self.path, "rb") as log:
+                log.seek(self._offset)
+                data = log.read()
+        except FileNotFoundError:
+            return
+        self._offset += len(data)
+        text = self._partial + data.decode("utf-8", "replace")
+        *lines, self._partial = text.split("\n")
+        for line in lines:
+            self._show(line)
+
+    def _show(self, line: str) -> None:
+        if self._traceback is not None:
+            self._traceback.append(line)
+            if line and not line.startswith(" ") and not line.startswith("Traceback"):
+                self._end_traceback()  # the exception's own line ends the traceback
+            return
+        if line.startswith("Traceback (most recent call last):"):
+            self._traceback = [line]
+            return
+        if line.startswith(NOTE_MARK):
+            text = line.split("] ", 1)[1] if "] " in line else line
+            where, sep, rest = text.partition(" saw: ")
+            if sep:
+                typer.echo(f"{where}\n  saw:      {_shortened(rest)}")
+                return
+            where, sep, rest = text.partition(" answered: ")
+            if sep:
+                typer.echo(f"  answered: {rest}")
+                return
+            typer.echo(f"  pdbench:  {text}")
+            return
+        if line:
+            typer.echo(f"  printed:  {line}")
+
+    def _end_traceback(self) -> None:
+        from pdbench.agents.arena.training import own_traceback
+
+        if self._traceback is None:
+            return
+        for line in own_traceback(self._traceback):
+            typer.echo(f"  | {line}")
+        self._traceback = None

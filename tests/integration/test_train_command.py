@@ -1,0 +1,141 @@
+"""`pdbench train`: the example agent files play a short match against a house agent, shown turn
+by turn (what the agent saw, answered and printed) and ending with the result; the match is a
+normal stored run; mistakes in the file are shown with the file's own line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from in_process import run_front_door
+from project_copy import command_env, shared_copy
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
+
+
+def train(tmp: Path, *args: str):
+    return run_front_door(
+        "cli",
+        ["train", *args, "--output-dir", str(tmp / "runs")],
+        cwd=shared_copy(),
+        env=command_env(tmp),
+    )
+
+
+def only_run(tmp: Path) -> Path:
+    (run_dir,) = (tmp / "runs").iterdir()
+    return run_dir
+
+
+@pytest.mark.parametrize(
+    ("example", "extra", "printed"),
+    [
+        ("negotiator.py", [], "printed:  round 1: betrayed=False"),
+        ("grudger.py", ["--game", "prisoners-dilemma", "--against", "alld"], "printed:  grudge"),
+        ("tit_for_tat.py", ["--game", "stag-hunt", "--rounds", "3"], None),
+    ],
+)
+def test_an_example_agent_trains_turn_by_turn_and_ends_with_its_result(
+    tmp_path, example, extra, printed
+):
+    done = train(tmp_path, str(EXAMPLES / example), *extra)
+    assert done.code == 0, done.stderr
+    out = done.stdout
+    assert "round 1 turn" in out and "  saw:      {" in out and "  answered: {" in out
+    if printed:
+        assert printed in out
+    result = [line for line in out.splitlines() if line.startswith("result: ")]
+    assert len(result) == 1 and Path(example).stem in result[0]
+    run_dir = only_run(tmp_path)
+    assert run_dir.name.startswith(f"train-{Path(example).stem}-")
+    manifest = json.loads((run_dir / "run_manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert (run_dir / "aggregates.parquet").is_file()
+    # what the agent printed is kept in its log, as in any run
+    (log,) = (run_dir / "agent_logs").iterdir()
+    if printed:
+        assert printed.removeprefix("printed:  ") in log.read_text()
+
+
+def test_an_agent_that_only_commits_is_told_split_or_steal_talks_first(tmp_path):
+    """Split or steal is trained as AgentDuel plays it, with two exchanges of messages before
+    each commit: tit_for_tat.py answers a commit where a message is asked, and is told so."""
+    done = train(tmp_path, str(EXAMPLES / "tit_for_tat.py"), "--game", "split-or-steal")
+    assert done.code == 2
+    assert "(negotiate)" in done.stdout
+    assert 'on_turn must return {"type": "message", "text": "..."} in the negotiate phase' in (
+        done.stdout
+    )
+    assert "result: tit_for_tat@" in done.stdout
+
+
+def test_an_exception_in_a_hook_shows_the_agents_own_traceback_and_exits_2(tmp_path):
+    agent = tmp_path / "broken.py"
+    agent.write_text(
+        "class Agent:\n"
+        '    GAME = "split-or-steal"\n'
+        "    def on_turn(self, round_state):\n"
+        '        print("thinking about round", round_state["round"])\n'
+        '        if round_state["phase"] == "commit" and round_state["round"] == 2:\n'
+        '            raise KeyError("no such key")\n'
+        '        if round_state["phase"] == "negotiate":\n'
+        '            return {"type": "message", "text": "hi"}\n'
+        '        return {"type": "commit", "choice": "split"}\n'
+    )
+    done = train(tmp_path, str(agent), "--rounds", "2")
+    assert done.code == 2
+    out = done.stdout
+    assert "printed:  thinking about round 2" in out
+    assert f'  |   File "{agent}", line 6, in on_turn' in out
+    assert "  | KeyError: 'no such key'" in out
+    assert "child.py" not in out  # pdbench's own frames are cut away
+    assert "result: broken@" in out
+    assert done.stderr.strip().endswith("1 turn(s) of your agent failed (shown above)")
+    assert (only_run(tmp_path) / "rounds.jsonl").is_file()  # the match is stored all the same
+
+
+def test_a_syntax_error_is_shown_at_its_line(tmp_path):
+    agent = tmp_path / "typo.py"
+    agent.write_text(
+        'class Agent:\n    GAME = "split-or-steal"\n    def on_turn(self round_state):\n'
+    )
+    done = train(tmp_path, str(agent))
+    assert done.code == 2
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"error: {agent}: not valid Python (line 3)"
+    assert f'File "{agent}", line 3' in lines[1]
+    assert "def on_turn(self round_state):" in lines[2]
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("class Helper:\n    pass\n", 'Agent: defines no class named "Agent"'),
+        (
+            'class Agent:\n    GAME = "split-or-stael"\n',
+            'Agent.GAME: unknown game "split-or-stael" (did you mean "split-or-steal"?)',
+        ),
+        (
+            'class Agent:\n    GAME = "liars-dice"\n',
+            'Agent.GAME: "liars-dice": pdbench cannot play liars-dice yet',
+        ),
+        ("class Agent:\n    def on_turn(self, s):\n        pass\n", "Agent.GAME: not set"),
+    ],
+)
+def test_a_file_that_cannot_train_is_one_line_naming_it_and_exit_2(tmp_path, body, message):
+    agent = tmp_path / "mine.py"
+    agent.write_text(body)
+    done = train(tmp_path, str(agent))
+    assert done.code == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: {agent}: {message}")
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_unknown_house_agent_is_one_line_with_a_suggestion(tmp_path):
+    done = train(tmp_path, str(EXAMPLES / "negotiator.py"), "--against", "tfft")
+    assert done.code == 2
+    assert done.stderr.startswith('error: unknown --against "tfft" (did you mean "tft"?)')
+    assert done.stderr.count("\n") == 1
