@@ -267,8 +267,9 @@ class DebateGame:
         return "over" if state.over else self.phases[state.phase_index]
 
     def revealed(self, before: DebateState, after: DebateState) -> dict[str, Any] | None:
-        """The judge's decision with the round's scenario, sides and speaking order (the
-        arguments and responses are public as they are spoken)."""
+        """The judge's decision with the round's scenario, sides, speaking order and the
+        characters each player argued (the arguments and responses are public as they are
+        spoken)."""
         if len(after.verdicts) == len(before.verdicts):
             return None
         verdict = after.verdicts[-1]
@@ -277,6 +278,10 @@ class DebateGame:
             "sides": dict(zip(PLAYER_SEATS, verdict.sides, strict=True)),
             "first_speaker": verdict.first_speaker,
             "scenario": verdict.record,
+            "lengths": {  # characters each player argued this round, for length-bias analysis
+                seat: sum(len(s.text) for s in before.transcript if s.speaker == seat)
+                for seat in PLAYER_SEATS
+            },
         }
 
     def match_over(self, state: DebateState) -> bool:
