@@ -24,6 +24,9 @@ class TurnGameEntry:
     rules: str  # "module:Class": the TurnGame, built with the condition's game options
     policies: str  # "module:NAME": a dict, policy name -> factory taking the policy's parameters
     summary: str  # one line for listings and errors
+    # "module:NAME": a dict, third role -> {house third party's name: factory}; "" when the game
+    # has no third role. The first name of each role is its default.
+    third_parties: str = ""
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -35,6 +38,30 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             rules="pdbench.games.liars_dice:LiarsDice",
             policies="pdbench.games.liars_dice_policies:LIARS_DICE_POLICIES",
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
+        ),
+        TurnGameEntry(
+            id="passcode",
+            platform_name="passcode",
+            rules="pdbench.games.passcode:Passcode",
+            policies="pdbench.games.passcode_policies:PASSCODE_POLICIES",
+            summary="ask a Secret Keeper questions, then guess its word before the other player",
+            third_parties="pdbench.games.passcode_policies:PASSCODE_THIRD_PARTIES",
+        ),
+        TurnGameEntry(
+            id="nuclear_war",
+            platform_name="nuclear-war",
+            rules="pdbench.games.nuclear_war:NuclearWar",
+            policies="pdbench.games.debate_policies:DEBATE_POLICIES",
+            summary="argue for or against a nuclear strike; a President decides",
+            third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
+        ),
+        TurnGameEntry(
+            id="nil_recruitment",
+            platform_name="nil-recruitment",
+            rules="pdbench.games.nil_recruitment:NilRecruitment",
+            policies="pdbench.games.debate_policies:DEBATE_POLICIES",
+            summary="pitch a university to a football recruit, who commits to one",
+            third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
         ),
     )
 }
@@ -60,3 +87,9 @@ def build_turn_game(game_id: str, **options: Any) -> TurnGame[Any]:
 def turn_policies(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:
     """The house policies of `game_id`, by name."""
     return _resolve(turn_game_entry(game_id).policies)
+
+
+def house_third_parties(game_id: str) -> dict[str, dict[str, Callable[..., TurnPolicy]]]:
+    """The house third parties of `game_id`: role -> {name: factory} (empty: no third role)."""
+    entry = turn_game_entry(game_id)
+    return _resolve(entry.third_parties) if entry.third_parties else {}
