@@ -143,8 +143,8 @@ def game_name(spec: dict[str, Any]) -> str:
 
 def matrix_outcomes(run_dir: Path) -> Outcomes:
     """The 2x2 family (rounds.jsonl with both payoffs per round): a side's score is its total
-    payoff over the match. Finished matches only (pdbench.analysis.stored)."""
-    from pdbench.analysis.stored import read_stored_play
+    payoff over the match. Finished matches only (pdbench.analysis.per_run.play)."""
+    from pdbench.analysis.per_run.play import read_stored_play
 
     play = read_stored_play(run_dir)
     manifest = play.manifest
