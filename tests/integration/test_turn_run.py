@@ -169,3 +169,18 @@ def test_a_bad_option_or_an_agent_that_cannot_play_the_game_is_exit_2_naming_the
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in done.stderr
     assert field in lines[0] and words in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("command", ["analyze", "tournament"])
+def test_the_2x2_readers_refuse_a_turn_game_run_clearly(command, tmp_path, monkeypatch):
+    config = tmp_path / "liars.yaml"
+    config.write_text(
+        "run: {seed: 1, replicates: 2}\ngame: {id: liars_dice}\n"
+        "conditions:\n  - {name: c, agent_a: liars_random, agent_b: liars_probability}\n"
+    )
+    loaded = load(config, [f"run.output_dir={tmp_path / 'runs'}"], run_id="r", project_root=ROOT)
+    assert run_experiment(loaded).status == "complete"
+    done = console_in_process(command, str(tmp_path / "runs" / "r"), monkeypatch=monkeypatch)
+    assert done.returncode == 2, done
+    assert "holds the turns of the turn-based game liars_dice, not 2x2 rounds" in done.stderr
+    assert "Traceback" not in done.stderr
