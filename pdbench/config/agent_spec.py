@@ -378,7 +378,12 @@ class LLMAgentSpec(AgentSpecBase):
         return self.temperature == 0 and self.provider.deterministic_at_temperature_0
 
     def problem_in_turn_game(self, game_id: str) -> str | None:
-        return None  # the agent's take_turn says at run time whether it plays turn games yet
+        # The LLM side of turn games (prompts from files, parsing, the mock's answers) is being
+        # built: until it is, say so before anything runs instead of failing in the prompt check.
+        return (
+            f"type: LLM agents do not play turn-based games yet ({game_id}); bind a policy "
+            "(liars_random, liars_probability, liars_bluffer) or an arena agent"
+        )
 
     @property
     def turn_on_invalid(self) -> Literal["abort", "fallback"]:

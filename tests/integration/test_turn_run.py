@@ -155,6 +155,8 @@ def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
         (["game=liars_dice", "agent_a=tft", "agent_b=liars_random"], "agent_a.policy",
          "tft does not play liars_dice"),
         (["agent_a=liars_random"], "agent_a.policy", "liars_random plays liars_dice, not the 2x2 game pd"),
+        (["game=liars_dice", "agent_a=llm_default", "agent_b=liars_random"], "agent_a.type",
+         "LLM agents do not play turn-based games yet (liars_dice)"),
         (["agent_a=arena", "agent_a.path=examples/agents/liars_dice.py"], "Agent.GAME",
          'GAME is "liars-dice" but this condition plays "prisoners-dilemma"'),
     ],
