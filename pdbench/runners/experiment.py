@@ -183,7 +183,12 @@ async def _play_pending(
             agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
             if planned.turn_game is not None:
                 return await play_planned_turns(
-                    planned, agents, run_id=run_id, store_prompts=store_prompts, halt=halt.set
+                    planned,
+                    agents,
+                    run_id=run_id,
+                    store_prompts=store_prompts,
+                    halt=halt.set,
+                    stop_requested=lambda: stopping.requested,
                 )
             try:
                 result = await play_match(

@@ -3,6 +3,7 @@ counterpart of its 2x2 match step)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from pdbench.agents.base import AgentBase
@@ -23,6 +24,7 @@ async def play_planned_turns(
     run_id: str,
     store_prompts: StorePrompts,
     halt: Callable[[str, str], None],
+    stop_requested: Callable[[], bool] = lambda: False,
 ) -> FinishedMatch | None:
     """Play `planned` between `agents` (a, b); None when it must stay unfinished (a provider
     failed, the budget is spent, a stop came: `halt` is told the run's status and why)."""
@@ -43,6 +45,12 @@ async def play_planned_turns(
         return None
     except StopRequested:
         return None
+    except asyncio.CancelledError:  # the run stops: no turn in progress is waited for
+        for agent in agents:
+            agent.stop_now()
+        if stop_requested():  # the grace after a stop ran out: unfinished
+            return None
+        raise
     finally:
         for agent in agents:
             agent.close()
