@@ -30,6 +30,9 @@ class TurnGameEntry:
     # "module:NAME" of a module holding METRICS (stem -> meaning, stored per player seat), POOLED
     # (ratio stem -> (numerator, denominator) counts) and match_row(final state) -> per seat
     metrics: str = ""
+    # "module:NAME": a dict, third role -> {house third party's name: factory}; "" when the game
+    # has no third role. The first name of each role is its default.
+    third_parties: str = ""
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -42,6 +45,30 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             policies="pdbench.games.liars_dice_policies:LIARS_DICE_POLICIES",
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
             metrics="pdbench.games.liars_dice_metrics",
+        ),
+        TurnGameEntry(
+            id="passcode",
+            platform_name="passcode",
+            rules="pdbench.games.passcode:Passcode",
+            policies="pdbench.games.passcode_policies:PASSCODE_POLICIES",
+            summary="ask a Secret Keeper questions, then guess its word before the other player",
+            third_parties="pdbench.games.passcode_policies:PASSCODE_THIRD_PARTIES",
+        ),
+        TurnGameEntry(
+            id="nuclear_war",
+            platform_name="nuclear-war",
+            rules="pdbench.games.nuclear_war:NuclearWar",
+            policies="pdbench.games.debate_policies:DEBATE_POLICIES",
+            summary="argue for or against a nuclear strike; a President decides",
+            third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
+        ),
+        TurnGameEntry(
+            id="nil_recruitment",
+            platform_name="nil-recruitment",
+            rules="pdbench.games.nil_recruitment:NilRecruitment",
+            policies="pdbench.games.debate_policies:DEBATE_POLICIES",
+            summary="pitch a university to a football recruit, who commits to one",
+            third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
         ),
     )
 }
@@ -94,3 +121,7 @@ def turn_metrics(game_id: str) -> Any:
 def turn_policy_games() -> dict[str, str]:
     """Every turn game's house policy, by name, with the game it plays (imports the policies)."""
     return {name: game_id for game_id in TURN_GAMES for name in turn_policies(game_id)}
+def house_third_parties(game_id: str) -> dict[str, dict[str, Callable[..., TurnPolicy]]]:
+    """The house third parties of `game_id`: role -> {name: factory} (empty: no third role)."""
+    entry = turn_game_entry(game_id)
+    return _resolve(entry.third_parties) if entry.third_parties else {}

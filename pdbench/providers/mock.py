@@ -59,6 +59,7 @@ from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.transcript import Observation
 from pdbench.providers.base import Completion, CompletionRequest, ProviderError
+from pdbench.providers.mock_roles import answer_role_prompt
 from pdbench.providers.prompt_reading import (
     ReadPrompt,
     UnreadablePrompt,
@@ -151,6 +152,9 @@ class MockProvider:
         # The round's own prompt is the first user message; corrections follow it.
         round_prompt = next((c for r, c in request.messages if r == "user"), "")
         text = "\n".join([request.system, round_prompt])
+        as_third_party = answer_role_prompt(text)  # a Keeper's or judge's prompt (mock_roles)
+        if as_third_party is not None:
+            return as_third_party
         try:
             seen = read_prompt(text)
         except UnreadablePrompt as error:

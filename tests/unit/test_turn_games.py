@@ -12,14 +12,29 @@ import pytest
 
 from pdbench.core.errors import ConfigError
 from pdbench.games.base import PLAYER_SEATS, TurnGame, role_of
-from pdbench.games.registry import TURN_GAMES, build_turn_game, turn_game_entry, turn_policies
+from pdbench.games.registry import (
+    TURN_GAMES,
+    build_turn_game,
+    house_third_parties,
+    turn_game_entry,
+    turn_policies,
+)
 
 GAME_IDS = sorted(TURN_GAMES)
 
 
+def default_third_parties(game_id: str) -> dict:
+    """The game's default house third party per role (the first listed), built with defaults."""
+    return {
+        role: next(iter(factories.values()))()
+        for role, factories in house_third_parties(game_id).items()
+    }
+
+
 def play(game: TurnGame, policies: dict, seed: int, limit: int = 5_000) -> tuple[list, object]:
-    """Play a match between house policies (seats a and b); third roles are not played here."""
-    rngs = {seat: np.random.default_rng([seed, index]) for index, seat in enumerate(PLAYER_SEATS)}
+    """Play a match: `policies` maps a role ("a", "b", "keeper", "judge") to its house policy;
+    a third role's qualified seats ("keeper:a") are played by the policy of their role."""
+    rngs: dict = {}
     state = game.initial_state(seed)
     turns = []
     for _ in range(limit):
@@ -31,7 +46,8 @@ def play(game: TurnGame, policies: dict, seed: int, limit: int = 5_000) -> tuple
         for seat in seats:
             seen = game.observe(state, seat)
             json.dumps(seen)  # an observation is what an arena agent receives: JSON
-            action = policies[role_of(seat)].act(seen, rngs[seat])
+            rng = rngs.setdefault(seat, np.random.default_rng([seed, len(rngs)]))
+            action = policies[role_of(seat)].act(seen, rng)
             assert game.problem(state, seat, action) is None, (seat, action)
             actions[seat] = action
         turns.append(actions)
@@ -48,6 +64,7 @@ def test_the_registry_row_agrees_with_the_rules_class(game_id):
     state = game.initial_state(0)
     seat = game.to_move(state)[0]
     assert game.observe(state, seat)["game"] == entry.platform_name
+    assert set(house_third_parties(game_id)) == set(game.third_roles)
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -57,6 +74,7 @@ def test_house_players_play_whole_legal_matches_that_replay_from_seed_and_action
     names = sorted(policies)
     for seed in range(6):
         pair = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
+        pair |= default_third_parties(game_id)
         turns, final = play(game, pair, seed)
         again, _ = play(game, pair, seed)
         assert again == turns  # same seed, same players: the same match
