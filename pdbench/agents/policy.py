@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pdbench.agents.base import AgentBase, Utterance
+import numpy as np
+
+from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest, Utterance
 from pdbench.config.schema import PolicyAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
@@ -39,9 +41,31 @@ class PolicyAgent(AgentBase):
         return Utterance(text="")
 
 
+class TurnPolicyAgent(AgentBase):
+    """A turn game's house player (`pdbench.games.base.TurnPolicy`): it answers from the
+    round_state alone, drawing from its own stream, seeded per match by `reset`."""
+
+    def __init__(self, policy: Any, name: str) -> None:
+        self.policy = policy
+        self.name = name
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    async def take_turn(self, request: TurnRequest) -> TurnDecision:
+        return TurnDecision(action=self.policy.act(request.round_state, self.rng))
+
+
 def make_policy_agent(
     spec: PolicyAgentSpec, *, game: Game, horizon: Any = None, context: Any = None
-) -> PolicyAgent:
+) -> PolicyAgent | TurnPolicyAgent:
+    turn_game = spec.turn_game
+    if turn_game is not None:
+        from pdbench.games.registry import turn_policies
+
+        factory = turn_policies(turn_game)[spec.policy]
+        return TurnPolicyAgent(factory(**spec.params), name=spec.display_name)
     return PolicyAgent(
         make_policy(spec.policy, game, spec.params),
         name=spec.display_name,

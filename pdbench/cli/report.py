@@ -21,6 +21,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from pdbench.analysis.metrics.catalog import metric
+from pdbench.analysis.metrics.turn_aggregates import is_turn_run
+from pdbench.cli.turn_report import turn_summary_table
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_manifest
@@ -105,6 +107,8 @@ def summary_table(
         manifest = read_manifest(run_dir)
     if aggregates is None:
         aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
+    if is_turn_run(manifest):  # a turn game's metrics are per player, not cooperation
+        return turn_summary_table(aggregates, manifest)
     conditions = aggregates[aggregates["level"] == "condition"]
     collapse_counts = _collapse_counts(aggregates[aggregates["level"] == "replicate"])
     calls = manifest.provider_calls_by_condition

@@ -108,6 +108,22 @@ class AgentSpecBase(Frozen):
         within the agent, or None; `negotiates`: the game has a negotiation phase."""
         return None
 
+    def problem_in_turn_game(self, game_id: str) -> str | None:
+        """What makes this agent unfit for the turn game `game_id` (`pdbench.games`), as
+        "field: reason" within the agent, or None."""
+        return f"type: {self.type} agents cannot play the turn-based game {game_id}"
+
+    @property
+    def turn_on_invalid(self) -> Literal["abort", "fallback"]:
+        """In a turn game, what follows when no legal action came after `turn_retries` re-asks:
+        the game's fallback (recorded as such) or the match aborts."""
+        return "fallback"
+
+    @property
+    def turn_retries(self) -> int:
+        """In a turn game, how often the engine re-asks after an action the rules refuse."""
+        return 0
+
 
 AGENT_SPECS: dict[str, type[AgentSpecBase]] = {}
 
@@ -149,14 +165,42 @@ class PolicyAgentSpec(AgentSpecBase):
     @field_validator("policy")
     @classmethod
     def _known_policy(cls, value: str) -> str:
+        from pdbench.games.registry import turn_policy_games
+
+        if value in turn_policy_games():
+            return value
         return known_policy_name(value)
 
     @field_validator("params")
     @classmethod
     def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        return checked_params(info.data.get("policy", ""), params)
+        from pdbench.config.turn_policy_params import checked_turn_params
+        from pdbench.games.registry import turn_policy_games
+
+        policy = info.data.get("policy", "")
+        if policy in turn_policy_games():
+            return checked_turn_params(policy, params)
+        return checked_params(policy, params)
 
     can_fail_to_answer: ClassVar[bool] = False
+
+    @property
+    def turn_game(self) -> str | None:
+        """The turn game this policy plays (None: a 2x2 policy)."""
+        from pdbench.games.registry import turn_policy_games
+
+        return turn_policy_games().get(self.policy)
+
+    def problem_in_turn_game(self, game_id: str) -> str | None:
+        if self.turn_game == game_id:
+            return None
+        from pdbench.games.registry import turn_policies
+
+        choices = ", ".join(sorted(turn_policies(game_id)))
+        return (
+            f"policy: {self.policy} does not play {game_id} (it plays "
+            f"{self.turn_game or 'the 2x2 games'}); choose one of: {choices}"
+        )
 
     def batch_policy(self, game: Game) -> Policy | None:
         if not self.has_batch_form:
@@ -169,6 +213,8 @@ class PolicyAgentSpec(AgentSpecBase):
         from pdbench.core.errors import ConfigError
         from pdbench.strategies import make_policy
 
+        if self.turn_game is not None:
+            return f"policy: {self.policy} plays {self.turn_game}, not the 2x2 game {game.id}"
         if self.messages and not negotiates:
             return (
                 "messages: this game has no negotiation phase, so nothing would be said; set "
@@ -191,6 +237,8 @@ class PolicyAgentSpec(AgentSpecBase):
     def is_deterministic(self) -> bool:
         from pdbench.strategies import POLICIES
 
+        if self.turn_game is not None:
+            return False  # a house player of a turn game draws from its stream
         return not POLICIES[self.policy].stochastic
 
     @property
@@ -198,7 +246,7 @@ class PolicyAgentSpec(AgentSpecBase):
         """Whether the policy can be played by the numpy batch path (else: the match loop)."""
         from pdbench.strategies import policy_has_batch_form
 
-        return policy_has_batch_form(self.policy)
+        return self.turn_game is None and policy_has_batch_form(self.policy)
 
     def warnings(self, game: Game) -> list[PolicyWarning]:
         """Legal parameters that probably do not mean what they say in `game` (e.g. GTFT's
@@ -362,6 +410,22 @@ class LLMAgentSpec(AgentSpecBase):
         # named by what it is, not by a display name a config gave it (which changes nothing)
         return llm_identity(self.model_copy(update={"name": None}).display_name, fields)
 
+    def problem_in_turn_game(self, game_id: str) -> str | None:
+        # The LLM side of turn games (prompts from files, parsing, the mock's answers) is being
+        # built: until it is, say so before anything runs instead of failing in the prompt check.
+        return (
+            f"type: LLM agents do not play turn-based games yet ({game_id}); bind a policy "
+            "(liars_random, liars_probability, liars_bluffer) or an arena agent"
+        )
+
+    @property
+    def turn_on_invalid(self) -> Literal["abort", "fallback"]:
+        return self.on_invalid
+
+    @property
+    def turn_retries(self) -> int:
+        return self.max_retries
+
     @property
     def display_name(self) -> str:
         """e.g. `openai/gpt-4o-mini[cooperative]`; a constrained agent ends in `+grammar`."""
@@ -405,6 +469,9 @@ class ArenaAgentSpec(AgentSpecBase):
         description="processes and threads an agent may have at once, its own included; in the "
         "sandbox only (RLIMIT_NPROC); null: no limit",
     )
+
+    def problem_in_turn_game(self, game_id: str) -> str | None:
+        return None  # the file's GAME is checked with the file (agents.arena.validate)
 
     @property
     def display_name(self) -> str:

@@ -9,19 +9,25 @@ from pydantic import (
     Field,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from pdbench.config.limits import MAX_EXPECTED_UNCAPPED_ROUNDS
 from pdbench.config.names import name_problem
-from pdbench.core.game import GAMES, Game, get_game, label_preset
+from pdbench.core.game import GAMES, Game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.talk import PROMISE_PHRASES, Negotiation
+from pdbench.games.registry import build_turn_game, game_family
 
 if TYPE_CHECKING:
-    pass
+    from pdbench.games.base import TurnGame
 
 from pdbench.config.frozen import Frozen
+
+# A turn game's match ends by its rules; this caps it for safety (a pair of agents that never end
+# a round), and a match that reaches it is stored as aborted, saying so.
+DEFAULT_MAX_TURNS = 2_000
 
 # --- game and horizon --------------------------------------------------------------------------
 
@@ -62,12 +68,25 @@ class NegotiationSpec(Frozen):
 
 
 class GameSpec(Frozen):
-    """A built-in game by id, optionally with its payoffs or labels replaced, and the noise it is
-    played with."""
+    """A built-in game by id: a 2x2 matrix game, optionally with its payoffs or labels replaced and
+    the noise it is played with, or a turn-based game (`pdbench.games`) with its variant's
+    options and a turn cap."""
 
     id: str = Field(
         "pd",
-        description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal, battle_of_the_sexes",
+        description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal, "
+        "battle_of_the_sexes (2x2), liars_dice (turn-based)",
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="a turn game's variant, e.g. liars_dice: dice_per_player, faces, wild_ones; "
+        "omitted options keep the game's defaults (2x2 games have none)",
+    )
+    max_turns: int = Field(
+        DEFAULT_MAX_TURNS,
+        gt=0,
+        description="turn games: the most turns a match may take (a safety cap: the rules end "
+        "a match; one that reaches the cap is stored as aborted); 2x2 games: unused",
     )
     payoffs: dict[Literal["CC", "CD", "DC", "DD"], tuple[float, float]] | None = Field(
         None, description="payoff pairs (agent a, agent b) per outcome; default: the game's own"
@@ -96,8 +115,65 @@ class GameSpec(Frozen):
     @field_validator("id")
     @classmethod
     def _known_game(cls, value: str) -> str:
-        get_game(value)  # raises with "did you mean"
+        from pdbench.core.errors import ConfigError
+
+        try:
+            game_family(value)  # raises with "did you mean"
+        except ConfigError as error:
+            raise ValueError(error.reason) from None
         return value
+
+    @property
+    def is_turn_game(self) -> bool:
+        return game_family(self.id) == "turn"
+
+    @model_validator(mode="after")
+    def _settings_fit_the_family(self) -> GameSpec:
+        if not self.is_turn_game:
+            if self.options:
+                first = sorted(self.options)[0]
+                raise ValueError(f"options.{first}: the 2x2 game {self.id} has no options")
+            return self
+        matrix_only = {
+            "payoffs": self.payoffs is not None,
+            "labels": self.labels is not None,
+            "check_pd": self.check_pd is not None,
+            "negotiation": self.negotiation is not None,
+            "noise": self.noise != 0,
+        }
+        for name, set_ in matrix_only.items():
+            if set_:
+                raise ValueError(f"{name}: only 2x2 games have it, {self.id} is turn-based")
+        self.build_turn()  # the options, checked by the rules class
+        return self
+
+    def build_turn(self) -> TurnGame:
+        """A turn game's rules for this variant; a bad option raises ValueError naming
+        `options.<name>`."""
+        import dataclasses
+
+        from pdbench.games.registry import _resolve, turn_game_entry
+
+        rules_class = _resolve(turn_game_entry(self.id).rules)
+        fields = {f.name: f for f in dataclasses.fields(rules_class) if f.init}
+        for name, value in self.options.items():
+            if name not in fields:
+                from pdbench.core.errors import unknown_choice
+
+                raise ValueError(f"options.{name}: " + unknown_choice("option", name, fields))
+            default = fields[name].default
+            if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
+                value, type(default)
+            ):
+                raise ValueError(
+                    f"options.{name}: must be {type(default).__name__} like the default "
+                    f"{default!r}, got {value!r}"
+                )
+        try:
+            return build_turn_game(self.id, **self.options)
+        except ValueError as error:
+            named = next((n for n in fields if str(error).startswith(n)), None)
+            raise ValueError(f"options.{named or ''}: {error}") from None
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -131,7 +207,10 @@ class GameSpec(Frozen):
         return value
 
     def build(self) -> Game:
-        """The engine's Game, with the PD inequalities checked when it claims to be one."""
+        """The engine's Game, with the PD inequalities checked when it claims to be one (2x2
+        games only: a turn game's rules are `build_turn`)."""
+        if self.is_turn_game:
+            raise TypeError(f"{self.id} is a turn game: build_turn() builds its rules")
         base = GAMES[self.id]
         changes: dict[str, Any] = {}
         if self.payoffs is not None:

@@ -135,6 +135,12 @@ class ConditionSpec(Frozen):
     def _game_is_consistent(self) -> ConditionSpec:
         from pdbench.core.errors import ConfigError
 
+        if self.game.is_turn_game:
+            for side in ("agent_a", "agent_b"):
+                problem = getattr(self, side).problem_in_turn_game(self.game.id)
+                if problem is not None:
+                    raise ValueError(f"{side}.{problem}")
+            return self
         try:
             game = self.game.build()  # payoffs, labels and the PD check
         except ConfigError as error:
@@ -163,6 +169,13 @@ class ExperimentSpec(Frozen):
             if condition.name in seen:
                 raise ValueError(f'condition name "{condition.name}" is used twice')
             seen.add(condition.name)
+        families = {condition.game.is_turn_game for condition in self.conditions}
+        if len(families) > 1:  # rounds.jsonl holds one family's lines: C/D rounds or turns
+            turn = next(c.name for c in self.conditions if c.game.is_turn_game)
+            raise ValueError(
+                f"conditions: {turn} plays a turn-based game and others a 2x2 game; a run plays "
+                "one family, so run them as two runs"
+            )
         check_size(
             self.run.limits,
             self.run.replicates,

@@ -18,6 +18,7 @@ import numpy as np
 # The named streams in use. Keeping them in one place makes collisions impossible by accident.
 HORIZON = "horizon"
 MOCK_PROVIDER = "mock_provider"
+GAME = "game"  # a turn game's chance (Liar's Dice's dice), shared by both seats
 NOISE = "noise"  # per side: the trembling hand's flips (side_stream(NOISE, side))
 OPTION_ORDER = "option_order"  # per side: the order an LLM agent's two options are named in
 

@@ -342,6 +342,9 @@ class LiarsDice:
     faces: int = 6
     wild_ones: bool = False
 
+    def __post_init__(self) -> None:
+        self.rules  # noqa: B018 (the variant's checks: a bad option fails when the game is built)
+
     @property
     def rules(self) -> LiarsDiceRules:
         return LiarsDiceRules(self.dice_per_player, self.faces, self.wild_ones)

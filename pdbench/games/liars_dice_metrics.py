@@ -123,3 +123,42 @@ def showdown_is_consistent(rules: LiarsDiceRules, showdown: Showdown) -> bool:
     met = matching(rules, showdown.dice[0] + showdown.dice[1], bid.face)
     loser = showdown.challenger if met >= bid.quantity else bidder
     return met == showdown.matching and loser == showdown.loser
+
+
+# --- the rows aggregates.parquet holds for a liars_dice condition ---------------------------------
+
+# column stem -> what it means (each is stored per player: <stem>_a, <stem>_b)
+METRICS: dict[str, str] = {
+    "win_rate": "share of matches the player won",
+    "dice_lost_per_challenge": "dice lost per showdown the player took part in",
+    "challenge_accuracy": "share of the player's challenges that were right (the bid was not met)",
+    "bluff_rate": "share of the player's bids whose probability given its own dice was below 0.5",
+}
+# counts summed over matches for the pooled ratios: ratio stem -> (numerator, denominator)
+POOLED: dict[str, tuple[str, str]] = {
+    "dice_lost_per_challenge": ("dice_lost", "showdowns"),
+    "challenge_accuracy": ("challenges_right", "challenges"),
+    "bluff_rate": ("bluffs", "bids"),
+}
+
+
+def match_row(state: LiarsDiceState) -> dict[str, dict[str, object]]:
+    """Per player seat ("a", "b"): the metrics of one finished (or replayed) match, the counts
+    the pooled ratios need and the bids it faced (probability, challenged) for calibration."""
+    rows: dict[str, dict[str, object]] = {}
+    for seat, player in (("a", 0), ("b", 1)):
+        found = player_metrics(state, player)  # type: ignore[arg-type]
+        rows[seat] = {
+            "win_rate": found.won,
+            "dice_lost_per_challenge": found.dice_lost_per_challenge,
+            "challenge_accuracy": found.challenge_accuracy,
+            "bluff_rate": found.bluff_rate,
+            "dice_lost": found.dice_lost,
+            "showdowns": found.showdowns,
+            "challenges_right": found.challenges_right,
+            "challenges": found.challenges,
+            "bluffs": found.bluffs,
+            "bids": found.bids,
+            "faced": [(f.probability, f.challenged) for f in found.faced],
+        }
+    return rows

@@ -1,4 +1,6 @@
-"""Every turn-based game pdbench plays: one row each, naming where its parts live.
+"""Every game pdbench plays: the turn-based games, one row each naming where their parts live,
+and (`GAME_FAMILIES`) every game of both families, the 2x2 matrix games of `pdbench.core.game`
+included, so one place answers "which games are there, and is this one a matrix or a turn game".
 
 The modules are imported only when a game is played (entry points, as for agent kinds and
 providers), so listing the games costs nothing. Adding a game is its rules module (a
@@ -11,9 +13,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
+from pdbench.core.game import GAMES as MATRIX_GAMES
 from pdbench.games.base import TurnGame, TurnPolicy
 
 
@@ -24,6 +27,9 @@ class TurnGameEntry:
     rules: str  # "module:Class": the TurnGame, built with the condition's game options
     policies: str  # "module:NAME": a dict, policy name -> factory taking the policy's parameters
     summary: str  # one line for listings and errors
+    # "module:NAME" of a module holding METRICS (stem -> meaning, stored per player seat), POOLED
+    # (ratio stem -> (numerator, denominator) counts) and match_row(final state) -> per seat
+    metrics: str = ""
     # "module:NAME": a dict, third role -> {house third party's name: factory}; "" when the game
     # has no third role. The first name of each role is its default.
     third_parties: str = ""
@@ -38,6 +44,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             rules="pdbench.games.liars_dice:LiarsDice",
             policies="pdbench.games.liars_dice_policies:LIARS_DICE_POLICIES",
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
+            metrics="pdbench.games.liars_dice_metrics",
         ),
         TurnGameEntry(
             id="passcode",
@@ -87,6 +94,33 @@ def build_turn_game(game_id: str, **options: Any) -> TurnGame[Any]:
 def turn_policies(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:
     """The house policies of `game_id`, by name."""
     return _resolve(turn_game_entry(game_id).policies)
+
+
+Family = Literal["matrix", "turn"]
+
+# Every game id a config may name, with its family: the 2x2 games play on the payoff-matrix engine
+# (`pdbench.runners.match`, `runners.batch`), the turn games on `pdbench.runners.turns`.
+GAME_FAMILIES: dict[str, Family] = {
+    **{game_id: "matrix" for game_id in MATRIX_GAMES},
+    **{game_id: "turn" for game_id in TURN_GAMES},
+}
+
+
+def game_family(game_id: str) -> Family:
+    """ "matrix" or "turn"; an unknown id is a ConfigError with "did you mean"."""
+    if game_id not in GAME_FAMILIES:
+        raise ConfigError(unknown_choice("game", game_id, GAME_FAMILIES), field="game.id")
+    return GAME_FAMILIES[game_id]
+
+
+def turn_metrics(game_id: str) -> Any:
+    """The module of `game_id`'s metrics (see TurnGameEntry.metrics)."""
+    return importlib.import_module(turn_game_entry(game_id).metrics)
+
+
+def turn_policy_games() -> dict[str, str]:
+    """Every turn game's house policy, by name, with the game it plays (imports the policies)."""
+    return {name: game_id for game_id in TURN_GAMES for name in turn_policies(game_id)}
 
 
 def house_third_parties(game_id: str) -> dict[str, dict[str, Callable[..., TurnPolicy]]]:

@@ -26,7 +26,7 @@ MatchArrays = BatchArrays
 def _policy(spec: AgentSpec, planned: PlannedMatch, side: str) -> Policy:
     """The batch-form policy a spec names, given the game from its own side; the caller only
     batches conditions whose two agents have a batch form (`has_batch_form`)."""
-    policy = spec.batch_policy(planned.game.seen_by(side))
+    policy = spec.batch_policy(planned.matrix_game.seen_by(side))
     if policy is None:
         raise TypeError(
             f"condition {planned.condition.name}: {spec.display_name} has no batch form; "
@@ -57,7 +57,7 @@ def play_batch(matches: list[PlannedMatch]) -> list[MatchArrays]:
     played = play_arrays(
         _policy(condition.agent_a, matches[0], "a"),
         _policy(condition.agent_b, matches[0], "b"),
-        matches[0].game,
+        matches[0].matrix_game,
         longest,
         seeds_a=[m.seed_a for m in matches],
         seeds_b=[m.seed_b for m in matches],

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import is_batchable, make_agent
@@ -43,6 +43,7 @@ from pdbench.runners.records import (
 )
 from pdbench.runners.run_manifest import ManifestWriter
 from pdbench.runners.stopping import RunInterrupted, Stopping
+from pdbench.runners.turn_run import play_planned_turns
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch, RunStore
@@ -91,7 +92,11 @@ def _play_batchable(
     groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
     rest = []
     for index, planned in enumerate(pending):
-        # Talk is played by the match loop only (the batch path has no negotiation phase).
+        # Talk is played by the match loop only (the batch path has no negotiation phase);
+        # turn games by the turn loop.
+        if planned.game is None:
+            rest.append((index, planned))
+            continue
         talks = planned.game.negotiation is not None
         if not talks and is_batchable(planned.condition.agent_a, planned.condition.agent_b):
             groups.setdefault(planned.condition.name, []).append((index, planned))
@@ -136,8 +141,9 @@ def _agents_for(
             cache_namespace=spec.run.cache.namespace,
         )
         agent_spec = getattr(planned.condition, f"agent_{side}")
-        # Each agent gets the game from its own side (the same game unless it is asymmetric).
-        game = planned.game.seen_by(side)
+        # Each agent gets the game from its own side (the same game unless it is asymmetric);
+        # an agent of a turn game gets its rules.
+        game: Any = planned.turn_game if planned.game is None else planned.game.seen_by(side)
         agents.append(make_agent(agent_spec, game=game, horizon=planned.horizon, context=context))
     return agents
 
@@ -175,9 +181,18 @@ async def _play_pending(
             if halt.status is not None or stopping.requested:
                 return None  # the provider failed, the budget is spent, or a stop came
             agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
+            if planned.turn_game is not None:
+                return await play_planned_turns(
+                    planned,
+                    agents,
+                    run_id=run_id,
+                    store_prompts=store_prompts,
+                    halt=halt.set,
+                    stop_requested=lambda: stopping.requested,
+                )
             try:
                 result = await play_match(
-                    planned.game,
+                    planned.matrix_game,
                     planned.n_rounds,
                     agents[0],
                     agents[1],

@@ -9,6 +9,7 @@ depend on any other condition or on the order of execution.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pdbench.config.schema import ConditionSpec, ExperimentSpec
 from pdbench.core import rng
@@ -25,13 +26,27 @@ class PlannedMatch:
     horizon_seed: int
     seed_a: int
     seed_b: int
-    game: Game
+    game: Game | None  # a 2x2 game (None: the condition plays the turn game below)
     horizon: FixedHorizon | GeometricHorizon
     # The trembling hand: the probability each intended action is flipped, and each side's seed
     # for its flips (derived like every stream, so the same in every condition).
     noise: float = 0.0
     noise_seed_a: int = 0
     noise_seed_b: int = 0
+    # A turn-based game (`pdbench.games`): its rules and the seed of the match's chance (dice).
+    # Its matches end by the rules (or at game.max_turns): the horizon does not apply.
+    turn_game: Any = None
+    game_seed: int = 0
+
+    @property
+    def game_id(self) -> str:
+        return self.condition.game.id
+
+    @property
+    def matrix_game(self) -> Game:
+        if self.game is None:
+            raise TypeError(f"{self.game_id} is a turn game")
+        return self.game
 
     @property
     def noise_seeds(self) -> tuple[int, int]:
@@ -43,12 +58,21 @@ class PlannedMatch:
 
     @property
     def seeds(self) -> dict[str, int]:
-        return {"horizon": self.horizon_seed, "agent_a": self.seed_a, "agent_b": self.seed_b}
+        seeds = {"horizon": self.horizon_seed, "agent_a": self.seed_a, "agent_b": self.seed_b}
+        if self.turn_game is not None:  # the dice (a turn game's chance), for replays
+            seeds["game"] = self.game_seed
+        return seeds
 
     @property
     def max_llm_calls(self) -> int:
         """Upper bound on provider calls: every LLM agent, every round, every retry, and one
         call per negotiate turn."""
+        if self.game is None:  # a turn game: every turn, every retry, at most max_turns turns
+            turns_cap = self.condition.game.max_turns
+            return sum(
+                turns_cap * agent.provider_calls_per_round(0)
+                for agent in (self.condition.agent_a, self.condition.agent_b)
+            )
         talk = self.game.negotiation
         turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange
         return sum(
@@ -73,6 +97,7 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
         rng.agent_stream("b"),
         rng.side_stream(rng.NOISE, "a"),
         rng.side_stream(rng.NOISE, "b"),
+        rng.GAME,
     )
     seeds = [
         [rng.derive_seed(seed, replicate, stream) for stream in streams]
@@ -80,14 +105,20 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
     ]
     plan = []
     for condition in spec.conditions:
-        game = condition.game.build()
+        turn_game = condition.game.build_turn() if condition.game.is_turn_game else None
+        game = None if turn_game is not None else condition.game.build()
         horizon = condition.horizon.build()
-        for replicate, (horizon_seed, seed_a, seed_b, noise_a, noise_b) in enumerate(seeds):
+        for replicate, (horizon_seed, seed_a, seed_b, noise_a, noise_b, game_seed) in enumerate(
+            seeds
+        ):
             plan.append(
                 PlannedMatch(
                     condition=condition,
                     replicate=replicate,
-                    n_rounds=_length(horizon, horizon_seed),
+                    # a turn game's rounds are the rules'; its cap is game.max_turns
+                    n_rounds=_length(horizon, horizon_seed)
+                    if turn_game is None
+                    else condition.game.max_turns,
                     horizon_seed=horizon_seed,
                     seed_a=seed_a,
                     seed_b=seed_b,
@@ -96,6 +127,8 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
                     noise=condition.game.noise,
                     noise_seed_a=noise_a,
                     noise_seed_b=noise_b,
+                    turn_game=turn_game,
+                    game_seed=game_seed,
                 )
             )
     return plan

@@ -113,12 +113,14 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
     files: dict[str, str] = {}
     warnings: list[str] = []
     for index, condition in enumerate(spec.conditions):
-        built = condition.game.build()
+        turn_game = condition.game.build_turn() if condition.game.is_turn_game else None
+        built = None if turn_game is not None else condition.game.build()
         horizon = condition.horizon.build()
         for side in ("agent_a", "agent_b"):
             agent = getattr(condition, side)
             where = f"conditions[{index}]({condition.name}).{side}"
-            game = built.seen_by(side[-1])  # the game as this agent will be given it
+            # the game as this agent will be given it (a turn game: its rules)
+            game: Any = turn_game if built is None else built.seen_by(side[-1])
             try:
                 relatives = files_read(agent, game, horizon, config.project_root)
             except ConfigError as error:
@@ -133,9 +135,10 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
                 if agent.uses_provider and relative not in files:
                     warnings.extend(_key_shaped_warning(relative, data))
                 files[relative] = hashlib.sha256(data).hexdigest()
-            warnings.extend(
-                f"{spec.source}: {where}.{w.field}: {w.message}" for w in agent.warnings(game)
-            )
+            if built is not None:  # the policies' warnings are about 2x2 payoffs
+                warnings.extend(
+                    f"{spec.source}: {where}.{w.field}: {w.message}" for w in agent.warnings(game)
+                )
     return LoadedExperiment(
         spec=spec,
         project_root=config.project_root,

@@ -37,7 +37,7 @@ def match_fields(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
         "run_id": run_id,
         "condition": condition.name,
         "replicate": planned.replicate,
-        "game": planned.game.id,
+        "game": planned.game_id,
         "agent_a": condition.agent_a.display_name,
         "agent_b": condition.agent_b.display_name,
         "horizon_type": planned.horizon.type,
@@ -135,7 +135,7 @@ def match_columns(
             (
                 condition.agent_a.display_name,
                 condition.agent_b.display_name,
-                planned.game.id,
+                planned.game_id,
                 planned.horizon.type,
             )
         ],

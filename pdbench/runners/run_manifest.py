@@ -84,7 +84,9 @@ class ManifestWriter:
                     condition=m.condition.name,
                     replicate=m.replicate,
                     n_rounds=m.n_rounds,
-                    **m.seeds,
+                    horizon=m.horizon_seed,
+                    agent_a=m.seed_a,
+                    agent_b=m.seed_b,
                 )
                 for m in plan
             ],

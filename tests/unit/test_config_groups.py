@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pdbench.config.tree import group_options
+from pdbench.games.registry import TURN_GAMES, turn_policies, turn_policy_games
 from pdbench.runners.prepare import load
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -23,6 +24,15 @@ def _cases():
                 overrides.append("agent_a=llm_default")
             if option == "arena":  # its path is required (???): give it an example agent
                 overrides.append("agent_a.path=examples/agents/tit_for_tat.py")
+            # a turn game's house players play it, and only they (and arena, LLM agents) do
+            turn_game = turn_policy_games().get(option) if group == "agent" else None
+            if group == "game" and option in TURN_GAMES:
+                turn_game = option
+                overrides.append(f"agent_a={sorted(turn_policies(option))[0]}")
+            elif turn_game is not None:
+                overrides.append(f"game={turn_game}")
+            if turn_game is not None:
+                overrides.append(f"agent_b={sorted(turn_policies(turn_game))[0]}")
             yield pytest.param(overrides, id=f"{group}={option}")
 
 
@@ -30,7 +40,8 @@ def _cases():
 def test_every_group_option_composes_and_validates(overrides):
     loaded = load(PRIMARY, overrides, project_root=PROJECT)
     condition = loaded.spec.conditions[0]
-    assert condition.game.build() is not None
+    game = condition.game
+    assert (game.build_turn() if game.is_turn_game else game.build()) is not None
     assert condition.horizon.build().max_length != 0
     if "agent_a=llm_default" in overrides:
         assert condition.agent_a.type == "llm"

@@ -24,19 +24,29 @@ ALLOWED: dict[str, set[str]] = {
     "strategies": {"core"},
     # turn-based games' rules, house players and metrics: pure, like core
     "games": {"core"},
-    "config": {"core", "strategies"},
+    "config": {"core", "strategies", "games"},
     # configured by its validated spec; the gateway journals what it pays; the mock model can
     # answer as a policy would
-    "providers": {"core", "strategies", "config", "storage.schema", "storage.spend"},
-    "agents": {"core", "strategies", "config", "providers", "storage.schema"},
+    "providers": {"core", "strategies", "games", "config", "storage.schema", "storage.spend"},
+    "agents": {"core", "strategies", "games", "config", "providers", "storage.schema"},
     "storage": {"core"},
-    "analysis": {"core", "storage", "strategies"},
+    "analysis": {"core", "storage", "strategies", "games"},
     # ratings across runs from stored outcomes; agent identities come from the specs (config)
-    "ladder": {"core", "storage", "analysis", "config"},
-    "runners": {"core", "strategies", "config", "providers", "agents", "storage", "analysis"},
+    "ladder": {"core", "storage", "analysis", "config", "games"},
+    "runners": {
+        "core",
+        "strategies",
+        "games",
+        "config",
+        "providers",
+        "agents",
+        "storage",
+        "analysis",
+    },
     "cli": {
         "core",
         "strategies",
+        "games",
         "config",
         "providers",
         "agents",

@@ -46,8 +46,21 @@ from pdbench.agents.arena.protocol import (
     turn_attempts,
 )
 from pdbench.agents.arena.sandbox import Containment
-from pdbench.agents.arena.validate import check_arena_file, imported_siblings, resolve_agent_path
-from pdbench.agents.base import AgentBase, Decision, MatchInfo, MatchSummary, Utterance
+from pdbench.agents.arena.validate import (
+    check_arena_file,
+    imported_siblings,
+    platform_name,
+    resolve_agent_path,
+)
+from pdbench.agents.base import (
+    AgentBase,
+    Decision,
+    MatchInfo,
+    MatchSummary,
+    TurnDecision,
+    TurnRequest,
+    Utterance,
+)
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import InvalidActionError
@@ -95,6 +108,7 @@ class ArenaAgent(AgentBase):
         self.timeout_action = (
             label_to_action(spec.timeout_action, game) if spec.timeout_action else Action.C
         )
+        self.platform_name = platform_name(game)
         self.log_path = agent_log_path(context, self.path)
         self.startup_ms: list[float] = []  # per started worker: until Agent() was ready
         self._executor: ThreadPoolExecutor | None = None
@@ -132,6 +146,16 @@ class ArenaAgent(AgentBase):
             self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"arena-{self.name}")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._negotiate_blocking, obs)
+
+    async def take_turn(self, request: TurnRequest) -> TurnDecision:
+        """One turn of a turn game: on_turn(round_state) in the agent's process (see
+        `arena.turns`)."""
+        from pdbench.agents.arena.turns import take_turn_blocking
+
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"arena-{self.name}")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, take_turn_blocking, self, request)
 
     def act(self, obs: Observation) -> Action:
         """For callers without an event loop."""
@@ -366,9 +390,9 @@ class ArenaAgent(AgentBase):
             self._broken = f"the agent could not start:\n{ready['error'].rstrip()}"
             return
         declared = ready.get("game")
-        if declared is not None and declared.casefold() != self.game.arena_id.casefold():
+        if declared is not None and declared.casefold() != self.platform_name.casefold():
             worker.shutdown(self.exit_grace_s)
-            self._broken = f'Agent.GAME is "{declared}" but this match plays "{self.game.arena_id}"'
+            self._broken = f'Agent.GAME is "{declared}" but this match plays "{self.platform_name}"'
             return
         self.startup_ms.append((time.perf_counter() - worker.started_at) * 1000)
         self._worker = worker

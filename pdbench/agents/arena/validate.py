@@ -11,6 +11,7 @@ from pdbench.agents.arena.sandbox import require_sandbox
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.errors import ConfigError, InvalidActionError
 from pdbench.core.game import Game
+from pdbench.games.base import TurnGame
 
 
 def resolve_agent_path(spec: ArenaAgentSpec, project_root: Path) -> Path:
@@ -18,7 +19,13 @@ def resolve_agent_path(spec: ArenaAgentSpec, project_root: Path) -> Path:
     return path if path.is_absolute() else Path(project_root) / path
 
 
-def check_arena_file(spec: ArenaAgentSpec, game: Game, project_root: Path) -> None:
+def platform_name(game: Game | TurnGame) -> str:
+    """The game's id on the platform, as an agent file's GAME says it ("split-or-steal",
+    "liars-dice")."""
+    return game.platform_name if isinstance(game, TurnGame) else game.arena_id
+
+
+def check_arena_file(spec: ArenaAgentSpec, game: Game | TurnGame, project_root: Path) -> None:
     """Raise `ConfigError` if the file is missing, has no class `Agent`, declares another game,
     or `timeout_action` is not one of the game's labels.
 
@@ -43,9 +50,9 @@ def check_arena_file(spec: ArenaAgentSpec, game: Game, project_root: Path) -> No
         raise ConfigError('defines no class named "Agent"', file=spec.path, field="Agent")
     if isinstance(binding, ast.ClassDef):
         declared = _declared_game(binding, spec.path)
-        if declared is not None and declared.casefold() != game.arena_id.casefold():
+        if declared is not None and declared.casefold() != platform_name(game).casefold():
             raise ConfigError(
-                f'GAME is "{declared}" but this condition plays "{game.arena_id}" '
+                f'GAME is "{declared}" but this condition plays "{platform_name(game)}" '
                 f"(game {game.id}); change GAME or remove it to play every game",
                 file=spec.path,
                 field="Agent.GAME",
@@ -53,14 +60,21 @@ def check_arena_file(spec: ArenaAgentSpec, game: Game, project_root: Path) -> No
         methods = {node.name for node in binding.body if isinstance(node, ast.FunctionDef)}
         if not binding.bases and "on_turn" not in methods:
             raise ConfigError("class Agent has no on_turn method", file=spec.path, field="Agent")
-    if spec.timeout_action is not None:
+    if spec.timeout_action is not None and isinstance(game, TurnGame):
+        raise ConfigError(
+            f"a turn game ({game.id}) plays its own fallback action, not a label: leave it null",
+            field="timeout_action",
+        )
+    if spec.timeout_action is not None and not isinstance(game, TurnGame):
         try:
             label_to_action(spec.timeout_action, game)
         except InvalidActionError as error:
             raise ConfigError(str(error), field="timeout_action") from None
 
 
-def files_read(spec: ArenaAgentSpec, game: Game, horizon: object, project_root: Path) -> list[str]:
+def files_read(
+    spec: ArenaAgentSpec, game: Game | TurnGame, horizon: object, project_root: Path
+) -> list[str]:
     """The agent kind's check (see `pdbench.agents.kinds`): the agent's own file and the sibling
     modules it imports, which are the files its sandbox shows it. With `sandbox: required`, also
     that bubblewrap works here."""

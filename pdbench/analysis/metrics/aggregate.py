@@ -27,13 +27,14 @@ from pdbench.analysis.metrics.catalog import MetricColumn, metric_columns, scala
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
 from pdbench.analysis.metrics.metric import compute_columns
 from pdbench.analysis.metrics.played import PlayedMatches
+from pdbench.analysis.metrics.turn_aggregates import aggregate_turn_run, finish_table, is_turn_run
 from pdbench.analysis.stats.intervals import wilson_interval
 from pdbench.analysis.stats.student_t import mean_ci
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
-from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR
+from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, ROUNDS_FILE, SHARDS_DIR
 from pdbench.storage.tables import write_table_atomic
 
 IDENTITY = ("run_id", "level", "condition", "replicate", "agent_a", "agent_b", "game")
@@ -290,7 +291,11 @@ def aggregate_run(run_dir: Path) -> pd.DataFrame:
         merge_shards(run_dir)
     # Without a ledger (only rounds and manifest left) every stored match counts as finished.
     ledger = read_ledger(run_dir) if (run_dir / LEDGER_FILE).exists() else None
-    return aggregate_matches(read_matches(run_dir), read_manifest(run_dir), ledger)
+    manifest = read_manifest(run_dir)
+    if is_turn_run(manifest):  # a turn game's lines are turns, not C/D rounds
+        table = aggregate_turn_run(run_dir / ROUNDS_FILE, manifest, ledger)
+        return finish_table(table)
+    return aggregate_matches(read_matches(run_dir), manifest, ledger)
 
 
 def write_aggregates(
@@ -302,7 +307,7 @@ def write_aggregates(
     instead of re-parsing rounds.jsonl (they must be exactly what is stored, in file order)."""
     if not run_dir.is_dir():
         raise PdbenchError(f"{run_dir} is not a directory")
-    if matches is None:
+    if matches is None or is_turn_run(read_manifest(run_dir)):
         table = aggregate_run(run_dir)
     else:
         table = aggregate_matches(matches, read_manifest(run_dir), ledger)

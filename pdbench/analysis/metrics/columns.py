@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
@@ -105,12 +106,25 @@ class StoredMatches:
         )
 
 
+def _refuse_turn_lines(path: Path) -> None:
+    """A turn game's run stores turns, not C/D rounds: say so instead of misreading them."""
+    with path.open("rb") as handle:
+        first = orjson.loads(handle.readline())
+    if isinstance(first, dict) and first.get("family") == "turn":
+        raise PdbenchError(
+            f"{path}: holds the turns of the turn-based game {first.get('game')}, not 2x2 "
+            "rounds; this reads 2x2 runs only (a turn game's metrics: pdbench aggregate, "
+            "aggregates.parquet)"
+        )
+
+
 def read_matches(run_dir: Path) -> StoredMatches:
     """Parse the core columns of rounds.jsonl (a torn last line is dropped)."""
     path = run_dir / ROUNDS_FILE
     end = jsonl.complete_prefix(path)
     if end == 0:
         return StoredMatches.concatenate([])
+    _refuse_turn_lines(path)
     with path.open("rb") as handle:
         buffer = pa.py_buffer(handle.read(end))
     try:

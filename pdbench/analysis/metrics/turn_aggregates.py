@@ -1,0 +1,174 @@
+"""aggregates.parquet for a run of a turn-based game (`pdbench.games`), from its stored turns.
+
+Each match's stored actions are replayed through the rules from its stored seed (the outcome on
+its last line), and the game's metrics module (`games.registry.turn_metrics`) measures the final
+state, so the numbers come from what is on disk, never from a run's live state. Rows:
+
+- level "replicate": one per match of the ledger, `match_status` finished or aborted, `n_turns`,
+  `n_rounds` (rounds begun), `fallbacks_<seat>` and `invalid_outputs_<seat>` (counted from the
+  stored marks), and every metric per player, `<metric>_a` / `<metric>_b`;
+- level "condition": each metric's mean over the finished matches with `_n`, the pooled ratios
+  (`<ratio>_<seat>_pooled`: summed numerators over summed denominators), and per player the
+  challenge calibration as JSON (`calibration_<seat>`: per probability bin, bids faced and the
+  share challenged).
+
+A run mixing 2x2 and turn games is refused when it is configured, so a run is one family.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from pdbench.core.errors import PdbenchError
+from pdbench.games.registry import GAME_FAMILIES, build_turn_game, turn_metrics
+from pdbench.games.replay import replay
+from pdbench.storage import jsonl
+from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.manifest import RunManifest
+
+SEATS = ("a", "b")
+
+
+def is_turn_run(manifest: RunManifest) -> bool:
+    """Whether the run's conditions play a turn game (a run is one family)."""
+    return any(GAME_FAMILIES.get(m.game) == "turn" for m in manifest.matchups.values())
+
+
+def read_turns(path: Path) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """The stored turn lines of rounds.jsonl per match (a torn last line is dropped)."""
+    end = jsonl.complete_prefix(path) if path.exists() else 0
+    matches: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    if not end:
+        return matches
+    with path.open("rb") as handle:
+        data = handle.read(end)
+    for number, line in enumerate(data.splitlines(), 1):
+        record = orjson.loads(line)
+        if record.get("family") != "turn":
+            raise PdbenchError(
+                f"{path} line {number}: a 2x2 round in a turn-game run; aggregate it alone"
+            )
+        matches[(record["condition"], record["replicate"])].append(record)
+    return matches
+
+
+def _match_row(game_id: str, turns: list[dict[str, Any]], where: str) -> dict[str, Any]:
+    outcome = turns[-1].get("outcome")
+    if outcome is None:
+        raise PdbenchError(f"{where}: its last stored turn has no outcome; nothing is aggregated")
+    game = build_turn_game(game_id, **outcome["options"])
+    try:
+        state = replay(game, outcome["seed"], [turn["actions"] for turn in turns])
+    except ValueError as error:
+        raise PdbenchError(f"{where}: {error}; nothing is aggregated") from None
+    if outcome["error"] is None and game.scores(state) != outcome["scores"]:
+        raise PdbenchError(f"{where}: the replayed scores differ from the stored ones")
+    row: dict[str, Any] = {"n_turns": len(turns), "n_rounds": turns[-1]["round"]}
+    for seat in SEATS:
+        marks = [turn.get("decisions", {}).get(seat, {}) for turn in turns]
+        row[f"fallbacks_{seat}"] = sum(bool(m.get("fallback")) for m in marks)
+        row[f"invalid_outputs_{seat}"] = sum(int(m.get("invalid_outputs", 0)) for m in marks)
+    for seat, values in turn_metrics(game_id).match_row(state).items():
+        row.update({f"{name}_{seat}": value for name, value in values.items()})
+    return row
+
+
+def aggregate_turn_run(
+    path: Path, manifest: RunManifest, ledger: list[LedgerEntry] | None
+) -> pd.DataFrame:
+    """The aggregates table of a turn-game run (see the module docstring)."""
+    stored = read_turns(path)
+    if ledger is None:  # no ledger left: every stored match counts as finished
+        ledger = [
+            LedgerEntry(c, r, len(t), len(t), {}, t[-1].get("outcome", {}).get("error"))
+            for (c, r), t in stored.items()
+        ]
+    order = {name: i for i, name in enumerate(manifest.conditions)}
+    entries = sorted(ledger, key=lambda e: (order.get(e.condition, len(order)), e.replicate))
+    rows = []
+    for entry in entries:
+        matchup = manifest.matchups[entry.condition]
+        turns = stored.get(entry.key, [])
+        where = f"{path}: condition {entry.condition} replicate {entry.replicate}"
+        if len(turns) != entry.n_rounds:
+            raise PdbenchError(
+                f"{where} has {len(turns)} turns stored but its ledger line says "
+                f"{entry.n_rounds}; nothing is aggregated"
+            )
+        row: dict[str, Any] = {
+            "run_id": manifest.run_id,
+            "level": "replicate",
+            "condition": entry.condition,
+            "replicate": entry.replicate,
+            "agent_a": matchup.agent_a,
+            "agent_b": matchup.agent_b,
+            "game": matchup.game,
+            "match_status": "aborted" if entry.error else "finished",
+            "error": entry.error,
+        }
+        if turns:
+            row.update(_match_row(matchup.game, turns, where))
+        rows.append(row)
+    replicates = pd.DataFrame(rows)
+    conditions = [
+        _condition_row(name, group, manifest)
+        for name, group in replicates.groupby("condition", sort=False)
+    ]
+    return pd.concat([replicates, pd.DataFrame(conditions)], ignore_index=True)
+
+
+def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dict[str, Any]:
+    matchup = manifest.matchups[str(name)]
+    metrics = turn_metrics(matchup.game)
+    finished = group[group["match_status"] == "finished"]
+    row: dict[str, Any] = {
+        "run_id": manifest.run_id,
+        "level": "condition",
+        "condition": str(name),
+        "agent_a": matchup.agent_a,
+        "agent_b": matchup.agent_b,
+        "game": matchup.game,
+        "n_replicates": len(group),
+        "n_finished": len(finished),
+        "n_aborted": len(group) - len(finished),
+    }
+    for seat in SEATS:
+        for stem in metrics.METRICS:
+            column = f"{stem}_{seat}"
+            present = finished[column] if column in finished else pd.Series(dtype=float)
+            values = pd.to_numeric(present, errors="coerce").dropna()
+            row[column] = float(values.mean()) if len(values) else None
+            row[f"{column}_n"] = len(values)
+        for stem, (top, bottom) in metrics.POOLED.items():
+            below = float(finished.get(f"{bottom}_{seat}", pd.Series(dtype=float)).sum())
+            above = float(finished.get(f"{top}_{seat}", pd.Series(dtype=float)).sum())
+            row[f"{stem}_{seat}_pooled"] = above / below if below else None
+        faced = [
+            metrics.Faced(probability, challenged)
+            for bids in finished.get(f"faced_{seat}", [])
+            if isinstance(bids, list)
+            for probability, challenged in bids
+        ]
+        row[f"calibration_{seat}"] = orjson.dumps(
+            [
+                {"low": low, "high": high, "faced": n, "challenged_share": share}
+                for low, high, n, share in metrics.calibration(faced)
+            ]
+        ).decode()
+    return row
+
+
+def finish_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-match lists of faced bids as JSON text (parquet keeps one type per column)."""
+    for seat in SEATS:
+        column = f"faced_{seat}"
+        if column in table:
+            table[column] = [
+                orjson.dumps(v).decode() if isinstance(v, list) else None for v in table[column]
+            ]
+    return table

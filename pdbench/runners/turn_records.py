@@ -1,0 +1,168 @@
+"""From a played turn-game match to what is stored: one rounds.jsonl line per turn, the ledger
+entry and call counts (the 2x2 family's lines are `runners.records`, unchanged).
+
+A turn line holds: the match's fields (run_id, condition, replicate, game, family "turn",
+agent_a, agent_b), round, turn, phase, the seats that moved, the digest of each seat's
+observation, the action each seat played, per seat how it was reached (asked, invalid_outputs,
+fallback, timeout, refused, error, attempts; only when something is worth saying, or for agents
+that can fail to answer), and `revealed` (what the turn made public: a showdown's dice). The last
+line of a match carries `outcome` (scores, winner, error). Nothing a player could not see before
+the rules revealed it is written: observations are stored as digests only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import orjson
+
+from pdbench.runners.plan import PlannedMatch
+from pdbench.runners.records import timestamp_utc
+from pdbench.runners.turns import PlayedTurn, SeatRule, SeatTurn, TurnMatchResult
+from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.run_store import FinishedMatch
+from pdbench.storage.schema import CallCounts, StorePrompts, stored_attempts
+
+FAMILY = "turn"
+
+
+def _seat_record(turn: SeatTurn, marked: bool, store_prompts: StorePrompts) -> dict[str, Any]:
+    record: dict[str, Any] = {}
+    if marked or turn.invalid_outputs or turn.fallback or turn.asked > 1:
+        record = {
+            "asked": turn.asked,
+            "invalid_outputs": turn.invalid_outputs,
+            "fallback": turn.fallback,
+            "timeout": turn.timeout,
+            "refused": turn.refused,
+            "error": turn.error,
+        }
+    if turn.attempts:
+        record["attempts"] = stored_attempts(turn.attempts, store_prompts)
+    return record
+
+
+def turn_line(
+    shared: dict[str, Any],
+    turn: PlayedTurn,
+    *,
+    marked: dict[str, bool],
+    store_prompts: StorePrompts,
+    outcome: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        **shared,
+        "round": turn.round,
+        "turn": turn.turn,
+        "phase": turn.phase,
+        "seats": list(turn.seats),
+        "observation_digest": turn.digests,
+        "actions": {seat: played.action for seat, played in turn.seats.items()},
+    }
+    decisions = {
+        seat: record
+        for seat, played in turn.seats.items()
+        if (record := _seat_record(played, marked.get(seat[:1], True), store_prompts))
+    }
+    if decisions:
+        line["decisions"] = decisions
+    line["revealed"] = turn.revealed
+    line["timestamp_utc"] = timestamp_utc(turn.finished_at)
+    if outcome is not None:
+        line["outcome"] = outcome
+    return line
+
+
+def turn_lines(
+    planned: PlannedMatch, result: TurnMatchResult, *, run_id: str, store_prompts: StorePrompts
+) -> list[bytes]:
+    condition = planned.condition
+    shared = {
+        "run_id": run_id,
+        "condition": condition.name,
+        "replicate": planned.replicate,
+        "game": planned.game_id,
+        "family": FAMILY,
+        "agent_a": condition.agent_a.display_name,
+        "agent_b": condition.agent_b.display_name,
+    }
+    marked = {
+        "a": condition.agent_a.can_fail_to_answer,
+        "b": condition.agent_b.can_fail_to_answer,
+    }
+    scores = result.scores
+    winner = None
+    if result.error is None and scores["a"] != scores["b"]:
+        winner = "a" if scores["a"] > scores["b"] else "b"
+    rules = planned.turn_game
+    is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
+    options = dataclasses.asdict(rules) if is_instance else {}
+    # what a reader needs to replay the match: the dice's seed and the variant's options
+    outcome = {
+        "scores": scores,
+        "winner": winner,
+        "error": result.error,
+        "seed": planned.game_seed,
+        "options": options or dict(condition.game.options),
+    }
+    last = len(result.turns) - 1
+    return [
+        orjson.dumps(
+            turn_line(
+                shared,
+                turn,
+                marked=marked,
+                store_prompts=store_prompts,
+                outcome=outcome if index == last else None,
+            )
+        )
+        + b"\n"
+        for index, turn in enumerate(result.turns)
+    ]
+
+
+def turn_call_counts(result: TurnMatchResult) -> CallCounts:
+    attempts = [
+        attempt
+        for turn in result.turns
+        for played in turn.seats.values()
+        for attempt in played.attempts
+    ]
+    return CallCounts.total(a.calls() for a in [*attempts, *result.aborted_attempts])
+
+
+def turn_ledger_entry(
+    planned: PlannedMatch, result: TurnMatchResult, store_prompts: StorePrompts
+) -> LedgerEntry:
+    """n_rounds counts the stored lines (turns); planned_rounds is the turn cap."""
+    return LedgerEntry(
+        condition=planned.condition.name,
+        replicate=planned.replicate,
+        n_rounds=len(result.turns),
+        planned_rounds=planned.condition.game.max_turns,
+        seeds=planned.seeds,
+        error=result.error,
+        calls=turn_call_counts(result),
+        aborted_round_attempts=stored_attempts(result.aborted_attempts, store_prompts) or None,
+    )
+
+
+def finished_turn_match(
+    planned: PlannedMatch, result: TurnMatchResult, *, run_id: str, store_prompts: StorePrompts
+) -> FinishedMatch:
+    """What the store writes for one turn-game match (aggregation reads its lines back)."""
+    return FinishedMatch(
+        lines=turn_lines(planned, result, run_id=run_id, store_prompts=store_prompts),
+        ledger=turn_ledger_entry(planned, result, store_prompts),
+        columns=None,
+    )
+
+
+def seat_rules(planned: PlannedMatch) -> dict[str, SeatRule]:
+    """Each player role's on_invalid and re-asks, from its agent's config."""
+    condition = planned.condition
+    return {
+        role: SeatRule(on_invalid=spec.turn_on_invalid, retries=spec.turn_retries)
+        for role, spec in (("a", condition.agent_a), ("b", condition.agent_b))
+    }

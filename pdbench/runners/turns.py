@@ -1,0 +1,210 @@
+"""The turn loop: any `pdbench.games.base.TurnGame` played between the agents bound to its roles.
+
+Per turn: every seat of `to_move` is shown its observation, all taken before anyone acts; each
+seat's agent answers through `take_turn`; the engine checks the answer with the rules' `problem`
+itself (an agent is never trusted) and re-asks up to the agent's `turn_retries`, counting every
+refused answer; with no legal action in the end it plays the game's `fallback` (marked) or aborts
+the match, as the agent's `turn_on_invalid` says (an LLM agent's `on_invalid`). Nothing is
+silently repaired: every turn's record says how its action was reached.
+
+Roles are bound by name (`{"a": agent, "b": agent, "keeper": agent}`), so a third role is a
+binding in the condition, not a change here. A match that reaches `max_turns` is aborted, saying
+so. `pdbench.games.replay` rebuilds a match's state from its seed and stored actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pdbench.agents.base import AgentBase, MatchInfo, MatchSummary, TurnDecision, TurnRequest
+from pdbench.core.errors import MatchAborted
+from pdbench.games.base import PLAYER_SEATS, TurnGame, role_of
+from pdbench.storage.schema import Attempt
+
+OnInvalid = Literal["abort", "fallback"]
+
+
+@dataclass(frozen=True)
+class SeatRule:
+    """How the engine treats one role's refused answers."""
+
+    on_invalid: OnInvalid = "fallback"
+    retries: int = 0  # re-asks after an answer the rules refuse
+
+
+@dataclass(frozen=True)
+class SeatTurn:
+    """One seat's part of a turn: the action played and how it was reached."""
+
+    action: dict[str, Any]
+    asked: int  # how often the engine asked the agent (1 + re-asks)
+    invalid_outputs: int  # answers refused, the agent's own retries and the engine's re-asks
+    fallback: bool = False  # the game's fallback was played for this seat
+    timeout: bool = False
+    refused: str | None = None  # the rules' reason for the last refused answer
+    error: str | None = None
+    attempts: tuple[Attempt, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlayedTurn:
+    round: int  # the round the turn was played in
+    turn: int  # within the match, from 1
+    phase: str
+    digests: dict[str, str]  # seat -> sha256 of its observation (what it was shown)
+    seats: dict[str, SeatTurn]
+    revealed: dict[str, Any] | None  # what the turn made public (a showdown's dice)
+    finished_at: float
+
+
+@dataclass
+class TurnMatchResult:
+    turns: list[PlayedTurn]
+    scores: dict[str, float]
+    final_state: Any
+    error: str | None = None  # why the match ended early (abort, turn cap)
+    aborted_attempts: tuple[Attempt, ...] = field(default_factory=tuple)
+
+    @property
+    def completed(self) -> bool:
+        return self.error is None
+
+
+def observation_digest(observation: Mapping[str, Any]) -> str:
+    """A short hash of what a seat was shown (canonical JSON), to tell stored turns apart."""
+    canonical = json.dumps(observation, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+async def _ask(
+    game: TurnGame[Any],
+    state: Any,
+    seat: str,
+    seen: dict[str, Any],
+    agent: AgentBase,
+    rule: SeatRule,
+) -> SeatTurn:
+    """One seat's action for this turn, re-asked and checked as the module docstring says."""
+    attempts: list[Attempt] = []
+    invalid = 0
+    refused: str | None = None
+    decision: TurnDecision | None = None
+
+    def check(action: dict[str, Any]) -> str | None:
+        return game.problem(state, seat, action)
+
+    for asked in range(1, rule.retries + 2):
+        request = TurnRequest(game=game.platform_name, seat=seat, round_state=seen, check=check)
+        try:
+            decision = await agent.take_turn(request)
+        except NotImplementedError as missing:
+            raise MatchAborted(
+                f"{agent.name} (seat {seat}) cannot play {game.id}: {missing}"
+            ) from None
+        attempts.extend(decision.attempts)
+        invalid += decision.invalid_outputs
+        if decision.action is None:  # the agent gave up after its own retries (or timed out)
+            break
+        refused = game.problem(state, seat, decision.action)
+        if refused is None:
+            return SeatTurn(
+                dict(decision.action),
+                asked,
+                invalid,
+                attempts=tuple(attempts),
+                error=decision.error,
+            )
+        invalid += 1
+    timed_out = decision is not None and decision.timeout
+    error = decision.error if decision is not None else None
+    if rule.on_invalid == "abort":
+        why = refused or error or ("timed out" if timed_out else "no action")
+        raise MatchAborted(
+            f"{agent.name} (seat {seat}) gave no legal action in {game.id} after {asked} "
+            f"ask(s): {why}",
+            attempts=tuple(attempts),
+        )
+    fallback = game.fallback(state, seat, "timeout" if timed_out else "invalid")
+    return SeatTurn(
+        fallback,
+        asked,
+        invalid,
+        fallback=True,
+        timeout=timed_out,
+        refused=refused,
+        error=error,
+        attempts=tuple(attempts),
+    )
+
+
+async def play_turn_match(
+    game: TurnGame[Any],
+    agents: Mapping[str, AgentBase],
+    *,
+    seed: int,
+    agent_seeds: Mapping[str, int | None],
+    rules: Mapping[str, SeatRule],
+    max_turns: int,
+) -> TurnMatchResult:
+    """Play one match of `game` from `seed` between `agents` (role -> agent: "a", "b" and the
+    game's third roles), each reset with its seed from `agent_seeds`."""
+    missing = [r for r in (*PLAYER_SEATS, *game.third_roles) if r not in agents]
+    if missing:
+        raise ValueError(f"{game.id} needs an agent for role(s) {', '.join(missing)}")
+    for role, agent in agents.items():
+        agent.reset(agent_seeds.get(role))
+        others = [other.name for r, other in agents.items() if r != role]
+        agent.start_match(MatchInfo(opponent_name=", ".join(others), total_rounds=None))
+    state = game.initial_state(seed)
+    turns: list[PlayedTurn] = []
+    error: str | None = None
+    aborted: tuple[Attempt, ...] = ()
+    try:
+        while not game.match_over(state):
+            if len(turns) >= max_turns:
+                error = f"the match reached game.max_turns ({max_turns}) before it ended"
+                break
+            seats = game.to_move(state)
+            seen = {seat: game.observe(state, seat) for seat in seats}  # before anyone acts
+            answers = await asyncio.gather(
+                *(
+                    _ask(game, state, seat, seen[seat], agents[role_of(seat)], rules[role_of(seat)])
+                    for seat in seats
+                )
+            )
+            played = dict(zip(seats, answers, strict=True))
+            before = state
+            state = game.apply(state, {seat: turn.action for seat, turn in played.items()})
+            turns.append(
+                PlayedTurn(
+                    round=game.round_number(before),
+                    turn=len(turns) + 1,
+                    phase=game.phase(before),
+                    digests={seat: observation_digest(seen[seat]) for seat in seats},
+                    seats=played,
+                    revealed=game.revealed(before, state),
+                    finished_at=time.time(),
+                )
+            )
+            await asyncio.sleep(0)  # let other matches and the writer have their turn
+    except MatchAborted as stopped:
+        error = str(stopped)
+        aborted = tuple(stopped.attempts)
+    finally:
+        scores = game.scores(state)
+        for role in PLAYER_SEATS:
+            other = "b" if role == "a" else "a"
+            agents[role].end_match(
+                MatchSummary(
+                    your_total=scores[role],
+                    opponent_total=scores[other],
+                    rounds=game.round_number(state) - 1,
+                )
+            )
+    return TurnMatchResult(turns, scores, state, error, aborted)

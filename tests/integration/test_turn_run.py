@@ -1,0 +1,188 @@
+"""Issue 29's done-when, offline: `python -m pdbench -m game=liars_dice agent_a=liars_bluffer
+agent_b=liars_probability,liars_random run.replicates=20` runs and its aggregates hold the Liar's
+Dice metrics (computed from the stored turns); a run with a platform-style arena agent file,
+killed with SIGKILL twice, resumes to the same turns as an uninterrupted run; bad game options
+and agents bound to a game they cannot play are exit 2 naming the field."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pytest
+from project_copy import copy_project
+from silently_wrong_helpers import console_in_process
+
+from pdbench.runners.experiment import run_experiment
+from pdbench.runners.plan import plan_matches
+from pdbench.runners.prepare import load
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPERIMENT = ROOT / "tests" / "fixtures" / "experiments" / "liars_dice.yaml"
+METRICS = ("win_rate", "dice_lost_per_challenge", "challenge_accuracy", "bluff_rate")
+
+
+def read_lines(run_dir: Path) -> list[dict]:
+    data = (run_dir / "rounds.jsonl").read_bytes()
+    return [orjson.loads(line) for line in data.splitlines()]
+
+
+def strip(lines: list[dict]) -> list[dict]:
+    """What must be the same in two runs: everything but the clock, the run id and the arena
+    agent's measured think time."""
+    kept = []
+    for line in lines:
+        line = {k: v for k, v in line.items() if k not in ("timestamp_utc", "run_id")}
+        for decision in line.get("decisions", {}).values():
+            for attempt in decision.get("attempts", []):
+                attempt.pop("elapsed_s", None)
+        kept.append(line)
+    return kept
+
+
+def test_the_issues_liars_dice_grid_runs_and_aggregates_the_metrics(tmp_path):
+    project = copy_project(tmp_path / "project")
+    env = {k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pdbench", "-m", "game=liars_dice", "agent_a=liars_bluffer",
+         "agent_b=liars_probability,liars_random", "run.replicates=20",
+         f"run.output_dir={tmp_path / 'runs'}", f"hydra.sweep.dir={tmp_path / 'hydra'}"],
+        cwd=project, env={**env, "COLUMNS": "200"}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "win A/B" in done.stdout, done.stdout
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    table = pd.read_parquet(run_dir / "aggregates.parquet")
+    conditions = table[table["level"] == "condition"].set_index("condition")
+    assert sorted(conditions.index) == ["agent_b=liars_probability", "agent_b=liars_random"]
+    assert (conditions["n_finished"] == 20).all()
+    for stem in METRICS:
+        for seat in "ab":
+            assert conditions[f"{stem}_{seat}"].notna().all(), (stem, seat)
+    # one winner per match: the two win rates add up to 1
+    assert ((conditions["win_rate_a"] + conditions["win_rate_b"]) == 1).all()
+    assert conditions["calibration_b"].map(lambda text: len(orjson.loads(text)) == 5).all()
+    replicates = table[table["level"] == "replicate"]
+    assert len(replicates) == 40 and (replicates["match_status"] == "finished").all()
+    # the metrics come from the stored turns: one line per turn, the last with the outcome
+    lines = read_lines(run_dir)
+    assert all(line["family"] == "turn" for line in lines)
+    last = [line for line in lines if "outcome" in line]
+    assert len(last) == 40 and all(line["outcome"]["winner"] in ("a", "b") for line in last)
+
+
+class CliRun:
+    """`uv run pdbench run <liars_dice.yaml>` in its own session (so SIGKILL reaches it all)."""
+
+    def __init__(self, out_dir: Path, logs: Path, attempt: int) -> None:
+        self.log = logs / f"attempt_{attempt}.log"
+        command = ["uv", "run", "--no-sync", "pdbench", "run", str(EXPERIMENT),
+                   f"run.output_dir={out_dir}", "--run-id", "r", "-q"]  # fmt: skip
+        with self.log.open("wb") as out:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, stdout=out, stderr=out, start_new_session=True
+            )
+
+    def kill_when(self, ledger: Path, more_than: int) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"ended before it could be killed:\n{self.log.read_text()}")
+            lines = ledger.read_bytes().count(b"\n") if ledger.exists() else 0
+            if lines > more_than:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+                return
+            time.sleep(0.01)
+        os.killpg(self.process.pid, signal.SIGKILL)
+        pytest.fail("the ledger never grew")
+
+
+@pytest.mark.slow
+def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
+    out_dir = tmp_path / "runs"
+    reference_loaded = load(
+        EXPERIMENT, [f"run.output_dir={out_dir}"], run_id="ref", project_root=ROOT
+    )
+    planned = len(plan_matches(reference_loaded.spec))
+    reference: dict = {}
+    worker = threading.Thread(target=lambda: reference.update(out=run_experiment(reference_loaded)))
+    worker.start()
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    ledger = out_dir / "r" / "matches.jsonl"
+    seen = 0
+    for attempt in (1, 2):
+        CliRun(out_dir, logs, attempt).kill_when(ledger, more_than=seen)
+        now = ledger.read_bytes().count(b"\n")
+        assert seen < now < planned, (attempt, seen, now, planned)
+        seen = now
+    final = CliRun(out_dir, logs, 3)
+    assert final.process.wait(timeout=120) == 0, final.log.read_text()
+    worker.join(timeout=120)
+    assert reference["out"].status == "complete"
+
+    resumed, uninterrupted = read_lines(out_dir / "r"), read_lines(out_dir / "ref")
+    assert strip(resumed) == strip(uninterrupted)
+    manifest = orjson.loads((out_dir / "r" / "run_manifest.json").read_bytes())
+    assert manifest["status"] == "complete" and manifest["matches"]["completed"] == planned
+    # the arena agent played every one of its turns itself (no fallback)
+    arena = [line for line in resumed if line["condition"] == "slow_arena_vs_probability"]
+    assert arena and not any(
+        d.get("fallback") for turn in arena for d in turn.get("decisions", {}).values()
+    )
+    table = pd.read_parquet(out_dir / "r" / "aggregates.parquet")
+    reference_table = pd.read_parquet(out_dir / "ref" / "aggregates.parquet")
+    pd.testing.assert_frame_equal(
+        table.drop(columns="run_id"), reference_table.drop(columns="run_id")
+    )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "words"),
+    [
+        (["game=liars_dice", "game.options.faces=1", "agent_a=liars_random",
+          "agent_b=liars_random"], "game: options.faces", "faces must be at least 2"),
+        (["game=liars_dice", "+game.options.dice=3", "agent_a=liars_random",
+          "agent_b=liars_random"], "game: options.dice", 'unknown option "dice"; choose one of: dice_per_player'),
+        (["game=liars_dice", "agent_a=tft", "agent_b=liars_random"], "agent_a.policy",
+         "tft does not play liars_dice"),
+        (["agent_a=liars_random"], "agent_a.policy", "liars_random plays liars_dice, not the 2x2 game pd"),
+        (["game=liars_dice", "agent_a=llm_default", "agent_b=liars_random"], "agent_a.type",
+         "LLM agents do not play turn-based games yet (liars_dice)"),
+        (["agent_a=arena", "agent_a.path=examples/agents/liars_dice.py"], "Agent.GAME",
+         'GAME is "liars-dice" but this condition plays "prisoners-dilemma"'),
+    ],
+)  # fmt: skip
+def test_a_bad_option_or_an_agent_that_cannot_play_the_game_is_exit_2_naming_the_field(
+    overrides, field, words, monkeypatch, tmp_path
+):
+    done = console_in_process(
+        "run", "conf/config.yaml", *overrides, f"run.output_dir={tmp_path}", monkeypatch=monkeypatch
+    )
+    assert done.returncode == 2, done
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in done.stderr
+    assert field in lines[0] and words in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("command", ["analyze", "tournament"])
+def test_the_2x2_readers_refuse_a_turn_game_run_clearly(command, tmp_path, monkeypatch):
+    config = tmp_path / "liars.yaml"
+    config.write_text(
+        "run: {seed: 1, replicates: 2}\ngame: {id: liars_dice}\n"
+        "conditions:\n  - {name: c, agent_a: liars_random, agent_b: liars_probability}\n"
+    )
+    loaded = load(config, [f"run.output_dir={tmp_path / 'runs'}"], run_id="r", project_root=ROOT)
+    assert run_experiment(loaded).status == "complete"
+    done = console_in_process(command, str(tmp_path / "runs" / "r"), monkeypatch=monkeypatch)
+    assert done.returncode == 2, done
+    assert "holds the turns of the turn-based game liars_dice, not 2x2 rounds" in done.stderr
+    assert "Traceback" not in done.stderr
