@@ -186,3 +186,13 @@ def test_the_2x2_readers_refuse_a_turn_game_run_clearly(command, tmp_path, monke
     assert done.returncode == 2, done
     assert "holds the turns of the turn-based game liars_dice, not 2x2 rounds" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_validate_says_a_turn_game_ends_by_its_rules_not_by_the_horizon(monkeypatch):
+    done = console_in_process(
+        "validate", "conf/config.yaml", "game=liars_dice", "agent_a=liars_random",
+        "agent_b=liars_bluffer", monkeypatch=monkeypatch,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    assert "| liars_dice | until the rules end it, at most 2000 turns" in done.stdout
+    assert "matches       3  (at most 6000 turns)" in done.stdout
