@@ -196,3 +196,18 @@ def test_validate_says_a_turn_game_ends_by_its_rules_not_by_the_horizon(monkeypa
     assert done.returncode == 0, done
     assert "| liars_dice | until the rules end it, at most 2000 turns" in done.stdout
     assert "matches       3  (at most 6000 turns)" in done.stdout
+
+
+def test_the_run_reader_gives_a_turn_matchs_lines_in_turn_order(tmp_path):
+    from pdbench.storage.reader import RunReader
+
+    config = tmp_path / "liars.yaml"
+    config.write_text(
+        "run: {seed: 2, replicates: 2}\ngame: {id: liars_dice, options: {dice_per_player: 2}}\n"
+        "conditions:\n  - {name: c, agent_a: liars_bluffer, agent_b: liars_random}\n"
+    )
+    loaded = load(config, [f"run.output_dir={tmp_path / 'runs'}"], run_id="r", project_root=ROOT)
+    assert run_experiment(loaded).status == "complete"
+    turns = RunReader.open(tmp_path / "runs" / "r").match_rounds("c", 1)
+    assert [t["turn"] for t in turns] == list(range(1, len(turns) + 1))
+    assert turns[-1]["outcome"]["winner"] in ("a", "b")
