@@ -18,6 +18,7 @@ import functools
 import os
 import shlex
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -41,7 +42,7 @@ from pdbench.config.sweep import (
     sweep_id,
 )
 from pdbench.config.tournament import tournament_overrides
-from pdbench.config.tree import conf_dir, find_project_root
+from pdbench.config.tree import LAUNCH_DIR_ENV, conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.core.redact import install_redaction, redact
@@ -314,6 +315,13 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     import hydra
 
     exits.encodable_output()
+    # conf/hydra/launcher/ray.yaml carries the name of the Ray plugin's own config, which Hydra
+    # then also checks against that schema (what we want), warning that the match is deprecated.
+    warnings.filterwarnings("ignore", message=r"\s*'hydra/launcher/ray' is validated against")
+    # Ray (hydra/launcher=ray) would start its workers with `uv run` in a copy of the project
+    # when the driver runs under `uv run`, in an environment without the `ray` group: they die
+    # at start. Its workers run this environment's Python instead (Ray reads this on import).
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
@@ -346,6 +354,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
             os.environ[SWEEP_CONDITIONS_ENV] = "\n".join(sorted(job.name for job in jobs))
             os.environ[SWEEP_COMMAND_ENV] = "python -m pdbench " + shlex.join(args)
             os.environ[LAUNCHER_PID_ENV] = str(os.getpid())
+            os.environ[LAUNCH_DIR_ENV] = str(Path.cwd())  # for jobs that start elsewhere (Ray)
     task = hydra.main(
         config_path=str(project_root / "conf"), config_name="config", version_base="1.3"
     )(_job)
