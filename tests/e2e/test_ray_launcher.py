@@ -59,6 +59,8 @@ def ray_env(tmp: Path) -> dict[str, str]:
     env["PDBENCH_TEST_ALLOW_OWN_ADDRESSES"] = "1"
     env["RAY_TMPDIR"] = str(tmp / "ray")  # short: Ray's socket paths must stay under 107 bytes
     env["RAY_USAGE_STATS_ENABLED"] = "0"
+    # A throwaway cluster of this test's own: no token to hand from the head to the sweep.
+    env["RAY_AUTH_MODE"] = "disabled"
     return env
 
 
