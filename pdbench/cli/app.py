@@ -15,6 +15,7 @@ import typer
 
 from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
+from pdbench.cli.cache import cache_app
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
@@ -342,6 +343,7 @@ app.command("analyze")(analyze)
 app.command("tournament")(tournament)
 app.command("runs")(runs)
 app.command("export")(export)
+app.add_typer(cache_app, name="cache")
 
 
 def main() -> None:

@@ -46,6 +46,7 @@ from pdbench.config.tree import LAUNCH_DIR_ENV, conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.core.redact import install_redaction, redact
+from pdbench.providers.cache_shards import SHARDS_FOLDER as CACHE_SHARDS
 from pdbench.runners.prepare import prepare
 from pdbench.runners.stopping import RunInterrupted
 from pdbench.storage.shards import claim_sweep_dir
@@ -127,6 +128,9 @@ def _job(cfg: Any) -> None:
                     command=os.environ.get(SWEEP_COMMAND_ENV),
                     # One journal for the whole sweep: the budget is for all its jobs together.
                     spend=SpendJournal(spend_file(sweep_root), source=name),
+                    # Answers bought go to this job's own cache shard, never into a database
+                    # shared with other machines; the launcher merges the shards at the end.
+                    cache_shard=(sweep_root / CACHE_SHARDS, shard_dir_name(name)),
                 )
         else:
             with progress:
@@ -198,6 +202,7 @@ def _merge_sweep(config: Any) -> int:
         )
         return exits.INCOMPLETE
     merge_shards(run_dir, expected_conditions=expected or None)
+    _merge_cache_shards(config, run_dir)
     write_aggregates(run_dir)
     print_summary(run_dir)
     manifest = read_manifest(run_dir)
@@ -206,6 +211,25 @@ def _merge_sweep(config: Any) -> int:
         exits.say_unfinished(manifest.status, waiting, manifest.error)
         return exits.status_code(manifest.status)
     return exits.OK
+
+
+def _merge_cache_shards(config: Any, run_dir: Path) -> None:
+    """The answers the jobs bought (each in its own shard) go into this machine's replay cache,
+    so a re-run here replays them without reading the sweep's shards."""
+    from pdbench.providers.cache import ReplayCache, resolve_cache_dir
+    from pdbench.providers.cache_shards import merge_shards as merge_cache
+    from pdbench.providers.cache_shards import shard_files
+
+    folder = run_dir / CACHE_SHARDS
+    if not shard_files(folder) or config.run.cache.mode == "off":
+        return
+    target = resolve_cache_dir(str(config.run.cache.dir), find_project_root())
+    with ReplayCache(target, warn=lambda message: exits.say(f"warning: {message}")) as cache:
+        added, _, problems = merge_cache(folder, cache)
+    for problem in problems[:5]:
+        exits.say(f"warning: a cache shard line was not merged: {problem}")
+    if added:
+        exits.say(f"cache: {added} answers from the jobs' shards merged into {target}")
 
 
 def redact_multirun_yaml(sweep_dir: Path) -> None:
