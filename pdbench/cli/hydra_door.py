@@ -50,7 +50,7 @@ from pdbench.providers.cache_shards import SHARDS_FOLDER as CACHE_SHARDS
 from pdbench.runners.prepare import prepare
 from pdbench.runners.stopping import RunInterrupted
 from pdbench.storage.shards import claim_sweep_dir
-from pdbench.storage.spend import SpendJournal, spend_file
+from pdbench.storage.spend import sweep_job_journal
 
 SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
 SWEEP_CONDITIONS_ENV = "PDBENCH_SWEEP_CONDITIONS"  # the grid's condition names, for the merge
@@ -126,8 +126,9 @@ def _job(cfg: Any) -> None:
                     aggregate=False,
                     hydra_overrides=task_overrides,
                     command=os.environ.get(SWEEP_COMMAND_ENV),
-                    # One journal for the whole sweep: the budget is for all its jobs together.
-                    spend=SpendJournal(spend_file(sweep_root), source=name),
+                    # A journal of this job's own, counted with every other job's: the budget
+                    # is for all the sweep's jobs together, and no file has two writers.
+                    spend=sweep_job_journal(sweep_root, shard_dir_name(name), name),
                     # Answers bought go to this job's own cache shard, never into a database
                     # shared with other machines; the launcher merges the shards at the end.
                     cache_shard=(sweep_root / CACHE_SHARDS, shard_dir_name(name)),
