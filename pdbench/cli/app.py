@@ -246,6 +246,9 @@ def aggregate(run_dir: RunDirArg) -> None:
     finally:
         lock.release()
     typer.echo(f"wrote {run_dir / 'aggregates.parquet'} ({len(table)} rows)")
+    from pdbench.cli.cache import merge_sweep_cache
+
+    merge_sweep_cache(run_dir, None)  # the answers its jobs bought, into this machine's cache
     _print_summary(run_dir, table)
 
 

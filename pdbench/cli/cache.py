@@ -75,6 +75,26 @@ def _shard_folder(source: Path) -> Path | None:
     return None
 
 
+def merge_sweep_cache(run_dir: Path, target: Path | None) -> None:
+    """Merge a sweep's cache shards (the answers its jobs bought) into a cache folder (default:
+    $PDBENCH_CACHE_DIR, else data/cache), saying how many in one line; nothing without shards."""
+    from pdbench.providers.cache_shards import SHARDS_FOLDER, merge_shards, shard_files
+
+    folder = run_dir / SHARDS_FOLDER
+    if not shard_files(folder):
+        return
+    target = target or _default_cache()
+    cache = _open_cache(target, create=True)
+    try:
+        added, _, problems = merge_shards(folder, cache)
+    finally:
+        cache.close()
+    for problem in problems[:5]:
+        exits.say(f"warning: a cache shard line was not merged: {problem}")
+    if added:
+        exits.say(f"cache: {added} answers from the jobs' shards merged into {target}")
+
+
 @cache_app.command("list")
 def list_caches(
     sources: Annotated[

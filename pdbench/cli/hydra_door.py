@@ -217,20 +217,12 @@ def _merge_sweep(config: Any) -> int:
 def _merge_cache_shards(config: Any, run_dir: Path) -> None:
     """The answers the jobs bought (each in its own shard) go into this machine's replay cache,
     so a re-run here replays them without reading the sweep's shards."""
-    from pdbench.providers.cache import ReplayCache, resolve_cache_dir
-    from pdbench.providers.cache_shards import merge_shards as merge_cache
-    from pdbench.providers.cache_shards import shard_files
+    from pdbench.cli.cache import merge_sweep_cache
+    from pdbench.providers.cache import resolve_cache_dir
 
-    folder = run_dir / CACHE_SHARDS
-    if not shard_files(folder) or config.run.cache.mode == "off":
-        return
-    target = resolve_cache_dir(str(config.run.cache.dir), find_project_root())
-    with ReplayCache(target, warn=lambda message: exits.say(f"warning: {message}")) as cache:
-        added, _, problems = merge_cache(folder, cache)
-    for problem in problems[:5]:
-        exits.say(f"warning: a cache shard line was not merged: {problem}")
-    if added:
-        exits.say(f"cache: {added} answers from the jobs' shards merged into {target}")
+    if config.run.cache.mode != "off":
+        target = resolve_cache_dir(str(config.run.cache.dir), find_project_root())
+        merge_sweep_cache(run_dir, target)
 
 
 def redact_multirun_yaml(sweep_dir: Path) -> None:

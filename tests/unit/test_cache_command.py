@@ -86,3 +86,33 @@ def test_a_missing_cache_folder_is_one_error_line(tmp_path):
     assert done.code == 2
     assert done.stderr.strip().startswith("error:") and "nowhere" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_aggregate_merges_a_sweeps_cache_shards_into_the_cache(tmp_path):
+    """A launcher that did not see the end of the sweep: `pdbench aggregate` merges the shards,
+    and the answers the jobs bought with them."""
+    from project_copy import copy_project
+
+    project = copy_project(tmp_path / "project")
+    output = tmp_path / "runs"
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "launcher-cache")}
+    ran = run_front_door(
+        "module",
+        ["-m", "agent_a=llm_default", "agent_b=tft,alld", "run.replicates=1",
+         "horizon.rounds=3", "run.run_id=s", f"run.output_dir={output}",
+         f"hydra.sweep.dir={tmp_path / 'hydra'}"],
+        cwd=project,
+        env=env,
+    )  # fmt: skip
+    assert ran.code == 0, ran.stderr
+    elsewhere = tmp_path / "elsewhere"
+    done = run_front_door(
+        "cli",
+        ["aggregate", str(output / "s")],
+        cwd=project,
+        env={**os.environ, "PDBENCH_CACHE_DIR": str(elsewhere)},
+    )
+    assert done.code == 0, done.stderr
+    assert "answers from the jobs' shards merged into" in done.stderr
+    with ReplayCache(elsewhere) as cache:
+        assert len(cache.stored_keys()) > 0
