@@ -25,13 +25,11 @@ from project_copy import PROJECT, command_env, run_in_shared_copy, shared_copy
 
 UV = shutil.which("uv")
 RAY = Path(PROJECT / ".venv" / "bin" / "ray")
-pytestmark = [
-    pytest.mark.skipif(UV is None, reason="uv is not on PATH"),
-    pytest.mark.skipif(
-        importlib.util.find_spec("ray") is None or not RAY.exists(),
-        reason="the `ray` group is not installed (uv sync --group ray)",
-    ),
-]
+pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None or not RAY.exists(),
+    reason="the `ray` group is not installed (uv sync --group ray)",
+)
 
 SWEEP = [
     "-m",
@@ -126,6 +124,7 @@ def rounds_without_timestamps(run_dir: Path) -> list[dict]:
 
 
 @pytest.mark.slow
+@needs_ray
 def test_ray_joblib_and_submitit_sweeps_store_the_same_rounds(ray_head, tmp_path):
     address, env = ray_head
     results = {}
@@ -157,3 +156,27 @@ def test_ray_joblib_and_submitit_sweeps_store_the_same_rounds(ray_head, tmp_path
             pd.read_parquet(results[name] / "aggregates.parquet"),
             pd.read_parquet(results["joblib"] / "aggregates.parquet"),
         )
+
+
+def test_a_launcher_that_is_not_installed_is_one_error_line(tmp_path):
+    """hydra/launcher=<x> whose plugin module is missing (as hydra/launcher=ray without the ray
+    group): exit 2 and one line before anything is launched, not Hydra's traceback."""
+    from in_process import run_front_door
+    from project_copy import copy_project
+
+    project = copy_project(tmp_path / "project")
+    (project / "conf" / "hydra" / "launcher" / "elsewhere.yaml").write_text(
+        "_target_: hydra_plugins.not_installed_launcher.Launcher\n"
+    )
+    done = run_front_door(
+        "module",
+        ["-m", "hydra/launcher=elsewhere", "agent_a=tft,grim", f"run.output_dir={tmp_path / 'r'}"],
+        cwd=project,
+        env=command_env(tmp_path),
+    )
+    assert done.code == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert "the launcher elsewhere is not installed" in lines[0]
+    assert "uv sync --group ray" in lines[0]
+    assert not (tmp_path / "r").exists()
