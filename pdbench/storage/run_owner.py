@@ -15,7 +15,8 @@ Another process finding the file:
   fraction of the lease);
 - a stale owner is taken over by exactly one newcomer: it first creates
   `.owner.takeover-<stale token>` with O_EXCL (a second newcomer fails there and is refused),
-  then replaces the owner file. The old writer, if it was only frozen (SIGSTOP, a suspended VM, a
+  then replaces the owner file (a claim older than the lease, left by a newcomer that died
+  meanwhile, is removed). The old writer, if it was only frozen (SIGSTOP, a suspended VM, a
   network partition), finds another token at its next check and stops before writing anything.
 """
 
@@ -130,10 +131,8 @@ class RunOwner:
 
     def _take_over(self, holder: dict) -> None:
         claim = self.path.with_name(f"{OWNER_FILE}.takeover-{holder.get('token', 'none')}")
-        try:
-            os.close(os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
-        except FileExistsError:
-            raise PdbenchError(self._held_message(holder, taking_over=True)) from None
+        if not self._claim(claim):
+            raise PdbenchError(self._held_message(holder, taking_over=True))
         try:
             if self._read() == holder:  # nobody else took it between our looks
                 with contextlib.suppress(FileNotFoundError):
@@ -143,6 +142,25 @@ class RunOwner:
         finally:
             with contextlib.suppress(OSError):
                 claim.unlink()
+
+    def _claim(self, claim: Path) -> bool:
+        """Create the takeover claim (O_EXCL). A claim older than the lease was left by a
+        newcomer that died while taking over: it is removed and claimed again, once."""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        for _ in range(2):
+            try:
+                os.close(os.open(claim, flags, 0o644))
+                return True
+            except FileExistsError:
+                try:
+                    age = time.time() - claim.stat().st_mtime
+                except FileNotFoundError:
+                    continue
+                if age <= self.lease:
+                    return False
+                with contextlib.suppress(FileNotFoundError):
+                    claim.unlink()
+        return False
 
     def _held_message(self, holder: dict | None, *, taking_over: bool = False) -> str:
         who = (

@@ -102,3 +102,25 @@ def test_two_newcomers_cannot_both_take_over(tmp_path, monkeypatch):
         os.kill(first.pid, signal.SIGCONT)
         first.kill()
         first.wait()
+
+
+def test_a_claim_left_by_a_newcomer_that_died_does_not_block_for_ever(tmp_path, monkeypatch):
+    monkeypatch.setenv("PDBENCH_HOST", "machine-c")
+    monkeypatch.setenv("PDBENCH_LEASE_S", "0.5")
+    first = start_holder(tmp_path, "machine-a", lease="0.5")
+    try:
+        os.kill(first.pid, signal.SIGSTOP)
+        time.sleep(1.0)
+        stale = RunOwner(tmp_path)._read()
+        assert stale
+        claim = tmp_path / f"{OWNER_FILE}.takeover-{stale['token']}"
+        claim.touch()
+        os.utime(claim, (time.time() - 60, time.time() - 60))  # older than the lease
+        owner = RunOwner(tmp_path).acquire()
+        owner.check()
+        owner.release()
+        assert not claim.exists()
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+        first.kill()
+        first.wait()
