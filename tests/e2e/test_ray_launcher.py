@@ -1,6 +1,7 @@
 """`hydra/launcher=ray` on a real Ray cluster of one node: a head started here with `ray start
 --head` (small memory, its own temp folder and port, stopped in a finalizer whatever happens),
-joined with `hydra.launcher.ray.init.address=<head>` as a user joins a running cluster. The same
+joined with `hydra.launcher.ray.init.address=auto` (and RAY_ADDRESS=<head>, so that `auto` can
+only mean this test's head) as a user joins a running cluster. The same
 tiny sweep (2 jobs, an LLM agent on the mock provider, 6 rounds) under joblib, submitit_local and
 Ray must store the same rounds (every field of every line but timestamp_utc, in file order) and the
 same aggregates.parquet (every column, compared as frames).
@@ -130,14 +131,13 @@ def test_ray_joblib_and_submitit_sweeps_store_the_same_rounds(ray_head, tmp_path
     results = {}
     for name, extra in {
         **LAUNCHERS,
-        "ray": [
-            "hydra/launcher=ray",
-            f"hydra.launcher.ray.init.address={address}",
-        ],
+        "ray": ["hydra/launcher=ray", "hydra.launcher.ray.init.address=auto"],
     }.items():
         folder = tmp_path / name
         folder.mkdir()
         run_env = {**env, "PDBENCH_CACHE_DIR": str(folder / "cache")}
+        if name == "ray":  # `auto` joins the cluster RAY_ADDRESS names (not another one here)
+            run_env["RAY_ADDRESS"] = address
         done = sweep(folder, extra, run_env)
         assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stderr[-3000:]}"
         assert "Traceback" not in done.stderr, done.stderr
