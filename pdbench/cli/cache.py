@@ -138,8 +138,15 @@ def merge(
     """Copy every answer of the sources that passes its checksum into a cache (created when
     missing). Entries the cache already holds are kept as they are; damaged ones are named and
     skipped (exit 1)."""
+    from pdbench.providers.cache import DATABASE
     from pdbench.providers.cache_shards import merge_shards
 
+    for source in sources:  # every source is checked before anything is written
+        if _shard_folder(source) is None and not (source / DATABASE).is_file():
+            raise PdbenchError(
+                f"{source}: neither a sweep run dir with cache shards, nor a folder of shards, "
+                f"nor a replay cache folder (no {DATABASE})"
+            )
     target = into or _default_cache()
     cache = _open_cache(target, create=True)
     problems: list[str] = []

@@ -116,3 +116,11 @@ def test_aggregate_merges_a_sweeps_cache_shards_into_the_cache(tmp_path):
     assert "answers from the jobs' shards merged into" in done.stderr
     with ReplayCache(elsewhere) as cache:
         assert len(cache.stored_keys()) > 0
+
+
+def test_a_source_that_is_no_cache_is_refused_before_anything_is_written(tmp_path):
+    done = cli(["cache", "merge", str(tmp_path / "nope"), "--into", str(tmp_path / "t")], tmp_path)
+    assert done.code == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
+    assert "nope" in done.stderr
+    assert not (tmp_path / "t").exists()
