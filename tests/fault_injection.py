@@ -73,6 +73,8 @@ def _install() -> None:
     def open_on_a_full_disk(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         handle = real_open(file, mode, *args, **kwargs)
         writing = any(flag in mode for flag in "wax+")
+        if isinstance(file, int):  # os.fdopen of a descriptor (the run's owner file): no name
+            return handle
         if writing and fnmatch.fnmatchcase(os.path.basename(os.fspath(file)), TARGET):
             return FullDiskFile(handle, os.fspath(file))
         return handle

@@ -15,6 +15,7 @@ import typer
 
 from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
+from pdbench.cli.cache import cache_app
 from pdbench.cli.ladder import ladder
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
@@ -254,6 +255,9 @@ def aggregate(run_dir: RunDirArg) -> None:
     finally:
         lock.release()
     typer.echo(f"wrote {run_dir / 'aggregates.parquet'} ({len(table)} rows)")
+    from pdbench.cli.cache import merge_sweep_cache
+
+    merge_sweep_cache(run_dir, None)  # the answers its jobs bought, into this machine's cache
     _print_summary(run_dir, table)
 
 
@@ -356,6 +360,7 @@ app.command("ladder")(ladder)
 app.command("train")(train)
 app.command("runs")(runs)
 app.command("export")(export)
+app.add_typer(cache_app, name="cache")
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import functools
 import os
 import shlex
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -42,14 +43,15 @@ from pdbench.config.sweep import (
     sweep_id,
 )
 from pdbench.config.tournament import tournament_overrides
-from pdbench.config.tree import conf_dir, find_project_root
+from pdbench.config.tree import LAUNCH_DIR_ENV, conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
 from pdbench.core.errors import ConfigError, PdbenchError, WriteFailed
 from pdbench.core.redact import install_redaction, redact
+from pdbench.providers.cache_shards import SHARDS_FOLDER as CACHE_SHARDS
 from pdbench.runners.prepare import prepare
 from pdbench.runners.stopping import RunInterrupted
 from pdbench.storage.shards import claim_sweep_dir
-from pdbench.storage.spend import SpendJournal, spend_file
+from pdbench.storage.spend import sweep_job_journal
 
 SWEEP_ID_ENV = "PDBENCH_SWEEP_ID"
 SWEEP_CONDITIONS_ENV = "PDBENCH_SWEEP_CONDITIONS"  # the grid's condition names, for the merge
@@ -127,8 +129,12 @@ def _job(cfg: Any) -> None:
                     aggregate=False,
                     hydra_overrides=list(task_overrides),
                     command=os.environ.get(SWEEP_COMMAND_ENV),
-                    # One journal for the whole sweep: the budget is for all its jobs together.
-                    spend=SpendJournal(spend_file(sweep_root), source=name),
+                    # A journal of this job's own, counted with every other job's: the budget
+                    # is for all the sweep's jobs together, and no file has two writers.
+                    spend=sweep_job_journal(sweep_root, shard_dir_name(name), name),
+                    # Answers bought go to this job's own cache shard, never into a database
+                    # shared with other machines; the launcher merges the shards at the end.
+                    cache_shard=(sweep_root / CACHE_SHARDS, shard_dir_name(name)),
                 )
         else:
             with progress:
@@ -200,6 +206,7 @@ def _merge_sweep(config: Any) -> int:
         )
         return exits.INCOMPLETE
     merge_shards(run_dir, expected_conditions=expected or None)
+    _merge_cache_shards(config, run_dir)
     write_aggregates(run_dir)
     print_summary(run_dir)
     manifest = read_manifest(run_dir)
@@ -208,6 +215,17 @@ def _merge_sweep(config: Any) -> int:
         exits.say_unfinished(manifest.status, waiting, manifest.error)
         return exits.status_code(manifest.status)
     return exits.OK
+
+
+def _merge_cache_shards(config: Any, run_dir: Path) -> None:
+    """The answers the jobs bought (each in its own shard) go into this machine's replay cache,
+    so a re-run here replays them without reading the sweep's shards."""
+    from pdbench.cli.cache import merge_sweep_cache
+    from pdbench.providers.cache import resolve_cache_dir
+
+    if config.run.cache.mode != "off":
+        target = resolve_cache_dir(str(config.run.cache.dir), find_project_root())
+        merge_sweep_cache(run_dir, target)
 
 
 def redact_multirun_yaml(sweep_dir: Path) -> None:
@@ -318,6 +336,13 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     import hydra
 
     exits.encodable_output()
+    # conf/hydra/launcher/ray.yaml carries the name of the Ray plugin's own config, which Hydra
+    # then also checks against that schema (what we want), warning that the match is deprecated.
+    warnings.filterwarnings("ignore", message=r"\s*'hydra/launcher/ray' is validated against")
+    # Ray (hydra/launcher=ray) would start its workers with `uv run` in a copy of the project
+    # when the driver runs under `uv run`, in an environment without the `ray` group: they die
+    # at start. Its workers run this environment's Python instead (Ray reads this on import).
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
@@ -352,6 +377,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
             os.environ[SWEEP_CONDITIONS_ENV] = "\n".join(sorted(job.name for job in jobs))
             os.environ[SWEEP_COMMAND_ENV] = "python -m pdbench " + shlex.join(args)
             os.environ[LAUNCHER_PID_ENV] = str(os.getpid())
+            os.environ[LAUNCH_DIR_ENV] = str(Path.cwd())  # for jobs that start elsewhere (Ray)
     task = hydra.main(
         config_path=str(project_root / "conf"), config_name="config", version_base="1.3"
     )(_job)

@@ -184,6 +184,17 @@ def summary_table(
     return table
 
 
+def sweep_budget(manifest: RunManifest) -> float | None:
+    """The cost budget of a sweep's jobs (run.max_cost_usd), or None (a single run, or none)."""
+    if manifest.kind != "sweep":
+        return None
+    for spec in manifest.config.values():
+        run = spec.get("run") if isinstance(spec, dict) else None
+        if isinstance(run, dict) and run.get("max_cost_usd") is not None:
+            return float(run["max_cost_usd"])
+    return None
+
+
 def notes(manifest: RunManifest) -> list[str]:
     """What the table cannot say: money spent, replicates that are replays, aborted matches."""
     lines = []
@@ -195,6 +206,14 @@ def notes(manifest: RunManifest) -> list[str]:
         lines.append(
             f"spent: {price} on {spend.live} live calls, over every attempt of this run "
             "(answers already paid for come from the cache)"
+        )
+    budget = sweep_budget(manifest)
+    if budget is not None:
+        lines.append(
+            f"budget: ${budget:.4f} for all {len(manifest.conditions)} jobs of the sweep together; "
+            "before each call a job adds up every job's spend journal (spend/<job>.jsonl) as "
+            "the filesystem shows it, so the sweep may pass it by the calls other jobs have in "
+            "flight (at most run.max_concurrency each); see docs/scaling.md"
         )
     replays = [
         name

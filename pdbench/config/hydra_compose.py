@@ -209,7 +209,7 @@ def check_hydra_overrides(path: Path, overrides: Sequence[str], shown: str) -> N
         return
     with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
         try:
-            compose(config_name=path.stem, overrides=own, return_hydra_config=True)
+            composed = compose(config_name=path.stem, overrides=own, return_hydra_config=True)
         except (HydraException, OmegaConfBaseException) as error:
             first = str(error).splitlines()[0]
             raise ConfigError(
@@ -218,6 +218,28 @@ def check_hydra_overrides(path: Path, overrides: Sequence[str], shown: str) -> N
                 file=shown,
                 field=" ".join(own),
             ) from None
+    _check_launcher_installed(composed, shown)
+
+
+def _check_launcher_installed(composed: Any, shown: str) -> None:
+    """A launcher whose plugin is not installed (hydra/launcher=ray without `uv sync --group
+    ray`) is one line before the sweep, not Hydra's traceback once the grid is launched."""
+    import importlib.util
+
+    target = str(composed.hydra.launcher.get("_target_", ""))
+    module = target.rpartition(".")[0]
+    try:
+        found = importlib.util.find_spec(module) if module else True
+    except ModuleNotFoundError:
+        found = None
+    if not found:
+        choice = composed.hydra.runtime.choices.get("hydra/launcher", "?")
+        raise ConfigError(
+            f"the launcher {choice} is not installed (no module {module}); install its optional "
+            "group, e.g. `uv sync --group ray` for hydra/launcher=ray",
+            file=shown,
+            field=f"hydra/launcher={choice}",
+        )
 
 
 def check_config_tree(config_dir: Path, project_root: Path) -> None:

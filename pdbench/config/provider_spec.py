@@ -61,7 +61,7 @@ register_provider(
 register_provider(
     ProviderKind(
         name="litellm",
-        client_entry_point="pdbench.providers.litellm:LiteLLMProvider",
+        client_entry_point="pdbench.providers.servers:litellm_client",
         offline=False,
         deterministic_at_temperature_0=True,
         seeded_per_match=False,
@@ -128,6 +128,11 @@ class ProviderSpec(Frozen):
     name: str = Field("mock", description="a registered provider: mock or litellm")
     model: str = Field("mock", description="litellm model string, e.g. openai/gpt-4o-mini")
     api_base: str | None = Field(None, description="base URL of an OpenAI-compatible server")
+    api_bases: tuple[str, ...] = Field(
+        (),
+        description="several servers of the same model (instead of api_base): round robin "
+        "with failover; which one answered is recorded with each attempt, not in the cache key",
+    )
     mock: MockBehaviour = MockBehaviour()
 
     @field_validator("name")
@@ -145,6 +150,21 @@ class ProviderSpec(Frozen):
         if not value.strip():
             raise ValueError("is empty: name the model, e.g. openai/gpt-4o-mini")
         return value
+
+    @field_validator("api_bases")
+    @classmethod
+    def _api_bases_are_urls(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for url in value:
+            cls._api_base_is_a_url(url)
+        if len(set(value)) != len(value):
+            raise ValueError("names a server twice")
+        return value
+
+    @model_validator(mode="after")
+    def _one_or_several_servers(self) -> ProviderSpec:
+        if self.api_base is not None and self.api_bases:
+            raise ValueError("give api_base (one server) or api_bases (several), not both")
+        return self
 
     @field_validator("api_base")
     @classmethod

@@ -3,6 +3,7 @@ experiment is (a validated spec plus what identifies it)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from pdbench.config.schema import (
 
 # Config groups of the Hydra tree; agent_a and agent_b are links to agent/.
 GROUPS = ("game", "horizon", "agent", "persona", "provider")
+LAUNCH_DIR_ENV = "PDBENCH_LAUNCH_DIR"  # set for Ray jobs by conf/hydra/launcher/ray.yaml
 HYDRA_GROUPS = ("game", "horizon", "agent_a", "agent_b", "persona", "provider")
 
 
@@ -27,7 +29,12 @@ class LoadedConfig:
 
 def find_project_root(start: Path | None = None) -> Path:
     """The folder holding conf/ and prompts/: the working directory or one of its parents, else
-    the folder this package was installed from."""
+    the folder this package was installed from. A job a launcher runs elsewhere (a Ray worker,
+    whose working directory is Ray's) starts from the folder the sweep was launched from,
+    `$PDBENCH_LAUNCH_DIR`, which the Ray launcher's config hands to it."""
+    launched_from = os.environ.get(LAUNCH_DIR_ENV)
+    if start is None and launched_from and Path(launched_from).is_dir():
+        start = Path(launched_from)
     here = (start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / "conf").is_dir() and (candidate / "prompts").is_dir():

@@ -153,7 +153,7 @@ class CompletionRequest:
 
 
 # What a server says about its answer, kept for audit (None when the provider does not say).
-AUDIT_FIELDS = ("reported_model", "response_id", "system_fingerprint", "reasoning")
+AUDIT_FIELDS = ("reported_model", "response_id", "system_fingerprint", "reasoning", "server")
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +169,7 @@ class Completion:
     response_id: str | None = None  # the provider's id of this response
     system_fingerprint: str | None = None  # the serving configuration, when the provider says
     reasoning: str | None = None  # reasoning text returned apart from the answer
+    server: str | None = None  # which of several servers answered (provider.api_bases)
 
     def audit(self) -> dict[str, str]:
         """The audit fields the provider filled in (stored with the attempt)."""

@@ -96,27 +96,42 @@ class ReplayCache:
         return folder
 
     def get(self, key: str) -> dict[str, Any] | None:
+        value, problem = self.check(key)
+        if problem is not None:
+            self._reject(key, problem)
+        return value
+
+    def check(self, key: str) -> tuple[dict[str, Any] | None, str | None]:
+        """(the entry's answer, None), (None, None) when absent, or (None, what is wrong): it
+        must decode as JSON and its checksum must match its key and answer."""
         try:
             raw = self._cache.get(key)
         except sqlite3.DatabaseError as error:
-            self._reject(key, f"unreadable ({error})")
-            return None
+            return None, f"unreadable ({error})"
         if raw is None:
-            return None
+            return None, None
         try:
             stored = orjson.loads(raw)
         except (orjson.JSONDecodeError, TypeError) as error:
-            self._reject(key, f"not valid JSON ({error})")
-            return None
+            return None, f"not valid JSON ({error})"
         if isinstance(stored, dict) and "checksum" not in stored and "text" in stored:
-            return stored  # written before entries carried checksums
+            return stored, None  # written before entries carried checksums
         if not isinstance(stored, dict) or not isinstance(stored.get("value"), dict):
-            self._reject(key, "not a cache entry")
-            return None
+            return None, "not a cache entry"
         if stored.get("checksum") != checksum(key, stored["value"]):
-            self._reject(key, "its checksum does not match")
-            return None
-        return stored["value"]
+            return None, "its checksum does not match"
+        return stored["value"], None
+
+    def stored_keys(self) -> list[str]:
+        """Every key stored (for `pdbench cache`), in the database's order."""
+        return [str(key) for key in self._cache.iterkeys()]
+
+    def raw(self, key: str) -> object:
+        """An entry as stored (text), for moving a damaged one aside."""
+        try:
+            return self._cache.get(key)
+        except sqlite3.DatabaseError as error:
+            return f"<unreadable: {error}>"
 
     def _reject(self, key: str, why: str) -> None:
         self.rejected += 1

@@ -27,6 +27,7 @@ from pdbench.core.errors import (
 from pdbench.providers.answer_checks import impossible_usage, is_other_model, with_possible_usage
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache, warn_on_stderr
+from pdbench.providers.cache_shards import ShardedCache
 from pdbench.providers.kinds import make_client
 from pdbench.storage.schema import CallCounts
 from pdbench.storage.spend import SpendJournal
@@ -48,12 +49,14 @@ class ProviderGateway:
         cache_mode: CacheMode = "readwrite",
         max_cost_usd: float | None = None,
         spend: SpendJournal | None = None,
+        cache_shard: tuple[Path, str] | None = None,
         project_root: Path | None = None,
         client_factory: Callable[[ProviderSpec], ProviderClient] | None = None,
         warn: Callable[[str], None] | None = None,
     ) -> None:
         """`client_factory` builds the client for a provider spec (default: `make_client`);
-        `warn` says one line (a damaged cache; default: stderr)."""
+        `warn` says one line (a damaged cache; default: stderr). `cache_shard` (folder, name):
+        answers bought are written to that shard, not to the cache folder (a sweep's job)."""
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if cache_mode == "replay" and cache_dir is None:
@@ -65,11 +68,14 @@ class ProviderGateway:
         self.project_root = project_root
         self._warn = warn or warn_on_stderr
         self._said: set[tuple[str, ...]] = set()  # warnings already given in this run
-        self.cache = (
+        base = (
             ReplayCache(cache_dir, warn=warn)
             if cache_dir is not None and cache_mode != "off"
             else None
         )
+        self.cache: ReplayCache | ShardedCache | None = base
+        if cache_shard is not None and base is not None:
+            self.cache = ShardedCache(*cache_shard, base, warn=warn)
         if self.cache is not None and spend is not None:
             self._restore_bought_answers(self.cache, spend)
         self.stats = CallCounts()  # tokens and cost count live calls only
@@ -86,7 +92,7 @@ class ProviderGateway:
         self.stop_requested: Callable[[], bool] = lambda: False
 
     @staticmethod
-    def _restore_bought_answers(cache: ReplayCache, spend: SpendJournal) -> None:
+    def _restore_bought_answers(cache: ReplayCache | ShardedCache, spend: SpendJournal) -> None:
         """Answers this run paid for whose cache write never happened (a full disk, a kill
         between the two writes) go into the cache now, so they are not bought again."""
         for key, answer in spend.answers().items():

@@ -267,6 +267,7 @@ def run_experiment(
     aggregate: bool = True,
     command: str | None = None,
     spend: SpendJournal | None = None,
+    cache_shard: tuple[Path, str] | None = None,
     warn: Callable[[str], None] | None = None,
     stopping: Stopping | None = None,
     watch_calls: Callable[[CallCounts], None] | None = None,
@@ -274,7 +275,9 @@ def run_experiment(
     """Run (or resume) every match of the experiment into its run dir and aggregate it.
 
     `spend` is the journal of paid calls the budget counts (default: the run dir's own; a sweep's
-    jobs share the sweep's, each writing as its condition). `warn` says one line (damaged files
+    jobs share the sweep's, each writing as its condition). `cache_shard` (folder, name): a
+    sweep job writes the answers it buys there, never into the cache folder (providers/
+    cache_shards.py). `warn` says one line (damaged files
     moved aside, a damaged cache; default: `warning: ...` on stderr). `stopping` says when to
     stop (default: on SIGINT or SIGTERM); a stopped run raises `RunInterrupted` once it has
     stored what finished and saved its manifest as interrupted. `watch_calls` is given the
@@ -300,6 +303,7 @@ def run_experiment(
             aggregate=aggregate,
             command=command,
             journal=spend or SpendJournal(spend_file(run_dir)),
+            cache_shard=cache_shard,
             warn=warn,
             stopping=stopping or Stopping(),
             watch_calls=watch_calls,
@@ -321,6 +325,7 @@ def _run(
     aggregate: bool,
     command: str | None,
     journal: SpendJournal,
+    cache_shard: tuple[Path, str] | None,
     warn: Callable[[str], None],
     stopping: Stopping,
     watch_calls: Callable[[CallCounts], None] | None,
@@ -332,7 +337,7 @@ def _run(
 
     # The journal holds what every attempt of this run (or job of the sweep) paid: the budget is
     # for all of it, and the manifest's spend is read from it.
-    gateway = make_gateway(loaded, pending, cache_mode, journal, warn)
+    gateway = make_gateway(loaded, pending, cache_mode, journal, warn, cache_shard)
     if gateway is not None:
         gateway.stop_requested = lambda: stopping.requested
         if watch_calls is not None:

@@ -63,6 +63,7 @@ class LoadedExperiment:
             _without_unused_talk(condition)
             for side in ("agent_a", "agent_b"):
                 condition[side].pop("trace", None)  # an arena agent's training log: no result
+        _without_a_server_list(snapshot)
         payload = {"spec": snapshot, "files": self.referenced_files}
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -78,6 +79,19 @@ class LoadedExperiment:
         if not output_dir.is_absolute():
             output_dir = self.project_root / output_dir
         return output_dir / self.run_id
+
+
+def _without_a_server_list(node: Any) -> None:
+    """Leave out a provider's empty `api_bases` (one server, or the provider's default): a run
+    keeps the config hash (and run id) it had before providers could name several servers."""
+    if isinstance(node, dict):
+        if node.get("api_bases") == []:
+            del node["api_bases"]
+        for value in node.values():
+            _without_a_server_list(value)
+    elif isinstance(node, list):
+        for value in node:
+            _without_a_server_list(value)
 
 
 def _without_unused_talk(condition: dict[str, Any]) -> None:

@@ -57,6 +57,7 @@ def make_gateway(
     cache_mode: CacheMode | None,
     journal: SpendJournal,
     warn: Callable[[str], None],
+    cache_shard: tuple[Path, str] | None = None,
 ) -> ProviderGateway | None:
     """The run's provider gateway, when any pending match has an LLM agent."""
     uses_llm = any(
@@ -77,6 +78,7 @@ def make_gateway(
         cache_mode=mode,
         max_cost_usd=spec.run.max_cost_usd,
         spend=journal,
+        cache_shard=cache_shard,
         project_root=loaded.project_root,
         warn=warn,
     )

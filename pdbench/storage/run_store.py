@@ -29,6 +29,7 @@ from pdbench.core.redact import redact_bytes, secret_env_values
 from pdbench.storage import jsonl, recovery
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest, utc_now
+from pdbench.storage.run_owner import OWNER_FILE, RunOwner
 from pdbench.storage.safe_files import open_no_follow, refuse_links
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE
 
@@ -55,16 +56,25 @@ def redacted_lines(match: FinishedMatch, secrets: tuple[str, ...]) -> list[bytes
 
 
 LOCK_FILE = ".lock"  # held (flock) by the one process writing a run dir; it holds that pid
+HOLDER_FILES = {LOCK_FILE, OWNER_FILE}  # left by a writer, even one that stored nothing
 
 
 class RunDirLock:
     """One writer per run dir: an exclusive `flock` on <run_dir>/.lock, held while the process
     writes and released by the kernel when it ends (a kill -9 leaves no stale lock). A second
-    writer (a double launch, a re-queued cluster job) is refused with the holder's pid."""
+    writer (a double launch, a re-queued cluster job) is refused with the holder's pid. Since
+    flock may not hold between machines on a cluster filesystem, the writer also owns the run
+    dir through an owner file with a lease (storage.run_owner), checked before every write."""
 
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / LOCK_FILE
         self._handle: Any = None
+        self.owner: RunOwner | None = None
+
+    def check(self) -> None:
+        """Before a write: this process still owns the run dir (PdbenchError if not)."""
+        if self.owner is not None:
+            self.owner.check()
 
     def acquire(self) -> RunDirLock:
         """Take the lock (exit 2 when another process holds it). The run dir is refused first
@@ -96,11 +106,19 @@ class RunDirLock:
             _close_quietly(handle)
             raise WriteFailed(self.path, error) from error
         self._handle = handle
+        try:
+            self.owner = RunOwner(self.path.parent).acquire()
+        except BaseException:
+            self.release()
+            raise
         return self
 
     def release(self) -> None:
         """Give the lock up. Never raises: it runs while another error (a failed write, Ctrl-C)
         is on its way out, which it must not hide; the kernel drops the flock with the file."""
+        if self.owner is not None:
+            owner, self.owner = self.owner, None
+            owner.release()
         if self._handle is not None:
             handle, self._handle = self._handle, None
             try:
@@ -169,7 +187,7 @@ class RunStore:
             return store
         if resume_only:
             raise PdbenchError(f"nothing to resume: {run_dir} has no {MANIFEST_FILE}")
-        if run_dir.exists() and any(p.name != LOCK_FILE for p in run_dir.iterdir()):
+        if run_dir.exists() and any(p.name not in HOLDER_FILES for p in run_dir.iterdir()):
             raise PdbenchError(
                 f"{run_dir} exists and is not a pdbench run; choose another --run-id"
             )
@@ -205,6 +223,8 @@ class RunStore:
         """
         if not matches:
             return
+        if self.lock is not None:
+            self.lock.check()  # another machine may have taken the run over meanwhile
         offset = self.rounds_path.stat().st_size if self.rounds_path.exists() else 0
         entries = []
         written: list[list[bytes]] = []

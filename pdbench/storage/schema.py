@@ -145,6 +145,7 @@ class ProviderAttempt:
     response_id: str | None = None
     system_fingerprint: str | None = None
     reasoning: str | None = None  # reasoning text returned apart from the answer
+    server: str | None = None  # which of a provider's several servers answered (api_bases)
 
     TEXT_FIELDS: typing.ClassVar[tuple[str, ...]] = ("system", "prompt", "raw", "reasoning")
     RUN_LOCAL_FIELDS: typing.ClassVar[tuple[str, ...]] = ("cached",)
@@ -153,6 +154,7 @@ class ProviderAttempt:
         "response_id",
         "system_fingerprint",
         "reasoning",
+        "server",
     )
 
     def stored(self, store_prompts: StorePrompts) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The spend journal: every paid call, appended to a file before its answer is used.
 
-One journal per run, or per sweep (all its jobs append to the sweep's journal, in any process):
-`spend.jsonl`, one JSON line per live call with its tokens and cost, the part of the run
+One journal per run: `spend.jsonl`; a sweep's jobs each append to a journal of their own,
+`<sweep>/spend/<job>.jsonl`, and read all of them (jobs on other machines need no lock held
+across machines, and no file is appended by two machines). One JSON line per live call with its tokens and cost, the part of the run
 (`source`: a sweep's condition) that made it, and the answer with its cache key. Because a line is written as soon as a call is
 paid for, the spend survives a kill, and every attempt of a run (and every job of a sweep) sees
 what the others spent: the cost budget (`run.max_cost_usd`) is for the whole run or sweep.
@@ -28,10 +29,15 @@ SPEND_FILE = "spend.jsonl"
 
 
 class SpendJournal:
-    def __init__(self, path: Path, *, source: str | None = None) -> None:
+    def __init__(
+        self, path: Path, *, source: str | None = None, also_read: tuple[Path, ...] = ()
+    ) -> None:
+        """`also_read`: folders of other journals (a sweep's other jobs, `*.jsonl`) and files
+        (an older sweep's one `spend.jsonl`) counted with this one; only `path` is written."""
         self.path = path
         self.source = source  # written on each line (a sweep's condition), or None
-        self._offset = 0  # how far this process has read
+        self.also_read = also_read
+        self._offsets: dict[Path, int] = {}  # how far this process has read each journal
         self._total = CallCounts()
         self._by_source: dict[str | None, CallCounts] = {}
 
@@ -80,15 +86,8 @@ class SpendJournal:
     def answers(self) -> dict[str, dict]:
         """The answers journaled with their cache keys (every one paid for), by key."""
         found: dict[str, dict] = {}
-        if not self.path.exists():
-            return found
-        with self.path.open("rb") as handle:
-            fcntl.flock(handle, fcntl.LOCK_SH)
-            try:
-                data = handle.read()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-        for raw in data[: data.rfind(b"\n") + 1].splitlines():
+        data = b"".join(_read_from(path, 0) for path in self.journals())
+        for raw in data.splitlines():
             try:
                 entry = orjson.loads(raw)
             except orjson.JSONDecodeError:
@@ -97,18 +96,24 @@ class SpendJournal:
                 found[str(entry.get("key"))] = entry["answer"]
         return found
 
+    def journals(self) -> list[Path]:
+        """Every journal this one counts: its own and the others it was given."""
+        found = [self.path]
+        for other in self.also_read:
+            if other.is_dir():
+                found += [p for p in sorted(other.glob("*.jsonl")) if p != self.path]
+            elif other.is_file() and other != self.path:
+                found.append(other)
+        return found
+
     def _catch_up(self) -> None:
-        if not self.path.exists():
-            return
-        with self.path.open("rb") as handle:
-            fcntl.flock(handle, fcntl.LOCK_SH)
-            try:
-                handle.seek(self._offset)
-                data = handle.read()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-        end = data.rfind(b"\n") + 1  # a line being written is read next time
-        for raw in data[:end].splitlines():
+        for path in self.journals():
+            data = _read_from(path, self._offsets.get(path, 0))
+            self._offsets[path] = self._offsets.get(path, 0) + len(data)
+            self._count(data)
+
+    def _count(self, data: bytes) -> None:
+        for raw in data.splitlines():
             try:
                 entry = orjson.loads(raw)
             except orjson.JSONDecodeError:
@@ -125,7 +130,20 @@ class SpendJournal:
             self._total = self._total + counts
             source = entry.get("source")
             self._by_source[source] = self._by_source.get(source, CallCounts()) + counts
-        self._offset += end
+
+
+def _read_from(path: Path, offset: int) -> bytes:
+    """A journal's complete lines from `offset` on (a line being written is read next time)."""
+    if not path.exists():
+        return b""
+    with path.open("rb") as handle:
+        fcntl.flock(handle, fcntl.LOCK_SH)  # against this machine's writer; others: whole lines
+        try:
+            handle.seek(offset)
+            data = handle.read()
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    return data[: data.rfind(b"\n") + 1]
 
 
 def _after_a_torn_line(handle: IO[bytes]) -> bytes:
@@ -141,3 +159,15 @@ def _after_a_torn_line(handle: IO[bytes]) -> bytes:
 
 def spend_file(run_root: Path) -> Path:
     return run_root / SPEND_FILE
+
+
+SPEND_FOLDER = "spend"  # a sweep's jobs' journals, one file each
+
+
+def sweep_job_journal(sweep_root: Path, job: str, source: str) -> SpendJournal:
+    """A sweep job's journal: its own file under `<sweep>/spend/`, counting every job's (and an
+    older sweep's shared `spend.jsonl`, when resuming one)."""
+    folder = sweep_root / SPEND_FOLDER
+    return SpendJournal(
+        folder / f"{job}.jsonl", source=source, also_read=(folder, spend_file(sweep_root))
+    )

@@ -40,7 +40,31 @@ def _is_local(host: object) -> bool:
         address = ipaddress.ip_address(name.split("%", 1)[0])
     except ValueError:
         return False
-    return address.is_loopback or address.is_unspecified
+    return address.is_loopback or address.is_unspecified or str(address) in _OWN_ADDRESSES
+
+
+ALLOW_OWN_ENV = "PDBENCH_TEST_ALLOW_OWN_ADDRESSES"  # "1": this machine's own addresses pass too
+_OWN_ADDRESSES: set[str] = set()
+
+
+def own_addresses() -> set[str]:
+    """This machine's own IP addresses (its interfaces' and its host name's), for the one test
+    that needs them: a Ray head binds to the machine's address, not only to loopback. Read before
+    the guard is installed, with the real resolver; a UDP socket's connect sends no packet."""
+    found: set[str] = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None):
+            found.add(str(info[4][0]).split("%", 1)[0])
+    except OSError:
+        pass
+    for family, probe in ((socket.AF_INET, "198.51.100.1"), (socket.AF_INET6, "2001:db8::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as udp:
+                udp.connect((probe, 9))
+                found.add(str(udp.getsockname()[0]))
+        except OSError:
+            pass
+    return found
 
 
 def _blocked(what: str) -> NetworkBlocked:
@@ -55,6 +79,8 @@ def install() -> None:
     """Guard connect, connect_ex and name lookups of every socket in this process (idempotent)."""
     if getattr(socket.socket.connect, "_pdbench_guard", False):
         return
+    if os.environ.get(ALLOW_OWN_ENV) == "1":
+        _OWN_ADDRESSES.update(own_addresses())
     real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
 

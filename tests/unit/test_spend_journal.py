@@ -37,3 +37,32 @@ def test_what_a_call_was_said_to_be_is_counted(tmp_path):
     total = SpendJournal(tmp_path / "spend.jsonl").total()
     assert (total.live, total.impossible_usage, total.other_model) == (3, 1, 1)
     assert total.paid().to_json()["other_model"] == 1
+
+
+def test_a_sweeps_jobs_write_their_own_journals_and_count_all_of_them(tmp_path):
+    """Jobs on other machines: no file has two writers, and the budget counts every job."""
+    from pdbench.storage.spend import sweep_job_journal
+
+    first = sweep_job_journal(tmp_path, "job-a", "agent_b=tft")
+    second = sweep_job_journal(tmp_path, "job-b", "agent_b=alld")
+    first.record(ONE_CALL)
+    second.record(ONE_CALL)
+    second.record(ONE_CALL)
+    assert sorted(p.name for p in (tmp_path / "spend").iterdir()) == ["job-a.jsonl", "job-b.jsonl"]
+    assert len((tmp_path / "spend" / "job-a.jsonl").read_bytes().splitlines()) == 1
+    assert first.total().live == 3 and second.total().live == 3
+    assert first.total_of("agent_b=tft").live == 1
+    assert second.total_of("agent_b=alld").live == 2
+
+
+def test_a_sweeps_summary_says_what_its_budget_guarantees():
+    from pdbench.cli.report import notes
+    from pdbench.storage.manifest import RunManifest
+
+    config = {c: {"run": {"max_cost_usd": 5.0}} for c in ("agent_b=tft", "agent_b=alld")}
+    sweep = RunManifest(run_id="s", kind="sweep", config=config, conditions=sorted(config))
+    (line,) = [n for n in notes(sweep) if n.startswith("budget:")]
+    assert "$5.0000 for all 2 jobs of the sweep together" in line
+    assert "calls other jobs have in flight" in line
+    single = RunManifest(run_id="r", config={"run": {"max_cost_usd": 5.0}})
+    assert not [n for n in notes(single) if n.startswith("budget:")]

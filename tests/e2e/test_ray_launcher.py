@@ -1,0 +1,182 @@
+"""`hydra/launcher=ray` on a real Ray cluster of one node: a head started here with `ray start
+--head` (small memory, its own temp folder and port, stopped in a finalizer whatever happens),
+joined with `hydra.launcher.ray.init.address=auto` (and RAY_ADDRESS=<head>, so that `auto` can
+only mean this test's head) as a user joins a running cluster. The same
+tiny sweep (2 jobs, an LLM agent on the mock provider, 6 rounds) under joblib, submitit_local and
+Ray must store the same rounds (every field of every line but timestamp_utc, in file order) and the
+same aggregates.parquet (every column, compared as frames).
+
+Ray binds to this machine's own address, not only to loopback: the Ray processes (and the sweep
+that joins them) run with PDBENCH_TEST_ALLOW_OWN_ADDRESSES=1, which lets tests/network_guard
+reach this machine's addresses too, in those processes only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from project_copy import PROJECT, command_env, run_in_shared_copy, shared_copy
+
+UV = shutil.which("uv")
+RAY = Path(PROJECT / ".venv" / "bin" / "ray")
+pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None or not RAY.exists(),
+    reason="the `ray` group is not installed (uv sync --group ray)",
+)
+
+SWEEP = [
+    "-m",
+    "agent_a=llm_default",
+    "agent_b=tft,alld",
+    "provider=mock",
+    "horizon.rounds=6",
+    "run.replicates=2",
+    "run.run_id=tiny",
+]
+LAUNCHERS = {
+    "joblib": ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2"],
+    "submitit_local": ["hydra/launcher=submitit_local", "hydra.launcher.timeout_min=5"],
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def ray_env(tmp: Path) -> dict[str, str]:
+    env = command_env(tmp)
+    env["PDBENCH_TEST_ALLOW_OWN_ADDRESSES"] = "1"
+    env["RAY_TMPDIR"] = str(tmp / "ray")  # short: Ray's socket paths must stay under 107 bytes
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    # A throwaway cluster of this test's own: no token to hand from the head to the sweep.
+    env["RAY_AUTH_MODE"] = "disabled"
+    return env
+
+
+@pytest.fixture(scope="module")
+def ray_head(tmp_path_factory):
+    """A Ray head on this machine: 1 CPU worker slot each for 2 jobs, 80 MB object store."""
+    tmp = Path(tmp_path_factory.mktemp("rayhead"))
+    port = free_port()
+    env = ray_env(tmp)
+    env["RAY_TMPDIR"] = f"/tmp/pdbray{port}"
+    started = subprocess.run(
+        [
+            str(RAY),
+            "start",
+            "--head",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--object-store-memory=80000000",
+            "--memory=500000000",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+        ],
+        cwd=shared_copy(),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    try:
+        assert started.returncode == 0, started.stdout[-2000:] + started.stderr[-2000:]
+        yield f"127.0.0.1:{port}", env
+    finally:
+        subprocess.run(
+            [str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120, check=False
+        )
+        shutil.rmtree(env["RAY_TMPDIR"], ignore_errors=True)
+
+
+def sweep(folder: Path, extra: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    command = [
+        str(UV),
+        "run",
+        "--project",
+        str(PROJECT),
+        "python",
+        "-m",
+        "pdbench",
+        *SWEEP,
+        *extra,
+        f"run.output_dir={folder / 'runs'}",
+        f"hydra.sweep.dir={folder / 'hydra'}",
+    ]
+    return run_in_shared_copy(command, env, timeout=400)
+
+
+def rounds_without_timestamps(run_dir: Path) -> list[dict]:
+    rows = []
+    for line in (run_dir / "rounds.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        assert row.pop("timestamp_utc")
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.slow
+@needs_ray
+def test_ray_joblib_and_submitit_sweeps_store_the_same_rounds(ray_head, tmp_path):
+    address, env = ray_head
+    results = {}
+    for name, extra in {
+        **LAUNCHERS,
+        "ray": ["hydra/launcher=ray", "hydra.launcher.ray.init.address=auto"],
+    }.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        run_env = {**env, "PDBENCH_CACHE_DIR": str(folder / "cache")}
+        if name == "ray":  # `auto` joins the cluster RAY_ADDRESS names (not another one here)
+            run_env["RAY_ADDRESS"] = address
+        done = sweep(folder, extra, run_env)
+        assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stderr[-3000:]}"
+        assert "Traceback" not in done.stderr, done.stderr
+        results[name] = folder / "runs" / "tiny"
+    ray_out = results["ray"]
+    manifest = json.loads((ray_out / "run_manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert manifest["provider_calls"]["live"] > 0
+    assert len(list((ray_out / "shards").iterdir())) == 2
+    expected = rounds_without_timestamps(results["joblib"])
+    assert len(expected) == 2 * 2 * 6
+    assert {r["condition"] for r in expected} == {"agent_b=tft", "agent_b=alld"}
+    for name in ("submitit_local", "ray"):
+        assert rounds_without_timestamps(results[name]) == expected, name
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(results[name] / "aggregates.parquet"),
+            pd.read_parquet(results["joblib"] / "aggregates.parquet"),
+        )
+
+
+def test_a_launcher_that_is_not_installed_is_one_error_line(tmp_path):
+    """hydra/launcher=<x> whose plugin module is missing (as hydra/launcher=ray without the ray
+    group): exit 2 and one line before anything is launched, not Hydra's traceback."""
+    from in_process import run_front_door
+    from project_copy import copy_project
+
+    project = copy_project(tmp_path / "project")
+    (project / "conf" / "hydra" / "launcher" / "elsewhere.yaml").write_text(
+        "_target_: hydra_plugins.not_installed_launcher.Launcher\n"
+    )
+    done = run_front_door(
+        "module",
+        ["-m", "hydra/launcher=elsewhere", "agent_a=tft,grim", f"run.output_dir={tmp_path / 'r'}"],
+        cwd=project,
+        env=command_env(tmp_path),
+    )
+    assert done.code == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert "the launcher elsewhere is not installed" in lines[0]
+    assert "uv sync --group ray" in lines[0]
+    assert not (tmp_path / "r").exists()
