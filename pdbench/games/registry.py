@@ -121,6 +121,8 @@ def turn_metrics(game_id: str) -> Any:
 def turn_policy_games() -> dict[str, str]:
     """Every turn game's house policy, by name, with the game it plays (imports the policies)."""
     return {name: game_id for game_id in TURN_GAMES for name in turn_policies(game_id)}
+
+
 def house_third_parties(game_id: str) -> dict[str, dict[str, Callable[..., TurnPolicy]]]:
     """The house third parties of `game_id`: role -> {name: factory} (empty: no third role)."""
     entry = turn_game_entry(game_id)
