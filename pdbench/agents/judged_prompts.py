@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pdbench.agents.liars_dice_prompts import liars_dice_fields
+from pdbench.agents.liars_dice_prompts import liars_dice_answers, liars_dice_fields
 from pdbench.core.errors import ConfigError
 from pdbench.core.phrases import LIARS_ANSWER_FORMAT, liars_answer_action
 
@@ -200,3 +200,11 @@ def answer_reminder(round_state: dict[str, Any]) -> str:
     if round_state["game"] == "liars-dice":
         return LIARS_ANSWER_FORMAT
     return "Answer as the prompt above asks."
+
+
+def constrained_answers(round_state: dict[str, Any]) -> tuple[str, ...] | None:
+    """The exact answers a constrained model may give this turn (a GBNF grammar is built from
+    them), or None when the game's answers are free text (the judged games)."""
+    if round_state["game"] == "liars-dice":
+        return liars_dice_answers(round_state)
+    return None

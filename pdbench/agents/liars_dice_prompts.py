@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from pdbench.core import phrases
+from pdbench.games.liars_dice import Bid, LiarsDiceRules, action_dict, legal_after
 
 
 def _dice(values: list[int]) -> str:
@@ -67,7 +68,8 @@ def liars_dice_fields(round_state: dict[str, Any]) -> dict[str, str]:
             else ""
         ),
         "dice_counts": phrases.LIARS_COUNTS.render(
-            own=round_state["your_dice_count"], other=round_state["opponent_dice_count"]
+            own_count=round_state["your_dice_count"],
+            other_count=round_state["opponent_dice_count"],
         ),
         "own_dice": phrases.LIARS_OWN_DICE.render(dice=_dice(round_state["your_dice"])),
         "bids": "\n".join(bids) or "(none yet)",
@@ -78,3 +80,17 @@ def liars_dice_fields(round_state: dict[str, Any]) -> dict[str, str]:
         or "(none yet)",
         "answer_format": phrases.LIARS_ANSWER_FORMAT,
     }
+
+
+def liars_dice_answers(round_state: dict[str, Any]) -> tuple[str, ...]:
+    """Every legal answer this turn, in the answer format (challenge first when a bid stands,
+    then each raise, fewest dice first): what a constrained model may answer."""
+    rules = LiarsDiceRules(
+        dice_per_player=max(1, round_state["your_dice_count"]),
+        faces=round_state["faces"],
+        wild_ones=round_state["wild_ones"],
+    )
+    current = round_state["current_bid"]
+    total = round_state["your_dice_count"] + round_state["opponent_dice_count"]
+    moves = legal_after(rules, None if current is None else Bid(**current), total)
+    return tuple(phrases.liars_answer_text(action_dict(move)) for move in moves)

@@ -387,8 +387,14 @@ class LLMAgentSpec(AgentSpecBase):
                 f"response_format: a turn game ({game_id}) has its own answer format (see its "
                 "prompt file); leave response_format at label"
             )
-        if self.constrain != "none":
-            return f"constrain: not available in the turn game {game_id}; use none"
+        if self.constrain == "json_schema" or (
+            self.constrain == "grammar" and game_id != "liars_dice"
+        ):
+            return f"constrain: {self.constrain} is not available in {game_id}; use none" + (
+                " or grammar (the turn's legal moves as a GBNF grammar)"
+                if game_id == "liars_dice"
+                else ""
+            )
         return None
 
     @property

@@ -163,8 +163,8 @@ LIARS_WILD = Phrase(
 )
 LIARS_OWN_DICE = Phrase("Your dice: {dice}", slots={"dice": r"\d+(?:, \d+)*|none"})
 LIARS_COUNTS = Phrase(
-    "Dice in play: you have {own}, your opponent has {other}.",
-    slots={"own": r"\d+", "other": r"\d+"},
+    "Dice in play: you have {own_count}, your opponent has {other_count}.",
+    slots={"own_count": r"\d+", "other_count": r"\d+"},
 )
 LIARS_BID_TO_BEAT = Phrase(
     "The bid to beat: {quantity} x {face}.", slots={"quantity": r"\d+", "face": r"\d+"}

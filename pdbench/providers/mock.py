@@ -158,7 +158,11 @@ class MockProvider:
             return as_third_party
         leaning = persona_lean(text) if self.behaviour.strategy == "reciprocate" else None
         as_liar = answer_liars_dice_prompt(
-            text, self.behaviour, request.cache_key(), bluffs=leaning is LEANS[0]
+            text,
+            self.behaviour,
+            request.cache_key(),
+            bluffs=leaning is LEANS[0],
+            allowed=request.allowed_answers(),
         )
         if as_liar is not None:  # a Liar's Dice player's prompt (mock_liars_dice)
             return as_liar

@@ -14,7 +14,8 @@ What it answers, as the house players would (`pdbench.games.liars_dice_policies`
 - strategy `reciprocate` (the default) with a competitive persona in the prompt (the words of the
   mock's competitive lean, e.g. prompts/liars_dice/personas/exploitative.md): the bluffer's move,
   overbidding its most likely face by one die (`Bluffer(margin=1)`).
-A share `invalid_rate` of its answers are garbage, as in a 2x2 game, so re-asks can be tested.
+A share `invalid_rate` of its answers are garbage, as in a 2x2 game, so re-asks can be tested;
+never under a constraint (`constrain: grammar`), which it honours as llama.cpp's server does.
 
 `answer_liars_dice_prompt` returns None for any other prompt.
 """
@@ -58,8 +59,8 @@ def read_round_state(prompt: str) -> dict[str, object] | None:
         "faces": int(faces["faces"]),
         "wild_ones": wild["wild"] == "yes",
         "your_dice": [] if shown == "none" else [int(d) for d in shown.split(", ")],
-        "your_dice_count": int(counts["own"]),
-        "opponent_dice_count": int(counts["other"]),
+        "your_dice_count": int(counts["own_count"]),
+        "opponent_dice_count": int(counts["other_count"]),
         "current_bid": None
         if to_beat is None
         else {"quantity": int(to_beat["quantity"]), "face": int(to_beat["face"])},
@@ -67,17 +68,26 @@ def read_round_state(prompt: str) -> dict[str, object] | None:
 
 
 def answer_liars_dice_prompt(
-    prompt: str, behaviour: MockBehaviour, key: str, *, bluffs: bool = False
+    prompt: str,
+    behaviour: MockBehaviour,
+    key: str,
+    *,
+    bluffs: bool = False,
+    allowed: tuple[str, ...] | None = None,
 ) -> str | None:
     """The mock's answer to a Liar's Dice prompt (see the module docstring), or None."""
     round_state = read_round_state(prompt)
     if round_state is None:
         return None
-    if _rng(key, "invalid").random() < behaviour.invalid_rate:
+    # A constrained request (`allowed`: its grammar's answers) is honoured as a server honours it.
+    if allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
         return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
     player: LiarsPolicy = ProbabilityLiar()
     if behaviour.strategy == "random":
         player = RandomLiar()
     elif bluffs:
         player = Bluffer(margin=1)
-    return phrases.liars_answer_text(player.act(round_state, _rng(key, "move")))
+    answer = phrases.liars_answer_text(player.act(round_state, _rng(key, "move")))
+    if allowed is not None and answer not in allowed:
+        return allowed[0]  # cannot happen for a legal move; the grammar would force one anyway
+    return answer

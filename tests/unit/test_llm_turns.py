@@ -276,3 +276,48 @@ def test_a_mock_with_invalid_answers_is_reasked_until_legal():
     assert result.completed
     refused = sum(t.seats["a"].invalid_outputs for t in result.turns if "a" in t.seats)
     assert refused > 0
+
+
+# --- constrain: grammar ----------------------------------------------------------------------
+
+
+def test_a_grammar_constrained_turn_sends_exactly_the_legal_moves_as_a_gbnf_grammar():
+    from pdbench.providers.litellm import label_grammar
+
+    client = Scripted(["BID 2 3", "CHALLENGE"])
+    gateway = ProviderGateway(cache_dir=None, client_factory=lambda spec: client)
+    game = build_turn_game("liars_dice", dice_per_player=2, faces=3)
+    agent = llm(gateway, constrain="grammar")
+    state = game.initial_state(1)
+    assert _turn(agent, game, state).action == {"type": "bid", "quantity": 2, "face": 3}
+    opening = client.requests[0]
+    expected = [f"BID {q} {f}" for q in range(1, 5) for f in range(1, 4)]
+    assert opening.constrain == "grammar" and list(opening.labels) == expected
+    assert label_grammar(opening.allowed_answers()) == "root ::= " + " | ".join(
+        f'"{answer}"' for answer in expected
+    )
+    after = game.apply(
+        game.apply(state, {"a": {"type": "bid", "quantity": 3, "face": 2}}),
+        {"b": {"type": "bid", "quantity": 3, "face": 3}},
+    )
+    assert _turn(agent, game, after).action == {"type": "challenge"}
+    assert list(client.requests[1].labels) == ["CHALLENGE", "BID 4 1", "BID 4 2", "BID 4 3"]
+
+
+def test_a_grammar_constrained_mock_never_answers_garbage():
+    game = build_turn_game("liars_dice")
+    agent = llm(ProviderGateway(cache_dir=None), invalid_rate=1.0, constrain="grammar")
+    result = play(game, agent, TurnPolicyAgent(RandomLiar(), "r"), 2)
+    assert result.completed
+    assert all(t.seats["a"].invalid_outputs == 0 for t in result.turns if "a" in t.seats)
+
+
+def test_grammar_is_refused_where_answers_are_free_text_and_json_schema_everywhere():
+    assert LLMAgentSpec(constrain="grammar").problem_in_turn_game("liars_dice") is None
+    assert (
+        LLMAgentSpec(constrain="grammar")
+        .problem_in_turn_game("passcode")
+        .startswith("constrain: grammar is not available in passcode")
+    )
+    spec = LLMAgentSpec(constrain="json_schema", response_format="json")
+    assert spec.problem_in_turn_game("liars_dice").startswith("response_format:")

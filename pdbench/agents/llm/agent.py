@@ -197,6 +197,7 @@ class LLMAgent(AgentBase):
         response_format: str,
         max_tokens: int,
         constrain: Literal["none", "grammar", "json_schema"],
+        labels: tuple[str, ...] | None = None,
     ) -> CompletionRequest:
         spec = self.spec
         return CompletionRequest(
@@ -213,7 +214,7 @@ class LLMAgent(AgentBase):
             namespace=self.context.cache_namespace,
             provider_options=self._provider_options,
             constrain=constrain,
-            labels=self._labels(constrain),
+            labels=labels if labels is not None else self._labels(constrain),
         )
 
     def _labels(self, constrain: str) -> tuple[str, str] | None:

@@ -21,6 +21,7 @@ from pdbench.agents.base import TurnDecision, TurnRequest
 from pdbench.agents.judged_prompts import (
     action_from_answer,
     answer_reminder,
+    constrained_answers,
     persona_path,
     persona_text,
     prompt_path,
@@ -51,12 +52,15 @@ async def take_turn(agent: LLMAgent, request: TurnRequest, root: Path) -> TurnDe
     prompt = render_prompt(root, request.round_state, persona)
     messages: list[tuple[str, str]] = [("user", prompt)]
     attempts: list[ProviderAttempt] = []
+    # constrain: grammar sends the turn's legal answers as a GBNF grammar (llama.cpp's server).
+    allowed = constrained_answers(request.round_state) if spec.constrain == "grammar" else None
     for number in range(1, spec.max_retries + 2):
         call = agent._request(
             tuple(messages),
             response_format=TURN_FORMAT,
             max_tokens=turn_max_tokens(agent, request.game),
-            constrain="none",
+            constrain="grammar" if allowed else "none",
+            labels=allowed,
         )
         completion = await agent.gateway.complete(spec.provider, call)
         action, refused = _read(request, completion.text)
