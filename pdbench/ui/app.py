@@ -37,6 +37,7 @@ from pdbench.ui.facts import condition_caption, condition_config, cost_text, sho
 from pdbench.ui.loaders import LoadedRun, default_run_dir, ladder_file, load_ladder, load_run
 from pdbench.ui.tabs import analysis, conditions, inspector, ladder, match, run_facts, tournament
 from pdbench.ui.tally import tally
+from pdbench.ui.turn_view import is_turn_run, render_turn_run
 
 BadgeColor = Literal["green", "orange", "red", "gray"]
 STATUS_COLORS: dict[str, BadgeColor] = {
@@ -85,6 +86,9 @@ def main() -> None:
         run_facts.render(run.manifest, run.ledger)
         st.stop()
 
+    if is_turn_run(run):  # one line per turn: the game's own transcript (ui/turn_view.py)
+        render_turn_run(run)
+        st.stop()
     condition, replicate = _sidebar_selection(aggregates, run.manifest)
     conditions_table = aggregates.conditions
     condition_row = conditions_table[conditions_table["condition"] == condition].iloc[0]

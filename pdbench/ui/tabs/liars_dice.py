@@ -1,0 +1,59 @@
+"""The Liar's Dice tab: a match as a transcript, round by round: the moves in order with the
+probability of each bid given what its bidder could see, then the showdown (both hands, how many
+dice met the challenged bid, who lost a die). Built by
+`pdbench.analysis.liars_dice_transcript.transcript_frames` from the stored turn lines; a round
+still in play shows its moves only (its dice are not revealed yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from pdbench.analysis.liars_dice_transcript import transcript_frames
+
+
+def render(
+    turns: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    options: Mapping[str, Any] | None = None,
+) -> None:
+    options = options or {}
+    moves, showdowns = transcript_frames(
+        turns, faces=int(options.get("faces", 6)), wild_ones=bool(options.get("wild_ones", False))
+    )
+    st.subheader("Liar's Dice transcript", anchor=False)
+    if moves.empty:
+        st.info("No turn of this match is stored yet.")
+        return
+    st.caption(
+        "P(bid): the probability that the bid is met given its bidder's own dice and the number "
+        "of its opponent's (exact binomial); shown once the round's showdown reveals the dice."
+    )
+    by_round = {int(row["round"]): row for _, row in showdowns.iterrows()}
+    for number in sorted(set(moves["round"])):
+        played = moves[moves["round"] == number]
+        st.markdown(f"##### Round {number}")
+        shown = pd.DataFrame(
+            {
+                "turn": played["turn"],
+                "player": [names.get(p, p) for p in played["player"]],
+                "move": played["move"],
+                "P(bid)": ["" if pd.isna(p) else f"{p:.2f}" for p in played["probability"]],
+            }
+        )
+        st.dataframe(shown, hide_index=True, key=f"liars_round_{number}")
+        showdown = by_round.get(number)
+        if showdown is None:
+            st.caption("In play: the dice are hidden until a challenge reveals them.")
+            continue
+        verdict = "met" if showdown["met"] else "not met"
+        st.markdown(
+            f"Showdown: {names.get('a', 'a')} had {showdown['dice_a']}; "
+            f"{names.get('b', 'b')} had {showdown['dice_b']}. "
+            f"{names.get(showdown['challenger'], showdown['challenger'])} challenged "
+            f"{showdown['bid']}: {showdown['matching']} dice matched ({verdict}); "
+            f"**{names.get(showdown['loser'], showdown['loser'])} lost a die**."
+        )
