@@ -1,4 +1,4 @@
-"""The Liar's Dice viewer tab and its frame builder (analysis.liars_dice_transcript) from stored
+"""The Liar's Dice viewer tab and its frame builder (analysis.per_run.liars_dice_transcript) from stored
 turn lines: rounds in order with each bid's probability given its bidder's dice, the showdowns;
 and a round still in play shows no dice, nor a probability that would tell them."""
 
@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pdbench.agents.policy import TurnPolicyAgent
-from pdbench.analysis.liars_dice_transcript import transcript_frames
+from pdbench.analysis.per_run.liars_dice_transcript import transcript_frames
 from pdbench.games.liars_dice import Bid, LiarsDiceRules
 from pdbench.games.liars_dice_odds import bid_probability
 from pdbench.games.liars_dice_policies import Bluffer, ProbabilityLiar
