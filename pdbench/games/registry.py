@@ -41,7 +41,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
         TurnGameEntry(
             id="liars_dice",
             platform_name="liars-dice",
-            rules="pdbench.games.liars_dice:LiarsDice",
+            rules="pdbench.games.liars_dice_game:LiarsDice",
             policies="pdbench.games.liars_dice_policies:LIARS_DICE_POLICIES",
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
             metrics="pdbench.games.liars_dice_metrics",
