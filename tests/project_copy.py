@@ -4,7 +4,7 @@ user's edited experiment and never writes into the project's data/. Without git 
 archive), the parts pdbench reads are copied from the working tree instead.
 
 The copy runs with this checkout's installed pdbench (the working tree's code): only conf/,
-prompts/, examples/, README.md and the other tracked files come from the copy.
+prompts/, examples/, README.md, docs/ and the other tracked files come from the copy.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
-WORKING_TREE_PARTS = ("conf", "prompts", "examples", "README.md", "pyproject.toml")
+WORKING_TREE_PARTS = ("conf", "prompts", "examples", "README.md", "docs", "pyproject.toml")
 PDBENCH = str(Path(sys.executable).with_name("pdbench"))  # what `uv run pdbench` runs
 
 

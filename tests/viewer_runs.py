@@ -1,8 +1,8 @@
 """Every kind of run the tool writes, made with real pdbench commands, for the viewer's tests.
 
 `make_viewer_runs(tmp)` runs, in a copy of the committed project, on the mock model (and one
-HTTP stub that fails): an all-aborted run (as the README's local-model example makes), partial
-aborts, a sweep with an empty condition beside a finished one, an unfinished run (transport
+HTTP stub that fails): an all-aborted run (as docs/real-models.md's local-model example makes),
+partial aborts, a sweep with an empty condition beside a finished one, an unfinished run (transport
 failures), an interrupted run (SIGINT mid-run), a noisy run and a negotiated split-or-steal run.
 `expected_tally(run_dir)` counts what happened from the stored files alone, independently of
 the viewer's code, for the page's summary to be checked against.

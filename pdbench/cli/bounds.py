@@ -1,4 +1,4 @@
-"""The documented bounds of the analysis commands' options (README, "Analysing a run").
+"""The documented bounds of the analysis commands' options (docs/analyze.md, docs/tournaments.md).
 
 A value outside them is one `error:` line and exit 2 before any work starts: a negative seed, a
 NaN exponent, a population or a number of runs that would hang or take all the memory. The upper

@@ -1,5 +1,6 @@
-"""The README's "Reproducing published designs" shows real output: running the Akata commands
-again prints the same table rows (the run id included, as it is the config's hash)."""
+""" "Reproducing published designs" (docs/published-designs.md since issue 28) shows real output:
+running the Akata commands again prints the same table rows (the run id included, as it is the
+config's hash)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs_text import section
+
 PROJECT = Path(__file__).resolve().parents[2]
-SECTION = (
-    (PROJECT / "README.md")
-    .read_text()
-    .split("## Reproducing published designs", 1)[1]
-    .split("\n## ", 1)[0]
-)
+SECTION = section("Reproducing published designs")
 
 
 def shown_output(config: str) -> list[list[str]]:
-    """The README's console block for `pdbench run <config>`: its run line and table rows."""
+    """The section's console block for `pdbench run <config>`: its run line and table rows."""
     block = re.search(
         rf"```console\n\$ uv run pdbench run {re.escape(config)}\n(.*?)```", SECTION, re.S
     )

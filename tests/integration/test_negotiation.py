@@ -298,8 +298,8 @@ def test_canned_messages_without_a_negotiation_phase_are_refused():
 
 
 def test_a_one_megabyte_message_is_cut_to_the_limit_and_marked_not_dropped(tmp_path):
-    """Issue 27: the README promises a long message is cut and marked; a 1 MB one (beyond what a
-    worker's reply may carry) was dropped and marked invalid instead."""
+    """Issue 27: docs/cheap-talk.md promises a long message is cut and marked; a 1 MB one (beyond
+    what a worker's reply may carry) was dropped and marked invalid instead."""
     talker = tmp_path / "talker.py"
     talker.write_text(
         "class Agent:\n"

@@ -67,7 +67,7 @@ def render(run: LoadedRun, selected: str) -> None:
     st.caption(
         "Niceness, forgiveness, retaliation, troublemaking and emulation (Fontana et al. 2025), "
         "averaged over the matches where each is defined (– where it never is); definitions in "
-        "the README."
+        "docs/analyze.md."
     )
     st.markdown("##### Strategy estimates (SFEM) for every agent")
     sfem = frames.sfem_table(analysis)
