@@ -28,14 +28,29 @@ def shown_output(config: str) -> list[list[str]]:
 
 
 def table_rows(output: str) -> list[list[str]]:
-    """The run line, the header and the rows of the summary table, split into words."""
+    """The run line, the header and the rows of the summary table, split into words, with each
+    row's calls as their total.
+
+    Conditions whose agents write the same prompt (always_j and tft: the model cooperates
+    throughout both) share one cached answer, and which condition asks first, paying live while
+    the other reads the cache, depends on scheduling; so does the cost cell of the mock ("-" when
+    a row made no live call, else $0). The total of calls, every other cell and the rounds are
+    deterministic."""
     rows: list[list[str]] = []
     for line in output.splitlines():
         if line.startswith("coop:"):  # the caption under the table
             break
         if line.strip() and not line.lstrip().startswith("─"):
             rows.append(line.split())
+    for row in rows[2:]:  # the condition rows: ..., calls, cost $
+        row[-2] = _total_calls(row[-2])
+        row[-1] = "-" if row[-1] in ("-", "0.0000") else row[-1]
     return rows
+
+
+def _total_calls(word: str) -> str:
+    live_cached = re.fullmatch(r"(\d+)/(\d+)", word)
+    return f"calls={sum(map(int, live_cached.groups()))}" if live_cached else word
 
 
 @pytest.mark.parametrize(
