@@ -32,8 +32,10 @@ class Agent:
         if bid is None:
             print(f"my dice {mine}: I open")
         else:
-            print(f"my dice {mine}: bid {bid['quantity']}x{bid['face']}, I expect "
-                  f"{expected(bid['face']):.1f}")
+            print(
+                f"my dice {mine}: bid {bid['quantity']}x{bid['face']}, I expect "
+                f"{expected(bid['face']):.1f}"
+            )
         if bid is not None and bid["quantity"] > expected(bid["face"]) + 1:
             return {"type": "challenge"}
         face = max(range(1, faces + 1), key=lambda f: (expected(f), f))
