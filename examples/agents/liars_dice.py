@@ -7,6 +7,8 @@ otherwise bids its most common face at the next legal quantity. Run it with, e.g
 
     uv run python -m pdbench game=liars_dice agent_a=arena \
         agent_a.path=examples/agents/liars_dice.py agent_b=liars_probability
+
+or watch it play, turn by turn: uv run pdbench train examples/agents/liars_dice.py
 """
 
 
@@ -26,6 +28,14 @@ class Agent:
             return own + hidden * share
 
         bid = round_state["current_bid"]
+        # print works in training: `pdbench train` shows it under the turn
+        if bid is None:
+            print(f"my dice {mine}: I open")
+        else:
+            print(
+                f"my dice {mine}: bid {bid['quantity']}x{bid['face']}, I expect "
+                f"{expected(bid['face']):.1f}"
+            )
         if bid is not None and bid["quantity"] > expected(bid["face"]) + 1:
             return {"type": "challenge"}
         face = max(range(1, faces + 1), key=lambda f: (expected(f), f))

@@ -21,6 +21,8 @@ from pdbench.cli import exits
 
 NOTE_MARK = "[pdbench "
 DEFAULT_AGAINST = "tft"
+# The house opponent of a game when --against is not given (any other game: DEFAULT_AGAINST).
+DEFAULT_AGAINST_IN = {"liars_dice": "liars_probability"}
 
 
 def train(
@@ -28,14 +30,18 @@ def train(
         Path, typer.Argument(help="Your agent file (class Agent, AgentDuel shape).")
     ],
     against: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="The house agent to play: a name from conf/agent/ (pdbench list agents)."
+            help="The house agent to play: a name from conf/agent/ (pdbench list agents); "
+            "default: tft, in Liar's Dice liars_probability."
         ),
-    ] = DEFAULT_AGAINST,
+    ] = None,
     rounds: Annotated[
         int | None,
-        typer.Option(help="Rounds of the match; default: the game's (5 in split or steal)."),
+        typer.Option(
+            help="Rounds of the match; default: the game's (5 in split or steal). A turn game "
+            "(Liar's Dice) plays until its rules end the match."
+        ),
     ] = None,
     game: Annotated[
         str | None,
@@ -63,6 +69,14 @@ def train(
             exits.say(line)
         raise typer.Exit(exits.BAD_INPUT) from None
     game_id = game_of(agent_file, declared, game)
+    from pdbench.games.registry import GAME_FAMILIES
+
+    turn_game = GAME_FAMILIES[game_id] == "turn"
+    if turn_game and rounds is not None:
+        exits.say(f"error: --rounds: {game_id} has no set number of rounds (its rules end a match)")
+        raise typer.Exit(exits.BAD_INPUT)
+    if against is None:
+        against = DEFAULT_AGAINST_IN.get(game_id, DEFAULT_AGAINST)
     _play(agent_file.resolve(), game_id, against, rounds, seed, output_dir)
 
 
@@ -117,10 +131,16 @@ def _play(
         run_dir=run_dir,
     )
     log_path = agent_log_path(context, path)
+    from pdbench.games.registry import GAME_FAMILIES
+
+    length = (
+        "until its rules end the match"
+        if GAME_FAMILIES[condition.game.id] == "turn"
+        else f"{condition.horizon.rounds if condition.horizon.type == 'fixed' else '?'} rounds"
+    )
     typer.echo(
         f"training {path.name} ({condition.agent_a.display_name}) against "
-        f"{condition.agent_b.display_name} in {condition.game.id}: "
-        f"{condition.horizon.rounds if condition.horizon.type == 'fixed' else '?'} rounds"
+        f"{condition.agent_b.display_name} in {condition.game.id}: {length}"
     )
     from pdbench.runners.stopping import RunInterrupted
 
@@ -156,7 +176,8 @@ def _show_result(run_dir: Path, name: str) -> int:
     failed = 0
     for line in (run_dir / "rounds.jsonl").read_text().splitlines():
         record = json.loads(line)
-        failed += bool(record.get("agent_a_error"))
+        failed += bool(record.get("agent_a_error"))  # a 2x2 round
+        failed += bool(record.get("decisions", {}).get("a", {}).get("error"))  # a turn
         failed += sum(
             1
             for said in record.get("conversation") or []
@@ -178,9 +199,10 @@ def _shortened(round_state: str) -> str:
         seen = json.loads(round_state)
     except ValueError:
         return round_state
-    history = seen.get("history") if isinstance(seen, dict) else None
-    if isinstance(history, list) and len(history) > 1:
-        seen["history"] = [f"... {len(history) - 1} earlier rounds", history[-1]]
+    for key in ("history", "rounds_history"):  # a turn game's finished rounds
+        history = seen.get(key) if isinstance(seen, dict) else None
+        if isinstance(history, list) and len(history) > 1:
+            seen[key] = [f"... {len(history) - 1} earlier rounds", history[-1]]
     return json.dumps(seen, ensure_ascii=False)
 
 

@@ -62,16 +62,30 @@ def policy_identity(
 ) -> AgentIdentity:
     """Every parameter with its value, defaults filled in: a parameter set to its default is the
     same agent as one left out; the name shows only the parameters that differ."""
-    from pdbench.strategies import POLICIES
-
-    model = POLICIES[policy].params_model
-    values = model.model_validate(dict(params)).model_dump(mode="json")
-    defaults = model().model_dump(mode="json")
+    values, defaults = _policy_params(policy, params)
     changed = {k: v for k, v in values.items() if v != defaults.get(k)}
     fields: dict[str, Any] = {"policy": policy, "params": values}
     if messages:
         fields["messages"] = list(messages)
     return AgentIdentity("policy", policy + params_text(changed), fields)
+
+
+def _policy_params(policy: str, params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A policy's parameter values (defaults filled in) and its defaults: a 2x2 policy's from its
+    params model, a turn game's house player's from its dataclass fields."""
+    from pdbench.strategies import POLICIES
+
+    if policy in POLICIES:
+        model = POLICIES[policy].params_model
+        values = model.model_validate(dict(params)).model_dump(mode="json")
+        return values, model().model_dump(mode="json")
+    import dataclasses
+
+    from pdbench.games.registry import turn_policies, turn_policy_games
+
+    factory = turn_policies(turn_policy_games()[policy])[policy]
+    defaults = {f.name: f.default for f in dataclasses.fields(factory)}  # type: ignore[arg-type]
+    return {**defaults, **params}, defaults
 
 
 # An LLM agent's settings that are in every request it sends (temperature, seed, format,

@@ -138,6 +138,20 @@ def game_name(spec: dict[str, Any]) -> str:
     return f"{name}+talk" if game.get("negotiation") else name
 
 
+def condition_sides(
+    manifest: RunManifest, condition: str, agents: dict[str, AgentIdentity]
+) -> tuple[str, str, str]:
+    """A condition's game (as the ladder names it) and its two agents' keys; the identities are
+    added to `agents`."""
+    spec = condition_spec(manifest, condition)
+    keys = []
+    for side in ("agent_a", "agent_b"):
+        agent = identify(manifest, spec[side], f"{condition}.{side}")
+        agents[agent.key] = agent
+        keys.append(agent.key)
+    return game_name(spec), keys[0], keys[1]
+
+
 # --- one reader per stored format ---------------------------------------------------------------
 
 
@@ -158,13 +172,7 @@ def matrix_outcomes(run_dir: Path) -> Outcomes:
     rows: dict[str, list[Any]] = {name: [] for name in ("g", "c", "r", "a", "b", "sa", "sb")}
     for index, (condition, replicate) in enumerate(matches.keys):
         if condition not in by_condition:
-            spec = condition_spec(manifest, condition)
-            sides = []
-            for side in ("agent_a", "agent_b"):
-                agent = identify(manifest, spec[side], f"{condition}.{side}")
-                agents[agent.key] = agent
-                sides.append(agent.key)
-            by_condition[condition] = (game_name(spec), sides[0], sides[1])
+            by_condition[condition] = condition_sides(manifest, condition, agents)
         game, key_a, key_b = by_condition[condition]
         if key_a == key_b:
             skipped.append(
@@ -181,10 +189,74 @@ def matrix_outcomes(run_dir: Path) -> Outcomes:
     return Outcomes(table, agents, skipped)
 
 
+def turn_outcomes(run_dir: Path) -> Outcomes:
+    """The turn family (one rounds.jsonl line per turn, `family: "turn"`): a side's score is the
+    one the rules gave it, stored in the `outcome` on the match's last line. Finished matches
+    only: a match the ledger says aborted, one without a ledger line, and one whose last stored
+    turn has no outcome or an error are skipped, each with its reason."""
+    from pdbench.analysis.metrics.turn_aggregates import read_turns
+    from pdbench.storage.reader import RunReader
+
+    reader = RunReader.open(run_dir)
+    manifest = reader.manifest()
+    run_id = manifest.run_id
+    ledger = {entry.key: entry for entry in reader.ledger()}
+    stored: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for segment in reader.segments:
+        stored.update(read_turns(segment / "rounds.jsonl"))
+    skipped: list[Skipped] = []
+    agents: dict[str, AgentIdentity] = {}
+    by_condition: dict[str, tuple[str, str, str]] = {}
+    rows: dict[str, list[Any]] = {name: [] for name in ("g", "c", "r", "a", "b", "sa", "sb")}
+    order = {name: n for n, name in enumerate(manifest.conditions)}
+    keys = sorted(set(stored) | set(ledger), key=lambda k: (order.get(k[0], len(order)), k[1]))
+    for condition, replicate in keys:
+        entry = ledger.get((condition, replicate))
+        turns = stored.get((condition, replicate), [])
+        outcome = turns[-1].get("outcome") if turns else None
+        reason = None
+        if entry is None:
+            reason = "no ledger entry (the run stopped while it was being stored)"
+        elif entry.error:
+            reason = f"aborted: {entry.error}"
+        elif outcome is None:
+            reason = "its last stored turn has no outcome"
+        elif outcome.get("error"):
+            reason = f"aborted: {outcome['error']}"
+        if reason is not None:
+            skipped.append(Skipped(run_id, condition, replicate, reason))
+            continue
+        assert outcome is not None
+        if condition not in by_condition:
+            by_condition[condition] = condition_sides(manifest, condition, agents)
+        game, key_a, key_b = by_condition[condition]
+        if key_a == key_b:
+            skipped.append(
+                Skipped(run_id, condition, replicate, "self-play (the same agent on both sides)")
+            )
+            continue
+        scores = outcome["scores"]
+        for name, value in zip(
+            rows,
+            (game, condition, replicate, key_a, key_b, float(scores["a"]), float(scores["b"])),
+            strict=True,
+        ):
+            rows[name].append(value)
+    table = outcome_table(rows["g"], run_id, *(rows[n] for n in ("c", "r", "a", "b", "sa", "sb")))
+    return Outcomes(table, agents, skipped)
+
+
 # A stored format: does it hold this run's matches, and how its outcomes are read.
 OUTCOME_READERS: dict[str, tuple[Callable[[RunManifest], bool], Callable[[Path], Outcomes]]] = {
     "matrix": (lambda manifest: _plays_matrix_games(manifest), matrix_outcomes),
+    "turn": (lambda manifest: _plays_turn_games(manifest), turn_outcomes),
 }
+
+
+def _plays_turn_games(manifest: RunManifest) -> bool:
+    from pdbench.games.registry import TURN_GAMES
+
+    return all(matchup.game in TURN_GAMES for matchup in manifest.matchups.values())
 
 
 def _plays_matrix_games(manifest: RunManifest) -> bool:

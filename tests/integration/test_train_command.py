@@ -118,8 +118,8 @@ def test_a_syntax_error_is_shown_at_its_line(tmp_path):
             'Agent.GAME: unknown game "split-or-stael" (did you mean "split-or-steal"?)',
         ),
         (
-            'class Agent:\n    GAME = "liars-dice"\n',
-            'Agent.GAME: "liars-dice": pdbench cannot play liars-dice yet',
+            'class Agent:\n    GAME = "passcode"\n',
+            'Agent.GAME: "passcode": pdbench cannot play passcode yet',
         ),
         ("class Agent:\n    def on_turn(self, s):\n        pass\n", "Agent.GAME: not set"),
     ],

@@ -14,10 +14,11 @@ from pathlib import Path
 from pdbench.agents.arena.validate import _agent_binding, _declared_game
 from pdbench.core.errors import ConfigError, PdbenchError, did_you_mean
 from pdbench.core.game import GAMES
+from pdbench.games.registry import TURN_GAMES
 
-# Games of the platform whose engine pdbench does not play yet: a file declaring one is refused
-# with one line naming it (each comes with its engine).
-NOT_YET_PLAYED = ("liars-dice", "passcode", "nuclear-war", "nil-recruitment")
+# Games of the platform pdbench cannot train in yet (their third role, the judge or keeper, is not
+# bound in a config): a file declaring one is refused with one line naming it.
+NOT_YET_PLAYED = ("passcode", "nuclear-war", "nil-recruitment")
 
 
 class AgentFileError(PdbenchError):
@@ -55,10 +56,16 @@ def declared_game(path: Path) -> str | None:
 
 
 def game_of(path: Path, declared: str | None, asked: str | None) -> str:
-    """The game id (a key of pdbench.core.game.GAMES) to train in: the file's GAME, or --game
-    for a file that plays every game. Raises ConfigError naming the file and field."""
+    """The game id (a key of pdbench.core.game.GAMES, or of pdbench.games.registry.TURN_GAMES)
+    to train in: the file's GAME, or --game for a file that plays every game. Raises ConfigError
+    naming the file and field."""
     shown = str(path)
     by_arena_id = {game.arena_id.casefold(): game_id for game_id, game in GAMES.items()}
+    by_arena_id |= {
+        entry.platform_name.casefold(): game_id
+        for game_id, entry in TURN_GAMES.items()
+        if entry.platform_name.casefold() not in NOT_YET_PLAYED
+    }
     choices = sorted(by_arena_id)
     for name, field in ((declared, "Agent.GAME"), (asked, "--game")):
         if name is None:

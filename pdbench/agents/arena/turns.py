@@ -10,6 +10,7 @@ it. An object is returned as it is: the engine checks it with the rules and re-a
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING
 
@@ -38,9 +39,20 @@ def take_turn_blocking(agent: ArenaAgent, request: TurnRequest) -> TurnDecision:
             }
             agent._call("on_match_start", start, notes)
         started = time.perf_counter()
+        where = f"round {request.round_state.get('round')} turn {request.round_state.get('turn')}"
+        if agent.spec.trace:  # training: the round_state as the agent receives it
+            agent._log.note(
+                f"{where} saw: {json.dumps(dict(request.round_state), ensure_ascii=False)}"
+            )
         reply = agent._call(
             "on_turn", dict(request.round_state), notes, required=True, timeout=agent.spec.timeout_s
         )
+        if agent.spec.trace:
+            agent._log.note(
+                f"{where} answered: {json.dumps(reply.get('result'), ensure_ascii=False)}"
+                if reply["ok"]
+                else f"{where} on_turn raised:\n{reply['error'].rstrip()}"
+            )
     except WorkerTimeout as timeout:
         return TurnDecision(action=None, timeout=True, error="\n".join([*notes, str(timeout)]))
     except WorkerDied as died:
