@@ -89,12 +89,19 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
             f"{condition.agent_b.display_name} | {condition.game.id} | {_horizon_text(condition)}"
         )
     typer.echo(f"  replicates    {spec.run.replicates}")
-    typer.echo(f"  matches       {len(plan)}  ({sum(m.n_rounds for m in plan)} rounds)")
+    turns = sum(m.n_rounds for m in plan if m.turn_game is not None)
+    rounds = sum(m.n_rounds for m in plan if m.turn_game is None)
+    size = ", ".join(
+        [f"{rounds} rounds"] * bool(rounds or not turns) + [f"at most {turns} turns"] * bool(turns)
+    )
+    typer.echo(f"  matches       {len(plan)}  ({size})")
     typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
 
 
 def _horizon_text(condition) -> str:
     horizon = condition.horizon
+    if condition.game.is_turn_game:  # ends by its rules; the horizon does not apply
+        return f"until the rules end it, at most {condition.game.max_turns} turns"
     if horizon.type == "fixed":
         return f"{horizon.rounds} rounds"
     cap = f", at most {horizon.max_rounds}" if horizon.max_rounds else ""

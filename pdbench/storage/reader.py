@@ -108,7 +108,8 @@ class RunReader:
     # --- one match's rounds -------------------------------------------------------------------
 
     def match_rounds(self, condition: str, replicate: int) -> list[dict]:
-        """The full round records (attempts included) of one match, in round order.
+        """The full round records (attempts included) of one match, in round order (a turn
+        game's: its turn lines, in turn order).
 
         Reads only the byte range the ledger gives for the match; a match missing from the
         ledger (a run that crashed before writing it) is looked for line by line instead.
@@ -148,7 +149,12 @@ class RunReader:
                     if read > end:
                         break
                     rounds += _select([line], condition, replicate)
-        return sorted(rounds, key=lambda r: r["round_index"])
+        return sorted(rounds, key=_order)
+
+
+def _order(record: dict) -> int:
+    """A line's place in its match: a 2x2 round's round_index, a turn game's turn."""
+    return record["round_index"] if "round_index" in record else record["turn"]
 
 
 def _select(lines: list[bytes], condition: str, replicate: int) -> list[dict]:
@@ -161,4 +167,4 @@ def _select(lines: list[bytes], condition: str, replicate: int) -> list[dict]:
             replicate
         ):
             records.append(record)
-    return sorted(records, key=lambda r: r["round_index"])
+    return sorted(records, key=_order)

@@ -186,3 +186,28 @@ def test_the_2x2_readers_refuse_a_turn_game_run_clearly(command, tmp_path, monke
     assert done.returncode == 2, done
     assert "holds the turns of the turn-based game liars_dice, not 2x2 rounds" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_validate_says_a_turn_game_ends_by_its_rules_not_by_the_horizon(monkeypatch):
+    done = console_in_process(
+        "validate", "conf/config.yaml", "game=liars_dice", "agent_a=liars_random",
+        "agent_b=liars_bluffer", monkeypatch=monkeypatch,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    assert "| liars_dice | until the rules end it, at most 2000 turns" in done.stdout
+    assert "matches       3  (at most 6000 turns)" in done.stdout
+
+
+def test_the_run_reader_gives_a_turn_matchs_lines_in_turn_order(tmp_path):
+    from pdbench.storage.reader import RunReader
+
+    config = tmp_path / "liars.yaml"
+    config.write_text(
+        "run: {seed: 2, replicates: 2}\ngame: {id: liars_dice, options: {dice_per_player: 2}}\n"
+        "conditions:\n  - {name: c, agent_a: liars_bluffer, agent_b: liars_random}\n"
+    )
+    loaded = load(config, [f"run.output_dir={tmp_path / 'runs'}"], run_id="r", project_root=ROOT)
+    assert run_experiment(loaded).status == "complete"
+    turns = RunReader.open(tmp_path / "runs" / "r").match_rounds("c", 1)
+    assert [t["turn"] for t in turns] == list(range(1, len(turns) + 1))
+    assert turns[-1]["outcome"]["winner"] in ("a", "b")
