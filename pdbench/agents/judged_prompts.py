@@ -1,5 +1,6 @@
-"""Prompts of the judged games (passcode, nuclear_war, nil_recruitment) for every seat, from files
-under prompts/<game>/, and the seat's action read back from a model's answer.
+"""Prompts of the turn games for every seat (Liar's Dice; the judged games passcode, nuclear_war,
+nil_recruitment), from files under prompts/<game>/, and the seat's action read back from a model's
+answer.
 
 A prompt is built from the seat's observation alone (`TurnGame.observe`: a player's round_state,
 or the Keeper's / judge's request), so a model is shown exactly what an arena agent or a house
@@ -7,6 +8,7 @@ policy is. The files (placeholders in braces, filled by `prompt_fields`):
 
 | game            | seat                | file                                 |
 | --------------- | ------------------- | ------------------------------------ |
+| liars_dice      | a / b               | prompts/liars_dice/turn.md           |
 | passcode        | a / b, question     | prompts/passcode/question.md         |
 | passcode        | a / b, guess        | prompts/passcode/guess.md            |
 | passcode        | keeper:a / keeper:b | prompts/passcode/keeper.md           |
@@ -16,7 +18,10 @@ policy is. The files (placeholders in braces, filled by `prompt_fields`):
 
 The offline mock reads the Keeper's and the judge's prompts back (`pdbench.providers.mock_roles`),
 so the lines it reads ("The secret word is: ", "Question: ", "Your name: ", "Your priorities: ",
-"Choices: ", transcript lines "- [phase] speaker: text") must stay in these files.
+"Choices: ", transcript lines "- [phase] speaker: text") must stay in these files. Liar's Dice's
+placeholders are `pdbench.agents.liars_dice_prompts`; its answer is "BID <quantity> <face>" or
+"CHALLENGE" (`pdbench.core.phrases.liars_answer_action`), and the mock reads its prompt through
+the same phrase table (`pdbench.providers.mock_liars_dice`).
 """
 
 from __future__ import annotations
@@ -25,9 +30,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pdbench.agents.liars_dice_prompts import liars_dice_answers, liars_dice_fields
 from pdbench.core.errors import ConfigError
+from pdbench.core.phrases import LIARS_ANSWER_FORMAT, liars_answer_action
 
 PLATFORM_TO_DIR = {
+    "liars-dice": "liars_dice",
     "passcode": "passcode",
     "nuclear-war": "nuclear_war",
     "nil-recruitment": "nil_recruitment",
@@ -38,7 +46,9 @@ def prompt_path(round_state: dict[str, Any]) -> str:
     """The prompt file (relative to the project) for the seat that was shown `round_state`."""
     folder = PLATFORM_TO_DIR[round_state["game"]]
     role = round_state.get("role")
-    if role == "keeper":
+    if folder == "liars_dice":
+        name = "turn"
+    elif role == "keeper":
         name = "keeper"
     elif role == "judge":
         name = f"judge_{round_state['request']}"
@@ -73,7 +83,9 @@ def _fields_of(values: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 
 def prompt_fields(round_state: dict[str, Any]) -> dict[str, str]:
-    """Every placeholder a judged game's prompt file may use, from the observation."""
+    """Every placeholder a turn game's prompt file may use, from the observation."""
+    if round_state["game"] == "liars-dice":
+        return liars_dice_fields(round_state)
     fields: dict[str, str] = {
         key: str(round_state[key])
         for key in ("round_number", "phase", "round_limit", "your_score", "opponent_score")
@@ -116,15 +128,41 @@ def prompt_fields(round_state: dict[str, Any]) -> dict[str, str]:
     return fields
 
 
-def render_prompt(root: Path, round_state: dict[str, Any]) -> str:
-    """The prompt for the seat shown `round_state`, from its file under `root`."""
+def persona_path(round_state: dict[str, Any], persona: str) -> str:
+    """A persona's file for this game (prompts/<game>/personas/<persona>.md)."""
+    return f"prompts/{PLATFORM_TO_DIR[round_state['game']]}/personas/{persona}.md"
+
+
+def persona_text(root: Path, round_state: dict[str, Any], persona: str | None) -> str:
+    """The persona's text for {persona}, "" without one; a persona this game has no file for is
+    a ConfigError naming the file and the field (the 2x2 personas speak of two actions)."""
+    if persona is None:
+        return ""
+    relative = persona_path(round_state, persona)
+    try:
+        return (root / relative).read_text(encoding="utf-8").strip()
+    except OSError:
+        folder = root / Path(relative).parent
+        have = sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
+        raise ConfigError(
+            f"no persona {persona!r} for {round_state['game']}; choose one of: "
+            + (", ".join(have) or "(none)")
+            + " or none",
+            file=relative,
+            field="persona",
+        ) from None
+
+
+def render_prompt(root: Path, round_state: dict[str, Any], persona: str = "") -> str:
+    """The prompt for the seat shown `round_state`, from its file under `root`; `persona` fills
+    {persona} where the file has it."""
     relative = prompt_path(round_state)
     try:
         template = (root / relative).read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"cannot read the prompt: {error.strerror}", file=relative) from None
     try:
-        return template.format_map(prompt_fields(round_state))
+        return template.format_map({"persona": persona, **prompt_fields(round_state)})
     except KeyError as error:
         raise ConfigError(f"unknown placeholder {{{error.args[0]}}}", file=relative) from None
 
@@ -133,6 +171,8 @@ def action_from_answer(round_state: dict[str, Any], answer: str) -> dict[str, An
     """The seat's action from a model's answer to its prompt. A decision must name exactly one
     of the choices (ValueError otherwise: the model is re-asked, as an invalid answer is)."""
     text = answer.strip()
+    if round_state["game"] == "liars-dice":
+        return liars_answer_action(text)
     role = round_state.get("role")
     if role == "keeper":
         return {"type": "answer", "text": text}
@@ -153,3 +193,18 @@ def action_from_answer(round_state: dict[str, Any], answer: str) -> dict[str, An
         return {"type": "question", "text": text}
     word = text.split()[0].strip(".,!\"'") if text.split() else ""
     return {"type": "pass"} if word.casefold() in ("", "pass") else {"type": "guess", "word": word}
+
+
+def answer_reminder(round_state: dict[str, Any]) -> str:
+    """What a re-ask repeats after the refusal's reason: the answer format the prompt asked for."""
+    if round_state["game"] == "liars-dice":
+        return LIARS_ANSWER_FORMAT
+    return "Answer as the prompt above asks."
+
+
+def constrained_answers(round_state: dict[str, Any]) -> tuple[str, ...] | None:
+    """The exact answers a constrained model may give this turn (a GBNF grammar is built from
+    them), or None when the game's answers are free text (the judged games)."""
+    if round_state["game"] == "liars-dice":
+        return liars_dice_answers(round_state)
+    return None

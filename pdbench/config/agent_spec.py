@@ -411,12 +411,24 @@ class LLMAgentSpec(AgentSpecBase):
         return llm_identity(self.model_copy(update={"name": None}).display_name, fields)
 
     def problem_in_turn_game(self, game_id: str) -> str | None:
-        # The LLM side of turn games (prompts from files, parsing, the mock's answers) is being
-        # built: until it is, say so before anything runs instead of failing in the prompt check.
-        return (
-            f"type: LLM agents do not play turn-based games yet ({game_id}); bind a policy "
-            "(liars_random, liars_probability, liars_bluffer) or an arena agent"
-        )
+        # A turn game's prompt is its files under prompts/<game>/ (a persona: the game's own
+        # file, prompts/<game>/personas/, checked with the files) and its answer the game's own
+        # format (pdbench.agents.llm.turns): a 2x2 setting that would change neither is refused
+        # rather than silently ignored.
+        if self.response_format != "label":
+            return (
+                f"response_format: a turn game ({game_id}) has its own answer format (see its "
+                "prompt file); leave response_format at label"
+            )
+        if self.constrain == "json_schema" or (
+            self.constrain == "grammar" and game_id != "liars_dice"
+        ):
+            return f"constrain: {self.constrain} is not available in {game_id}; use none" + (
+                " or grammar (the turn's legal moves as a GBNF grammar)"
+                if game_id == "liars_dice"
+                else ""
+            )
+        return None
 
     @property
     def turn_on_invalid(self) -> Literal["abort", "fallback"]:

@@ -57,7 +57,8 @@ class Phrase:
         for literal, slot, _, _ in string.Formatter().parse(self.template):
             parts.append(re.escape(literal))
             if slot is not None:
-                parts.append(f"(?P<{slot}>{self.slots.get(slot, SLOT_PATTERNS[slot])})")
+                read = self.slots[slot] if slot in self.slots else SLOT_PATTERNS[slot]
+                parts.append(f"(?P<{slot}>{read})")
         body = "".join(parts)
         if self.anchor == "line":
             return re.compile(f"^{body}$", re.MULTILINE)
@@ -147,3 +148,67 @@ ANSWER_CHOICE = Phrase("Answer with exactly one of: {first}, {second}.", anchor=
 PAST_ROUND_PHRASES: tuple[Phrase, ...] = (*HISTORY_LINE.both, *HISTORY_SENTENCE.both, TABLE_ROW)
 # Every phrase that shows one payoff rule, with the slots own, other, mine and theirs.
 PAYOFF_PHRASES: tuple[Phrase, ...] = (*PAYOFF_LINE.both, *PAYOFF_SENTENCE.both)
+
+# --- Liar's Dice (prompts/liars_dice/turn.md, rendered by pdbench.agents.liars_dice_prompts) -----
+# The mock reads these back (pdbench.providers.mock_liars_dice): what the variant is, the dice
+# it holds and counts, and the bid it must beat.
+
+LIARS_FACES = Phrase(
+    "Each die shows a face from 1 to {faces}.", anchor="anywhere", slots={"faces": r"\d+"}
+)
+LIARS_WILD = Phrase(
+    "Ones are wild: {wild}.",
+    anchor="anywhere",
+    slots={"wild": r"yes|no"},
+)
+LIARS_OWN_DICE = Phrase("Your dice: {dice}", slots={"dice": r"\d+(?:, \d+)*|none"})
+LIARS_COUNTS = Phrase(
+    "Dice in play: you have {own_count}, your opponent has {other_count}.",
+    slots={"own_count": r"\d+", "other_count": r"\d+"},
+)
+LIARS_BID_TO_BEAT = Phrase(
+    "The bid to beat: {quantity} x {face}.", slots={"quantity": r"\d+", "face": r"\d+"}
+)
+LIARS_NO_BID = Phrase("There is no bid yet this round: open with a bid.")
+# One bid of the round in play, in order.
+LIARS_BID_LINE = Phrase(
+    "- bid {turn}: {who} bid {quantity} x {face}",
+    slots={"turn": r"\d+", "who": r"you|opponent", "quantity": r"\d+", "face": r"\d+"},
+)
+
+# The one answer format of a Liar's Dice turn: a raise, or a challenge of the bid to beat.
+# The agent parses an answer strictly (`liars_answer_action`): the whole answer, spaces around it
+# and letter case aside, must be one of these.
+LIARS_BID_ANSWER = Phrase("BID {quantity} {face}", slots={"quantity": r"\d+", "face": r"\d+"})
+LIARS_CHALLENGE_ANSWER = "CHALLENGE"
+LIARS_ANSWER_FORMAT = (
+    'Answer with one line and nothing else: "BID <quantity> <face>" to raise '
+    '(e.g. "BID 3 5": at least three dice show 5), or "CHALLENGE" to call the bid to beat a lie.'
+)
+
+
+def liars_answer_text(action: dict[str, object]) -> str:
+    """An action in the platform's shape as the answer a model writes for it."""
+    if action.get("type") == "challenge":
+        return LIARS_CHALLENGE_ANSWER
+    return LIARS_BID_ANSWER.render(quantity=action["quantity"], face=action["face"])
+
+
+_LIARS_ANSWER = re.compile(
+    r"(?:BID\s+(?P<quantity>\d{1,4})\s+(?P<face>\d{1,4})|(?P<challenge>CHALLENGE))"
+)
+
+
+def liars_answer_action(answer: str) -> dict[str, object]:
+    """The platform's action for a model's answer; ValueError (the reason shown to the model when
+    it is re-asked) unless the whole answer is "BID <quantity> <face>" or "CHALLENGE"."""
+    found = _LIARS_ANSWER.fullmatch(answer.strip().upper())
+    if found is None:
+        shown = answer.strip()
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ValueError(
+            f'{shown!r} is not "BID <quantity> <face>" or "CHALLENGE" (one line, nothing else)'
+        )
+    if found.group("challenge"):
+        return {"type": "challenge"}
+    return {"type": "bid", "quantity": int(found["quantity"]), "face": int(found["face"])}

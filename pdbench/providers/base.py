@@ -82,8 +82,9 @@ class CompletionRequest:
     # invalid rate, ...); empty for real providers, whose answer the model name decides.
     provider_options: tuple[tuple[str, Any], ...] = ()
     constrain: Constraint = "none"
-    # The two answers a constraint allows (cooperative label first); None when unconstrained.
-    labels: tuple[str, str] | None = None
+    # The answers a constraint allows: a 2x2 game's two labels (cooperative first), or a turn
+    # game's legal moves in its answer format; None when unconstrained.
+    labels: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "messages", tuple((r, c) for r, c in self.messages))
@@ -92,19 +93,19 @@ class CompletionRequest:
         if self.constrain == "none":
             object.__setattr__(self, "labels", None)
         elif self.labels is None:
-            raise ValueError(f"constrain={self.constrain} needs the two labels it allows")
+            raise ValueError(f"constrain={self.constrain} needs the answers it allows")
         else:
             object.__setattr__(self, "labels", tuple(self.labels))
 
-    def allowed_answers(self) -> tuple[str, str] | None:
-        """The exact texts a constrained server may answer, cooperative first; None if free.
+    def allowed_answers(self) -> tuple[str, ...] | None:
+        """The exact texts a constrained server may answer, in `labels`' order; None if free.
 
-        A label in `label` format; `{"action": "<label>"}` (one line, no reason) in `json`."""
+        A label as it is in `label` format (also a turn game's answers); `{"action": "<label>"}`
+        (one line, no reason) in `json`."""
         if self.labels is None:
             return None
         if self.response_format == "json":
-            cooperate, defect = (json.dumps({"action": label}) for label in self.labels)
-            return cooperate, defect
+            return tuple(json.dumps({"action": label}) for label in self.labels)
         return self.labels
 
     @property

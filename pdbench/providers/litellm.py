@@ -40,8 +40,9 @@ log = logging.getLogger(__name__)
 PLACEHOLDER_API_KEY = "pdbench-no-key-set"
 
 
-def label_grammar(answers: tuple[str, str]) -> str:
-    """A GBNF grammar (llama.cpp) whose only sentences are the two `answers`."""
+def label_grammar(answers: tuple[str, ...]) -> str:
+    """A GBNF grammar (llama.cpp) whose only sentences are the `answers` (a 2x2 game's two
+    labels, a turn game's legal moves)."""
     return "root ::= " + " | ".join(_gbnf_literal(answer) for answer in answers)
 
 
@@ -50,7 +51,7 @@ def _gbnf_literal(text: str) -> str:
     return f'"{escaped}"'
 
 
-def label_json_schema(labels: tuple[str, str]) -> dict[str, Any]:
+def label_json_schema(labels: tuple[str, ...]) -> dict[str, Any]:
     """An OpenAI `response_format` that allows only `{"action": <one of the labels>}`."""
     return {
         "type": "json_schema",

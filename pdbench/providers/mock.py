@@ -59,6 +59,7 @@ from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.transcript import Observation
 from pdbench.providers.base import Completion, CompletionRequest, ProviderError
+from pdbench.providers.mock_liars_dice import answer_liars_dice_prompt
 from pdbench.providers.mock_roles import answer_role_prompt
 from pdbench.providers.prompt_reading import (
     ReadPrompt,
@@ -155,6 +156,16 @@ class MockProvider:
         as_third_party = answer_role_prompt(text)  # a Keeper's or judge's prompt (mock_roles)
         if as_third_party is not None:
             return as_third_party
+        leaning = persona_lean(text) if self.behaviour.strategy == "reciprocate" else None
+        as_liar = answer_liars_dice_prompt(
+            text,
+            self.behaviour,
+            request.cache_key(),
+            bluffs=leaning is LEANS[0],
+            allowed=request.allowed_answers(),
+        )
+        if as_liar is not None:  # a Liar's Dice player's prompt (mock_liars_dice)
+            return as_liar
         try:
             seen = read_prompt(text)
         except UnreadablePrompt as error:

@@ -85,7 +85,7 @@ def test_the_constraint_is_in_the_key_only_when_there_is_one():
 
 
 def test_a_constraint_needs_the_labels():
-    with pytest.raises(ValueError, match="needs the two labels"):
+    with pytest.raises(ValueError, match="needs the answers it allows"):
         request(constrain="grammar")
 
 

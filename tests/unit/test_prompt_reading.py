@@ -157,6 +157,16 @@ def test_every_phrase_reads_back_what_it_writes(name, phrase):
         "mine": "2.5",
         "theirs": "-1",
         "pairs": "(J, F), (F, F)",
+        # Liar's Dice
+        "faces": 6,
+        "wild": "yes",
+        "dice": "1, 3, 6",
+        "own_count": 5,
+        "other_count": 4,
+        "quantity": 3,
+        "face": 5,
+        "turn": 2,
+        "who": "opponent",
     }
     if name == "MOVE_PAIR":
         values.update(own="J", other="F")  # a pair's words hold no comma or parenthesis

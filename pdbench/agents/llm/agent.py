@@ -13,9 +13,9 @@ conversation.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pdbench.agents.base import AgentBase, Decision, Utterance
+from pdbench.agents.base import AgentBase, Decision, TurnDecision, TurnRequest, Utterance
 from pdbench.agents.llm.prompts import PromptBuilder, check_prompt_files
 from pdbench.agents.llm.templates import available_personas
 from pdbench.config.schema import LLMAgentSpec
@@ -26,6 +26,7 @@ from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.parse import ParsedAnswer, parse_answer
 from pdbench.core.rng import MOCK_PROVIDER, OPTION_ORDER, derive_seed, make_rng, side_stream
 from pdbench.core.transcript import Observation
+from pdbench.games.base import TurnGame
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.providers.kinds import key_options
 from pdbench.storage.schema import ProviderAttempt
@@ -50,7 +51,7 @@ class LLMAgent(AgentBase):
         self,
         spec: LLMAgentSpec,
         *,
-        game: Game,
+        game: Game | TurnGame[Any],
         horizon: FixedHorizon | GeometricHorizon,
         context: AgentContext,
     ) -> None:
@@ -60,8 +61,12 @@ class LLMAgent(AgentBase):
         self.name = spec.display_name
         self.history_window = spec.history_window
         self.include_totals = spec.include_totals
-        self.prompts = PromptBuilder(
-            spec, game=game, horizon=horizon, project_root=context.project_root
+        # A turn game (pdbench.games.base) renders its prompts per turn from prompts/<game>/;
+        # the 2x2 templates are built for a 2x2 game only.
+        self.prompts = (
+            PromptBuilder(spec, game=game, horizon=horizon, project_root=context.project_root)
+            if isinstance(game, Game)
+            else None
         )
         self.seed = self._request_seed()
         # The mock's behaviour decides its answers as a model's weights would: part of the key.
@@ -115,8 +120,15 @@ class LLMAgent(AgentBase):
             f"{self.name} is an LLM agent: call `await agent.decide(obs)` (the match runner does)"
         )
 
+    async def take_turn(self, request: TurnRequest) -> TurnDecision:
+        """One turn of a turn-based game (`pdbench.agents.llm.turns`)."""
+        from pdbench.agents.llm.turns import take_turn
+
+        return await take_turn(self, request, self.context.project_root)
+
     async def decide(self, obs: Observation) -> Decision:
         spec = self.spec
+        assert self.prompts is not None and isinstance(self.game, Game), "a 2x2 round"
         order = self._option_order(obs.round_index)
         shown = order or (Action.C, Action.D)
         messages: list[tuple[str, str]] = [("user", self.prompts.round_prompt(obs, shown))]
@@ -167,6 +179,7 @@ class LLMAgent(AgentBase):
         so there is nothing to re-prompt; cached like every answer (the conversation is part of
         the prompt, so of the key)."""
         spec = self.spec
+        assert self.prompts is not None, "a negotiation needs a 2x2 game"
         request = self._request(
             (("user", self.prompts.negotiate_prompt(obs)),),
             response_format=MESSAGE_FORMAT,
@@ -184,13 +197,14 @@ class LLMAgent(AgentBase):
         response_format: str,
         max_tokens: int,
         constrain: Literal["none", "grammar", "json_schema"],
+        labels: tuple[str, ...] | None = None,
     ) -> CompletionRequest:
         spec = self.spec
         return CompletionRequest(
             provider=spec.provider.name,
             model=spec.provider.model,
             api_base=spec.provider.api_base,
-            system=self.prompts.system,
+            system=self.prompts.system if self.prompts is not None else "",
             messages=messages,
             temperature=spec.temperature,
             max_tokens=max_tokens,
@@ -200,8 +214,11 @@ class LLMAgent(AgentBase):
             namespace=self.context.cache_namespace,
             provider_options=self._provider_options,
             constrain=constrain,
-            labels=self.game.labels if constrain != "none" else None,
+            labels=labels if labels is not None else self._labels(constrain),
         )
+
+    def _labels(self, constrain: str) -> tuple[str, str] | None:
+        return self.game.labels if constrain != "none" and isinstance(self.game, Game) else None
 
     def _aborted(self, message: str, attempts: list[ProviderAttempt]) -> MatchAborted:
         # The attempts travel with the error: the record survives the abort.

@@ -81,7 +81,12 @@ def check_prompt_files(
 def files_read(
     spec: LLMAgentSpec, game: Game, horizon: FixedHorizon | GeometricHorizon, project_root: Path
 ) -> list[str]:
-    """The agent kind's file check (see `pdbench.agents.kinds`): the templates it renders."""
+    """The agent kind's file check (see `pdbench.agents.kinds`): the templates it renders (in a
+    turn game, its prompt files under prompts/<game>/)."""
+    if not isinstance(game, Game):
+        from pdbench.agents.llm.turns import turn_prompt_files
+
+        return turn_prompt_files(game, project_root, spec.persona)
     check_prompt_files(spec, project_root, horizon, game)
     paths = [] if spec.system_prompt is None else [spec.system_prompt]
     paths.append(spec.round_prompt)

@@ -1,0 +1,127 @@
+"""An LLM agent's turn in a turn-based game (`pdbench.games.base.TurnGame`): the seat's prompt
+rendered from its file under prompts/<game>/ and its round_state alone
+(`pdbench.agents.judged_prompts`), the answer read back strictly into the platform's action, and
+re-asks as for the dilemma: an answer that does not parse, or that the rules refuse
+(`request.check`), is answered with the reason and the answer format, up to `max_retries` times.
+Every call is stored as an attempt (prompt, raw answer, valid or why not). With no legal action
+in the end the turn returns `action=None`: the engine plays the game's fallback or aborts, as the
+agent's `on_invalid` says.
+
+A turn game's prompt is one user message (no system message: the file holds the rules too), so
+the cache key is the prompt, the model and the sampling settings; the game's state reaches it
+only through the prompt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pdbench.agents.base import TurnDecision, TurnRequest
+from pdbench.agents.judged_prompts import (
+    action_from_answer,
+    answer_reminder,
+    constrained_answers,
+    persona_path,
+    persona_text,
+    prompt_path,
+    render_prompt,
+)
+from pdbench.games.base import TurnGame
+from pdbench.providers.base import Completion, CompletionRequest
+from pdbench.storage.schema import ProviderAttempt
+
+if TYPE_CHECKING:
+    from pdbench.agents.llm.agent import LLMAgent
+
+# The answer's length limit when the spec sets none: a Liar's Dice move is a few tokens, a
+# question, argument or verdict of the judged games a paragraph.
+TURN_MAX_TOKENS = {"liars-dice": 16}
+TEXT_MAX_TOKENS = 300
+TURN_FORMAT = "turn"  # the request's response format: the game's own answer format
+
+
+def turn_max_tokens(agent: LLMAgent, game: str) -> int:
+    return agent.spec.max_tokens or TURN_MAX_TOKENS.get(game, TEXT_MAX_TOKENS)
+
+
+async def take_turn(agent: LLMAgent, request: TurnRequest, root: Path) -> TurnDecision:
+    """One turn of `agent` (see the module docstring)."""
+    spec = agent.spec
+    persona = persona_text(root, request.round_state, spec.persona)
+    prompt = render_prompt(root, request.round_state, persona)
+    messages: list[tuple[str, str]] = [("user", prompt)]
+    attempts: list[ProviderAttempt] = []
+    # constrain: grammar sends the turn's legal answers as a GBNF grammar (llama.cpp's server).
+    allowed = constrained_answers(request.round_state) if spec.constrain == "grammar" else None
+    for number in range(1, spec.max_retries + 2):
+        call = agent._request(
+            tuple(messages),
+            response_format=TURN_FORMAT,
+            max_tokens=turn_max_tokens(agent, request.game),
+            constrain="grammar" if allowed else "none",
+            labels=allowed,
+        )
+        completion = await agent.gateway.complete(spec.provider, call)
+        action, refused = _read(request, completion.text)
+        attempts.append(_attempt(number, call, completion, refused))
+        if refused is None:
+            return TurnDecision(action, tuple(attempts), invalid_outputs=number - 1)
+        messages.append(("assistant", completion.text))
+        messages.append(
+            (
+                "user",
+                f"That answer is not valid: {refused}. It is still your turn. "
+                + answer_reminder(request.round_state),
+            )
+        )
+    return TurnDecision(
+        None,
+        tuple(attempts),
+        invalid_outputs=len(attempts),
+        error=f"no legal action after {len(attempts)} attempts; last: {attempts[-1].error}",
+    )
+
+
+def _read(request: TurnRequest, answer: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The action an answer names and, when it is refused, why (unparseable, or the rules)."""
+    try:
+        action = action_from_answer(request.round_state, answer)
+    except ValueError as error:
+        return None, str(error)
+    refused = request.check(action)
+    return (action, None) if refused is None else (None, refused)
+
+
+def _attempt(
+    number: int, request: CompletionRequest, completion: Completion, refused: str | None
+) -> ProviderAttempt:
+    return ProviderAttempt(
+        attempt=number,
+        system=request.system,
+        prompt=request.prompt,
+        raw=completion.text,
+        valid=refused is None,
+        error=refused,
+        reason=None,
+        cached=completion.cached,
+        input_tokens=completion.input_tokens,
+        output_tokens=completion.output_tokens,
+        cost_usd=completion.cost_usd,
+        **completion.audit(),
+    )
+
+
+def turn_prompt_files(game: TurnGame[Any], root: Path, persona: str | None = None) -> list[str]:
+    """The prompt files an LLM agent reads in `game`, each rendered once from the opening
+    observation of a match (a missing file or an unknown placeholder is a ConfigError naming
+    the file, before anything runs)."""
+    state = game.initial_state(0)
+    files = []
+    for seat in game.to_move(state):
+        seen = game.observe(state, seat)
+        render_prompt(root, seen, persona_text(root, seen, persona))
+        files.append(prompt_path(seen))
+        if persona is not None:
+            files.append(persona_path(seen, persona))
+    return sorted(set(files))
