@@ -11,8 +11,9 @@ from pdbench.config.schema import (
 )
 
 # Config groups of the Hydra tree; agent_a and agent_b are links to agent/.
-GROUPS = ("game", "horizon", "agent", "persona", "provider")
-HYDRA_GROUPS = ("game", "horizon", "agent_a", "agent_b", "persona", "provider")
+# keeper/ and judge/ bind a turn game's third role (house third parties and LLM specs).
+GROUPS = ("game", "horizon", "agent", "persona", "provider", "keeper", "judge")
+HYDRA_GROUPS = ("game", "horizon", "agent_a", "agent_b", "persona", "provider", "keeper", "judge")
 
 
 @dataclass(frozen=True)

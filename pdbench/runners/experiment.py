@@ -128,7 +128,9 @@ def _agents_for(
 ) -> list[AgentBase]:
     spec = loaded.spec
     agents = []
-    for side in ("a", "b"):
+    # the players, then a turn game's third parties (the Keeper, the judge) in the game's order
+    roles = ["a", "b", *(planned.turn_game.third_roles if planned.turn_game is not None else ())]
+    for side in roles:
         context = AgentContext(
             run_seed=spec.run.seed,
             condition=planned.condition.name,
@@ -140,7 +142,11 @@ def _agents_for(
             gateway=gateway,
             cache_namespace=spec.run.cache.namespace,
         )
-        agent_spec = getattr(planned.condition, f"agent_{side}")
+        agent_spec = (
+            getattr(planned.condition, f"agent_{side}")
+            if side in ("a", "b")
+            else planned.condition.third_parties[side]
+        )
         # Each agent gets the game from its own side (the same game unless it is asymmetric);
         # an agent of a turn game gets its rules.
         game: Any = planned.turn_game if planned.game is None else planned.game.seen_by(side)
