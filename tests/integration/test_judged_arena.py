@@ -86,7 +86,9 @@ def test_platform_style_agents_play_the_judged_games_and_a_killed_run_resumes(tm
     for attempt in (1, 2):
         CliRun(out_dir, logs, attempt, cache).kill_when(ledger, more_than=seen)
         now = ledger.read_bytes().count(b"\n")
-        assert seen < now < planned, (attempt, seen, now, planned)
+        # killed mid-run (the second kill may land after the last match, before the run ends:
+        # the resume then only finishes the run)
+        assert seen < now <= planned and (attempt == 2 or now < planned), (attempt, now, planned)
         seen = now
     final = CliRun(out_dir, logs, 3, cache)
     assert final.process.wait(timeout=300) == 0, final.log.read_text()
@@ -108,7 +110,7 @@ def test_platform_style_agents_play_the_judged_games_and_a_killed_run_resumes(tm
         if line["condition"] == "nuclear_war_arena_llm_judge"
         and line["actions"].get("judge", {}).get("type") == "decision"
     ]  # fmt: skip
-    assert len(decisions) == 6
+    assert len(decisions) == 10
     table = pd.read_parquet(out_dir / "r" / "aggregates.parquet")
     reference_table = pd.read_parquet(out_dir / "ref" / "aggregates.parquet")
     pd.testing.assert_frame_equal(

@@ -165,3 +165,28 @@ def test_the_issues_command_plays_passcode_through_hydra(tmp_path):
     conditions = pd.read_parquet(run_dir / "aggregates.parquet").query("level == 'condition'")
     assert list(conditions["n_finished"]) == [3]
     assert conditions["solved_rate_a_pooled"].iloc[0] == 1.0
+
+
+def test_analyze_reports_a_first_speaker_judge_100_percent_order_biased_from_stored_rounds(
+    tmp_path, monkeypatch
+):
+    config = tmp_path / "bias.yaml"
+    config.write_text(
+        "run: {seed: 2, replicates: 5}\n"
+        "game: {id: nuclear_war, options: {rounds: 2, swap_sides: true}}\n"
+        "conditions:\n"
+        "  - {name: first_speaker_judge, agent_a: debate_fixed, agent_b: debate_priorities,\n"
+        "     judge: first_speaker}\n"
+        "  - {name: fair_judge, agent_a: debate_fixed, agent_b: debate_priorities,\n"
+        "     judge: priorities}\n"
+    )
+    run_dir = run(tmp_path, "bias", config=config)
+    done = console_in_process("analyze", str(run_dir), monkeypatch=monkeypatch)
+    assert done.returncode == 0, done
+    biased, fair = done.stdout.split("fair_judge (judge ")
+    assert biased.startswith("first_speaker_judge (judge SCRIPTED_JUDGE(rule=first_speaker)):")
+    assert "20 verdicts" in biased
+    assert "order: the first speaker wins 100.0 % (20/20; 95 % CI 83.9-100.0 %)" in biased
+    assert "swap: 10 swapped pairs" in biased
+    # the fair judge picks by priorities: the first speaker wins only when it argued better
+    assert "order: the first speaker wins 100.0 %" not in fair
