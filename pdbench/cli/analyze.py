@@ -160,7 +160,8 @@ def _print_judge_report(run_dir: Path) -> bool:
     if not report:
         raise PdbenchError(f"{run_dir}: no stored verdict to analyse yet")
     for condition, lines in report.items():
-        judge = manifest.matchups[condition].third_parties.get("judge", "?")
+        parties = manifest.matchups[condition].third_parties
+        judge = parties.get("judge") or "panel " + ", ".join(parties.values())
         typer.echo(f"{condition} (judge {judge}):")
         for line in lines:
             typer.echo(f"  {line}")

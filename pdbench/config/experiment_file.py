@@ -184,15 +184,21 @@ def _condition(
         )
     for role in THIRD_ROLE_KEYS:
         bound = raw.get(role, cfg.get(role))
-        if bound is not None:
-            node[role] = resolve_agent(
-                bound,
+        if bound is None:
+            continue
+        panel = isinstance(bound, ListConfig)  # several judges: a panel
+        resolved = [
+            resolve_agent(
+                member,
                 base_dir=base_dir,
                 project_root=project_root,
                 shown=shown,
-                where=f"{where}.{role}",
+                where=f"{where}.{role}" + (f"[{i}]" if panel else ""),
                 group=role,
             )
+            for i, member in enumerate(bound if panel else [bound])
+        ]
+        node[role] = resolved if panel else resolved[0]
     condition_overrides = raw.get("overrides")
     if condition_overrides:
         if isinstance(condition_overrides, ListConfig):

@@ -135,11 +135,22 @@ class ConditionSpec(Frozen):
         description="passcode's Secret Keeper, bound like an agent (default: the house truthful "
         "Keeper); only for a game with a keeper role",
     )
-    judge: AgentSpec | None = Field(
+    judge: AgentSpec | tuple[AgentSpec, ...] | None = Field(
         None,
         description="the debates' judge (President, athlete), bound like an agent (default: the "
-        "house scripted judge, rule priorities); only for a game with a judge role",
+        "house scripted judge, rule priorities), or a list: an odd panel deciding by majority "
+        "(pdbench.agents.panel); only for a game with a judge role",
     )
+
+    @field_validator("judge")
+    @classmethod
+    def _odd_panel(cls, value: object) -> object:
+        if isinstance(value, tuple) and (len(value) < 3 or len(value) % 2 == 0):
+            raise ValueError(
+                f"a panel of judges is an odd number of at least 3 (a majority without ties), "
+                f"got {len(value)}"
+            )
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -163,8 +174,15 @@ class ConditionSpec(Frozen):
 
     @property
     def third_parties(self) -> dict[str, AgentSpec]:
-        """The bound third roles: role -> agent."""
-        return {role: spec for role in THIRD_ROLES if (spec := getattr(self, role)) is not None}
+        """The bound third roles: role -> agent (a panel's judges as judge[0], judge[1], ...)."""
+        bound: dict[str, AgentSpec] = {}
+        for role in THIRD_ROLES:
+            spec = getattr(self, role)
+            if isinstance(spec, tuple):
+                bound.update({f"{role}[{i}]": judge for i, judge in enumerate(spec)})
+            elif spec is not None:
+                bound[role] = spec
+        return bound
 
     @property
     def agents(self) -> dict[str, AgentSpec]:
@@ -179,7 +197,7 @@ class ConditionSpec(Frozen):
         from pdbench.games.registry import default_third_parties
 
         defaults = default_third_parties(self.game.id) if self.game.is_turn_game else {}
-        labels = {}
+        labels: dict[str, str] = {}
         for role, spec in self.third_parties.items():
             params = getattr(spec, "params", None)
             label = spec.display_name + (
@@ -188,6 +206,11 @@ class ConditionSpec(Frozen):
             default = PolicyAgentSpec(policy=defaults[role]) if role in defaults else None
             labels[role] = label + (" (house default)" if spec == default else "")
         return labels
+
+    def role_specs(self, role: str) -> tuple[AgentSpec, ...]:
+        """The agent(s) bound to a third role: one, or a panel's judges in order."""
+        spec = getattr(self, role)
+        return spec if isinstance(spec, tuple) else (spec,)
 
     @model_validator(mode="after")
     def _game_is_consistent(self) -> ConditionSpec:
@@ -201,14 +224,16 @@ class ConditionSpec(Frozen):
                 if problem is not None:
                     raise ValueError(f"{side}.{problem}")
             roles = third_roles(self.game.id)
-            for role, spec in self.third_parties.items():
+            for bound, spec in self.third_parties.items():
+                role = bound.partition("[")[0]
                 if role not in roles:
                     raise ValueError(f"{role}: {self.game.id} has no {role} role" + _roles(roles))
                 problem = spec.problem_as_third_party(self.game.id, role)
                 if problem is not None:
-                    raise ValueError(f"{role}.{problem}")
+                    raise ValueError(f"{bound}.{problem}")
             return self
-        for role in self.third_parties:
+        for bound in self.third_parties:
+            role = bound.partition("[")[0]
             raise ValueError(f"{role}: the 2x2 game {self.game.id} has no {role} role")
         try:
             game = self.game.build()  # payoffs, labels and the PD check

@@ -158,12 +158,13 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     plain = to_plain(root, shown)
     condition = plain["condition"]
     for side in ("agent_a", "agent_b", "keeper", "judge"):
-        agent = condition.get(side)
-        kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None
-        if kind is not None and kind.uses_provider:  # it takes the shared provider
-            own = agent.get("provider")
-            if own is None or isinstance(own, dict):
-                agent["provider"] = merge_non_null(plain["provider"] or {}, own or {})
+        bound = condition.get(side)
+        for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each judge
+            kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None
+            if kind is not None and kind.uses_provider:  # it takes the shared provider
+                own = agent.get("provider")
+                if own is None or isinstance(own, dict):
+                    agent["provider"] = merge_non_null(plain["provider"] or {}, own or {})
     return condition
 
 

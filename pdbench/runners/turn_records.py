@@ -168,7 +168,10 @@ def seat_rules(planned: PlannedMatch) -> dict[str, SeatRule]:
     """Each role's on_invalid and re-asks (the players' and the third parties'), from its
     agent's config."""
     condition = planned.condition
-    roles = {"a": condition.agent_a, "b": condition.agent_b, **condition.third_parties}
+    roles = {"a": condition.agent_a, "b": condition.agent_b}
+    for role in ("keeper", "judge"):  # a panel follows its chair's (the first judge's)
+        if getattr(condition, role) is not None:
+            roles[role] = condition.role_specs(role)[0]
     return {
         role: SeatRule(on_invalid=spec.turn_on_invalid, retries=spec.turn_retries)
         for role, spec in roles.items()

@@ -190,3 +190,55 @@ def test_analyze_reports_a_first_speaker_judge_100_percent_order_biased_from_sto
     assert "swap: 10 swapped pairs" in biased
     # the fair judge picks by priorities: the first speaker wins only when it argued better
     assert "order: the first speaker wins 100.0 %" not in fair
+
+
+def test_a_panel_of_judges_decides_by_majority_stores_every_verdict_and_reports_kappa(
+    tmp_path, monkeypatch
+):
+    config = tmp_path / "panel.yaml"
+    config.write_text(
+        "run: {seed: 2, replicates: 4}\n"
+        "game: {id: nuclear_war, options: {rounds: 2, swap_sides: true}}\n"
+        "conditions:\n"
+        "  - {name: panel, agent_a: debate_fixed, agent_b: debate_priorities,\n"
+        "     judge: [priorities, first_speaker, llm]}\n"
+    )
+    run_dir = run(tmp_path, "panel", config=config)
+    lines = read_lines(run_dir)
+    decisions = [
+        line for line in lines if line["actions"].get("judge", {}).get("type") == "decision"
+    ]
+    assert len(decisions) == 16
+    for line in decisions:
+        action = line["actions"]["judge"]
+        votes = [vote["winner"] for vote in action["panel"]]
+        assert [v["judge"] for v in action["panel"]] == [
+            "SCRIPTED_JUDGE(rule=priorities)", "SCRIPTED_JUDGE(rule=first_speaker)", "JUDGE"
+        ]  # fmt: skip
+        assert action["winner"] == max(set(votes), key=votes.count)  # the majority
+        assert line["revealed"]["decision"]["winner_side"] == action["winner"]
+        assert line["decisions"]["judge"]["attempts"]  # the LLM judge's call, stored
+    # the LLM judge (mock) decides by priorities as the house judge does: they always agree
+    assert all(
+        line["actions"]["judge"]["panel"][0]["winner"]
+        == line["actions"]["judge"]["panel"][2]["winner"]
+        for line in decisions
+    )
+    done = console_in_process("analyze", str(run_dir), monkeypatch=monkeypatch)
+    assert done.returncode == 0, done
+    assert "16 items, 3 judges; Fleiss' kappa" in done.stdout
+    assert "Cohen's kappa 0:SCRIPTED_JUDGE(rule=priorities) vs 2:JUDGE: 1.000" in done.stdout
+
+
+def test_an_even_panel_is_refused_naming_judge(tmp_path, monkeypatch):
+    config = tmp_path / "even.yaml"
+    config.write_text(
+        "game: {id: nuclear_war}\nconditions:\n"
+        "  - {name: c, agent_a: debate_fixed, agent_b: debate_fixed, judge: [priorities, longer]}\n"
+    )
+    done = console_in_process(
+        "run", str(config), f"run.output_dir={tmp_path}", monkeypatch=monkeypatch
+    )
+    assert done.returncode == 2, done
+    assert "judge" in done.stderr and "odd number of at least 3" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from pdbench.analysis.judging.bias import length_bias, order_bias
+from pdbench.analysis.judging.panel import panel_agreement
 from pdbench.analysis.judging.swap import position_swap
 from pdbench.analysis.judging.table import verdict_table
 from pdbench.storage import jsonl
@@ -20,7 +21,8 @@ DEBATES = ("nuclear_war", "nil_recruitment")
 
 
 def stored_decisions(rounds_file: Path) -> dict[str, list[tuple[Any, dict[str, Any]]]]:
-    """condition -> [(replicate, revealed decision record)], in stored order."""
+    """condition -> [(replicate, revealed decision record)], in stored order; a panel's
+    verdicts (each judge's, from the decision's stored action) ride along as `panel`."""
     end = jsonl.complete_prefix(rounds_file) if rounds_file.exists() else 0
     found: dict[str, list[tuple[Any, dict[str, Any]]]] = defaultdict(list)
     if not end:
@@ -31,8 +33,19 @@ def stored_decisions(rounds_file: Path) -> dict[str, list[tuple[Any, dict[str, A
         record = orjson.loads(line)
         shown = record.get("revealed")
         if record.get("game") in DEBATES and isinstance(shown, dict) and "decision" in shown:
-            found[record["condition"]].append((record["replicate"], shown))
+            panel = record.get("actions", {}).get("judge", {}).get("panel")
+            found[record["condition"]].append((record["replicate"], {**shown, "panel": panel}))
     return found
+
+
+def panel_verdicts(decisions: list[tuple[Any, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One row per (decision, judge of the panel) with a valid verdict: item, judge, verdict."""
+    return [
+        {"item": number, "judge": f"{i}:{vote['judge']}", "verdict": vote["winner"]}
+        for number, (_, shown) in enumerate(decisions)
+        for i, vote in enumerate(shown.get("panel") or ())
+        if vote["winner"] is not None
+    ]  # fmt: skip
 
 
 def judge_report(run_dir: Path) -> dict[str, list[str]]:
@@ -51,5 +64,8 @@ def judge_report(run_dir: Path) -> dict[str, list[str]]:
             lines.append(f"swap: {position_swap(table)}")
         else:
             lines.append("swap: no swapped pairs (play with game.options.swap_sides=true)")
+        votes = panel_verdicts(decisions)
+        if votes:
+            lines += str(panel_agreement(votes)).splitlines()
         report[condition] = lines
     return report
