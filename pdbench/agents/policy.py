@@ -62,9 +62,9 @@ def make_policy_agent(
 ) -> PolicyAgent | TurnPolicyAgent:
     turn_game = spec.turn_game
     if turn_game is not None:
-        from pdbench.games.registry import turn_policies
+        from pdbench.games.registry import house_factories
 
-        factory = turn_policies(turn_game)[spec.policy]
+        factory = house_factories(turn_game)[spec.policy]
         return TurnPolicyAgent(factory(**spec.params), name=spec.display_name)
     return PolicyAgent(
         make_policy(spec.policy, game, spec.params),

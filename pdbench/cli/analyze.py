@@ -122,6 +122,8 @@ def analyze(
             f"--name {name!r}: use letters, digits, '.', '_' and '-' (at most 80, starting with "
             "a letter or digit)"
         )
+    if _print_judge_report(run_dir):
+        return
     play = read_stored_play(run_dir)
     if not play.conditions:
         raise PdbenchError(f"{run_dir}: no finished match to analyse yet")
@@ -142,3 +144,25 @@ def analyze(
     table = analyse(play, condition_games(play.manifest), options)
     path = write_analysis(play.run_dir, table, name or analysis_name(options))
     print_report(table, play.manifest.run_id, path)
+
+
+def _print_judge_report(run_dir: Path) -> bool:
+    """A debate run (nuclear_war, nil_recruitment) has no C/D rounds to fingerprint: print its
+    judge's measures from the stored verdicts instead (True when it was one)."""
+    from pdbench.analysis.judging.stored import DEBATES, judge_report
+    from pdbench.storage.run_store import read_manifest
+
+    manifest = read_manifest(run_dir)
+    games = {matchup.game for matchup in manifest.matchups.values()}
+    if not games or not games <= set(DEBATES):
+        return False
+    report = judge_report(run_dir)
+    if not report:
+        raise PdbenchError(f"{run_dir}: no stored verdict to analyse yet")
+    for condition, lines in report.items():
+        parties = manifest.matchups[condition].third_parties
+        judge = parties.get("judge") or "panel " + ", ".join(parties.values())
+        typer.echo(f"{condition} (judge {judge}):")
+        for line in lines:
+            typer.echo(f"  {line}")
+    return True

@@ -326,6 +326,8 @@ LISTABLE = {
     "games": "game",
     "providers": "provider",
     "horizons": "horizon",
+    "keepers": "keeper",
+    "judges": "judge",
 }
 
 
@@ -333,7 +335,9 @@ LISTABLE = {
 def list_options(
     what: Annotated[
         str | None,
-        typer.Argument(help="agents, personas, games, providers or horizons; default: all."),
+        typer.Argument(
+            help="agents, personas, games, providers, horizons, keepers or judges; default: all."
+        ),
     ] = None,
 ) -> None:
     """Show what the config tree offers, one line of description each."""

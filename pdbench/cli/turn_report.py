@@ -12,7 +12,8 @@ from rich.table import Table
 
 from pdbench.storage.manifest import RunManifest
 
-# column stem -> header (each shown "A/B")
+# column stem -> header (each shown "A/B"): Liar's Dice's; a game's metrics module may hold its
+# own SHOWN (pdbench.games.passcode_aggregates, debate_aggregates)
 SHOWN = {
     "win_rate": "win",
     "challenge_accuracy_pooled": "challenge acc.",
@@ -34,19 +35,30 @@ def _pair(row: pd.Series, stem: str) -> str:
     return "/".join(_fmt(row.get(f"{stem}_{side}")) for side in "ab")
 
 
+def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
+    """The columns of the run's games (each game's own, in order of first appearance)."""
+    from pdbench.games.registry import turn_metrics
+
+    shown: dict[str, str] = {}
+    for game_id in dict.fromkeys(aggregates["game"].dropna()):
+        shown.update(getattr(turn_metrics(str(game_id)), "SHOWN", SHOWN))
+    return shown or SHOWN
+
+
 def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest) -> Table:
     table = Table(
         title=escape(f"run {manifest.run_id}: {manifest.status}"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
-    for header in ("condition", "A vs B", "finished", *(f"{h} A/B" for h in SHOWN.values())):
+    shown = _shown(aggregates)
+    for header in ("condition", "A vs B", "finished", *(f"{h} A/B" for h in shown.values())):
         table.add_column(header)
     for _, row in aggregates[aggregates["level"] == "condition"].iterrows():
         table.add_row(
             escape(str(row["condition"])),
             escape(f"{row['agent_a']} vs {row['agent_b']}"),
             f"{int(row['n_finished'])}/{int(row['n_replicates'])}",
-            *(_pair(row, stem) for stem in SHOWN),
+            *(_pair(row, stem) for stem in shown),
         )
     return table

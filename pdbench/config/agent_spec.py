@@ -113,6 +113,11 @@ class AgentSpecBase(Frozen):
         "field: reason" within the agent, or None."""
         return f"type: {self.type} agents cannot play the turn-based game {game_id}"
 
+    def problem_as_third_party(self, game_id: str, role: str) -> str | None:
+        """What makes this agent unfit for the third role `role` of `game_id` (the Keeper, the
+        judge), as "field: reason" within the agent, or None."""
+        return self.problem_in_turn_game(game_id)
+
     @property
     def turn_on_invalid(self) -> Literal["abort", "fallback"]:
         """In a turn game, what follows when no legal action came after `turn_retries` re-asks:
@@ -192,14 +197,26 @@ class PolicyAgentSpec(AgentSpecBase):
         return turn_policy_games().get(self.policy)
 
     def problem_in_turn_game(self, game_id: str) -> str | None:
-        if self.turn_game == game_id:
-            return None
         from pdbench.games.registry import turn_policies
+
+        if self.policy in turn_policies(game_id):
+            return None
 
         choices = ", ".join(sorted(turn_policies(game_id)))
         return (
             f"policy: {self.policy} does not play {game_id} (it plays "
             f"{self.turn_game or 'the 2x2 games'}); choose one of: {choices}"
+        )
+
+    def problem_as_third_party(self, game_id: str, role: str) -> str | None:
+        from pdbench.games.registry import house_third_parties
+
+        parties = house_third_parties(game_id).get(role, {})
+        if self.policy in parties:
+            return None
+        return (
+            f"policy: {self.policy} is not a house {role} of {game_id}; choose one of: "
+            f"{', '.join(sorted(parties))}, or an llm or arena agent"
         )
 
     def batch_policy(self, game: Game) -> Policy | None:

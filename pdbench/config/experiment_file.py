@@ -35,10 +35,24 @@ TOP_LEVEL_KEYS = (
     "provider",
     "persona",
     "conditions",
+    "keeper",
+    "judge",
     "tournament",
     "metrics",
 )
-CONDITION_KEYS = ("name", "factors", "agent_a", "agent_b", "game", "horizon", "overrides")
+CONDITION_KEYS = (
+    "name",
+    "factors",
+    "agent_a",
+    "agent_b",
+    "keeper",
+    "judge",
+    "game",
+    "horizon",
+    "overrides",
+)
+# A turn game's third roles: bound per condition, or at the top for every condition.
+THIRD_ROLE_KEYS = ("keeper", "judge")
 # Groups whose option a command line may pick by name, as in Hydra (`game=stag_hunt`).
 FILE_GROUPS = ("game", "horizon", "provider", "persona")
 
@@ -168,6 +182,23 @@ def _condition(
             shown=shown,
             where=f"{where}.{side}",
         )
+    for role in THIRD_ROLE_KEYS:
+        bound = raw.get(role, cfg.get(role))
+        if bound is None:
+            continue
+        panel = isinstance(bound, ListConfig)  # several judges: a panel
+        resolved = [
+            resolve_agent(
+                member,
+                base_dir=base_dir,
+                project_root=project_root,
+                shown=shown,
+                where=f"{where}.{role}" + (f"[{i}]" if panel else ""),
+                group=role,
+            )
+            for i, member in enumerate(bound if panel else [bound])
+        ]
+        node[role] = resolved if panel else resolved[0]
     condition_overrides = raw.get("overrides")
     if condition_overrides:
         if isinstance(condition_overrides, ListConfig):
@@ -181,17 +212,17 @@ def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
     """Merge a condition's overrides; a horizon or agent whose `type` changes is replaced whole,
     since the fields of a fixed horizon mean nothing to a geometric one. Agents are merged as
     refs are (`merge_agent`): provider fields merge onto the shared provider."""
-    for key in ("horizon", "agent_a", "agent_b"):
+    for key in ("horizon", "agent_a", "agent_b", "keeper", "judge"):
         replacement = overrides.get(key)
         if (
             isinstance(replacement, DictConfig)
             and "type" in replacement
-            and replacement.type != node[key].get("type")
+            and replacement.type != (node[key] or {}).get("type")
         ):
             node[key] = replacement
             overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != key])
-    for side in ("agent_a", "agent_b"):
-        if isinstance(overrides.get(side), DictConfig):
+    for side in ("agent_a", "agent_b", "keeper", "judge"):
+        if isinstance(overrides.get(side), DictConfig) and isinstance(node.get(side), DictConfig):
             node[side] = merge_agent(node[side], overrides[side])
             overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != side])
     merged = OmegaConf.merge(node, overrides)

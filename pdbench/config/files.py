@@ -37,15 +37,23 @@ def load_group_option(group: str, option: str, project_root: Path, shown: str) -
 
 
 def resolve_agent(
-    value: Any, *, base_dir: Path, project_root: Path, shown: str, where: str, stack: tuple = ()
+    value: Any,
+    *,
+    base_dir: Path,
+    project_root: Path,
+    shown: str,
+    where: str,
+    stack: tuple = (),
+    group: str = "agent",
 ) -> DictConfig:
-    """Turn a group name or `{ref, overrides}` into a full agent config, following nested refs."""
+    """Turn a group name or `{ref, overrides}` into a full agent config, following nested refs.
+    A name is an option of `group` (conf/agent/, or conf/keeper/, conf/judge/ for a third role)."""
     if isinstance(value, str):
-        options = group_options("agent", project_root)
+        options = group_options(group, project_root)
         if value not in options:
-            raise ConfigError(unknown_choice("agent", value, options), file=shown, field=where)
+            raise ConfigError(unknown_choice(group, value, options), file=shown, field=where)
         return resolve_ref(
-            f"agent/{value}.yaml",
+            f"{group}/{value}.yaml",
             {},
             base_dir=base_dir,
             project_root=project_root,

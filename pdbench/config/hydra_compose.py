@@ -64,6 +64,8 @@ PRIMARY_KEYS = (
     "horizon",
     "agent_a",
     "agent_b",
+    "keeper",
+    "judge",
     "persona",
     "provider",
     "run",
@@ -135,6 +137,8 @@ def condition_from_composed(
             "horizon": cfg.horizon,
             "agent_a": cfg.agent_a,
             "agent_b": cfg.agent_b,
+            # a third role (keeper=..., judge=...), when the command binds one
+            **{role: cfg[role] for role in ("keeper", "judge") if cfg.get(role) is not None},
         }
     )
     return condition_dict(node, cfg, shown)

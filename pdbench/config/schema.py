@@ -7,7 +7,7 @@ typo is an error that names the field, never a silently ignored setting.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     Field,
@@ -130,17 +130,111 @@ class ConditionSpec(Frozen):
     horizon: HorizonSpec = FixedHorizonSpec()
     agent_a: AgentSpec
     agent_b: AgentSpec
+    keeper: AgentSpec | None = Field(
+        None,
+        description="passcode's Secret Keeper, bound like an agent (default: the house truthful "
+        "Keeper); only for a game with a keeper role",
+    )
+    judge: AgentSpec | tuple[AgentSpec, ...] | None = Field(
+        None,
+        description="the debates' judge (President, athlete), bound like an agent (default: the "
+        "house scripted judge, rule priorities), or a list: an odd panel deciding by majority "
+        "(pdbench.agents.panel); only for a game with a judge role",
+    )
+
+    @field_validator("judge")
+    @classmethod
+    def _odd_panel(cls, value: object) -> object:
+        if isinstance(value, tuple) and (len(value) < 3 or len(value) % 2 == 0):
+            raise ValueError(
+                f"a panel of judges is an odd number of at least 3 (a majority without ties), "
+                f"got {len(value)}"
+            )
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _house_third_parties_by_default(cls, data: Any) -> Any:
+        """A third role the condition leaves unbound gets its game's house third party, written
+        into the condition (so the manifest's resolved config states who played it)."""
+        from pdbench.games.registry import TURN_GAMES, default_third_parties
+
+        if not isinstance(data, dict):
+            return data
+        game = data.get("game")
+        game_id = game.get("id") if isinstance(game, dict) else getattr(game, "id", None)
+        if game_id not in TURN_GAMES:
+            return data
+        unbound = {
+            role: {"type": "policy", "policy": name}
+            for role, name in default_third_parties(game_id).items()
+            if data.get(role) is None
+        }
+        return {**data, **unbound} if unbound else data
+
+    @property
+    def third_parties(self) -> dict[str, AgentSpec]:
+        """The bound third roles: role -> agent (a panel's judges as judge[0], judge[1], ...)."""
+        bound: dict[str, AgentSpec] = {}
+        for role in THIRD_ROLES:
+            spec = getattr(self, role)
+            if isinstance(spec, tuple):
+                bound.update({f"{role}[{i}]": judge for i, judge in enumerate(spec)})
+            elif spec is not None:
+                bound[role] = spec
+        return bound
+
+    @property
+    def agents(self) -> dict[str, AgentSpec]:
+        """Every agent the condition binds, by field: agent_a, agent_b and its third parties
+        (what the budget, the cache, the files and the sampling must all take into account)."""
+        return {"agent_a": self.agent_a, "agent_b": self.agent_b, **self.third_parties}
+
+    @property
+    def third_party_labels(self) -> dict[str, str]:
+        """role -> who plays it, as the manifest states it: the agent's name, its parameters, and
+        "(house default)" when it is the game's default third party."""
+        from pdbench.games.registry import default_third_parties
+
+        defaults = default_third_parties(self.game.id) if self.game.is_turn_game else {}
+        labels: dict[str, str] = {}
+        for role, spec in self.third_parties.items():
+            params = getattr(spec, "params", None)
+            label = spec.display_name + (
+                "(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else ""
+            )
+            default = PolicyAgentSpec(policy=defaults[role]) if role in defaults else None
+            labels[role] = label + (" (house default)" if spec == default else "")
+        return labels
+
+    def role_specs(self, role: str) -> tuple[AgentSpec, ...]:
+        """The agent(s) bound to a third role: one, or a panel's judges in order."""
+        spec = getattr(self, role)
+        return spec if isinstance(spec, tuple) else (spec,)
 
     @model_validator(mode="after")
     def _game_is_consistent(self) -> ConditionSpec:
         from pdbench.core.errors import ConfigError
 
         if self.game.is_turn_game:
+            from pdbench.games.registry import third_roles
+
             for side in ("agent_a", "agent_b"):
                 problem = getattr(self, side).problem_in_turn_game(self.game.id)
                 if problem is not None:
                     raise ValueError(f"{side}.{problem}")
+            roles = third_roles(self.game.id)
+            for bound, spec in self.third_parties.items():
+                role = bound.partition("[")[0]
+                if role not in roles:
+                    raise ValueError(f"{role}: {self.game.id} has no {role} role" + _roles(roles))
+                problem = spec.problem_as_third_party(self.game.id, role)
+                if problem is not None:
+                    raise ValueError(f"{bound}.{problem}")
             return self
+        for bound in self.third_parties:
+            role = bound.partition("[")[0]
+            raise ValueError(f"{role}: the 2x2 game {self.game.id} has no {role} role")
         try:
             game = self.game.build()  # payoffs, labels and the PD check
         except ConfigError as error:
@@ -153,6 +247,14 @@ class ConditionSpec(Frozen):
             if problem is not None:
                 raise ValueError(f"{side}.{problem}")
         return self
+
+
+# The roles a condition may bind besides agent_a and agent_b (a game lists those it has).
+THIRD_ROLES = ("keeper", "judge")
+
+
+def _roles(roles: tuple[str, ...]) -> str:
+    return f" (its third roles: {', '.join(roles)})" if roles else " (it has no third role)"
 
 
 class ExperimentSpec(Frozen):
@@ -182,7 +284,14 @@ class ExperimentSpec(Frozen):
             [
                 PlannedCondition(
                     *condition.horizon.planned_rounds(),
-                    asks_model=condition.agent_a.uses_provider or condition.agent_b.uses_provider,
+                    asks_model=any(
+                        spec.uses_provider
+                        for spec in (
+                            condition.agent_a,
+                            condition.agent_b,
+                            *condition.third_parties.values(),
+                        )
+                    ),
                 )
                 for condition in self.conditions
             ],

@@ -52,6 +52,7 @@ def condition_name(factors: dict[str, str]) -> str:
 def _group_folder(key: str) -> str | None:
     if key in ("agent_a", "agent_b"):
         return "agent"
+    # keeper=/judge= pick from conf/keeper/, conf/judge/ (GROUPS)
     return key if key in GROUPS else None
 
 

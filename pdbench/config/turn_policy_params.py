@@ -11,9 +11,9 @@ def checked_turn_params(policy_name: str, params: dict[str, Any]) -> dict[str, A
     """`params` if the policy takes them all with values of the default's type; a ValueError
     naming `params.<name>` otherwise (an unknown name gets "did you mean")."""
     from pdbench.core.errors import unknown_choice
-    from pdbench.games.registry import turn_policies, turn_policy_games
+    from pdbench.games.registry import house_factories, turn_policy_games
 
-    factory = turn_policies(turn_policy_games()[policy_name])[policy_name]
+    factory = house_factories(turn_policy_games()[policy_name])[policy_name]
     fields = {f.name: f.default for f in dataclasses.fields(factory)}  # type: ignore[arg-type]
     for name, value in params.items():
         if name not in fields:

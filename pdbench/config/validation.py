@@ -32,7 +32,11 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
             if parts == ["conditions"] and item < len(conditions):
                 label = f"[{item}]({conditions[item]})"
             parts[-1] = parts[-1] + label if parts else label
-        elif i > 0 and loc[i - 1] in ("agent_a", "agent_b", "horizon") and item in _TAGGED_MODELS:
+        elif (
+            i > 0
+            and loc[i - 1] in ("agent_a", "agent_b", "keeper", "judge", "horizon")
+            and item in _TAGGED_MODELS
+        ):
             continue  # the discriminator tag pydantic inserts into the location
         else:
             parts.append(str(item))
@@ -153,13 +157,14 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     )
     plain = to_plain(root, shown)
     condition = plain["condition"]
-    for side in ("agent_a", "agent_b"):
-        agent = condition.get(side)
-        kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None
-        if kind is not None and kind.uses_provider:  # it takes the shared provider
-            own = agent.get("provider")
-            if own is None or isinstance(own, dict):
-                agent["provider"] = merge_non_null(plain["provider"] or {}, own or {})
+    for side in ("agent_a", "agent_b", "keeper", "judge"):
+        bound = condition.get(side)
+        for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each judge
+            kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None
+            if kind is not None and kind.uses_provider:  # it takes the shared provider
+                own = agent.get("provider")
+                if own is None or isinstance(own, dict):
+                    agent["provider"] = merge_non_null(plain["provider"] or {}, own or {})
     return condition
 
 

@@ -52,6 +52,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             rules="pdbench.games.passcode:Passcode",
             policies="pdbench.games.passcode_policies:PASSCODE_POLICIES",
             summary="ask a Secret Keeper questions, then guess its word before the other player",
+            metrics="pdbench.games.passcode_aggregates",
             third_parties="pdbench.games.passcode_policies:PASSCODE_THIRD_PARTIES",
         ),
         TurnGameEntry(
@@ -60,6 +61,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             rules="pdbench.games.nuclear_war:NuclearWar",
             policies="pdbench.games.debate_policies:DEBATE_POLICIES",
             summary="argue for or against a nuclear strike; a President decides",
+            metrics="pdbench.games.debate_aggregates",
             third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
         ),
         TurnGameEntry(
@@ -68,6 +70,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             rules="pdbench.games.nil_recruitment:NilRecruitment",
             policies="pdbench.games.debate_policies:DEBATE_POLICIES",
             summary="pitch a university to a football recruit, who commits to one",
+            metrics="pdbench.games.debate_aggregates",
             third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
         ),
     )
@@ -119,11 +122,31 @@ def turn_metrics(game_id: str) -> Any:
 
 
 def turn_policy_games() -> dict[str, str]:
-    """Every turn game's house policy, by name, with the game it plays (imports the policies)."""
-    return {name: game_id for game_id in TURN_GAMES for name in turn_policies(game_id)}
+    """Every turn game's house policy and house third party, by name, with a game it plays
+    (imports the policies; the debates share theirs, so one of them is named)."""
+    return {name: game_id for game_id in TURN_GAMES for name in house_factories(game_id)}
+
+
+def house_factories(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:
+    """Every house player and house third party of `game_id`, by name (a policy agent's
+    `policy` names one of them)."""
+    factories = dict(turn_policies(game_id))
+    for role_parties in house_third_parties(game_id).values():
+        factories.update(role_parties)
+    return factories
+
+
+def default_third_parties(game_id: str) -> dict[str, str]:
+    """Third role -> the house third party that plays it when a condition binds none."""
+    return {role: next(iter(parties)) for role, parties in house_third_parties(game_id).items()}
 
 
 def house_third_parties(game_id: str) -> dict[str, dict[str, Callable[..., TurnPolicy]]]:
     """The house third parties of `game_id`: role -> {name: factory} (empty: no third role)."""
     entry = turn_game_entry(game_id)
     return _resolve(entry.third_parties) if entry.third_parties else {}
+
+
+def third_roles(game_id: str) -> tuple[str, ...]:
+    """The roles of `game_id` besides the two players (the Keeper, the judge); () for none."""
+    return tuple(_resolve(turn_game_entry(game_id).rules).third_roles)

@@ -126,26 +126,52 @@ def _play_batchable(
 def _agents_for(
     loaded: LoadedExperiment, planned: PlannedMatch, run_dir: Path, gateway: ProviderGateway | None
 ) -> list[AgentBase]:
-    spec = loaded.spec
-    agents = []
-    for side in ("a", "b"):
-        context = AgentContext(
-            run_seed=spec.run.seed,
-            condition=planned.condition.name,
-            replicate=planned.replicate,
-            side=side,
-            project_root=loaded.project_root,
-            run_dir=run_dir,
-            store_prompts=spec.run.store_prompts,
-            gateway=gateway,
-            cache_namespace=spec.run.cache.namespace,
-        )
-        agent_spec = getattr(planned.condition, f"agent_{side}")
-        # Each agent gets the game from its own side (the same game unless it is asymmetric);
-        # an agent of a turn game gets its rules.
-        game: Any = planned.turn_game if planned.game is None else planned.game.seen_by(side)
-        agents.append(make_agent(agent_spec, game=game, horizon=planned.horizon, context=context))
+    agents = [_agent_for(loaded, planned, run_dir, gateway, side) for side in ("a", "b")]
+    # then a turn game's third parties (the Keeper, the judge) in the game's order; a panel of
+    # judges plays its one seat (pdbench.agents.panel)
+    for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
+        specs = planned.condition.role_specs(role)
+        if len(specs) == 1:
+            agents.append(_agent_for(loaded, planned, run_dir, gateway, role, specs[0]))
+            continue
+        from pdbench.agents.panel import PanelJudge
+
+        members = [
+            _agent_for(loaded, planned, run_dir, gateway, f"{role}_{i}", spec)
+            for i, spec in enumerate(specs)
+        ]
+        labels = planned.condition.third_party_labels  # "SCRIPTED_JUDGE(rule=longer)": distinct
+        agents.append(PanelJudge(members, [labels[f"{role}[{i}]"] for i in range(len(specs))]))
     return agents
+
+
+def _agent_for(
+    loaded: LoadedExperiment,
+    planned: PlannedMatch,
+    run_dir: Path,
+    gateway: ProviderGateway | None,
+    side: str,
+    agent_spec: Any = None,
+) -> AgentBase:
+    """One agent of the match: a player's side ("a", "b") or a third party's (`agent_spec`)."""
+    spec = loaded.spec
+    context = AgentContext(
+        run_seed=spec.run.seed,
+        condition=planned.condition.name,
+        replicate=planned.replicate,
+        side=side,
+        project_root=loaded.project_root,
+        run_dir=run_dir,
+        store_prompts=spec.run.store_prompts,
+        gateway=gateway,
+        cache_namespace=spec.run.cache.namespace,
+    )
+    if agent_spec is None:
+        agent_spec = getattr(planned.condition, f"agent_{side}")
+    # Each agent gets the game from its own side (the same game unless it is asymmetric);
+    # an agent of a turn game gets its rules.
+    game: Any = planned.turn_game if planned.game is None else planned.game.seen_by(side)
+    return make_agent(agent_spec, game=game, horizon=planned.horizon, context=context)
 
 
 async def _play_pending(

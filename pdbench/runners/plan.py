@@ -71,7 +71,7 @@ class PlannedMatch:
             turns_cap = self.condition.game.max_turns
             return sum(
                 turns_cap * agent.provider_calls_per_round(0)
-                for agent in (self.condition.agent_a, self.condition.agent_b)
+                for agent in self.condition.agents.values()  # a judge or Keeper too
             )
         talk = self.game.negotiation
         turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange
@@ -139,7 +139,7 @@ def replicate_sampling(condition: ConditionSpec, replicates: int) -> Sampling:
     again: the latter when its only randomness would be a model's answers at temperature 0 from
     a real provider (the same prompt gets the same answer, and the cache replays it), its
     policies are deterministic and its horizon fixed. Such replicates are worth one sample."""
-    agents = (condition.agent_a, condition.agent_b)
+    agents = tuple(condition.agents.values())  # a turn game's third parties included
     deterministic = (
         any(a.uses_provider for a in agents)
         and all(a.is_deterministic for a in agents)

@@ -61,6 +61,9 @@ class LoadedExperiment:
         snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
         for condition in snapshot["conditions"]:
             _without_unused_talk(condition)
+            for role in ("keeper", "judge"):  # unbound (a game without the role): no result
+                if condition.get(role) is None:
+                    condition.pop(role, None)
             for side in ("agent_a", "agent_b"):
                 condition[side].pop("trace", None)  # an arena agent's training log: no result
         _without_a_server_list(snapshot)
@@ -130,8 +133,7 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
         turn_game = condition.game.build_turn() if condition.game.is_turn_game else None
         built = None if turn_game is not None else condition.game.build()
         horizon = condition.horizon.build()
-        for side in ("agent_a", "agent_b"):
-            agent = getattr(condition, side)
+        for side, agent in condition.agents.items():  # a turn game's third parties too
             where = f"conditions[{index}]({condition.name}).{side}"
             # the game as this agent will be given it (a turn game: its rules)
             game: Any = turn_game if built is None else built.seen_by(side[-1])

@@ -41,9 +41,7 @@ def cache_dir(
     """(setting, value, folder) of the replay cache this run will write, or None (no LLM agent,
     or the cache is off)."""
     run = loaded.spec.run
-    uses_llm = any(
-        agent.uses_provider for m in plan for agent in (m.condition.agent_a, m.condition.agent_b)
-    )
+    uses_llm = any(agent.uses_provider for m in plan for agent in m.condition.agents.values())
     if not uses_llm or (cache_mode or run.cache.mode) == "off":
         return None
     from pdbench.providers.cache import cache_dir_setting
@@ -60,9 +58,7 @@ def make_gateway(
     cache_shard: tuple[Path, str] | None = None,
 ) -> ProviderGateway | None:
     """The run's provider gateway, when any pending match has an LLM agent."""
-    uses_llm = any(
-        agent.uses_provider for m in pending for agent in (m.condition.agent_a, m.condition.agent_b)
-    )
+    uses_llm = any(agent.uses_provider for m in pending for agent in m.condition.agents.values())
     if not uses_llm:
         return None
     from pdbench.providers.cache import resolve_cache_dir

@@ -74,6 +74,7 @@ class ManifestWriter:
                     horizon_type=c.horizon.type,
                     type_a=c.agent_a.type,
                     type_b=c.agent_b.type,
+                    third_parties=c.third_party_labels,
                 )
                 for c in spec.conditions
             },

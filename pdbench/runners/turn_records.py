@@ -97,7 +97,12 @@ def turn_lines(
         winner = "a" if scores["a"] > scores["b"] else "b"
     rules = planned.turn_game
     is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
-    options = dataclasses.asdict(rules) if is_instance else {}
+    # the fields the rules are built from (not those they derive, e.g. passcode's loaded words)
+    options = (
+        {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.init}
+        if is_instance
+        else {}
+    )
     # what a reader needs to replay the match: the dice's seed and the variant's options
     outcome = {
         "scores": scores,
@@ -160,9 +165,14 @@ def finished_turn_match(
 
 
 def seat_rules(planned: PlannedMatch) -> dict[str, SeatRule]:
-    """Each player role's on_invalid and re-asks, from its agent's config."""
+    """Each role's on_invalid and re-asks (the players' and the third parties'), from its
+    agent's config."""
     condition = planned.condition
+    roles = {"a": condition.agent_a, "b": condition.agent_b}
+    for role in ("keeper", "judge"):  # a panel follows its chair's (the first judge's)
+        if getattr(condition, role) is not None:
+            roles[role] = condition.role_specs(role)[0]
     return {
         role: SeatRule(on_invalid=spec.turn_on_invalid, retries=spec.turn_retries)
-        for role, spec in (("a", condition.agent_a), ("b", condition.agent_b))
+        for role, spec in roles.items()
     }

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable
 
 from pdbench.agents.base import AgentBase
+from pdbench.core import rng
 from pdbench.core.errors import BudgetExhausted, StopRequested
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.plan import PlannedMatch
@@ -26,14 +27,20 @@ async def play_planned_turns(
     halt: Callable[[str, str], None],
     stop_requested: Callable[[], bool] = lambda: False,
 ) -> FinishedMatch | None:
-    """Play `planned` between `agents` (a, b); None when it must stay unfinished (a provider
-    failed, the budget is spent, a stop came: `halt` is told the run's status and why)."""
+    """Play `planned` between `agents` (a, b, then the game's third roles in order); None when it
+    must stay unfinished (a provider failed, the budget is spent, a stop came: `halt` is told the
+    run's status and why)."""
+    roles = ("a", "b", *planned.turn_game.third_roles)
     try:
         result = await play_turn_match(
             planned.turn_game,
-            {"a": agents[0], "b": agents[1]},
+            dict(zip(roles, agents, strict=True)),
             seed=planned.game_seed,
-            agent_seeds={"a": planned.seed_a, "b": planned.seed_b},
+            agent_seeds={
+                "a": planned.seed_a,
+                "b": planned.seed_b,
+                **{role: third_party_seed(planned, role) for role in roles[2:]},
+            },
             rules=seat_rules(planned),
             max_turns=planned.condition.game.max_turns,
         )
@@ -55,3 +62,9 @@ async def play_planned_turns(
         for agent in agents:
             agent.close()
     return finished_turn_match(planned, result, run_id=run_id, store_prompts=store_prompts)
+
+
+def third_party_seed(planned: PlannedMatch, role: str) -> int:
+    """A third party's own seed for the match: the match's game seed and the role, hashed (a
+    stream of its own, so binding a judge changes no player's draws)."""
+    return rng.derive_seed(planned.game_seed, planned.replicate, rng.agent_stream(role))

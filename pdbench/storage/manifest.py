@@ -95,6 +95,8 @@ class Matchup(_Record):
     horizon_type: str
     type_a: str | None = None  # the agent kinds (policy, llm, arena)
     type_b: str | None = None
+    # a turn game's third roles: role -> who played it ("... (house default)": the game's own)
+    third_parties: dict[str, str] = {}
 
 
 class Sampling(_Record):

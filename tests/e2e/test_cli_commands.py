@@ -181,9 +181,12 @@ def test_list_everything_and_list_agents(project, tmp_path):
         ("games", "game"),
         ("providers", "provider"),
         ("horizons", "horizon"),
+        ("keepers", "keeper"),
+        ("judges", "judge"),
     ]:
         assert f"{title} (conf/{folder}/):" in everything
-    for option in ("tft", "llm_default", "exploitative", "stag_hunt", "mock", "geometric"):
+    for option in ("tft", "llm_default", "exploitative", "stag_hunt", "mock", "geometric",
+                   "truthful", "first_speaker"):  # fmt: skip
         assert re.search(rf"^\s+{option}\s+\S", everything, re.MULTILINE), option
 
     agents = ok(uv_run(project, "pdbench", "list", "agents", tmp=tmp_path)).stdout

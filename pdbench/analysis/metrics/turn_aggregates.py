@@ -148,6 +148,8 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
             below = float(finished.get(f"{bottom}_{seat}", pd.Series(dtype=float)).sum())
             above = float(finished.get(f"{top}_{seat}", pd.Series(dtype=float)).sum())
             row[f"{stem}_{seat}_pooled"] = above / below if below else None
+        if not hasattr(metrics, "calibration"):  # Liar's Dice's calibration only
+            continue
         faced = [
             metrics.Faced(probability, challenged)
             for bids in finished.get(f"faced_{seat}", [])
@@ -166,9 +168,10 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
 def finish_table(table: pd.DataFrame) -> pd.DataFrame:
     """The per-match lists of faced bids as JSON text (parquet keeps one type per column)."""
     for seat in SEATS:
-        column = f"faced_{seat}"
-        if column in table:
-            table[column] = [
-                orjson.dumps(v).decode() if isinstance(v, list) else None for v in table[column]
-            ]
+        for column in (f"faced_{seat}", f"won_per_side_{seat}"):  # lists, mappings per match
+            if column in table:
+                table[column] = [
+                    orjson.dumps(v).decode() if isinstance(v, list | dict) else None
+                    for v in table[column]
+                ]
     return table

@@ -1,0 +1,42 @@
+"""A Passcode player, as an arena agent (AgentDuel shape, GAME = "passcode").
+
+It asks the Secret Keeper the word's length, then whether the word starts with each of the most
+common first letters in turn, and guesses only once a guess of its own list fits what it was told
+(else it passes: a wrong guess costs the round). Run it with, e.g.,
+
+    uv run python -m pdbench game=passcode agent_a=arena \
+        agent_a.path=examples/agents/passcode.py agent_b=passcode_halving
+"""
+
+import re
+
+FIRST_LETTERS = "stcbpmfrdwlghaeno"
+# A few words it knows; a real agent would carry a dictionary.
+KNOWN = ("apple", "river", "garden", "window", "candle", "planet", "silver", "forest", "bridge")
+
+
+class Agent:
+    GAME = "passcode"
+
+    def on_turn(self, round_state: dict) -> dict:
+        history = round_state["your_qa_history"]
+        length, first = None, None
+        for qa in history:
+            found = re.search(r"has (\d+) letters", qa["answer"])
+            if found:
+                length = int(found.group(1))
+            starts = re.search(r'start with "(\w)"', qa["question"])
+            if starts and qa["answer"].startswith("Yes"):
+                first = starts.group(1)
+        if round_state["phase"] == "question":
+            if length is None:
+                return {"type": "question", "text": "How many letters does the word have?"}
+            asked = len(history) - 1
+            letter = FIRST_LETTERS[asked % len(FIRST_LETTERS)]
+            if first is not None:
+                return {"type": "question", "text": f'Does the word start with "{first}"?'}
+            return {"type": "question", "text": f'Does the word start with "{letter}"?'}
+        fits = [w for w in KNOWN if (length is None or len(w) == length) and w[0] == (first or "")]
+        if fits:
+            return {"type": "guess", "word": fits[0]}
+        return {"type": "pass"}
