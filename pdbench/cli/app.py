@@ -15,6 +15,7 @@ import typer
 
 from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
+from pdbench.cli.prompts_report import prompts
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
@@ -339,6 +340,7 @@ def list_options(
 
 app.command("serve-local")(serve_local)
 app.command("analyze")(analyze)
+app.command("prompts")(prompts)
 app.command("tournament")(tournament)
 app.command("runs")(runs)
 app.command("export")(export)
