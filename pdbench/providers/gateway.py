@@ -274,6 +274,8 @@ class ProviderGateway:
             unknown_price=int(completion.cost_usd is None),
             impossible_usage=int(impossible),
             other_model=int(other),
+            cached_input_tokens=completion.cached_input_tokens or 0,
+            cache_write_tokens=completion.cache_write_tokens or 0,
         )
         return completion, paid
 

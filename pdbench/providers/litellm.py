@@ -29,6 +29,8 @@ from pdbench.providers.base import (
     ProviderUnavailable,
     RequestRefused,
 )
+from pdbench.providers.prompt_cache import prompt_cache_kwargs
+from pdbench.providers.usage import cache_usage
 from pdbench.storage.schema import CallCounts
 
 log = logging.getLogger(__name__)
@@ -219,7 +221,7 @@ class LiteLLMProvider:
             kwargs["extra_body"] = {"grammar": label_grammar(answers)}
         elif request.constrain == "json_schema" and request.labels is not None:
             kwargs["response_format"] = label_json_schema(request.labels)
-        return kwargs
+        return prompt_cache_kwargs(self.spec, request, kwargs)
 
     def _delay_or_raise(self, litellm: Any, error: Exception, attempt: int, model: str) -> float:
         """The pause before the next attempt, or raise when this error ends the call.
@@ -350,6 +352,7 @@ class LiteLLMProvider:
         if message is None or not isinstance(getattr(message, "content", None), str):
             raise MalformedResponse("the response's message has no text content", response)
         usage = getattr(response, "usage", None)
+        cached_input_tokens, cache_write_tokens = cache_usage(response)
         return Completion(
             text=message.content or "",
             input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -359,6 +362,8 @@ class LiteLLMProvider:
             response_id=_text_or_none(getattr(response, "id", None)),
             system_fingerprint=_text_or_none(getattr(response, "system_fingerprint", None)),
             reasoning=_text_or_none(getattr(message, "reasoning_content", None)),
+            cached_input_tokens=cached_input_tokens,
+            cache_write_tokens=cache_write_tokens,
         )
 
     def _cost(self, litellm: Any, response: Any, model: str) -> float | None:

@@ -15,6 +15,7 @@ from typing import Any
 from stub_http import LocalStubServer, StubHandler, completion_body
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
+ANTHROPIC_PATH = "/v1/messages"  # Anthropic's Messages API (litellm's anthropic/ models)
 
 
 @dataclass
@@ -30,11 +31,18 @@ class StubState:
     # 200 whose `choices` is empty.
     broken_models: dict[str, str] = field(default_factory=dict)
     reported_model: str | None = None  # the model the answers say they come from (default: asked)
+    # Added to every 200 answer: fields of `usage` (prompt_tokens_details, Anthropic's cache
+    # counts) and top-level fields (llama.cpp's `timings`).
+    usage_extra: dict[str, Any] = field(default_factory=dict)
+    answer_extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _handler(state: StubState) -> type[StubHandler]:
     class Handler(StubHandler):
         def do_POST(self) -> None:
+            if self.path == ANTHROPIC_PATH:
+                self._anthropic()
+                return
             if self.path not in PATHS:
                 self._send_json(404, {"error": {"message": f"no route {self.path}"}})
                 return
@@ -67,7 +75,34 @@ def _handler(state: StubState) -> type[StubHandler]:
                 model=state.reported_model or body.get("model", "test-model"),
                 usage=(state.prompt_tokens, state.completion_tokens),
             )
+            if state.usage_extra or state.answer_extra:
+                extended = json.loads(answer)
+                extended["usage"].update(state.usage_extra)
+                extended.update(state.answer_extra)
+                answer = json.dumps(extended).encode()
             self.send_answer(200, "application/json", answer)
+
+        def _anthropic(self) -> None:
+            """A Messages API answer: the text, and usage with `usage_extra` (cache counts)."""
+            body = json.loads(self.read_body() or b"{}")
+            with state.lock:
+                state.requests.append(body)
+                text = state.default_text
+            usage = {"input_tokens": state.prompt_tokens, "output_tokens": state.completion_tokens}
+            usage.update(state.usage_extra)
+            self._send_json(
+                200,
+                {
+                    "id": f"msg_stub_{len(state.requests)}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body.get("model", "claude"),
+                    "content": [{"type": "text", "text": text}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            )
 
         def _send_json(self, status: int, payload: dict[str, Any]) -> None:
             self.send_answer(status, "application/json", json.dumps(payload).encode())
@@ -87,3 +122,5 @@ class StubServer(LocalStubServer):
             self.state.requests.clear()
             self.state.script[:] = script or []
             self.state.default_text = default_text
+            self.state.usage_extra = {}
+            self.state.answer_extra = {}
