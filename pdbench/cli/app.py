@@ -90,6 +90,14 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     typer.echo(f"  replicates    {spec.run.replicates}")
     typer.echo(f"  matches       {len(plan)}  ({sum(m.n_rounds for m in plan)} rounds)")
     typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
+    _print_estimate(loaded, plan)
+
+
+def _print_estimate(loaded: LoadedExperiment, plan) -> None:
+    from pdbench.runners.estimate import estimate_plan, format_estimate
+
+    for line in format_estimate(estimate_plan(plan, loaded.project_root)):
+        typer.echo(line)
 
 
 def _horizon_text(condition) -> str:
@@ -208,6 +216,7 @@ def _print_plan(loaded: LoadedExperiment) -> None:
     typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
     print_table(plan_table(plan))
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
+    _print_estimate(loaded, plan)
 
 
 def _refuse_grid(config: Path, overrides: list[str] | None) -> None:
