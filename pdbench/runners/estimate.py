@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.config.schema import LLMAgentSpec
@@ -74,9 +74,10 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
     for match in plan:
         talk = match.game.negotiation
         turns = talk.exchanges if talk is not None else 0
-        for side, agent in (("a", match.condition.agent_a), ("b", match.condition.agent_b)):
-            if not isinstance(agent, LLMAgentSpec):
+        for side, spec in (("a", match.condition.agent_a), ("b", match.condition.agent_b)):
+            if not spec.uses_provider:
                 continue
+            agent = cast(LLMAgentSpec, spec)  # the one kind that asks a provider
             key = (agent.provider.name, agent.provider.model)
             if key not in estimates:
                 estimates[key] = _new_estimate(agent)

@@ -14,7 +14,7 @@ from in_process import run_front_door
 from project_copy import command_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from openai_stub_server import StubServer  # noqa: E402
+from openai_stub_server import StubServer
 
 ROOT = Path(__file__).resolve().parents[2]
 GPT = ["provider=openai", "provider.model=openai/gpt-4o-mini"]
