@@ -29,6 +29,7 @@ from pdbench.providers.base import (
     ProviderUnavailable,
     RequestRefused,
 )
+from pdbench.providers.concurrency import backoff, rate_limit_pause
 from pdbench.providers.prompt_cache import prompt_cache_kwargs
 from pdbench.providers.usage import cache_usage
 from pdbench.storage.schema import CallCounts
@@ -150,7 +151,7 @@ class LiteLLMProvider:
                 return self._to_completion(litellm, response, request.model)
             except Exception as error:
                 self._count_if_paid(litellm, error, request.model)
-                await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
+                await backoff(self._delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
 
     def take_paid_without_text(self) -> list[CallCounts]:
@@ -276,6 +277,8 @@ class LiteLLMProvider:
                 f"{_first_line(error)}){self._start_the_server_hint(litellm, error)}"
             ) from error
         delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
+        if isinstance(error, litellm.RateLimitError) or code == 429:
+            delay = rate_limit_pause(error, delay)
         log.warning(
             "%s: %s on attempt %d of %d, retrying in %.2fs",
             model,

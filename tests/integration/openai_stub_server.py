@@ -34,6 +34,12 @@ class StubState:
     # Added to every 200 answer: fields of `usage` (prompt_tokens_details, Anthropic's cache
     # counts) and top-level fields (llama.cpp's `timings`).
     usage_extra: dict[str, Any] = field(default_factory=dict)
+    # A 429's Retry-After header (seconds or an HTTP date); None: no header.
+    retry_after: str | None = None
+    # Concurrency as the server saw it: requests being answered now, and for every request,
+    # (monotonic time it arrived, requests in flight then including it, status answered).
+    in_flight: int = 0
+    arrivals: list[tuple[float, int, int]] = field(default_factory=list)
     answer_extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -50,6 +56,15 @@ def _handler(state: StubState) -> type[StubHandler]:
             with state.lock:
                 state.requests.append(body)
                 status, text = state.script.pop(0) if state.script else (200, state.default_text)
+                state.in_flight += 1
+                state.arrivals.append((time.monotonic(), state.in_flight, status))
+            try:
+                self._answer(body, status, text)
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
+
+        def _answer(self, body: dict[str, Any], status: int, text: str) -> None:
             if state.delay_s:
                 time.sleep(state.delay_s)
             broken = state.broken_models.get(str(body.get("model")))
@@ -65,8 +80,13 @@ def _handler(state: StubState) -> type[StubHandler]:
                 return
             if status != 200:
                 error_type = {429: "rate_limit_error", 401: "invalid_api_key"}.get(status, "error")
+                headers = (
+                    {"Retry-After": state.retry_after}
+                    if status == 429 and state.retry_after is not None
+                    else {}
+                )
                 self._send_json(
-                    status, {"error": {"message": f"stub {status}", "type": error_type}}
+                    status, {"error": {"message": f"stub {status}", "type": error_type}}, headers
                 )
                 return
             answer = completion_body(
@@ -104,8 +124,10 @@ def _handler(state: StubState) -> type[StubHandler]:
                 },
             )
 
-        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
-            self.send_answer(status, "application/json", json.dumps(payload).encode())
+        def _send_json(
+            self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+        ) -> None:
+            self.send_answer(status, "application/json", json.dumps(payload).encode(), headers)
 
     return Handler
 
@@ -123,4 +145,6 @@ class StubServer(LocalStubServer):
             self.state.script[:] = script or []
             self.state.default_text = default_text
             self.state.usage_extra = {}
+            self.state.retry_after = None
+            self.state.arrivals.clear()
             self.state.answer_extra = {}
