@@ -70,7 +70,12 @@ class ModelEstimate:
 def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[ModelEstimate]:
     """The estimate of every provider and model the plan's LLM agents ask, in first-seen order."""
     estimates: dict[tuple[str, str], ModelEstimate] = {}
-    per_round: dict[tuple[str, str, int], list[tuple[int, int]]] = {}
+    # A condition's prompts are the same in every replicate (a history of mutual cooperation):
+    # rendered once, for its longest match; a shorter match counts their first rounds.
+    longest: dict[str, int] = {}
+    for match in plan:
+        longest[match.condition.name] = max(longest.get(match.condition.name, 0), match.n_rounds)
+    per_round: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for match in plan:
         talk = match.game.negotiation
         turns = talk.exchanges if talk is not None else 0
@@ -82,11 +87,14 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
             if key not in estimates:
                 estimates[key] = _new_estimate(agent)
             estimate = estimates[key]
-            counts_key = (match.condition.name, side, match.n_rounds)
+            counts_key = (match.condition.name, side)
             if counts_key not in per_round:
                 count = estimate._seen["count"]
-                per_round[counts_key] = _round_tokens(agent, match, side, project_root, count)
-            _add_match(estimate, agent, per_round[counts_key], turns)
+                rounds = longest[match.condition.name]
+                per_round[counts_key] = _round_tokens(
+                    agent, match, side, project_root, count, rounds
+                )
+            _add_match(estimate, agent, per_round[counts_key][: match.n_rounds], turns)
     for estimate in estimates.values():
         _price(estimate)
     return list(estimates.values())
@@ -126,6 +134,7 @@ def _round_tokens(
     side: str,
     project_root: Path,
     encode: Callable[[str], Sequence[int]],
+    rounds: int,
 ) -> list[tuple[int, int]]:
     """(input tokens, of them shared with the previous round's prompt) for every round."""
     builder = PromptBuilder(
@@ -135,7 +144,7 @@ def _round_tokens(
     mutual = match.game.payoffs.payoffs(Action.C, Action.C)
     counts: list[tuple[int, int]] = []
     previous: Sequence[int] = ()
-    for index in range(1, match.n_rounds + 1):
+    for index in range(1, rounds + 1):
         obs = transcript.observe(
             side=side, history_window=agent.history_window, include_totals=agent.include_totals
         )
