@@ -115,6 +115,7 @@ def main() -> None:
             )
             for client in order:
                 rate = asyncio.run(client(server, prompts(args.requests + 1), args.slots))
+                print(f"  {client.__name__}: {rate:.3f} requests/s", flush=True)
                 (pdbench_rates if client is by_pdbench else plain_rates).append(rate)
     load_after = os.getloadavg()
     pdbench_rate, plain_rate = statistics.median(pdbench_rates), statistics.median(plain_rates)
