@@ -17,6 +17,7 @@ from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
 from pdbench.cli.cache import cache_app
 from pdbench.cli.ladder import ladder
+from pdbench.cli.prompts_report import prompts
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
 from pdbench.cli.tournament import tournament
@@ -97,6 +98,14 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     )
     typer.echo(f"  matches       {len(plan)}  ({size})")
     typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
+    _print_estimate(loaded, plan)
+
+
+def _print_estimate(loaded: LoadedExperiment, plan) -> None:
+    from pdbench.runners.estimate import estimate_plan, format_estimate
+
+    for line in format_estimate(estimate_plan(plan, loaded.project_root)):
+        typer.echo(line)
 
 
 def _horizon_text(condition) -> str:
@@ -217,6 +226,7 @@ def _print_plan(loaded: LoadedExperiment) -> None:
     typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
     print_table(plan_table(plan))
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
+    _print_estimate(loaded, plan)
 
 
 def _refuse_grid(config: Path, overrides: list[str] | None) -> None:
@@ -359,6 +369,7 @@ def list_options(
 
 app.command("serve-local")(serve_local)
 app.command("analyze")(analyze)
+app.command("prompts")(prompts)
 app.command("tournament")(tournament)
 app.command("ladder")(ladder)
 app.command("train")(train)

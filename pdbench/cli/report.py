@@ -195,6 +195,30 @@ def sweep_budget(manifest: RunManifest) -> float | None:
     return None
 
 
+def _estimate_against_spent(manifest: RunManifest) -> list[str]:
+    """The price estimated before the run beside what was spent (issue 33)."""
+    priced = [e for e in manifest.estimate if e.get("price") != "free (offline)"]
+    if not priced:
+        return []
+    parts = []
+    for e in priced:
+        expected, most = e.get("price_usd_expected"), e.get("price_usd_max")
+        money = (
+            "unknown price"
+            if expected is None or most is None
+            else f"${expected:.4f} expected, ${most:.4f} at most"
+        )
+        parts.append(
+            f"{e.get('model')}: {e.get('calls_expected')} calls, "
+            f"{e.get('input_tokens_expected')} input tokens, {money}"
+        )
+    spend = manifest.spend
+    spent = f"${spend.cost_usd:.4f} on {spend.live} live calls, {spend.input_tokens} input tokens"
+    if spend.cached_input_tokens:
+        spent += f" ({spend.cached_input_tokens} cached)"
+    return [f"estimate before the run: {'; '.join(parts)}; spent: {spent}"]
+
+
 def notes(manifest: RunManifest) -> list[str]:
     """What the table cannot say: money spent, replicates that are replays, aborted matches."""
     lines = []
@@ -215,6 +239,7 @@ def notes(manifest: RunManifest) -> list[str]:
             "the filesystem shows it, so the sweep may pass it by the calls other jobs have in "
             "flight (at most run.max_concurrency each); see docs/scaling.md"
         )
+    lines += _estimate_against_spent(manifest)
     replays = [
         name
         for name, sampling in manifest.sampling.items()

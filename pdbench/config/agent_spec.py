@@ -316,7 +316,10 @@ class LLMAgentSpec(AgentSpecBase):
         None, description='a file in prompts/personas/ without .md; null or "none": no persona'
     )
     history_window: int | None = Field(
-        10, ge=0, description="past rounds shown in the prompt (null: the whole match)"
+        None,
+        ge=0,
+        description="past rounds shown in the prompt (null: the whole match, which keeps the "
+        "prompts of consecutive rounds one long shared prefix for prefix caching)",
     )
     history_format: Literal["lines", "sentences", "table", "pairs"] = Field(
         "lines",

@@ -190,6 +190,16 @@ class ProviderSpec(Frozen):
     max_attempts: int = Field(
         5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
     )
+    cache_prompt: bool | None = Field(
+        None,
+        description="llama.cpp's cache_prompt: reuse the KV cache of the prompt prefix a slot "
+        "already evaluated (null: send nothing, the server's default; not part of the cache key)",
+    )
+    cache_markers: bool = Field(
+        False,
+        description="mark the system prompt as a cache breakpoint (Anthropic's cache_control, "
+        "through litellm; not part of the cache key)",
+    )
 
     @property
     def kind(self) -> ProviderKind:

@@ -155,6 +155,7 @@ class CompletionRequest:
 
 # What a server says about its answer, kept for audit (None when the provider does not say).
 AUDIT_FIELDS = ("reported_model", "response_id", "system_fingerprint", "reasoning", "server")
+CACHE_USAGE_FIELDS = ("cached_input_tokens", "cache_write_tokens")
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +172,10 @@ class Completion:
     system_fingerprint: str | None = None  # the serving configuration, when the provider says
     reasoning: str | None = None  # reasoning text returned apart from the answer
     server: str | None = None  # which of several servers answered (provider.api_bases)
+    # Of input_tokens, those the server answered from its prompt cache and those it wrote into
+    # it (Anthropic); None when it does not say (see providers/usage.py).
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
     def audit(self) -> dict[str, str]:
         """The audit fields the provider filled in (stored with the attempt)."""
@@ -186,7 +191,13 @@ class Completion:
             "output_tokens": self.output_tokens,
             "cost_usd": self.cost_usd,
             **self.audit(),
+            **self.cache_usage(),
         }
+
+    def cache_usage(self) -> dict[str, int]:
+        """The prompt-cache counts the server reported (stored with the answer and attempt)."""
+        values = {name: getattr(self, name) for name in CACHE_USAGE_FIELDS}
+        return {name: value for name, value in values.items() if value is not None}
 
     @classmethod
     def from_json_dict(cls, value: dict[str, Any], *, cached: bool) -> Completion:
@@ -197,7 +208,13 @@ class Completion:
             cost_usd=value.get("cost_usd"),
             cached=cached,
             **{name: value[name] for name in AUDIT_FIELDS if value.get(name) is not None},
+            cached_input_tokens=_count_or_none(value.get("cached_input_tokens")),
+            cache_write_tokens=_count_or_none(value.get("cache_write_tokens")),
         )
+
+
+def _count_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 @runtime_checkable

@@ -28,6 +28,7 @@ from pdbench.providers.answer_checks import impossible_usage, is_other_model, wi
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
 from pdbench.providers.cache import ReplayCache, warn_on_stderr
 from pdbench.providers.cache_shards import ShardedCache
+from pdbench.providers.concurrency import AdaptiveLimit, current_call
 from pdbench.providers.kinds import make_client
 from pdbench.storage.schema import CallCounts
 from pdbench.storage.spend import SpendJournal
@@ -82,7 +83,8 @@ class ProviderGateway:
         self.in_flight = 0
         self.peak_in_flight = 0  # the most live calls ever in flight at once
         self.max_concurrency = max_concurrency
-        self._semaphores: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        # Calls in flight: at most max_concurrency, fewer while the provider rate limits.
+        self.limit = AdaptiveLimit(max_concurrency)
         self._client_factory = client_factory or (
             lambda spec: make_client(spec, project_root=project_root)
         )
@@ -166,13 +168,6 @@ class ProviderGateway:
         self.stats.cost_usd_saved += completion.cost_usd or 0.0
         return completion
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        # One per event loop: a gateway may serve several asyncio.run() calls (scripts, tests).
-        loop = asyncio.get_running_loop()
-        if loop not in self._semaphores:
-            self._semaphores = {loop: asyncio.Semaphore(self.max_concurrency)}
-        return self._semaphores[loop]
-
     def _check_budget(self) -> None:
         if self.max_cost_usd is None:
             return
@@ -193,13 +188,16 @@ class ProviderGateway:
         self._check_stop()
         self._check_budget()
         client = self.client(provider_spec)
-        async with self._semaphore():
+        async with self.limit.slot() as call:
             self._check_stop()  # the stop may have come while this call waited for its turn
             self._check_budget()  # calls that finished while we waited may have spent it
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
             try:
-                completion = await client.acomplete(request)
+                with current_call(call):  # the provider reports 429s and backs off through it
+                    completion = await client.acomplete(request)
+                if not call.rate_limits:
+                    self.limit.succeeded()
             finally:
                 self.in_flight -= 1
                 self._count_paid_without_text(client)
@@ -280,6 +278,8 @@ class ProviderGateway:
             unknown_price=int(completion.cost_usd is None),
             impossible_usage=int(impossible),
             other_model=int(other),
+            cached_input_tokens=completion.cached_input_tokens or 0,
+            cache_write_tokens=completion.cache_write_tokens or 0,
         )
         return completion, paid
 

@@ -29,6 +29,9 @@ from pdbench.providers.base import (
     ProviderUnavailable,
     RequestRefused,
 )
+from pdbench.providers.concurrency import backoff, rate_limit_pause
+from pdbench.providers.prompt_cache import prompt_cache_kwargs
+from pdbench.providers.usage import cache_usage
 from pdbench.storage.schema import CallCounts
 
 log = logging.getLogger(__name__)
@@ -149,7 +152,7 @@ class LiteLLMProvider:
                 return self._to_completion(litellm, response, request.model)
             except Exception as error:
                 self._count_if_paid(litellm, error, request.model)
-                await asyncio.sleep(self._delay_or_raise(litellm, error, attempt, request.model))
+                await backoff(self._delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
 
     def take_paid_without_text(self) -> list[CallCounts]:
@@ -220,7 +223,7 @@ class LiteLLMProvider:
             kwargs["extra_body"] = {"grammar": label_grammar(answers)}
         elif request.constrain == "json_schema" and request.labels is not None:
             kwargs["response_format"] = label_json_schema(request.labels)
-        return kwargs
+        return prompt_cache_kwargs(self.spec, request, kwargs)
 
     def _delay_or_raise(self, litellm: Any, error: Exception, attempt: int, model: str) -> float:
         """The pause before the next attempt, or raise when this error ends the call.
@@ -275,6 +278,8 @@ class LiteLLMProvider:
                 f"{_first_line(error)}){self._start_the_server_hint(litellm, error)}"
             ) from error
         delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
+        if isinstance(error, litellm.RateLimitError) or code == 429:
+            delay = rate_limit_pause(error, delay)
         log.warning(
             "%s: %s on attempt %d of %d, retrying in %.2fs",
             model,
@@ -351,6 +356,7 @@ class LiteLLMProvider:
         if message is None or not isinstance(getattr(message, "content", None), str):
             raise MalformedResponse("the response's message has no text content", response)
         usage = getattr(response, "usage", None)
+        cached_input_tokens, cache_write_tokens = cache_usage(response)
         return Completion(
             text=message.content or "",
             input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -360,6 +366,8 @@ class LiteLLMProvider:
             response_id=_text_or_none(getattr(response, "id", None)),
             system_fingerprint=_text_or_none(getattr(response, "system_fingerprint", None)),
             reasoning=_text_or_none(getattr(message, "reasoning_content", None)),
+            cached_input_tokens=cached_input_tokens,
+            cache_write_tokens=cache_write_tokens,
         )
 
     def _cost(self, litellm: Any, response: Any, model: str) -> float | None:

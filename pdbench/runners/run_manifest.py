@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pdbench.core.errors import WriteFailed
+from pdbench.runners.estimate import estimate_plan
 from pdbench.runners.plan import PlannedMatch, replicate_sampling
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.storage import manifest as manifests
@@ -47,6 +48,7 @@ class ManifestWriter:
         self.moved_aside = list(earlier.moved_aside) if earlier else []
         if store.moved_to is not None:
             self.moved_aside.append(str(store.moved_to.relative_to(store.run_dir)))
+        self.estimate = [e.to_json() for e in estimate_plan(plan, loaded.project_root)]
         self.saved_spend = CallCounts()
         self.saved_at = time.monotonic()
         self.facts: dict[str, Any] = dict(
@@ -114,6 +116,7 @@ class ManifestWriter:
                 update={
                     "cache_rejected": self.rejected_before + self.cache_rejected(),
                     "moved_aside": self.moved_aside,
+                    "estimate": self.estimate,
                 }
             )
         )

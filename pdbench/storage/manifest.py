@@ -151,6 +151,8 @@ class RunManifest(_Record):
     )  # what was paid, over all attempts of the run
     # Replay cache entries that failed their checksum and were asked again, over all attempts.
     cache_rejected: int = 0
+    # The price before the run (pdbench.runners.estimate), one entry per provider and model.
+    estimate: list[dict[str, Any]] = Field(default_factory=list)
     # Damaged parts of rounds.jsonl / matches.jsonl that recovery moved aside (run-dir relative).
     moved_aside: list[str] = Field(default_factory=list)
     python_version: str | None = None
@@ -387,6 +389,7 @@ def merge_manifests(
         },
         spend=CallCounts.total(m.spend for m in manifests),
         cache_rejected=sum(m.cache_rejected for m in manifests),
+        estimate=[e for m in manifests for e in m.estimate],
         moved_aside=[
             f"{path}/{moved}" if path else moved
             for m, path in zip(manifests, shard_paths or [""] * len(manifests), strict=False)

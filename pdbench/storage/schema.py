@@ -60,6 +60,10 @@ class CallCounts:
     impossible_usage: int = 0
     # Live answers the server says came from another model than the one asked.
     other_model: int = 0
+    # Of input_tokens, those the server read from its prompt cache (priced at the provider's
+    # cached-input rate), and those Anthropic wrote into its cache (issue 33).
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: CallCounts) -> CallCounts:
         # Field by field, spelled out: the manifest sums one per match each time it is written,
@@ -75,6 +79,8 @@ class CallCounts:
             self.agent_turns + other.agent_turns,
             self.impossible_usage + other.impossible_usage,
             self.other_model + other.other_model,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     def __iadd__(self, other: CallCounts) -> CallCounts:
@@ -95,11 +101,18 @@ class CallCounts:
             unknown_price=self.unknown_price,
             impossible_usage=self.impossible_usage,
             other_model=self.other_model,
+            cached_input_tokens=self.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens,
         )
 
     # Counters a stored answer never carries (they are said when a call is paid, in spend):
     # left out of a ledger line when zero, so its bytes are what they were before they existed.
-    FLAGS: typing.ClassVar[tuple[str, ...]] = ("impossible_usage", "other_model")
+    FLAGS: typing.ClassVar[tuple[str, ...]] = (
+        "impossible_usage",
+        "other_model",
+        "cached_input_tokens",
+        "cache_write_tokens",
+    )
 
     def to_json(self, *, omit_zero_flags: bool = False) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -146,6 +159,10 @@ class ProviderAttempt:
     system_fingerprint: str | None = None
     reasoning: str | None = None  # reasoning text returned apart from the answer
     server: str | None = None  # which of a provider's several servers answered (api_bases)
+    # Of input_tokens, those the server answered from its prompt cache, and those it wrote into
+    # it (Anthropic), when it says (issue 33).
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
     TEXT_FIELDS: typing.ClassVar[tuple[str, ...]] = ("system", "prompt", "raw", "reasoning")
     RUN_LOCAL_FIELDS: typing.ClassVar[tuple[str, ...]] = ("cached",)
@@ -155,6 +172,8 @@ class ProviderAttempt:
         "system_fingerprint",
         "reasoning",
         "server",
+        "cached_input_tokens",
+        "cache_write_tokens",
     )
 
     def stored(self, store_prompts: StorePrompts) -> dict[str, Any]:
@@ -185,6 +204,8 @@ class ProviderAttempt:
             output_tokens=self.output_tokens,
             cost_usd=self.cost_usd or 0.0,
             unknown_price=int(self.cost_usd is None),
+            cached_input_tokens=self.cached_input_tokens or 0,
+            cache_write_tokens=self.cache_write_tokens or 0,
         )
 
 

@@ -55,7 +55,7 @@ class SpendJournal:
             "cost_usd": paid.cost_usd,
             "unknown_price": paid.unknown_price,
         }
-        for flag in ("impossible_usage", "other_model"):  # only when said: lines stay short
+        for flag in CallCounts.FLAGS:  # only when said: lines stay short
             if getattr(paid, flag):
                 line[flag] = getattr(paid, flag)
         if key is not None and answer is not None:
@@ -126,6 +126,8 @@ class SpendJournal:
                 unknown_price=int(entry.get("unknown_price", 0)),
                 impossible_usage=int(entry.get("impossible_usage", 0)),
                 other_model=int(entry.get("other_model", 0)),
+                cached_input_tokens=int(entry.get("cached_input_tokens", 0)),
+                cache_write_tokens=int(entry.get("cache_write_tokens", 0)),
             )
             self._total = self._total + counts
             source = entry.get("source")

@@ -175,6 +175,8 @@ def test_second_call_is_served_from_the_cache(tmp_path):
         "agent_turns": 0,
         "impossible_usage": 0,
         "other_model": 0,
+        "cached_input_tokens": 0,
+        "cache_write_tokens": 0,
     }
     gateway.close()
 

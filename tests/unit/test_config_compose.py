@@ -105,7 +105,7 @@ def test_nested_ref_applies_overrides_of_every_level(composed):
     assert agent.max_tokens == 32  # outer ref file
     assert agent.persona == "exploitative"  # inner ref file
     assert agent.temperature == 0.5  # inner ref file
-    assert agent.history_window == 10  # conf/agent/llm_default.yaml
+    assert agent.history_window is None  # conf/agent/llm_default.yaml: the whole match
 
 
 def test_ref_overrides_merge_into_nested_mappings(composed):

@@ -47,22 +47,26 @@ def test_game_labels_and_payoffs_are_shown():
     assert "the other player scores 100" in prompts.system
     round_prompt = prompts.round_prompt(obs_after(played((C, D), game=SPLIT)))
     assert "Round 1: you played split, opponent played steal; you scored 0" in round_prompt
-    assert "Answer with exactly one of: split, steal." in round_prompt
+    # The instruction is in the system prompt: the same every round, so ahead of the history.
+    assert "Answer with exactly one of: split, steal." in prompts.system
     assert "played C" not in round_prompt
 
 
 def test_first_round_is_round_1():
-    prompt = builder().round_prompt(obs_after([]))
-    assert prompt.startswith("Round 1 of 10.")
+    prompts = builder()
+    prompt = prompts.round_prompt(obs_after([]))
+    assert "The game lasts exactly 10 rounds." in prompts.system
     assert "nothing has happened yet" in prompt
-    assert "Choose your action for round 1." in prompt
+    # The round number is the prompt's last line: what changes every round comes after the
+    # history, so consecutive prompts share their longest prefix (issue 33).
+    assert prompt.endswith("Round 1: your action?")
 
 
 def test_history_is_seen_from_the_agents_side():
     rounds = played((C, D), (D, D))
     prompt_b = builder().round_prompt(obs_after(rounds, side="b"))
     assert "Round 1: you played D, opponent played C; you scored 5, opponent scored 0." in prompt_b
-    assert prompt_b.splitlines()[0] == "Round 3 of 10."
+    assert prompt_b.splitlines()[-1] == "Round 3: your action?"
 
 
 def test_window_shows_only_the_last_rounds():
@@ -91,8 +95,8 @@ def test_totals_only_when_enabled():
     [
         ("rounds", FixedHorizon(7), "The game lasts exactly 7 rounds.", "probability"),
         ("auto", FixedHorizon(7), "The game lasts exactly 7 rounds.", "probability"),
-        ("stop_prob", GeometricHorizon(0.05), "ends with probability 0.05", "exactly"),
-        ("auto", GeometricHorizon(0.1), "ends with probability 0.1", "exactly"),
+        ("stop_prob", GeometricHorizon(0.05), "ends with probability 0.05", "lasts exactly"),
+        ("auto", GeometricHorizon(0.1), "ends with probability 0.1", "lasts exactly"),
     ],
 )
 def test_horizon_disclosure(disclose, horizon, expected, absent):
@@ -105,7 +109,7 @@ def test_horizon_disclosure(disclose, horizon, expected, absent):
 def test_horizon_not_disclosed(horizon):
     prompts = builder(horizon=horizon, disclose_horizon="none")
     assert "lasts" not in prompts.system and "probability" not in prompts.system
-    assert prompts.round_prompt(obs_after([])).startswith("Round 1.\n")
+    assert prompts.round_prompt(obs_after([])).endswith("\nRound 1: your action?")
 
 
 @pytest.mark.parametrize(
@@ -128,7 +132,7 @@ def test_persona_goes_into_the_system_prompt_with_the_game_labels():
 
 
 def test_json_instruction():
-    prompt = builder(game=SPLIT, response_format="json").round_prompt(obs_after([]))
+    prompt = builder(game=SPLIT, response_format="json").system
     assert 'Reply with only a JSON object and nothing else: {"action": "<your action>"}' in prompt
     assert '"reason"' in prompt
 

@@ -1,0 +1,254 @@
+"""A price before the run (issue 33): per provider and model, the expected and the maximum number
+of calls and of input and output tokens, and what they cost by litellm's price map.
+
+Counted from the prompts the LLM agents will render: each planned match's rounds (a geometric
+horizon's length is drawn in the plan, so it is known), each prompt rendered as the agent renders
+it with a history of mutual cooperation (the words of a history line barely depend on the moves).
+
+- expected: one call per LLM agent per round (every answer valid at once, plus negotiate turns),
+  whose input is the system prompt and the round prompt and whose output is a valid answer
+  (the label; the JSON object; for a reasoning answer, max_tokens). Of the input, the prefix the
+  previous round's prompt of the same match had is counted as cached input when it is at least
+  MIN_CACHED_PREFIX tokens long (hosted providers cache nothing shorter), priced at the map's
+  cache_read_input_token_cost where it has one: a provider that caches prefixes (OpenAI,
+  Anthropic with markers) bills it so.
+- maximum: every retry used (each correction re-prompt sends the conversation so far again),
+  every answer max_tokens long, nothing cached.
+
+Tokens are counted with litellm's tokenizer for the model where it has the model's own, else
+with cl100k_base and the estimate says so; offline providers (the mock) are counted at four
+characters a token and cost nothing, so checking a mock experiment never loads litellm. A model
+the price map does not know has an unknown price, never $0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from pdbench.agents.llm.prompts import PromptBuilder
+from pdbench.config.schema import LLMAgentSpec
+from pdbench.core.actions import Action
+from pdbench.core.transcript import PlayedRound, Transcript
+from pdbench.runners.plan import PlannedMatch
+
+CHARS_PER_TOKEN = 4  # the rough rule for English text, for offline providers
+# A correction re-prompt is about this many tokens plus the invalid answer (max_tokens at most).
+CORRECTION_TOKENS = 40
+# OpenAI caches a prompt's prefix from 1,024 tokens on, Anthropic from 1,024 (2,048 for Haiku):
+# a shorter shared prefix is billed at the full input rate.
+MIN_CACHED_PREFIX = 1024
+
+
+@dataclass
+class ModelEstimate:
+    """The estimate of one provider and model; prices in USD, None when unknown."""
+
+    provider: str
+    model: str
+    tokenizer: str
+    calls_expected: int = 0
+    calls_max: int = 0
+    input_tokens_expected: int = 0
+    cached_input_tokens_expected: int = 0
+    input_tokens_max: int = 0
+    output_tokens_expected: int = 0
+    output_tokens_max: int = 0
+    price_usd_expected: float | None = None
+    price_usd_max: float | None = None
+    price: str = "unknown"  # "litellm price map", "free (offline)" or "unknown"
+    _seen: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        del data["_seen"]
+        return data
+
+
+def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[ModelEstimate]:
+    """The estimate of every provider and model the plan's LLM agents ask, in first-seen order."""
+    estimates: dict[tuple[str, str], ModelEstimate] = {}
+    # A condition's prompts are the same in every replicate (a history of mutual cooperation):
+    # rendered once, for its longest match; a shorter match counts their first rounds.
+    longest: dict[str, int] = {}
+    for match in plan:
+        longest[match.condition.name] = max(longest.get(match.condition.name, 0), match.n_rounds)
+    per_round: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for match in plan:
+        talk = match.game.negotiation
+        turns = talk.exchanges if talk is not None else 0
+        for side, spec in (("a", match.condition.agent_a), ("b", match.condition.agent_b)):
+            if not spec.uses_provider:
+                continue
+            agent = cast(LLMAgentSpec, spec)  # the one kind that asks a provider
+            key = (agent.provider.name, agent.provider.model)
+            if key not in estimates:
+                estimates[key] = _new_estimate(agent)
+            estimate = estimates[key]
+            counts_key = (match.condition.name, side)
+            if counts_key not in per_round:
+                count = estimate._seen["count"]
+                rounds = longest[match.condition.name]
+                per_round[counts_key] = _round_tokens(
+                    agent, match, side, project_root, count, rounds
+                )
+            _add_match(estimate, agent, per_round[counts_key][: match.n_rounds], turns)
+    for estimate in estimates.values():
+        _price(estimate)
+    return list(estimates.values())
+
+
+def _new_estimate(agent: LLMAgentSpec) -> ModelEstimate:
+    provider = agent.provider
+    if provider.kind.offline:
+        estimate = ModelEstimate(
+            provider=provider.name,
+            model=provider.model,
+            tokenizer=f"estimate ({CHARS_PER_TOKEN} characters a token)",
+            price="free (offline)",
+        )
+        estimate._seen["count"] = lambda text: _rough_tokens(text)
+        estimate._seen["min_prefix"] = 0
+        return estimate
+    from pdbench.providers.tokens import tokenizer_for
+
+    tokenizer = tokenizer_for(provider.model)
+    estimate = ModelEstimate(
+        provider=provider.name, model=provider.model, tokenizer=tokenizer.label
+    )
+    estimate._seen["count"] = tokenizer.encode
+    estimate._seen["min_prefix"] = MIN_CACHED_PREFIX
+    return estimate
+
+
+def _rough_tokens(text: str) -> list[int]:
+    """Text as pseudo-tokens of four characters (only their number and prefix matter)."""
+    return [hash(text[i : i + CHARS_PER_TOKEN]) for i in range(0, len(text), CHARS_PER_TOKEN)]
+
+
+def _round_tokens(
+    agent: LLMAgentSpec,
+    match: PlannedMatch,
+    side: str,
+    project_root: Path,
+    encode: Callable[[str], Sequence[int]],
+    rounds: int,
+) -> list[tuple[int, int]]:
+    """(input tokens, of them shared with the previous round's prompt) for every round."""
+    builder = PromptBuilder(
+        agent, game=match.game, horizon=match.horizon, project_root=project_root
+    )
+    transcript = Transcript()
+    mutual = match.game.payoffs.payoffs(Action.C, Action.C)
+    counts: list[tuple[int, int]] = []
+    previous: Sequence[int] = ()
+    for index in range(1, rounds + 1):
+        obs = transcript.observe(
+            side=side, history_window=agent.history_window, include_totals=agent.include_totals
+        )
+        prompt = builder.round_prompt(obs)
+        text = f"{builder.system}\n\n{prompt}" if builder.system else prompt
+        tokens = encode(text)
+        shared = 0
+        for before, now in zip(previous, tokens, strict=False):
+            if before != now:
+                break
+            shared += 1
+        counts.append((len(tokens), shared))
+        previous = tokens
+        transcript.append(PlayedRound(index, Action.C, Action.C, mutual[0], mutual[1]))
+    return counts
+
+
+def _add_match(
+    estimate: ModelEstimate, agent: LLMAgentSpec, rounds: list[tuple[int, int]], turns: int
+) -> None:
+    count = estimate._seen["count"]
+    answer = _answer_tokens(agent, count)
+    max_out = agent.answer_max_tokens
+    attempts = 1 + agent.max_retries
+    for tokens, shared in rounds:
+        # expected: one valid answer per round, and each negotiate turn about a round's prompt
+        estimate.calls_expected += 1 + turns
+        estimate.input_tokens_expected += tokens * (1 + turns)
+        if shared >= estimate._seen["min_prefix"]:
+            estimate.cached_input_tokens_expected += shared
+        estimate.output_tokens_expected += answer + turns * max(max_out, answer)
+        # maximum: every retry, each resending the conversation so far
+        estimate.calls_max += attempts + turns
+        estimate.input_tokens_max += (
+            sum(tokens + k * (max_out + CORRECTION_TOKENS) for k in range(attempts))
+            + tokens * turns
+        )
+        estimate.output_tokens_max += (attempts + turns) * max(max_out, answer)
+
+
+def _answer_tokens(agent: LLMAgentSpec, count: Callable[[str], Sequence[int]]) -> int:
+    if agent.response_format == "reasoning":
+        return agent.answer_max_tokens
+    text = '{"action": "C"}' if agent.response_format == "json" else "C"
+    return min(len(count(text)), agent.answer_max_tokens)
+
+
+def _price(estimate: ModelEstimate) -> None:
+    if estimate.price == "free (offline)":
+        estimate.price_usd_expected = estimate.price_usd_max = 0.0
+        return
+    rates = price_rates(estimate.model)
+    if rates is None:
+        return
+    input_rate, cached_rate, output_rate = rates
+    cached = estimate.cached_input_tokens_expected
+    estimate.price_usd_expected = (
+        (estimate.input_tokens_expected - cached) * input_rate
+        + cached * cached_rate
+        + estimate.output_tokens_expected * output_rate
+    )
+    estimate.price_usd_max = (
+        estimate.input_tokens_max * input_rate + estimate.output_tokens_max * output_rate
+    )
+    estimate.price = "litellm price map"
+
+
+def price_rates(model: str) -> tuple[float, float, float] | None:
+    """(input, cached input, output) USD per token from litellm's price map; None when the map
+    has no price for the model (a cached rate it lacks is the input rate)."""
+    from pdbench.providers.litellm import import_litellm
+
+    litellm = import_litellm()
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:
+        return None
+    input_rate = info.get("input_cost_per_token")
+    output_rate = info.get("output_cost_per_token")
+    if not input_rate or output_rate is None:
+        return None
+    cached_rate = info.get("cache_read_input_token_cost") or input_rate
+    return float(input_rate), float(cached_rate), float(output_rate)
+
+
+def format_estimate(estimates: Sequence[ModelEstimate]) -> list[str]:
+    """The lines `validate` and `--dry-run` print."""
+    if not estimates:
+        return ["  price         no LLM agent: no provider calls"]
+    lines = ["  estimate      per provider and model (expected / at most):"]
+    for e in estimates:
+        lines += [
+            f"    {e.provider} {e.model}",
+            f"      calls          {e.calls_expected:,} / {e.calls_max:,}",
+            f"      input tokens   {e.input_tokens_expected:,} "
+            f"({e.cached_input_tokens_expected:,} of them cached: a long prefix the previous round had) / "
+            f"{e.input_tokens_max:,}",
+            f"      output tokens  {e.output_tokens_expected:,} / {e.output_tokens_max:,}",
+            f"      tokens counted {e.tokenizer}",
+            f"      price          {_money(e.price_usd_expected)} / {_money(e.price_usd_max)}"
+            f"  ({e.price})",
+        ]
+    return lines
+
+
+def _money(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"
