@@ -77,7 +77,10 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
         longest[match.condition.name] = max(longest.get(match.condition.name, 0), match.n_rounds)
     per_round: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for match in plan:
-        talk = match.game.negotiation
+        if match.turn_game is not None:
+            _note_turn_game(match, estimates)
+            continue
+        talk = match.matrix_game.negotiation
         turns = talk.exchanges if talk is not None else 0
         for side, spec in (("a", match.condition.agent_a), ("b", match.condition.agent_b)):
             if not spec.uses_provider:
@@ -97,7 +100,23 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
             _add_match(estimate, agent, per_round[counts_key][: match.n_rounds], turns)
     for estimate in estimates.values():
         _price(estimate)
+        if estimate._seen.get("turn_game"):
+            # A turn game's length follows its rules (a Liar's Dice match may take 10 turns or
+            # 60): nothing to count in advance, so no price is claimed, never a partial one.
+            estimate.price = f"unknown: {estimate._seen['turn_game']} is a turn-based game"
+            estimate.price_usd_expected = estimate.price_usd_max = None
     return list(estimates.values())
+
+
+def _note_turn_game(match: PlannedMatch, estimates: dict[tuple[str, str], ModelEstimate]) -> None:
+    """Name the models a turn game's LLM seats ask, without counting: see estimate_plan."""
+    for spec in (match.condition.agent_a, match.condition.agent_b):
+        if spec.uses_provider:
+            agent = cast(LLMAgentSpec, spec)
+            key = (agent.provider.name, agent.provider.model)
+            if key not in estimates:
+                estimates[key] = _new_estimate(agent)
+            estimates[key]._seen["turn_game"] = match.game_id
 
 
 def _new_estimate(agent: LLMAgentSpec) -> ModelEstimate:
@@ -138,10 +157,10 @@ def _round_tokens(
 ) -> list[tuple[int, int]]:
     """(input tokens, of them shared with the previous round's prompt) for every round."""
     builder = PromptBuilder(
-        agent, game=match.game, horizon=match.horizon, project_root=project_root
+        agent, game=match.matrix_game, horizon=match.horizon, project_root=project_root
     )
     transcript = Transcript()
-    mutual = match.game.payoffs.payoffs(Action.C, Action.C)
+    mutual = match.matrix_game.payoffs.payoffs(Action.C, Action.C)
     counts: list[tuple[int, int]] = []
     previous: Sequence[int] = ()
     for index in range(1, rounds + 1):

@@ -108,6 +108,8 @@ def _attempt(
         input_tokens=completion.input_tokens,
         output_tokens=completion.output_tokens,
         cost_usd=completion.cost_usd,
+        cached_input_tokens=completion.cached_input_tokens,
+        cache_write_tokens=completion.cache_write_tokens,
         **completion.audit(),
     )
 
