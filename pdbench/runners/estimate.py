@@ -102,8 +102,9 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
         _price(estimate)
         if estimate._seen.get("turn_game"):
             # A turn game's length follows its rules (a Liar's Dice match may take 10 turns or
-            # 60): nothing to count in advance, so no price is claimed, never a partial one.
-            estimate.price = f"unknown: {estimate._seen['turn_game']} is a turn-based game"
+            # 60): nothing to count in advance, so no count or price is claimed, never a partial
+            # one (a model asked by 2x2 conditions too is not estimated either).
+            estimate.price = f"not estimated: {estimate._seen['turn_game']} is a turn-based game"
             estimate.price_usd_expected = estimate.price_usd_max = None
     return list(estimates.values())
 
@@ -255,6 +256,14 @@ def format_estimate(estimates: Sequence[ModelEstimate]) -> list[str]:
         return ["  price         no LLM agent: no provider calls"]
     lines = ["  estimate      per provider and model (expected / at most):"]
     for e in estimates:
+        if e._seen.get("turn_game"):
+            lines += [
+                f"    {e.provider} {e.model}",
+                f"      not estimated: {e._seen['turn_game']} is a turn-based game, whose matches "
+                "last as long as its rules say; see the LLM calls line above for the most a "
+                "run can make",
+            ]
+            continue
         lines += [
             f"    {e.provider} {e.model}",
             f"      calls          {e.calls_expected:,} / {e.calls_max:,}",

@@ -112,3 +112,23 @@ def test_the_manifest_keeps_the_estimate_and_the_summary_sets_it_against_the_spe
     assert manifest["spend"]["live"] == 40  # every answer valid: as expected
     line = next(x for x in ran.stdout.splitlines() if x.startswith("estimate before the run"))
     assert "openai/gpt-4o-mini: 40 calls" in line and "spent: $" in line
+
+
+def test_a_turn_game_is_not_estimated_and_says_so_never_zero(tmp_path):
+    ran = run_front_door(
+        "cli",
+        [
+            "validate",
+            "conf/config.yaml",
+            "game=liars_dice",
+            "agent_a=llm_default",
+            "agent_b=liars_random",
+            *GPT,
+        ],
+        cwd=ROOT,
+        env=command_env(tmp_path),
+    )
+    assert ran.code == 0, ran.stderr
+    block = ran.stdout.split("litellm openai/gpt-4o-mini", 1)[1]
+    assert "not estimated: liars_dice is a turn-based game" in block
+    assert "$0" not in block and "calls          0" not in block
