@@ -1,7 +1,7 @@
 """`pdbench prompts RUN_DIR`: how much of each stored prompt a prefix cache could reuse.
 
 For every condition and side that asked a model, the share of each prompt's tokens that the same
-side's prompt of the previous round of the same match began with (see pdbench.analysis.prefix),
+side's prompt of the previous round of the same match began with (see pdbench.analysis.per_run.prefix),
 from round 3 on, counted with litellm's tokenizer for the side's model. Reads the run; writes
 nothing; calls no provider.
 """
@@ -24,7 +24,7 @@ def prompts(
     ],
 ) -> None:
     """Report the prefix share of consecutive prompts (what prefix caching can reuse)."""
-    from pdbench.analysis.prefix import JUDGED_FROM_ROUND, match_shares, summarise
+    from pdbench.analysis.per_run.prefix import JUDGED_FROM_ROUND, match_shares, summarise
     from pdbench.providers.tokens import tokenizer_for
     from pdbench.storage.reader import RunReader, is_run_dir
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from in_process import run_front_door
 from project_copy import command_env
 
-from pdbench.analysis.prefix import match_shares, shared_prefix, summarise
+from pdbench.analysis.per_run.prefix import match_shares, shared_prefix, summarise
 
 ROOT = Path(__file__).resolve().parents[2]
 
