@@ -207,9 +207,9 @@ def _clear_process_state() -> None:
 
         yaml_reader._parse.cache_clear()
     with contextlib.suppress(ImportError):
-        from pdbench.storage import manifest
+        from pdbench.storage import environment
 
-        manifest.environment_facts.cache_clear()
+        environment.environment_facts.cache_clear()
 
 
 _LoggerState = tuple[list[logging.Handler], int, bool, bool]

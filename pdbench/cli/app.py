@@ -17,6 +17,7 @@ from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
 from pdbench.cli.cache import cache_app
 from pdbench.cli.ladder import ladder
+from pdbench.cli.listing import list_options
 from pdbench.cli.prompts_report import prompts
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
@@ -330,43 +331,7 @@ def ui(
     raise typer.Exit(subprocess.call(command, env=env))
 
 
-LISTABLE = {
-    "agents": "agent",
-    "personas": "persona",
-    "games": "game",
-    "providers": "provider",
-    "horizons": "horizon",
-    "keepers": "keeper",
-    "judges": "judge",
-}
-
-
-@app.command("list")
-def list_options(
-    what: Annotated[
-        str | None,
-        typer.Argument(
-            help="agents, personas, games, providers, horizons, keepers or judges; default: all."
-        ),
-    ] = None,
-) -> None:
-    """Show what the config tree offers, one line of description each."""
-    from pdbench.config.tree import describe_option, find_project_root, group_options
-    from pdbench.core.errors import unknown_choice
-
-    root = find_project_root()
-    if what is not None and what not in LISTABLE:
-        raise PdbenchError(unknown_choice("list", what, LISTABLE))
-    for title, group in LISTABLE.items():
-        if what not in (None, title):
-            continue
-        typer.echo(f"{title} (conf/{group}/):")
-        options = group_options(group, root)
-        width = max((len(o) for o in options), default=0)
-        for option in options:
-            typer.echo(f"  {option.ljust(width)}  {describe_option(group, option, root)}")
-
-
+app.command("list")(list_options)
 app.command("serve-local")(serve_local)
 app.command("analyze")(analyze)
 app.command("prompts")(prompts)

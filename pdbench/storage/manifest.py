@@ -10,37 +10,19 @@ and nothing is copied from the environment.
 
 from __future__ import annotations
 
-import functools
-import platform
-import subprocess
-import sys
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pdbench.storage.environment import environment_facts
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.schema import CallCounts
 
 FORMAT_VERSION = 1
 
-PACKAGES = (
-    "pdbench",
-    "hydra-core",
-    "omegaconf",
-    "pydantic",
-    "numpy",
-    "pandas",
-    "pyarrow",
-    "litellm",
-    "diskcache",
-    "orjson",
-    "streamlit",
-    "typer",
-)
 
 STATUS_STARTED = "started"
 STATUS_COMPLETE = "complete"
@@ -166,48 +148,6 @@ class RunManifest(_Record):
         if data["shards"] is None:
             del data["shards"]
         return data
-
-
-# --- facts about the environment ----------------------------------------------------------------
-
-
-def package_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
-def git_facts(project_root: Path) -> dict[str, Any]:
-    """The commit and whether the work tree had uncommitted changes; nulls outside a checkout."""
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", *args], cwd=project_root, capture_output=True, text=True, timeout=10
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return done.stdout.strip() if done.returncode == 0 else None
-
-    commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no") if commit else None
-    return {"commit": commit, "dirty": None if status is None else bool(status)}
-
-
-@functools.lru_cache(maxsize=8)
-def environment_facts(project_root: Path) -> dict[str, Any]:
-    """Python, packages and git: asked once per process (a run saves its manifest often)."""
-    return {
-        "python_version": platform.python_version(),
-        "python_executable": sys.executable,
-        "platform": platform.platform(),
-        "packages": package_versions(),
-        "git": git_facts(project_root),
-    }
 
 
 # --- the one builder ----------------------------------------------------------------------------
