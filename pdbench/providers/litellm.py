@@ -7,7 +7,7 @@ timeouts, dropped connections, 5xx) are retried here with exponential backoff, u
 
 Constrained answers (`CompletionRequest.constrain`) go to an OpenAI-compatible server as llama.cpp's
 `grammar` field (in litellm's `extra_body`, which the OpenAI SDK merges into the JSON body) or as
-an OpenAI `json_schema` response format whose one property is an enum of the two labels.
+an OpenAI `json_schema` response format (both built in `pdbench.providers.constraints`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from pdbench.providers.base import (
     RequestRefused,
 )
 from pdbench.providers.concurrency import backoff, rate_limit_pause
+from pdbench.providers.constraints import label_grammar, label_json_schema
 from pdbench.providers.prompt_cache import prompt_cache_kwargs
 from pdbench.providers.usage import cache_usage
 from pdbench.storage.schema import CallCounts
@@ -41,34 +42,6 @@ log = logging.getLogger(__name__)
 # servers (llama.cpp, vLLM) ignore it. A server that does want a key rejects it with a 401, which
 # ends in the usual "no API key for <model>: set OPENAI_API_KEY" message.
 PLACEHOLDER_API_KEY = "pdbench-no-key-set"
-
-
-def label_grammar(answers: tuple[str, ...]) -> str:
-    """A GBNF grammar (llama.cpp) whose only sentences are the `answers` (a 2x2 game's two
-    labels, a turn game's legal moves)."""
-    return "root ::= " + " | ".join(_gbnf_literal(answer) for answer in answers)
-
-
-def _gbnf_literal(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
-
-
-def label_json_schema(labels: tuple[str, ...]) -> dict[str, Any]:
-    """An OpenAI `response_format` that allows only `{"action": <one of the labels>}`."""
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": "action",
-            "strict": True,
-            "schema": {
-                "type": "object",
-                "properties": {"action": {"type": "string", "enum": list(labels)}},
-                "required": ["action"],
-                "additionalProperties": False,
-            },
-        },
-    }
 
 
 # What litellm says of a 200 answer whose body it could not read: bytes that are not UTF-8, or

@@ -27,13 +27,12 @@ from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.providers.base import Completion, CompletionRequest
+from pdbench.providers.constraints import label_grammar, label_json_schema
 from pdbench.providers.gateway import ProviderGateway
 from pdbench.providers.litellm import (
     PLACEHOLDER_API_KEY,
     LiteLLMProvider,
     import_litellm,
-    label_grammar,
-    label_json_schema,
 )
 from pdbench.runners.match import play_match_sync
 from pdbench.storage.schema import stored_attempts

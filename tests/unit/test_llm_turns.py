@@ -282,7 +282,7 @@ def test_a_mock_with_invalid_answers_is_reasked_until_legal():
 
 
 def test_a_grammar_constrained_turn_sends_exactly_the_legal_moves_as_a_gbnf_grammar():
-    from pdbench.providers.litellm import label_grammar
+    from pdbench.providers.constraints import label_grammar
 
     client = Scripted(["BID 2 3", "CHALLENGE"])
     gateway = ProviderGateway(cache_dir=None, client_factory=lambda spec: client)
