@@ -164,7 +164,14 @@ _KIND_BRANCH = re.compile(
     r"""|agent_type\s*[!=]=|isinstance\([^)]*(?:PolicyAgentSpec|LLMAgentSpec|ArenaAgentSpec)"""
 )
 # Where knowing the kind is the job: the kinds themselves and their specs.
-_KIND_HOMES = ("agents/", "config/agent_spec.py")
+_KIND_HOMES = (
+    "agents/",
+    "config/agent_spec.py",
+    "config/agent_spec_base.py",
+    "config/policy_agent_spec.py",
+    "config/llm_agent_spec.py",
+    "config/arena_agent_spec.py",
+)
 
 
 def _lines_matching(pattern: re.Pattern[str], homes: tuple[str, ...]) -> list[str]:
