@@ -5,7 +5,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from pdbench.agents.base import AgentBase
-from pdbench.config.agent_spec import AgentSpecBase, agent_kind
+from pdbench.config.agent_spec_base import AgentSpecBase, agent_kind
 from pdbench.core.actions import Action
 
 

@@ -1,11 +1,11 @@
-"""The agent kinds, as the config registers them (`pdbench.config.agent_spec.agent_kind`): for
+"""The agent kinds, as the config registers them (`pdbench.config.agent_spec_base.agent_kind`): for
 each `type:` a config may name, how to build the agent and which files it reads (checked before
 anything runs).
 
 The module that implements a kind is imported only when that kind is used (an entry point, as in
 Gymnasium's registry), so a policy-only run never imports provider or arena code. Adding a kind is
-its spec class with one `@agent_kind(...)` registration in `pdbench.config.agent_spec` plus the
-module that implements it; this module needs no change.
+its spec class with one `@agent_kind(...)` registration in its own module (as
+`pdbench.config.policy_agent_spec`) plus the module that implements it; this module needs no change.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.agents.base import AgentBase, AgentContext
-from pdbench.config.agent_spec import AgentSpecBase
+from pdbench.config.agent_spec_base import AgentSpecBase
 from pdbench.core.game import Game
 from pdbench.core.horizon import Horizon
 

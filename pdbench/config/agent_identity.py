@@ -2,7 +2,7 @@
 
 The ladder (pdbench/ladder) rates an agent once however many runs it played in, so two stored
 agents are the same agent exactly when their identity keys are equal. Each agent kind's spec says
-what its key holds (`AgentSpecBase.identity`, in pdbench/config/agent_spec.py):
+what its key holds (`AgentSpecBase.identity`, in pdbench/config/agent_spec_base.py):
 
 - a policy: its name, its parameters and its canned messages (a display name is no part of it);
 - an arena file: the sha256 of the file's content, as the run's manifest recorded it

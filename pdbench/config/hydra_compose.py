@@ -288,7 +288,9 @@ def _refuse_another_kinds_option(parent: Any, parent_key: str, leaf: str, shown:
     rather than suggest a field of the policy agent or adding one it would refuse."""
     from pydantic import BaseModel
 
-    from pdbench.config.agent_spec import ArenaAgentSpec, LLMAgentSpec, PolicyAgentSpec
+    from pdbench.config.arena_agent_spec import ArenaAgentSpec
+    from pdbench.config.llm_agent_spec import LLMAgentSpec
+    from pdbench.config.policy_agent_spec import PolicyAgentSpec
 
     if parent_key not in ("agent_a", "agent_b") or not isinstance(parent, DictConfig):
         return

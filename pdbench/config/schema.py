@@ -15,13 +15,8 @@ from pydantic import (
     model_validator,
 )
 
-from pdbench.config.agent_spec import (
-    DEFAULT_MAX_TOKENS,
-    AgentSpec,
-    ArenaAgentSpec,
-    LLMAgentSpec,
-    PolicyAgentSpec,
-)
+from pdbench.config.agent_spec import AgentSpec
+from pdbench.config.arena_agent_spec import ArenaAgentSpec
 from pdbench.config.frozen import Frozen
 from pdbench.config.game_spec import (
     FixedHorizonSpec,
@@ -31,7 +26,9 @@ from pdbench.config.game_spec import (
     NegotiationSpec,
 )
 from pdbench.config.limits import LimitsSpec, PlannedCondition, check_size
+from pdbench.config.llm_agent_spec import DEFAULT_MAX_TOKENS, LLMAgentSpec
 from pdbench.config.names import name_problem, run_id_problem
+from pdbench.config.policy_agent_spec import PolicyAgentSpec
 from pdbench.config.provider_spec import MockBehaviour, ProviderSpec
 
 __all__ = [

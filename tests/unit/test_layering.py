@@ -164,7 +164,14 @@ _KIND_BRANCH = re.compile(
     r"""|agent_type\s*[!=]=|isinstance\([^)]*(?:PolicyAgentSpec|LLMAgentSpec|ArenaAgentSpec)"""
 )
 # Where knowing the kind is the job: the kinds themselves and their specs.
-_KIND_HOMES = ("agents/", "config/agent_spec.py")
+_KIND_HOMES = (
+    "agents/",
+    "config/agent_spec.py",
+    "config/agent_spec_base.py",
+    "config/policy_agent_spec.py",
+    "config/llm_agent_spec.py",
+    "config/arena_agent_spec.py",
+)
 
 
 def _lines_matching(pattern: re.Pattern[str], homes: tuple[str, ...]) -> list[str]:
@@ -204,7 +211,7 @@ def test_nothing_outside_the_providers_branches_on_a_provider_name():
 
 
 # Modules another change is splitting at the same time (issue 28 left them to it).
-_LONG_FOR_NOW = {"runners/experiment.py"}
+_LONG_FOR_NOW: set[str] = set()
 
 
 def test_every_module_reads_in_one_sitting():

@@ -1,0 +1,255 @@
+"""Play an experiment's unfinished matches and hand each one to the writer as it ends.
+
+Matches run concurrently on one event loop (LLM agents wait on providers, bounded by the gateway's
+`max_concurrency`); the `OrderedWriter` stores them strictly in plan order. Policy-only conditions
+are played as numpy batches (`runners.batch`), turn games by `runners.turn_run`. A transport
+failure or a spent budget sets the `Halt` (no new match starts); `runners.experiment` turns it,
+and what was stored, into the run's status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pdbench.agents.base import AgentBase, AgentContext
+from pdbench.agents.kinds import is_batchable, make_agent
+from pdbench.core.errors import BudgetExhausted, StopRequested
+from pdbench.providers.base import TransportFailure
+from pdbench.runners.batch import match_lines, play_batch
+from pdbench.runners.match import play_match
+from pdbench.runners.plan import PlannedMatch
+from pdbench.runners.prepare import LoadedExperiment
+from pdbench.runners.records import (
+    call_counts,
+    ledger_entry,
+    match_columns,
+    match_fields,
+    result_columns,
+    round_lines,
+    stored_aborted_attempts,
+    timestamp_utc,
+)
+from pdbench.runners.stopping import Stopping
+from pdbench.runners.turn_run import play_planned_turns
+from pdbench.runners.writer import OrderedWriter
+from pdbench.storage import manifest as manifests
+from pdbench.storage.run_store import FinishedMatch
+from pdbench.storage.schema import CallCounts
+
+if TYPE_CHECKING:
+    from pdbench.providers.gateway import ProviderGateway
+
+MatchDone = Callable[[FinishedMatch, CallCounts], None]
+
+
+@dataclass
+class Halt:
+    """Why no new match is started (the first reason wins): transport failures leave the run
+    incomplete, a spent budget stops it."""
+
+    status: str | None = None
+    reason: str | None = None
+
+    def set(self, status: str, reason: str) -> None:
+        if self.status is None:
+            self.status, self.reason = status, reason
+
+
+def _play_batchable(
+    pending: list[PlannedMatch], writer: OrderedWriter, *, run_id: str, on_match_done: MatchDone
+) -> list[tuple[int, PlannedMatch]]:
+    """Play every policy-only condition with the batch path; return the matches left to loop."""
+    groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
+    rest = []
+    for index, planned in enumerate(pending):
+        # Talk is played by the match loop only (the batch path has no negotiation phase);
+        # turn games by the turn loop.
+        if planned.game is None:
+            rest.append((index, planned))
+            continue
+        talks = planned.game.negotiation is not None
+        if not talks and is_batchable(planned.condition.agent_a, planned.condition.agent_b):
+            groups.setdefault(planned.condition.name, []).append((index, planned))
+        else:
+            rest.append((index, planned))
+    for members in groups.values():
+        arrays = play_batch([planned for _, planned in members])
+        timestamp = timestamp_utc(time.time())
+        bodies: dict = {}  # rendered rounds shared by replicates that played the same moves
+        for (index, planned), match in zip(members, arrays, strict=True):
+            finished = FinishedMatch(
+                lines=[
+                    match_lines(
+                        match_fields(planned, run_id), match, timestamp=timestamp, bodies=bodies
+                    )
+                ],
+                ledger=ledger_entry(planned, len(match.coop_a), None, CallCounts()),
+                columns=match_columns(
+                    planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
+                ),
+            )
+            writer.add(index, finished)
+            on_match_done(finished, finished.ledger.calls)
+    return rest
+
+
+def _agents_for(
+    loaded: LoadedExperiment, planned: PlannedMatch, run_dir: Path, gateway: ProviderGateway | None
+) -> list[AgentBase]:
+    agents = [_agent_for(loaded, planned, run_dir, gateway, side) for side in ("a", "b")]
+    # then a turn game's third parties (the Keeper, the judge) in the game's order; a panel of
+    # judges plays its one seat (pdbench.agents.panel)
+    for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
+        specs = planned.condition.role_specs(role)
+        if len(specs) == 1:
+            agents.append(_agent_for(loaded, planned, run_dir, gateway, role, specs[0]))
+            continue
+        from pdbench.agents.panel import PanelJudge
+
+        members = [
+            _agent_for(loaded, planned, run_dir, gateway, f"{role}_{i}", spec)
+            for i, spec in enumerate(specs)
+        ]
+        labels = planned.condition.third_party_labels  # "SCRIPTED_JUDGE(rule=longer)": distinct
+        agents.append(PanelJudge(members, [labels[f"{role}[{i}]"] for i in range(len(specs))]))
+    return agents
+
+
+def _agent_for(
+    loaded: LoadedExperiment,
+    planned: PlannedMatch,
+    run_dir: Path,
+    gateway: ProviderGateway | None,
+    side: str,
+    agent_spec: Any = None,
+) -> AgentBase:
+    """One agent of the match: a player's side ("a", "b") or a third party's (`agent_spec`)."""
+    spec = loaded.spec
+    context = AgentContext(
+        run_seed=spec.run.seed,
+        condition=planned.condition.name,
+        replicate=planned.replicate,
+        side=side,
+        project_root=loaded.project_root,
+        run_dir=run_dir,
+        store_prompts=spec.run.store_prompts,
+        gateway=gateway,
+        cache_namespace=spec.run.cache.namespace,
+    )
+    if agent_spec is None:
+        agent_spec = getattr(planned.condition, f"agent_{side}")
+    # Each agent gets the game from its own side (the same game unless it is asymmetric);
+    # an agent of a turn game gets its rules.
+    game: Any = planned.turn_game if planned.game is None else planned.game.seen_by(side)
+    return make_agent(agent_spec, game=game, horizon=planned.horizon, context=context)
+
+
+async def play_pending(
+    loaded: LoadedExperiment,
+    pending: list[PlannedMatch],
+    writer: OrderedWriter,
+    *,
+    run_id: str,
+    gateway: ProviderGateway | None,
+    on_match_done: MatchDone,
+    halt: Halt,
+    stopping: Stopping,
+) -> None:
+    store_prompts = loaded.spec.run.store_prompts
+    # More matches than calls in flight keeps the provider busy while matches think locally.
+    slots = asyncio.Semaphore(max(2, 2 * loaded.spec.run.max_concurrency))
+
+    async def play(index: int, planned: PlannedMatch) -> None:
+        """Play one match and hand it to the writer the moment it ends (progress then moves as
+        matches finish, however the event loop orders the tasks that wait to report)."""
+        finished = await play_one(index, planned)
+        if finished is None:
+            # Matches are stored in plan order: nothing after an unfinished match is stored in
+            # this attempt (its answers are in the cache, so the resumed run replays them for
+            # free and writes the same file as an uninterrupted run).
+            writer.stop_at(index)
+            return
+        writer.add(index, finished)
+        on_match_done(finished, finished.ledger.calls)
+
+    async def play_one(index: int, planned: PlannedMatch) -> FinishedMatch | None:
+        async with slots:
+            if halt.status is not None or stopping.requested:
+                return None  # the provider failed, the budget is spent, or a stop came
+            agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
+            if planned.turn_game is not None:
+                return await play_planned_turns(
+                    planned,
+                    agents,
+                    run_id=run_id,
+                    store_prompts=store_prompts,
+                    halt=halt.set,
+                    stop_requested=lambda: stopping.requested,
+                )
+            try:
+                result = await play_match(
+                    planned.matrix_game,
+                    planned.n_rounds,
+                    agents[0],
+                    agents[1],
+                    seed_a=planned.seed_a,
+                    seed_b=planned.seed_b,
+                    disclose_rounds=planned.horizon.type == "fixed",
+                    noise=planned.noise,
+                    noise_seeds=planned.noise_seeds,
+                )
+            except TransportFailure as failure:
+                # Not a result: the match stays unfinished and no new match starts.
+                halt.set(manifests.STATUS_INCOMPLETE, str(failure))
+                return None
+            except BudgetExhausted as spent:
+                halt.set(manifests.STATUS_STOPPED, str(spent))
+                return None
+            except StopRequested:  # Ctrl-C or SIGTERM: the match stays unfinished
+                return None
+            except asyncio.CancelledError:  # the run stops: no turn in progress is waited for
+                for agent in agents:
+                    agent.stop_now()
+                if stopping.requested:  # the grace after a stop ran out: unfinished
+                    return None
+                raise
+            finally:
+                for agent in agents:
+                    agent.close()
+            return FinishedMatch(
+                lines=round_lines(planned, result, run_id=run_id, store_prompts=store_prompts),
+                ledger=ledger_entry(
+                    planned,
+                    len(result.rounds),
+                    result.error,
+                    call_counts(result),
+                    stored_aborted_attempts(result, store_prompts),
+                ),
+                columns=result_columns(planned, result),
+            )
+
+    # A failed write (a full disk) stops the run at once: the matches in flight are cancelled
+    # and no new provider call is made; the failure is raised by the writer below.
+    loop, main = asyncio.get_running_loop(), asyncio.current_task()
+    if main is not None:
+        writer.on_failure = lambda: loop.call_soon_threadsafe(main.cancel)
+    # Policy-only conditions are played here, all replicates at once; the rest concurrently.
+    looped = _play_batchable(pending, writer, run_id=run_id, on_match_done=on_match_done)
+    tasks = [asyncio.create_task(play(i, m)) for i, m in looped]
+    stopping.cancel_after_grace(tasks)
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            await next_done  # a failed write raises here, and stops the rest below
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            writer.flush()  # whatever finished, in order, is kept
+        finally:
+            writer.finish()  # a failed write raises here
