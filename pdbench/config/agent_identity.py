@@ -84,7 +84,11 @@ def _policy_params(policy: str, params: Mapping[str, Any]) -> tuple[dict[str, An
     from pdbench.games.registry import turn_policies, turn_policy_games
 
     factory = turn_policies(turn_policy_games()[policy])[policy]
-    defaults = {f.name: f.default for f in dataclasses.fields(factory)}  # type: ignore[arg-type]
+    defaults = {  # its parameters: the fields set when it is made (a derived field is not one)
+        f.name: f.default
+        for f in dataclasses.fields(factory)  # type: ignore[arg-type]
+        if f.init and f.default is not dataclasses.MISSING
+    }
     return {**defaults, **params}, defaults
 
 
