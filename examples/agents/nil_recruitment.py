@@ -5,6 +5,8 @@ turn, and answers one of the athlete's concerns. Run it with, e.g.,
 
     uv run python -m pdbench game=nil_recruitment agent_a=arena \
         agent_a.path=examples/agents/nil_recruitment.py agent_b=debate_fixed judge=priorities
+
+or watch it play, turn by turn: uv run pdbench train examples/agents/nil_recruitment.py
 """
 
 
@@ -19,6 +21,8 @@ class Agent:
         turn = len([c for c in round_state["conversation"] if c["speaker"] == "you"])
         priority = priorities[turn % len(priorities)]
         concern = concerns[turn % len(concerns)]
+        # print works in training: `pdbench train` shows it under the turn
+        print(f"pitch {turn + 1}: {priority}, answering {concern}")
         text = (
             f"{athlete['name']}, at {school} you get {priority}. "
             f"And about {concern}: we have a plan for it."

@@ -5,6 +5,8 @@ turn, and answers the President's last question when there is one. Run it with, 
 
     uv run python -m pdbench game=nuclear_war agent_a=arena \
         agent_a.path=examples/agents/nuclear_war.py agent_b=debate_priorities judge=priorities
+
+or watch it play, turn by turn: uv run pdbench train examples/agents/nuclear_war.py
 """
 
 
@@ -18,8 +20,10 @@ class Agent:
         phases = ["intro", "debate_1", "debate_2", "debate_3", "closing"]
         priority = priorities[phases.index(round_state["phase"]) % len(priorities)]
         stance = "a strike" if position == "for" else "restraint"
+        # print works in training: `pdbench train` shows it under the turn
+        print(f"{round_state['phase']}: {stance}, on {priority}")
         text = (
-            f"President {president['name']}, {stance} best serves {priority}. "
+            f"{president['name']}, {stance} best serves {priority}. "
             f"On your question, {president['key_question']}: {stance} is the answer."
         )
         return {"type": "argument", "text": text[:500]}

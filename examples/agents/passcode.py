@@ -6,6 +6,8 @@ common first letters in turn, and guesses only once a guess of its own list fits
 
     uv run python -m pdbench game=passcode agent_a=arena \
         agent_a.path=examples/agents/passcode.py agent_b=passcode_halving
+
+or watch it play, turn by turn: uv run pdbench train examples/agents/passcode.py
 """
 
 import re
@@ -28,6 +30,8 @@ class Agent:
             starts = re.search(r'start with "(\w)"', qa["question"])
             if starts and qa["answer"].startswith("Yes"):
                 first = starts.group(1)
+        # print works in training: `pdbench train` shows it under the turn
+        print(f"{round_state['phase']}: length {length}, first letter {first}")
         if round_state["phase"] == "question":
             if length is None:
                 return {"type": "question", "text": "How many letters does the word have?"}

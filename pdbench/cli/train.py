@@ -21,8 +21,14 @@ from pdbench.cli import exits
 
 NOTE_MARK = "[pdbench "
 DEFAULT_AGAINST = "tft"
-# The house opponent of a game when --against is not given (any other game: DEFAULT_AGAINST).
-DEFAULT_AGAINST_IN = {"liars_dice": "liars_probability"}
+# The house opponent of a game when --against is not given (any other game: DEFAULT_AGAINST). A
+# judged game's third party (the Keeper, the judge) is its house default, named in the header.
+DEFAULT_AGAINST_IN = {
+    "liars_dice": "liars_probability",
+    "passcode": "passcode_halving",
+    "nuclear_war": "debate_fixed",
+    "nil_recruitment": "debate_fixed",
+}
 
 
 def train(
@@ -33,14 +39,15 @@ def train(
         str | None,
         typer.Option(
             help="The house agent to play: a name from conf/agent/ (pdbench list agents); "
-            "default: tft, in Liar's Dice liars_probability."
+            "default: tft; liars_probability in Liar's Dice, passcode_halving in Passcode, "
+            "debate_fixed in the debates (nuclear-war, nil-recruitment)."
         ),
     ] = None,
     rounds: Annotated[
         int | None,
         typer.Option(
             help="Rounds of the match; default: the game's (5 in split or steal). A turn game "
-            "(Liar's Dice) plays until its rules end the match."
+            "(Liar's Dice, Passcode, the debates) plays until its rules end the match."
         ),
     ] = None,
     game: Annotated[
@@ -138,9 +145,10 @@ def _play(
         if GAME_FAMILIES[condition.game.id] == "turn"
         else f"{condition.horizon.rounds if condition.horizon.type == 'fixed' else '?'} rounds"
     )
+    third = "".join(f", {role}: {who}" for role, who in condition.third_party_labels.items())
     typer.echo(
         f"training {path.name} ({condition.agent_a.display_name}) against "
-        f"{condition.agent_b.display_name} in {condition.game.id}: {length}"
+        f"{condition.agent_b.display_name} in {condition.game.id}{third}: {length}"
     )
     from pdbench.runners.stopping import RunInterrupted
 

@@ -81,10 +81,14 @@ def _policy_params(policy: str, params: Mapping[str, Any]) -> tuple[dict[str, An
         return values, model().model_dump(mode="json")
     import dataclasses
 
-    from pdbench.games.registry import turn_policies, turn_policy_games
+    from pdbench.games.registry import house_factories, turn_policy_games
 
-    factory = turn_policies(turn_policy_games()[policy])[policy]
-    defaults = {f.name: f.default for f in dataclasses.fields(factory)}  # type: ignore[arg-type]
+    factory = house_factories(turn_policy_games()[policy])[policy]  # a player or a third party
+    defaults = {  # its parameters: the fields set when it is made (a derived field is not one)
+        f.name: f.default
+        for f in dataclasses.fields(factory)  # type: ignore[arg-type]
+        if f.init and f.default is not dataclasses.MISSING
+    }
     return {**defaults, **params}, defaults
 
 

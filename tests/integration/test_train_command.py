@@ -117,10 +117,6 @@ def test_a_syntax_error_is_shown_at_its_line(tmp_path):
             'class Agent:\n    GAME = "split-or-stael"\n',
             'Agent.GAME: unknown game "split-or-stael" (did you mean "split-or-steal"?)',
         ),
-        (
-            'class Agent:\n    GAME = "passcode"\n',
-            'Agent.GAME: "passcode": pdbench cannot play passcode yet',
-        ),
         ("class Agent:\n    def on_turn(self, s):\n        pass\n", "Agent.GAME: not set"),
     ],
 )

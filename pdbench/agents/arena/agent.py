@@ -17,14 +17,16 @@ whole history with its next turn. What the agent prints goes to
 delivers the last `on_round_end` (rebuilt from our last action and the change in the totals, as no
 observation follows the last round) and `on_match_end` in that thread too; `close()` waits for
 them, ends the process and closes the log.
+
+This module is the agent's lifecycle, its hook calls and its process; a 2x2 game's round (the
+once-a-round hooks, the negotiate and commit turns) is `arena.rounds`, a turn game's turn
+`arena.turns`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,18 +34,9 @@ from typing import TYPE_CHECKING, Any
 from pdbench.agents.arena.log import AgentLog, agent_log_path
 from pdbench.agents.arena.process import Worker, WorkerDied, WorkerTimeout
 from pdbench.agents.arena.protocol import (
-    history_entries,
     label_to_action,
     last_round_result,
     match_result,
-    match_start_info,
-    parse_choice,
-    parse_message,
-    round_info,
-    round_result,
-    round_state_head,
-    totals,
-    turn_attempts,
 )
 from pdbench.agents.arena.sandbox import Containment
 from pdbench.agents.arena.validate import (
@@ -63,20 +56,12 @@ from pdbench.agents.base import (
 )
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action
-from pdbench.core.errors import InvalidActionError
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation
-from pdbench.storage.schema import HookAttempt
 
 if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
     from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-
-
-def _gist(message: str) -> str:
-    """First and last line of a message with a traceback: "could not start: ValueError: ..."."""
-    lines = message.strip().splitlines()
-    return lines[0].rstrip(":") + (f": {lines[-1].strip()}" if len(lines) > 1 else "")
 
 
 class ArenaAgent(AgentBase):
@@ -142,10 +127,13 @@ class ArenaAgent(AgentBase):
         return await loop.run_in_executor(self._executor, self._decide_blocking, obs)
 
     async def negotiate(self, obs: Observation) -> Utterance:
+        """One negotiate turn of a 2x2 game: a message, or marked silence (see `arena.rounds`)."""
+        from pdbench.agents.arena.rounds import negotiate_blocking
+
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"arena-{self.name}")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._negotiate_blocking, obs)
+        return await loop.run_in_executor(self._executor, negotiate_blocking, self, obs)
 
     async def take_turn(self, request: TurnRequest) -> TurnDecision:
         """One turn of a turn game: on_turn(round_state) in the agent's process (see
@@ -191,118 +179,17 @@ class ArenaAgent(AgentBase):
         if worker is not None:
             worker.kill()
 
-    # -- one round --
+    # -- one round of a 2x2 game (arena.rounds) --
 
     def _decide_blocking(self, obs: Observation) -> Decision:
-        decision = self._run_round(obs)
+        from pdbench.agents.arena.rounds import run_round
+
+        decision = run_round(self, obs)
         self._last_obs = obs
         self._last_action = decision.action
         return decision
 
-    def _run_round(self, obs: Observation) -> Decision:
-        notes: list[str] = []
-        broken = self._begin_round(obs, notes)
-        if broken is not None:
-            return self._fallback(broken)
-        try:
-            reply, elapsed = self._turn(obs, "commit", notes, self.spec.timeout_s)
-        except WorkerTimeout as timeout:
-            return self._fallback(str(timeout), notes, timeout=True)
-        except WorkerDied as died:
-            return self._fallback(str(died), notes)
-        if not reply["ok"]:
-            return self._fallback(f"on_turn raised:\n{reply['error'].rstrip()}", notes)
-        raw = reply.get("result")
-        attempts = turn_attempts(raw, elapsed)
-        try:
-            action = parse_choice(raw, self.game)
-        except InvalidActionError as invalid:
-            self._log.note(f"round {obs.round_index}: invalid on_turn answer: {invalid}")
-            return self._fallback(str(invalid), notes, attempts=attempts, invalid=True)
-        return Decision(action=action, attempts=attempts, error="\n".join(notes) or None)
-
-    def _negotiate_blocking(self, obs: Observation) -> Utterance:
-        """One negotiate turn. Whatever is not a message in time (a timeout, a crash, an
-        exception, another answer) says nothing and is marked, as a timeout is on AgentDuel."""
-        notes: list[str] = []
-        broken = self._begin_round(obs, notes)
-        if broken is not None:
-            return Utterance(text="", error=broken)
-        negotiation = self.game.negotiation
-        limit = (negotiation.message_timeout_s if negotiation else None) or self.spec.timeout_s
-        try:
-            reply, elapsed = self._turn(obs, "negotiate", notes, limit)
-        except WorkerTimeout as timeout:
-            return Utterance(text="", timeout=True, error="\n".join([*notes, str(timeout)]))
-        except WorkerDied as died:
-            return Utterance(text="", invalid=True, error="\n".join([*notes, str(died)]))
-        if not reply["ok"]:
-            why = f"on_turn raised:\n{reply['error'].rstrip()}"
-            return Utterance(text="", invalid=True, error="\n".join([*notes, why]))
-        raw = reply.get("result")
-        attempts = turn_attempts(raw, elapsed)
-        try:
-            text = parse_message(raw)
-        except InvalidActionError as invalid:
-            self._log.note(f"round {obs.round_index} turn {obs.turn}: {invalid}")
-            return Utterance(
-                text="", attempts=attempts, invalid=True, error="\n".join([*notes, str(invalid)])
-            )
-        return Utterance(text=text, attempts=attempts, error="\n".join(notes) or None)
-
-    def _begin_round(self, obs: Observation, notes: list[str]) -> str | None:
-        """Before the round's first turn (a negotiate turn or the commit): start the process if
-        none runs and deliver on_match_start, the last round's on_round_end and on_round_start,
-        once per round. Returns why the agent cannot play, if it cannot."""
-        fresh = self._worker is None
-        if fresh and self._broken is None:
-            self._start_worker()
-        if self._broken is not None:
-            if self._broken_reported:
-                return f"the agent is not running ({_gist(self._broken)})"
-            self._broken_reported = True
-            self._log.note(self._broken)
-            return self._broken
-        if not fresh and self._round_begun == obs.round_index:
-            return None
-        try:
-            if fresh and "on_match_start" in self._hooks and self._match_info is not None:
-                start = match_start_info(self._match_info, self.game, self.seed)
-                self._call("on_match_start", start, notes)
-            if not fresh and obs.last is not None:
-                own, opponent = totals(obs)
-                self._call("on_round_end", round_result(obs.last, self.game, own, opponent), notes)
-            self._call("on_round_start", round_info(obs, self.game), notes)
-        except (WorkerTimeout, WorkerDied) as lost:
-            return str(lost)
-        self._round_begun = obs.round_index
-        return None
-
-    def _turn(
-        self, obs: Observation, phase: str, notes: list[str], limit: float
-    ) -> tuple[dict, float]:
-        """One on_turn call and how long it took. Only the rounds the process has not seen
-        travel, so a turn costs the same in round 1000 as in round 2; the worker rebuilds
-        round_state["history"] (and "rounds_history")."""
-        started = time.perf_counter()
-        worker = self._live_worker()
-        new_rounds = history_entries(obs.history[worker.history_sent :], self.game)
-        worker.history_sent = len(obs.history)
-        head = round_state_head(obs, self.game, phase)
-        where = f"round {obs.round_index} turn {obs.turn} ({phase})"
-        if self.spec.trace:  # training: the whole round_state as the agent receives it
-            seen = {**head, "history": history_entries(obs.history, self.game)}
-            self._log.note(f"{where} saw: {json.dumps(seen, ensure_ascii=False)}")
-        reply = self._call(
-            "on_turn", head, notes, required=True, history_add=new_rounds, timeout=limit
-        )
-        if self.spec.trace:
-            self._log.note(
-                f"{where} answered: {json.dumps(reply.get('result'), ensure_ascii=False)}"
-                if reply["ok"]
-                else f"{where} on_turn raised:\n{reply['error'].rstrip()}"
-            )
-        return reply, time.perf_counter() - started
+    # -- a hook call in the agent's process (the rounds' and the turns') --
 
     def _call(
         self,
@@ -341,24 +228,6 @@ class ArenaAgent(AgentBase):
                 else f"{hook} raised; its traceback is on the round's decision"
             )
         return reply
-
-    def _fallback(
-        self,
-        error: str,
-        notes: Sequence[str] = (),
-        *,
-        timeout: bool = False,
-        invalid: bool = False,
-        attempts: tuple[HookAttempt, ...] = (),
-    ) -> Decision:
-        return Decision(
-            action=self.timeout_action,
-            attempts=attempts,
-            invalid_outputs=1 if invalid else 0,
-            fallback=True,
-            timeout=timeout,
-            error="\n".join([*notes, error]),
-        )
 
     # -- the process --
 

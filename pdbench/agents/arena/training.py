@@ -16,10 +16,6 @@ from pdbench.core.errors import ConfigError, PdbenchError, did_you_mean
 from pdbench.core.game import GAMES
 from pdbench.games.registry import TURN_GAMES
 
-# Games of the platform pdbench cannot train in yet (their third role, the judge or keeper, is not
-# bound in a config): a file declaring one is refused with one line naming it.
-NOT_YET_PLAYED = ("passcode", "nuclear-war", "nil-recruitment")
-
 
 class AgentFileError(PdbenchError):
     """The agent file cannot play: `shown` is what to print (the file's own line for a syntax
@@ -62,20 +58,12 @@ def game_of(path: Path, declared: str | None, asked: str | None) -> str:
     shown = str(path)
     by_arena_id = {game.arena_id.casefold(): game_id for game_id, game in GAMES.items()}
     by_arena_id |= {
-        entry.platform_name.casefold(): game_id
-        for game_id, entry in TURN_GAMES.items()
-        if entry.platform_name.casefold() not in NOT_YET_PLAYED
+        entry.platform_name.casefold(): game_id for game_id, entry in TURN_GAMES.items()
     }
     choices = sorted(by_arena_id)
     for name, field in ((declared, "Agent.GAME"), (asked, "--game")):
         if name is None:
             continue
-        if name.casefold() in NOT_YET_PLAYED:
-            raise ConfigError(
-                f'"{name}": pdbench cannot play {name} yet (its engine is not wired)',
-                file=shown,
-                field=field,
-            )
         if name.casefold() not in by_arena_id:
             raise ConfigError(
                 f'unknown game "{name}"{did_you_mean(name, choices)}; games: {", ".join(choices)}',

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from pdbench.agents.arena.process import WorkerDied, WorkerTimeout
 from pdbench.agents.arena.protocol import turn_attempts
@@ -39,7 +40,7 @@ def take_turn_blocking(agent: ArenaAgent, request: TurnRequest) -> TurnDecision:
             }
             agent._call("on_match_start", start, notes)
         started = time.perf_counter()
-        where = f"round {request.round_state.get('round')} turn {request.round_state.get('turn')}"
+        where = turn_label(request.round_state)
         if agent.spec.trace:  # training: the round_state as the agent receives it
             agent._log.note(
                 f"{where} saw: {json.dumps(dict(request.round_state), ensure_ascii=False)}"
@@ -66,3 +67,17 @@ def take_turn_blocking(agent: ArenaAgent, request: TurnRequest) -> TurnDecision:
         agent._log.note(f"turn {request.round_state.get('turn')}: {why}")
         return TurnDecision(action=None, attempts=attempts, invalid_outputs=1, error=why)
     return TurnDecision(action=raw, attempts=attempts, error="\n".join(notes) or None)
+
+
+def turn_label(round_state: Mapping[str, Any]) -> str:
+    """Where a turn is, as the game's round_state tells it: "round 1 turn 3 (bid)", "round 2
+    (question)", "(intro)" (a debate has phases only)."""
+    round_number = round_state.get("round", round_state.get("round_number"))
+    turn = round_state.get("turn")
+    phase = round_state.get("phase")
+    parts = [
+        *([f"round {round_number}"] if round_number is not None else []),
+        *([f"turn {turn}"] if turn is not None else []),
+        *([f"({phase})"] if phase is not None else []),
+    ]
+    return " ".join(parts)
