@@ -4,6 +4,7 @@
     uv run python benchmarks/run.py --quick          # a smaller smoke version (1 run each)
     uv run python benchmarks/run.py --write-readme   # also rewrite the table in README.md
     uv run python benchmarks/run.py --only rr,agg --profile --keep
+    uv run python benchmarks/run.py --only servers --repeat 1   # opt-in: two real llama.cpp servers
 
 Every measured command is a fresh `pdbench` process (the venv's console script), timed from
 spawn to exit, with that process's own peak RSS taken from `os.wait4`. Experiment files, run
@@ -14,16 +15,20 @@ What each benchmark measures: benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import pstats
+import queue
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from io import StringIO
@@ -61,6 +66,10 @@ WATCHED_IMPORTS = (
     "streamlit",
 )
 BENCHMARKS = ("rr", "llm", "startup", "agg")  # "llm" includes benchmark 3 (replay)
+# Run only when named in --only: they need the `local` group and a few minutes of both cores.
+OPT_IN = ("servers",)
+SERVERS_START = "<!-- benchmarks-servers:start -->"  # the opt-in case's own README block
+SERVERS_END = "<!-- benchmarks-servers:end -->"
 
 
 @dataclass(frozen=True)
@@ -74,10 +83,13 @@ class Sizes:
     replay_concurrency: int = 8
     agg_replicates: int = 1000  # x len(AGG_PAIRS)
     agg_rounds: int = 200
+    servers_matches: int = 8  # benchmark 6: LLM vs TFT on SmolLM2, one server then two
+    servers_rounds: int = 10
+    servers_concurrency: int = 4
 
 
 FULL = Sizes()
-QUICK = Sizes(rr_replicates=10, llm_rounds=5, agg_replicates=100)
+QUICK = Sizes(rr_replicates=10, llm_rounds=5, agg_replicates=100, servers_rounds=3)
 
 # Targets.
 RR_ROUNDS_PER_S = 300_000
@@ -153,15 +165,17 @@ def render_markdown(machine: Machine, rows: Sequence[Row], notes: Sequence[str] 
     return "\n".join(lines) + "\n"
 
 
-def replace_readme_block(readme: Path, content: str) -> bool:
+def replace_readme_block(
+    readme: Path, content: str, markers: tuple[str, str] = (README_START, README_END)
+) -> bool:
     """Put `content` between the benchmark markers of `readme`, keeping the markers and
     everything outside them. Returns False (and changes nothing) when a marker is missing."""
     text = readme.read_text(encoding="utf-8")
-    start = text.find(README_START)
+    start = text.find(markers[0])
     if start < 0:
         return False
-    inner_start = start + len(README_START)
-    end = text.find(README_END, inner_start)
+    inner_start = start + len(markers[0])
+    end = text.find(markers[1], inner_start)
     if end < 0:
         return False
     updated = text[:inner_start] + "\n" + content.strip("\n") + "\n" + text[end:]
@@ -750,11 +764,174 @@ def bench_aggregate(ctx: Context) -> None:
         profile_run(ctx, name, ["aggregate", str(run_dir)], env)
 
 
+# --- benchmark 6 (opt-in): one model on two local llama.cpp servers ---------------------------
+
+SERVERS_LABEL = "6. two local servers (SmolLM2-135M, llama.cpp, 1 thread each)"
+SERVER_START_S = 120.0  # model loading on a busy 2-core machine
+
+
+def base_url_of(line: str) -> str | None:
+    """The URL in `pdbench serve-local`'s `base URL: http://127.0.0.1:<port>/v1` line."""
+    prefix = "base URL: "
+    return line.strip()[len(prefix) :] if line.startswith(prefix) else None
+
+
+def _await_base_url(process: subprocess.Popen[str], log: Path, timeout_s: float) -> str:
+    """Read the server's stdout (in a thread: readline may block) until its base URL."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + timeout_s
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        if url := base_url_of(line):
+            return url
+    tail = "\n".join(log.read_text(errors="replace").strip().splitlines()[-5:])
+    raise BenchmarkError(f"the local server did not start ({' '.join(process.args)}):\n{tail}")
+
+
+@contextlib.contextmanager
+def local_servers(
+    command: Sequence[str], count: int, *, env: dict[str, str], work: Path
+) -> Iterator[list[str]]:
+    """`count` servers, each a process of `command` (serve-local on a free port); yields their
+    base URLs once all are ready, and stops them all at the end (Ctrl-C, then kill)."""
+    processes: list[subprocess.Popen[str]] = []
+    try:
+        urls = []
+        for number in range(count):
+            log = work / f"server-{number}.log"
+            with log.open("w") as stderr:
+                process = subprocess.Popen(
+                    list(command),
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                    text=True,
+                )
+            processes.append(process)
+            urls.append(_await_base_url(process, log, SERVER_START_S))
+        yield urls
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def servers_experiment(*, output_dir: Path, api_bases: Sequence[str], sizes: Sizes) -> str:
+    """LLM (llm_default, temperature 0.7 so no two matches share a call; grammar: every answer
+    a label, one call per round) vs TFT, on the servers listed."""
+    listed = ", ".join(api_bases)
+    return _yaml_experiment(
+        output_dir=output_dir,
+        replicates=sizes.servers_matches,
+        rounds=sizes.servers_rounds,
+        extra=(
+            "provider:\n"
+            "  name: litellm\n"
+            "  model: openai/smollm2-135m-instruct\n"
+            f"  api_bases: [{listed}]\n"
+            "  timeout_s: 120.0\n"
+        ),
+        conditions=[
+            '{name: llm_vs_tft, agent_a: {ref: "agent/llm_default.yaml", '
+            "overrides: {temperature: 0.7, constrain: grammar}}, agent_b: tft}"
+        ],
+    )
+
+
+def servers_rows(
+    rates: dict[int, list[float]], walls: dict[int, list[float]], load: str
+) -> list[Row]:
+    """The table's rows: calls/s on one server and on two (run phase), their ratio per run."""
+    ratios = [two / one for one, two in zip(rates[1], rates[2], strict=True)]
+    return [
+        Row(SERVERS_LABEL, "one server: calls/s, run phase", measured(rates[1])),
+        Row(SERVERS_LABEL, "two servers (api_bases): calls/s, run phase", measured(rates[2])),
+        Row(SERVERS_LABEL, "throughput two / one", measured(ratios, unit="x")),
+        Row(
+            SERVERS_LABEL,
+            "wall, whole command: one / two servers",
+            f"{measured(walls[1], unit='s')} / {measured(walls[2], unit='s')}",
+        ),
+        Row(SERVERS_LABEL, "machine load during the case", load),
+    ]
+
+
+def bench_servers(ctx: Context) -> None:
+    """Benchmark 6: the same LLM run against one llama.cpp server, then against two."""
+    s = ctx.sizes
+    runs = ctx.work / "runs"
+    calls = s.servers_matches * s.servers_rounds
+    _log(
+        f"\n{SERVERS_LABEL}: {s.servers_matches} matches x {s.servers_rounds} rounds, LLM vs "
+        f"TFT, run.max_concurrency {s.servers_concurrency}, on one server then two ({_load1()})"
+    )
+    load_start = _load_average()
+    rates: dict[int, list[float]] = {1: [], 2: []}
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    serve = [*ctx.pdbench, "serve-local", "--port", "0", "--threads", "1"]
+    with local_servers(serve, 2, env=ctx.base_env, work=ctx.work) as urls:
+        for i in range(ctx.repeat):
+            for count in (1, 2):
+                config = ctx.work / f"servers-{count}.yaml"
+                config.write_text(
+                    servers_experiment(output_dir=runs, api_bases=urls[:count], sizes=s)
+                )
+                run_id = f"servers-{count}-r{i}"
+                command = [*ctx.pdbench, "run", str(config), "-q", "--run-id", run_id]
+                command.append(f"run.max_concurrency={s.servers_concurrency}")
+                result = run_measured(command, env=ctx.env(ctx.work / f"cache-{run_id}"))
+                manifest = check_run(runs / run_id, rounds=calls)
+                live = manifest["provider_calls"]["live"]
+                if manifest["provider_calls"]["cached"] != 0 or live < calls:
+                    raise BenchmarkError(
+                        f"{run_id}: {manifest['provider_calls']}, not {calls} live"
+                    )
+                phase = run_phase_s(manifest)
+                rates[count].append(live / phase)
+                walls[count].append(result.wall_s)
+                _log(
+                    f"  run {i + 1}, {count} server(s): {live} calls in {phase:.1f} s run phase "
+                    f"({live / phase:.2f} calls/s), {result.wall_s:.1f} s whole command"
+                )
+    load_end = _load_average()
+    load = (
+        "load average (1/5/15 min) "
+        + " at start, ".join(
+            " / ".join(f"{v:.2f}" for v in values) if values else "n/a"
+            for values in (load_start, load_end)
+        )
+        + " at end"
+    )
+    for row in servers_rows(rates, walls, load):
+        ctx.add(row)
+
+
 RUNNERS: dict[str, Callable[[Context], None]] = {
     "rr": bench_round_robin,
     "llm": bench_llm,
     "startup": bench_startup,
     "agg": bench_aggregate,
+    "servers": bench_servers,
 }
 
 
@@ -845,7 +1022,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--only",
         default=",".join(BENCHMARKS),
         help=f"comma-separated subset of {','.join(BENCHMARKS)} "
-        "(llm includes the replay benchmark)",
+        "(llm includes the replay benchmark), or the opt-in "
+        f"{','.join(OPT_IN)} (two local llama.cpp servers; needs uv sync --group local)",
     )
     parser.add_argument(
         "--write-readme",
@@ -865,14 +1043,31 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     args.only = [b.strip() for b in args.only.split(",") if b.strip()]
-    unknown = sorted(set(args.only) - set(BENCHMARKS))
+    unknown = sorted(set(args.only) - set(BENCHMARKS) - set(OPT_IN))
     if unknown:
-        parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+        known = ", ".join((*BENCHMARKS, *OPT_IN))
+        parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {known}")
     if args.repeat is None:
         args.repeat = 1 if args.quick else 3
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     return args
+
+
+def readme_tables(
+    machine: Machine, rows: Sequence[Row], notes: Sequence[str], only: Sequence[str]
+) -> list[tuple[tuple[str, str], str]]:
+    """((start, end) markers, table) for each README block the benchmarks run fill: the main
+    table (benchmarks 1-5) and the opt-in servers case's own, so running one leaves the other."""
+    opt_in = {SERVERS_LABEL, *OPT_IN}  # an opt-in case's rows, its error row included
+    blocks = []
+    if any(key in only for key in BENCHMARKS):
+        main_rows = [row for row in rows if row.benchmark not in opt_in]
+        blocks.append(((README_START, README_END), render_markdown(machine, main_rows, notes)))
+    if "servers" in only:
+        server_rows = [row for row in rows if row.benchmark in opt_in]
+        blocks.append(((SERVERS_START, SERVERS_END), render_markdown(machine, server_rows)))
+    return blocks
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -902,7 +1097,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     failures = []
     started = time.perf_counter()
     try:
-        for key in BENCHMARKS:
+        for key in (*BENCHMARKS, *OPT_IN):
             if key not in args.only:
                 continue
             try:
@@ -919,21 +1114,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     if args.quick:
         ctx.notes.append("Quick smoke version (--quick): smaller sizes than the targets assume.")
-    table = render_markdown(machine, ctx.rows, ctx.notes)
     _log(f"\nall benchmarks took {time.perf_counter() - started:.0f} s\n")
-    print(table)
+    for _, table in readme_tables(machine, ctx.rows, ctx.notes, args.only):
+        print(table)
     for profile in ctx.profiles:
         print(profile)
     if ctx.missed:
         print("missed: " + "; ".join(ctx.missed))
     if args.write_readme:
-        if replace_readme_block(README, table):
-            print(f"wrote the table into {README}")
-        else:
-            print(
-                f"notice: {README} has no {README_START} ... {README_END} block; "
-                "nothing was written"
-            )
+        for markers, table in readme_tables(machine, ctx.rows, ctx.notes, args.only):
+            if replace_readme_block(README, table, markers):
+                print(f"wrote the table into {README} ({markers[0]})")
+            else:
+                print(
+                    f"notice: {README} has no {markers[0]} ... {markers[1]} block; "
+                    "nothing was written"
+                )
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     return 1 if failures else 0

@@ -3,7 +3,9 @@
 A cache folder is diskcache's SQLite database of answers (providers/cache.py); a sweep's jobs
 write the answers they buy to shards of their own, `<sweep run dir>/cache/<job>.jsonl`
 (providers/cache_shards.py), which the launching process merges into its cache when the sweep
-ends. These commands do the same by hand, on any machine, and check what a cache holds.
+ends, and keep a copy in their own cache folder (`<cache folder>/shards/<sweep>/<job>.jsonl`).
+These commands do the same by hand, on any machine, and check what a cache holds: a cache folder
+is read with the shards kept in it.
 """
 
 from __future__ import annotations
@@ -106,22 +108,21 @@ def list_caches(
 ) -> None:
     """One line per cache folder (entries, size on disk) and per cache shard of a sweep
     (entries, damaged lines)."""
-    from pdbench.providers.cache_shards import read_shard, shard_files
+    from pdbench.providers.cache_shards import kept_shard_files, read_shard, shard_files
 
     for source in sources or [_default_cache()]:
         shards = _shard_folder(source)
-        if shards is not None:
-            for path in shard_files(shards):
-                lines = list(read_shard(path))
-                bad = sum(1 for line in lines if line[2] is None)
-                typer.echo(f"{path}: shard, {len(lines) - bad} answers, {bad} damaged")
-            continue
-        cache = _open_cache(source)
-        try:
-            size = sum(p.stat().st_size for p in source.rglob("*") if p.is_file())
-            typer.echo(f"{source}: cache, {len(cache)} entries, {size / 1e6:.1f} MB")
-        finally:
-            cache.close()
+        if shards is None:
+            cache = _open_cache(source)
+            try:
+                size = sum(p.stat().st_size for p in source.rglob("*") if p.is_file())
+                typer.echo(f"{source}: cache, {len(cache)} entries, {size / 1e6:.1f} MB")
+            finally:
+                cache.close()
+        for path in shard_files(shards) if shards is not None else kept_shard_files(source):
+            lines = list(read_shard(path))
+            bad = sum(1 for line in lines if line[2] is None)
+            typer.echo(f"{path}: shard, {len(lines) - bad} answers, {bad} damaged")
 
 
 @cache_app.command("merge")
@@ -169,6 +170,9 @@ def merge(
 
 
 def _merge_cache(source: Path, cache: ReplayCache) -> tuple[int, int, list[str]]:
+    """A cache folder's entries, then the shards sweep jobs kept in it."""
+    from pdbench.providers.cache_shards import kept_shard_files, merge_shards
+
     other = _open_cache(source)
     added = present = 0
     problems = []
@@ -184,7 +188,8 @@ def _merge_cache(source: Path, cache: ReplayCache) -> tuple[int, int, list[str]]
                 added += 1
     finally:
         other.close()
-    return added, present, problems
+    new, old, bad = merge_shards(source, cache, kept_shard_files(source))
+    return added + new, present + old, problems + bad
 
 
 @cache_app.command("verify")
@@ -192,19 +197,18 @@ def verify(folder: FolderArg = None) -> None:
     """Check every entry of a cache folder (or every shard of a sweep): it decodes as JSON and
     its checksum matches its key and answer (an entry damaged, edited, or copied under another
     key fails). Names each bad one; exit 1 when any is bad."""
-    from pdbench.providers.cache_shards import read_shard, shard_files
+    from pdbench.providers.cache_shards import kept_shard_files, read_shard, shard_files
 
     source = folder or _default_cache()
     bad: list[str] = []
     total = 0
     shards = _shard_folder(source)
-    if shards is not None:
-        for path in shard_files(shards):
-            for number, _, value, problem in read_shard(path):
-                total += 1
-                if value is None:
-                    bad.append(f"{path} line {number}: {problem}")
-    else:
+    for path in shard_files(shards) if shards is not None else kept_shard_files(source):
+        for number, _, value, problem in read_shard(path):
+            total += 1
+            if value is None:
+                bad.append(f"{path} line {number}: {problem}")
+    if shards is None:
         cache = _open_cache(source)
         try:
             for key in cache.stored_keys():

@@ -8,6 +8,11 @@ the cache's: sha256 of the key and the canonical JSON of the value). A job reads
 every job of the sweep (answers bought anywhere are replayed here, on any machine) and then the
 cache folder, which it only reads. The launching process merges the shards into its cache when
 the sweep ends; `pdbench cache merge` does the same anywhere, later.
+
+A job also keeps what it bought in its own cache folder, as one more shard of its own,
+`<cache folder>/shards/<sweep>/<job>.jsonl` (a file, never the database: the folder may be shared
+too). So when every job has a cache folder of its own (a node-local one on each machine),
+`pdbench cache merge A B --into C` makes one cache of them that replays the whole sweep.
 """
 
 from __future__ import annotations
@@ -25,10 +30,17 @@ from pdbench.core.redact import redact
 from pdbench.providers.cache import ReplayCache, Warn, checksum, warn_on_stderr
 
 SHARDS_FOLDER = "cache"  # inside a sweep's run dir
+KEPT_FOLDER = "shards"  # inside a cache folder: <sweep>/<job>.jsonl, what each job bought
 
 
 def shard_files(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+def kept_shard_files(cache_folder: Path) -> list[Path]:
+    """The shards sweep jobs kept in a cache folder (what each bought while using it)."""
+    folder = cache_folder / KEPT_FOLDER
+    return sorted(folder.glob("*/*.jsonl")) if folder.is_dir() else []
 
 
 def read_shard(path: Path) -> Iterator[tuple[int, str, dict[str, Any] | None, str | None]]:
@@ -58,8 +70,9 @@ def read_shard(path: Path) -> Iterator[tuple[int, str, dict[str, Any] | None, st
 
 
 class ShardedCache:
-    """A sweep job's replay cache: its own shard to write, every job's shards and the cache
-    folder to read. Same interface as ReplayCache for the gateway."""
+    """A sweep job's replay cache: its own shard to write (in the sweep's `folder`, and a copy
+    in its cache folder), every job's shards and the cache folder to read. Same interface as
+    ReplayCache for the gateway."""
 
     def __init__(
         self, folder: Path, own: str, base: ReplayCache | None, *, warn: Warn | None = None
@@ -67,6 +80,12 @@ class ShardedCache:
         self.folder = folder
         self.path = folder / f"{own}.jsonl"
         self.base = base
+        # The copy kept in this job's cache folder, under the sweep's run id (folder's parent).
+        self.kept = (
+            None
+            if base is None
+            else base.directory / KEPT_FOLDER / folder.parent.name / f"{own}.jsonl"
+        )
         self.warn = warn or warn_on_stderr
         self._entries: dict[str, dict[str, Any]] = {}
         self._read_to: dict[Path, int] = {}  # how far each shard was read (bytes)
@@ -79,7 +98,8 @@ class ShardedCache:
 
     def _catch_up(self) -> None:
         """Read what the shards gained since the last look (other jobs keep appending)."""
-        for path in shard_files(self.folder):
+        kept = kept_shard_files(self.base.directory) if self.base is not None else []
+        for path in [*shard_files(self.folder), *kept]:
             start = self._read_to.get(path, 0)
             try:
                 with path.open("rb") as handle:
@@ -111,18 +131,9 @@ class ShardedCache:
     def set(self, key: str, value: dict[str, Any]) -> None:
         value = redact(value)
         line = orjson.dumps({"key": key, "checksum": checksum(key, value), "value": value})
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW  # never via a link
-            with os.fdopen(os.open(self.path, flags, 0o644), "ab") as handle:
-                fcntl.flock(handle, fcntl.LOCK_EX)  # this machine's processes only; one writer
-                try:
-                    handle.write(line + b"\n")
-                    handle.flush()
-                finally:
-                    fcntl.flock(handle, fcntl.LOCK_UN)
-        except OSError as error:
-            raise WriteFailed(self.path, error) from error
+        for path in (self.path, self.kept):
+            if path is not None:
+                _append(path, line + b"\n")
         self._entries[key] = value
 
     def delete(self, key: str) -> None:
@@ -139,12 +150,29 @@ class ShardedCache:
             self.base.close()
 
 
-def merge_shards(folder: Path, into: ReplayCache) -> tuple[int, int, list[str]]:
-    """Copy every valid entry of the shards in `folder` into a cache: (added, already there,
-    problems as `file line N: why`). An entry already cached is left as it is."""
+def _append(path: Path, line: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW  # never via a link
+        with os.fdopen(os.open(path, flags, 0o644), "ab") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)  # this machine's processes only; one writer
+            try:
+                handle.write(line)
+                handle.flush()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+    except OSError as error:
+        raise WriteFailed(path, error) from error
+
+
+def merge_shards(
+    folder: Path, into: ReplayCache, files: list[Path] | None = None
+) -> tuple[int, int, list[str]]:
+    """Copy every valid entry of the shards in `folder` (or of `files`) into a cache: (added,
+    already there, problems as `file line N: why`). An entry already cached is left as it is."""
     added = present = 0
     problems: list[str] = []
-    for path in shard_files(folder):
+    for path in shard_files(folder) if files is None else files:
         for number, key, value, problem in read_shard(path):
             if value is None:
                 problems.append(f"{path} line {number}: {problem}")

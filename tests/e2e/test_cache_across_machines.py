@@ -2,17 +2,23 @@
 shard of its own (`<sweep>/cache/<job>.jsonl`), as jobs on separate machines must; the launching
 process merges the shards into its cache; and on another machine (another, empty cache folder),
 `pdbench cache merge <sweep>` then a re-run of the same grid replays every answer: 0 live calls,
-the same rounds.
+the same rounds. And when every job has a cache folder of its own (a node-local cache on each
+machine), each job keeps what it bought in its own folder: merging those folders gives one cache
+that replays the whole sweep, with no call reaching the server.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from project_copy import PDBENCH, PROJECT, command_env, run_in_shared_copy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from openai_stub_server import StubServer
 
 UV = shutil.which("uv")
 pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
@@ -29,9 +35,9 @@ GRID = [
 ]
 
 
-def sweep(tmp: Path, run_id: str, cache: Path):
+def sweep(tmp: Path, run_id: str, cache: Path, grid: list[str] = GRID):
     env = {**command_env(tmp), "PDBENCH_CACHE_DIR": str(cache)}
-    command = [str(UV), "run", "--project", str(PROJECT), "python", "-m", "pdbench", *GRID]
+    command = [str(UV), "run", "--project", str(PROJECT), "python", "-m", "pdbench", *grid]
     command += [f"run.run_id={run_id}", f"run.output_dir={tmp / 'runs'}"]
     command += [f"hydra.sweep.dir={tmp / 'hydra' / run_id}"]
     done = run_in_shared_copy(command, env, timeout=300)
@@ -78,3 +84,65 @@ def test_separate_caches_replay_everything_after_a_merge(tmp_path):
     assert calls(again)["live"] == 0
     assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
     assert rounds(again) == rounds(first)
+
+
+def shard_lines(folder: Path) -> int:
+    return sum(len(p.read_text().splitlines()) for p in folder.rglob("*.jsonl"))
+
+
+def shard_text(cache_folder: Path) -> list[str]:
+    return [
+        line for p in (cache_folder / "shards").rglob("*.jsonl") for line in p.read_text().split()
+    ]
+
+
+@pytest.mark.slow
+def test_jobs_with_caches_of_their_own_replay_everything_after_merging_those_caches(tmp_path):
+    """Each job's cache folder is its own (Hydra sets PDBENCH_CACHE_DIR per job, as a node-local
+    cache on each machine would be); the calls go over HTTP to a stub server that counts them."""
+    with StubServer() as server:
+        grid = [*GRID[:3], "provider=litellm", "provider.model=openai/test-model"]
+        grid += [f"provider.api_base={server.api_base}", *GRID[4:]]
+        per_job = f"+hydra.job.env_set.PDBENCH_CACHE_DIR={tmp_path}/machine-${{hydra:job.num}}"
+        _, first = sweep(tmp_path, "first", tmp_path / "launcher", [*grid, per_job])
+        live = len(server.state.requests)
+        assert live > 0
+        assert calls(first)["live"] == live
+
+        machines = [tmp_path / "machine-0", tmp_path / "machine-1"]
+        assert [shard_lines(m / "shards") > 0 for m in machines] == [True, True]
+        assert sum(shard_lines(m / "shards") for m in machines) == live  # what each job bought
+
+        env = {**command_env(tmp_path), "PDBENCH_CACHE_DIR": str(tmp_path / "unused")}
+        merged_cache = tmp_path / "merged"
+        merge = [PDBENCH, "cache", "merge", *map(str, machines), "--into", str(merged_cache)]
+        merged = run_in_shared_copy(merge, env, timeout=120)
+        assert merged.returncode == 0, merged.stderr
+        # Two jobs may buy one answer (the same first-round prompt, asked at the same time).
+        bought = {json.loads(line)["key"] for m in machines for line in shard_text(m)}
+        twice = live - len(bought)
+        assert f"{len(bought)} answers added, {twice} already there" in merged.stdout
+        verified = run_in_shared_copy([PDBENCH, "cache", "verify", str(merged_cache)], env, 120)
+        assert verified.returncode == 0, verified.stderr
+        assert f"{len(bought)} entries checked, 0 bad" in verified.stdout
+
+        server.reset()
+        _, again = sweep(tmp_path, "again", merged_cache, grid)
+        assert len(server.state.requests) == 0  # not one call reached the server
+    assert calls(again)["live"] == 0
+    assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
+    # An answer both jobs bought is replayed in one of its two copies (its response id).
+    replayed, bought_ids = rounds(again), rounds(first)
+    assert response_ids(replayed) <= response_ids(bought_ids)
+    assert without_response_ids(replayed) == without_response_ids(bought_ids)
+
+
+def response_ids(rows: list[dict]) -> set[str]:
+    return {a.get("response_id") for row in rows for a in row["agent_a_attempts"]}
+
+
+def without_response_ids(rows: list[dict]) -> list[dict]:
+    for row in rows:
+        for attempt in row["agent_a_attempts"]:
+            attempt.pop("response_id", None)
+    return rows

@@ -1,6 +1,7 @@
 """benchmarks/run.py: the Markdown table and the README block it rewrites (no benchmark is run)."""
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -121,3 +122,87 @@ def test_options(bench):
     assert bench.parse_args(["--quick", "--repeat", "2"]).repeat == 2
     with pytest.raises(SystemExit):
         bench.parse_args(["--only", "nope"])
+
+
+# --- benchmark 6 (opt-in): two local llama.cpp servers, tested without any server -------------
+
+
+def test_the_servers_case_is_opt_in(bench):
+    assert "servers" not in bench.parse_args([]).only
+    assert bench.parse_args(["--only", "servers", "--repeat", "1"]).only == ["servers"]
+    assert "servers" in bench.RUNNERS
+
+
+def test_the_base_url_is_read_from_serve_locals_line(bench):
+    assert bench.base_url_of("base URL: http://127.0.0.1:40123/v1\n") == "http://127.0.0.1:40123/v1"
+    assert bench.base_url_of("serving smollm2-135m-instruct (x.gguf) in 0.9 s") is None
+
+
+FAKE_SERVER = (
+    "import os, time; print('serving fake', flush=True); "
+    "print(f'base URL: http://127.0.0.1:{os.getpid()}/v1', flush=True); time.sleep(60)"
+)
+
+
+def test_local_servers_start_each_its_own_process_and_stop_them_all(bench, tmp_path):
+    command = [sys.executable, "-c", FAKE_SERVER]
+    with bench.local_servers(command, 2, env=dict(os.environ), work=tmp_path) as urls:
+        pids = [int(url.split(":")[2].split("/")[0]) for url in urls]
+        assert len(set(pids)) == 2 and all(_alive(pid) for pid in pids)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_a_server_that_does_not_start_is_an_error_naming_its_log(bench, tmp_path):
+    command = [sys.executable, "-c", "import sys; sys.exit('error: no model file')"]
+    failing = bench.local_servers(command, 2, env=dict(os.environ), work=tmp_path)
+    with pytest.raises(bench.BenchmarkError, match="no model file"), failing:
+        pass
+
+
+def test_the_experiment_lists_the_servers_and_is_valid(bench, tmp_path):
+    from pdbench.runners.prepare import load
+
+    urls = ["http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1"]
+    for count in (1, 2):
+        path = tmp_path / f"servers-{count}.yaml"
+        path.write_text(
+            bench.servers_experiment(
+                output_dir=tmp_path / "runs", api_bases=urls[:count], sizes=bench.QUICK
+            )
+        )
+        provider = load(path, [], project_root=bench.REPO).spec.conditions[0].agent_a.provider
+        assert provider.api_bases == tuple(urls[:count])
+        assert provider.name == "litellm"
+
+
+def test_the_rows_give_both_rates_and_their_ratio_per_run(bench):
+    rows = bench.servers_rows({1: [2.0, 3.0], 2: [3.0, 6.0]}, {1: [10.0, 9.0], 2: [6.0, 5.0]}, "x")
+    values = {row.measure: row.value for row in rows}
+    assert values["one server: calls/s, run phase"] == "2.50 [2.00 - 3.00]"
+    assert values["throughput two / one"] == "1.75 [1.50 - 2.00] x"  # 3/2 and 6/3
+    assert values["wall, whole command: one / two servers"] == (
+        "9.50 [9.00 - 10.00] s / 5.50 [5.00 - 6.00] s"
+    )
+
+
+def test_the_servers_table_has_its_own_readme_block(bench):
+    rows = [bench.Row("1. round robin", "rounds/s", "1"), bench.Row(bench.SERVERS_LABEL, "r", "2")]
+    only_servers = bench.readme_tables(_machine(bench), rows, [], ["servers"])
+    assert [markers for markers, _ in only_servers] == [(bench.SERVERS_START, bench.SERVERS_END)]
+    assert "round robin" not in only_servers[0][1] and bench.SERVERS_LABEL in only_servers[0][1]
+    both = bench.readme_tables(_machine(bench), rows, ["n"], ["rr", "servers"])
+    assert "| 1. round robin |" in both[0][1] and bench.SERVERS_LABEL not in both[0][1]
+    text = bench.README.read_text()
+    assert text.index(bench.SERVERS_START) < text.index(bench.SERVERS_END)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A child that exited but was not reaped yet is a zombie: not running.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] != "Z"
+    except OSError:
+        return False

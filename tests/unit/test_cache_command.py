@@ -124,3 +124,33 @@ def test_a_source_that_is_no_cache_is_refused_before_anything_is_written(tmp_pat
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
     assert "nope" in done.stderr
     assert not (tmp_path / "t").exists()
+
+
+def test_a_job_keeps_what_it_bought_in_its_own_cache_folder_and_merge_reads_it(tmp_path):
+    """Two jobs of one sweep, each with a cache folder of its own (two machines): each folder
+    keeps what its job bought; merging the folders gives one cache with every answer, and a
+    damaged kept line is named and skipped."""
+    sweep = tmp_path / "runs" / "sweep-1"
+    for job, answer in (("job-a", "C"), ("job-b", "D")):
+        shard = ShardedCache(sweep / "cache", job, ReplayCache(tmp_path / f"machine-{job}"))
+        shard.set(f"key-{job}", {"text": answer})
+        shard.close()
+    kept = tmp_path / "machine-job-b" / "shards" / "sweep-1" / "job-b.jsonl"
+    assert kept.read_bytes() == (sweep / "cache" / "job-b.jsonl").read_bytes()
+
+    machines = [str(tmp_path / "machine-job-a"), str(tmp_path / "machine-job-b")]
+    listed = cli(["cache", "list", *machines], tmp_path)
+    assert "shards/sweep-1/job-a.jsonl: shard, 1 answers, 0 damaged" in listed.stdout
+    merged = cli(["cache", "merge", *machines, "--into", str(tmp_path / "merged")], tmp_path)
+    assert merged.code == 0, merged.stderr
+    assert "2 answers added, 0 already there" in merged.stdout
+    with ReplayCache(tmp_path / "merged") as cache:
+        assert cache.get("key-job-a") == {"text": "C"} and cache.get("key-job-b") == {"text": "D"}
+
+    with kept.open("ab") as out:
+        out.write(b'{"key": "torn", "checksum": "0", "value": {"text": "C"}}\n')
+    checked = cli(["cache", "verify", machines[1]], tmp_path)
+    assert checked.code == 1
+    assert "job-b.jsonl line 2: its checksum does not match" in checked.stderr
+    again = cli(["cache", "merge", machines[1], "--into", str(tmp_path / "merged")], tmp_path)
+    assert again.code == 1 and "1 already there" in again.stdout
