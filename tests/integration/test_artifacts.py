@@ -135,9 +135,11 @@ def test_actions_are_c_or_d_even_in_split_or_steal(rounds_true):
     split_rounds = [r for r in rounds_true if r["condition"] == "llm_vs_alld_split_or_steal"]
     assert split_rounds and all(r["game"] == "split_or_steal" for r in split_rounds)
     for record in split_rounds:
-        # The model saw and answered the game's labels; storage still says C/D.
+        # The model saw and answered the game's labels (the answer instruction is in the system
+        # prompt since prompts keep a long shared prefix, issue 33); storage still says C/D.
         attempt = record["agent_a_attempts"][-1]
-        assert "split" in attempt["prompt"] and "steal" in attempt["prompt"]
+        seen = f"{attempt['system']}\n{attempt['prompt']}"
+        assert "split" in seen and "steal" in seen
         assert attempt["raw"].strip().lower() in ("split", "steal")
         expected = "C" if attempt["raw"].strip().lower() == "split" else "D"
         assert record["agent_a_action"] == expected
