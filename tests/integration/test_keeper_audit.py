@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from silently_wrong_helpers import console_in_process
 from test_judged_runs import manifest_of, read_lines, run, without_clock
 
@@ -76,3 +77,54 @@ def test_an_audit_that_answers_otherwise_gives_a_nonzero_rate_and_never_changes_
     assert done.returncode == 0, done
     share = 100 * differ / len(answers)
     assert f"Keeper audit: disagreement {share:.1f} % ({differ}/{len(answers)};" in done.stdout
+
+
+def test_the_audit_is_a_hydra_group_and_analyze_reports_it(tmp_path, monkeypatch):
+    done = console_in_process(
+        "run", "conf/config.yaml", "game=passcode", "agent_a=passcode_halving",
+        "agent_b=passcode_lengths", "keeper=llm", "keeper_audit=truthful", "run.replicates=2",
+        f"run.output_dir={tmp_path}", monkeypatch=monkeypatch,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    (run_dir,) = tmp_path.iterdir()
+    done = console_in_process("analyze", str(run_dir), monkeypatch=monkeypatch)
+    assert done.returncode == 0, done
+    # the mock Keeper answers by the house rule: the house Keeper as audit agrees everywhere
+    assert (
+        "keeper_audit=truthful" in done.stdout and "Keeper audit: disagreement 0.0 %" in done.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        (["game=nuclear_war", "agent_a=debate_fixed", "agent_b=debate_fixed",
+          "keeper_audit=llm"], "keeper_audit: nuclear_war has no keeper role"),
+        (["keeper_audit=truthful"], "keeper_audit: the 2x2 game pd has no keeper_audit role"),
+        (["game=passcode", "agent_a=passcode_halving", "agent_b=passcode_lengths",
+          "keeper_audit=truthful", "keeper_audit.policy=scripted_judge"],
+         "keeper_audit.policy: scripted_judge is not a house keeper of passcode"),
+        (["game=passcode", "agent_a=passcode_halving", "agent_b=passcode_lengths",
+          "keeper_audit=liar"], 'unknown keeper "liar"; choose one of: llm, truthful'),
+    ],
+)  # fmt: skip
+def test_an_audit_that_does_not_fit_is_exit_2_naming_the_field(
+    overrides, words, monkeypatch, tmp_path
+):
+    done = console_in_process(
+        "run", "conf/config.yaml", *overrides, f"run.output_dir={tmp_path}", monkeypatch=monkeypatch
+    )
+    assert done.returncode == 2, done
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in done.stderr
+    assert "keeper_audit" in lines[0] and words in lines[0], lines[0]
+
+
+def test_analyze_on_a_passcode_run_without_an_audit_says_so(tmp_path, monkeypatch):
+    config = tmp_path / "plain.yaml"
+    config.write_text(CONFIG.format(audit="null"))
+    run_dir = run(tmp_path, "plain", config=config)
+    done = console_in_process("analyze", str(run_dir), monkeypatch=monkeypatch)
+    assert done.returncode == 2, done
+    assert "no Keeper audit stored (bind keeper_audit" in done.stderr
+    assert "Traceback" not in done.stderr
