@@ -197,12 +197,14 @@ class ConditionSpec(Frozen):
     @property
     def third_party_labels(self) -> dict[str, str]:
         """role -> who plays it, as the manifest states it: the agent's name, its parameters, and
-        "(house default)" when it is the game's default third party."""
+        "(house default)" when it is the game's default third party; the Keeper's audit too
+        (`keeper_audit`), when bound."""
         from pdbench.games.registry import default_third_parties
 
         defaults = default_third_parties(self.game.id) if self.game.is_turn_game else {}
         labels: dict[str, str] = {}
-        for role, spec in self.third_parties.items():
+        audit = {"keeper_audit": self.keeper_audit} if self.keeper_audit is not None else {}
+        for role, spec in {**self.third_parties, **audit}.items():
             params = getattr(spec, "params", None)
             label = spec.display_name + (
                 "(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else ""

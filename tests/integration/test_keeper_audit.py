@@ -41,6 +41,8 @@ def test_an_audit_by_the_same_model_agrees_everywhere_and_replays_free(tmp_path,
             action = line["actions"][seat]
             assert action["audit"] == action["text"]  # the same mock: the same answer
             assert len(line["decisions"][seat]["attempts"]) == 2  # the Keeper's and the audit's
+    parties = manifest_of(run_dir)["matchups"]["audited"]["third_parties"]
+    assert parties == {"keeper": "KEEPER", "keeper_audit": "KEEPER"}  # who audited, stated
     calls = manifest_of(run_dir)["provider_calls"]
     assert calls["live"] + calls["cached"] == 4 * len(lines)
     again = run(tmp_path, "replay", "run.cache.mode=replay", config=config)
