@@ -122,7 +122,7 @@ def analyze(
             f"--name {name!r}: use letters, digits, '.', '_' and '-' (at most 80, starting with "
             "a letter or digit)"
         )
-    if _print_judge_report(run_dir):
+    if _print_judge_report(run_dir) or _print_keeper_report(run_dir):
         return
     play = read_stored_play(run_dir)
     if not play.conditions:
@@ -163,6 +163,30 @@ def _print_judge_report(run_dir: Path) -> bool:
         parties = manifest.matchups[condition].third_parties
         judge = parties.get("judge") or "panel " + ", ".join(parties.values())
         typer.echo(f"{condition} (judge {judge}):")
+        for line in lines:
+            typer.echo(f"  {line}")
+    return True
+
+
+def _print_keeper_report(run_dir: Path) -> bool:
+    """A passcode run whose Keeper had an audit (`keeper_audit`): print the disagreement rate of
+    the stored (Keeper, audit) answer pairs per condition (True when there was any)."""
+    from pdbench.analysis.judging.stored_keeper import KEEPER_GAMES, keeper_audit_report
+    from pdbench.storage.run_store import read_manifest
+
+    manifest = read_manifest(run_dir)
+    games = {matchup.game for matchup in manifest.matchups.values()}
+    if not games or not games <= set(KEEPER_GAMES):
+        return False
+    report = keeper_audit_report(run_dir)
+    if not report:  # a passcode run without an audit: none of the judge measures to print
+        raise PdbenchError(
+            f"{run_dir}: no Keeper audit stored (bind keeper_audit in the condition; "
+            "a passcode run's metrics: pdbench aggregate, aggregates.parquet)"
+        )
+    for condition, lines in report.items():
+        keeper = manifest.matchups[condition].third_parties.get("keeper", "?")
+        typer.echo(f"{condition} (keeper {keeper}):")
         for line in lines:
             typer.echo(f"  {line}")
     return True

@@ -36,6 +36,7 @@ TOP_LEVEL_KEYS = (
     "persona",
     "conditions",
     "keeper",
+    "keeper_audit",
     "judge",
     "tournament",
     "metrics",
@@ -46,13 +47,16 @@ CONDITION_KEYS = (
     "agent_a",
     "agent_b",
     "keeper",
+    "keeper_audit",
     "judge",
     "game",
     "horizon",
     "overrides",
 )
 # A turn game's third roles: bound per condition, or at the top for every condition.
-THIRD_ROLE_KEYS = ("keeper", "judge")
+THIRD_ROLE_KEYS = ("keeper", "judge", "keeper_audit")
+# The conf/ group a third-role key names its options from (keeper_audit: a Keeper's options).
+ROLE_GROUP = {"keeper_audit": "keeper"}
 # Groups whose option a command line may pick by name, as in Hydra (`game=stag_hunt`).
 FILE_GROUPS = ("game", "horizon", "provider", "persona")
 
@@ -194,7 +198,7 @@ def _condition(
                 project_root=project_root,
                 shown=shown,
                 where=f"{where}.{role}" + (f"[{i}]" if panel else ""),
-                group=role,
+                group=ROLE_GROUP.get(role, role),
             )
             for i, member in enumerate(bound if panel else [bound])
         ]
@@ -212,7 +216,7 @@ def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
     """Merge a condition's overrides; a horizon or agent whose `type` changes is replaced whole,
     since the fields of a fixed horizon mean nothing to a geometric one. Agents are merged as
     refs are (`merge_agent`): provider fields merge onto the shared provider."""
-    for key in ("horizon", "agent_a", "agent_b", "keeper", "judge"):
+    for key in ("horizon", "agent_a", "agent_b", "keeper", "judge", "keeper_audit"):
         replacement = overrides.get(key)
         if (
             isinstance(replacement, DictConfig)

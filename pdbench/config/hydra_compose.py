@@ -47,7 +47,9 @@ def check_group_overrides(
             continue  # ~group deletes the choice
         else:
             values = [str(override.value())]
-        folder = "agent" if group in ("agent_a", "agent_b") else group
+        folder = {"agent_a": "agent", "agent_b": "agent", "keeper_audit": "keeper"}.get(
+            group, group
+        )
         options = group_options(folder, project_root)
         for option in values:
             if option not in options:
@@ -66,6 +68,7 @@ PRIMARY_KEYS = (
     "agent_b",
     "keeper",
     "judge",
+    "keeper_audit",
     "persona",
     "provider",
     "run",
@@ -138,7 +141,11 @@ def condition_from_composed(
             "agent_a": cfg.agent_a,
             "agent_b": cfg.agent_b,
             # a third role (keeper=..., judge=...), when the command binds one
-            **{role: cfg[role] for role in ("keeper", "judge") if cfg.get(role) is not None},
+            **{
+                role: cfg[role]
+                for role in ("keeper", "judge", "keeper_audit")
+                if cfg.get(role) is not None
+            },
         }
     )
     return condition_dict(node, cfg, shown)

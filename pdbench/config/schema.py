@@ -132,6 +132,12 @@ class ConditionSpec(Frozen):
         description="passcode's Secret Keeper, bound like an agent (default: the house truthful "
         "Keeper); only for a game with a keeper role",
     )
+    keeper_audit: AgentSpec | None = Field(
+        None,
+        description="an audit of the Keeper (issue 30): every Keeper question is asked again of "
+        "this agent with the same Keeper prompt; its answer is stored with the turn "
+        "(`audit`), never played, and `pdbench analyze` reports the disagreement rate",
+    )
     judge: AgentSpec | tuple[AgentSpec, ...] | None = Field(
         None,
         description="the debates' judge (President, athlete), bound like an agent (default: the "
@@ -185,17 +191,20 @@ class ConditionSpec(Frozen):
     def agents(self) -> dict[str, AgentSpec]:
         """Every agent the condition binds, by field: agent_a, agent_b and its third parties
         (what the budget, the cache, the files and the sampling must all take into account)."""
-        return {"agent_a": self.agent_a, "agent_b": self.agent_b, **self.third_parties}
+        audit = {"keeper_audit": self.keeper_audit} if self.keeper_audit is not None else {}
+        return {"agent_a": self.agent_a, "agent_b": self.agent_b, **self.third_parties, **audit}
 
     @property
     def third_party_labels(self) -> dict[str, str]:
         """role -> who plays it, as the manifest states it: the agent's name, its parameters, and
-        "(house default)" when it is the game's default third party."""
+        "(house default)" when it is the game's default third party; the Keeper's audit too
+        (`keeper_audit`), when bound."""
         from pdbench.games.registry import default_third_parties
 
         defaults = default_third_parties(self.game.id) if self.game.is_turn_game else {}
         labels: dict[str, str] = {}
-        for role, spec in self.third_parties.items():
+        audit = {"keeper_audit": self.keeper_audit} if self.keeper_audit is not None else {}
+        for role, spec in {**self.third_parties, **audit}.items():
             params = getattr(spec, "params", None)
             label = spec.display_name + (
                 "(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else ""
@@ -228,8 +237,14 @@ class ConditionSpec(Frozen):
                 problem = spec.problem_as_third_party(self.game.id, role)
                 if problem is not None:
                     raise ValueError(f"{bound}.{problem}")
+            if self.keeper_audit is not None:
+                if "keeper" not in roles:
+                    raise ValueError(f"keeper_audit: {self.game.id} has no keeper role")
+                problem = self.keeper_audit.problem_as_third_party(self.game.id, "keeper")
+                if problem is not None:
+                    raise ValueError(f"keeper_audit.{problem}")
             return self
-        for bound in self.third_parties:
+        for bound in [*self.third_parties, *(["keeper_audit"] if self.keeper_audit else [])]:
             role = bound.partition("[")[0]
             raise ValueError(f"{role}: the 2x2 game {self.game.id} has no {role} role")
         try:

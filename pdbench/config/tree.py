@@ -14,7 +14,18 @@ from pdbench.config.schema import (
 # Config groups of the Hydra tree; agent_a and agent_b are links to agent/.
 # keeper/ and judge/ bind a turn game's third role (house third parties and LLM specs).
 GROUPS = ("game", "horizon", "agent", "persona", "provider", "keeper", "judge")
-HYDRA_GROUPS = ("game", "horizon", "agent_a", "agent_b", "persona", "provider", "keeper", "judge")
+# keeper_audit (a link to keeper/) binds the Keeper's audit (pdbench.agents.audited).
+HYDRA_GROUPS = (
+    "game",
+    "horizon",
+    "agent_a",
+    "agent_b",
+    "persona",
+    "provider",
+    "keeper",
+    "judge",
+    "keeper_audit",
+)
 LAUNCH_DIR_ENV = "PDBENCH_LAUNCH_DIR"  # set for Ray jobs by conf/hydra/launcher/ray.yaml
 
 

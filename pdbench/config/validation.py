@@ -34,7 +34,7 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
             parts[-1] = parts[-1] + label if parts else label
         elif (
             i > 0
-            and loc[i - 1] in ("agent_a", "agent_b", "keeper", "judge", "horizon")
+            and loc[i - 1] in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit", "horizon")
             and item in _TAGGED_MODELS
         ):
             continue  # the discriminator tag pydantic inserts into the location
@@ -157,7 +157,7 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     )
     plain = to_plain(root, shown)
     condition = plain["condition"]
-    for side in ("agent_a", "agent_b", "keeper", "judge"):
+    for side in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit"):
         bound = condition.get(side)
         for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each judge
             kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None

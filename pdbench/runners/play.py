@@ -106,6 +106,14 @@ def _agents_for(
     # judges plays its one seat (pdbench.agents.panel)
     for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
         specs = planned.condition.role_specs(role)
+        audit = planned.condition.keeper_audit if role == "keeper" else None
+        if len(specs) == 1 and audit is not None:  # the audit's answers are stored, not played
+            from pdbench.agents.audited import AuditedKeeper
+
+            keeper = _agent_for(loaded, planned, run_dir, gateway, role, specs[0])
+            audit_agent = _agent_for(loaded, planned, run_dir, gateway, "keeper_audit", audit)
+            agents.append(AuditedKeeper(keeper, audit_agent))
+            continue
         if len(specs) == 1:
             agents.append(_agent_for(loaded, planned, run_dir, gateway, role, specs[0]))
             continue
