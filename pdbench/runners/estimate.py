@@ -31,8 +31,9 @@ from typing import Any, cast
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
-from pdbench.core.transcript import PlayedRound, Transcript
+from pdbench.core.transcript import Transcript
 from pdbench.runners.plan import PlannedMatch
+from pdbench.strategies.play import play_rounds, run_at_once
 
 CHARS_PER_TOKEN = 4  # the rough rule for English text, for offline providers
 # A correction re-prompt is about this many tokens plus the invalid answer (max_tokens at most).
@@ -156,16 +157,18 @@ def _round_tokens(
     encode: Callable[[str], Sequence[int]],
     rounds: int,
 ) -> list[tuple[int, int]]:
-    """(input tokens, of them shared with the previous round's prompt) for every round."""
+    """(input tokens, of them shared with the previous round's prompt) for every round, the
+    rounds played by the one match loop as mutual cooperation (its history lines' words barely
+    depend on the moves)."""
     builder = PromptBuilder(
         agent, game=match.matrix_game, horizon=match.horizon, project_root=project_root
     )
-    transcript = Transcript()
-    mutual = match.matrix_game.payoffs.payoffs(Action.C, Action.C)
     counts: list[tuple[int, int]] = []
     previous: Sequence[int] = ()
-    for index in range(1, rounds + 1):
-        obs = transcript.observe(
+
+    async def render(played: Transcript, index: int) -> tuple[Action, Action]:
+        nonlocal previous
+        obs = played.observe(
             side=side, history_window=agent.history_window, include_totals=agent.include_totals
         )
         prompt = builder.round_prompt(obs)
@@ -178,7 +181,9 @@ def _round_tokens(
             shared += 1
         counts.append((len(tokens), shared))
         previous = tokens
-        transcript.append(PlayedRound(index, Action.C, Action.C, mutual[0], mutual[1]))
+        return Action.C, Action.C
+
+    run_at_once(play_rounds(match.matrix_game, rounds, render, Transcript()))
     return counts
 
 

@@ -122,7 +122,7 @@ def test_decision_records_every_attempt():
     assert {f.name for f in dataclasses.fields(attempt)} == ATTEMPT_KEYS | set(attempt.AUDIT_FIELDS)
     assert all(getattr(attempt, name) is None for name in attempt.AUDIT_FIELDS)
     assert attempt.attempt == 1
-    assert attempt.prompt.startswith("Round 3 of 3.")
+    assert attempt.prompt.endswith("Round 3: your action?")  # the growing history first (issue 33)
     assert "win-stay, lose-shift" in attempt.system
     assert attempt.raw == "D" and attempt.valid is True
     assert attempt.error is None and attempt.reason is None
