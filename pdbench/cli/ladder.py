@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich import box
 from rich.markup import escape
@@ -20,6 +19,9 @@ from rich.table import Table
 
 from pdbench.cli.bounds import BOOTSTRAP_MAX, SEED_MAX, check_between
 from pdbench.core.errors import PdbenchError
+
+if TYPE_CHECKING:  # pandas loads in ~0.3 s: only when a ladder is printed
+    import pandas as pd
 
 LADDERS_DIR = Path("data") / "ladders"
 
@@ -118,7 +120,9 @@ def game_table(game: str, rows: pd.DataFrame, options) -> Table:
             str(row["rank"]),
             escape(str(row["agent"])),
             f"{row['rating']:.0f}",
-            "" if pd.isna(row["ci_low"]) else f"[{row['ci_low']:.0f}, {row['ci_high']:.0f}]",
+            ""
+            if row["ci_low"] != row["ci_low"]
+            else f"[{row['ci_low']:.0f}, {row['ci_high']:.0f}]",
             f"{row['openskill_mu']:.1f} ({row['openskill_ordinal']:.1f})",
             f"{row['wins']}/{row['draws']}/{row['losses']}",
             str(row["matches"]),

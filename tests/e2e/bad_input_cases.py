@@ -231,8 +231,10 @@ TEMPLATES = [
          line=(PRIMARY, "answer_instruction")),
     Case("system_without_payoffs", "templates", llm_prompts(f"agent_a.system_prompt={P}/system_no_payoffs.md"), line=(PRIMARY, "system_prompt", "payoff_table")),
     Case("empty_round_prompt", "templates", llm_prompts(f"agent_a.round_prompt={P}/empty.md"), line=(PRIMARY, "round_prompt")),
-    # The system prompt names the labels, but nothing says how to answer (the format): refused.
-    Case("round_prompt_without_its_question", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_no_answer.md"), line=(PRIMARY, "round_prompt", "answer_instruction")),
+    # The default system prompt asks for the answer ({answer_instruction}, first in the prompt since
+    # issue 33's prefix-friendly layout), so a round prompt without its question is accepted; with
+    # neither asking, it is refused (no_answer_instruction_anywhere above).
+    Case("round_prompt_without_its_question", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_no_answer.md"), codes=(0,)),
     # A published design asks by naming both options in its question (Akata et al.): accepted.
     Case("question_naming_both_options", "templates", validate(PRIMARY, "agent_a=akata2025"), codes=(0,)),
     Case("bad_conversion", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_bad_conversion.md"), line=(PRIMARY, "round_prompt")),

@@ -109,7 +109,10 @@ class StoredMatches:
 def _refuse_turn_lines(path: Path) -> None:
     """A turn game's run stores turns, not C/D rounds: say so instead of misreading them."""
     with path.open("rb") as handle:
-        first = orjson.loads(handle.readline())
+        try:
+            first = orjson.loads(handle.readline())
+        except orjson.JSONDecodeError:
+            return  # not JSON at all: the reader below names the damaged line
     if isinstance(first, dict) and first.get("family") == "turn":
         raise PdbenchError(
             f"{path}: holds the turns of the turn-based game {first.get('game')}, not 2x2 "
