@@ -2,7 +2,8 @@
 model where litellm has one, else an estimate that says so.
 
 litellm counts with the model's own tokenizer for the models it knows one for (OpenAI's tiktoken
-encodings, the Hugging Face tokenizers it ships for Llama, Cohere, Claude...); for any other
+encodings, the Claude tokenizer it ships); the Hugging Face tokenizers it would download (Llama,
+Cohere) are not fetched: counting never goes online. For any other
 model it falls back to OpenAI's cl100k_base, which is then an estimate: the model may split the
 same text into more or fewer tokens.
 """
@@ -37,10 +38,21 @@ class Tokenizer:
 @lru_cache(maxsize=32)
 def tokenizer_for(model: str) -> Tokenizer:
     """The tokenizer litellm would count `model`'s tokens with."""
-    import_litellm()
-    from litellm.utils import _select_tokenizer
+    litellm = import_litellm()
+    from litellm.utils import _select_tokenizer, huggingface_tokenizer_kind
 
-    chosen = _select_tokenizer(model)
+    if huggingface_tokenizer_kind(model) not in (None, "anthropic"):
+        # litellm would download this tokenizer (Llama's, Cohere's) from the Hugging Face hub,
+        # retrying for ~20 s without a network: counting a price never goes online, so these
+        # models are counted with the cl100k_base estimate, which the label says.
+        previous = litellm.disable_hf_tokenizer_download
+        litellm.disable_hf_tokenizer_download = True
+        try:
+            chosen = _select_tokenizer(model)
+        finally:
+            litellm.disable_hf_tokenizer_download = previous
+    else:
+        chosen = _select_tokenizer(model)
     encoding: Any = chosen["tokenizer"]  # tiktoken's Encoding or a Hugging Face Tokenizer
     if chosen["type"] == "huggingface_tokenizer":
         return Tokenizer(
