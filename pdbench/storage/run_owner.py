@@ -68,7 +68,18 @@ def _alive(pid: int, started: str | None) -> bool:
         return False
     except PermissionError:
         return True
+    if _zombie(pid):  # killed, not yet reaped (a container whose pid 1 reaps nothing): ended
+        return False
     return started is None or process_start(pid) in (None, started)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether the process has ended but its parent has not collected it (state Z in /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
 
 
 class RunOwner:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +84,24 @@ def test_a_dead_owner_on_the_same_machine_is_taken_over_at_once(tmp_path, monkey
     owner = RunOwner(tmp_path).acquire()  # its pid is gone: no need to wait for the lease
     owner.check()
     owner.release()
+
+
+def test_a_killed_owner_nobody_reaped_yet_is_taken_over_at_once(tmp_path, monkeypatch):
+    """A process killed in a container whose pid 1 reaps nothing stays a zombie: its pid still
+    answers kill(pid, 0), but it has ended and writes nothing more."""
+    monkeypatch.setenv("PDBENCH_LEASE_S", "600")
+    first = start_holder(tmp_path, "same-host", lease="600")
+    first.kill()  # kill -9, and no wait(): it stays a zombie of this test process
+    stat = Path(f"/proc/{first.pid}/stat")
+    deadline = time.monotonic() + 10
+    while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the holder never ended"
+        time.sleep(0.01)
+    monkeypatch.setenv("PDBENCH_HOST", "same-host")
+    owner = RunOwner(tmp_path).acquire()
+    owner.check()
+    owner.release()
+    first.wait()
 
 
 def test_two_newcomers_cannot_both_take_over(tmp_path, monkeypatch):
