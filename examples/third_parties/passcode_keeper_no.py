@@ -3,7 +3,7 @@ Not a fair Keeper: it is an audit that disagrees, to try `keeper_audit` and the 
 of `pdbench analyze` (docs/judged-games.md), e.g.
 
     uv run python -m pdbench game=passcode agent_a=passcode_halving agent_b=passcode_lengths \
-        keeper=llm +keeper_audit.type=arena +keeper_audit.path=examples/agents/passcode_keeper_no.py
+        keeper=llm +keeper_audit.type=arena +keeper_audit.path=examples/third_parties/passcode_keeper_no.py
 """
 
 
