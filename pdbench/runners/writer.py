@@ -45,7 +45,15 @@ class OrderedWriter:
     def add(self, index: int, match: FinishedMatch) -> None:
         self.ready[index] = match
         waiting = len(self.ready)
-        if waiting >= FLUSH_EVERY_MATCHES or time.monotonic() - self.last_flush >= FLUSH_EVERY_S:
+        # A match that bought answers is stored at once: held for the batch, the run would keep
+        # paying for up to FLUSH_EVERY_S after the disk filled, before a write could say so.
+        # Its write costs nothing next to the calls it follows.
+        bought = match.ledger.calls.live > 0
+        if (
+            bought
+            or waiting >= FLUSH_EVERY_MATCHES
+            or time.monotonic() - self.last_flush >= FLUSH_EVERY_S
+        ):
             self.flush()
 
     def flush(self) -> None:
