@@ -12,14 +12,15 @@ from __future__ import annotations
 import time
 
 import pytest
+from in_process import run_front_door
+from project_copy import shared_copy
 from silently_wrong_helpers import (
     console_in_process,
     free_port,
     litellm_experiment,
-    module_command,
     read_manifest,
-    run_process,
     stub_server_class,
+    subprocess_env,
 )
 from stub_http import stub_fixtures
 
@@ -97,11 +98,13 @@ def test_a_refused_local_connection_says_to_start_the_server(tmp_path, monkeypat
 
 
 def test_an_unknown_price_is_said_once_per_sweep(stub, tmp_path):
-    """Issue 26: the warning came once per job of a sweep."""
+    """Issue 26: the warning came once per job of a sweep. The sweep's jobs run in one process
+    (Hydra's basic launcher), so the Hydra door is called in this process: litellm is imported
+    once per session, not once more for this test."""
     stub.reset()
-    done = run_process(
+    done = run_front_door(
+        "module",
         [
-            *module_command(),
             "-m",
             "agent_a=llm_default",
             "agent_b=tft,grim,alld",
@@ -114,10 +117,12 @@ def test_an_unknown_price_is_said_once_per_sweep(stub, tmp_path):
             "run.run_id=s",
             f"hydra.sweep.dir={tmp_path / 'hydra'}",
         ],
-        tmp_path,
-        timeout=300,
+        cwd=shared_copy(),
+        env=subprocess_env(tmp_path),
     )
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
+    assert len(list((tmp_path / "runs" / "s" / "shards").iterdir())) == 3  # three jobs ran
+    assert stub.state.requests  # and bought answers at the unknown price
     # Hydra routes log records to its console handler (stdout) and job log.
     output = done.stdout + done.stderr
     warned = [line for line in output.splitlines() if "price of openai/test-model" in line]
