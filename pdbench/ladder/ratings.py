@@ -28,6 +28,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
+from pdbench.core.blas import one_blas_thread
+
 PRIOR_SD = 3.0  # on theta (Elo sd ~520): weak next to any data where an agent both won and lost
 ELO_SCALE = 400.0 / np.log(10.0)
 ELO_MEAN = 1500.0
@@ -124,6 +126,19 @@ def bradley_terry(
     confidence: float = 0.95,
 ) -> Fit:
     """Fit one connected component (agents 0..k-1) and bootstrap its matches."""
+    with one_blas_thread():  # hundreds of fits of a few parameters: see pdbench.core.blas
+        return _fit_and_bootstrap(first, second, result, k, bootstrap, seed, confidence)
+
+
+def _fit_and_bootstrap(
+    first: np.ndarray,
+    second: np.ndarray,
+    result: np.ndarray,
+    k: int,
+    bootstrap: int,
+    seed: int,
+    confidence: float,
+) -> Fit:
     theta, nu = fit_davidson(pair_counts(first, second, result, k), k)
     rng = np.random.default_rng(seed)
     n = len(first)

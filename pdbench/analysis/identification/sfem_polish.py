@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdbench.core.blas import one_blas_thread
+
 # Beta stays this far below 1 while polishing: log(1 - beta) is -inf at 1.
 _BETA_CEILING = 1.0 - 1e-12
 GRADIENT_TOLERANCE = 1e-5  # per match: a fit converged when |projected gradient| / matches is below
@@ -99,21 +101,22 @@ def polish(
         return -value / scale, -np.append(gw, gb) / scale
 
     k = len(weights)
-    result = minimize(
-        objective,
-        np.append(weights, min(beta, _BETA_CEILING)),
-        jac=True,
-        method="SLSQP",
-        bounds=[(0.0, 1.0)] * k + [(0.5, _BETA_CEILING)],
-        constraints=[
-            {
-                "type": "eq",
-                "fun": lambda x: x[:-1].sum() - 1,
-                "jac": lambda x: np.append(np.ones(k), 0.0),
-            }
-        ],
-        options={"ftol": 1e-15, "maxiter": 1000},
-    )
+    with one_blas_thread():  # a fit of a few parameters: see pdbench.core.blas
+        result = minimize(
+            objective,
+            np.append(weights, min(beta, _BETA_CEILING)),
+            jac=True,
+            method="SLSQP",
+            bounds=[(0.0, 1.0)] * k + [(0.5, _BETA_CEILING)],
+            constraints=[
+                {
+                    "type": "eq",
+                    "fun": lambda x: x[:-1].sum() - 1,
+                    "jac": lambda x: np.append(np.ones(k), 0.0),
+                }
+            ],
+            options={"ftol": 1e-15, "maxiter": 1000},
+        )
     new_weights = np.clip(result.x[:-1], 0.0, 1.0)
     new_weights /= new_weights.sum()
     new_beta = float(np.clip(result.x[-1], 0.5, 1.0))
