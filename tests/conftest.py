@@ -90,6 +90,9 @@ def pytest_configure(config: pytest.Config) -> None:
             "NO_PROXY": "127.0.0.1,localhost,::1",
             "no_proxy": "127.0.0.1,localhost,::1",
         }
+        # One BLAS thread per process: the workers already take a core each, and OpenBLAS's own
+        # thread per core only waits for the other worker's (pdbench.core.blas says how much).
+        offline["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", "1")
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
             offline[name] = CLOSED_PORT
         # xdist's workers start with COLUMNS=80 and LINES=24 of their own; they take the
