@@ -229,11 +229,15 @@ class Outcome:
 
 
 def copy_project(target: Path) -> None:
-    """The parts of the committed project pdbench reads; plain file copies (no metadata) are 4x
-    faster."""
-    source = shared_copy()
-    for part in PROJECT_PARTS:
-        shutil.copytree(source / part, target / part, symlinks=True, copy_function=shutil.copyfile)
+    """The parts of the committed project pdbench reads, as plain copies: one `cp` (GNU
+    coreutils) copies them in a third of the time shutil.copytree takes, which every one of the
+    ~200 cases pays."""
+    target.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["cp", "-R", "--parents", "--no-preserve=all", *PROJECT_PARTS, str(target)],
+        cwd=shared_copy(),
+        check=True,
+    )
 
 
 def build_sandbox(case: Case, sandbox: Sandbox) -> None:
