@@ -6,15 +6,14 @@ turns and aggregates as an uninterrupted run."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import threading
-import time
 from pathlib import Path
 
 import orjson
 import pandas as pd
 import pytest
+from in_process import run_front_door
+from killed_runs import KilledRun
 
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
@@ -40,33 +39,6 @@ def strip(lines: list[dict]) -> list[dict]:
     return kept
 
 
-class CliRun:
-    """`uv run pdbench run <judged_arena.yaml>` in its own session (so SIGKILL reaches it all)."""
-
-    def __init__(self, out_dir: Path, logs: Path, attempt: int, cache: Path) -> None:
-        self.log = logs / f"attempt_{attempt}.log"
-        command = ["uv", "run", "--no-sync", "pdbench", "run", str(EXPERIMENT),
-                   f"run.output_dir={out_dir}", f"run.cache.dir={cache}", "--run-id", "r", "-q"]  # fmt: skip
-        with self.log.open("wb") as out:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, stdout=out, stderr=out, start_new_session=True
-            )
-
-    def kill_when(self, ledger: Path, more_than: int) -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"ended before it could be killed:\n{self.log.read_text()}")
-            lines = ledger.read_bytes().count(b"\n") if ledger.exists() else 0
-            if lines > more_than:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-                return
-            time.sleep(0.01)
-        os.killpg(self.process.pid, signal.SIGKILL)
-        pytest.fail("the ledger never grew")
-
-
 @pytest.mark.slow
 def test_platform_style_agents_play_the_judged_games_and_a_killed_run_resumes(tmp_path):
     out_dir = tmp_path / "runs"
@@ -82,18 +54,20 @@ def test_platform_style_agents_play_the_judged_games_and_a_killed_run_resumes(tm
     logs.mkdir()
     ledger = out_dir / "r" / "matches.jsonl"
     cache = tmp_path / "cache"
+    args = ["run", str(EXPERIMENT), f"run.output_dir={out_dir}", f"run.cache.dir={cache}",
+            "--run-id", "r", "-q"]  # fmt: skip
     seen = 0
     for attempt in (1, 2):
-        CliRun(out_dir, logs, attempt, cache).kill_when(ledger, more_than=seen)
-        now = ledger.read_bytes().count(b"\n")
+        now = KilledRun(args, log=logs / f"attempt_{attempt}.log").kill_when(ledger, seen)
         # killed mid-run (the second kill may land after the last match, before the run ends:
         # the resume then only finishes the run)
         assert seen < now <= planned and (attempt == 2 or now < planned), (attempt, now, planned)
         seen = now
-    final = CliRun(out_dir, logs, 3, cache)
-    assert final.process.wait(timeout=300) == 0, final.log.read_text()
+    # The reference ends first: the resume below runs in this process, in its own cwd and env.
     worker.join(timeout=300)
     assert reference["out"].status == "complete"
+    final = run_front_door("cli", args, cwd=ROOT, env=os.environ)
+    assert final.code == 0, final.stderr
 
     resumed, uninterrupted = read_lines(out_dir / "r"), read_lines(out_dir / "ref")
     assert strip(resumed) == strip(uninterrupted)

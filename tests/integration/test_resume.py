@@ -11,17 +11,16 @@ it is killed twice, each time once the ledger (matches.jsonl) has grown but befo
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 
 import orjson
 import pandas as pd
 import pytest
+from in_process import run_front_door
+from killed_runs import KilledRun, complete_lines
 
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
@@ -32,10 +31,6 @@ RESUME = ROOT / "tests" / "fixtures" / "experiments" / "resume.yaml"
 SECRET = "sk-test-secret-123"
 
 
-def complete_lines(path: Path) -> int:
-    return path.read_bytes().count(b"\n") if path.exists() else 0
-
-
 def read_rounds(run_dir: Path) -> list[dict]:
     data = (run_dir / "rounds.jsonl").read_bytes()
     assert data.endswith(b"\n")
@@ -44,52 +39,6 @@ def read_rounds(run_dir: Path) -> list[dict]:
 
 def strip(rounds: list[dict]) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in ("timestamp_utc", "run_id")} for r in rounds]
-
-
-class CliRun:
-    """`uv run pdbench run ...` in its own session, with its output in files."""
-
-    def __init__(self, out_dir: Path, run_id: str, env: dict, logs: Path, attempt: int) -> None:
-        self.stdout_path = logs / f"{run_id}_{attempt}.out"
-        self.stderr_path = logs / f"{run_id}_{attempt}.err"
-        command = [
-            "uv", "run", "--no-sync", "pdbench", "run", str(RESUME),
-            f"run.output_dir={out_dir}", "--run-id", run_id, "-q",
-        ]  # fmt: skip
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=out, stderr=err, start_new_session=True
-            )
-
-    def output(self) -> str:
-        return self.stdout_path.read_text() + self.stderr_path.read_text()
-
-    def kill_once(self, ledger: Path, more_than: int, timeout: float = 45.0) -> None:
-        """SIGKILL the whole process group as soon as the ledger has more than `more_than` lines."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(
-                    f"the run ended (exit {self.process.returncode}) before the ledger passed "
-                    f"{more_than} lines, so it could not be killed in the middle; make "
-                    f"resume.yaml slower. Output:\n{self.output()}"
-                )
-            if complete_lines(ledger) > more_than:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-                return
-            time.sleep(0.01)
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        pytest.fail(f"the ledger never passed {more_than} lines. Output:\n{self.output()}")
-
-    def finish(self, timeout: float = 90.0) -> int:
-        try:
-            return self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-            pytest.fail(f"the run did not finish in {timeout}s. Output:\n{self.output()}")
 
 
 @pytest.fixture
@@ -128,27 +77,25 @@ def test_a_killed_run_resumes_to_the_same_artifacts_as_an_uninterrupted_one(
     }
     run_dir = out_dir / "r"
     ledger = run_dir / "matches.jsonl"
+    args = ["run", str(RESUME), f"run.output_dir={out_dir}", "--run-id", "r", "-q"]
     seen = 0
     for attempt in (1, 2):
-        cli = CliRun(out_dir, "r", env, logs, attempt)
-        cli.kill_once(ledger, more_than=seen)
+        now = KilledRun(args, log=logs / f"r_{attempt}.log", env=env).kill_when(ledger, seen, 45)
         manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
-        now = complete_lines(ledger)
         assert manifest["status"] != "complete", "killed too late: the run had finished"
         assert seen < now < planned, (attempt, seen, now, planned)
         seen = now
         print(f"attempt {attempt}: killed with {now} of {planned} matches stored")
 
-    final = CliRun(out_dir, "r", env, logs, 3)
-    code = final.finish()
-    assert code == 0, final.output()
-    assert "resumed:" in final.output(), final.output()
-
+    # The reference ends first: the resume below runs in this process, in its own cwd and env.
     worker.join(timeout=90)
     assert not worker.is_alive(), "the reference run did not finish"
     if "error" in reference:
         raise reference["error"]
     assert reference["outcome"].status == "complete"
+    final = run_front_door("cli", args, cwd=ROOT, env=env)
+    assert final.code == 0, final.stderr
+    assert "resumed:" in final.stdout + final.stderr, final
     ref_dir = out_dir / "ref"
 
     # The resumed run is complete and its manifest accounts for every match.

@@ -7,16 +7,16 @@ and agents bound to a game they cannot play are exit 2 naming the field."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import orjson
 import pandas as pd
 import pytest
+from in_process import run_front_door
+from killed_runs import KilledRun
 from project_copy import copy_project
 from silently_wrong_helpers import console_in_process
 
@@ -78,33 +78,6 @@ def test_the_issues_liars_dice_grid_runs_and_aggregates_the_metrics(tmp_path):
     assert len(last) == 40 and all(line["outcome"]["winner"] in ("a", "b") for line in last)
 
 
-class CliRun:
-    """`uv run pdbench run <liars_dice.yaml>` in its own session (so SIGKILL reaches it all)."""
-
-    def __init__(self, out_dir: Path, logs: Path, attempt: int) -> None:
-        self.log = logs / f"attempt_{attempt}.log"
-        command = ["uv", "run", "--no-sync", "pdbench", "run", str(EXPERIMENT),
-                   f"run.output_dir={out_dir}", "--run-id", "r", "-q"]  # fmt: skip
-        with self.log.open("wb") as out:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, stdout=out, stderr=out, start_new_session=True
-            )
-
-    def kill_when(self, ledger: Path, more_than: int) -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"ended before it could be killed:\n{self.log.read_text()}")
-            lines = ledger.read_bytes().count(b"\n") if ledger.exists() else 0
-            if lines > more_than:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-                return
-            time.sleep(0.01)
-        os.killpg(self.process.pid, signal.SIGKILL)
-        pytest.fail("the ledger never grew")
-
-
 @pytest.mark.slow
 def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
     out_dir = tmp_path / "runs"
@@ -118,16 +91,17 @@ def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
     ledger = out_dir / "r" / "matches.jsonl"
+    args = ["run", str(EXPERIMENT), f"run.output_dir={out_dir}", "--run-id", "r", "-q"]
     seen = 0
     for attempt in (1, 2):
-        CliRun(out_dir, logs, attempt).kill_when(ledger, more_than=seen)
-        now = ledger.read_bytes().count(b"\n")
+        now = KilledRun(args, log=logs / f"attempt_{attempt}.log").kill_when(ledger, seen)
         assert seen < now < planned, (attempt, seen, now, planned)
         seen = now
-    final = CliRun(out_dir, logs, 3)
-    assert final.process.wait(timeout=120) == 0, final.log.read_text()
+    # The reference ends first: the resume below runs in this process, in its own cwd and env.
     worker.join(timeout=120)
     assert reference["out"].status == "complete"
+    final = run_front_door("cli", args, cwd=ROOT, env=os.environ)
+    assert final.code == 0, final.stderr
 
     resumed, uninterrupted = read_lines(out_dir / "r"), read_lines(out_dir / "ref")
     assert strip(resumed) == strip(uninterrupted)
