@@ -33,6 +33,7 @@ from pathlib import Path
 import orjson
 
 from pdbench.core.errors import PdbenchError, WriteFailed
+from pdbench.storage.processes import process_alive, process_start
 
 OWNER_FILE = ".owner"
 LEASE_ENV = "PDBENCH_LEASE_S"
@@ -49,37 +50,6 @@ def lease_seconds() -> float:
 
 def host_name() -> str:
     return os.environ.get(HOST_ENV) or socket.gethostname()
-
-
-def process_start(pid: int) -> str | None:
-    """The start time of a process (Linux /proc, clock ticks since boot), or None: with the pid
-    it names one process, so a reused pid is not taken for the owner."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]
-
-
-def _alive(pid: int, started: str | None) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if _zombie(pid):  # killed, not yet reaped (a container whose pid 1 reaps nothing): ended
-        return False
-    return started is None or process_start(pid) in (None, started)
-
-
-def _zombie(pid: int) -> bool:
-    """Whether the process has ended but its parent has not collected it (state Z in /proc)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
 
 
 class RunOwner:
@@ -136,7 +106,7 @@ class RunOwner:
         if not holder:
             return True
         if holder.get("host") == self._me["host"]:
-            return not _alive(int(holder.get("pid", 0)), holder.get("process_start"))
+            return not process_alive(int(holder.get("pid", 0)), holder.get("process_start"))
         renewed = float(holder.get("renewed_unix", 0))
         return time.time() - renewed > float(holder.get("lease_s", self.lease))
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pdbench.core.errors import PdbenchError, WriteFailed
+from pdbench.storage.processes import process_alive
 
 AGENT_WORK = "agent_work"  # arena agents' scratch folders (pdbench.agents.arena.sandbox)
 
@@ -69,8 +70,13 @@ def open_no_follow(path: Path, mode: str) -> IO[Any]:
 _HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
 
 
+def temporary_name_of(path: Path, pid: int) -> Path:
+    """The name writer `pid` of this machine gives its temporary of `path`."""
+    return path.with_name(f"{path.name}.{_HOST}-{pid}-{secrets.token_hex(3)}.tmp")
+
+
 def _temporary_name(path: Path) -> Path:
-    return path.with_name(f"{path.name}.{_HOST}-{os.getpid()}-{secrets.token_hex(3)}.tmp")
+    return temporary_name_of(path, os.getpid())
 
 
 def _writer_is_gone(temporary: Path, target: Path) -> bool:
@@ -83,13 +89,7 @@ def _writer_is_gone(temporary: Path, target: Path) -> bool:
     pid = rest.partition("-")[0]
     if host != _HOST or not pid.isdigit():
         return False  # another machine's writer (a shared file system): not ours to judge
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return not process_alive(int(pid))
 
 
 def remove_stale_temporaries(path: Path) -> None:
