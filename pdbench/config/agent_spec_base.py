@@ -34,6 +34,7 @@ class AgentSpecBase(Frozen):
     kind_entry_point: ClassVar[str]  # "module:attribute" of the factory that builds the agent
     kind_files_entry_point: ClassVar[str | None] = None  # "module:attribute" of its file check
     kind_batchable: ClassVar[bool] = False  # its agents may play as numpy arrays (policies)
+    kind_example: ClassVar[str | None] = None  # an `agent` group option of this kind ("tft")
     # Whether it asks a model through the provider gateway (needs the provider, the replay cache
     # and the spend journal; counts towards run.limits.llm_rounds).
     uses_provider: ClassVar[bool] = False
@@ -107,15 +108,21 @@ AGENT_SPECS: dict[str, type[AgentSpecBase]] = {}
 
 
 def agent_kind(
-    *, entry_point: str, files_entry_point: str | None = None, batchable: bool = False
+    *,
+    entry_point: str,
+    files_entry_point: str | None = None,
+    batchable: bool = False,
+    example: str | None = None,
 ) -> Callable[[type[SpecT]], type[SpecT]]:
     """Register an agent kind: its spec class (whose `type` field names the kind), the factory
-    that builds its agent and the check of the files it reads ("module:attribute" each)."""
+    that builds its agent and the check of the files it reads ("module:attribute" each), and an
+    option of the `agent` config group that chooses this kind (named in error messages)."""
 
     def register(spec: type[SpecT]) -> type[SpecT]:
         spec.kind_entry_point = entry_point
         spec.kind_files_entry_point = files_entry_point
         spec.kind_batchable = batchable
+        spec.kind_example = example
         AGENT_SPECS[spec.model_fields["type"].default] = spec
         return spec
 

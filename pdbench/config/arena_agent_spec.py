@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 @agent_kind(
     entry_point="pdbench.agents.arena.agent:ArenaAgent",
+    example="arena",
     files_entry_point="pdbench.agents.arena:files_read",
 )
 class ArenaAgentSpec(AgentSpecBase):

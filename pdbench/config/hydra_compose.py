@@ -287,34 +287,23 @@ def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:
             ) from None
 
 
-EXAMPLE_OF_KIND = {"llm": "llm_default", "arena": "arena", "policy": "tft"}
-
-
 def _refuse_another_kinds_option(parent: Any, parent_key: str, leaf: str, shown: str) -> None:
     """`agent_b.memory_mb=256` with agent_b=tft: memory_mb is an option of arena agents; say so
     rather than suggest a field of the policy agent or adding one it would refuse."""
-    from pydantic import BaseModel
-
-    from pdbench.config.arena_agent_spec import ArenaAgentSpec
-    from pdbench.config.llm_agent_spec import LLMAgentSpec
-    from pdbench.config.policy_agent_spec import PolicyAgentSpec
+    from pdbench.config.agent_spec import AGENT_SPECS
 
     if parent_key not in ("agent_a", "agent_b") or not isinstance(parent, DictConfig):
         return
-    kinds: dict[str, type[BaseModel]] = {
-        "policy": PolicyAgentSpec,
-        "llm": LLMAgentSpec,
-        "arena": ArenaAgentSpec,
-    }
     kind = str(parent.get("type", ""))
-    if kind not in kinds or leaf in kinds[kind].model_fields:
+    if kind not in AGENT_SPECS or leaf in AGENT_SPECS[kind].model_fields:
         return
-    owners = [name for name, model in kinds.items() if leaf in model.model_fields]
+    owners = [name for name, spec in AGENT_SPECS.items() if leaf in spec.model_fields]
     if owners:
+        example = AGENT_SPECS[owners[0]].kind_example
+        choose = f" (choose one first, e.g. {parent_key}={example})" if example else ""
         raise ConfigError(
             f"{parent_key} is a {kind} agent, which has no {leaf}; {leaf} is an option of "
-            f"{' and '.join(owners)} agents (choose one first, e.g. {parent_key}="
-            f"{EXAMPLE_OF_KIND[owners[0]]})",
+            f"{' and '.join(owners)} agents{choose}",
             file=shown,
             field=f"{parent_key}.{leaf}",
         ) from None

@@ -30,6 +30,7 @@ DEFAULT_MAX_TOKENS = {"label": 16, "json": 16, "reasoning": 1000}
 
 @agent_kind(
     entry_point="pdbench.agents.llm.agent:LLMAgent",
+    example="llm_default",
     files_entry_point="pdbench.agents.llm.prompts:files_read",
 )
 class LLMAgentSpec(AgentSpecBase):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pdbench.strategies import Policy, PolicyWarning
 
 
-@agent_kind(entry_point="pdbench.agents.policy:make_policy_agent", batchable=True)
+@agent_kind(entry_point="pdbench.agents.policy:make_policy_agent", batchable=True, example="tft")
 class PolicyAgentSpec(AgentSpecBase):
     """A classic policy played in Python (pdbench.strategies)."""
 
