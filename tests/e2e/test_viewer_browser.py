@@ -12,6 +12,7 @@ names (CI can keep them); among them viewer-conditions-grid.png, the heat map of
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -23,8 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from project_copy import copy_project, run_persona_grid
-from viewer_runs import expected_tally, make_viewer_runs, tally_words
+from in_process import run_front_door
+from project_copy import GRID_COMMAND, copy_project
+from viewer_runs import expected_tally, shared_viewer_runs, tally_words
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
@@ -57,6 +59,21 @@ def pdbench_command(*args: str) -> list[str]:
     return [sys.executable, "-c", "from pdbench.cli import main; main()", *args]
 
 
+def pdbench_in_process(
+    project: Path, *args: str, entry: str = "cli", env: dict[str, str] | None = None
+) -> str:
+    """`pdbench ARGS` (or `python -m pdbench ARGS`, entry "module") through the entry function
+    the command runs, in this process (tests/in_process.py), in `project`: the runs the viewer
+    shows are made so; the viewer itself (`pdbench ui`) is a real process. Returns stdout."""
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")},
+        **(env or {}),
+    }
+    done = run_front_door(entry, args, cwd=project, env=env, wall_limit_s=300)
+    assert done.code == 0, (args, done.code, done.stderr[-3000:])
+    return done.stdout
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     """The committed project: its conf/ as shipped, never the user's edited experiment."""
@@ -67,32 +84,19 @@ def project(tmp_path_factory) -> Path:
 def run_dir(project, tmp_path_factory) -> Path:
     """conf/experiment.yaml with 2 replicates: 4 conditions, mock LLM agents with prompts."""
     output = tmp_path_factory.mktemp("runs")
-    done = subprocess.run(
-        pdbench_command(
-            "run",
-            "conf/experiment.yaml",
-            "--replicates",
-            "2",
-            "--run-id",
-            "browser",
-            "-q",
-            f"run.output_dir={output}",
-            f"run.cache.dir={output / 'cache'}",
-        ),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    pdbench_in_process(
+        project,
+        "run",
+        "conf/experiment.yaml",
+        "--replicates",
+        "2",
+        "--run-id",
+        "browser",
+        "-q",
+        f"run.output_dir={output}",
+        f"run.cache.dir={output / 'cache'}",
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    analyzed = subprocess.run(
-        pdbench_command("analyze", str(output / "browser"), "--bootstrap", "50"),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert analyzed.returncode == 0, analyzed.stderr[-3000:]
+    pdbench_in_process(project, "analyze", str(output / "browser"), "--bootstrap", "50")
     return output / "browser"
 
 
@@ -115,10 +119,7 @@ def tournament_dir(project, run_dir) -> Path:
         ("tournament", str(output / "tournament"), "--runs", "100", "--payne"),
         ("analyze", str(output / "tournament"), "--bootstrap", "30"),
     ):
-        done = subprocess.run(
-            pdbench_command(*args), cwd=project, capture_output=True, text=True, timeout=300
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
+        pdbench_in_process(project, *args)
     return output / "tournament"
 
 
@@ -175,7 +176,10 @@ def stop(server: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def page(viewer_url):
+def page(viewer_url, tournament_dir, grid_dir, every_kind_of_run):
+    """One browser for the module. The runs the tests open are made first, in this process:
+    playwright's sync API keeps an event loop running in this thread while the browser is open,
+    and a pdbench command run here starts its own."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -364,9 +368,19 @@ def test_the_tournament_tab_of_a_tournament_run(page, tournament_dir):
 
 @pytest.fixture(scope="module")
 def grid_dir(tmp_path_factory) -> Path:
-    """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project."""
-    run_dir, _ = run_persona_grid(tmp_path_factory.mktemp("grid"))
-    return run_dir
+    """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project: the
+    command of project_copy.run_persona_grid, run in this process (`pdbench_in_process`)."""
+    tmp = tmp_path_factory.mktemp("grid")
+    project = copy_project(tmp / "project")
+    stdout = pdbench_in_process(
+        project,
+        *GRID_COMMAND,
+        "provider=mock",
+        f"hydra.sweep.dir={tmp / 'hydra'}",
+        entry="module",
+        env={"COLUMNS": "100", "PDBENCH_CACHE_DIR": str(tmp / "cache")},
+    )
+    return project / re.search(r"run dir: (\S+)", stdout).group(1)  # type: ignore[union-attr]
 
 
 def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
@@ -408,7 +422,7 @@ def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
 @pytest.fixture(scope="module")
 def every_kind_of_run(tmp_path_factory) -> dict[str, Path]:
     """Aborted, partial, empty-condition, unfinished, interrupted, noisy and negotiated runs."""
-    return make_viewer_runs(tmp_path_factory.mktemp("kinds"))
+    return shared_viewer_runs(tmp_path_factory)
 
 
 def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
@@ -432,7 +446,14 @@ def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
         while index < tabs.count():
             tabs.nth(index).click(timeout=60_000)
             page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
-            page.wait_for_timeout(300)
+            # The tab is shown once it is the selected one (st.tabs switches in the browser,
+            # with no script run): wait for that, not a fixed 300 ms.
+            page.wait_for_function(
+                """([selector, index]) => document.querySelectorAll(selector)[index]
+                       ?.getAttribute('aria-selected') === 'true'""",
+                arg=['[data-testid="stTab"]', index],
+                timeout=60_000,
+            )
             assert page.locator(EXCEPTION).count() == 0, (kind, tabs.nth(index).inner_text())
             if tabs.nth(index).inner_text() == "Conditions":
                 # The comparison table fits at 1440 px and never prints "None" (issue 26).

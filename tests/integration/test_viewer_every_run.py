@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
-from viewer_runs import KINDS, expected_tally, make_viewer_runs, tally_words
+from viewer_runs import KINDS, expected_tally, shared_viewer_runs, tally_words
 
 from pdbench.analysis.per_run.aggregates import read_aggregates
 from pdbench.storage.reader import RunReader
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    return make_viewer_runs(tmp_path_factory.mktemp("viewer-runs"))
+    return shared_viewer_runs(tmp_path_factory)
 
 
 def shown_text(at: AppTest) -> str:
