@@ -43,6 +43,7 @@ CHROMIUM_ARGS = [
 CHARTS = '[data-testid="stVegaLiteChart"]'
 RENDERED_CHART = f"{CHARTS} canvas, {CHARTS} svg"
 EXCEPTION = '[data-testid="stException"]'
+TABLES = '[data-testid="stDataFrame"]'
 RUNNING = '[data-testid="stStatusWidget"]'
 WIDTH = 1500
 
@@ -130,8 +131,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def viewer_url(project, run_dir, tmp_path_factory) -> Iterator[str]:
-    """`pdbench ui RUN_DIR --port P` in its own process group, stopped whatever happens."""
+def viewer_server(
+    project, run_dir, tmp_path_factory
+) -> Iterator[tuple[subprocess.Popen, str, Path]]:
+    """`pdbench ui RUN_DIR --port P` in its own process group, stopped whatever happens:
+    (process, url, log). Started before the other runs are made, so it starts up meanwhile."""
     port = free_port()
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
     with log.open("wb") as out:
@@ -143,11 +147,20 @@ def viewer_url(project, run_dir, tmp_path_factory) -> Iterator[str]:
             start_new_session=True,  # `pdbench ui` starts Streamlit as its child: stop both
         )
     try:
-        url = f"http://127.0.0.1:{port}"
-        wait_until_healthy(url, server, log)
-        yield url
+        yield server, f"http://127.0.0.1:{port}", log
     finally:
         stop(server)
+
+
+@pytest.fixture(scope="module")
+def viewer_url(viewer_server, tournament_dir, grid_dir, every_kind_of_run) -> str:
+    """The viewer's address once it answers. The runs the tests open are made first, in this
+    process, while the viewer starts: playwright's sync API (the `page` fixture) keeps an event
+    loop running in this thread while the browser is open, and a pdbench command run here starts
+    its own."""
+    server, url, log = viewer_server
+    wait_until_healthy(url, server, log)
+    return url
 
 
 def wait_until_healthy(url: str, server: subprocess.Popen, log: Path, timeout: float = 60) -> None:
@@ -176,10 +189,7 @@ def stop(server: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def page(viewer_url, tournament_dir, grid_dir, every_kind_of_run):
-    """One browser for the module. The runs the tests open are made first, in this process:
-    playwright's sync API keeps an event loop running in this thread while the browser is open,
-    and a pdbench command run here starts its own."""
+def page(viewer_url):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -202,15 +212,57 @@ def settle(page, charts: int) -> None:
         arg=[CHARTS, charts],
         timeout=60_000,
     )
-    page.wait_for_timeout(500)  # Vega's enter transitions
+    still(page)  # Vega has drawn every mark and nothing moves any more
+
+
+# The page's layout: per visible chart its size and how many SVG elements it holds, per visible
+# table its number of cells, the main area's height and the window's size. Compared frame by
+# frame by `still`.
+LAYOUT = f"""() => JSON.stringify([
+    Array.from(document.querySelectorAll('{CHARTS}'))
+        .filter(chart => chart.offsetParent !== null)
+        .map(chart => {{ const box = chart.getBoundingClientRect();
+                         return [Math.round(box.width), Math.round(box.height),
+                                 chart.querySelectorAll('svg *').length]; }}),
+    Array.from(document.querySelectorAll('{TABLES}'))
+        .filter(grid => grid.offsetParent !== null)
+        .map(grid => grid.querySelectorAll('[role=columnheader], [role=gridcell]').length),
+    document.querySelector('[data-testid=stMain]')?.scrollHeight,
+    window.innerWidth, window.innerHeight])"""
+
+
+def still(page, frames: int = 8) -> None:
+    """Wait until the layout (`LAYOUT`) has not changed for `frames` painted frames in a row:
+    the event that proves Vega finished drawing and the page finished laying out, in place of
+    a fixed pause (frames come slower on a loaded machine, and so does this wait)."""
+    page.wait_for_function(
+        f"""(frames) => {{
+            const now = ({LAYOUT})();
+            const seen = window.__pdbenchLayout;
+            window.__pdbenchLayout = {{ layout: now,
+                                       same: seen && seen.layout === now ? seen.same + 1 : 0 }};
+            return window.__pdbenchLayout.same >= frames;
+        }}""",
+        arg=frames,
+        polling="raf",
+        timeout=60_000,
+    )
+    page.evaluate("() => { window.__pdbenchLayout = undefined; }")
 
 
 def screenshot(page, name: str) -> Path:
     """The whole page: Streamlit scrolls inside stMain, so grow the viewport to fit it first."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
-    page.set_viewport_size({"width": WIDTH, "height": max(1000, height + 40)})
-    page.wait_for_timeout(800)  # charts re-lay out to the new size
+    size = {"width": WIDTH, "height": max(1000, height + 40)}
+    page.set_viewport_size(size)
+    # charts re-lay out to the new size: wait until the window has it and the layout is still
+    page.wait_for_function(
+        "([w, h]) => window.innerWidth === w && window.innerHeight === h",
+        arg=[size["width"], size["height"]],
+        timeout=60_000,
+    )
+    still(page)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size({"width": WIDTH, "height": 1000})
@@ -261,7 +313,16 @@ def legend_overflow(page) -> list[tuple[int, int]]:
 
 def grid_cells(page) -> list[list[str]]:
     """Per visible table (st.dataframe), the text of its header and body cells, in order (the
-    grid paints on a canvas; its accessible cells carry the text)."""
+    grid paints on a canvas; its accessible cells carry the text), once every one has drawn its
+    header cells and the page is still."""
+    page.wait_for_function(
+        """(selector) => Array.from(document.querySelectorAll(selector))
+               .filter(grid => grid.offsetParent !== null)
+               .every(grid => grid.querySelector('[role=columnheader]'))""",
+        arg=TABLES,
+        timeout=60_000,
+    )
+    still(page)
     return page.evaluate(
         """(selector) => Array.from(document.querySelectorAll(selector))
                .filter(grid => grid.offsetParent !== null)
