@@ -6,6 +6,13 @@ partial aborts, a sweep with an empty condition beside a finished one, an unfini
 failures), an interrupted run (SIGINT mid-run), a noisy run and a negotiated split-or-steal run.
 `expected_tally(run_dir)` counts what happened from the stored files alone, independently of
 the viewer's code, for the page's summary to be checked against.
+
+`shared_viewer_runs(tmp_path_factory)` makes them once per test session, for every module and
+every xdist worker (a file lock beside the workers' temp folders, and a marker file once made):
+the viewer only reads a run, so the modules can share one set. Each run is made by the same
+pdbench entry function a user's `python -m pdbench` calls, run in the test process
+(tests/in_process.py): what the runs hold is the point here, not the process. The interrupted
+run is the exception: SIGINT reaches a real process, as a user's Ctrl-C does.
 """
 
 from __future__ import annotations
@@ -14,10 +21,15 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
 import orjson
+import pytest
+from filelock import FileLock
+from in_process import run_front_door
 from project_copy import copy_project
 from stub_http import LocalStubServer, StubHandler
 
@@ -43,82 +55,115 @@ def _command(project: Path, tmp: Path, args: list[str], run_id: str) -> list[str
     ]
 
 
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")}
+
+
 def _run(project: Path, command: list[str], ok: tuple[int, ...] = (0,)) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")}
-    done = subprocess.run(
-        command, cwd=project, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode in ok, (command, done.returncode, done.stderr[-3000:])
+    """`python -m pdbench ARGS` through its entry function in this process (`hydra_entry`, what
+    the module runs), with the same argv, working folder and environment."""
+    assert command[:3] == [sys.executable, "-m", "pdbench"], command
+    done = run_front_door("module", command[3:], cwd=project, env=_env(), wall_limit_s=300)
+    assert done.code in ok, (command, done.code, done.stderr[-3000:])
+
+
+def shared_viewer_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """`make_viewer_runs` once per session, whichever module or xdist worker asks first; the
+    others wait on the lock and read the same runs (the viewer never writes into a run)."""
+    base = tmp_path_factory.getbasetemp()
+    # Under xdist every worker's base sits in the session's folder; under -n 0 the base is the
+    # session's own folder (its parent holds earlier sessions, whose runs must not be reused).
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    done = root / "shared-viewer-runs.done"  # holds the folder of the runs, once made
+    with FileLock(str(root / "shared-viewer-runs.lock")):
+        if not done.is_file():
+            # A folder of its own per attempt: a worker that failed half-way leaves its folder.
+            tmp = Path(tempfile.mkdtemp(prefix="shared-viewer-runs-", dir=root))
+            make_viewer_runs(tmp)
+            done.write_text(str(tmp))
+    tmp = Path(done.read_text())
+    made = {kind: tmp / "runs" / kind for kind in KINDS}
+    for kind, run_dir in made.items():
+        assert (run_dir / "run_manifest.json").is_file(), f"{kind}: no run was written"
+    return made
 
 
 def make_viewer_runs(tmp: Path) -> dict[str, Path]:
     """Make the runs of `KINDS` under tmp/runs; returns kind -> run dir."""
     project = copy_project(tmp / "project")
     runs = tmp / "runs"
-    single = {
-        "aborted": ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=1.0"],
-        "partial": ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=0.75"],
-        "noisy": ["agent_a=tft", "agent_b=grim", "game.noise=0.1", "horizon.rounds=30"],
-        "negotiated": [
-            "game=agentduel_split_or_steal",
-            "agent_a=llm_default",
-            "agent_b=tft",
-            "horizon.rounds=5",
-            "run.replicates=2",
-        ],
-    }
-    for kind, overrides in single.items():
-        # a run whose every match aborted ends `aborted`, exit 6 (issue 26); at 0.75 invalid
-        # answers a 20-round match rarely survives, so `partial` (matches aborted part-way, with
-        # rounds stored) ends so too
-        ok = (6,) if kind in ("aborted", "partial") else (0,)
-        _run(project, _command(project, tmp, [*overrides, f"run.run_id={kind}"], kind), ok)
-    # A sweep: one condition's every match aborts in round 1, the other's finish.
-    _run(
-        project,
-        _command(
-            project,
-            tmp,
-            [
-                "-m",
+    # The interrupted run is slow (mock latency) and mostly waits: it runs in its own process
+    # meanwhile, and a thread stops it with SIGINT once its first rounds are stored.
+    # Its environment is taken now: a command run in this process swaps os.environ meanwhile.
+    interrupted = threading.Thread(target=_interrupted, args=(project, tmp, _env()), daemon=True)
+    interrupted.start()
+    try:
+        single = {
+            "aborted": ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=1.0"],
+            "partial": ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=0.75"],
+            "noisy": ["agent_a=tft", "agent_b=grim", "game.noise=0.1", "horizon.rounds=30"],
+            "negotiated": [
+                "game=agentduel_split_or_steal",
                 "agent_a=llm_default",
                 "agent_b=tft",
-                "provider.mock.invalid_rate=0.0,1.0",
-                "horizon.rounds=10",
-                "run.run_id=empty",
-                f"hydra.sweep.dir={tmp / 'hydra'}",
+                "horizon.rounds=5",
+                "run.replicates=2",
             ],
-            "empty",
-        ),
-        ok=(6,),  # one condition has no finished match: the sweep ends `aborted`
-    )
-    with LocalStubServer(FailingHandler) as server:
+        }
+        for kind, overrides in single.items():
+            # a run whose every match aborted ends `aborted`, exit 6 (issue 26); at 0.75 invalid
+            # answers a 20-round match rarely survives, so `partial` (matches aborted part-way, with
+            # rounds stored) ends so too
+            ok = (6,) if kind in ("aborted", "partial") else (0,)
+            _run(project, _command(project, tmp, [*overrides, f"run.run_id={kind}"], kind), ok)
+        # A sweep: one condition's every match aborts in round 1, the other's finish.
         _run(
             project,
             _command(
                 project,
                 tmp,
                 [
+                    "-m",
                     "agent_a=llm_default",
                     "agent_b=tft",
-                    "provider=litellm",
-                    "provider.model=openai/gpt-4o-mini",
-                    f"provider.api_base={server.api_base}",
-                    "provider.max_attempts=1",
-                    "run.run_id=unfinished",
+                    "provider.mock.invalid_rate=0.0,1.0",
+                    "horizon.rounds=10",
+                    "run.run_id=empty",
+                    f"hydra.sweep.dir={tmp / 'hydra'}",
                 ],
-                "unfinished",
+                "empty",
             ),
-            ok=(1, 2, 3, 4, 5, 6, 7),
+            ok=(6,),  # one condition has no finished match: the sweep ends `aborted`
         )
-    _interrupted(project, tmp)
+        with LocalStubServer(FailingHandler) as server:
+            _run(
+                project,
+                _command(
+                    project,
+                    tmp,
+                    [
+                        "agent_a=llm_default",
+                        "agent_b=tft",
+                        "provider=litellm",
+                        "provider.model=openai/gpt-4o-mini",
+                        f"provider.api_base={server.api_base}",
+                        "provider.max_attempts=1",
+                        "run.run_id=unfinished",
+                    ],
+                    "unfinished",
+                ),
+                ok=(1, 2, 3, 4, 5, 6, 7),
+            )
+    finally:
+        interrupted.join(timeout=300)
+    assert not interrupted.is_alive(), "the interrupted run did not stop"
     made = {kind: runs / kind for kind in KINDS}
     for kind, run_dir in made.items():
         assert (run_dir / "run_manifest.json").is_file(), f"{kind}: no run was written"
     return made
 
 
-def _interrupted(project: Path, tmp: Path) -> None:
+def _interrupted(project: Path, tmp: Path, env: dict[str, str]) -> None:
     """A slow mock run stopped by SIGINT once a few rounds are stored."""
     command = _command(
         project,
@@ -134,7 +179,7 @@ def _interrupted(project: Path, tmp: Path) -> None:
         "interrupted",
     )
     process = subprocess.Popen(
-        command, cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     rounds = tmp / "runs" / "interrupted" / "rounds.jsonl"
     deadline = time.monotonic() + 120

@@ -12,6 +12,7 @@ names (CI can keep them); among them viewer-conditions-grid.png, the heat map of
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -23,8 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from project_copy import copy_project, run_persona_grid
-from viewer_runs import expected_tally, make_viewer_runs, tally_words
+from in_process import run_front_door
+from project_copy import GRID_COMMAND, copy_project
+from viewer_runs import expected_tally, shared_viewer_runs, tally_words
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
@@ -41,6 +43,7 @@ CHROMIUM_ARGS = [
 CHARTS = '[data-testid="stVegaLiteChart"]'
 RENDERED_CHART = f"{CHARTS} canvas, {CHARTS} svg"
 EXCEPTION = '[data-testid="stException"]'
+TABLES = '[data-testid="stDataFrame"]'
 RUNNING = '[data-testid="stStatusWidget"]'
 WIDTH = 1500
 
@@ -57,6 +60,21 @@ def pdbench_command(*args: str) -> list[str]:
     return [sys.executable, "-c", "from pdbench.cli import main; main()", *args]
 
 
+def pdbench_in_process(
+    project: Path, *args: str, entry: str = "cli", env: dict[str, str] | None = None
+) -> str:
+    """`pdbench ARGS` (or `python -m pdbench ARGS`, entry "module") through the entry function
+    the command runs, in this process (tests/in_process.py), in `project`: the runs the viewer
+    shows are made so; the viewer itself (`pdbench ui`) is a real process. Returns stdout."""
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")},
+        **(env or {}),
+    }
+    done = run_front_door(entry, args, cwd=project, env=env, wall_limit_s=300)
+    assert done.code == 0, (args, done.code, done.stderr[-3000:])
+    return done.stdout
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     """The committed project: its conf/ as shipped, never the user's edited experiment."""
@@ -67,32 +85,19 @@ def project(tmp_path_factory) -> Path:
 def run_dir(project, tmp_path_factory) -> Path:
     """conf/experiment.yaml with 2 replicates: 4 conditions, mock LLM agents with prompts."""
     output = tmp_path_factory.mktemp("runs")
-    done = subprocess.run(
-        pdbench_command(
-            "run",
-            "conf/experiment.yaml",
-            "--replicates",
-            "2",
-            "--run-id",
-            "browser",
-            "-q",
-            f"run.output_dir={output}",
-            f"run.cache.dir={output / 'cache'}",
-        ),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    pdbench_in_process(
+        project,
+        "run",
+        "conf/experiment.yaml",
+        "--replicates",
+        "2",
+        "--run-id",
+        "browser",
+        "-q",
+        f"run.output_dir={output}",
+        f"run.cache.dir={output / 'cache'}",
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    analyzed = subprocess.run(
-        pdbench_command("analyze", str(output / "browser"), "--bootstrap", "50"),
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert analyzed.returncode == 0, analyzed.stderr[-3000:]
+    pdbench_in_process(project, "analyze", str(output / "browser"), "--bootstrap", "50")
     return output / "browser"
 
 
@@ -115,10 +120,7 @@ def tournament_dir(project, run_dir) -> Path:
         ("tournament", str(output / "tournament"), "--runs", "100", "--payne"),
         ("analyze", str(output / "tournament"), "--bootstrap", "30"),
     ):
-        done = subprocess.run(
-            pdbench_command(*args), cwd=project, capture_output=True, text=True, timeout=300
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
+        pdbench_in_process(project, *args)
     return output / "tournament"
 
 
@@ -129,8 +131,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def viewer_url(project, run_dir, tmp_path_factory) -> Iterator[str]:
-    """`pdbench ui RUN_DIR --port P` in its own process group, stopped whatever happens."""
+def viewer_server(
+    project, run_dir, tmp_path_factory
+) -> Iterator[tuple[subprocess.Popen, str, Path]]:
+    """`pdbench ui RUN_DIR --port P` in its own process group, stopped whatever happens:
+    (process, url, log). Started before the other runs are made, so it starts up meanwhile."""
     port = free_port()
     log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
     with log.open("wb") as out:
@@ -142,11 +147,20 @@ def viewer_url(project, run_dir, tmp_path_factory) -> Iterator[str]:
             start_new_session=True,  # `pdbench ui` starts Streamlit as its child: stop both
         )
     try:
-        url = f"http://127.0.0.1:{port}"
-        wait_until_healthy(url, server, log)
-        yield url
+        yield server, f"http://127.0.0.1:{port}", log
     finally:
         stop(server)
+
+
+@pytest.fixture(scope="module")
+def viewer_url(viewer_server, tournament_dir, grid_dir, every_kind_of_run) -> str:
+    """The viewer's address once it answers. The runs the tests open are made first, in this
+    process, while the viewer starts: playwright's sync API (the `page` fixture) keeps an event
+    loop running in this thread while the browser is open, and a pdbench command run here starts
+    its own."""
+    server, url, log = viewer_server
+    wait_until_healthy(url, server, log)
+    return url
 
 
 def wait_until_healthy(url: str, server: subprocess.Popen, log: Path, timeout: float = 60) -> None:
@@ -198,15 +212,57 @@ def settle(page, charts: int) -> None:
         arg=[CHARTS, charts],
         timeout=60_000,
     )
-    page.wait_for_timeout(500)  # Vega's enter transitions
+    still(page)  # Vega has drawn every mark and nothing moves any more
+
+
+# The page's layout: per visible chart its size and how many SVG elements it holds, per visible
+# table its number of cells, the main area's height and the window's size. Compared frame by
+# frame by `still`.
+LAYOUT = f"""() => JSON.stringify([
+    Array.from(document.querySelectorAll('{CHARTS}'))
+        .filter(chart => chart.offsetParent !== null)
+        .map(chart => {{ const box = chart.getBoundingClientRect();
+                         return [Math.round(box.width), Math.round(box.height),
+                                 chart.querySelectorAll('svg *').length]; }}),
+    Array.from(document.querySelectorAll('{TABLES}'))
+        .filter(grid => grid.offsetParent !== null)
+        .map(grid => grid.querySelectorAll('[role=columnheader], [role=gridcell]').length),
+    document.querySelector('[data-testid=stMain]')?.scrollHeight,
+    window.innerWidth, window.innerHeight])"""
+
+
+def still(page, frames: int = 8) -> None:
+    """Wait until the layout (`LAYOUT`) has not changed for `frames` painted frames in a row:
+    the event that proves Vega finished drawing and the page finished laying out, in place of
+    a fixed pause (frames come slower on a loaded machine, and so does this wait)."""
+    page.wait_for_function(
+        f"""(frames) => {{
+            const now = ({LAYOUT})();
+            const seen = window.__pdbenchLayout;
+            window.__pdbenchLayout = {{ layout: now,
+                                       same: seen && seen.layout === now ? seen.same + 1 : 0 }};
+            return window.__pdbenchLayout.same >= frames;
+        }}""",
+        arg=frames,
+        polling="raf",
+        timeout=60_000,
+    )
+    page.evaluate("() => { window.__pdbenchLayout = undefined; }")
 
 
 def screenshot(page, name: str) -> Path:
     """The whole page: Streamlit scrolls inside stMain, so grow the viewport to fit it first."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
-    page.set_viewport_size({"width": WIDTH, "height": max(1000, height + 40)})
-    page.wait_for_timeout(800)  # charts re-lay out to the new size
+    size = {"width": WIDTH, "height": max(1000, height + 40)}
+    page.set_viewport_size(size)
+    # charts re-lay out to the new size: wait until the window has it and the layout is still
+    page.wait_for_function(
+        "([w, h]) => window.innerWidth === w && window.innerHeight === h",
+        arg=[size["width"], size["height"]],
+        timeout=60_000,
+    )
+    still(page)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size({"width": WIDTH, "height": 1000})
@@ -257,7 +313,16 @@ def legend_overflow(page) -> list[tuple[int, int]]:
 
 def grid_cells(page) -> list[list[str]]:
     """Per visible table (st.dataframe), the text of its header and body cells, in order (the
-    grid paints on a canvas; its accessible cells carry the text)."""
+    grid paints on a canvas; its accessible cells carry the text), once every one has drawn its
+    header cells and the page is still."""
+    page.wait_for_function(
+        """(selector) => Array.from(document.querySelectorAll(selector))
+               .filter(grid => grid.offsetParent !== null)
+               .every(grid => grid.querySelector('[role=columnheader]'))""",
+        arg=TABLES,
+        timeout=60_000,
+    )
+    still(page)
     return page.evaluate(
         """(selector) => Array.from(document.querySelectorAll(selector))
                .filter(grid => grid.offsetParent !== null)
@@ -364,9 +429,19 @@ def test_the_tournament_tab_of_a_tournament_run(page, tournament_dir):
 
 @pytest.fixture(scope="module")
 def grid_dir(tmp_path_factory) -> Path:
-    """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project."""
-    run_dir, _ = run_persona_grid(tmp_path_factory.mktemp("grid"))
-    return run_dir
+    """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project: the
+    command of project_copy.run_persona_grid, run in this process (`pdbench_in_process`)."""
+    tmp = tmp_path_factory.mktemp("grid")
+    project = copy_project(tmp / "project")
+    stdout = pdbench_in_process(
+        project,
+        *GRID_COMMAND,
+        "provider=mock",
+        f"hydra.sweep.dir={tmp / 'hydra'}",
+        entry="module",
+        env={"COLUMNS": "100", "PDBENCH_CACHE_DIR": str(tmp / "cache")},
+    )
+    return project / re.search(r"run dir: (\S+)", stdout).group(1)  # type: ignore[union-attr]
 
 
 def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
@@ -408,7 +483,7 @@ def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
 @pytest.fixture(scope="module")
 def every_kind_of_run(tmp_path_factory) -> dict[str, Path]:
     """Aborted, partial, empty-condition, unfinished, interrupted, noisy and negotiated runs."""
-    return make_viewer_runs(tmp_path_factory.mktemp("kinds"))
+    return shared_viewer_runs(tmp_path_factory)
 
 
 def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
@@ -432,7 +507,14 @@ def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
         while index < tabs.count():
             tabs.nth(index).click(timeout=60_000)
             page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
-            page.wait_for_timeout(300)
+            # The tab is shown once it is the selected one (st.tabs switches in the browser,
+            # with no script run): wait for that, not a fixed 300 ms.
+            page.wait_for_function(
+                """([selector, index]) => document.querySelectorAll(selector)[index]
+                       ?.getAttribute('aria-selected') === 'true'""",
+                arg=['[data-testid="stTab"]', index],
+                timeout=60_000,
+            )
             assert page.locator(EXCEPTION).count() == 0, (kind, tabs.nth(index).inner_text())
             if tabs.nth(index).inner_text() == "Conditions":
                 # The comparison table fits at 1440 px and never prints "None" (issue 26).

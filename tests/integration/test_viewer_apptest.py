@@ -10,15 +10,15 @@ invalid answers and fallbacks. The viewer must never write into the run dir.
 from __future__ import annotations
 
 import math
+import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pandas as pd
 import pytest
+from in_process import run_front_door
 from project_copy import copy_project
 from streamlit.testing.v1 import AppTest
 
@@ -85,12 +85,13 @@ def llm_run(project, runs_dir) -> Path:
 
 @pytest.fixture(scope="module")
 def sweep_run(project, runs_dir) -> Path:
-    """A Hydra multirun over agent_a=tft,grim: one run dir with 2 conditions (merged shards)."""
-    done = subprocess.run(
+    """A Hydra multirun over agent_a=tft,grim: one run dir with 2 conditions (merged shards).
+
+    `python -m pdbench -m ...` through its entry function in this process (tests/in_process.py):
+    the sweep's files are what the viewer reads; no test here is about the process."""
+    done = run_front_door(
+        "module",
         [
-            sys.executable,
-            "-m",
-            "pdbench",
             "-m",
             "agent_a=tft,grim",
             f"run.output_dir={runs_dir}",
@@ -99,11 +100,12 @@ def sweep_run(project, runs_dir) -> Path:
             f"hydra.sweep.dir={runs_dir / 'hydra'}",
         ],
         cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        env={
+            k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")
+        },
+        wall_limit_s=300,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.code == 0, done.stderr[-3000:]
     return runs_dir / "s"
 
 
@@ -138,10 +140,17 @@ def assert_no_exception(at: AppTest) -> None:
 
 
 def select(at: AppTest, condition: str, replicate: int) -> AppTest:
-    at.selectbox(key="condition").set_value(condition).run()
-    assert_no_exception(at)
-    at.selectbox(key=f"replicate::{condition}").set_value(replicate).run()
-    assert_no_exception(at)
+    """Choose `condition` and `replicate` in the sidebar. A box that already shows the value is
+    left alone: choosing it again would rerun the script on the same widget state, and the page
+    it draws is the one already shown (checked below as it stands)."""
+    if at.selectbox(key="condition").value != condition:
+        at.selectbox(key="condition").set_value(condition).run()
+        assert_no_exception(at)
+    assert at.selectbox(key="condition").value == condition
+    if at.selectbox(key=f"replicate::{condition}").value != replicate:
+        at.selectbox(key=f"replicate::{condition}").set_value(replicate).run()
+        assert_no_exception(at)
+    assert at.selectbox(key=f"replicate::{condition}").value == replicate
     return at
 
 
