@@ -233,7 +233,10 @@ def test_one_conditions_provider_trouble_leaves_its_matches_unfinished(stub, tmp
         "    agent_b: tft\n"
     )
     stub.state.broken_models = {"gpt-4o": trouble}
-    stub.state.delay_s = 0.05
+    # Two matches are in flight whatever the answers take (they wait on the one call slot in
+    # turn), so 0.01 s an answer (was 0.05: up to 72 answers, 3.6 s) keeps a healthy match
+    # in flight when a broken one fails.
+    stub.state.delay_s = 0.01
     config = paid_experiment(tmp_path, stub.api_base, conditions=conditions)
     out = tmp_path / "runs"
     failed = pdbench(run_args(config, out), tmp_path)
