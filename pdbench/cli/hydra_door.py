@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 
 from pdbench.cli import exits
 from pdbench.cli.heap import loaded_objects_frozen
-from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, watch_launcher
+from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, job_over, watch_launcher
 from pdbench.cli.report import print_summary, resumed_note
 from pdbench.config.hydra_compose import (
     check_group_overrides,
@@ -78,9 +78,17 @@ def _primary_shown(hydra_cfg: Any, project_root: Path) -> str:
     return display_path(folder / (name if name.endswith(".yaml") else f"{name}.yaml"), project_root)
 
 
-@loaded_objects_frozen()
 def _job(cfg: Any) -> None:
     """One Hydra job: one condition, stored as a shard (sweep) or as its own run (single)."""
+    watch_launcher(exits.INTERRUPTED)  # a joblib worker ends with its launcher, once this ends
+    try:
+        _play_job(cfg)
+    finally:
+        job_over()
+
+
+@loaded_objects_frozen()
+def _play_job(cfg: Any) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
@@ -89,7 +97,6 @@ def _job(cfg: Any) -> None:
     from pdbench.storage.shards import shard_dir_name
 
     hydra_cfg = HydraConfig.get()
-    watch_launcher(exits.INTERRUPTED)  # a joblib worker ends with its launcher
     project_root = find_project_root()
     task_overrides = Overrides.parse(
         hydra_cfg.overrides.task, _primary_shown(hydra_cfg, project_root)

@@ -5,12 +5,16 @@ an empty `choices`) while other matches are in flight.
 
 The provider is a local OpenAI-compatible stub on 127.0.0.1 reached through litellm; the full
 disk is injected by tests/fault_injection.py (ENOSPC where the OS would raise it). The killed run
-and the full-disk runs are processes of their own (the fault comes from outside); the commands
-that follow them (the resume), and the runs the process is not part of, run in this process.
+is a process of its own (the fault comes from outside), and so is one full-disk run (the policy
+run's: exit 5 and one stderr line as a real process gives them); the other full-disk runs get
+the same injected fault in this process (the same entry function, a process start and litellm's
+import of several seconds fewer), as do the commands that follow them (the resume) and the runs
+the process is not part of.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -21,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fault_injection import full_disk
 from in_process import Ran, run_front_door
 from silently_wrong_helpers import (
     ROOT,
@@ -70,12 +75,17 @@ def run_args(config: Path, out: Path) -> list[str]:
     return ["run", str(config), f"run.output_dir={out}", "--run-id", "r", "-q"]
 
 
-def pdbench(args: list[str], tmp: Path, *, fault: tuple[str, int] | None = None) -> Ran:
-    """The command as a user runs it: under an injected full disk in its own process (the fault
-    is injected from outside), else in this process (tests/in_process.py; the same entry
-    function, a process start and litellm's import fewer)."""
-    if fault is None:
-        return run_front_door("cli", args, cwd=ROOT, env=subprocess_env(tmp))
+def pdbench(
+    args: list[str], tmp: Path, *, fault: tuple[str, int] | None = None, own_process: bool = False
+) -> Ran:
+    """The command as a user runs it, in this process (tests/in_process.py; the same entry
+    function, a process start and litellm's import fewer), under an injected full disk if asked
+    (tests/fault_injection.py's `full_disk` while the command runs); with `own_process`, under
+    the full disk in a process of its own, where the exit code and stderr are the process's."""
+    if not own_process:
+        with full_disk(*fault) if fault else contextlib.nullcontext():
+            return run_front_door("cli", args, cwd=ROOT, env=subprocess_env(tmp))
+    assert fault is not None
     command = [sys.executable, str(FAULTS), fault[0], str(fault[1]), *args]
     done = subprocess.run(
         command, cwd=ROOT, env=subprocess_env(tmp), capture_output=True, text=True, timeout=180
@@ -191,7 +201,9 @@ def test_a_full_disk_stops_the_run_at_once_and_the_same_command_resumes_it(
 def test_a_full_disk_under_a_policy_run_is_one_line_and_exit_5(tmp_path):
     config = ROOT / "tests" / "fixtures" / "configs" / "policies.yaml"
     out = tmp_path / "runs"
-    failed = pdbench(run_args(config, out), tmp_path, fault=("matches.jsonl", 0))
+    # In a process of its own: a full disk's exit code and one-line stderr as the process gives
+    # them (the LLM runs above get the same fault in this process, without litellm's import).
+    failed = pdbench(run_args(config, out), tmp_path, fault=("matches.jsonl", 0), own_process=True)
     assert failed.code == 5, failed
     assert len(error_lines(failed.stderr)) == 1 and "Traceback" not in failed.stderr
     manifest = read_manifest(out / "r")
@@ -221,7 +233,10 @@ def test_one_conditions_provider_trouble_leaves_its_matches_unfinished(stub, tmp
         "    agent_b: tft\n"
     )
     stub.state.broken_models = {"gpt-4o": trouble}
-    stub.state.delay_s = 0.05
+    # Two matches are in flight whatever the answers take (they wait on the one call slot in
+    # turn), so 0.01 s an answer (was 0.05: up to 72 answers, 3.6 s) keeps a healthy match
+    # in flight when a broken one fails.
+    stub.state.delay_s = 0.01
     config = paid_experiment(tmp_path, stub.api_base, conditions=conditions)
     out = tmp_path / "runs"
     failed = pdbench(run_args(config, out), tmp_path)

@@ -1,7 +1,8 @@
 """Issue 13 through real processes, as a user types the commands from the project root: one writer
 per run dir (case 2), exit codes and Ctrl-C (12), unknown keys (9), the Hydra door's provider
 overrides (1), policy defaults (14) and `persona: none` (16). Sweeps are in
-test_never_silently_wrong_sweeps.py.
+test_never_silently_wrong_sweeps.py. What `validate` says is checked in this process (`validate`
+below); its exit code as a real process gives it, by the console door's misspelt-key case.
 
 Slow runs use the offline mock with `latency_s`, so a process is still writing when the test acts.
 """
@@ -16,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+from in_process import run_front_door
+from project_copy import shared_copy
 from silently_wrong_helpers import (
     FIXTURES,
     ROOT,
@@ -29,7 +32,21 @@ from silently_wrong_helpers import (
     run_experiment_file,
     run_process,
     start_process,
+    subprocess_env,
 )
+
+
+def validate(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    """`pdbench validate <args>` from the committed project, run in this process
+    (tests/in_process.py: the console script's entry function with the same argv, working folder
+    and environment; exit code from its SystemExit), a process start fewer: what validate says
+    is not about the process. The process's own exit codes are checked by the cases that start
+    one (test_a_misspelt_added_key_is_an_error_with_a_suggestion, both doors)."""
+    ran = run_front_door("cli", ["validate", *args], cwd=shared_copy(), env=subprocess_env(tmp))
+    return subprocess.CompletedProcess(
+        ["pdbench", "validate", *args], ran.code, ran.stdout, ran.stderr
+    )
+
 
 SLOW = str(FIXTURES / "slow_mock.yaml")  # 4 matches of 20 rounds at 0.05 s per answer
 SLOW_ROUNDS = 20
@@ -193,7 +210,7 @@ def test_a_misspelt_added_key_is_an_error_with_a_suggestion(tmp_path, door):
 def misspelt_on_an_experiment_file(tmp_path_factory):
     config = str(FIXTURES / "never_collapses.yaml")
     tmp = tmp_path_factory.mktemp("misspelt")
-    return run_process([*console_command(), "validate", config, "+runn.seed=1"], tmp)
+    return validate(tmp, config, "+runn.seed=1")
 
 
 def test_a_misspelt_key_on_an_experiment_file_is_an_error(misspelt_on_an_experiment_file):
@@ -209,9 +226,7 @@ def test_a_misspelt_key_on_an_experiment_file_gets_a_suggestion(misspelt_on_an_e
 
 
 def test_metrics_names_is_an_unknown_field(tmp_path):
-    done = run_process(
-        [*console_command(), "validate", str(FIXTURES / "unknown_metric.yaml")], tmp_path
-    )
+    done = validate(tmp_path, str(FIXTURES / "unknown_metric.yaml"))
     assert done.returncode == 2, done.stdout
     (line,) = error_lines(done.stderr)
     assert "unknown_metric.yaml" in line and "names" in line, line
@@ -223,9 +238,7 @@ PROVIDER_MODEL = ["agent_b=llm_default", "agent_b.provider.model=mock-b"]
 
 
 def test_an_agents_provider_field_can_be_set_on_the_command_line(tmp_path):
-    checked = run_process(
-        [*console_command(), "validate", "conf/config.yaml", *PROVIDER_MODEL], tmp_path
-    )
+    checked = validate(tmp_path, "conf/config.yaml", *PROVIDER_MODEL)
     assert checked.returncode == 0, checked.stderr
     assert "mock-b[cooperative]" in checked.stdout
 
@@ -251,9 +264,7 @@ def test_an_agents_provider_field_can_be_set_on_the_command_line(tmp_path):
 
 @pytest.mark.parametrize("game", ["stag_hunt", "chicken"])
 def test_a_degenerate_gtft_default_is_warned_about(tmp_path, game):
-    done = run_process(
-        [*console_command(), "validate", str(FIXTURES / f"gtft_{game}.yaml")], tmp_path
-    )
+    done = validate(tmp_path, str(FIXTURES / f"gtft_{game}.yaml"))
     assert done.returncode == 0, done.stderr
     warnings = [
         line for line in (done.stdout + done.stderr).splitlines() if line.startswith("warning:")
@@ -262,7 +273,7 @@ def test_a_degenerate_gtft_default_is_warned_about(tmp_path, game):
 
 
 def test_gtft_in_the_prisoners_dilemma_is_not_warned_about(tmp_path):
-    done = run_process([*console_command(), "validate", str(FIXTURES / "gtft_pd.yaml")], tmp_path)
+    done = validate(tmp_path, str(FIXTURES / "gtft_pd.yaml"))
     assert done.returncode == 0, done.stderr
     assert "warning:" not in done.stdout + done.stderr
 
@@ -279,7 +290,7 @@ def test_wsls_follows_the_outcome_rule_by_default(tmp_path):
 
 def test_wsls_rule_is_an_option(tmp_path):
     config = FIXTURES / "wsls_rules.yaml"
-    checked = run_process([*console_command(), "validate", str(config)], tmp_path)
+    checked = validate(tmp_path, str(config))
     assert checked.returncode == 0, checked.stderr
     outcome = run_experiment_file(config, [], output_dir=tmp_path, run_id="rules")
     rounds = read_rounds(outcome.run_dir)
@@ -292,7 +303,7 @@ def test_wsls_rule_is_an_option(tmp_path):
 
 def test_persona_none_works_in_an_experiment_file(tmp_path):
     config = FIXTURES / "persona_none.yaml"
-    checked = run_process([*console_command(), "validate", str(config)], tmp_path)
+    checked = validate(tmp_path, str(config))
     assert checked.returncode == 0, checked.stderr
     outcome = run_experiment_file(config, [], output_dir=tmp_path, run_id="none")
     system = read_rounds(outcome.run_dir)[0]["agent_a_attempts"][0]["system"]

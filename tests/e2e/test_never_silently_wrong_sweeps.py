@@ -8,9 +8,12 @@ Every command points run.output_dir and hydra.sweep.dir into a temp folder.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
+from in_process import run_front_door
+from project_copy import shared_copy
 from silently_wrong_helpers import (
     console_command,
     error_lines,
@@ -18,22 +21,20 @@ from silently_wrong_helpers import (
     read_manifest,
     run_process,
     stub_server_class,
+    subprocess_env,
 )
 
 
-def sweep(tmp: Path, *overrides: str) -> tuple:
+def sweep(tmp: Path, *overrides: str, in_process: bool = False) -> tuple:
+    """`python -m pdbench -m <overrides>` from the committed project; with `in_process`, its
+    entry function run in this process (tests/in_process.py: same argv, working folder and
+    environment, exit code from its SystemExit), for a sweep refused before it launches."""
     output = tmp / "runs"
-    done = run_process(
-        [
-            *module_command(),
-            "-m",
-            *overrides,
-            f"run.output_dir={output}",
-            f"hydra.sweep.dir={tmp / 'hydra'}",
-        ],
-        tmp,
-    )
-    return done, output
+    args = ["-m", *overrides, f"run.output_dir={output}", f"hydra.sweep.dir={tmp / 'hydra'}"]
+    if in_process:
+        ran = run_front_door("module", args, cwd=shared_copy(), env=subprocess_env(tmp))
+        return subprocess.CompletedProcess(args, ran.code, ran.stdout, ran.stderr), output
+    return run_process([*module_command(), *args], tmp), output
 
 
 def only_sweep_dir(output: Path) -> Path:
@@ -46,7 +47,9 @@ def only_sweep_dir(output: Path) -> Path:
 
 @pytest.mark.parametrize("swept", ["run.seed=1,2", "metrics.collapse.threshold=0.1,0.3"])
 def test_sweeping_a_run_or_metrics_key_is_refused_before_launching(tmp_path, swept):
-    done, output = sweep(tmp_path, swept, "horizon.rounds=3")
+    # In this process: a refusal before launching is what the launcher says, not a process's
+    # behaviour (the exit code comes from the same SystemExit).
+    done, output = sweep(tmp_path, swept, "horizon.rounds=3", in_process=True)
     assert done.returncode == 2, done.stderr
     assert not output.exists() or not any(output.iterdir()), "the sweep was launched"
     (line,) = error_lines(done.stderr)

@@ -25,6 +25,9 @@ def test_calls_and_matches_are_reported_as_they_happen(tmp_path):
             "agent_b=grim",
             "agent_a.temperature=1.0",  # every replicate asks afresh
             "run.replicates=64",
+            # 10 rounds (the default 20 doubled the calls): 16 matches in flight finish their
+            # first one near call 160 of 640, far from the end, as near 320 of 1280 before.
+            "horizon.rounds=10",
             f"run.output_dir={tmp_path / 'runs'}",
         ],
         run_id="p",
@@ -38,7 +41,7 @@ def test_calls_and_matches_are_reported_as_they_happen(tmp_path):
         on_match_done=lambda _match, _calls: live_when_done.append(counters[0].live),
     )
     total = outcome.calls.live
-    assert total == 64 * 20 and len(live_when_done) == 64
+    assert total == 64 * 10 and len(live_when_done) == 64
     # The first match is reported long before the last call (not all at the end).
     assert live_when_done[0] < total / 2, live_when_done[:5]
     assert live_when_done == sorted(live_when_done)
@@ -48,15 +51,18 @@ def _statuses(stderr: str) -> list[tuple[int, ...]]:
     return [tuple(int(g) for g in m.groups()) for m in STATUS.finditer(stderr)]
 
 
+# 12 matches of 5 rounds, 60 calls at 0.05 s two at a time: 1.5 s of answers or more, six
+# status periods of 0.25 s (was 10 rounds and 0.5 s: twice as long for the same six periods).
 SLOW_RUN = [
     "agent_a=llm_default",
     "agent_b=grim",
     "agent_a.temperature=1.0",
     "provider.mock.latency_s=0.05",
     "run.max_concurrency=2",
-    "horizon.rounds=10",
+    "horizon.rounds=5",
     "run.replicates=12",
 ]
+STATUS_EVERY = "0.25"
 
 
 def _check_statuses(stderr: str) -> None:
@@ -79,7 +85,7 @@ def test_without_a_terminal_pdbench_run_prints_a_status_now_and_then(tmp_path: P
             "--run-id",
             "r",
             "--status-every",
-            "0.5",
+            STATUS_EVERY,
         ],
         tmp_path,
     )
@@ -88,7 +94,7 @@ def test_without_a_terminal_pdbench_run_prints_a_status_now_and_then(tmp_path: P
 
 
 def test_the_status_every_variable_serves_the_hydra_door(tmp_path: Path, monkeypatch):
-    monkeypatch.setenv("PDBENCH_STATUS_EVERY", "0.5")
+    monkeypatch.setenv("PDBENCH_STATUS_EVERY", STATUS_EVERY)
     done = run_process(
         [
             *module_command(),
@@ -115,7 +121,7 @@ def test_quiet_prints_no_status(tmp_path: Path):
             "r",
             "-q",
             "--status-every",
-            "0.5",
+            STATUS_EVERY,
         ],
         tmp_path,
     )

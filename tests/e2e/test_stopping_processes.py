@@ -5,6 +5,7 @@ whose launcher is killed leaves no worker running (checked by process group)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -54,10 +55,11 @@ def wait_until(condition, timeout: float, process: subprocess.Popen) -> None:
 def test_ctrl_c_during_a_busy_arena_turn_stops_at_once(tmp_path):
     name = f"busy_{uuid.uuid4().hex[:8]}"
     agent = tmp_path / f"{name}.py"
-    agent.write_text(  # busy for two minutes in its first turn
+    agent.write_text(  # busy for two minutes in its first turn, once it has said it is in it
         "import time\n\n\n"
         "class Agent:\n"
         "    def on_turn(self, round_state):\n"
+        "        print('in my turn', flush=True)\n"
         "        time.sleep(120)\n"
         "        return {'type': 'commit', 'choice': round_state['actions'][0]}\n"
     )
@@ -80,7 +82,9 @@ def test_ctrl_c_during_a_busy_arena_turn_stops_at_once(tmp_path):
     )
     try:
         wait_until(lambda: bool(processes_running(name)), 60, process)
-        time.sleep(3)  # the agent has loaded and is in its turn
+        # The agent has loaded and is in its turn: its print reached its log (was a fixed 3 s).
+        log = tmp_path / "runs" / "r" / "agent_logs" / "busy_vs_tft__rep0__a.log"
+        wait_until(lambda: log.exists() and "in my turn" in log.read_text(), 60, process)
         process.send_signal(signal.SIGINT)
         sent = time.monotonic()
         _, stderr = process.communicate(timeout=60)
@@ -118,8 +122,11 @@ def test_a_killed_joblib_sweep_leaves_no_worker_running(tmp_path):
     )
     shards = tmp_path / "runs" / "sweep" / "shards"
     try:
+        # Both workers are playing: each shard's manifest is written once its worker watches the
+        # launcher and before its match starts (a match of 200 rounds at 0.2 s, 40 s: the kill
+        # lands mid-match). Waiting for rounds.jsonl waited for the whole match to end.
         wait_until(
-            lambda: len(list(shards.glob("*/rounds.jsonl")) if shards.exists() else []) == 2,
+            lambda: len(list(shards.glob("*/run_manifest.json")) if shards.exists() else []) == 2,
             120,
             process,
         )
@@ -134,3 +141,6 @@ def test_a_killed_joblib_sweep_leaves_no_worker_running(tmp_path):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
     assert not left, f"workers left running after the launcher was killed: {left}"
+    # Each worker stopped as Ctrl-C does before it exited: its shard says so (resumable).
+    statuses = [json.loads(m.read_text())["status"] for m in shards.glob("*/run_manifest.json")]
+    assert statuses == ["interrupted", "interrupted"], statuses
