@@ -1,7 +1,9 @@
 """Hydra's front door, `python -m pdbench [-m] overrides`, run as a user types it in a copy of the
 committed project (tests/project_copy.py; `uv run --project <checkout>` keeps the checkout's
 environment): a sweep is one run dir (shards merged at the end), a single run is a plain run dir, and the
-joblib and submitit_local launchers store the same rounds as the serial launcher.
+joblib and submitit_local launchers store the same rounds as the serial launcher. The launchers'
+grid runs as processes; the one-run and one-sweep checks, about what a run stores and prints, run
+in this process (tests/in_process.py: the same entry, argv, folder and environment).
 
 Every command points run.output_dir and Hydra's own output folder (hydra.run.dir /
 hydra.sweep.dir) into a temp folder, so nothing lands in data/ or outputs/.
@@ -17,7 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from project_copy import PROJECT, command_env, run_in_shared_copy, start_in_shared_copy
+from in_process import run_front_door
+from project_copy import PROJECT, command_env, shared_copy, start_in_shared_copy
 
 UV = shutil.which("uv")
 GRID = ["-m", "agent_a=tft,grim", "agent_b=alld,gtft"]
@@ -35,8 +38,14 @@ def pdbench_module(*args: str, tmp: Path) -> list[str]:
     return [str(UV), "run", "--project", str(PROJECT), "python", "-m", "pdbench", *args]
 
 
-def run(command: list[str], tmp: Path, timeout: float = 240) -> subprocess.CompletedProcess:
-    return run_in_shared_copy(command, command_env(tmp), timeout)
+def run_here(args: list[str], tmp: Path) -> subprocess.CompletedProcess:
+    """`python -m pdbench <args>` in the shared copy with `command_env(tmp)`, run in this process
+    (tests/in_process.py: the same entry function, argv, folder and environment; no interpreter
+    start and imports): these tests are about what a run stores and prints, not the process."""
+    done = run_front_door("module", args, cwd=shared_copy(), env=command_env(tmp))
+    return subprocess.CompletedProcess(
+        ["python", "-m", "pdbench", *args], done.code, done.stdout, done.stderr
+    )
 
 
 def ok(proc) -> None:
@@ -61,15 +70,14 @@ def only_run_dir(output: Path) -> Path:
 
 def test_sweep_is_one_run_with_one_condition_per_job(tmp_path):
     output = tmp_path / "runs"
-    proc = run(
-        pdbench_module(
+    proc = run_here(
+        [
             "-m",
             "agent_a=tft,grim",
             "persona=cooperative",
             f"run.output_dir={output}",
             f"hydra.sweep.dir={tmp_path / 'hydra'}",
-            tmp=tmp_path,
-        ),
+        ],
         tmp_path,
     )
     ok(proc)
@@ -99,8 +107,8 @@ def test_sweep_is_one_run_with_one_condition_per_job(tmp_path):
 
 def test_single_hydra_run_without_multirun(tmp_path):
     output = tmp_path / "runs"
-    proc = run(
-        pdbench_module(
+    proc = run_here(
+        [
             "agent_a=gtft",
             "agent_b=alld",
             "horizon=geometric",
@@ -108,8 +116,7 @@ def test_single_hydra_run_without_multirun(tmp_path):
             "run.replicates=2",
             f"run.output_dir={output}",
             f"hydra.run.dir={tmp_path / 'hydra'}",
-            tmp=tmp_path,
-        ),
+        ],
         tmp_path,
     )
     ok(proc)

@@ -1,14 +1,14 @@
 """A debate judged by a real language model: SmolLM2-135M served by llama.cpp (the provider=local
-preset) as the President of nuclear_war, the players house debaters, played by `pdbench run` in a
-subprocess. The 135M model's verdicts may be weak: the test checks the game completes, every
-judge turn's calls are stored and each decision is either parsed into a legal verdict or counted
+preset) as the President of nuclear_war, the players house debaters, played by `pdbench run` in
+this process (tests/in_process.py; the process's own contract is checked in test_local_model.py).
+The 135M model's verdicts may be weak: the test checks the game completes, every judge turn's
+calls are stored and each decision is either parsed into a legal verdict or counted
 invalid (then the marked fallback decides), and the replay answers every call from the cache.
 Needs the `local` dependency group, skipped with the reason without it."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +16,6 @@ import yaml
 from local_server_check import needs_local_server
 
 from pdbench.providers.local_server import LocalServer
-
-PDBENCH = str(Path(sys.executable).with_name("pdbench"))
 
 pytestmark = [needs_local_server, pytest.mark.slow]  # a real model on one CPU thread
 
@@ -33,7 +31,7 @@ def _lines(path: Path) -> list[dict]:
 
 
 def test_a_real_model_judges_a_whole_nuclear_war_debate_and_replays_free(server, tmp_path):
-    from test_local_model import _local_provider, _run  # the local model tests' own set-up
+    from test_local_model import _local_provider, _run_here  # the local model tests' set-up
 
     experiment = {
         "run": {"seed": 4, "replicates": 1, "output_dir": str(tmp_path / "runs")},
@@ -44,14 +42,20 @@ def test_a_real_model_judges_a_whole_nuclear_war_debate_and_replays_free(server,
                 "name": "local_president",
                 "agent_a": "debate_fixed",
                 "agent_b": "debate_priorities",
-                "judge": {"ref": "judge/llm.yaml", "overrides": {"max_retries": 1}},
+                # 40 tokens, not the game's 300: generating is what costs on one thread, and a
+                # response is any text while a decision still has room to name its winner (or
+                # is counted invalid and the marked fallback decides, as checked below).
+                "judge": {
+                    "ref": "judge/llm.yaml",
+                    "overrides": {"max_retries": 1, "max_tokens": 40},
+                },
             }
         ],
     }
     path = tmp_path / "judge.yaml"
     path.write_text(yaml.safe_dump(experiment))
     cache = tmp_path / "cache"
-    live = _run([PDBENCH, "run", str(path), "--run-id", "live", "-q"], cache)
+    live = _run_here("cli", ["run", str(path), "--run-id", "live", "-q"], cache)
     assert live.returncode == 0, live.stderr
     run_dir = tmp_path / "runs" / "live"
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
@@ -73,7 +77,7 @@ def test_a_real_model_judges_a_whole_nuclear_war_debate_and_replays_free(server,
         f"{attempts} judge calls, {sum(t['decisions']['judge']['invalid_outputs'] for t in judge_turns)} invalid"
     )
 
-    replay = _run([PDBENCH, "run", str(path), "--run-id", "replay", "-q"], cache)
+    replay = _run_here("cli", ["run", str(path), "--run-id", "replay", "-q"], cache)
     assert replay.returncode == 0, replay.stderr
     again = json.loads((tmp_path / "runs" / "replay" / "run_manifest.json").read_text())
     assert again["provider_calls"]["live"] == 0

@@ -1,5 +1,8 @@
 """A real language model in the loop: SmolLM2-135M served by llama.cpp (xllamacpp) on 127.0.0.1,
-reached through litellm with the provider=local preset, by `pdbench run` in a subprocess.
+reached through litellm with the provider=local preset, by `pdbench run`: the first live run in a
+subprocess (its exit code, 6 for an aborted run, is the process's contract), every other run in
+this process (tests/in_process.py: the same entry function, argv, folder and environment), which
+spares each the few seconds a new interpreter spends importing litellm.
 
 The model rarely answers a bare label, so strict parsing, correction re-prompts and both
 on_invalid paths really run; with the grammar or JSON-schema constraint every answer is valid.
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from in_process import run_front_door
 from local_server_check import needs_local_server
 
 from pdbench.core.game import GAMES
@@ -51,6 +55,16 @@ def _run(args: list[str], cache: Path, cwd: Path = PROJECT) -> subprocess.Comple
     )
 
 
+def _run_here(
+    entry: str, args: list[str], cache: Path, cwd: Path = PROJECT
+) -> subprocess.CompletedProcess:
+    """`pdbench <args>` (entry "cli") or `python -m pdbench <args>` (entry "module") run in this
+    process with `_run`'s folder and environment: what it prints and its exit code, as `_run`
+    returns them."""
+    done = run_front_door(entry, args, cwd=cwd, env=_environment(cache))
+    return subprocess.CompletedProcess(args, done.code, done.stdout, done.stderr)
+
+
 def _local_provider(api_base: str) -> dict:
     """conf/provider/local.yaml, pointed at the test's server."""
     preset = yaml.safe_load((PROJECT / "conf" / "provider" / "local.yaml").read_text())
@@ -62,7 +76,10 @@ def _experiment(tmp_path: Path, api_base: str) -> Path:
     short = {"max_tokens": 8, "max_retries": 1}
     experiment = {
         "run": {"seed": 11, "replicates": 3, "output_dir": str(tmp_path / "runs")},
-        "horizon": {"type": "fixed", "rounds": 5},
+        # Three rounds, not five: each condition still plays rounds after its first, whose prompts
+        # carry a history (fallback must keep playing past a fallback round), with a third fewer
+        # live calls; replicates repeat the same prompts, answered from the run's own cache.
+        "horizon": {"type": "fixed", "rounds": 3},
         "provider": _local_provider(api_base),
         "persona": "cooperative",
         "conditions": [
@@ -153,9 +170,9 @@ def test_a_real_model_through_provider_local_then_a_free_replay(server, tmp_path
         assert [a["valid"] for a in entry["aborted_round_attempts"]] == [False, False]
     assert {f["condition"] for f in manifest["matches"]["failed"]} == {"free_abort"}
 
-    # on_invalid: fallback plays D, marked, and keeps playing all five rounds.
+    # on_invalid: fallback plays D, marked, and keeps playing all three rounds.
     fallback = by_condition["free_fallback"]
-    assert len(fallback) == 15
+    assert len(fallback) == 3 * 3
     marked = [r for r in fallback if r["agent_a_fallback"]]
     assert marked, "SmolLM2 answered validly in every round: the fallback path did not run"
     for r in fallback:
@@ -167,7 +184,7 @@ def test_a_real_model_through_provider_local_then_a_free_replay(server, tmp_path
 
     # Constrained: every answer is valid on the first attempt.
     for name in ("grammar", "json_schema"):
-        assert len(by_condition[name]) == 15
+        assert len(by_condition[name]) == 3 * 3
         for r in by_condition[name]:
             assert [a["valid"] for a in r["agent_a_attempts"]] == [True], r["agent_a_attempts"]
             assert r["agent_a_invalid_outputs"] == 0 and not r["agent_a_fallback"]
@@ -184,7 +201,7 @@ def test_a_real_model_through_provider_local_then_a_free_replay(server, tmp_path
     assert manifest["provider_calls"]["live"] > 0
 
     # The same experiment again: every answer from the cache, the same rounds.
-    replay = _run([PDBENCH, "run", str(experiment), "--run-id", "replay", "-q"], cache)
+    replay = _run_here("cli", ["run", str(experiment), "--run-id", "replay", "-q"], cache)
     assert replay.returncode == (6 if empty else 0), replay.stderr
     replay_dir = tmp_path / "runs" / "replay"
     again = json.loads((replay_dir / "run_manifest.json").read_text())
@@ -203,13 +220,13 @@ def test_a_real_model_negotiates_with_the_example_agent_then_replays_for_free(se
     the cache makes no live call and writes the same rounds."""
     cache = tmp_path / "cache"
     command = [
-        sys.executable, "-m", "pdbench", "game=agentduel_split_or_steal",
+        "game=agentduel_split_or_steal",
         "agent_a=llm_default", "agent_a.constrain=grammar", "agent_b=arena",
         "agent_b.path=examples/agents/negotiator.py", "provider=local",
         f"provider.api_base={server.api_base}", "horizon.rounds=1", "run.replicates=1",
         f"run.output_dir={tmp_path / 'runs'}",
     ]  # fmt: skip
-    live = _run([*command, "run.run_id=live"], cache)
+    live = _run_here("module", [*command, "run.run_id=live"], cache)
     assert live.returncode == 0, live.stderr
     rounds = _read_lines(tmp_path / "runs" / "live" / "rounds.jsonl")
     assert len(rounds) == 1  # one round keeps the three calls within the module's minute
@@ -223,7 +240,7 @@ def test_a_real_model_negotiates_with_the_example_agent_then_replays_for_free(se
             assert message["attempts"][0]["reported_model"] == SERVED_MODEL
         assert record["agent_a_attempts"][0]["valid"]  # the grammar allows only a label
 
-    replay = _run([*command, "run.run_id=replay", "run.cache.mode=replay"], cache)
+    replay = _run_here("module", [*command, "run.run_id=replay", "run.cache.mode=replay"], cache)
     assert replay.returncode == 0, replay.stderr
     manifest = json.loads((tmp_path / "runs" / "replay" / "run_manifest.json").read_text())
     assert manifest["provider_calls"]["live"] == 0

@@ -4,7 +4,8 @@ joined with `hydra.launcher.ray.init.address=auto` (and RAY_ADDRESS=<head>, so t
 only mean this test's head) as a user joins a running cluster. The same
 tiny sweep (2 jobs, an LLM agent on the mock provider, 6 rounds) under joblib, submitit_local and
 Ray must store the same rounds (every field of every line but timestamp_utc, in file order) and the
-same aggregates.parquet (every column, compared as frames).
+same aggregates.parquet (every column, compared as frames). The joblib and submitit_local sweeps
+start before the head and run while it starts (they share nothing with it or each other).
 
 Ray binds to this machine's own address, not only to loopback: the Ray processes (and the sweep
 that joins them) run with PDBENCH_TEST_ALLOW_OWN_ADDRESSES=1, which lets tests/network_guard
@@ -22,7 +23,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from project_copy import PROJECT, command_env, run_in_shared_copy, shared_copy
+from project_copy import (
+    PROJECT,
+    command_env,
+    run_in_shared_copy,
+    shared_copy,
+    start_in_shared_copy,
+)
 
 UV = shutil.which("uv")
 RAY = Path(PROJECT / ".venv" / "bin" / "ray")
@@ -98,8 +105,8 @@ def ray_head(tmp_path_factory):
         shutil.rmtree(env["RAY_TMPDIR"], ignore_errors=True)
 
 
-def sweep(folder: Path, extra: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    command = [
+def sweep_command(folder: Path, extra: list[str]) -> list[str]:
+    return [
         str(UV),
         "run",
         "--project",
@@ -112,7 +119,39 @@ def sweep(folder: Path, extra: list[str], env: dict[str, str]) -> subprocess.Com
         f"run.output_dir={folder / 'runs'}",
         f"hydra.sweep.dir={folder / 'hydra'}",
     ]
-    return run_in_shared_copy(command, env, timeout=400)
+
+
+def sweep(folder: Path, extra: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    return run_in_shared_copy(sweep_command(folder, extra), env, timeout=400)
+
+
+@pytest.fixture(scope="module")
+def reference_sweeps(tmp_path_factory):
+    """The joblib and submitit_local sweeps, started (not awaited) before the Ray head, so they
+    run while it starts: the same commands as the Ray sweep's, each in its own folder with its
+    own cache, so nothing is shared; the test waits for each to exit and checks what it stored.
+    Listed before ray_head in the test's arguments, so set up first."""
+    tmp = Path(tmp_path_factory.mktemp("reference"))
+    started = {}
+    for name, extra in LAUNCHERS.items():
+        folder = tmp / name
+        folder.mkdir()
+        env = {**ray_env(folder), "PDBENCH_CACHE_DIR": str(folder / "cache")}
+        started[name] = (start_in_shared_copy(sweep_command(folder, extra), env), folder)
+    yield started
+    for proc, _ in started.values():
+        if proc.poll() is None:  # the test failed before waiting for it
+            proc.kill()
+            proc.communicate()
+
+
+def finished(proc: subprocess.Popen, timeout: float = 400) -> subprocess.CompletedProcess:
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 
 def rounds_without_timestamps(run_dir: Path) -> list[dict]:
@@ -126,22 +165,20 @@ def rounds_without_timestamps(run_dir: Path) -> list[dict]:
 
 @pytest.mark.slow
 @needs_ray
-def test_ray_joblib_and_submitit_sweeps_store_the_same_rounds(ray_head, tmp_path):
+def test_ray_joblib_and_submitit_sweeps_store_the_same_rounds(reference_sweeps, ray_head, tmp_path):
     address, env = ray_head
+    folder = tmp_path / "ray"
+    folder.mkdir()
+    # `auto` joins the cluster RAY_ADDRESS names (not another one here)
+    run_env = {**env, "PDBENCH_CACHE_DIR": str(folder / "cache"), "RAY_ADDRESS": address}
+    ray_extra = ["hydra/launcher=ray", "hydra.launcher.ray.init.address=auto"]
+    runs = {"ray": (sweep(folder, ray_extra, run_env), folder)}
+    runs |= {name: (finished(proc), where) for name, (proc, where) in reference_sweeps.items()}
     results = {}
-    for name, extra in {
-        **LAUNCHERS,
-        "ray": ["hydra/launcher=ray", "hydra.launcher.ray.init.address=auto"],
-    }.items():
-        folder = tmp_path / name
-        folder.mkdir()
-        run_env = {**env, "PDBENCH_CACHE_DIR": str(folder / "cache")}
-        if name == "ray":  # `auto` joins the cluster RAY_ADDRESS names (not another one here)
-            run_env["RAY_ADDRESS"] = address
-        done = sweep(folder, extra, run_env)
+    for name, (done, where) in runs.items():
         assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stderr[-3000:]}"
         assert "Traceback" not in done.stderr, done.stderr
-        results[name] = folder / "runs" / "tiny"
+        results[name] = where / "runs" / "tiny"
     ray_out = results["ray"]
     manifest = json.loads((ray_out / "run_manifest.json").read_text())
     assert manifest["status"] == "complete"
