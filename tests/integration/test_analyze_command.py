@@ -216,7 +216,9 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
         name="factors",
     )
     args = ("analyze", str(run_dir), "--factor", "style", "--reference", "generous")
-    assert run_cli(monkeypatch, *args, "--metric", "cooperation_rate_a", "--bootstrap", "200") == 0
+    # 20 bootstrap draws, not 200: the comparisons checked here are sign-flip permutation tests
+    # with t intervals (pdbench/analysis/stats/compare.py), which draw nothing from the bootstrap
+    assert run_cli(monkeypatch, *args, "--metric", "cooperation_rate_a", "--bootstrap", "20") == 0
     # Named by what it asks (factor, reference, metric), beside any other analysis of the run.
     comparisons = analysis(
         run_dir,
