@@ -153,9 +153,9 @@ def test_without_out_the_ladder_goes_to_a_folder_named_by_its_inputs(tmp_path):
     project = copy_project(tmp_path / "project")
     first = run(tmp_path, "one", "agent_a=tft", "agent_b=alld", "horizon.rounds=5")
     env = command_env(tmp_path)
-    # 60 bootstrap draws in all three (the other tests' number), not the default 200: the folder
-    # is named by the inputs and options either way, and each draw is a full L-BFGS fit
-    ladder_of_first = ["ladder", str(first), "--bootstrap", "60"]
+    # 20 bootstrap draws in all three, not the default 200: this test reads no interval, the
+    # folder is named by the inputs and options either way, and each draw is a full L-BFGS fit
+    ladder_of_first = ["ladder", str(first), "--bootstrap", "20"]
     done = run_front_door("cli", ladder_of_first, cwd=project, env=env)
     assert done.code == 0, done.stderr
     (folder,) = (project / "data" / "ladders").iterdir()
