@@ -166,7 +166,7 @@ def test_hydra_keeps_no_config_snapshot_and_no_key_in_its_outputs(stub, project,
         "horizon.rounds=2",
         f"run.output_dir={out}",
     )
-    single = pdbench(project, *common, module=True)
+    single = pdbench_here(project, *common, module=True)  # the sweep below is the process
     assert single.returncode == 0, single.stderr
     sweep = pdbench(project, "-m", *common, "agent_b=tft,alld", module=True)
     assert sweep.returncode == 0, sweep.stderr
