@@ -1,6 +1,10 @@
-"""Every command line of issue 14's "Command line" section, run as a user types it: real
-subprocesses of the installed `pdbench` script (what `uv run pdbench` runs) or `python -m pdbench`,
-in a copy of the committed project (tests/project_copy.py), output and Hydra folders in tmp_path.
+"""Every command line of issue 14's "Command line" section, run as a user types it, in a copy of
+the committed project (tests/project_copy.py), output and Hydra folders in tmp_path. The cases
+about the process are real subprocesses of the installed `pdbench` script (what `uv run pdbench`
+runs) and of `python -m pdbench`: the vllm preset through each door (what a fresh process logs),
+a sweep given to `pdbench run` (exit 2, one line) and the uv command. The others run the same
+entry functions with the same argv, folder and environment in this process (cli_here,
+module_here: tests/in_process.py), with the exit code and both streams a process would show.
 
 Typer usage errors, `run -m`, a sweep without -m, --config-name nope and +runn.seed are in
 test_bad_input_corpus.py; the rest of the section maps to these tests:
@@ -86,6 +90,29 @@ def module(project: Path, tmp: Path, *args: str, **env: bool) -> subprocess.Comp
     )  # fmt: skip
 
 
+def _here(entry: str, project: Path, tmp: Path, args: tuple[str, ...], **env: bool):
+    from in_process import run_front_door
+
+    ran = run_front_door(entry, list(args), cwd=project, env=_env(tmp, **env))
+    return subprocess.CompletedProcess([entry, *args], ran.code, ran.stdout, ran.stderr)
+
+
+def cli_here(project: Path, tmp: Path, *args: str, **env: bool) -> subprocess.CompletedProcess:
+    """`pdbench <args>` run in this process (tests/in_process.py): the same entry function, argv,
+    working folder and environment, with the exit code and both streams a process would show.
+    For the cases about what a command does, not about the process: the console script and
+    `python -m pdbench` as processes are run by the vllm preset test (one per door) and by the
+    uv test, and sweeps started from the script by test_run_with_a_sweep_points_to_the_module_door."""
+    return _here("cli", project, tmp, args, **env)
+
+
+def module_here(project: Path, tmp: Path, *args: str, **env: bool) -> subprocess.CompletedProcess:
+    """`python -m pdbench <args>` in this process, Hydra's own folders in tmp (as module())."""
+    hydra_dirs = (f"hydra.run.dir={tmp / 'hydra_run'}", f"hydra.sweep.dir={tmp / 'hydra_sweep'}")
+    flags_only = any(a in ("--cfg", "-c", "--info", "-i") for a in args)
+    return _here("module", project, tmp, (*args, *(() if flags_only else hydra_dirs)), **env)
+
+
 def ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     assert "Traceback" not in done.stdout + done.stderr
@@ -113,8 +140,10 @@ def manifest_of(run_dir: Path) -> dict:
 
 def test_cfg_job_prints_the_composed_config(project, tmp_path):
     out = tmp_path / "runs"
-    long = ok(module(project, tmp_path, "--cfg", "job", "agent_a=grim", f"run.output_dir={out}"))
-    short = ok(module(project, tmp_path, "-c", "job", "agent_a=grim", f"run.output_dir={out}"))
+    long = ok(
+        module_here(project, tmp_path, "--cfg", "job", "agent_a=grim", f"run.output_dir={out}")
+    )
+    short = ok(module_here(project, tmp_path, "-c", "job", "agent_a=grim", f"run.output_dir={out}"))
     assert long.stdout == short.stdout
     config = yaml.safe_load(long.stdout)
     assert "hydra" not in config  # `job`: the task's config only
@@ -126,16 +155,16 @@ def test_cfg_job_prints_the_composed_config(project, tmp_path):
 
 def test_cfg_job_resolve_resolves_interpolations(project, tmp_path):
     override = "run.run_id=${game.id}-x"
-    plain = yaml.safe_load(ok(module(project, tmp_path, "--cfg", "job", override)).stdout)
+    plain = yaml.safe_load(ok(module_here(project, tmp_path, "--cfg", "job", override)).stdout)
     resolved = yaml.safe_load(
-        ok(module(project, tmp_path, "--cfg", "job", "--resolve", override)).stdout
+        ok(module_here(project, tmp_path, "--cfg", "job", "--resolve", override)).stdout
     )
     assert plain["run"]["run_id"] == "${game.id}-x"
     assert resolved["run"]["run_id"] == "pd-x"
 
 
 def test_info_defaults_lists_the_defaults(project, tmp_path):
-    out = ok(module(project, tmp_path, "--info", "defaults", "agent_b=alld")).stdout
+    out = ok(module_here(project, tmp_path, "--info", "defaults", "agent_b=alld")).stdout
     assert "Defaults List" in out
     for entry in ("game/pd", "agent_a/tft", "agent_b/alld", "persona/cooperative", "provider/mock"):
         assert re.search(rf"^\|\s*{re.escape(entry)}\s+\|", out, re.MULTILINE), entry
@@ -144,9 +173,11 @@ def test_info_defaults_lists_the_defaults(project, tmp_path):
 def test_config_name_runs_another_primary(project, tmp_path):
     """-cn short: conf/short.yaml (3 rounds, 1 replicate on top of config.yaml) is what runs,
     and the run says so: its manifest names conf/short.yaml and its id starts with short-."""
-    composed = yaml.safe_load(ok(module(project, tmp_path, "-cn", "short", "--cfg", "job")).stdout)
+    composed = yaml.safe_load(
+        ok(module_here(project, tmp_path, "-cn", "short", "--cfg", "job")).stdout
+    )
     assert composed["horizon"]["rounds"] == 3
-    done = ok(module(project, tmp_path, "-cn", "short", f"run.output_dir={tmp_path / 'runs'}"))
+    done = ok(module_here(project, tmp_path, "-cn", "short", f"run.output_dir={tmp_path / 'runs'}"))
     run_dir = run_dir_of(done)
     manifest = manifest_of(run_dir)
     assert manifest["status"] == "complete"
@@ -157,7 +188,7 @@ def test_config_name_runs_another_primary(project, tmp_path):
 
 
 def test_package_prints_one_node(project, tmp_path):
-    done = ok(module(project, tmp_path, "--cfg", "job", "--package", "game", "game=stag_hunt"))
+    done = ok(module_here(project, tmp_path, "--cfg", "job", "--package", "game", "game=stag_hunt"))
     assert done.stdout.startswith("# @package game")
     node = yaml.safe_load(done.stdout)
     assert node["id"] == "stag_hunt"
@@ -171,7 +202,9 @@ def test_glob_sweep_runs_each_matching_option(project, tmp_path):
     expected = sorted(p.stem for p in (project / "conf" / "agent").glob("t*.yaml"))
     assert len(expected) >= 2  # tf2t, tft
     done = ok(
-        module(project, tmp_path, "-m", "agent_b=glob(t*)", *QUICK, f"run.output_dir={tmp_path}")
+        module_here(
+            project, tmp_path, "-m", "agent_b=glob(t*)", *QUICK, f"run.output_dir={tmp_path}"
+        )
     )
     manifest = manifest_of(run_dir_of(done))
     assert manifest["status"] == "complete"
@@ -184,7 +217,9 @@ def test_glob_sweep_runs_each_matching_option(project, tmp_path):
     ids=["no-option-matches", "not-a-group"],
 )
 def test_glob_that_cannot_sweep_is_one_line(project, tmp_path, override, named):
-    line = one_error_line(module(project, tmp_path, "-m", override, f"run.output_dir={tmp_path}"))
+    line = one_error_line(
+        module_here(project, tmp_path, "-m", override, f"run.output_dir={tmp_path}")
+    )
     assert named in line and "glob()" in line
     assert not any(tmp_path.glob("sweep-*"))
 
@@ -200,11 +235,11 @@ def test_run_with_a_sweep_points_to_the_module_door(project, tmp_path):
 def test_validate_and_dry_run_show_a_sweep(project, tmp_path):
     sweep = ("conf/config.yaml", "agent_a=tft,grim", "persona=cooperative", *QUICK)
     out = tmp_path / "runs"
-    shown = ok(cli(project, tmp_path, "validate", *sweep, f"run.output_dir={out}")).stdout
+    shown = ok(cli_here(project, tmp_path, "validate", *sweep, f"run.output_dir={out}")).stdout
     assert re.search(r"conditions\s+2\b", shown), shown
     for name in ("agent_a=grim", "agent_a=tft"):
         assert re.search(rf"^\s+{name}: \S+ vs TFT \| pd \| {ROUNDS} rounds", shown, re.MULTILINE)
-    planned = ok(cli(project, tmp_path, "run", "--dry-run", *sweep, f"run.output_dir={out}"))
+    planned = ok(cli_here(project, tmp_path, "run", "--dry-run", *sweep, f"run.output_dir={out}"))
     assert "dry run: 2 matches" in planned.stdout and "nothing written" in planned.stdout
     rows = [line.split() for line in planned.stdout.splitlines()]
     assert sorted(row[0] for row in rows if len(row) == 7 and row[1] == "0") == [
@@ -219,7 +254,7 @@ def test_validate_and_dry_run_show_a_sweep(project, tmp_path):
 
 def test_arena_agent_from_the_command_line(project, tmp_path):
     done = ok(
-        cli(project, tmp_path, "run", "conf/config.yaml", "agent_a=arena",
+        cli_here(project, tmp_path, "run", "conf/config.yaml", "agent_a=arena",
             f"agent_a.path={ARENA_FILES[0]}", *QUICK, f"run.output_dir={tmp_path}")
     )  # fmt: skip
     manifest = manifest_of(run_dir_of(done))
@@ -232,7 +267,7 @@ def test_arena_agent_from_the_command_line(project, tmp_path):
 
 def test_sweep_over_two_arena_files(project, tmp_path):
     done = ok(
-        module(project, tmp_path, "-m", "agent_a=arena", f"agent_a.path={','.join(ARENA_FILES)}",
+        module_here(project, tmp_path, "-m", "agent_a=arena", f"agent_a.path={','.join(ARENA_FILES)}",
                *QUICK, f"run.output_dir={tmp_path}")
     )  # fmt: skip
     manifest = manifest_of(run_dir_of(done))
@@ -286,20 +321,22 @@ def _validated_run_id(done: subprocess.CompletedProcess) -> str:
 )
 def test_validate_and_run_agree_on_the_run_id(project, tmp_path, command):
     out = f"run.output_dir={tmp_path / 'runs'}"
-    validated = _validated_run_id(cli(project, tmp_path, "validate", *command, out))
-    ran = run_dir_of(ok(cli(project, tmp_path, "run", *command, out, "-q")))
+    validated = _validated_run_id(cli_here(project, tmp_path, "validate", *command, out))
+    ran = run_dir_of(ok(cli_here(project, tmp_path, "run", *command, out, "-q")))
     assert ran.name == validated
     if command[0] == "conf/config.yaml":  # the same run through Hydra's door: the same id
         shutil.rmtree(ran)
-        via_hydra = run_dir_of(ok(module(project, tmp_path, *command[1:], out)))
+        via_hydra = run_dir_of(ok(module_here(project, tmp_path, *command[1:], out)))
         assert via_hydra.name == validated
 
 
 def test_validate_and_a_sweep_agree_on_the_run_id(project, tmp_path):
     grid = ("agent_b=tft,alld", *QUICK, f"run.output_dir={tmp_path / 'runs'}")
-    validated = _validated_run_id(cli(project, tmp_path, "validate", "conf/config.yaml", *grid))
+    validated = _validated_run_id(
+        cli_here(project, tmp_path, "validate", "conf/config.yaml", *grid)
+    )
     assert validated.startswith("sweep-")
-    assert run_dir_of(ok(module(project, tmp_path, "-m", *grid))).name == validated
+    assert run_dir_of(ok(module_here(project, tmp_path, "-m", *grid))).name == validated
 
 
 def test_the_spec_path_configs_answers_with_conf(project, tmp_path):

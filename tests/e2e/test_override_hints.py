@@ -9,11 +9,24 @@
 
 from __future__ import annotations
 
-from silently_wrong_helpers import console_command, run_process
+from in_process import run_front_door
+from project_copy import shared_copy
+from silently_wrong_helpers import Finished, subprocess_env
+
+
+def _pdbench(tmp_path, *args: str) -> Finished:
+    """`pdbench <args>` in the shared copy of the committed project, run in this process
+    (tests/in_process.py: the console script's entry function with the same argv, working
+    folder and environment; its exit code and both streams). These cases are about what the
+    lines say and whether the hinted override works, not about the process; the console script
+    as a process is run by tests/e2e/test_command_lines.py and others."""
+    ran = run_front_door("cli", list(args), cwd=shared_copy(), env=subprocess_env(tmp_path))
+    assert ran.code is not None
+    return Finished(ran.code, ran.stdout, ran.stderr)
 
 
 def _validate(tmp_path, config: str, *overrides: str):
-    return run_process([*console_command(), "validate", config, *overrides], tmp_path)
+    return _pdbench(tmp_path, "validate", config, *overrides)
 
 
 def _one_error_line(done) -> str:
@@ -67,22 +80,19 @@ def test_the_namespace_still_draws_new_samples(tmp_path):
     import json
 
     def run(namespace: str, run_id: str) -> dict:
-        done = run_process(
-            [
-                *console_command(),
-                "run",
-                "conf/config.yaml",
-                "agent_a=llm_default",
-                "agent_a.temperature=1.0",
-                "horizon.rounds=2",
-                "run.replicates=1",
-                f"+run.cache.namespace={namespace}",
-                f"run.output_dir={tmp_path / 'runs'}",
-                "--run-id",
-                run_id,
-                "-q",
-            ],
+        done = _pdbench(
             tmp_path,
+            "run",
+            "conf/config.yaml",
+            "agent_a=llm_default",
+            "agent_a.temperature=1.0",
+            "horizon.rounds=2",
+            "run.replicates=1",
+            f"+run.cache.namespace={namespace}",
+            f"run.output_dir={tmp_path / 'runs'}",
+            "--run-id",
+            run_id,
+            "-q",
         )
         assert done.returncode == 0, done
         manifest = json.loads((tmp_path / "runs" / run_id / "run_manifest.json").read_text())

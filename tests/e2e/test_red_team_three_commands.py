@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from silently_wrong_helpers import (
     ROOT,
+    Finished,
     console_command,
     console_in_process,
     module_command,
@@ -19,6 +20,7 @@ from silently_wrong_helpers import (
     read_rounds,
     run_process,
     stub_server_class,
+    subprocess_env,
 )
 
 POLICIES = ROOT / "tests" / "fixtures" / "configs" / "policies.yaml"
@@ -36,13 +38,31 @@ def sweep(tmp: Path, *overrides: str, env: dict | None = None):
     )  # fmt: skip
 
 
+def sweep_here(tmp: Path, *overrides: str) -> Finished:
+    """The same sweep run in this process (tests/in_process.py run_front_door: Hydra's door with
+    the same argv, folder and environment; its exit code and both streams)."""
+    from in_process import run_front_door
+    from project_copy import shared_copy
+
+    ran = run_front_door(
+        "module",
+        ["-m", *overrides, f"run.output_dir={tmp / 'runs'}", f"hydra.sweep.dir={tmp / 'hydra'}"],
+        cwd=shared_copy(),
+        env=subprocess_env(tmp),
+    )
+    assert ran.code is not None
+    return Finished(ran.code, ran.stdout, ran.stderr)
+
+
 # --- a second sweep under the same run id -------------------------------------------------------
 
 
 @pytest.mark.slow
 def test_a_second_sweep_with_the_same_run_id_is_refused_not_merged(tmp_path):
-    first = sweep(tmp_path, "agent_a=tft,grim", "horizon.rounds=5", "run.replicates=1",
-                  "run.run_id=shared")  # fmt: skip
+    # The sweep and its resume run in this process; the refusal, exit 2 and one line from the
+    # process, stays a real `python -m pdbench`.
+    first = sweep_here(tmp_path, "agent_a=tft,grim", "horizon.rounds=5", "run.replicates=1",
+                       "run.run_id=shared")  # fmt: skip
     assert first.returncode == 0, first.stderr
     run_dir = tmp_path / "runs" / "shared"
     plan = (run_dir / "sweep_plan.json").read_bytes()
@@ -59,8 +79,8 @@ def test_a_second_sweep_with_the_same_run_id_is_refused_not_merged(tmp_path):
     assert (run_dir / "rounds.jsonl").read_bytes() == rounds
     assert {r["fixed_n"] for r in read_rounds(run_dir)} == {5}
 
-    again = sweep(tmp_path, "agent_a=tft,grim", "horizon.rounds=5", "run.replicates=1",
-                  "run.run_id=shared")  # fmt: skip
+    again = sweep_here(tmp_path, "agent_a=tft,grim", "horizon.rounds=5", "run.replicates=1",
+                       "run.run_id=shared")  # fmt: skip
     assert again.returncode == 0, again.stderr  # the same sweep resumes as before
 
 
@@ -95,8 +115,6 @@ def test_a_latin_1_terminal_gets_replaced_characters_never_a_traceback(tmp_path)
     )
     import subprocess
 
-    from silently_wrong_helpers import subprocess_env
-
     env = {**subprocess_env(tmp_path), "PYTHONIOENCODING": "latin-1", "LC_ALL": "C"}
     done = subprocess.run(
         [*console_command(), "run", str(config), f"run.output_dir={tmp_path / 'runs'}",
@@ -109,6 +127,18 @@ def test_a_latin_1_terminal_gets_replaced_characters_never_a_traceback(tmp_path)
 
 
 # --- options of the analysis commands -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def policies_run(tmp_path_factory) -> Path:
+    """One run for every out-of-bounds case (each is refused before it reads or writes the run),
+    instead of one run per case."""
+    out = tmp_path_factory.mktemp("policies") / "runs"
+    with pytest.MonkeyPatch.context() as patch:
+        made = console_in_process("run", str(POLICIES), f"run.output_dir={out}", "--run-id", "r",
+                                  "-q", monkeypatch=patch)  # fmt: skip
+    assert made.returncode == 0, made
+    return out / "r"
 
 
 @pytest.mark.parametrize(
@@ -126,16 +156,14 @@ def test_a_latin_1_terminal_gets_replaced_characters_never_a_traceback(tmp_path)
         (["ui", "RUN", "--port", "0"], "--port 0"),
     ],
 )
-def test_an_option_out_of_its_bounds_is_one_line_and_exit_2(tmp_path, monkeypatch, args, named):
-    out = tmp_path / "runs"
-    made = console_in_process("run", str(POLICIES), f"run.output_dir={out}", "--run-id", "r",
-                              "-q", monkeypatch=monkeypatch)  # fmt: skip
-    assert made.returncode == 0, made
-    args = [str(out / "r") if arg == "RUN" else arg for arg in args]
+def test_an_option_out_of_its_bounds_is_one_line_and_exit_2(policies_run, monkeypatch, args, named):
+    args = [str(policies_run) if arg == "RUN" else arg for arg in args]
+    before = sorted(map(str, policies_run.rglob("*")))
     done = console_in_process(*args, monkeypatch=monkeypatch)
     assert done.returncode == 2, done
     (line,) = [line for line in done.stderr.splitlines() if line.strip()]
     assert line.startswith(f"error: {named}") and "must be" in line, line
+    assert sorted(map(str, policies_run.rglob("*"))) == before  # refused: nothing written
 
 
 # --- hostile bytes from an arena agent ----------------------------------------------------------

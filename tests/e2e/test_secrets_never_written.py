@@ -62,6 +62,25 @@ def pdbench(project: Path, *args: str, module: bool = False) -> subprocess.Compl
     )
 
 
+def pdbench_here(
+    project: Path, *args: str, module: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """The same command run in this process (tests/in_process.py: the same entry function,
+    argv, working folder and environment; its exit code and everything it prints to stdout and
+    stderr). For the cases that end before any provider is called (refusals, the mock): where
+    a key could go is the files and the two streams, both still read. The cases that go over
+    litellm, and the sweeps, stay real processes."""
+    from in_process import run_front_door
+
+    ran = run_front_door(
+        "module" if module else "cli",
+        list(args),
+        cwd=project,
+        env={**os.environ, "OPENAI_API_KEY": ENV_KEY},
+    )
+    return subprocess.CompletedProcess(list(args), ran.code, ran.stdout, ran.stderr)  # type: ignore[arg-type]
+
+
 def _script() -> str:
     return str(Path(sys.executable).with_name("pdbench"))
 
@@ -93,7 +112,7 @@ def test_a_key_in_the_url_environment_and_dotenv_is_written_nowhere(stub, projec
     )  # fmt: skip
     assert over_litellm.returncode == 3, over_litellm.stderr
     assert "1 matches wait" in over_litellm.stderr
-    on_the_mock = pdbench(project, *config, keyed)
+    on_the_mock = pdbench_here(project, *config, keyed)
     assert on_the_mock.returncode == 0, on_the_mock.stderr
     manifests = [path.read_text() for path in out.glob("*/run_manifest.json")]
     assert len(manifests) == 2
@@ -104,7 +123,7 @@ def test_a_key_in_the_url_environment_and_dotenv_is_written_nowhere(stub, projec
 def test_a_secret_query_parameter_is_written_nowhere(project, tmp_path):
     out = tmp_path / "runs"
     url = f"http://127.0.0.1:9/v1?api_key={QUERY_KEY}&region=eu"
-    done = pdbench(
+    done = pdbench_here(
         project,
         "run",
         "tests/fixtures/bad_input/run/llm.yaml",
@@ -126,9 +145,9 @@ def test_a_key_given_as_an_override_is_refused_without_echoing_it(project, tmp_p
         f"run.output_dir={out}",
     )
     if module:
-        done = pdbench(project, *overrides, module=True)
+        done = pdbench_here(project, *overrides, module=True)
     else:
-        done = pdbench(project, "run", "conf/config.yaml", *overrides)
+        done = pdbench_here(project, "run", "conf/config.yaml", *overrides)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "api_key" in lines[0], lines
@@ -147,7 +166,7 @@ def test_hydra_keeps_no_config_snapshot_and_no_key_in_its_outputs(stub, project,
         "horizon.rounds=2",
         f"run.output_dir={out}",
     )
-    single = pdbench(project, *common, module=True)
+    single = pdbench_here(project, *common, module=True)  # the sweep below is the process
     assert single.returncode == 0, single.stderr
     sweep = pdbench(project, "-m", *common, "agent_b=tft,alld", module=True)
     assert sweep.returncode == 0, sweep.stderr
@@ -190,9 +209,9 @@ def test_a_header_holding_a_key_is_refused_without_echoing_it(project, tmp_path,
     )
     overrides = ("agent_a=llm_default", header, f"run.output_dir={tmp_path / 'runs'}")
     if module:
-        done = pdbench(project, *overrides, module=True)
+        done = pdbench_here(project, *overrides, module=True)
     else:
-        done = pdbench(project, "run", "conf/config.yaml", *overrides)
+        done = pdbench_here(project, "run", "conf/config.yaml", *overrides)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "extra_headers" in lines[0]
@@ -224,7 +243,7 @@ def test_a_key_pasted_into_a_persona_file_is_said_and_not_written(project, tmp_p
     persona = project / "prompts" / "personas" / "pasted.md"
     persona.write_text(f"You cooperate. (My OpenAI key, for later: {PASTED_KEY})\n")
     out = tmp_path / "runs"
-    done = pdbench(
+    done = pdbench_here(
         project, "run", "conf/config.yaml", "agent_a=llm_default", "agent_a.persona=pasted", "run.replicates=1", "horizon.rounds=2",
         f"run.output_dir={out}",
     )  # fmt: skip

@@ -216,7 +216,9 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
         name="factors",
     )
     args = ("analyze", str(run_dir), "--factor", "style", "--reference", "generous")
-    assert run_cli(monkeypatch, *args, "--metric", "cooperation_rate_a", "--bootstrap", "200") == 0
+    # 20 bootstrap draws, not 200: the comparisons checked here are sign-flip permutation tests
+    # with t intervals (pdbench/analysis/stats/compare.py), which draw nothing from the bootstrap
+    assert run_cli(monkeypatch, *args, "--metric", "cooperation_rate_a", "--bootstrap", "20") == 0
     # Named by what it asks (factor, reference, metric), beside any other analysis of the run.
     comparisons = analysis(
         run_dir,
@@ -299,15 +301,22 @@ def test_a_tournament_player_pooled_over_shared_streams_is_warned_about(
     assert "warning: gtft (all its matches) pools 2 conditions" in out
 
 
-def test_analyses_with_other_options_coexist(policies_vs_random, monkeypatch, capsys, tmp_path):
+def test_analyses_with_other_options_coexist(monkeypatch, capsys, tmp_path):
     """Issue 26: `--factor X` then `--factor Y` (or a --name) no longer overwrite each other;
     the default options keep writing analysis.parquet, as older runs have it."""
-    import shutil
-
-    run_dir = tmp_path / "run"
-    shutil.copytree(policies_vs_random, run_dir)
-    for earlier in run_dir.glob("analysis*.parquet"):  # other tests' analyses of the shared run
-        earlier.unlink()
+    # A run of its own with three conditions (two references and a third to compare them
+    # with), not a copy of the 8-condition module run: each of the five analyses below then
+    # costs a fraction, and which files coexist does not depend on the run's size.
+    rows = "".join(
+        f"  - {{name: {policy}_vs_random, agent_a: {policy}, agent_b: random}}\n"
+        for policy in ("alld", "tft", "wsls")
+    )
+    run_dir = play(
+        tmp_path,
+        "  replicates: 6\ngame: {id: pd}\nhorizon: {type: fixed, rounds: 20}\nconditions:\n" + rows,
+        name="coexist",
+    )
+    assert not list(run_dir.glob("analysis*.parquet"))
     conditions = sorted(pd.read_parquet(run_dir / "aggregates.parquet")["condition"].unique())
     first, second = conditions[0], conditions[1]
     assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20") == 0
@@ -331,4 +340,4 @@ def test_analyses_with_other_options_coexist(policies_vs_random, monkeypatch, ca
     assert f"analysis-ref-{second}.parquet" in out
     assert run_cli(monkeypatch, "analyze", str(run_dir), "--name", "../x") == 2
     assert "--name" in capsys.readouterr().err
-    assert not (tmp_path / "x.parquet").exists()
+    assert not (run_dir.parent / "x.parquet").exists() and not (tmp_path / "x.parquet").exists()

@@ -153,12 +153,15 @@ def test_without_out_the_ladder_goes_to_a_folder_named_by_its_inputs(tmp_path):
     project = copy_project(tmp_path / "project")
     first = run(tmp_path, "one", "agent_a=tft", "agent_b=alld", "horizon.rounds=5")
     env = command_env(tmp_path)
-    done = run_front_door("cli", ["ladder", str(first)], cwd=project, env=env)
+    # 20 bootstrap draws in all three, not the default 200: this test reads no interval, the
+    # folder is named by the inputs and options either way, and each draw is a full L-BFGS fit
+    ladder_of_first = ["ladder", str(first), "--bootstrap", "20"]
+    done = run_front_door("cli", ladder_of_first, cwd=project, env=env)
     assert done.code == 0, done.stderr
     (folder,) = (project / "data" / "ladders").iterdir()
     assert len(folder.name) == 12 and (folder / "ladder.parquet").is_file()
-    again = run_front_door("cli", ["ladder", str(first)], cwd=project, env=env)
+    again = run_front_door("cli", ladder_of_first, cwd=project, env=env)
     assert [p.name for p in (project / "data" / "ladders").iterdir()] == [folder.name]
-    other = run_front_door("cli", ["ladder", str(first), "--seed", "1"], cwd=project, env=env)
+    other = run_front_door("cli", [*ladder_of_first, "--seed", "1"], cwd=project, env=env)
     assert again.code == other.code == 0
     assert len(list((project / "data" / "ladders").iterdir())) == 2

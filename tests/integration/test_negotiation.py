@@ -216,8 +216,16 @@ def test_a_killed_negotiation_run_resumes_to_the_uninterrupted_rounds(tmp_path, 
     config = RESUME
     out = tmp_path / "runs"
     monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache_ref"))
+    # The uninterrupted reference without the mock's 0.03 s a call (about 4 s of sleeping): the
+    # latency is no part of an answer or its cache key (MockBehaviour.key_items); the killed and
+    # resumed command keep it, so the kill lands mid-run.
     reference = run_experiment(
-        load(config, [f"run.output_dir={out}"], run_id="ref", project_root=ROOT)
+        load(
+            config,
+            [f"run.output_dir={out}", "provider.mock.latency_s=0"],
+            run_id="ref",
+            project_root=ROOT,
+        )
     )
     assert reference.status == "complete"
 

@@ -127,7 +127,13 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def test_waits_while_the_user_runs_an_experiment():
-    time.sleep(1.5)
+    # until the user's run has written during the session (the earliest proof of it; it writes
+    # every 20 ms), with a generous deadline for a loaded machine
+    user_run = DATA / "runs" / "user_run.jsonl"
+    size, deadline = user_run.stat().st_size, time.monotonic() + 120
+    while user_run.stat().st_size == size:
+        assert time.monotonic() < deadline, "the user's run wrote nothing during the session"
+        time.sleep(0.01)
 
 
 def test_that_writes_into_data():
