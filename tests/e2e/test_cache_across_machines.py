@@ -65,9 +65,13 @@ def test_separate_caches_replay_everything_after_a_merge(tmp_path):
     assert live > 0
     shards = sorted((first / "cache").glob("*.jsonl"))
     assert len(shards) == 2  # one per job, each written by that job only
-    bought = sum(len(p.read_text().splitlines()) for p in shards)
-    assert bought == live
-    assert f"cache: {live} answers from the jobs' shards merged" in done.stderr
+    lines = [line for p in shards for line in p.read_text().splitlines()]
+    assert len(lines) == live  # every answer a job bought is in its shard
+    # Two jobs may buy one answer (the same first-round prompt, asked at the same time): the
+    # merge keeps it once.
+    bought = len({json.loads(line)["key"] for line in lines})
+    twice = live - bought
+    assert f"cache: {bought} answers from the jobs' shards merged" in done.stderr
 
     env = {**command_env(tmp_path), "PDBENCH_CACHE_DIR": str(tmp_path / "unused")}
     other_machine = tmp_path / "cache-2"
@@ -75,10 +79,10 @@ def test_separate_caches_replay_everything_after_a_merge(tmp_path):
         [PDBENCH, "cache", "merge", str(first), "--into", str(other_machine)], env, timeout=120
     )
     assert merged.returncode == 0, merged.stderr
-    assert f"{live} answers added, 0 already there" in merged.stdout
+    assert f"{bought} answers added, {twice} already there" in merged.stdout
     verified = run_in_shared_copy([PDBENCH, "cache", "verify", str(other_machine)], env, 120)
     assert verified.returncode == 0, verified.stderr
-    assert f"{live} entries checked, 0 bad" in verified.stdout
+    assert f"{bought} entries checked, 0 bad" in verified.stdout
 
     _, again = sweep(tmp_path, "again", other_machine)
     assert calls(again)["live"] == 0
