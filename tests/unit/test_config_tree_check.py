@@ -43,8 +43,10 @@ def test_a_file_changed_since_is_read_again_and_refused(tree):
     project, reads = tree
     primary = project / "conf" / "config.yaml"
     hydra_compose.compose_primary(primary, [], project_root=project)
+    read_before = len(reads)
     group_file = project / "conf" / "agent" / "grim.yaml"
     group_file.write_text(group_file.read_text() + "type: policy\ntype: policy\n")
     with pytest.raises(ConfigError) as refused:
         hydra_compose.compose_primary(primary, [], project_root=project)
     assert "agent/grim.yaml" in str(refused.value)
+    assert group_file in reads[read_before:]  # read again: it changed
