@@ -5,6 +5,10 @@ process merges the shards into its cache; and on another machine (another, empty
 the same rounds. And when every job has a cache folder of its own (a node-local cache on each
 machine), each job keeps what it bought in its own folder: merging those folders gives one cache
 that replays the whole sweep, with no call reaching the server.
+
+The sweeps that buy answers are real `python -m pdbench -m` processes whose jobs run in joblib's
+worker processes (a process per job, as on separate machines); the merges, the checks and the
+replays run through the same entry functions in the test's process (tests/in_process.py).
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from project_copy import PDBENCH, PROJECT, command_env, run_in_shared_copy
+from in_process import Ran, run_front_door
+from project_copy import PROJECT, command_env, run_in_shared_copy, shared_copy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from openai_stub_server import StubServer
@@ -43,6 +48,25 @@ def sweep(tmp: Path, run_id: str, cache: Path, grid: list[str] = GRID):
     done = run_in_shared_copy(command, env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return done, tmp / "runs" / run_id
+
+
+def replay_sweep(tmp: Path, run_id: str, cache: Path, grid: list[str] = GRID):
+    """The same grid again, on another machine's cache, through the Hydra door in this process:
+    its jobs one after the other (Hydra's basic launcher), since a replay buys nothing and needs
+    no process of its own per job; what is checked is that every answer comes from `cache`."""
+    serial = [o for o in grid if not o.startswith(("hydra/launcher=", "hydra.launcher."))]
+    args = [*serial, f"run.run_id={run_id}", f"run.output_dir={tmp / 'runs'}"]
+    args += [f"hydra.sweep.dir={tmp / 'hydra' / run_id}"]
+    env = {**command_env(tmp), "PDBENCH_CACHE_DIR": str(cache)}
+    done = run_front_door("module", args, cwd=shared_copy(), env=env)
+    assert done.code == 0, done.stderr[-3000:]
+    return tmp / "runs" / run_id
+
+
+def cache_command(tmp: Path, *args: str) -> Ran:
+    """`pdbench cache ...` in this process, with a default cache folder no test uses."""
+    env = {**command_env(tmp), "PDBENCH_CACHE_DIR": str(tmp / "unused")}
+    return run_front_door("cli", ["cache", *args], cwd=shared_copy(), env=env)
 
 
 def rounds(run_dir: Path) -> list[dict]:
@@ -73,18 +97,15 @@ def test_separate_caches_replay_everything_after_a_merge(tmp_path):
     twice = live - bought
     assert f"cache: {bought} answers from the jobs' shards merged" in done.stderr
 
-    env = {**command_env(tmp_path), "PDBENCH_CACHE_DIR": str(tmp_path / "unused")}
     other_machine = tmp_path / "cache-2"
-    merged = run_in_shared_copy(
-        [PDBENCH, "cache", "merge", str(first), "--into", str(other_machine)], env, timeout=120
-    )
-    assert merged.returncode == 0, merged.stderr
+    merged = cache_command(tmp_path, "merge", str(first), "--into", str(other_machine))
+    assert merged.code == 0, merged.stderr
     assert f"{bought} answers added, {twice} already there" in merged.stdout
-    verified = run_in_shared_copy([PDBENCH, "cache", "verify", str(other_machine)], env, 120)
-    assert verified.returncode == 0, verified.stderr
+    verified = cache_command(tmp_path, "verify", str(other_machine))
+    assert verified.code == 0, verified.stderr
     assert f"{bought} entries checked, 0 bad" in verified.stdout
 
-    _, again = sweep(tmp_path, "again", other_machine)
+    again = replay_sweep(tmp_path, "again", other_machine)
     assert calls(again)["live"] == 0
     assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
     assert rounds(again) == rounds(first)
@@ -117,21 +138,19 @@ def test_jobs_with_caches_of_their_own_replay_everything_after_merging_those_cac
         assert [shard_lines(m / "shards") > 0 for m in machines] == [True, True]
         assert sum(shard_lines(m / "shards") for m in machines) == live  # what each job bought
 
-        env = {**command_env(tmp_path), "PDBENCH_CACHE_DIR": str(tmp_path / "unused")}
         merged_cache = tmp_path / "merged"
-        merge = [PDBENCH, "cache", "merge", *map(str, machines), "--into", str(merged_cache)]
-        merged = run_in_shared_copy(merge, env, timeout=120)
-        assert merged.returncode == 0, merged.stderr
+        merged = cache_command(tmp_path, "merge", *map(str, machines), "--into", str(merged_cache))
+        assert merged.code == 0, merged.stderr
         # Two jobs may buy one answer (the same first-round prompt, asked at the same time).
         bought = {json.loads(line)["key"] for m in machines for line in shard_text(m)}
         twice = live - len(bought)
         assert f"{len(bought)} answers added, {twice} already there" in merged.stdout
-        verified = run_in_shared_copy([PDBENCH, "cache", "verify", str(merged_cache)], env, 120)
-        assert verified.returncode == 0, verified.stderr
+        verified = cache_command(tmp_path, "verify", str(merged_cache))
+        assert verified.code == 0, verified.stderr
         assert f"{len(bought)} entries checked, 0 bad" in verified.stdout
 
         server.reset()
-        _, again = sweep(tmp_path, "again", merged_cache, grid)
+        again = replay_sweep(tmp_path, "again", merged_cache, grid)
         assert len(server.state.requests) == 0  # not one call reached the server
     assert calls(again)["live"] == 0
     assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
