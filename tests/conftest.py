@@ -18,7 +18,8 @@ The suite is self-contained whatever the user's own config says:
 Under pytest-xdist (`-n 2`) the controller sets all of this up before it starts the workers, which
 inherit the environment and append to the same logs; the controller reports once at the end.
 The tests of one module run on one worker (`--dist loadscope` in pyproject.toml), so a
-module-scoped fixture (a sweep, a browser with its server, the local model) is built once.
+module-scoped fixture (a sweep, a browser with its server, the local model) is built once; the
+longest modules are handed out first (tests/xdist_order.py).
 """
 
 from __future__ import annotations
@@ -111,6 +112,15 @@ def pytest_configure(config: pytest.Config) -> None:
                 os.environ.pop(name, None)
     network_guard.install()
     network_guard.install_write_guard()
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: known only when it is installed
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # type: ignore[no-untyped-def]
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist_order import LongestFirstScheduling
+
+    return LongestFirstScheduling(config, log)
 
 
 _SESSION_LOGS = pytest.StashKey[Path]()

@@ -149,7 +149,8 @@ def _inner_session(tmp_path: Path, *, write: bool, workers: int) -> subprocess.C
     project = tmp_path / "project"
     (project / "data" / "runs").mkdir(parents=True)
     (project / "tests").mkdir()
-    shutil.copyfile(TESTS / "conftest.py", project / "tests" / "conftest.py")
+    for helper in ("conftest.py", "xdist_order.py"):  # the suite's guards and its scheduler
+        shutil.copyfile(TESTS / helper, project / "tests" / helper)
     shutil.copytree(GUARD, project / "tests" / GUARD.name)
     (project / "tests" / "test_inner.py").write_text(f"WRITE = {write}\n" + INNER_TEST)
     user_run = project / "data" / "runs" / "user_run.jsonl"

@@ -49,12 +49,30 @@ def test_uses_it(costly, i):
 def test_a_module_fixture_is_built_once_and_modules_spread(tmp_path):
     project = tmp_path / "project"
     (project / "tests").mkdir(parents=True)
-    shutil.copyfile(TESTS / "conftest.py", project / "tests" / "conftest.py")
-    shutil.copytree(GUARD, project / "tests" / GUARD.name)
     for name in ("test_first.py", "test_second.py"):
-        (project / "tests" / name).write_text(SHARED)
+        _module(project, name, SHARED)
+    done = _session(project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    built = [line.split() for line in Path(project, "built").read_text().splitlines()]
+    assert sorted(module for module, _ in built) == ["test_first", "test_second"]  # once each
+    assert {worker for _, worker in built} == {"gw0", "gw1"}  # and both workers had work
+
+
+def _module(project: Path, name: str, text: str) -> None:
+    """A test module of a project holding this suite's conftest, guards and scheduler."""
+    tests = project / "tests"
+    if not tests.is_dir():
+        tests.mkdir(parents=True)
+        for helper in ("conftest.py", "xdist_order.py"):
+            shutil.copyfile(TESTS / helper, tests / helper)
+        shutil.copytree(GUARD, tests / GUARD.name)
+    (tests / name).write_text(text)
+
+
+def _session(project: Path) -> subprocess.CompletedProcess:
+    """A pytest session of the project with two workers, as the README's command runs."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDBENCH_TEST_")}
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *DIST, "-n", "2", "tests"],
         cwd=project,
         env=env,
@@ -62,7 +80,33 @@ def test_a_module_fixture_is_built_once_and_modules_spread(tmp_path):
         text=True,
         timeout=300,
     )
+
+
+RECORDED = """
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.parametrize("i", range({tests}))
+def test_it(i):
+    with open(Path(__file__).parent.parent / "ran", "a") as out:
+        out.write(__name__ + " " + os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+"""
+
+
+@pytest.mark.slow  # a pytest session with two workers in a subprocess
+def test_the_longest_module_starts_first_whatever_its_number_of_tests(tmp_path):
+    """xdist hands out the modules with most tests first; tests/module_seconds.json says the one
+    with a single test takes longest, so it starts first on its worker."""
+    project = tmp_path / "project"
+    for name, tests in (("test_long.py", 1), ("test_many.py", 10), ("test_some.py", 5)):
+        _module(project, name, RECORDED.replace("{tests}", str(tests)))
+    (project / "tests" / "module_seconds.json").write_text('{"tests/test_long.py": 100.0}')
+    done = _session(project)
     assert done.returncode == 0, done.stdout + done.stderr
-    built = [line.split() for line in Path(project, "built").read_text().splitlines()]
-    assert sorted(module for module, _ in built) == ["test_first", "test_second"]  # once each
-    assert {worker for _, worker in built} == {"gw0", "gw1"}  # and both workers had work
+    ran = [line.split() for line in (project / "ran").read_text().splitlines()]
+    (worker,) = {worker for module, worker in ran if module == "test_long"}
+    first_on_its_worker = next(module for module, w in ran if w == worker)
+    assert first_on_its_worker == "test_long", ran
