@@ -15,7 +15,8 @@ from contextlib import contextmanager
 
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """Limit every loaded BLAS library to one thread while the block runs."""
+    """Limit every loaded BLAS library to one thread while the block (or, used as a decorator,
+    the function) runs."""
     from threadpoolctl import threadpool_limits  # lazy: only the fits need it
 
     with threadpool_limits(limits=1, user_api="blas"):

@@ -115,6 +115,7 @@ class Fit:
     bootstrap: int
 
 
+@one_blas_thread()  # hundreds of fits of a few parameters: see pdbench.core.blas
 def bradley_terry(
     first: np.ndarray,
     second: np.ndarray,
@@ -126,19 +127,6 @@ def bradley_terry(
     confidence: float = 0.95,
 ) -> Fit:
     """Fit one connected component (agents 0..k-1) and bootstrap its matches."""
-    with one_blas_thread():  # hundreds of fits of a few parameters: see pdbench.core.blas
-        return _fit_and_bootstrap(first, second, result, k, bootstrap, seed, confidence)
-
-
-def _fit_and_bootstrap(
-    first: np.ndarray,
-    second: np.ndarray,
-    result: np.ndarray,
-    k: int,
-    bootstrap: int,
-    seed: int,
-    confidence: float,
-) -> Fit:
     theta, nu = fit_davidson(pair_counts(first, second, result, k), k)
     rng = np.random.default_rng(seed)
     n = len(first)
