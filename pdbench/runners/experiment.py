@@ -148,11 +148,11 @@ def _run(
     )
     save = run_manifest.save
     save(manifests.STATUS_STARTED)
-    if on_start:
-        on_start(len(plan), skipped)
     halt = Halt()
     writer = OrderedWriter(store, on_stored=run_manifest.save_after_store)
-    try:
+    try:  # from the first manifest on, a Ctrl-C (even one landing in on_start) is said below
+        if on_start:
+            on_start(len(plan), skipped)
         if pending:
             with stopping.on_signals():
                 asyncio.run(
