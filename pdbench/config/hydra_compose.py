@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from pdbench.config.validation import (
     condition_dict,
     unknown_key_path,
 )
-from pdbench.config.yaml_reader import display_path, read_yaml
+from pdbench.config.yaml_reader import check_yaml, display_path
 from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
 from pdbench.core.redact import redact_text
 
@@ -254,31 +253,12 @@ def _check_launcher_installed(composed: Any, shown: str) -> None:
         )
 
 
-# The trees read whole since this process started, as (folder, every file's path and content
-# hash): a sweep composes once per job, and parsing ~70 files each time cost about half of each
-# composition (hashing their bytes costs a millisecond).
-_trees_read: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
-
-
 def check_config_tree(config_dir: Path, project_root: Path) -> None:
     """Read every file Hydra may compose with pdbench's strict reader first, so a duplicate key,
-    an alias or malformed YAML in a group file is one line naming the file and the line. A tree
-    read before whose files are all unchanged is not read again."""
-    paths = sorted(config_dir.rglob("*.yaml"))
-    try:
-        contents = tuple(
-            (str(path), hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest())
-            for path in paths
-        )
-    except OSError:
-        contents = None  # unreadable: read_yaml below says which file, and why
-    seen = (str(config_dir.resolve()), contents or ())
-    if contents is not None and seen in _trees_read:
-        return
-    for path in paths:
-        read_yaml(path, project_root)
-    if contents is not None:
-        _trees_read.add(seen)
+    an alias or malformed YAML in a group file is one line naming the file and the line (each
+    version of a file once per process: check_yaml)."""
+    for path in sorted(config_dir.rglob("*.yaml")):
+        check_yaml(path, project_root)
 
 
 def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:

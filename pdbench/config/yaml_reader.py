@@ -125,3 +125,22 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
         return OmegaConf.create(data)  # a fresh copy: callers merge into it
     except Exception as error:  # OmegaConf refuses a value type it cannot hold
         raise ConfigError(f"unsupported value: {error}".splitlines()[0], file=shown) from None
+
+
+# The file versions (path, modification time, size: `_parse`'s key) read_yaml found good in this
+# process: a sweep checks the whole config tree once per job, and building ~70 configs again
+# was about half of each composition.
+_checked: set[tuple[Path, int, int]] = set()
+
+
+def check_yaml(path: Path, project_root: Path) -> None:
+    """read_yaml's checks, without keeping the config: once per version of the file."""
+    try:
+        stat = path.stat()
+    except OSError:
+        read_yaml(path, project_root)  # says why the file cannot be read
+        return
+    version = (path, stat.st_mtime_ns, stat.st_size)
+    if version not in _checked:
+        read_yaml(path, project_root)
+        _checked.add(version)

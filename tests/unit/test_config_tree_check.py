@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.config import hydra_compose
+from pdbench.config import hydra_compose, yaml_reader
 from pdbench.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,13 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def tree(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "conf", tmp_path / "conf")
     reads: list[Path] = []
-    original = hydra_compose.read_yaml
+    original = yaml_reader.read_yaml
 
     def counted(path, project_root):
         reads.append(path)
         return original(path, project_root)
 
-    monkeypatch.setattr(hydra_compose, "read_yaml", counted)
+    monkeypatch.setattr(yaml_reader, "read_yaml", counted)
     return tmp_path, reads
 
 
