@@ -23,7 +23,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pandas as pd
-from project_copy import command_env, run_in_shared_copy, start_in_shared_copy
+from project_copy import command_env, run_in_shared_copy, shared_copy, start_in_shared_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "silently_wrong"
@@ -74,6 +74,17 @@ class Finished:
         return f"exit {self.returncode}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
 
     __repr__ = __str__  # what an assertion message shows
+
+
+def in_process(entry: str, args: list[str], tmp: Path) -> Finished:
+    """`run_process`'s command through its front door in this process (tests/in_process.py:
+    entry "cli" is `pdbench`, "module" is `python -m pdbench`): the same entry function, argv,
+    folder (the shared copy) and environment, its exit code and both streams."""
+    from in_process import run_front_door
+
+    ran = run_front_door(entry, args, cwd=shared_copy(), env=subprocess_env(tmp))
+    assert ran.code is not None
+    return Finished(ran.code, ran.stdout, ran.stderr)
 
 
 def console_in_process(*args: str, monkeypatch) -> Finished:

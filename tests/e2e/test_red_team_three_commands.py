@@ -15,6 +15,7 @@ from silently_wrong_helpers import (
     Finished,
     console_command,
     console_in_process,
+    in_process,
     module_command,
     read_manifest,
     read_rounds,
@@ -39,19 +40,10 @@ def sweep(tmp: Path, *overrides: str, env: dict | None = None):
 
 
 def sweep_here(tmp: Path, *overrides: str) -> Finished:
-    """The same sweep run in this process (tests/in_process.py run_front_door: Hydra's door with
+    """The same sweep run in this process (silently_wrong_helpers.in_process: Hydra's door with
     the same argv, folder and environment; its exit code and both streams)."""
-    from in_process import run_front_door
-    from project_copy import shared_copy
-
-    ran = run_front_door(
-        "module",
-        ["-m", *overrides, f"run.output_dir={tmp / 'runs'}", f"hydra.sweep.dir={tmp / 'hydra'}"],
-        cwd=shared_copy(),
-        env=subprocess_env(tmp),
-    )
-    assert ran.code is not None
-    return Finished(ran.code, ran.stdout, ran.stderr)
+    args = ["-m", *overrides, f"run.output_dir={tmp / 'runs'}", f"hydra.sweep.dir={tmp / 'hydra'}"]
+    return in_process("module", args, tmp)
 
 
 # --- a second sweep under the same run id -------------------------------------------------------

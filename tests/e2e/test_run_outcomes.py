@@ -13,15 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from in_process import run_front_door
-from project_copy import shared_copy
-from silently_wrong_helpers import (
-    Finished,
-    console_command,
-    module_command,
-    run_process,
-    subprocess_env,
-)
+from silently_wrong_helpers import console_command, in_process, module_command, run_process
 
 ALL_ABORT = ["agent_a=llm_default", "agent_b=grim", "provider.mock.invalid_rate=1.0"]
 # One round, no retry, fresh answers: each match aborts with probability 1/2.
@@ -39,19 +31,6 @@ RUN_ID = ["--run-id", "r"]
 
 def _hydra_single(tmp_path: Path) -> list[str]:
     return ["run.run_id=r", f"hydra.run.dir={tmp_path / 'hydra'}"]
-
-
-def in_process(command: list[str], tmp_path: Path) -> Finished:
-    """`command` (console_command() or module_command() and its arguments) through the same
-    front door in this process, in the shared copy of the project, as run_process would."""
-    for entry, prefix in (("cli", console_command()), ("module", module_command())):
-        if command[: len(prefix)] == prefix:
-            ran = run_front_door(
-                entry, command[len(prefix) :], cwd=shared_copy(), env=subprocess_env(tmp_path)
-            )
-            assert ran.code is not None
-            return Finished(ran.code, ran.stdout, ran.stderr)
-    raise ValueError(f"not a pdbench command: {command}")
 
 
 def _manifest(run_dir: Path) -> dict:
@@ -90,8 +69,8 @@ def test_the_hydra_door_says_aborted_too(tmp_path):
 def test_a_sweep_with_a_condition_without_finished_match_is_aborted(tmp_path):
     runs = tmp_path / "runs"
     done = in_process(
+        "module",
         [
-            *module_command(),
             "-m",
             "agent_a=llm_default,tft",  # tft vs grim finishes; the llm side aborts every match
             "agent_b=grim",
@@ -109,8 +88,8 @@ def test_a_sweep_with_a_condition_without_finished_match_is_aborted(tmp_path):
 def test_a_run_with_some_aborted_matches_stays_complete(tmp_path):
     runs = tmp_path / "runs"
     done = in_process(
+        "cli",
         [
-            *console_command(),
             "run",
             "conf/config.yaml",
             *HALF_ABORT,
@@ -128,12 +107,12 @@ def test_a_run_with_some_aborted_matches_stays_complete(tmp_path):
 
 def test_rerunning_a_complete_run_says_nothing_was_played(tmp_path):
     runs = tmp_path / "runs"
-    run = [*console_command(), "run", "conf/config.yaml", f"run.output_dir={runs}", *RUN_ID]
-    hydra = [*module_command(), f"run.output_dir={runs}", *_hydra_single(tmp_path)]
-    first = in_process(run, tmp_path)
+    run = ["run", "conf/config.yaml", f"run.output_dir={runs}", *RUN_ID]
+    hydra = [f"run.output_dir={runs}", *_hydra_single(tmp_path)]
+    first = in_process("cli", run, tmp_path)
     assert first.returncode == 0, first.stderr
     assert "nothing to play" not in first.stdout
-    for command in (run, hydra):
-        again = in_process(command, tmp_path)
+    for entry, args in (("cli", run), ("module", hydra)):
+        again = in_process(entry, args, tmp_path)
         assert again.returncode == 0, again.stderr
         assert "nothing to play: all 3 matches were already stored" in again.stdout, again.stdout
