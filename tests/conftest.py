@@ -116,13 +116,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: known only when it is installed
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto`: a worker per core, and one more. A good part of the suite waits (on commands
-    it started, servers, a browser, a model on one thread), time in which a core's only worker
-    leaves it idle: on 2 idle cores the whole suite took 373 s with 2 workers and 355 s with 3
-    (README, Benchmarks). PYTEST_XDIST_AUTO_NUM_WORKERS still decides when it is set."""
+    """`-n auto`: a worker per core, and two more. A good part of the suite waits (on commands
+    it started, servers, a browser, a model on one thread, a Ray head starting), time in which a
+    core's only worker leaves it idle: on 2 idle cores the whole suite took 373 s with 2 workers,
+    355 s with 3 and 340 s with 4 (README, Benchmarks). PYTEST_XDIST_AUTO_NUM_WORKERS still
+    decides when it is set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own implementation reads it
-    return len(os.sched_getaffinity(0)) + 1
+    return len(os.sched_getaffinity(0)) + 2
 
 
 @pytest.hookimpl(optionalhook=True)

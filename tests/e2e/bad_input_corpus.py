@@ -337,18 +337,27 @@ def _kill_group(pid: int) -> None:
 
 
 def fingerprint(root: Path) -> dict[str, str]:
-    """Every folder, file and link under `root` (relative path -> kind and content hash)."""
+    """Every folder, file and link under `root` (relative path -> kind and content hash).
+
+    os.scandir with plain strings: each of the ~200 cases fingerprints its sandbox (a project
+    copy) twice, and pathlib's per-entry objects (relative_to, is_dir) were a quarter of the
+    corpus's time."""
     found: dict[str, str] = {}
-    for folder, dirs, files in os.walk(root):
-        for name in dirs + files:
-            path = Path(folder) / name
-            relative = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                found[relative] = f"link {os.readlink(path)}"
-            elif path.is_dir():
-                found[relative] = "folder"
-            else:
-                found[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+
+    def visit(folder: str, prefix: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                relative = prefix + entry.name
+                if entry.is_symlink():
+                    found[relative] = f"link {os.readlink(entry.path)}"
+                elif entry.is_dir():
+                    found[relative] = "folder"
+                    visit(entry.path, relative + "/")
+                else:
+                    with open(entry.path, "rb") as file:
+                        found[relative] = hashlib.sha256(file.read()).hexdigest()
+
+    visit(str(root), "")
     return found
 
 

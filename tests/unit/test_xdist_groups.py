@@ -112,10 +112,10 @@ def test_the_longest_module_starts_first_whatever_its_number_of_tests(tmp_path):
     assert first_on_its_worker == "test_long", ran
 
 
-def test_auto_starts_a_worker_per_core_and_one_more(monkeypatch):
+def test_auto_starts_a_worker_per_core_and_two_more(monkeypatch):
     from conftest import pytest_xdist_auto_num_workers
 
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
-    assert pytest_xdist_auto_num_workers(None) == len(os.sched_getaffinity(0)) + 1
+    assert pytest_xdist_auto_num_workers(None) == len(os.sched_getaffinity(0)) + 2
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "5")  # the user's choice: xdist reads it
     assert pytest_xdist_auto_num_workers(None) is None
