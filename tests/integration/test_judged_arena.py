@@ -58,7 +58,8 @@ def test_platform_style_agents_play_the_judged_games_and_a_killed_run_resumes(tm
             "--run-id", "r", "-q"]  # fmt: skip
     seen = 0
     for attempt in (1, 2):
-        now = KilledRun(args, log=logs / f"attempt_{attempt}.log").kill_when(ledger, seen)
+        run = KilledRun(args, more_than=seen, log=logs / f"attempt_{attempt}.log")
+        now = run.lines_when_killed(ledger)
         # killed mid-run (the second kill may land after the last match, before the run ends:
         # the resume then only finishes the run)
         assert seen < now <= planned and (attempt == 2 or now < planned), (attempt, now, planned)

@@ -80,7 +80,8 @@ def test_a_killed_run_resumes_to_the_same_artifacts_as_an_uninterrupted_one(
     args = ["run", str(RESUME), f"run.output_dir={out_dir}", "--run-id", "r", "-q"]
     seen = 0
     for attempt in (1, 2):
-        now = KilledRun(args, log=logs / f"r_{attempt}.log", env=env).kill_when(ledger, seen, 45)
+        run = KilledRun(args, more_than=seen, log=logs / f"r_{attempt}.log", env=env)
+        now = run.lines_when_killed(ledger, timeout=45)
         manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
         assert manifest["status"] != "complete", "killed too late: the run had finished"
         assert seen < now < planned, (attempt, seen, now, planned)

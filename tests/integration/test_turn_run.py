@@ -94,7 +94,8 @@ def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
     args = ["run", str(EXPERIMENT), f"run.output_dir={out_dir}", "--run-id", "r", "-q"]
     seen = 0
     for attempt in (1, 2):
-        now = KilledRun(args, log=logs / f"attempt_{attempt}.log").kill_when(ledger, seen)
+        run = KilledRun(args, more_than=seen, log=logs / f"attempt_{attempt}.log")
+        now = run.lines_when_killed(ledger)
         assert seen < now < planned, (attempt, seen, now, planned)
         seen = now
     # The reference ends first: the resume below runs in this process, in its own cwd and env.
