@@ -10,6 +10,8 @@ this branch yet; they are identified through the policy path.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import sys
 from pathlib import Path
@@ -105,8 +107,26 @@ def policies_vs_random(tmp_path_factory) -> Path:
     return run_dir
 
 
-def test_every_candidate_policy_is_named_by_sfem_against_random(policies_vs_random, monkeypatch):
-    assert run_cli(monkeypatch, "analyze", str(policies_vs_random), "--bootstrap", "50") == 0
+# The module run's default analysis (analysis.parquet), made once and read by the tests below;
+# each test that analyses the run again with the same options must write the same bytes.
+DEFAULT_ANALYSIS = ("--bootstrap", "10", "--seed", "7")
+
+
+@pytest.fixture(scope="module")
+def analysed(policies_vs_random) -> tuple[bytes, str]:
+    """`pdbench analyze` of the module run with the default options (10 resamples: the tests
+    read point estimates, fingerprints, comparisons and the file's bytes, never an SFEM
+    interval, and 10 resamples still exercise the seeded bootstrap): (its bytes, its stdout)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = run_cli(monkeypatch, "analyze", str(policies_vs_random), *DEFAULT_ANALYSIS)
+    assert code == 0
+    return (policies_vs_random / "analysis.parquet").read_bytes(), printed.getvalue()
+
+
+def test_every_candidate_policy_is_named_by_sfem_against_random(policies_vs_random, analysed):
+    assert (policies_vs_random / "analysis.parquet").read_bytes() == analysed[0]
     for policy in CANDIDATES:
         condition = f"{policy}_vs_random"
         weights = sfem_weights(policies_vs_random, condition)
@@ -123,11 +143,11 @@ def test_every_candidate_policy_is_named_by_sfem_against_random(policies_vs_rand
 
 
 @pytest.mark.slow
-def test_analysis_parquet_is_the_same_file_twice(policies_vs_random, monkeypatch, capsys):
-    args = ("analyze", str(policies_vs_random), "--bootstrap", "30", "--seed", "7")
-    assert run_cli(monkeypatch, *args) == 0
-    first = (policies_vs_random / "analysis.parquet").read_bytes()
-    assert run_cli(monkeypatch, *args) == 0
+def test_analysis_parquet_is_the_same_file_twice(policies_vs_random, analysed, monkeypatch, capsys):
+    # the first analysis is the module's (the same options): this is the second, in a later test
+    first, first_out = analysed
+    assert "Which strategy each agent plays" in first_out and "tft_vs_random" in first_out
+    assert run_cli(monkeypatch, "analyze", str(policies_vs_random), *DEFAULT_ANALYSIS) == 0
     assert (policies_vs_random / "analysis.parquet").read_bytes() == first
     out = capsys.readouterr().out
     assert "Which strategy each agent plays" in out and "tft_vs_random" in out
@@ -155,7 +175,9 @@ def test_the_mock_models_rules_are_named_through_the_llm_path(tmp_path, monkeypa
         "conditions:\n" + conditions,
         name="llm_path",
     )
-    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "30") == 0
+    # 5 resamples, not 30: the rules are named by the point estimates (weight, nearest) and the
+    # fingerprint, which no resample changes; 5 still run the bootstrap of every agent
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "5") == 0
     for rule, policy in (("cooperate", "allc"), ("defect", "alld"), ("reciprocate", "tft")):
         condition = f"mock_{rule}_vs_random"
         assert sfem_weights(run_dir, condition)[policy] >= 0.95
@@ -234,13 +256,18 @@ def test_factor_levels_are_compared_paired_within_each_opponent(tmp_path, monkey
     # 0.5 vs 0.1 forgiveness is a large difference in cooperation: found in both families.
     assert (comparisons["difference"] < -0.15).all() and (comparisons["p_holm"] < 0.01).all()
     assert "style against style=generous" in capsys.readouterr().out
+    # the default 500 resamples: a misspelt factor is refused before any strategy is estimated
     assert run_cli(monkeypatch, "analyze", str(run_dir), "--factor", "stlye") == 2
     assert 'no factor "stlye" (did you mean "style"?)' in capsys.readouterr().err
 
 
-def test_fontana_options_name_their_estimator_and_add_random(policies_vs_random, monkeypatch):
+def test_fontana_options_name_their_estimator_and_add_random(
+    policies_vs_random, analysed, monkeypatch
+):
     args = ("analyze", str(policies_vs_random), "--sfem", "fontana", "--profile", "fontana")
     assert run_cli(monkeypatch, *args) == 0
+    # the default analysis (the module's, made before this one) is left as it was
+    assert (policies_vs_random / "analysis.parquet").read_bytes() == analysed[0]
     # another estimator is another question: its own file beside the default analysis
     theirs = "analysis-sfem-fontana_profile-fontana.parquet"
     sfem = analysis(policies_vs_random, "sfem", theirs)
@@ -250,7 +277,6 @@ def test_fontana_options_name_their_estimator_and_add_random(policies_vs_random,
     assert (
         analysis(policies_vs_random, "profile", theirs)["estimator"] == "fontana undefined as 0"
     ).all()
-    assert run_cli(monkeypatch, "analyze", str(policies_vs_random), "--bootstrap", "20") == 0
     assert (analysis(policies_vs_random, "sfem")["estimator"] == "pooled Dal Bo-Frechette").all()
     assert (analysis(policies_vs_random, "profile")["estimator"] == "undefined left out").all()
     assert run_cli(monkeypatch, "analyze", str(policies_vs_random), "--sfem", "fontanna") == 2
@@ -319,16 +345,17 @@ def test_analyses_with_other_options_coexist(monkeypatch, capsys, tmp_path):
     assert not list(run_dir.glob("analysis*.parquet"))
     conditions = sorted(pd.read_parquet(run_dir / "aggregates.parquet")["condition"].unique())
     first, second = conditions[0], conditions[1]
-    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20") == 0
+    # 2 resamples (the fewest the command takes), not 20: this test reads which files exist and
+    # their comparisons (permutation tests), not an SFEM interval
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "2") == 0
     assert (
-        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--reference", first)
-        == 0
+        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "2", "--reference", first) == 0
     )
     assert (
-        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--reference", second)
+        run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "2", "--reference", second)
         == 0
     )
-    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "20", "--name", "mine") == 0
+    assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "2", "--name", "mine") == 0
     from pdbench.analysis.per_run.analysis_files import analysis_files
 
     files = analysis_files(run_dir)

@@ -37,6 +37,17 @@ def rated(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["table"] == "rating"].set_index("agent")
 
 
+SHORT = ("horizon.rounds=20", "run.replicates=3")
+
+
+@pytest.fixture(scope="module")
+def tft_alld(tmp_path_factory) -> Path:
+    """TFT against ALLD, 3 replicates of 20 rounds: the finished run that three tests below
+    rate (together with another run, beside an aborted one, into the project's data/). Only
+    read: each test writes its ladders and other runs under its own tmp_path."""
+    return run(tmp_path_factory.mktemp("tft_alld"), "one", "agent_a=tft", "agent_b=alld", *SHORT)
+
+
 @pytest.mark.slow  # a 105-match round robin and its tournament (about 10 s)
 def test_the_classic_ladder_orders_as_the_tournament_wherever_the_ratings_are_decisive(tmp_path):
     classic = run(tmp_path, "classic", config="conf/experiment/tournament_classic.yaml")
@@ -61,10 +72,9 @@ def test_the_classic_ladder_orders_as_the_tournament_wherever_the_ratings_are_de
     assert ratings["matches"].sum() == 2 * 75
 
 
-def test_two_runs_given_together_rate_an_agent_once(tmp_path):
-    short = ("horizon.rounds=20", "run.replicates=3")
-    first = run(tmp_path, "one", "agent_a=tft", "agent_b=alld", *short)
-    second = run(tmp_path, "two", "agent_a=grim", "agent_b=tft", *short)
+def test_two_runs_given_together_rate_an_agent_once(tmp_path, tft_alld):
+    first = tft_alld
+    second = run(tmp_path, "two", "agent_a=grim", "agent_b=tft", *SHORT)
     table, printed = ladder(tmp_path, first, second, first)
     ratings = rated(table)
     assert sorted(ratings.index) == ["alld", "grim", "tft"]
@@ -121,9 +131,9 @@ def test_the_ladder_preset_rates_the_house_agents_and_the_users_files(tmp_path):
     assert "0 provider calls" in printed
 
 
-def test_only_finished_matches_count_and_the_rest_are_said(tmp_path):
+def test_only_finished_matches_count_and_the_rest_are_said(tmp_path, tft_alld):
     short = ("horizon.rounds=10", "run.replicates=2")
-    finished = run(tmp_path, "finished", "agent_a=tft", "agent_b=alld", *short)
+    finished = tft_alld  # 3 finished matches (the module's run)
     done = pdbench(
         tmp_path,
         "run",
@@ -139,7 +149,7 @@ def test_only_finished_matches_count_and_the_rest_are_said(tmp_path):
     )
     assert done.code == 6, done.stderr  # every match aborted: the model never answered validly
     table, printed = ladder(tmp_path, finished, tmp_path / "runs" / "aborted")
-    assert "2 finished matches counted" in printed and "skipped: 2 aborted" in printed
+    assert "3 finished matches counted" in printed and "skipped: 2 aborted" in printed
     skipped = table[table["table"] == "skipped"]
     assert list(skipped["run_id"]) == ["aborted", "aborted"]
     assert all(note.startswith("aborted: ") for note in skipped["note"])
@@ -147,11 +157,11 @@ def test_only_finished_matches_count_and_the_rest_are_said(tmp_path):
 
 
 @pytest.mark.slow  # a copy of the project of its own (its data/ is written)
-def test_without_out_the_ladder_goes_to_a_folder_named_by_its_inputs(tmp_path):
+def test_without_out_the_ladder_goes_to_a_folder_named_by_its_inputs(tmp_path, tft_alld):
     from project_copy import copy_project
 
     project = copy_project(tmp_path / "project")
-    first = run(tmp_path, "one", "agent_a=tft", "agent_b=alld", "horizon.rounds=5")
+    first = tft_alld
     env = command_env(tmp_path)
     # 20 bootstrap draws in all three, not the default 200: this test reads no interval, the
     # folder is named by the inputs and options either way, and each draw is a full L-BFGS fit

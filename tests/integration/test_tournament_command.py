@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from in_process import Ran, run_front_door
 from project_copy import shared_copy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,18 +23,14 @@ REFERENCE = json.loads(
 )["tournament"]
 
 
-def pdbench(
-    *args: str, module: bool = False, cwd: Path | None = None
-) -> subprocess.CompletedProcess:
-    """pdbench in a copy of the committed project (never the user's edited conf/), or in `cwd`."""
-    entry = ["-m", "pdbench"] if module else ["-c", "from pdbench.cli import main; main()"]
-    return subprocess.run(
-        [sys.executable, *entry, *args],
-        cwd=cwd or shared_copy(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=os.environ,
+def pdbench(*args: str, module: bool = False, cwd: Path | None = None) -> Ran:
+    """pdbench in a copy of the committed project (never the user's edited conf/), or in `cwd`:
+    in this process (tests/in_process.py), as `pdbench ...` or `python -m pdbench ...` would run
+    it (same entry, argv, working folder and environment; exit code, stdout and stderr). What
+    these tests check is what the commands compute and print, not the process; the one property
+    that needs a fresh process (no provider module imported) keeps its subprocess below."""
+    return run_front_door(
+        "module" if module else "cli", list(args), cwd=cwd or shared_copy(), env=dict(os.environ)
     )
 
 
@@ -42,7 +39,7 @@ def table(run_dir: Path, name: str) -> pd.DataFrame:
     return frame[frame["table"] == name].dropna(axis=1, how="all").reset_index(drop=True)
 
 
-pytestmark = pytest.mark.slow  # whole round robins through the command line (20 s)
+pytestmark = pytest.mark.slow  # whole round robins through the command line
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +53,14 @@ def classic(tmp_path_factory) -> Path:
         "-q",
         f"run.output_dir={output}",
     )
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     return output / "classic"
 
 
 def test_the_classic_tournament_ranks_and_pays_as_axelrod(classic):
     assert REFERENCE["turns"] == 200 and REFERENCE["repetitions"] == 5 and REFERENCE["seed"] == 1
     done = pdbench("tournament", str(classic), "--runs", "300")
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     ranking = table(classic, "ranking")
     assert list(ranking["player"]) == REFERENCE["ranking"]
     players = REFERENCE["players"]
@@ -88,7 +85,7 @@ def test_the_classic_tournament_ranks_and_pays_as_axelrod(classic):
 
 def test_dynamics_on_the_classic_payoffs_follow_theory(classic):
     done = pdbench("tournament", str(classic), "--runs", "400", "--payne", "--generations", "30")
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     moran = table(classic, "moran").set_index(["mutant", "resident"])
     neutral = moran["neutral"].iloc[0]
     # ALLD invades ALLC; TFT resists ALLD (200 rounds); TFT and GRIM are neutral to each other.
@@ -122,7 +119,7 @@ def test_a_tournament_with_a_mock_llm_runs_its_dynamics_without_provider_calls(t
         f"run.cache.dir={cache}",
         module=True,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     (run_dir,) = output.iterdir()
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
     assert manifest["conditions"][:3] == ["tft_vs_tft", "tft_vs_alld", "tft_vs_llm_default"]
@@ -177,8 +174,8 @@ def _snapshot(run_dir: Path, cache: Path) -> dict[str, tuple[int, int, bytes | N
 def test_tournament_refuses_a_run_that_is_no_tournament(tmp_path):
     output = tmp_path / "runs"
     done = pdbench("run", "conf/config.yaml", "--run-id", "plain", f"run.output_dir={output}")
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     refused = pdbench("tournament", str(output / "plain"))
-    assert refused.returncode == 2
+    assert refused.code == 2
     assert refused.stderr.startswith("error: ") and "is not a tournament run" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1

@@ -292,6 +292,14 @@ def _sfem_seed(seed: int, agent: AgentBatch) -> int:
 def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOptions) -> pd.DataFrame:
     """Every table of analysis.parquet for the run (module doc). `games` gives each condition's
     game (the payoffs a rule such as WSLS reads)."""
+    # What the comparisons ask (metric, factor, reference) is checked before the strategy
+    # estimates: a misspelt --factor or --metric is said at once, not after every agent's SFEM
+    # and its bootstrap (seconds of fitting, 500 resamples each by default).
+    replicates = replicate_metrics(play)
+    samples = metric_samples(play, replicates, options.metric)
+    family = choose_family(
+        play.conditions, play.manifest.factors, reference=options.reference, factor=options.factor
+    )
     agents = agent_batches(play) + _pooled_players(play, games)
     rows: list[dict[str, object]] = coverage_rows(play)
     for agent in agents:
@@ -314,11 +322,6 @@ def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOption
         rows += sfem_rows(agent, result)
     for agent in agents:
         rows += profile_rows(agent, options.confidence, options.profile == "fontana")
-    replicates = replicate_metrics(play)
-    samples = metric_samples(play, replicates, options.metric)
-    family = choose_family(
-        play.conditions, play.manifest.factors, reference=options.reference, factor=options.factor
-    )
     rows += comparison_rows(
         play,
         samples,
