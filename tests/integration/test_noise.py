@@ -29,7 +29,11 @@ def run(tmp_path: Path, name: str, body: str) -> list[dict]:
     return [orjson.loads(line) for line in lines]
 
 
-def experiment(noise_line: str, *, rounds: int = 200, replicates: int = 5) -> str:
+def experiment(noise_line: str, *, rounds: int = 70, replicates: int = 5) -> str:
+    # 70 rounds (was 200): the flip rates are held to 4 standard errors of their own count
+    # (2 x 5 x 70 = 700 trembles a condition), and a correct run fails that check no more often
+    # than with 200 rounds: exactly (binomial) 8.7e-5 at noise 0.05 and 6.4e-5 at 0.2, against
+    # 9.8e-5 and 6.6e-5 with 2,000 trembles.
     return f"""
 run: {{seed: 4, replicates: {replicates}, output_dir: OUT}}
 game: {{id: pd{noise_line}}}
@@ -45,9 +49,24 @@ def flips(records: list[dict], side: str) -> int:
     return sum(r[f"agent_{side}_intended"] != r[f"agent_{side}_action"] for r in records)
 
 
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory):
+    """One run per noise level, shared by the tests that read the same experiment (the flip
+    frequency at 0.2 and the metrics were two runs of one config)."""
+    runs: dict[float, tuple[Path, list[dict]]] = {}
+
+    def get(noise: float) -> tuple[Path, list[dict]]:
+        if noise not in runs:
+            folder = tmp_path_factory.mktemp(f"noise{noise}")
+            runs[noise] = (folder / "noisy", run(folder, "noisy", experiment(f", noise: {noise}")))
+        return runs[noise]
+
+    return get
+
+
 @pytest.mark.parametrize("noise", [0.05, 0.2])
-def test_flip_frequency_matches_the_noise_on_both_play_paths(tmp_path, noise):
-    records = run(tmp_path, "noisy", experiment(f", noise: {noise}"))
+def test_flip_frequency_matches_the_noise_on_both_play_paths(noisy, noise):
+    _, records = noisy(noise)
     for condition in ("allc_vs_alld", "llm_vs_allc"):  # the batch path, the match loop
         these = [r for r in records if r["condition"] == condition]
         n = 2 * len(these)  # both sides tremble
@@ -59,9 +78,8 @@ def test_flip_frequency_matches_the_noise_on_both_play_paths(tmp_path, noise):
         }
 
 
-def test_metrics_count_played_actions_and_agents_see_them(tmp_path):
-    records = run(tmp_path, "noisy", experiment(", noise: 0.2"))
-    run_dir = tmp_path / "noisy"
+def test_metrics_count_played_actions_and_agents_see_them(noisy):
+    run_dir, records = noisy(0.2)
     (aggregates_file,) = run_dir.glob("*/aggregates.parquet")
     aggregates = pd.read_parquet(aggregates_file)
     row = aggregates[(aggregates.condition == "allc_vs_alld") & (aggregates.level == "condition")]
