@@ -6,34 +6,21 @@ the same grid is checked in test_viewer_browser.py."""
 
 from __future__ import annotations
 
-import os
-import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from in_process import run_front_door
-from project_copy import GRID_COMMAND, GRID_OPPONENTS, GRID_PERSONAS, copy_project
+from persona_grid import shared_persona_grid
+from project_copy import GRID_OPPONENTS, GRID_PERSONAS
 
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory) -> tuple[Path, str]:
     """project_copy.run_persona_grid's command, argv, folder and environment (100 columns), run
-    in this process (tests/in_process.py): what it prints is the same, without a new
-    interpreter's imports (litellm's alone take seconds). Nothing here is about the process."""
-    tmp = tmp_path_factory.mktemp("grid")
-    project = copy_project(tmp / "project")
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")},
-        "COLUMNS": "100",
-        "PDBENCH_CACHE_DIR": str(tmp / "cache"),
-    }
-    args = [*GRID_COMMAND, "provider=mock", f"hydra.sweep.dir={tmp / 'hydra'}"]
-    done = run_front_door("module", args, cwd=project, env=env)
-    assert done.code == 0, done.stderr[-3000:]
-    found = re.search(r"run dir: (\S+)", done.stdout)
-    assert found, done.stdout[-3000:]
-    return project / found.group(1), done.stdout
+    in this process (tests/in_process.py) once per session (tests/persona_grid.py): what it
+    prints is the same, without a new interpreter's imports (litellm's alone take seconds).
+    Nothing here is about the process, and nothing here writes into the run."""
+    return shared_persona_grid(tmp_path_factory)
 
 
 def test_the_summary_reads_at_100_columns(grid):

@@ -21,6 +21,7 @@ import pytest
 from in_process import run_front_door
 from project_copy import copy_project
 from streamlit.testing.v1 import AppTest
+from streamlit_scan import components_scanned_once  # noqa: F401 (a fixture)
 
 from pdbench.analysis.metrics.aggregate import aggregate_run
 from pdbench.analysis.metrics.catalog import DECIMALS, MetricColumn
@@ -34,7 +35,9 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "pdbench" / "ui" / "app.py"
 TIMEOUT = 60  # seconds per script run: the first one imports pandas, pyarrow and altair
 
-pytestmark = pytest.mark.slow  # each test runs the whole Streamlit app (5-15 s under load)
+# each test runs the whole Streamlit app (5-15 s under load); Streamlit's scan of the installed
+# packages for components is made once (tests/streamlit_scan.py)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("components_scanned_once")]
 
 
 # --- runs made for the tests -------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
+from streamlit_scan import components_scanned_once  # noqa: F401 (a fixture)
 from viewer_runs import KINDS, expected_tally, shared_viewer_runs, tally_words
 
 from pdbench.analysis.per_run.aggregates import read_aggregates
@@ -17,7 +18,7 @@ from pdbench.storage.reader import RunReader
 from pdbench.ui.loaders import RUN_DIR_ENV
 
 APP = Path(__file__).resolve().parents[2] / "pdbench" / "ui" / "app.py"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("components_scanned_once")]
 
 
 @pytest.fixture(scope="module")
