@@ -6,9 +6,11 @@ the same rounds. And when every job has a cache folder of its own (a node-local 
 machine), each job keeps what it bought in its own folder: merging those folders gives one cache
 that replays the whole sweep, with no call reaching the server.
 
-The sweeps that buy answers are real `python -m pdbench -m` processes whose jobs run in joblib's
-worker processes (a process per job, as on separate machines); the merges, the checks and the
-replays run through the same entry functions in the test's process (tests/in_process.py).
+The sweep that buys answers is a real `python -m pdbench -m` process whose jobs run in joblib's
+worker processes (a process per job, as on separate machines), over HTTP to a stub server; one
+such sweep serves both cases (module fixture `bought`), since it leaves both kinds of shard. The
+merges, the checks and the replays run through the same entry functions in the test's process
+(tests/in_process.py).
 """
 
 from __future__ import annotations
@@ -81,10 +83,27 @@ def calls(run_dir: Path) -> dict:
     return json.loads((run_dir / "run_manifest.json").read_text())["provider_calls"]
 
 
+@pytest.fixture(scope="module")
+def bought(tmp_path_factory):
+    """One sweep that buys its answers, shared by the two cases (they ran the same grid, one on
+    the mock, one over HTTP): its jobs in a process each (joblib), over HTTP to a stub server that
+    counts the calls, each job with a cache folder of its own (Hydra sets PDBENCH_CACHE_DIR per
+    job, as a node-local cache on each machine would be). Each job also writes what it buys into
+    its shard of the sweep (`<sweep>/cache/<job>.jsonl`), which the launcher merges into its own
+    cache: the first case's property, on the same run. Yields (server, sweep process, run dir,
+    temp folder, grid)."""
+    tmp = tmp_path_factory.mktemp("bought")
+    with StubServer() as server:
+        grid = [*GRID[:3], "provider=litellm", "provider.model=openai/test-model"]
+        grid += [f"provider.api_base={server.api_base}", *GRID[4:]]
+        per_job = f"+hydra.job.env_set.PDBENCH_CACHE_DIR={tmp}/machine-${{hydra:job.num}}"
+        done, first = sweep(tmp, "first", tmp / "launcher", [*grid, per_job])
+        yield server, done, first, tmp, grid
+
+
 @pytest.mark.slow
-def test_separate_caches_replay_everything_after_a_merge(tmp_path):
-    first_machine = tmp_path / "cache-1"
-    done, first = sweep(tmp_path, "first", first_machine)
+def test_separate_caches_replay_everything_after_a_merge(bought, tmp_path):
+    server, done, first, _, grid = bought
     live = calls(first)["live"]
     assert live > 0
     shards = sorted((first / "cache").glob("*.jsonl"))
@@ -93,22 +112,24 @@ def test_separate_caches_replay_everything_after_a_merge(tmp_path):
     assert len(lines) == live  # every answer a job bought is in its shard
     # Two jobs may buy one answer (the same first-round prompt, asked at the same time): the
     # merge keeps it once.
-    bought = len({json.loads(line)["key"] for line in lines})
-    twice = live - bought
-    assert f"cache: {bought} answers from the jobs' shards merged" in done.stderr
+    bought_keys = len({json.loads(line)["key"] for line in lines})
+    twice = live - bought_keys
+    assert f"cache: {bought_keys} answers from the jobs' shards merged" in done.stderr
 
     other_machine = tmp_path / "cache-2"
     merged = cache_command(tmp_path, "merge", str(first), "--into", str(other_machine))
     assert merged.code == 0, merged.stderr
-    assert f"{bought} answers added, {twice} already there" in merged.stdout
+    assert f"{bought_keys} answers added, {twice} already there" in merged.stdout
     verified = cache_command(tmp_path, "verify", str(other_machine))
     assert verified.code == 0, verified.stderr
-    assert f"{bought} entries checked, 0 bad" in verified.stdout
+    assert f"{bought_keys} entries checked, 0 bad" in verified.stdout
 
-    again = replay_sweep(tmp_path, "again", other_machine)
+    server.reset()
+    again = replay_sweep(tmp_path, "again", other_machine, grid)
+    assert len(server.state.requests) == 0  # not one call reached the server
     assert calls(again)["live"] == 0
     assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
-    assert rounds(again) == rounds(first)
+    assert_same_rounds(rounds(again), rounds(first))
 
 
 def shard_lines(folder: Path) -> int:
@@ -122,42 +143,42 @@ def shard_text(cache_folder: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_jobs_with_caches_of_their_own_replay_everything_after_merging_those_caches(tmp_path):
-    """Each job's cache folder is its own (Hydra sets PDBENCH_CACHE_DIR per job, as a node-local
-    cache on each machine would be); the calls go over HTTP to a stub server that counts them."""
-    with StubServer() as server:
-        grid = [*GRID[:3], "provider=litellm", "provider.model=openai/test-model"]
-        grid += [f"provider.api_base={server.api_base}", *GRID[4:]]
-        per_job = f"+hydra.job.env_set.PDBENCH_CACHE_DIR={tmp_path}/machine-${{hydra:job.num}}"
-        _, first = sweep(tmp_path, "first", tmp_path / "launcher", [*grid, per_job])
-        live = len(server.state.requests)
-        assert live > 0
-        assert calls(first)["live"] == live
+def test_jobs_with_caches_of_their_own_replay_everything_after_merging_those_caches(
+    bought, tmp_path
+):
+    """Each job's cache folder is its own; merging those folders gives one cache that replays
+    the whole sweep, with no call reaching the server."""
+    server, _, first, tmp, grid = bought
+    live = calls(first)["live"]
+    assert live > 0
+    machines = [tmp / "machine-0", tmp / "machine-1"]
+    assert [shard_lines(m / "shards") > 0 for m in machines] == [True, True]
+    assert sum(shard_lines(m / "shards") for m in machines) == live  # what each job bought
 
-        machines = [tmp_path / "machine-0", tmp_path / "machine-1"]
-        assert [shard_lines(m / "shards") > 0 for m in machines] == [True, True]
-        assert sum(shard_lines(m / "shards") for m in machines) == live  # what each job bought
+    merged_cache = tmp_path / "merged"
+    merged = cache_command(tmp_path, "merge", *map(str, machines), "--into", str(merged_cache))
+    assert merged.code == 0, merged.stderr
+    # Two jobs may buy one answer (the same first-round prompt, asked at the same time).
+    bought_keys = {json.loads(line)["key"] for m in machines for line in shard_text(m)}
+    twice = live - len(bought_keys)
+    assert f"{len(bought_keys)} answers added, {twice} already there" in merged.stdout
+    verified = cache_command(tmp_path, "verify", str(merged_cache))
+    assert verified.code == 0, verified.stderr
+    assert f"{len(bought_keys)} entries checked, 0 bad" in verified.stdout
 
-        merged_cache = tmp_path / "merged"
-        merged = cache_command(tmp_path, "merge", *map(str, machines), "--into", str(merged_cache))
-        assert merged.code == 0, merged.stderr
-        # Two jobs may buy one answer (the same first-round prompt, asked at the same time).
-        bought = {json.loads(line)["key"] for m in machines for line in shard_text(m)}
-        twice = live - len(bought)
-        assert f"{len(bought)} answers added, {twice} already there" in merged.stdout
-        verified = cache_command(tmp_path, "verify", str(merged_cache))
-        assert verified.code == 0, verified.stderr
-        assert f"{len(bought)} entries checked, 0 bad" in verified.stdout
-
-        server.reset()
-        again = replay_sweep(tmp_path, "again", merged_cache, grid)
-        assert len(server.state.requests) == 0  # not one call reached the server
+    server.reset()
+    again = replay_sweep(tmp_path, "again", merged_cache, grid)
+    assert len(server.state.requests) == 0  # not one call reached the server
     assert calls(again)["live"] == 0
     assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
-    # An answer both jobs bought is replayed in one of its two copies (its response id).
-    replayed, bought_ids = rounds(again), rounds(first)
-    assert response_ids(replayed) <= response_ids(bought_ids)
-    assert without_response_ids(replayed) == without_response_ids(bought_ids)
+    assert_same_rounds(rounds(again), rounds(first))
+
+
+def assert_same_rounds(replayed: list[dict], bought_rows: list[dict]) -> None:
+    """The same rounds; an answer both jobs bought is replayed in one of its two copies (its
+    response id, the one field the stub makes different for each call)."""
+    assert response_ids(replayed) <= response_ids(bought_rows)
+    assert without_response_ids(replayed) == without_response_ids(bought_rows)
 
 
 def response_ids(rows: list[dict]) -> set[str]:

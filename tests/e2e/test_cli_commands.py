@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from in_process import run_front_door
 from project_copy import PDBENCH, PROJECT, command_env, copy_project
 
 UV = shutil.which("uv")
@@ -47,15 +48,13 @@ def uv_run(
 
 
 def console(project: Path, *args: str, tmp: Path) -> subprocess.CompletedProcess:
-    """The installed `pdbench` script directly: what `uv run pdbench` runs, minus uv's start-up."""
-    return subprocess.run(
-        [PDBENCH, *args],
-        cwd=project,
-        env=command_env(tmp),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    """`pdbench <args>` through the console script's entry function in this process
+    (tests/in_process.py: the same argv, working folder and environment; the exit code from its
+    SystemExit, stdout and stderr), a process start fewer. Each kind of command (validate, run,
+    list, --help) is still run once as a real `uv run pdbench` process above; what the other
+    calls check is what the command prints and writes, not the process."""
+    ran = run_front_door("cli", list(args), cwd=project, env=command_env(tmp))
+    return subprocess.CompletedProcess([PDBENCH, *args], ran.code, ran.stdout, ran.stderr)  # type: ignore[arg-type]
 
 
 def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -85,22 +84,16 @@ def test_validate_experiment(project, tmp_path):
 # --- run -----------------------------------------------------------------------------------------
 
 
+# `pdbench run conf/experiment.yaml --replicates 2`: one command for the real run and its dry
+# run, whose seeds must match.
+EXPERIMENT = ("run", "conf/experiment.yaml", "--replicates", "2")
+
+
 def run_experiment_command(
     project: Path, output: Path, *extra: str, tmp: Path
 ) -> subprocess.CompletedProcess:
-    """`uv run pdbench run conf/experiment.yaml --replicates 2` into `output`: one command for the
-    real run and its dry run, whose seeds must match."""
-    return uv_run(
-        project,
-        "pdbench",
-        "run",
-        "conf/experiment.yaml",
-        "--replicates",
-        "2",
-        f"run.output_dir={output}",
-        *extra,
-        tmp=tmp,
-    )
+    """`uv run pdbench run conf/experiment.yaml --replicates 2` into `output` (a real process)."""
+    return uv_run(project, "pdbench", *EXPERIMENT, f"run.output_dir={output}", *extra, tmp=tmp)
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +142,9 @@ def test_run_writes_the_three_artifacts_and_prints_a_summary(experiment_run):
 def test_dry_run_writes_nothing_and_prints_the_seeds(project, experiment_run, tmp_path):
     _, real_output, _ = experiment_run
     output = tmp_path / "runs"
-    proc = ok(run_experiment_command(project, output, "--dry-run", tmp=tmp_path))
+    # The dry run in this process: what it prints and that it writes nothing are the point; the
+    # same command's real `uv run` process is the experiment_run fixture's.
+    proc = ok(console(project, *EXPERIMENT, f"run.output_dir={output}", "--dry-run", tmp=tmp_path))
     assert not output.exists()
     assert not (tmp_path / "cache").exists()
     assert "nothing written" in proc.stdout
@@ -189,7 +184,7 @@ def test_list_everything_and_list_agents(project, tmp_path):
                    "truthful", "first_speaker"):  # fmt: skip
         assert re.search(rf"^\s+{option}\s+\S", everything, re.MULTILINE), option
 
-    agents = ok(uv_run(project, "pdbench", "list", "agents", tmp=tmp_path)).stdout
+    agents = ok(console(project, "list", "agents", tmp=tmp_path)).stdout  # `list` ran as uv above
     assert agents.splitlines()[0] == "agents (conf/agent/):"
     listed = [line.split()[0] for line in agents.splitlines()[1:] if line.strip()]
     assert listed == sorted(p.stem for p in (project / "conf" / "agent").glob("*.yaml"))

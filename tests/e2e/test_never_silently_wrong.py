@@ -24,6 +24,7 @@ from silently_wrong_helpers import (
     ROOT,
     console_command,
     error_lines,
+    in_process,
     module_command,
     moves,
     read_manifest,
@@ -53,8 +54,12 @@ SLOW_ROUNDS = 20
 
 
 def slow_run_command(output: Path, *options: str) -> list[str]:
+    return [*console_command(), *slow_run_args(output, *options)]
+
+
+def slow_run_args(output: Path, *options: str) -> list[str]:
+    """`slow_run_command` without the program: the same command for the in-process door."""
     return [
-        *console_command(),
         "run",
         SLOW,
         f"run.output_dir={output}",
@@ -86,12 +91,16 @@ def test_a_second_writer_on_a_live_run_dir_is_refused(tmp_path):
     first = start_process(command, tmp_path)
     try:
         wait_for(output / "slow" / "run_manifest.json", first)
-        try:
-            second = run_process(command, tmp_path, timeout=10)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("the second writer still ran after 10 s: not refused") from None
+        # The second writer through the console door in this process: another process than the
+        # first writer's (the first is the real process that holds the run dir); what is checked
+        # is its refusal, exit code and line. Stopped if it still runs after 60 s: not refused.
+        second = run_front_door(
+            "cli", slow_run_args(output, "--replicates", "30"), cwd=shared_copy(),
+            env=subprocess_env(tmp_path), wall_limit_s=60,
+        )  # fmt: skip
+        assert second.code is not None, "the second writer still ran after 60 s: not refused"
         assert first.poll() is None, "the first run ended before the second started: too fast"
-        assert second.returncode == 2, second.stdout + second.stderr
+        assert second.code == 2, second.stdout + second.stderr
         (line,) = error_lines(second.stderr)
         assert "is being written by another process" in line and str(first.pid) in line, line
     finally:
@@ -116,7 +125,9 @@ def test_aggregate_refuses_a_match_stored_twice(tmp_path):
     with (run_dir / "matches.jsonl").open("a") as out:
         out.write(json.dumps(entry) + "\n")
 
-    done = run_process([*console_command(), "aggregate", str(run_dir)], tmp_path)
+    # In this process (the console door's entry function): the refusal's exit code, its one line
+    # and no traceback are what `aggregate` says, not the process's.
+    done = in_process("cli", ["aggregate", str(run_dir)], tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     (line,) = error_lines(done.stderr)
     assert "tft_pair" in line and "replicate" in line and "12" in line, line
@@ -147,7 +158,9 @@ def test_ctrl_c_exits_130_with_one_line_and_an_interrupted_status(interrupted):
 
 def test_an_interrupted_run_resumes_with_the_same_command(interrupted):
     _, _, output, tmp = interrupted
-    done = run_process(slow_run_command(output), tmp)
+    # The same command again, in this process: the resume is about the run dir it finds, not the
+    # process (the Ctrl-C that interrupted it was a real process's).
+    done = in_process("cli", slow_run_args(output), tmp)
     assert done.returncode == 0, done.stderr
     assert "resumed" in done.stdout
     assert read_manifest(output / "slow")["status"] == "complete"
@@ -243,9 +256,11 @@ def test_an_agents_provider_field_can_be_set_on_the_command_line(tmp_path):
     assert "mock-b[cooperative]" in checked.stdout
 
     output = tmp_path / "runs"
-    done = run_process(
+    # The Hydra door in this process: which model agent_b got is the point, not the process
+    # (the Hydra door's process is run by the Ctrl-C and misspelt-key cases).
+    done = in_process(
+        "module",
         [
-            *module_command(),
             *PROVIDER_MODEL,
             "horizon.rounds=2",
             "run.replicates=1",

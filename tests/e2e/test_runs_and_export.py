@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from in_process import run_front_door
 from project_copy import PDBENCH, command_env, copy_project
 
 
@@ -22,7 +23,10 @@ def made(tmp_path_factory) -> tuple[Path, Path]:
         ("finished", ["agent_a=gtft", "agent_b=alld"]),
         ("aborted", ["agent_a=llm_default", "agent_b=tft", "provider.mock.invalid_rate=1.0"]),
     ):
-        done = pdbench(
+        # The aborted run is the real process (its exit code 6 is the process's contract); the
+        # finished one only has to leave a run on disk, so it runs in this process.
+        command = pdbench if run_id == "aborted" else pdbench_here
+        done = command(
             project,
             tmp,
             "run",
@@ -47,6 +51,15 @@ def pdbench(project: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess
         text=True,
         timeout=120,
     )
+
+
+def pdbench_here(project: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    """The same command through the console script's entry function in this process
+    (tests/in_process.py: the same argv, working folder and environment; the exit code from its
+    SystemExit, stdout and stderr). `runs` and `export` each still run once as a real process;
+    the other calls check what a command prints, writes and exits with, not the process."""
+    ran = run_front_door("cli", list(args), cwd=project, env=command_env(tmp))
+    return subprocess.CompletedProcess([PDBENCH, *args], ran.code, ran.stdout, ran.stderr)  # type: ignore[arg-type]
 
 
 def one_error_line(done: subprocess.CompletedProcess, *words: str) -> None:
@@ -76,17 +89,18 @@ def test_runs_lists_each_run_with_status_conditions_spend_and_date(made, tmp_pat
 
 def test_runs_default_folder_and_bad_folders(made, tmp_path):
     project, runs = made
-    fresh = pdbench(project, tmp_path, "runs")  # a fresh clone: data/runs not made yet
+    fresh = pdbench_here(project, tmp_path, "runs")  # a fresh clone: data/runs not made yet
     assert fresh.returncode == 0 and "no runs in data/runs" in fresh.stdout, fresh.stderr
-    one_error_line(pdbench(project, tmp_path, "runs", str(tmp_path / "nope")), "nope")
-    one_error_line(pdbench(project, tmp_path, "runs", str(runs / "finished")), "is a run")
+    one_error_line(pdbench_here(project, tmp_path, "runs", str(tmp_path / "nope")), "nope")
+    one_error_line(pdbench_here(project, tmp_path, "runs", str(runs / "finished")), "is a run")
 
 
 def test_export_writes_the_aggregates_and_rounds_as_csv(made, tmp_path):
     project, runs = made
     for run_id in ("finished", "aborted"):
         out = tmp_path / run_id
-        done = pdbench(project, tmp_path, "export", str(runs / run_id), "--csv", "--out", str(out))
+        command = pdbench if run_id == "finished" else pdbench_here  # one real process
+        done = command(project, tmp_path, "export", str(runs / run_id), "--csv", "--out", str(out))
         assert done.returncode == 0, done.stderr
         stored = pd.read_parquet(runs / run_id / "aggregates.parquet")
         for name, level in (("conditions.csv", "condition"), ("replicates.csv", "replicate")):
@@ -107,18 +121,18 @@ def test_export_writes_the_aggregates_and_rounds_as_csv(made, tmp_path):
             first = orjson.loads(lines[0])
             assert rounds.loc[0, "agent_a_action"] == first["agent_a_action"]
             assert rounds.loc[0, "round_index"] == first["round_index"]
-    default = pdbench(project, tmp_path, "export", str(runs / "finished"), "--csv")
+    default = pdbench_here(project, tmp_path, "export", str(runs / "finished"), "--csv")
     assert default.returncode == 0 and (runs / "finished" / "export" / "rounds.csv").is_file()
 
 
 def test_export_bad_input_is_one_line(made, tmp_path):
     project, runs = made
-    one_error_line(pdbench(project, tmp_path, "export", str(runs / "finished")), "--csv")
-    one_error_line(pdbench(project, tmp_path, "export", str(tmp_path), "--csv"), str(tmp_path))
+    one_error_line(pdbench_here(project, tmp_path, "export", str(runs / "finished")), "--csv")
+    one_error_line(pdbench_here(project, tmp_path, "export", str(tmp_path), "--csv"), str(tmp_path))
     blocker = tmp_path / "file"
     blocker.write_text("x")
     one_error_line(
-        pdbench(
+        pdbench_here(
             project, tmp_path, "export", str(runs / "finished"), "--csv", "--out", str(blocker)
         ),
         "--out",

@@ -67,9 +67,10 @@ def pdbench_here(
 ) -> subprocess.CompletedProcess[str]:
     """The same command run in this process (tests/in_process.py: the same entry function,
     argv, working folder and environment; its exit code and everything it prints to stdout and
-    stderr). For the cases that end before any provider is called (refusals, the mock): where
-    a key could go is the files and the two streams, both still read. The cases that go over
-    litellm, and the sweeps, stay real processes."""
+    stderr). Where a key could go is the files and the two streams, both still read. One real
+    process per front door stays, where a real process's reading of its environment and .env
+    is the point: `pdbench run` over litellm with a keyed URL (the console script) and the
+    policy sweep with URL credentials (`python -m pdbench -m`)."""
     from in_process import run_front_door
 
     ran = run_front_door(
@@ -166,9 +167,12 @@ def test_hydra_keeps_no_config_snapshot_and_no_key_in_its_outputs(stub, project,
         "horizon.rounds=2",
         f"run.output_dir={out}",
     )
-    single = pdbench_here(project, *common, module=True)  # the sweep below is the process
+    single = pdbench_here(project, *common, module=True)
     assert single.returncode == 0, single.stderr
-    sweep = pdbench(project, "-m", *common, "agent_b=tft,alld", module=True)
+    # The sweep in this process too (Hydra's basic launcher runs its jobs here): what is checked
+    # is what Hydra and the jobs write; the Hydra door's real process is the sweep of
+    # test_url_credentials_in_a_sweep_are_written_nowhere.
+    sweep = pdbench_here(project, "-m", *common, "agent_b=tft,alld", module=True)
     assert sweep.returncode == 0, sweep.stderr
     outputs = project / "outputs"
     assert outputs.is_dir()
@@ -186,7 +190,10 @@ def test_a_key_the_server_echoes_is_stored_nowhere(stub, project, tmp_path, monk
     stub.reset()
     stub.default = (200, "application/json", completion_body(echo))
     out = tmp_path / "runs"
-    done = pdbench(
+    # In this process: the answer goes over litellm and HTTP to the stub as before, and what is
+    # checked is what the cache and spend.jsonl store; the console door's real process over
+    # litellm is test_a_key_in_the_url_environment_and_dotenv_is_written_nowhere's.
+    done = pdbench_here(
         project, "run", "conf/config.yaml", f"run.output_dir={out}", "agent_a=llm_default",
         "agent_a.response_format=reasoning", "provider=litellm",
         f"provider.api_base='{stub.api_base}'", "provider.model=openai/test-model",
