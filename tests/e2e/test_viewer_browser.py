@@ -12,7 +12,6 @@ names (CI can keep them); among them viewer-conditions-grid.png, the heat map of
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import socket
@@ -25,7 +24,8 @@ from pathlib import Path
 
 import pytest
 from in_process import run_front_door
-from project_copy import GRID_COMMAND, copy_project
+from persona_grid import shared_persona_grid
+from project_copy import copy_project
 from viewer_runs import expected_tally, shared_viewer_runs, tally_words
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -430,18 +430,9 @@ def test_the_tournament_tab_of_a_tournament_run(page, tournament_dir):
 @pytest.fixture(scope="module")
 def grid_dir(tmp_path_factory) -> Path:
     """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project: the
-    command of project_copy.run_persona_grid, run in this process (`pdbench_in_process`)."""
-    tmp = tmp_path_factory.mktemp("grid")
-    project = copy_project(tmp / "project")
-    stdout = pdbench_in_process(
-        project,
-        *GRID_COMMAND,
-        "provider=mock",
-        f"hydra.sweep.dir={tmp / 'hydra'}",
-        entry="module",
-        env={"COLUMNS": "100", "PDBENCH_CACHE_DIR": str(tmp / "cache")},
-    )
-    return project / re.search(r"run dir: (\S+)", stdout).group(1)  # type: ignore[union-attr]
+    command of project_copy.run_persona_grid, made once per session and shared with
+    test_persona_grid (tests/persona_grid.py); the viewer only reads it."""
+    return shared_persona_grid(tmp_path_factory)[0]
 
 
 def test_a_persona_by_opponent_grid_shows_its_heat_map(page, grid_dir):
