@@ -292,9 +292,7 @@ def _sfem_seed(seed: int, agent: AgentBatch) -> int:
 def analyse(play: StoredPlay, games: Mapping[str, Game], options: AnalysisOptions) -> pd.DataFrame:
     """Every table of analysis.parquet for the run (module doc). `games` gives each condition's
     game (the payoffs a rule such as WSLS reads)."""
-    # What the comparisons ask (metric, factor, reference) is checked before the strategy
-    # estimates: a misspelt --factor or --metric is said at once, not after every agent's SFEM
-    # and its bootstrap (seconds of fitting, 500 resamples each by default).
+    # The comparisons' question first: a misspelt --factor is said before seconds of SFEM.
     replicates = replicate_metrics(play)
     samples = metric_samples(play, replicates, options.metric)
     family = choose_family(
