@@ -116,10 +116,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: known only when it is installed
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto`: a worker per core, and two more. A good part of the suite waits (on commands
-    it started, servers, a browser, a model on one thread, a Ray head starting), time in which a
-    core's only worker leaves it idle: on 2 idle cores the whole suite took 373 s with 2 workers,
-    355 s with 3 and 340 s with 4 (README, Benchmarks). PYTEST_XDIST_AUTO_NUM_WORKERS still
+    """`-n auto`: a worker per core, and two more. Part of the suite waits (on commands it
+    started, servers, a browser, a model on one thread, a Ray head starting), time in which a
+    core's only worker would leave it idle: on 2 idle cores the whole suite took 373 s with 2
+    workers; with 3 and 4 it kept both cores busy throughout (vmstat: 0 % idle), and 3 or 4 made
+    no difference beyond run-to-run noise (README, Benchmarks). PYTEST_XDIST_AUTO_NUM_WORKERS still
     decides when it is set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own implementation reads it
