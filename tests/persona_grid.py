@@ -2,9 +2,8 @@
 
 `shared_persona_grid(tmp_path_factory)` runs project_copy.run_persona_grid's command, argv,
 folder and environment (100 columns, the mock model) in the test process (tests/in_process.py)
-once, whichever module or xdist worker asks first; the others wait on a file lock beside the
-workers' temp folders and read the same run and the same printed summary (a marker file holds
-the folder once made). The grid's readers (test_persona_grid.py: the summary and the pivot;
+once, whichever module or xdist worker asks first (tests/session_once.py); the others read the
+same run and the same printed summary. The grid's readers (test_persona_grid.py: the summary and the pivot;
 test_viewer_browser.py can read it too: the heat map) never write into the run, so they can
 share one: the run's composition and play (18 jobs, each composed three times) is the cost.
 """
@@ -13,29 +12,17 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 from in_process import run_front_door
 from project_copy import GRID_COMMAND, copy_project
+from session_once import made_once
 
 
 def shared_persona_grid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """(run dir, stdout) of the grid's command, run once per session."""
-    base = tmp_path_factory.getbasetemp()
-    # Under xdist every worker's base sits in the session's folder; under -n 0 the base is the
-    # session's own folder (its parent holds earlier sessions, whose runs must not be reused).
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    done = root / "shared-persona-grid.done"  # holds the folder of the run, once made
-    with FileLock(str(root / "shared-persona-grid.lock")):
-        if not done.is_file():
-            # A folder of its own per attempt: a worker that failed half-way leaves its folder.
-            tmp = Path(tempfile.mkdtemp(prefix="shared-persona-grid-", dir=root))
-            _make(tmp)
-            done.write_text(str(tmp))
-    tmp = Path(done.read_text())
+    tmp = made_once(tmp_path_factory, "shared-persona-grid", _make)
     stdout = (tmp / "stdout.txt").read_text(encoding="utf-8")
     found = re.search(r"run dir: (\S+)", stdout)
     assert found, stdout[-3000:]

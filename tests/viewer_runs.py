@@ -21,16 +21,15 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import orjson
 import pytest
-from filelock import FileLock
 from in_process import run_front_door
 from project_copy import copy_project
+from session_once import made_once
 from stub_http import LocalStubServer, StubHandler
 
 KINDS = ("aborted", "partial", "empty", "unfinished", "interrupted", "noisy", "negotiated")
@@ -70,18 +69,7 @@ def _run(project: Path, command: list[str], ok: tuple[int, ...] = (0,)) -> None:
 def shared_viewer_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """`make_viewer_runs` once per session, whichever module or xdist worker asks first; the
     others wait on the lock and read the same runs (the viewer never writes into a run)."""
-    base = tmp_path_factory.getbasetemp()
-    # Under xdist every worker's base sits in the session's folder; under -n 0 the base is the
-    # session's own folder (its parent holds earlier sessions, whose runs must not be reused).
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    done = root / "shared-viewer-runs.done"  # holds the folder of the runs, once made
-    with FileLock(str(root / "shared-viewer-runs.lock")):
-        if not done.is_file():
-            # A folder of its own per attempt: a worker that failed half-way leaves its folder.
-            tmp = Path(tempfile.mkdtemp(prefix="shared-viewer-runs-", dir=root))
-            make_viewer_runs(tmp)
-            done.write_text(str(tmp))
-    tmp = Path(done.read_text())
+    tmp = made_once(tmp_path_factory, "shared-viewer-runs", make_viewer_runs)
     made = {kind: tmp / "runs" / kind for kind in KINDS}
     for kind, run_dir in made.items():
         assert (run_dir / "run_manifest.json").is_file(), f"{kind}: no run was written"

@@ -103,7 +103,7 @@ def bought(tmp_path_factory):
 
 @pytest.mark.slow
 def test_separate_caches_replay_everything_after_a_merge(bought, tmp_path):
-    server, done, first, _, grid = bought
+    _, done, first, _, _ = bought
     live = calls(first)["live"]
     assert live > 0
     shards = sorted((first / "cache").glob("*.jsonl"))
@@ -116,20 +116,7 @@ def test_separate_caches_replay_everything_after_a_merge(bought, tmp_path):
     twice = live - bought_keys
     assert f"cache: {bought_keys} answers from the jobs' shards merged" in done.stderr
 
-    other_machine = tmp_path / "cache-2"
-    merged = cache_command(tmp_path, "merge", str(first), "--into", str(other_machine))
-    assert merged.code == 0, merged.stderr
-    assert f"{bought_keys} answers added, {twice} already there" in merged.stdout
-    verified = cache_command(tmp_path, "verify", str(other_machine))
-    assert verified.code == 0, verified.stderr
-    assert f"{bought_keys} entries checked, 0 bad" in verified.stdout
-
-    server.reset()
-    again = replay_sweep(tmp_path, "again", other_machine, grid)
-    assert len(server.state.requests) == 0  # not one call reached the server
-    assert calls(again)["live"] == 0
-    assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
-    assert_same_rounds(rounds(again), rounds(first))
+    merge_then_replay(tmp_path, [first], tmp_path / "cache-2", bought_keys, twice, bought)
 
 
 def shard_lines(folder: Path) -> int:
@@ -148,30 +135,18 @@ def test_jobs_with_caches_of_their_own_replay_everything_after_merging_those_cac
 ):
     """Each job's cache folder is its own; merging those folders gives one cache that replays
     the whole sweep, with no call reaching the server."""
-    server, _, first, tmp, grid = bought
+    _, _, first, tmp, _ = bought
     live = calls(first)["live"]
     assert live > 0
     machines = [tmp / "machine-0", tmp / "machine-1"]
     assert [shard_lines(m / "shards") > 0 for m in machines] == [True, True]
     assert sum(shard_lines(m / "shards") for m in machines) == live  # what each job bought
 
-    merged_cache = tmp_path / "merged"
-    merged = cache_command(tmp_path, "merge", *map(str, machines), "--into", str(merged_cache))
-    assert merged.code == 0, merged.stderr
     # Two jobs may buy one answer (the same first-round prompt, asked at the same time).
-    bought_keys = {json.loads(line)["key"] for m in machines for line in shard_text(m)}
-    twice = live - len(bought_keys)
-    assert f"{len(bought_keys)} answers added, {twice} already there" in merged.stdout
-    verified = cache_command(tmp_path, "verify", str(merged_cache))
-    assert verified.code == 0, verified.stderr
-    assert f"{len(bought_keys)} entries checked, 0 bad" in verified.stdout
-
-    server.reset()
-    again = replay_sweep(tmp_path, "again", merged_cache, grid)
-    assert len(server.state.requests) == 0  # not one call reached the server
-    assert calls(again)["live"] == 0
-    assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
-    assert_same_rounds(rounds(again), rounds(first))
+    bought_keys = len({json.loads(line)["key"] for m in machines for line in shard_text(m)})
+    merge_then_replay(
+        tmp_path, machines, tmp_path / "merged", bought_keys, live - bought_keys, bought
+    )
 
 
 def assert_same_rounds(replayed: list[dict], bought_rows: list[dict]) -> None:
@@ -190,3 +165,25 @@ def without_response_ids(rows: list[dict]) -> list[dict]:
         for attempt in row["agent_a_attempts"]:
             attempt.pop("response_id", None)
     return rows
+
+
+def merge_then_replay(
+    tmp_path: Path, sources: list[Path], into: Path, bought_keys: int, twice: int, bought
+) -> None:
+    """`cache merge` the sources into one cache (each answer bought once added, the answers
+    two jobs both bought counted as already there), `cache verify` it, then replay the bought
+    sweep from it: not one call may reach the server, and the rounds are the first sweep's."""
+    server, _, first, _, grid = bought
+    merged = cache_command(tmp_path, "merge", *map(str, sources), "--into", str(into))
+    assert merged.code == 0, merged.stderr
+    assert f"{bought_keys} answers added, {twice} already there" in merged.stdout
+    verified = cache_command(tmp_path, "verify", str(into))
+    assert verified.code == 0, verified.stderr
+    assert f"{bought_keys} entries checked, 0 bad" in verified.stdout
+
+    server.reset()
+    again = replay_sweep(tmp_path, "again", into, grid)
+    assert len(server.state.requests) == 0  # not one call reached the server
+    assert calls(again)["live"] == 0
+    assert calls(again)["cached"] == calls(first)["live"] + calls(first)["cached"]
+    assert_same_rounds(rounds(again), rounds(first))
