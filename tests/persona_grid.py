@@ -1,11 +1,13 @@
 """Issue 14's 3 x 6 persona x opponent sweep, made once per test session.
 
-`shared_persona_grid(tmp_path_factory)` runs project_copy.run_persona_grid's command, argv,
-folder and environment (100 columns, the mock model) in the test process (tests/in_process.py)
-once, whichever module or xdist worker asks first (tests/session_once.py); the others read the
-same run and the same printed summary. The grid's readers (test_persona_grid.py: the summary and the pivot;
-test_viewer_browser.py can read it too: the heat map) never write into the run, so they can
-share one: the run's composition and play (18 jobs, each composed three times) is the cost.
+`shared_persona_grid(tmp_path_factory)` runs `python -m pdbench -m agent_a=llm_default
+agent_b=<six> persona=<three>` (project_copy.GRID_COMMAND) in a fresh project copy, on the mock
+model at 100 terminal columns, through the module's entry function in the test process
+(tests/in_process.py), once, whichever module or xdist worker asks first (tests/session_once.py);
+the others read the same run and the same printed summary. Its readers (test_persona_grid.py:
+the summary and the pivot; test_viewer_browser.py: the heat map) never write into the run, so
+they can share one: the run's composition and play (18 jobs, each composed three times) is the
+cost.
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ import atexit
 import functools
 import io
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -110,32 +109,3 @@ GRID_COMMAND = (
     f"agent_b={','.join(GRID_OPPONENTS)}",
     f"persona={','.join(GRID_PERSONAS)}",
 )
-
-
-def run_persona_grid(tmp: Path, *, columns: int = 100) -> tuple[Path, str]:
-    """`python -m pdbench -m agent_a=llm_default agent_b=<six> persona=<three>` in a fresh project
-    copy (provider forced to the mock), at `columns` terminal columns: (run dir, stdout)."""
-    project = copy_project(tmp / "project")
-    env = {
-        **{k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")},
-        "COLUMNS": str(columns),
-        "PDBENCH_CACHE_DIR": str(tmp / "cache"),
-    }
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pdbench",
-            *GRID_COMMAND,
-            "provider=mock",
-            f"hydra.sweep.dir={tmp / 'hydra'}",
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    run_dir = project / re.search(r"run dir: (\S+)", done.stdout).group(1)  # type: ignore[union-attr]
-    return run_dir, done.stdout

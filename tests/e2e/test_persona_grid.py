@@ -16,8 +16,7 @@ from project_copy import GRID_OPPONENTS, GRID_PERSONAS
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory) -> tuple[Path, str]:
-    """project_copy.run_persona_grid's command, argv, folder and environment (100 columns), run
-    in this process (tests/in_process.py) once per session (tests/persona_grid.py): what it
+    """The grid's command run once per session in this process (tests/persona_grid.py): what it
     prints is the same, without a new interpreter's imports (litellm's alone take seconds).
     Nothing here is about the process, and nothing here writes into the run."""
     return shared_persona_grid(tmp_path_factory)

@@ -429,9 +429,9 @@ def test_the_tournament_tab_of_a_tournament_run(page, tournament_dir):
 
 @pytest.fixture(scope="module")
 def grid_dir(tmp_path_factory) -> Path:
-    """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project: the
-    command of project_copy.run_persona_grid, made once per session and shared with
-    test_persona_grid (tests/persona_grid.py); the viewer only reads it."""
+    """Issue 14's 3 x 6 persona x opponent sweep on the mock, in a copy of the project, made once
+    per session and shared with test_persona_grid (tests/persona_grid.py); the viewer only reads
+    it."""
     return shared_persona_grid(tmp_path_factory)[0]
 
 
