@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from project_copy import shared_copy
 from silently_wrong_helpers import (
     FIXTURES,
     ROOT,
+    Finished,
     console_command,
     error_lines,
     in_process,
@@ -37,16 +37,11 @@ from silently_wrong_helpers import (
 )
 
 
-def validate(tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    """`pdbench validate <args>` from the committed project, run in this process
-    (tests/in_process.py: the console script's entry function with the same argv, working folder
-    and environment; exit code from its SystemExit), a process start fewer: what validate says
-    is not about the process. The process's own exit codes are checked by the cases that start
-    one (test_a_misspelt_added_key_is_an_error_with_a_suggestion, both doors)."""
-    ran = run_front_door("cli", ["validate", *args], cwd=shared_copy(), env=subprocess_env(tmp))
-    return subprocess.CompletedProcess(
-        ["pdbench", "validate", *args], ran.code, ran.stdout, ran.stderr
-    )
+def validate(tmp: Path, *args: str) -> Finished:
+    """`pdbench validate <args>` in this process (`in_process`), a process start fewer: what
+    validate says is not about the process. The process's own exit codes are checked by the
+    cases that start one (test_a_misspelt_added_key_is_an_error_with_a_suggestion, both doors)."""
+    return in_process("cli", ["validate", *args], tmp)
 
 
 SLOW = str(FIXTURES / "slow_mock.yaml")  # 4 matches of 20 rounds at 0.05 s per answer
