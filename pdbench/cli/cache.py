@@ -101,10 +101,11 @@ def merge_sweep_cache(run_dir: Path, target: Path | None) -> None:
     for problem in merged.problems[:5]:
         exits.say(f"warning: a cache shard line was not merged: {problem}")
     if merged.conflicts:
+        differ = "differs" if len(merged.conflicts) == 1 else "differ"
         exits.say(
-            f"warning: {_count(len(merged.conflicts), 'answer')} of the jobs' shards differ from "
-            f"the ones the cache held or an earlier shard gave (kept those); to see them and "
-            f"choose: pdbench cache merge {run_dir} --into {target} --on-conflict replace|keep"
+            f"warning: {_count(len(merged.conflicts), 'answer')} of the jobs' shards {differ} "
+            "from the one the cache held or an earlier shard gave (that one was kept); to see "
+            f"them and choose: pdbench cache merge {run_dir} --into {target}"
         )
     if merged.added:
         exits.say(f"cache: {merged.added} answers from the jobs' shards merged into {target}")

@@ -186,3 +186,18 @@ def test_a_line_longer_than_any_answer_is_refused_without_being_read_whole(tmp_p
     ]
     job = ShardedCache(sweep / "cache", "other", None)
     assert job.get("after") == {"text": "D"} and job.rejected == 1
+
+
+def test_the_end_of_a_sweep_keeps_the_caches_answer_and_says_how_many_differed(tmp_path, capsys):
+    from pdbench.cli.cache import merge_sweep_cache
+
+    two_machines(tmp_path)
+    with ReplayCache(tmp_path / "cache") as cache:
+        cache.set("differs", {"text": "D"})
+    merge_sweep_cache(tmp_path / "machine-0", tmp_path / "cache")
+    warning, merged = capsys.readouterr().err.splitlines()
+    assert warning.startswith("warning: 1 answer of the jobs' shards differs from the one")
+    assert f"pdbench cache merge {tmp_path / 'machine-0'} --into {tmp_path / 'cache'}" in warning
+    assert merged == f"cache: 2 answers from the jobs' shards merged into {tmp_path / 'cache'}"
+    with ReplayCache(tmp_path / "cache") as cache:
+        assert cache.get("differs") == {"text": "D"}
