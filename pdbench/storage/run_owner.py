@@ -157,7 +157,7 @@ class RunOwner:
         if not self._create():
             holder = self._read()
             if isinstance(holder, Damaged):  # perhaps caught between its creation and write
-                time.sleep(0.1)
+                time.sleep(0.05)
                 holder = self._read()
             if holder is not None and not self._stale(holder):
                 raise PdbenchError(self._held_message(holder))
