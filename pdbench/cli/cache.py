@@ -1,16 +1,18 @@
-"""`pdbench cache list | merge | verify | prune`: replay caches and a sweep's cache shards.
+"""`pdbench cache list | merge | verify | prune | migrate`: replay caches and a sweep's shards.
 
 A cache folder is diskcache's SQLite database of answers (providers/cache.py); a sweep's jobs
 write the answers they buy to shards of their own, `<sweep run dir>/cache/<job>.jsonl`
 (providers/cache_shards.py), which the launching process merges into its cache when the sweep
 ends, and keep a copy in their own cache folder (`<cache folder>/shards/<sweep>/<job>.jsonl`).
 These commands do the same by hand, on any machine, and check what a cache holds: a cache folder
-is read with the shards kept in it.
+is read with the shards kept in it. What the checks guarantee: docs/costs.md.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,9 +24,10 @@ from pdbench.core.errors import PdbenchError
 
 if TYPE_CHECKING:
     from pdbench.providers.cache import ReplayCache
+    from pdbench.providers.cache_merge import Found, Merged
 
 cache_app = typer.Typer(
-    help="Replay caches: list, merge (a sweep's shards or another cache), verify, prune.",
+    help="Replay caches: list, merge (a sweep's shards or another cache), verify, prune, migrate.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -79,22 +82,33 @@ def _shard_folder(source: Path) -> Path | None:
 
 def merge_sweep_cache(run_dir: Path, target: Path | None) -> None:
     """Merge a sweep's cache shards (the answers its jobs bought) into a cache folder (default:
-    $PDBENCH_CACHE_DIR, else data/cache), saying how many in one line; nothing without shards."""
-    from pdbench.providers.cache_shards import SHARDS_FOLDER, merge_shards, shard_files
+    $PDBENCH_CACHE_DIR, else data/cache), saying how many in one line; nothing without shards.
+    An answer that differs from the one the cache holds is not merged (the cache's is kept:
+    nobody is there to choose), said in one warning line that names the command to choose."""
+    from pdbench.providers.cache_merge import merge, shard_entries
+    from pdbench.providers.cache_shards import SHARDS_FOLDER, shard_files
 
     folder = run_dir / SHARDS_FOLDER
-    if not shard_files(folder):
+    files = shard_files(folder)
+    if not files:
         return
     target = target or _default_cache()
     cache = _open_cache(target, create=True)
     try:
-        added, _, problems = merge_shards(folder, cache)
+        merged = merge(lambda: shard_entries(files), cache, "keep")
     finally:
         cache.close()
-    for problem in problems[:5]:
+    for problem in merged.problems[:5]:
         exits.say(f"warning: a cache shard line was not merged: {problem}")
-    if added:
-        exits.say(f"cache: {added} answers from the jobs' shards merged into {target}")
+    if merged.conflicts:
+        differ = "differs" if len(merged.conflicts) == 1 else "differ"
+        exits.say(
+            f"warning: {_count(len(merged.conflicts), 'answer')} of the jobs' shards {differ} "
+            "from the one the cache held or an earlier shard gave (that one was kept); to see "
+            f"them and choose: pdbench cache merge {run_dir} --into {target}"
+        )
+    if merged.added:
+        exits.say(f"cache: {merged.added} answers from the jobs' shards merged into {target}")
 
 
 @cache_app.command("list")
@@ -107,7 +121,7 @@ def list_caches(
     ] = None,
 ) -> None:
     """One line per cache folder (entries, size on disk) and per cache shard of a sweep
-    (entries, damaged lines)."""
+    (entries, damaged lines); a shard that is not a regular file is named and skipped."""
     from pdbench.providers.cache_shards import kept_shard_files, read_shard, shard_files
 
     for source in sources or [_default_cache()]:
@@ -120,9 +134,20 @@ def list_caches(
             finally:
                 cache.close()
         for path in shard_files(shards) if shards is not None else kept_shard_files(source):
-            lines = list(read_shard(path))
-            bad = sum(1 for line in lines if line[2] is None)
-            typer.echo(f"{path}: shard, {len(lines) - bad} answers, {bad} damaged")
+            good = bad = 0
+            for line in read_shard(path):
+                if line.number == 0:
+                    exits.say(f"skipped: {line.where}: {line.problem}")
+                    break
+                good, bad = (good + 1, bad) if line.value is not None else (good, bad + 1)
+            else:
+                typer.echo(f"{path}: shard, {good} answers, {bad} damaged")
+
+
+class OnConflict(StrEnum):
+    FAIL = "fail"
+    KEEP = "keep"
+    REPLACE = "replace"
 
 
 @cache_app.command("merge")
@@ -135,12 +160,22 @@ def merge(
         ),
     ],
     into: IntoOption = None,
+    on_conflict: Annotated[
+        OnConflict,
+        typer.Option(
+            "--on-conflict",
+            help="When two sources (or a source and the cache) hold different answers for one "
+            "key: fail (report them all, write nothing), keep (the answer the cache holds, else "
+            "the earlier source's) or replace (the later source's).",
+        ),
+    ] = OnConflict.FAIL,
 ) -> None:
     """Copy every answer of the sources that passes its checksum into a cache (created when
-    missing). Entries the cache already holds are kept as they are; damaged ones are named and
-    skipped (exit 1)."""
+    missing). The same answer already held is kept as it is; different answers for one key are
+    reported, and nothing is merged unless --on-conflict says which wins (exit 2); damaged lines
+    are named and skipped (exit 1)."""
     from pdbench.providers.cache import DATABASE
-    from pdbench.providers.cache_shards import merge_shards
+    from pdbench.providers.cache_merge import merge as merge_entries
 
     for source in sources:  # every source is checked before anything is written
         if _shard_folder(source) is None and not (source / DATABASE).is_file():
@@ -150,64 +185,80 @@ def merge(
             )
     target = into or _default_cache()
     cache = _open_cache(target, create=True)
-    problems: list[str] = []
-    added = present = 0
     try:
-        for source in sources:
-            shards = _shard_folder(source)
-            if shards is not None:
-                new, old, bad = merge_shards(shards, cache)
-            else:
-                new, old, bad = _merge_cache(source, cache)
-            added, present, problems = added + new, present + old, problems + bad
+        merged = merge_entries(lambda: _entries(sources), cache, on_conflict.value)
     finally:
         cache.close()
-    typer.echo(f"merged into {target}: {added} answers added, {present} already there")
-    for problem in problems:
+    _say_merged(merged, target, on_conflict)
+
+
+def _entries(sources: list[Path]) -> Iterator[Found]:
+    """Every entry of the sources, in order: a sweep's (or a folder's) shards; a cache folder's
+    database, then the shards kept in it."""
+    from pdbench.providers.cache_merge import cache_entries, shard_entries
+    from pdbench.providers.cache_shards import kept_shard_files, shard_files
+
+    for source in sources:
+        shards = _shard_folder(source)
+        if shards is not None:
+            yield from shard_entries(shard_files(shards))
+            continue
+        other = _open_cache(source)
+        try:
+            yield from cache_entries(other)
+        finally:
+            other.close()
+        yield from shard_entries(kept_shard_files(source))
+
+
+def _say_merged(merged: Merged, target: Path, on_conflict: OnConflict) -> None:
+    for conflict in merged.conflicts:
+        exits.say(conflict.line())
+    for problem in merged.problems:
         exits.say(f"skipped: {problem}")
-    if problems:
+    conflicts = _count(len(merged.conflicts), "key")
+    if not merged.written:
+        raise PdbenchError(
+            f"{conflicts} {'holds' if len(merged.conflicts) == 1 else 'hold'} different answers "
+            "in the sources (above): nothing was merged; choose which answer stays: "
+            "--on-conflict keep (the one the cache holds, else the earlier source's) or "
+            "--on-conflict replace (the later source's)"
+        )
+    outcome = ""
+    if merged.conflicts:
+        side = "the later source's" if on_conflict == OnConflict.REPLACE else "the first"
+        outcome = f", {_count(len(merged.conflicts), 'conflict')} ({side} answer kept)"
+    typer.echo(
+        f"merged into {target}: {merged.added} answers added, {merged.present} already there"
+        + outcome
+    )
+    if merged.problems:
         raise typer.Exit(exits.BUG)
 
 
-def _merge_cache(source: Path, cache: ReplayCache) -> tuple[int, int, list[str]]:
-    """A cache folder's entries, then the shards sweep jobs kept in it."""
-    from pdbench.providers.cache_shards import kept_shard_files, merge_shards
-
-    other = _open_cache(source)
-    added = present = 0
-    problems = []
-    try:
-        for key in other.stored_keys():
-            value, problem = other.check(key)
-            if value is None:
-                problems.append(f"{source} key {key[:12]}: {problem or 'gone'}")
-            elif cache.get(key) is not None:
-                present += 1
-            else:
-                cache.set(key, value)
-                added += 1
-    finally:
-        other.close()
-    new, old, bad = merge_shards(source, cache, kept_shard_files(source))
-    return added + new, present + old, problems + bad
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @cache_app.command("verify")
 def verify(folder: FolderArg = None) -> None:
-    """Check every entry of a cache folder (or every shard of a sweep): it decodes as JSON and
-    its checksum matches its key and answer (an entry damaged, edited, or copied under another
-    key fails). Names each bad one; exit 1 when any is bad."""
+    """Check every entry of a cache folder (or every shard of a sweep): it decodes as JSON,
+    carries a checksum, and its checksum matches its key and answer (an entry damaged, truncated,
+    rewritten without its checksum, or copied under another key fails; an edit that computed the
+    checksum again passes: see docs/costs.md). Names each bad one; exit 1 when any is bad."""
+    from pdbench.providers.cache import NO_CHECKSUM, migrate_hint
     from pdbench.providers.cache_shards import kept_shard_files, read_shard, shard_files
 
     source = folder or _default_cache()
     bad: list[str] = []
     total = 0
+    unchecked = False
     shards = _shard_folder(source)
     for path in shard_files(shards) if shards is not None else kept_shard_files(source):
-        for number, _, value, problem in read_shard(path):
+        for line in read_shard(path):
             total += 1
-            if value is None:
-                bad.append(f"{path} line {number}: {problem}")
+            if line.value is None:
+                bad.append(f"{line.where}: {line.problem}")
     if shards is None:
         cache = _open_cache(source)
         try:
@@ -216,10 +267,16 @@ def verify(folder: FolderArg = None) -> None:
                 value, problem = cache.check(key)
                 if value is None:
                     bad.append(f"{source} key {key[:12]}: {problem or 'gone'}")
+                    unchecked = unchecked or problem == NO_CHECKSUM
         finally:
             cache.close()
-    for line in bad:
-        exits.say(f"bad: {line}")
+    for problem in bad:
+        exits.say(f"bad: {problem}")
+    if unchecked:
+        exits.say(
+            f"hint: entries without a checksum: {migrate_hint(NO_CHECKSUM, source)}; otherwise "
+            f"`pdbench cache prune {source}` removes them"
+        )
     typer.echo(f"{source}: {total} entries checked, {len(bad)} bad")
     if bad:
         raise typer.Exit(exits.BUG)
@@ -249,3 +306,45 @@ def prune(folder: FolderArg = None) -> None:
     finally:
         cache.close()
     typer.echo(f"{source}: removed {len(bad)} bad entries, kept in {kept}")
+
+
+@cache_app.command("migrate")
+def migrate(folder: FolderArg = None) -> None:
+    """Give a checksum to the entries of a cache folder stored without one, as an older pdbench
+    stored them (the answer itself), after listing each as it was in
+    `<folder>/migrated-<UTC time>.jsonl`. Such entries are refused until then: pdbench cannot
+    tell one written before checksums from one rewritten since, so migrate only a cache you
+    trust. Other bad entries are left to `pdbench cache prune`."""
+    source = folder or _default_cache()
+    cache = _open_cache(source)
+    try:
+        old: dict[str, dict] = {}
+        other_bad = 0
+        for key in cache.stored_keys():
+            value, problem = cache.check(key)
+            answer = cache.without_checksum(key) if value is None else None
+            if answer is not None:
+                old[key] = answer
+            elif problem is not None:
+                other_bad += 1
+        listed = source / f"migrated-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}.jsonl"
+        if old:  # listed before anything changes
+            listed.write_bytes(
+                b"".join(orjson.dumps({"key": k, "stored": v}) + b"\n" for k, v in old.items())
+            )
+            for key, answer in old.items():
+                cache.set(key, answer)
+    finally:
+        cache.close()
+    if old:
+        typer.echo(
+            f"{source}: {len(old)} entries without a checksum were given one, as they were "
+            f"(listed in {listed}); they replay from now on"
+        )
+    else:
+        typer.echo(f"{source}: nothing to migrate (every entry carries a checksum)")
+    if other_bad:
+        typer.echo(
+            f"{source}: {other_bad} other bad entries (`pdbench cache verify` names them, "
+            "`pdbench cache prune` removes them)"
+        )

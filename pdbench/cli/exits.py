@@ -107,10 +107,13 @@ def encodable_output() -> None:
 
 def say(message: str) -> None:
     """One line on stderr (newlines inside the message are folded), secrets redacted: an error
-    may quote a command-line value or a URL with its key."""
+    may quote a command-line value or a URL with its key. Control characters are spelled out
+    (pdbench.core.visible): a message may quote a file's content or an agent's text, and the
+    terminal must show it, never act on it."""
     from pdbench.core.redact import redact_text
+    from pdbench.core.visible import visible
 
-    print(redact_text(" ".join(message.split("\n"))), file=sys.stderr)
+    print(visible(redact_text(" ".join(message.split("\n")))), file=sys.stderr)
 
 
 def usage_error_types() -> tuple[type[BaseException], ...]:

@@ -23,6 +23,7 @@ from rich.table import Table
 from pdbench.analysis.metrics.catalog import metric
 from pdbench.analysis.metrics.turn_aggregates import is_turn_run
 from pdbench.cli.turn_report import turn_summary_table
+from pdbench.core.visible import visible
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_manifest
@@ -342,7 +343,7 @@ def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None
     # number to an ellipsis: a wrapped line is ugly, a cut number is wrong.
     needed = needed_width(table)
     (Console(width=needed) if needed > out.width else out).print(table)
-    for line in notes(manifest):
-        out.print(escape(line), style="yellow" if "aborted" in line else None)
+    for line in notes(manifest):  # an aborted match's error may quote the agent: spelled out
+        out.print(escape(visible(line)), style="yellow" if "aborted" in line else None)
     out.print(f"run dir: {shown_path(run_dir)}")
     out.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pdbench.core.errors import PdbenchError, WriteFailed
+from pdbench.core.visible import visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,7 +95,8 @@ def runs(
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header) - 1)]
     for row in [header, *rows]:
         cells = [str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)]
-        typer.echo(("  ".join(cells) + "  " + str(row[-1])).rstrip())
+        # A folder's name or a damaged manifest's error is shown, never acted on by the terminal.
+        typer.echo(visible(("  ".join(cells) + "  " + str(row[-1])).rstrip()))
 
 
 def export(

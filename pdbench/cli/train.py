@@ -11,6 +11,7 @@ it failed (an exception in a hook, a wrong answer, a timeout) exits 2.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Annotated
@@ -18,8 +19,15 @@ from typing import Annotated
 import typer
 
 from pdbench.cli import exits
+from pdbench.core.visible import visible
 
-NOTE_MARK = "[pdbench "
+# A note on a turn ("round 2 turn 5 (commit) saw: {...}", "(intro) answered: {...}"): the place
+# is pdbench's (arena.turns.turn_label), so it is matched by its own shape, never by a word that
+# the agent's answer quoted after it could also hold.
+TRACE_NOTE = re.compile(
+    r"(?P<where>(?:round \d+ )?(?:turn \d+ )?\([^()]*\)|round \d+(?: turn \d+)?) "
+    r"(?P<kind>saw|answered): (?P<rest>.*)"
+)
 DEFAULT_AGAINST = "tft"
 # The house opponent of a game when --against is not given (any other game: DEFAULT_AGAINST). A
 # judged game's third party (the Keeper, the judge) is its house default, named in the header.
@@ -146,7 +154,7 @@ def _play(
         else f"{condition.horizon.rounds if condition.horizon.type == 'fixed' else '?'} rounds"
     )
     third = "".join(f", {role}: {who}" for role, who in condition.third_party_labels.items())
-    typer.echo(
+    _echo(
         f"training {path.name} ({condition.agent_a.display_name}) against "
         f"{condition.agent_b.display_name} in {condition.game.id}{third}: {length}"
     )
@@ -162,13 +170,13 @@ def _play(
     finally:
         watcher.stop()
     if outcome.matches_skipped and not outcome.matches_planned - outcome.matches_skipped:
-        typer.echo("(this file and these options were trained before: the stored match)")
+        _echo("(this file and these options were trained before: the stored match)")
     failed = _show_result(run_dir, path.stem)
     from pdbench.cli.report import shown_path
 
-    typer.echo(f"run dir: {shown_path(run_dir)}")
-    typer.echo(f"agent log: {shown_path(log_path)}")
-    typer.echo(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
+    _echo(f"run dir: {shown_path(run_dir)}")
+    _echo(f"agent log: {shown_path(log_path)}")
+    _echo(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
     if outcome.status != "complete":
         exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
         raise typer.Exit(exits.status_code(outcome.status))
@@ -195,9 +203,9 @@ def _show_result(run_dir: Path, name: str) -> int:
     for row in outcomes.table.to_dict("records"):
         a, b = outcomes.agents[str(row["agent_a"])].name, outcomes.agents[str(row["agent_b"])].name
         winner = {"a": f"{a} wins", "b": f"{b} wins", "draw": "a draw"}[str(row["result"])]
-        typer.echo(f"result: {a} {row['score_a']:g} - {row['score_b']:g} {b}: {winner}")
+        _echo(f"result: {a} {row['score_a']:g} - {row['score_b']:g} {b}: {winner}")
     for skipped in outcomes.skipped:
-        typer.echo(f"result: none ({skipped.reason})")
+        _echo(f"result: none ({skipped.reason})")
     return failed
 
 
@@ -216,7 +224,13 @@ def _shortened(round_state: str) -> str:
 
 class LogWatcher:
     """Prints the agent's log as it grows: pdbench's notes (what the agent saw and answered, a
-    traceback cut to the user's frames) and the agent's own prints."""
+    traceback cut to the user's frames) and the agent's own prints.
+
+    Only pdbench's own lines start at column 0 (the turn a note is about, then the result);
+    everything the agent made (its prints, its answers, its tracebacks) is shown indented under
+    a label and with its control characters spelled out (pdbench.core.visible). The log tells
+    the agent's lines from pdbench's notes (pdbench.agents.arena.log), so a print of the
+    agent's that reads like a note is shown as printed."""
 
     def __init__(self, path: Path, every_s: float = 0.05) -> None:
         self.path = path
@@ -239,9 +253,9 @@ class LogWatcher:
         while not self._done.wait(self.every_s):
             self._read()
         self._read()
-        self._end_traceback()
         if self._partial:
             self._show(self._partial)
+        self._end_traceback()
 
     def _read(self) -> None:
         try:
@@ -257,28 +271,36 @@ class LogWatcher:
             self._show(line)
 
     def _show(self, line: str) -> None:
+        from pdbench.agents.arena.log import read_log_line
+
+        kind, text = read_log_line(line)
+        if kind == "note continued":
+            self._show_continued(text)
+            return
+        self._end_traceback()
+        if kind == "agent":
+            _echo(f"  printed:  {text}")
+            return
+        traced = TRACE_NOTE.match(text)
+        if traced is None:
+            _echo(f"  pdbench:  {text}")
+        elif traced["kind"] == "saw":
+            _echo(traced["where"])
+            _echo(f"  saw:      {_shortened(traced['rest'])}")
+        else:
+            _echo(f"  answered: {traced['rest']}")
+
+    def _show_continued(self, text: str) -> None:
+        """A further line of a note: a traceback is gathered and shown cut to the user's own
+        frames; anything else as it is, indented."""
         if self._traceback is not None:
-            self._traceback.append(line)
-            if line and not line.startswith(" ") and not line.startswith("Traceback"):
+            self._traceback.append(text)
+            if text and not text.startswith(" ") and not text.startswith("Traceback"):
                 self._end_traceback()  # the exception's own line ends the traceback
-            return
-        if line.startswith("Traceback (most recent call last):"):
-            self._traceback = [line]
-            return
-        if line.startswith(NOTE_MARK):
-            text = line.split("] ", 1)[1] if "] " in line else line
-            where, sep, rest = text.partition(" saw: ")
-            if sep:
-                typer.echo(f"{where}\n  saw:      {_shortened(rest)}")
-                return
-            where, sep, rest = text.partition(" answered: ")
-            if sep:
-                typer.echo(f"  answered: {rest}")
-                return
-            typer.echo(f"  pdbench:  {text}")
-            return
-        if line:
-            typer.echo(f"  printed:  {line}")
+        elif text.startswith("Traceback (most recent call last):"):
+            self._traceback = [text]
+        else:
+            _echo(f"  | {text}")
 
     def _end_traceback(self) -> None:
         from pdbench.agents.arena.training import own_traceback
@@ -286,5 +308,11 @@ class LogWatcher:
         if self._traceback is None:
             return
         for line in own_traceback(self._traceback):
-            typer.echo(f"  | {line}")
+            _echo(f"  | {line}")
         self._traceback = None
+
+
+def _echo(line: str) -> None:
+    """One line on stdout, anything in it a terminal would act on spelled out: names and paths
+    come from the user's files, and a note quotes the agent."""
+    typer.echo(visible(line))

@@ -3,7 +3,15 @@
 Backed by `diskcache` (SQLite, safe across processes) with eviction turned off, so nothing paid
 for is ever dropped silently. Values are JSON text, not pickles: readable by any tool, and a
 Python upgrade cannot make them unloadable. Each value is stored with its checksum
-(`{"checksum": ..., "value": ...}`), so a damaged or edited entry is noticed, never replayed.
+(`{"checksum": ..., "value": ...}`), so a damaged entry is noticed, never replayed.
+
+What the checksum guarantees (docs/costs.md, "What the replay cache's checks guarantee"): it is
+sha256 of the key and the answer, with no secret in it, so it finds accidents (a bit flipped on
+disk, a torn or truncated write, an answer copied under another key, an entry rewritten without
+its checksum) and not deliberate edits: whoever can edit an entry can compute its checksum again.
+A cache is as trustworthy as whoever wrote it, like a run folder. An entry that carries no
+checksum is refused like a damaged one; `pdbench cache migrate` gives one to the entries of a
+cache written before entries carried them, on the user's word.
 """
 
 from __future__ import annotations
@@ -51,9 +59,23 @@ def warn_on_stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
+# Why an entry without a checksum fails its check, and what to do (pdbench cache verify, a run).
+NO_CHECKSUM = "it carries no checksum (written before entries had one, or rewritten without it)"
+
+
+def migrate_hint(problem: str | None, folder: Path) -> str:
+    """What to do about entries without a checksum, said with the first one found."""
+    if problem != NO_CHECKSUM:
+        return ""
+    return (
+        f"if an older pdbench wrote this cache and you trust it, `pdbench cache migrate "
+        f"{folder}` gives such entries a checksum"
+    )
+
+
 def checksum(key: str, value: dict[str, Any]) -> str:
-    """sha256 of the key and the canonical JSON of the value: an entry that was damaged, edited
-    or copied under another key fails it."""
+    """sha256 of the key and the canonical JSON of the value: an entry that was damaged or
+    copied under another key fails it (an edit that computes it again does not: no secret)."""
     canonical = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(key.encode() + b"\n" + canonical).hexdigest()
 
@@ -103,7 +125,29 @@ class ReplayCache:
 
     def check(self, key: str) -> tuple[dict[str, Any] | None, str | None]:
         """(the entry's answer, None), (None, None) when absent, or (None, what is wrong): it
-        must decode as JSON and its checksum must match its key and answer."""
+        must decode as JSON, carry a checksum, and its checksum must match its key and answer."""
+        stored, problem = self._stored(key)
+        if stored is None:
+            return None, problem
+        if "checksum" not in stored and "text" in stored:
+            return None, NO_CHECKSUM
+        if not isinstance(stored.get("value"), dict):
+            return None, "not a cache entry"
+        if stored.get("checksum") != checksum(key, stored["value"]):
+            return None, "its checksum does not match"
+        return stored["value"], None
+
+    def without_checksum(self, key: str) -> dict[str, Any] | None:
+        """The answer of an entry stored the way pdbench stored them before entries carried a
+        checksum (the answer itself: a JSON object with its "text"), else None. For `pdbench
+        cache migrate` only: such an entry is never replayed as it is."""
+        stored, _ = self._stored(key)
+        if stored is None or "checksum" in stored or "text" not in stored:
+            return None
+        return stored
+
+    def _stored(self, key: str) -> tuple[dict[str, Any] | None, str | None]:
+        """The entry as a JSON object, or (None, what is wrong; None when absent)."""
         try:
             raw = self._cache.get(key)
         except sqlite3.DatabaseError as error:
@@ -114,13 +158,9 @@ class ReplayCache:
             stored = orjson.loads(raw)
         except (orjson.JSONDecodeError, TypeError) as error:
             return None, f"not valid JSON ({error})"
-        if isinstance(stored, dict) and "checksum" not in stored and "text" in stored:
-            return stored, None  # written before entries carried checksums
-        if not isinstance(stored, dict) or not isinstance(stored.get("value"), dict):
+        if not isinstance(stored, dict):
             return None, "not a cache entry"
-        if stored.get("checksum") != checksum(key, stored["value"]):
-            return None, "its checksum does not match"
-        return stored["value"], None
+        return stored, None
 
     def stored_keys(self) -> list[str]:
         """Every key stored (for `pdbench cache`), in the database's order."""
@@ -136,10 +176,11 @@ class ReplayCache:
     def _reject(self, key: str, why: str) -> None:
         self.rejected += 1
         if self.rejected == 1:
+            hint = migrate_hint(why, self.directory)
             self.warn(
-                f"a replay cache entry in {self.directory} (key {key[:12]}) is {why}: it is "
-                "asked again; further such entries are counted in run_manifest.json "
-                "(cache_rejected), not said"
+                f"a replay cache entry in {self.directory} (key {key[:12]}) failed its check: "
+                f"{why}; it is asked again; further such entries are counted in "
+                "run_manifest.json (cache_rejected), not said" + (f" ({hint})" if hint else "")
             )
 
     def set(self, key: str, value: dict[str, Any]) -> None:

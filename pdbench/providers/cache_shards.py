@@ -13,6 +13,9 @@ A job also keeps what it bought in its own cache folder, as one more shard of it
 `<cache folder>/shards/<sweep>/<job>.jsonl` (a file, never the database: the folder may be shared
 too). So when every job has a cache folder of its own (a node-local one on each machine),
 `pdbench cache merge A B --into C` makes one cache of them that replays the whole sweep.
+
+Shards are read as files others wrote: only regular files (a FIFO would block a reader for ever,
+a link is never followed), line by line with a cap on a line's length (ANSWER_LINE_CAP_BYTES).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +32,32 @@ import orjson
 from pdbench.core.errors import WriteFailed
 from pdbench.core.redact import redact
 from pdbench.providers.cache import ReplayCache, Warn, checksum, warn_on_stderr
+from pdbench.storage.safe_files import NotRegularFile, bounded_lines, open_regular
 
 SHARDS_FOLDER = "cache"  # inside a sweep's run dir
 KEPT_FOLDER = "shards"  # inside a cache folder: <sweep>/<job>.jsonl, what each job bought
+# The longest line a shard may hold: one answer with its key and checksum. The longest outputs
+# models give today are about 128k tokens (about 0.5 MB of text) and as much again of
+# reasoning, so 8 MiB holds the longest answer eight times over; a longer line is no answer
+# pdbench wrote, and is skipped without being held in memory.
+ANSWER_LINE_CAP_BYTES = 8 << 20
+TOO_LONG = f"longer than {ANSWER_LINE_CAP_BYTES} bytes (the most one answer's line may hold)"
+
+
+@dataclass(frozen=True, slots=True)
+class ShardLine:
+    """One line of a shard: its key and answer, or what is wrong with it. Line 0 stands for the
+    whole file (one that is not a regular file, or cannot be read)."""
+
+    path: Path
+    number: int
+    key: str
+    value: dict[str, Any] | None
+    problem: str | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.path} line {self.number}" if self.number else str(self.path)
 
 
 def shard_files(folder: Path) -> list[Path]:
@@ -43,30 +70,40 @@ def kept_shard_files(cache_folder: Path) -> list[Path]:
     return sorted(folder.glob("*/*.jsonl")) if folder.is_dir() else []
 
 
-def read_shard(path: Path) -> Iterator[tuple[int, str, dict[str, Any] | None, str | None]]:
-    """(line number, key, value or None, what is wrong or None) for every complete line."""
-    data = path.read_bytes()
-    for number, raw in enumerate(data[: data.rfind(b"\n") + 1].splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            entry = orjson.loads(raw)
-        except orjson.JSONDecodeError as error:
-            yield number, "", None, f"not valid JSON ({error})"
-            continue
-        if not isinstance(entry, dict) or not isinstance(entry.get("value"), dict):
-            yield (
-                number,
-                str(entry.get("key", "")) if isinstance(entry, dict) else "",
-                None,
-                ("not a cache entry"),
-            )
-            continue
-        key = str(entry.get("key", ""))
-        if entry.get("checksum") != checksum(key, entry["value"]):
-            yield number, key, None, "its checksum does not match its key and answer"
-            continue
-        yield number, key, entry["value"], None
+def read_shard(path: Path) -> Iterator[ShardLine]:
+    """Every complete line of a shard, checked (one line at a time: a shard is never read
+    whole); a shard that is not a regular file or cannot be read is one problem of line 0."""
+    try:
+        handle = open_regular(path)
+    except NotRegularFile as refused:
+        yield ShardLine(path, 0, "", None, refused.what)
+        return
+    except OSError as error:
+        yield ShardLine(path, 0, "", None, f"unreadable ({error.strerror})")
+        return
+    with handle:
+        for number, (raw, _) in enumerate(bounded_lines(handle, ANSWER_LINE_CAP_BYTES), 1):
+            if raw is None:
+                yield ShardLine(path, number, "", None, TOO_LONG)
+            elif raw.strip():
+                key, value, problem = _checked(raw)
+                yield ShardLine(path, number, key, value, problem)
+
+
+def _checked(raw: bytes) -> tuple[str, dict[str, Any] | None, str | None]:
+    """(key, answer, None) for a line whose checksum matches, else (key or "", None, why)."""
+    try:
+        entry = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        return "", None, f"not valid JSON ({error})"
+    if not isinstance(entry, dict):
+        return "", None, "not a cache entry"
+    key = str(entry.get("key", ""))
+    if not isinstance(entry.get("value"), dict):
+        return key, None, "not a cache entry"
+    if entry.get("checksum") != checksum(key, entry["value"]):
+        return key, None, "its checksum does not match its key and answer"
+    return key, entry["value"], None
 
 
 class ShardedCache:
@@ -89,6 +126,7 @@ class ShardedCache:
         self.warn = warn or warn_on_stderr
         self._entries: dict[str, dict[str, Any]] = {}
         self._read_to: dict[Path, int] = {}  # how far each shard was read (bytes)
+        self._refused: set[Path] = set()  # not regular files: never opened again
         self._rejected = 0
         self._catch_up()
 
@@ -97,29 +135,30 @@ class ShardedCache:
         return self._rejected + (self.base.rejected if self.base is not None else 0)
 
     def _catch_up(self) -> None:
-        """Read what the shards gained since the last look (other jobs keep appending)."""
+        """Read what the shards gained since the last look (other jobs keep appending). A shard
+        that is not a regular file, and a line over the cap, is counted in `rejected` once."""
         kept = kept_shard_files(self.base.directory) if self.base is not None else []
         for path in [*shard_files(self.folder), *kept]:
-            start = self._read_to.get(path, 0)
-            try:
-                with path.open("rb") as handle:
-                    handle.seek(start)
-                    data = handle.read()
-            except OSError:
+            if path in self._refused:
                 continue
-            end = data.rfind(b"\n") + 1  # a line being written is read next time
-            for raw in data[:end].splitlines():
-                try:
-                    entry = orjson.loads(raw)
-                    key, value = str(entry["key"]), entry["value"]
-                except (orjson.JSONDecodeError, KeyError, TypeError):
-                    self._rejected += 1
-                    continue
-                if isinstance(value, dict) and entry.get("checksum") == checksum(key, value):
-                    self._entries[key] = value
-                else:
-                    self._rejected += 1
-            self._read_to[path] = start + end
+            try:
+                handle = open_regular(path)
+            except NotRegularFile:
+                self._refused.add(path)
+                self._rejected += 1
+                continue
+            except OSError:
+                continue  # gone meanwhile, or unreadable for now: looked at again next time
+            with handle:
+                handle.seek(self._read_to.get(path, 0))
+                # A line being written (no newline yet) is read next time.
+                for raw, end in bounded_lines(handle, ANSWER_LINE_CAP_BYTES):
+                    self._read_to[path] = end
+                    key, value, _ = _checked(raw) if raw is not None else ("", None, None)
+                    if value is None:
+                        self._rejected += 1
+                    else:
+                        self._entries[key] = value
 
     def get(self, key: str) -> dict[str, Any] | None:
         if key not in self._entries:
@@ -163,23 +202,3 @@ def _append(path: Path, line: bytes) -> None:
                 fcntl.flock(handle, fcntl.LOCK_UN)
     except OSError as error:
         raise WriteFailed(path, error) from error
-
-
-def merge_shards(
-    folder: Path, into: ReplayCache, files: list[Path] | None = None
-) -> tuple[int, int, list[str]]:
-    """Copy every valid entry of the shards in `folder` (or of `files`) into a cache: (added,
-    already there, problems as `file line N: why`). An entry already cached is left as it is."""
-    added = present = 0
-    problems: list[str] = []
-    for path in shard_files(folder) if files is None else files:
-        for number, key, value, problem in read_shard(path):
-            if value is None:
-                problems.append(f"{path} line {number}: {problem}")
-                continue
-            if into.get(key) is not None:
-                present += 1
-                continue
-            into.set(key, value)
-            added += 1
-    return added, present, problems

@@ -1,6 +1,6 @@
 """Files of a run folder opened without following links, and replaced through unique temporaries.
 
-Two guarantees a run folder's writers rely on:
+Three guarantees a run folder's readers and writers rely on:
 
 - A symbolic link inside a run folder is never followed: a folder holding one is refused (one
   line naming it, exit 2) before anything is read or written, and the files pdbench appends to
@@ -20,10 +20,11 @@ import io
 import os
 import secrets
 import socket
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 from pdbench.core.errors import PdbenchError, WriteFailed
 from pdbench.storage.processes import process_alive
@@ -65,6 +66,69 @@ def open_no_follow(path: Path, mode: str) -> IO[Any]:
         if error.errno == errno.ELOOP:
             raise PdbenchError(link_message(path)) from None
         raise
+
+
+class NotRegularFile(PdbenchError):
+    """A path that is a link, a FIFO, a folder, a socket or a device where a file was expected."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path}: {what}, not a regular file")
+        self.what = f"{what}, not a regular file"
+
+
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+)
+
+
+def _kind(mode: int) -> str | None:
+    """What a file of this mode is, when it is not a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "something else")
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open `path` for reading (binary) only if it is a regular file, or raise NotRegularFile
+    saying what it is. Its type is read with lstat before anything opens it (opening a FIFO
+    blocks, opening a device may act), and again on what was opened (O_NOFOLLOW, O_NONBLOCK: a
+    file swapped for a link or a FIFO in between is refused the same way)."""
+    what = _kind(os.lstat(path).st_mode)
+    if what is not None:
+        raise NotRegularFile(path, what)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotRegularFile(path, "a symbolic link") from None
+        raise
+    what = _kind(os.fstat(descriptor).st_mode)
+    if what is not None:
+        os.close(descriptor)
+        raise NotRegularFile(path, what)
+    return os.fdopen(descriptor, "rb")
+
+
+def bounded_lines(handle: BinaryIO, cap: int) -> Iterator[tuple[bytes | None, int]]:
+    """Each complete line from where `handle` is (without its newline) and the offset after
+    it; a line longer than `cap` bytes comes as None, skipped without ever holding more than
+    `cap` bytes of it. A last line without a newline (being written, or torn) is not given."""
+    while True:
+        line = handle.readline(cap + 1)
+        if line.endswith(b"\n"):
+            yield line[:-1], handle.tell()
+            continue
+        if len(line) <= cap:
+            return  # the end of the file, or a last line still being written
+        while not (rest := handle.readline(1 << 20)).endswith(b"\n"):
+            if not rest:
+                return  # a long last line still being written: read again next time
+        yield None, handle.tell()
 
 
 _HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]

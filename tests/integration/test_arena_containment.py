@@ -189,8 +189,8 @@ def test_a_fork_loop_is_capped_and_the_match_goes_on(arena, project):
     leftovers = processes_named(Path(path).name)
     kill_all(leftovers)
     log = agent.log_path.read_text()
-    refused = [line for line in log.splitlines() if line.startswith("fork refused after")]
-    assert len(refused) == 1 and 0 < int(refused[0].split()[3]) <= 7  # 8 with the agent itself
+    refused = [line for line in log.splitlines() if line.startswith("agent | fork refused after")]
+    assert len(refused) == 1 and 0 < int(refused[0].split()[5]) <= 7  # 8 with the agent itself
     assert all(r.decision_a.error is None for r in result.rounds)
     assert leftovers == []
 

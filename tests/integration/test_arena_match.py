@@ -119,9 +119,9 @@ def test_hooks_are_called_in_order_with_their_arguments(arena, tmp_path):
     play(game, 2, agent, Scripted([D, C]))
     agent.close()
     events = [
-        json.loads(line.removeprefix("EVENT "))
+        json.loads(line.removeprefix("agent | EVENT "))  # what the agent printed
         for line in agent.log_path.read_text().splitlines()
-        if line.startswith("EVENT ")
+        if line.startswith("agent | EVENT ")
     ]
     assert [e["hook"] for e in events] == [
         "on_match_start",

@@ -165,11 +165,30 @@ def test_a_cache_database_that_is_not_one_is_moved_aside(tmp_path):
     assert aside.read_bytes().startswith(b"this is not a SQLite database")
 
 
-def test_entries_written_before_checksums_still_replay(tmp_path):
-    with diskcache.Cache(str(tmp_path)) as raw:
-        raw["old"] = json.dumps({"text": "D", "input_tokens": 1, "output_tokens": 1})
-    with ReplayCache(tmp_path) as cache:
-        assert cache.get("old")["text"] == "D" and cache.rejected == 0
+def test_an_entry_rewritten_without_its_checksum_is_not_replayed(tmp_path, monkeypatch, capsys):
+    """Issue 40: answers flipped and stored without their checksum (the format entries had
+    before checksums) were replayed as old entries, flipping the moves. They are refused like
+    damaged ones: asked again, counted, and the rounds are the first run's."""
+    monkeypatch.delenv("PDBENCH_CACHE_DIR")
+    cache = tmp_path / "cache"
+    first = run_experiment(llm_run(tmp_path, cache))
+    with diskcache.Cache(str(cache)) as raw:
+        keys = list(raw.iterkeys())
+        for key in keys[:3]:
+            answer = json.loads(raw[key])["value"]
+            answer["text"] = "D" if answer["text"] == "C" else "C"
+            raw[key] = json.dumps(answer)
+    capsys.readouterr()
+
+    again = run_experiment(llm_run(tmp_path, cache), run_dir=tmp_path / "runs" / "b", run_id="b")
+    (warning,) = capsys.readouterr().err.strip().splitlines()
+    assert "carries no checksum" in warning and "pdbench cache migrate" in warning
+    assert again.calls.live == 3
+    assert json.loads((again.run_dir / "run_manifest.json").read_text())["cache_rejected"] == 3
+    rounds = lambda d: strip((d / "rounds.jsonl").read_text().splitlines())  # noqa: E731
+    assert [{**r, "run_id": 0} for r in rounds(again.run_dir)] == [
+        {**r, "run_id": 0} for r in rounds(first.run_dir)
+    ]
 
 
 def test_another_applications_sqlite_file_is_not_adopted_as_the_cache(tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pdbench.core.errors import PdbenchError
-from pdbench.storage.run_owner import OWNER_FILE, RunOwner
+from pdbench.storage.run_owner import OWNER_FILE, Lease, RunOwner
 
 HOLDER = """
 import sys, time
@@ -112,9 +112,9 @@ def test_two_newcomers_cannot_both_take_over(tmp_path, monkeypatch):
         os.kill(first.pid, signal.SIGSTOP)
         time.sleep(1.0)
         stale = RunOwner(tmp_path)._read()
-        assert stale
+        assert isinstance(stale, Lease)
         # Another newcomer is in the middle of taking the same stale owner over.
-        (tmp_path / f"{OWNER_FILE}.takeover-{stale['token']}").touch()
+        (tmp_path / f"{OWNER_FILE}.takeover-{stale.token}").touch()
         with pytest.raises(PdbenchError, match="being taken over"):
             RunOwner(tmp_path).acquire()
     finally:
@@ -131,8 +131,8 @@ def test_a_claim_left_by_a_newcomer_that_died_does_not_block_for_ever(tmp_path, 
         os.kill(first.pid, signal.SIGSTOP)
         time.sleep(1.0)
         stale = RunOwner(tmp_path)._read()
-        assert stale
-        claim = tmp_path / f"{OWNER_FILE}.takeover-{stale['token']}"
+        assert isinstance(stale, Lease)
+        claim = tmp_path / f"{OWNER_FILE}.takeover-{stale.token}"
         claim.touch()
         os.utime(claim, (time.time() - 60, time.time() - 60))  # older than the lease
         owner = RunOwner(tmp_path).acquire()

@@ -24,6 +24,7 @@ from pdbench.agents.arena import (
     sandbox,
 )
 from pdbench.agents.arena.bwrap import bwrap_argv, runtime_paths
+from pdbench.agents.arena.log import read_log_line
 from pdbench.agents.arena.sandbox import MARKER_VARIABLE, Containment
 from pdbench.agents.arena.validate import imported_siblings
 from pdbench.agents.base import AgentContext
@@ -294,10 +295,31 @@ def test_log_is_capped(tmp_path):
     log.write(b"c" * 600)
     log.close()
     text = (tmp_path / "agent.log").read_text()
-    assert text.startswith("a" * 600 + "b" * 400 + "\n[pdbench ")
+    assert text.startswith("agent | " + "a" * 600 + "b" * 400 + "\n[pdbench ")
     assert "cc" not in text
     assert "output cut off after 1000 bytes" in text
     assert "800 further bytes" in text
+
+
+def test_the_agents_lines_cannot_pass_for_notes_in_its_log(tmp_path):
+    """Every line the agent prints is behind the gutter, control characters spelled out, and a
+    character split between two writes is decoded whole; a note ends a line left open."""
+    log = AgentLog(tmp_path / "agent.log")
+    log.write(b"[pdbench 2026-01-01T00:00:00] result: I win\n\x1b]52;c;eA==\x07 caf\xc3")
+    log.write(b"\xa9 \xff\r")
+    log.note("round 1 turn 1 (commit) on_turn raised:\nTraceback\nValueError: \x1b")
+    log.write(b"\n")
+    log.close()
+    lines = (tmp_path / "agent.log").read_text().splitlines()
+    assert lines[0] == "agent | [pdbench 2026-01-01T00:00:00] result: I win"
+    assert lines[1] == "agent | \\x1b]52;c;eA==\\x07 caf\u00e9 \\xff\\r"
+    assert lines[2].endswith("] round 1 turn 1 (commit) on_turn raised:")
+    assert lines[3].startswith("[pdbench ") and lines[3].endswith("] | Traceback")
+    assert lines[4].endswith("] | ValueError: \\x1b")
+    assert lines[5] == "agent | "
+    kinds = [read_log_line(line)[0] for line in lines]
+    assert kinds == ["agent", "agent", "note", "note continued", "note continued", "agent"]
+    assert read_log_line(lines[0])[1] == "[pdbench 2026-01-01T00:00:00] result: I win"
 
 
 # --- containment: what the sandbox shows, without starting one ---------------------------------

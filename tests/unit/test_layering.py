@@ -26,8 +26,16 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"core"},
     "config": {"core", "strategies", "games"},
     # configured by its validated spec; the gateway journals what it pays; the mock model can
-    # answer as a policy would
-    "providers": {"core", "strategies", "games", "config", "storage.schema", "storage.spend"},
+    # answer as a policy would; cache shards are read as run folders are (storage.safe_files)
+    "providers": {
+        "core",
+        "strategies",
+        "games",
+        "config",
+        "storage.schema",
+        "storage.spend",
+        "storage.safe_files",
+    },
     "agents": {"core", "strategies", "games", "config", "providers", "storage.schema"},
     "storage": {"core"},
     "analysis": {"core", "storage", "strategies", "games"},
