@@ -344,7 +344,16 @@ class LiteLLMProvider:
         )
 
     def _cost(self, litellm: Any, response: Any, model: str) -> float | None:
-        """The call's price from litellm's table; None when unknown."""
+        """The call's price: at the price the config gives (even $0: a free server), else from
+        litellm's table; None when unknown."""
+        price = self.spec.usd_per_million_tokens
+        if price is not None:
+            usage = getattr(response, "usage", None)
+            return price.cost(
+                int(getattr(usage, "prompt_tokens", 0) or 0),
+                int(getattr(usage, "completion_tokens", 0) or 0),
+                cache_usage(response)[0] or 0,
+            )
         try:
             cost = litellm.completion_cost(completion_response=response)
         except Exception:

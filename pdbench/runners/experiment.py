@@ -18,7 +18,12 @@ from pdbench.core.errors import CacheMiss, PdbenchError, WriteFailed
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.play import Halt, MatchDone, play_pending
 from pdbench.runners.prepare import LoadedExperiment
-from pdbench.runners.provision import check_folders, make_gateway, warn_on_stderr
+from pdbench.runners.provision import (
+    check_budget_enforceable,
+    check_folders,
+    make_gateway,
+    warn_on_stderr,
+)
 from pdbench.runners.run_manifest import ManifestWriter
 from pdbench.runners.stopping import RunInterrupted, Stopping
 from pdbench.runners.writer import OrderedWriter
@@ -80,6 +85,7 @@ def run_experiment(
     warn = warn or warn_on_stderr
     plan = plan_matches(loaded.spec)
     check_folders(loaded, plan, run_dir, cache_mode)
+    check_budget_enforceable(loaded, plan)
     store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
     if store.notice is not None:
         warn(store.notice)

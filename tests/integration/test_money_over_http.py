@@ -1,0 +1,90 @@
+"""What a run pays for and what it says about it, against the OpenAI-compatible stub on 127.0.0.1
+through real litellm, each command run in this process (tests/in_process.py) as a user types it
+(issue 40): a budget that cannot be enforced is refused before any call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from in_process import run_front_door
+from openai_stub_server import StubServer
+from project_copy import command_env
+from stub_http import stub_fixtures
+
+ROOT = Path(__file__).resolve().parents[2]
+UNPRICED = "openai/pdbench-unpriced-model"  # a model litellm's price map does not know
+
+server, stub = stub_fixtures(StubServer, import_litellm=True)
+
+
+def _run(
+    tmp_path: Path,
+    stub,
+    *overrides: str,
+    model: str = UNPRICED,
+    run_id: str = "r",
+    command: str = "run",
+):
+    """`pdbench run conf/config.yaml` with an LLM agent against TFT, 5 rounds, 1 replicate."""
+    args = [
+        command,
+        "conf/config.yaml",
+        "agent_a=llm_default",
+        "agent_b=tft",
+        "horizon.rounds=5",
+        "provider=litellm",
+        f"provider.model={model}",
+        f"provider.api_base={stub.api_base}",
+        "run.replicates=1",
+        f"run.output_dir={tmp_path / 'runs'}",
+        *(["--run-id", run_id] if command == "run" else []),
+        *overrides,
+    ]
+    env = {**command_env(tmp_path), "OPENAI_API_KEY": "dummy"}
+    return run_front_door("cli", args, cwd=ROOT, env=env)
+
+
+def _manifest(tmp_path: Path, run_id: str = "r") -> dict:
+    return json.loads((tmp_path / "runs" / run_id / "run_manifest.json").read_text())
+
+
+# --- a budget needs a price -------------------------------------------------------------------
+
+
+def test_a_budget_on_a_model_without_a_price_is_refused_before_any_call(tmp_path, stub):
+    ran = _run(tmp_path, stub, "run.max_cost_usd=0.00001")
+    assert ran.code == 2, ran.stderr
+    lines = ran.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), ran.stderr
+    assert UNPRICED in lines[0] and "run.max_cost_usd" in lines[0]
+    assert "provider.usd_per_million_tokens" in lines[0]  # how to give the price
+    assert "run.allow_unpriced_calls=true" in lines[0]  # how to go on anyway
+    assert stub.state.requests == []
+    assert not (tmp_path / "runs" / "r").exists()  # nothing written
+    checked = _run(tmp_path, stub, "run.max_cost_usd=0.00001", command="validate")
+    assert checked.code == 2 and checked.stderr.strip() == lines[0], checked.stderr
+
+
+def test_the_user_may_go_on_without_a_price_and_is_told_what_that_means(tmp_path, stub):
+    ran = _run(tmp_path, stub, "run.max_cost_usd=0.00001", "run.allow_unpriced_calls=true")
+    assert ran.code == 0, ran.stderr
+    assert len(stub.state.requests) == 5
+    assert f"the price of {UNPRICED} is unknown" in ran.stderr
+    assert _manifest(tmp_path)["spend"]["unknown_price"] == 5
+
+
+def test_a_price_given_in_the_config_prices_the_calls_and_enforces_the_budget(tmp_path, stub):
+    stub.state.prompt_tokens, stub.state.completion_tokens = 1_000_000, 10
+    price = "provider.usd_per_million_tokens={input: 2.0, output: 8.0}"
+    ran = _run(tmp_path, stub, price, "run.max_cost_usd=3")
+    assert ran.code == 4, ran.stderr  # stopped by the budget: it is enforced
+    assert len(stub.state.requests) == 2  # $2.00008 each: the second call passes $3
+    spend = _manifest(tmp_path)["spend"]
+    assert spend["unknown_price"] == 0
+    assert spend["cost_usd"] == pytest.approx(2 * (2.0 + 10 * 8.0 / 1e6))
+    # the estimate before the run uses the same price, and says where it comes from
+    checked = _run(tmp_path, stub, price, command="validate")
+    assert checked.code == 0, checked.stderr
+    assert "(provider.usd_per_million_tokens)" in checked.stdout, checked.stdout
