@@ -211,6 +211,12 @@ class ProviderSpec(Frozen):
     max_attempts: int = Field(
         5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
     )
+    max_retry_after_s: float = Field(
+        60.0,
+        ge=0,
+        description="the longest one call waits when a 429 asks to wait (Retry-After); a longer "
+        "ask waits this long, then tries again (not part of the cache key or the config hash)",
+    )
     cache_prompt: bool | None = Field(
         None,
         description="llama.cpp's cache_prompt: reuse the KV cache of the prompt prefix a slot "

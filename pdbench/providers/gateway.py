@@ -84,7 +84,7 @@ class ProviderGateway:
         self.peak_in_flight = 0  # the most live calls ever in flight at once
         self.max_concurrency = max_concurrency
         # Calls in flight: at most max_concurrency, fewer while the provider rate limits.
-        self.limit = AdaptiveLimit(max_concurrency)
+        self.limit = AdaptiveLimit(max_concurrency, say=self._warn)  # a long wait is said
         self._client_factory = client_factory or (
             lambda spec: make_client(spec, project_root=project_root)
         )

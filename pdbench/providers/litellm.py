@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.config.schema import ProviderSpec
+from pdbench.providers import concurrency
 from pdbench.providers.base import (
     Completion,
     CompletionRequest,
@@ -29,8 +30,8 @@ from pdbench.providers.base import (
     ProviderUnavailable,
     RequestRefused,
 )
-from pdbench.providers.concurrency import backoff, rate_limit_pause
 from pdbench.providers.constraints import label_grammar, label_json_schema
+from pdbench.providers.prices import cost_at
 from pdbench.providers.prompt_cache import prompt_cache_kwargs
 from pdbench.providers.usage import cache_usage
 from pdbench.storage.schema import CallCounts
@@ -125,8 +126,12 @@ class LiteLLMProvider:
                 return self._to_completion(litellm, response, request.model)
             except Exception as error:
                 self._count_if_paid(litellm, error, request.model)
-                await backoff(self._delay_or_raise(litellm, error, attempt, request.model))
+                await self._pause(self._delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
+
+    async def _pause(self, seconds: float) -> None:
+        """The wait before the next attempt (the call's slot is free meanwhile)."""
+        await concurrency.backoff(seconds)
 
     def take_paid_without_text(self) -> list[CallCounts]:
         """The answers received since the last call of this method that a provider charged for
@@ -251,16 +256,15 @@ class LiteLLMProvider:
                 f"{_first_line(error)}){self._start_the_server_hint(litellm, error)}"
             ) from error
         delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
-        if isinstance(error, litellm.RateLimitError) or code == 429:
-            delay = rate_limit_pause(error, delay)
-        log.warning(
-            "%s: %s on attempt %d of %d, retrying in %.2fs",
-            model,
-            type(error).__name__,
-            attempt,
-            self.spec.max_attempts,
-            delay,
-        )
+        asked = None
+        rate_limited = isinstance(error, litellm.RateLimitError) or code == 429
+        if rate_limited:
+            delay, asked = concurrency.rate_limit_pause(
+                error, delay, cap_s=self.spec.max_retry_after_s
+            )
+        why = "rate limited (429)" if rate_limited else type(error).__name__
+        line = concurrency.waiting_line(model, why, delay, asked, attempt, self.spec)
+        concurrency.say_waiting(delay, line)  # said when long, else logged
         return delay
 
     def _check_key_once(self, litellm: Any, model: str) -> None:
@@ -346,14 +350,8 @@ class LiteLLMProvider:
     def _cost(self, litellm: Any, response: Any, model: str) -> float | None:
         """The call's price: at the price the config gives (even $0: a free server), else from
         litellm's table; None when unknown."""
-        price = self.spec.usd_per_million_tokens
-        if price is not None:
-            usage = getattr(response, "usage", None)
-            return price.cost(
-                int(getattr(usage, "prompt_tokens", 0) or 0),
-                int(getattr(usage, "completion_tokens", 0) or 0),
-                cache_usage(response)[0] or 0,
-            )
+        if self.spec.usd_per_million_tokens is not None:
+            return cost_at(self.spec.usd_per_million_tokens, response)
         try:
             cost = litellm.completion_cost(completion_response=response)
         except Exception:

@@ -8,8 +8,10 @@ config says to go on (`run.allow_unpriced_calls`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from pdbench.config.provider_spec import ProviderSpec
+from pdbench.config.provider_spec import ProviderSpec, TokenPrice
+from pdbench.providers.usage import cache_usage
 
 PRICE_FIELD = "provider.usd_per_million_tokens"
 
@@ -53,3 +55,13 @@ def unpriced_models(specs: Iterable[ProviderSpec]) -> list[str]:
         if spec.model not in unknown and rates(spec) is None:
             unknown[spec.model] = None
     return list(unknown)
+
+
+def cost_at(price: TokenPrice, response: Any) -> float:
+    """A chat completion's cost at a given price, from the usage it reports."""
+    usage = getattr(response, "usage", None)
+    return price.cost(
+        int(getattr(usage, "prompt_tokens", 0) or 0),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+        cache_usage(response)[0] or 0,
+    )

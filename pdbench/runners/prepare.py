@@ -68,7 +68,7 @@ class LoadedExperiment:
             for side in ("agent_a", "agent_b"):
                 condition[side].pop("trace", None)  # an arena agent's training log: no result
         _without_a_server_list(snapshot)
-        _without_prices(snapshot)
+        _without_provider_costs(snapshot)
         payload = {"spec": snapshot, "files": self.referenced_files}
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -99,16 +99,23 @@ def _without_a_server_list(node: Any) -> None:
             _without_a_server_list(value)
 
 
-def _without_prices(node: Any) -> None:
-    """Leave out a provider's price (`usd_per_million_tokens`): it changes what a call costs,
-    never an answer, so a price given to resume a run under a budget keeps its run id."""
+# Provider settings that change what a call costs or how long it may wait, never an answer:
+# left out of the hash, so a price given to resume a run under a budget keeps its run id (and
+# runs made before the settings existed keep theirs).
+PROVIDER_FIELDS_WITHOUT_RESULT = ("usd_per_million_tokens", "max_retry_after_s")
+
+
+def _without_provider_costs(node: Any) -> None:
+    """Leave out every provider's PROVIDER_FIELDS_WITHOUT_RESULT."""
     if isinstance(node, dict):
-        node.pop("usd_per_million_tokens", None)
+        if "model" in node and "api_base" in node:  # a provider
+            for name in PROVIDER_FIELDS_WITHOUT_RESULT:
+                node.pop(name, None)
         for value in node.values():
-            _without_prices(value)
+            _without_provider_costs(value)
     elif isinstance(node, list):
         for value in node:
-            _without_prices(value)
+            _without_provider_costs(value)
 
 
 def _without_unused_talk(condition: dict[str, Any]) -> None:
