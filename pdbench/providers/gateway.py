@@ -10,6 +10,7 @@ played and a re-run from cache plays them again.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import os
 from collections.abc import Callable
@@ -208,6 +209,8 @@ class ProviderGateway:
                     paid,
                     key=key,
                     answer=completion.to_json_dict() if key is not None else None,
+                    model=request.model,
+                    reported_model=completion.reported_model if paid.other_model else None,
                 )
             except WriteFailed:
                 self._keep_unjournaled(key, completion, paid)
@@ -259,9 +262,11 @@ class ProviderGateway:
             self._say_once(
                 ("model", request.model, str(completion.reported_model)),
                 f"asked {request.model} but the server says {completion.reported_model} "
-                "answered: played and priced as it reports (counted in run_manifest.json "
-                "spend.other_model)",
+                "answered: played and priced as it reports (both names are stored with each "
+                "attempt and spend.jsonl line; counted in run_manifest.json spend.other_model)",
+                per_run=True,
             )
+            completion = dataclasses.replace(completion, requested_model=request.model)
         if completion.cost_usd is None and not impossible:
             self._say_once(
                 ("price", request.model),

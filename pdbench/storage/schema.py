@@ -154,6 +154,7 @@ class ProviderAttempt:
     output_tokens: int
     cost_usd: float | None  # None when the price is unknown
     # What a real server says about its answer, stored only when it says it.
+    requested_model: str | None = None  # the model asked, when another one answered
     reported_model: str | None = None  # the model name in the response
     response_id: str | None = None
     system_fingerprint: str | None = None
@@ -167,6 +168,7 @@ class ProviderAttempt:
     TEXT_FIELDS: typing.ClassVar[tuple[str, ...]] = ("system", "prompt", "raw", "reasoning")
     RUN_LOCAL_FIELDS: typing.ClassVar[tuple[str, ...]] = ("cached",)
     AUDIT_FIELDS: typing.ClassVar[tuple[str, ...]] = (
+        "requested_model",
         "reported_model",
         "response_id",
         "system_fingerprint",

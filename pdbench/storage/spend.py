@@ -42,13 +42,22 @@ class SpendJournal:
         self._by_source: dict[str | None, CallCounts] = {}
 
     def record(
-        self, paid: CallCounts, *, key: str | None = None, answer: dict | None = None
+        self,
+        paid: CallCounts,
+        *,
+        key: str | None = None,
+        answer: dict | None = None,
+        model: str | None = None,
+        reported_model: str | None = None,
     ) -> None:
         """Append one paid call (flushed to the OS before the answer is used). With the cache
         key and the answer, the answer survives a failed cache write: a resumed run takes it
-        from here instead of buying it again (see `answers`)."""
+        from here instead of buying it again (see `answers`). `model` is the model asked;
+        `reported_model` the one the server says answered, when it is another."""
         line: dict = {
             "source": self.source,
+            **({"model": model} if model is not None else {}),
+            **({"reported_model": reported_model} if reported_model is not None else {}),
             "live": paid.live,
             "input_tokens": paid.input_tokens,
             "output_tokens": paid.output_tokens,

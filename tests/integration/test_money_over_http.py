@@ -88,3 +88,50 @@ def test_a_price_given_in_the_config_prices_the_calls_and_enforces_the_budget(tm
     checked = _run(tmp_path, stub, price, command="validate")
     assert checked.code == 0, checked.stderr
     assert "(provider.usd_per_million_tokens)" in checked.stdout, checked.stdout
+
+
+# --- an answer from another model ------------------------------------------------------------
+
+
+def _attempts(tmp_path: Path, run_id: str) -> list[dict]:
+    lines = (tmp_path / "runs" / run_id / "rounds.jsonl").read_text().splitlines()
+    return [a for line in lines for a in json.loads(line)["agent_a_attempts"]]
+
+
+def _spend_lines(tmp_path: Path, run_id: str) -> list[dict]:
+    text = (tmp_path / "runs" / run_id / "spend.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_an_answer_from_another_model_is_said_once_and_both_names_are_stored(tmp_path, stub):
+    stub.state.reported_model = "gpt-4o"  # asked openai/gpt-4o-mini
+    try:
+        ran = _run(tmp_path, stub, "run.replicates=2", model="openai/gpt-4o-mini")
+    finally:
+        stub.state.reported_model = None
+    assert ran.code == 0, ran.stderr
+    said = [line for line in ran.stderr.splitlines() if "gpt-4o answered" in line]
+    assert len(said) == 1 and "asked openai/gpt-4o-mini" in said[0], ran.stderr
+    attempts = _attempts(tmp_path, "r")
+    assert len(attempts) == 10
+    assert {(a["requested_model"], a["reported_model"]) for a in attempts} == {
+        ("openai/gpt-4o-mini", "gpt-4o")
+    }
+    journal = _spend_lines(tmp_path, "r")
+    assert len(journal) == len(stub.state.requests) == 5  # temperature 0: replicate 2 replays
+    assert {(line["model"], line["reported_model"]) for line in journal} == {
+        ("openai/gpt-4o-mini", "gpt-4o")
+    }
+    # the replay of the same answers (another run, the same cache) stores the same names
+    again = _run(tmp_path, stub, "run.replicates=2", model="openai/gpt-4o-mini", run_id="again")
+    assert again.code == 0 and len(stub.state.requests) == 5, again.stderr
+    assert _attempts(tmp_path, "again") == attempts
+
+
+def test_an_answer_from_the_model_asked_stores_no_second_name(tmp_path, stub):
+    ran = _run(tmp_path, stub, model="openai/gpt-4o-mini")
+    assert ran.code == 0, ran.stderr
+    assert all("requested_model" not in a for a in _attempts(tmp_path, "r"))
+    journal = _spend_lines(tmp_path, "r")
+    assert {line["model"] for line in journal} == {"openai/gpt-4o-mini"}
+    assert all("reported_model" not in line for line in journal)
