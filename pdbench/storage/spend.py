@@ -49,11 +49,14 @@ class SpendJournal:
         answer: dict | None = None,
         model: str | None = None,
         reported_model: str | None = None,
+        estimate: str | None = None,
     ) -> None:
         """Append one paid call (flushed to the OS before the answer is used). With the cache
         key and the answer, the answer survives a failed cache write: a resumed run takes it
         from here instead of buying it again (see `answers`). `model` is the model asked;
-        `reported_model` the one the server says answered, when it is another."""
+        `reported_model` the one the server says answered, when it is another. `estimate` says
+        why a line counts a call that may have been billed though no answer came (its counts
+        are `paid`'s estimated ones, kept apart from the paid ones)."""
         line: dict = {
             "source": self.source,
             **({"model": model} if model is not None else {}),
@@ -67,6 +70,8 @@ class SpendJournal:
         for flag in CallCounts.FLAGS:  # only when said: lines stay short
             if getattr(paid, flag):
                 line[flag] = getattr(paid, flag)
+        if estimate is not None:
+            line["estimate"] = estimate
         if key is not None and answer is not None:
             # Redacted like every file of a run: a server may echo a key in its answer.
             line["key"], line["answer"] = key, redact(answer)
@@ -137,6 +142,11 @@ class SpendJournal:
                 other_model=int(entry.get("other_model", 0)),
                 cached_input_tokens=int(entry.get("cached_input_tokens", 0)),
                 cache_write_tokens=int(entry.get("cache_write_tokens", 0)),
+                estimated_calls=int(entry.get("estimated_calls", 0)),
+                estimated_input_tokens=int(entry.get("estimated_input_tokens", 0)),
+                estimated_output_tokens=int(entry.get("estimated_output_tokens", 0)),
+                estimated_cost_usd=float(entry.get("estimated_cost_usd", 0.0)),
+                estimated_unknown_price=int(entry.get("estimated_unknown_price", 0)),
             )
             self._total = self._total + counts
             source = entry.get("source")

@@ -4,6 +4,7 @@ through real litellm, each command run in this process (tests/in_process.py) as 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -12,6 +13,10 @@ from in_process import run_front_door
 from openai_stub_server import StubServer
 from project_copy import command_env
 from stub_http import stub_fixtures
+
+from pdbench.config.schema import ProviderSpec
+from pdbench.providers.base import CompletionRequest
+from pdbench.providers.litellm import LiteLLMProvider, import_litellm
 
 ROOT = Path(__file__).resolve().parents[2]
 UNPRICED = "openai/pdbench-unpriced-model"  # a model litellm's price map does not know
@@ -135,3 +140,61 @@ def test_an_answer_from_the_model_asked_stores_no_second_name(tmp_path, stub):
     journal = _spend_lines(tmp_path, "r")
     assert {line["model"] for line in journal} == {"openai/gpt-4o-mini"}
     assert all("reported_model" not in line for line in journal)
+
+
+# --- an answer the client gave up on ---------------------------------------------------------
+
+
+def _warm_up(stub) -> None:
+    """litellm's first call in a process imports more of itself (a second or more on a loaded
+    machine), which would eat a short timeout before anything is sent: made once beforehand."""
+    spec = ProviderSpec(name="litellm", model="openai/warm-up", api_base=stub.api_base)
+    request = CompletionRequest(
+        provider="litellm",
+        model="openai/warm-up",
+        api_base=stub.api_base,
+        system="",
+        messages=(("user", "warm up"),),
+        temperature=0.0,
+        max_tokens=4,
+    )
+    asyncio.run(LiteLLMProvider(spec, project_root=ROOT).acomplete(request))
+    stub.reset()
+
+
+def test_a_call_that_timed_out_is_counted_as_an_estimate_apart_from_the_spend(tmp_path, stub):
+    _warm_up(stub)
+    stub.state.delay_s = 2.0  # answers (and would bill) after the client's 0.3 s timeout
+    impatient = ("provider.timeout_s=0.3", "provider.max_attempts=1")
+    try:
+        slow = _run(tmp_path, stub, *impatient, model="openai/gpt-4o-mini")
+    finally:
+        stub.state.delay_s = 0.0
+    assert slow.code == 3, slow.stderr  # the match waits
+    (sent,) = stub.state.requests
+    journal = _spend_lines(tmp_path, "r")
+    (line,) = journal
+    assert line["estimate"].startswith("timed out after 0.3 s")
+    assert line["live"] == 0 and line["cost_usd"] == 0  # not counted as paid
+    assert line["model"] == "openai/gpt-4o-mini"
+    # the prompt's tokens as counted before sending, and at most max_tokens of answer
+    assert 100 < line["estimated_input_tokens"] < 2000
+    assert line["estimated_output_tokens"] == sent["max_tokens"]
+    price = import_litellm().model_cost["gpt-4o-mini"]
+    assert line["estimated_cost_usd"] == pytest.approx(
+        line["estimated_input_tokens"] * price["input_cost_per_token"]
+        + sent["max_tokens"] * price["output_cost_per_token"]
+    )
+    spend = _manifest(tmp_path)["spend"]
+    assert (spend["live"], spend["cost_usd"]) == (0, 0)
+    assert spend["estimated_calls"] == 1
+    assert spend["estimated_cost_usd"] == pytest.approx(line["estimated_cost_usd"])
+    # the summary says it apart from what was spent
+    said = [s for s in slow.stdout.splitlines() if s.startswith("may have been billed")]
+    assert len(said) == 1 and "1 call that timed out" in said[0], slow.stdout
+    assert "(an estimate" in said[0]
+
+    resumed = _run(tmp_path, stub, *impatient, model="openai/gpt-4o-mini")  # answered in time
+    assert resumed.code == 0, resumed.stderr
+    spend = _manifest(tmp_path)["spend"]
+    assert spend["live"] == 5 and spend["estimated_calls"] == 1  # kept apart, over both attempts
