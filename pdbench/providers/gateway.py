@@ -220,8 +220,9 @@ class ProviderGateway:
                     model=request.model,
                     reported_model=completion.reported_model if paid.other_model else None,
                 )
-            except WriteFailed:
-                self._keep_unjournaled(key, completion, paid)
+            except WriteFailed as failure:
+                if not failure.written:  # journaled in the run's reserve: kept, and counted
+                    self._keep_unjournaled(key, completion, paid)
                 raise
         self.stats += paid  # in place: the progress display holds this counter
         return completion

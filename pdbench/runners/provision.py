@@ -15,6 +15,7 @@ from pdbench.core.errors import ConfigError
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.storage.folders import check_writable_folder
+from pdbench.storage.reserve import RESERVE_BYTES, DiskReserve
 from pdbench.storage.spend import SpendJournal
 
 if TYPE_CHECKING:
@@ -64,6 +65,23 @@ def check_budget_enforceable(loaded: LoadedExperiment, plan: list[PlannedMatch])
             file=loaded.spec.source,
             field="run.max_cost_usd",
         )
+
+
+def set_aside_reserve(
+    pending: list[PlannedMatch], run_dir: Path, warn: Callable[[str], None]
+) -> DiskReserve | None:
+    """The room a run that pays for calls keeps for its last spend lines on a full disk
+    (storage/reserve.py); None for a run that calls no provider, or a disk without room."""
+    if not any(agent.uses_provider for m in pending for agent in m.condition.agents.values()):
+        return None
+    reserve = DiskReserve(run_dir)
+    if reserve.set_aside():
+        return reserve
+    warn(
+        f"{run_dir}: no room to set aside {RESERVE_BYTES // 1024} KiB for the records of paid "
+        "answers: if the disk fills up, the answer being paid for then may be bought again"
+    )
+    return None
 
 
 def cache_dir(

@@ -22,6 +22,7 @@ import orjson
 
 from pdbench.core.errors import WriteFailed
 from pdbench.core.redact import redact
+from pdbench.storage.reserve import DiskReserve, is_disk_full
 from pdbench.storage.safe_files import open_no_follow
 from pdbench.storage.schema import CallCounts
 
@@ -40,6 +41,8 @@ class SpendJournal:
         self._offsets: dict[Path, int] = {}  # how far this process has read each journal
         self._total = CallCounts()
         self._by_source: dict[str | None, CallCounts] = {}
+        # Room the run set aside for its last spend lines on a full disk (storage/reserve.py).
+        self.reserve: DiskReserve | None = None
 
     def record(
         self,
@@ -75,17 +78,29 @@ class SpendJournal:
         if key is not None and answer is not None:
             # Redacted like every file of a run: a server may echo a key in its answer.
             line["key"], line["answer"] = key, redact(answer)
+        data = orjson.dumps(line) + b"\n"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open_no_follow(self.path, "a+b") as handle:
-                fcntl.flock(handle, fcntl.LOCK_EX)
-                try:
-                    handle.write(_after_a_torn_line(handle) + orjson.dumps(line) + b"\n")
-                    handle.flush()
-                finally:
-                    fcntl.flock(handle, fcntl.LOCK_UN)
+            self._append(data)
         except OSError as error:
-            raise WriteFailed(self.path, error) from error
+            # A full disk: the call is paid, so its line goes into the room the run's reserve
+            # gives back; the run stops all the same (storage/reserve.py).
+            if not (is_disk_full(error) and self.reserve is not None and self.reserve.release()):
+                raise WriteFailed(self.path, error) from error
+            try:
+                self._append(data)
+            except OSError as again:
+                raise WriteFailed(self.path, again) from again
+            raise WriteFailed(self.path, error, written=True) from error
+
+    def _append(self, data: bytes) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open_no_follow(self.path, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                handle.write(_after_a_torn_line(handle) + data)
+                handle.flush()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def total(self) -> CallCounts:
         """What was paid so far, by everyone writing this journal."""
