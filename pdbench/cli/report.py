@@ -202,6 +202,12 @@ def _estimate_against_spent(manifest: RunManifest) -> list[str]:
         return []
     parts = []
     for e in priced:
+        price = str(e.get("price"))
+        if price.startswith("not estimated: "):  # a turn game's calls: no count was made
+            parts.append(
+                f"{e.get('model')}: not estimated ({price.removeprefix('not estimated: ')})"
+            )
+            continue
         expected, most = e.get("price_usd_expected"), e.get("price_usd_max")
         money = (
             "unknown price"
