@@ -81,8 +81,10 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     loaded = _load(config, overrides)
     spec = loaded.spec
     from pdbench.runners.plan import plan_matches
+    from pdbench.runners.provision import check_budget_enforceable
 
     plan = plan_matches(spec)
+    check_budget_enforceable(loaded, plan)  # the run would be refused: so is its config
     typer.echo(f"valid: {loaded.spec.source}")
     typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
     typer.echo(f"  conditions    {len(spec.conditions)}")
@@ -222,8 +224,10 @@ def run(
 def _print_plan(loaded: LoadedExperiment) -> None:
     from pdbench.cli.report import plan_table, print_table
     from pdbench.runners.plan import plan_matches
+    from pdbench.runners.provision import check_budget_enforceable
 
     plan = plan_matches(loaded.spec)
+    check_budget_enforceable(loaded, plan)
     typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
     print_table(plan_table(plan))
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")

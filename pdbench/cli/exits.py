@@ -5,8 +5,8 @@
 | 0    | the run is complete |
 | 1    | a bug: an unexpected exception (its traceback is kept) |
 | 2    | bad input: config, command line, names, paths, a locked run dir |
-| 3    | run incomplete: provider failures left matches unfinished; the same command resumes |
-| 4    | stopped by the cost budget; resumable with a larger budget |
+| 3    | run incomplete: provider failures left matches unfinished (even all); the same command resumes |
+| 4    | stopped by the cost budget (even before a match ended); resumable with a larger budget |
 | 5    | a write failed (disk full, I/O error); the last good manifest is kept |
 | 6    | aborted: every match was played, but a condition has no finished match (all aborted) |
 | 130  | interrupted (Ctrl-C); resumable |

@@ -203,6 +203,12 @@ def _estimate_against_spent(manifest: RunManifest) -> list[str]:
         return []
     parts = []
     for e in priced:
+        price = str(e.get("price"))
+        if price.startswith("not estimated: "):  # a turn game's calls: no count was made
+            parts.append(
+                f"{e.get('model')}: not estimated ({price.removeprefix('not estimated: ')})"
+            )
+            continue
         expected, most = e.get("price_usd_expected"), e.get("price_usd_max")
         money = (
             "unknown price"
@@ -220,6 +226,19 @@ def _estimate_against_spent(manifest: RunManifest) -> list[str]:
     return [f"estimate before the run: {'; '.join(parts)}; spent: {spent}"]
 
 
+def estimated_note(spend: CallCounts) -> str:
+    """The calls that timed out, which the provider may have billed: apart from what was spent."""
+    calls = spend.estimated_calls
+    price = f"up to ${spend.estimated_cost_usd:.4f}"
+    if spend.estimated_unknown_price:
+        price += f" + unknown ({spend.estimated_unknown_price} at a price litellm does not know)"
+    return (
+        f"may have been billed: {price} for {calls} call{'s' * (calls != 1)} that timed out (an "
+        f"estimate, not in spent: {spend.estimated_input_tokens} prompt tokens, at most "
+        f"{spend.estimated_output_tokens} answer tokens; spend.jsonl lines with `estimate`)"
+    )
+
+
 def notes(manifest: RunManifest) -> list[str]:
     """What the table cannot say: money spent, replicates that are replays, aborted matches."""
     lines = []
@@ -232,6 +251,8 @@ def notes(manifest: RunManifest) -> list[str]:
             f"spent: {price} on {spend.live} live calls, over every attempt of this run "
             "(answers already paid for come from the cache)"
         )
+    if spend.estimated_calls:
+        lines.append(estimated_note(spend))
     budget = sweep_budget(manifest)
     if budget is not None:
         lines.append(

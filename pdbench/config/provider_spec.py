@@ -121,6 +121,27 @@ class MockBehaviour(Frozen):
         return tuple(sorted(self.model_dump(mode="json", exclude=exclude).items()))
 
 
+class TokenPrice(Frozen):
+    """A model's price in USD per million tokens, as providers quote it: used instead of
+    litellm's price map (a model the map does not know, a negotiated rate, a hosted server)."""
+
+    input: float = Field(ge=0, description="USD per million input tokens")
+    output: float = Field(ge=0, description="USD per million output tokens")
+    cached_input: float | None = Field(
+        None, ge=0, description="USD per million cached input tokens (null: the input price)"
+    )
+
+    def cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float:
+        """USD for one call's usage (`cached_input_tokens` is part of `input_tokens`)."""
+        cached = min(max(cached_input_tokens, 0), input_tokens)
+        cached_rate = self.input if self.cached_input is None else self.cached_input
+        return (
+            (input_tokens - cached) * self.input
+            + cached * cached_rate
+            + output_tokens * self.output
+        ) / 1e6
+
+
 class ProviderSpec(Frozen):
     """Who answers the prompts: a registered provider kind (the offline mock, or any litellm
     model) and its settings."""
@@ -190,6 +211,12 @@ class ProviderSpec(Frozen):
     max_attempts: int = Field(
         5, ge=1, description="transport attempts on rate limits and timeouts, with backoff"
     )
+    max_retry_after_s: float = Field(
+        60.0,
+        ge=0,
+        description="the longest one call waits when a 429 asks to wait (Retry-After); a longer "
+        "ask waits this long, then tries again (not part of the cache key or the config hash)",
+    )
     cache_prompt: bool | None = Field(
         None,
         description="llama.cpp's cache_prompt: reuse the KV cache of the prompt prefix a slot "
@@ -199,6 +226,11 @@ class ProviderSpec(Frozen):
         False,
         description="mark the system prompt as a cache breakpoint (Anthropic's cache_control, "
         "through litellm; not part of the cache key)",
+    )
+    usd_per_million_tokens: TokenPrice | None = Field(
+        None,
+        description="the model's price ({input: 0.15, output: 0.6}), used instead of litellm's "
+        "price map; null: the map's (not part of the cache key or the config hash)",
     )
 
     @property

@@ -82,6 +82,11 @@ class RunSpec(Frozen):
         True, description="log prompts and raw answers on every round (hash: their sha256)"
     )
     max_cost_usd: float | None = Field(None, gt=0, description="stop starting calls past this")
+    allow_unpriced_calls: bool = Field(
+        False,
+        description="with max_cost_usd: run although a model's price is unknown (its calls are "
+        "counted but cost nothing against the budget, which cannot stop them)",
+    )
     cache: CacheSpec = CacheSpec()
     limits: LimitsSpec = LimitsSpec()
 

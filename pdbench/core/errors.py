@@ -52,10 +52,13 @@ class WriteFailed(Exception):
     """Writing a run's file (or the cache) failed: a full disk or an I/O error. Not bad input
     (exit 5): the run stops at once, the manifest keeps its last good version and says why."""
 
-    def __init__(self, path: object, error: BaseException) -> None:
+    def __init__(self, path: object, error: BaseException, *, written: bool = False) -> None:
+        """`written`: the record was written all the same (in the room a reserve gave back);
+        the run stops because the disk is full, not because this record is lost."""
         import errno
 
         self.path = str(path)
+        self.written = written
         code = getattr(error, "errno", None)
         full = code in (errno.ENOSPC, errno.EDQUOT) or "disk is full" in str(error)
         reason = getattr(error, "strerror", None) or str(error)

@@ -154,7 +154,14 @@ class CompletionRequest:
 
 
 # What a server says about its answer, kept for audit (None when the provider does not say).
-AUDIT_FIELDS = ("reported_model", "response_id", "system_fingerprint", "reasoning", "server")
+AUDIT_FIELDS = (
+    "requested_model",
+    "reported_model",
+    "response_id",
+    "system_fingerprint",
+    "reasoning",
+    "server",
+)
 CACHE_USAGE_FIELDS = ("cached_input_tokens", "cache_write_tokens")
 
 
@@ -167,6 +174,9 @@ class Completion:
     output_tokens: int = 0
     cost_usd: float | None = None
     cached: bool = False
+    # The model asked, kept only when the server reports another one answered (the gateway
+    # sets it: see answer_checks.is_other_model), so both names are stored with the answer.
+    requested_model: str | None = None
     reported_model: str | None = None  # the model name the server reports (response.model)
     response_id: str | None = None  # the provider's id of this response
     system_fingerprint: str | None = None  # the serving configuration, when the provider says

@@ -5,13 +5,15 @@ As inspect_ai's adaptive concurrency does, the limit is cut in half when a call 
 (one cut per burst: the 429s of calls already in flight when it was cut do not cut it again) and
 grows back by one after as many calls as the limit succeed without a rate limit (additive
 increase, multiplicative decrease, as TCP does). A `Retry-After` header (seconds, or an HTTP date)
-holds back every new call until it has passed, not only the call that was told.
+holds back every new call until it has passed, not only the call that was told, for at most
+`provider.max_retry_after_s`; a pause of SAY_WAITS_FROM_S or more is said in one line.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextvars import ContextVar
@@ -19,16 +21,20 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-# Never wait longer than this for one Retry-After (a server's clock may be far off).
-MAX_RETRY_AFTER_S = 300.0
+log = logging.getLogger(__name__)
+
+# A pause before a retry at least this long is said in one line (what, how long, how to stop);
+# shorter ones pass unsaid.
+SAY_WAITS_FROM_S = 5.0
 
 
 def retry_after_seconds(
     error: BaseException, *, now: Callable[[], float] = time.time
 ) -> float | None:
-    """The pause a rate-limited answer asks for: its `retry-after-ms` or `Retry-After` header
-    (delay-seconds or an HTTP-date), read from litellm's response headers or the HTTP response;
-    None when it asks for none (or for something that is no pause)."""
+    """The pause a rate-limited answer asks for, as it asks it: its `retry-after-ms` or
+    `Retry-After` header (delay-seconds or an HTTP-date), read from litellm's response headers
+    or the HTTP response; None when it asks for none (or for something that is no pause). The
+    caller caps it (`provider.max_retry_after_s`, see `rate_limit_pause`)."""
     for headers in (
         getattr(error, "litellm_response_headers", None),
         getattr(getattr(error, "response", None), "headers", None),
@@ -42,7 +48,7 @@ def retry_after_seconds(
             continue
         seconds = _seconds(milliseconds, value, now)
         if seconds is not None:
-            return min(seconds, MAX_RETRY_AFTER_S)
+            return seconds
     return None
 
 
@@ -69,7 +75,14 @@ def _seconds(milliseconds: Any, value: Any, now: Callable[[], float]) -> float |
 class AdaptiveLimit:
     """A limit on calls in flight that halves on rate limits and recovers additively."""
 
-    def __init__(self, maximum: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        maximum: int,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        """`say` tells the user one line about a long pause (default: the log)."""
         if maximum < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {maximum}")
         self.maximum = maximum
@@ -80,6 +93,8 @@ class AdaptiveLimit:
         self._successes = 0  # since the limit last changed
         self._epoch = 0  # bumped at each cut: a call started before it cannot cut again
         self._resume_at = 0.0  # no new call before this (Retry-After)
+        self._said_until = 0.0  # the end of the last pause said: one line per pause, not per call
+        self._say = say or log.warning
         self._conditions: dict[asyncio.AbstractEventLoop, asyncio.Condition] = {}
 
     def _condition(self) -> asyncio.Condition:
@@ -144,6 +159,15 @@ class AdaptiveLimit:
             self._epoch += 1
             self._successes = 0
 
+    def say_waiting(self, seconds: float, message: str) -> None:
+        """Say `message` about a pause of `seconds`, unless a pause said before is still
+        running (the calls of a burst all wait: the user is told once)."""
+        now = self._clock()
+        if now < self._said_until:
+            return
+        self._said_until = now + seconds
+        self._say(message)
+
     def succeeded(self) -> None:
         """A call was answered without a rate limit: after `limit` of them, one more slot."""
         if self.limit >= self.maximum:
@@ -203,10 +227,41 @@ def current_call(call: CallSlot) -> Iterator[None]:
         _current_call.reset(token)
 
 
-def rate_limit_pause(error: BaseException, backoff_s: float) -> float:
+def say_waiting(seconds: float, message: str) -> None:
+    """Tell the user about a pause of the current call of SAY_WAITS_FROM_S or more (once per
+    pause, see AdaptiveLimit.say_waiting); a shorter one, or one outside a gateway call, goes to
+    the log."""
+    call = _current_call.get()
+    if call is None or seconds < SAY_WAITS_FROM_S:
+        log.warning("%s", message)
+    else:
+        call.limit.say_waiting(seconds, message)
+
+
+def waiting_line(
+    model: str, why: str, seconds: float, asked: float | None, attempt: int, spec: Any
+) -> str:
+    """The line that says a call's pause before its next attempt: what happened, how long the
+    server asked (when more than the cap) and how long the call waits, and how to stop."""
+    if asked is not None and asked > seconds:
+        why += f": the server asks to wait {asked:g} s; waiting {seconds:g} s"
+        why += " (provider.max_retry_after_s)"
+    else:
+        why += f": waiting {seconds:g} s"
+    return (
+        f"{model}: {why} before attempt {attempt + 1} of {spec.max_attempts}; Ctrl-C stops the "
+        "run (what finished is kept, the same command resumes it)"
+    )
+
+
+def rate_limit_pause(
+    error: BaseException, backoff_s: float, *, cap_s: float
+) -> tuple[float, float | None]:
     """Report a 429 to the gateway (which halves the calls in flight and holds new ones back for
-    its Retry-After) and return the pause before this call's next attempt: the Retry-After the
-    server asked for, else the exponential backoff."""
-    retry_after = retry_after_seconds(error)
-    report_rate_limit(retry_after)
-    return backoff_s if retry_after is None else retry_after
+    its Retry-After) and return (the pause before this call's next attempt, the pause the server
+    asked for or None): the Retry-After, at most `cap_s` (a server may ask for minutes, or its
+    clock be far off), else the exponential backoff."""
+    asked = retry_after_seconds(error)
+    wait = None if asked is None else min(asked, cap_s)
+    report_rate_limit(wait)
+    return (backoff_s if wait is None else wait), asked

@@ -10,6 +10,7 @@ played and a re-run from cache plays them again.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import os
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from pdbench.providers.cache import ReplayCache, warn_on_stderr
 from pdbench.providers.cache_shards import ShardedCache
 from pdbench.providers.concurrency import AdaptiveLimit, current_call
 from pdbench.providers.kinds import make_client
+from pdbench.providers.unanswered import timed_out_reason
 from pdbench.storage.schema import CallCounts
 from pdbench.storage.spend import SpendJournal
 
@@ -84,7 +86,7 @@ class ProviderGateway:
         self.peak_in_flight = 0  # the most live calls ever in flight at once
         self.max_concurrency = max_concurrency
         # Calls in flight: at most max_concurrency, fewer while the provider rate limits.
-        self.limit = AdaptiveLimit(max_concurrency)
+        self.limit = AdaptiveLimit(max_concurrency, say=self._warn)  # a long wait is said
         self._client_factory = client_factory or (
             lambda spec: make_client(spec, project_root=project_root)
         )
@@ -171,11 +173,18 @@ class ProviderGateway:
     def _check_budget(self) -> None:
         if self.max_cost_usd is None:
             return
-        spent = self.spend.total().cost_usd if self.spend is not None else self.stats.cost_usd
+        # What may have been billed: the paid calls and the estimate of those that timed out.
+        total = self.spend.total() if self.spend is not None else self.stats
+        spent = total.cost_usd_at_most
         if spent >= self.max_cost_usd:
+            estimated = (
+                f", ${total.estimated_cost_usd:.4f} of it estimated for calls that timed out"
+                if total.estimated_cost_usd
+                else ""
+            )
             raise BudgetExhausted(
-                f"cost budget spent: ${spent:.4f} of max_cost_usd ${self.max_cost_usd:.4f}; "
-                "no new provider call is started"
+                f"cost budget spent: ${spent:.4f}{estimated} of max_cost_usd "
+                f"${self.max_cost_usd:.4f}; no new provider call is started"
             )
 
     def _check_stop(self) -> None:
@@ -200,7 +209,7 @@ class ProviderGateway:
                     self.limit.succeeded()
             finally:
                 self.in_flight -= 1
-                self._count_paid_without_text(client)
+                self._count_billed_without_answer(client, provider_spec, request.model)
         completion, paid = self._checked(request, completion)
         if self.spend is not None:  # before the answer is used, so it survives a kill
             try:
@@ -208,9 +217,12 @@ class ProviderGateway:
                     paid,
                     key=key,
                     answer=completion.to_json_dict() if key is not None else None,
+                    model=request.model,
+                    reported_model=completion.reported_model if paid.other_model else None,
                 )
-            except WriteFailed:
-                self._keep_unjournaled(key, completion, paid)
+            except WriteFailed as failure:
+                if not failure.written:  # journaled in the run's reserve: kept, and counted
+                    self._keep_unjournaled(key, completion, paid)
                 raise
         self.stats += paid  # in place: the progress display holds this counter
         return completion
@@ -229,13 +241,18 @@ class ProviderGateway:
         except WriteFailed:
             pass  # the cache's disk is full too: the call is asked again on resume
 
-    def _count_paid_without_text(self, client: ProviderClient) -> None:
+    def _count_billed_without_answer(
+        self, client: ProviderClient, spec: ProviderSpec, model: str
+    ) -> None:
         """Journal the answers a provider charged for that had no usable text (tool calls, an
-        unreadable body): paid, so counted and seen by the budget, though never cached."""
-        take = getattr(client, "take_paid_without_text", None)
+        unreadable body): paid, so counted and seen by the budget, though never cached; and the
+        calls that timed out, which it may have billed: estimates, marked with their reason,
+        kept apart from what was paid, and seen by the budget too (providers/unanswered.py)."""
+        take = getattr(client, "take_billed_without_answer", None)
         for paid in take() if take is not None else ():
             if self.spend is not None:
-                self.spend.record(paid)
+                reason = timed_out_reason(spec) if paid.estimated_calls else None
+                self.spend.record(paid, model=model, estimate=reason)
             self.stats += paid  # in place: the progress display holds this counter
 
     def _checked(
@@ -259,9 +276,11 @@ class ProviderGateway:
             self._say_once(
                 ("model", request.model, str(completion.reported_model)),
                 f"asked {request.model} but the server says {completion.reported_model} "
-                "answered: played and priced as it reports (counted in run_manifest.json "
-                "spend.other_model)",
+                "answered: played and priced as it reports (both names are stored with each "
+                "attempt and spend.jsonl line; counted in run_manifest.json spend.other_model)",
+                per_run=True,
             )
+            completion = dataclasses.replace(completion, requested_model=request.model)
         if completion.cost_usd is None and not impossible:
             self._say_once(
                 ("price", request.model),

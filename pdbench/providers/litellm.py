@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.config.schema import ProviderSpec
+from pdbench.providers import concurrency
 from pdbench.providers.base import (
     Completion,
     CompletionRequest,
@@ -29,9 +30,10 @@ from pdbench.providers.base import (
     ProviderUnavailable,
     RequestRefused,
 )
-from pdbench.providers.concurrency import backoff, rate_limit_pause
 from pdbench.providers.constraints import label_grammar, label_json_schema
+from pdbench.providers.prices import cost_at
 from pdbench.providers.prompt_cache import prompt_cache_kwargs
+from pdbench.providers.unanswered import timed_out_call
 from pdbench.providers.usage import cache_usage
 from pdbench.storage.schema import CallCounts
 
@@ -109,7 +111,7 @@ class LiteLLMProvider:
         self.transport_attempts = 0  # every HTTP attempt, retries included
         self._missing_keys: list[str] | None = None  # looked up on the first call
         self._placeholder_key = False  # an api_base without a key: send PLACEHOLDER_API_KEY
-        self._paid_without_text: list[CallCounts] = []
+        self._billed_without_answer: list[CallCounts] = []
         load_dotenv_file(project_root or Path.cwd())
 
     # --- the entry point -----------------------------------------------------------------
@@ -125,13 +127,20 @@ class LiteLLMProvider:
                 return self._to_completion(litellm, response, request.model)
             except Exception as error:
                 self._count_if_paid(litellm, error, request.model)
-                await backoff(self._delay_or_raise(litellm, error, attempt, request.model))
+                if isinstance(error, litellm.Timeout):  # sent, maybe answered and billed
+                    self._billed_without_answer.append(timed_out_call(self.spec, request))
+                await self._pause(self._delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
 
-    def take_paid_without_text(self) -> list[CallCounts]:
-        """The answers received since the last call of this method that a provider charged for
-        but that carry no usable text; the gateway journals them as paid (see `_count_if_paid`)."""
-        taken, self._paid_without_text = self._paid_without_text, []
+    async def _pause(self, seconds: float) -> None:
+        """The wait before the next attempt (the call's slot is free meanwhile)."""
+        await concurrency.backoff(seconds)
+
+    def take_billed_without_answer(self) -> list[CallCounts]:
+        """Since the last call of this method: the answers a provider charged for that carry no
+        usable text, which the gateway journals as paid (see `_count_if_paid`), and the calls
+        that timed out, which it journals as estimates (providers/unanswered.py)."""
+        taken, self._billed_without_answer = self._billed_without_answer, []
         return taken
 
     def _count_if_paid(self, litellm: Any, error: Exception, model: str) -> None:
@@ -144,7 +153,7 @@ class LiteLLMProvider:
         usage = getattr(getattr(error, "response", None), "usage", None)
         if isinstance(error, MalformedResponse) and usage is not None:
             cost = self._cost(litellm, error.response, model)
-            self._paid_without_text.append(
+            self._billed_without_answer.append(
                 CallCounts(
                     live=1,
                     input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -156,7 +165,7 @@ class LiteLLMProvider:
         elif UNDECODABLE_ANSWER in text or (
             UNREADABLE_ANSWER in text and any(sign in text for sign in MODEL_OUTPUT_SIGNS)
         ):
-            self._paid_without_text.append(CallCounts(live=1, unknown_price=1))
+            self._billed_without_answer.append(CallCounts(live=1, unknown_price=1))
 
     # --- helpers -------------------------------------------------------------------------------
 
@@ -251,16 +260,15 @@ class LiteLLMProvider:
                 f"{_first_line(error)}){self._start_the_server_hint(litellm, error)}"
             ) from error
         delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
-        if isinstance(error, litellm.RateLimitError) or code == 429:
-            delay = rate_limit_pause(error, delay)
-        log.warning(
-            "%s: %s on attempt %d of %d, retrying in %.2fs",
-            model,
-            type(error).__name__,
-            attempt,
-            self.spec.max_attempts,
-            delay,
-        )
+        asked = None
+        rate_limited = isinstance(error, litellm.RateLimitError) or code == 429
+        if rate_limited:
+            delay, asked = concurrency.rate_limit_pause(
+                error, delay, cap_s=self.spec.max_retry_after_s
+            )
+        why = "rate limited (429)" if rate_limited else type(error).__name__
+        line = concurrency.waiting_line(model, why, delay, asked, attempt, self.spec)
+        concurrency.say_waiting(delay, line)  # said when long, else logged
         return delay
 
     def _check_key_once(self, litellm: Any, model: str) -> None:
@@ -344,7 +352,10 @@ class LiteLLMProvider:
         )
 
     def _cost(self, litellm: Any, response: Any, model: str) -> float | None:
-        """The call's price from litellm's table; None when unknown."""
+        """The call's price: at the price the config gives (even $0: a free server), else from
+        litellm's table; None when unknown."""
+        if self.spec.usd_per_million_tokens is not None:
+            return cost_at(self.spec.usd_per_million_tokens, response)
         try:
             cost = litellm.completion_cost(completion_response=response)
         except Exception:

@@ -123,10 +123,10 @@ class ServerPool:
             f"{self.spec.max_attempts} times round (last: {failure})"
         ) from failure
 
-    def take_paid_without_text(self) -> list[Any]:
+    def take_billed_without_answer(self) -> list[Any]:
         taken: list[Any] = []
         for client in self.clients:
-            take = getattr(client, "take_paid_without_text", None)
+            take = getattr(client, "take_billed_without_answer", None)
             if take is not None:
                 taken += take()
         return taken

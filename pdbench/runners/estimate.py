@@ -1,5 +1,6 @@
 """A price before the run (issue 33): per provider and model, the expected and the maximum number
-of calls and of input and output tokens, and what they cost by litellm's price map.
+of calls and of input and output tokens, and what they cost: at the price the config gives
+(`provider.usd_per_million_tokens`), else by litellm's price map.
 
 Counted from the prompts the LLM agents will render: each planned match's rounds (a geometric
 horizon's length is drawn in the plan, so it is known), each prompt rendered as the agent renders
@@ -59,7 +60,8 @@ class ModelEstimate:
     output_tokens_max: int = 0
     price_usd_expected: float | None = None
     price_usd_max: float | None = None
-    price: str = "unknown"  # "litellm price map", "free (offline)" or "unknown"
+    # "litellm price map", "provider.usd_per_million_tokens", "free (offline)" or "unknown"
+    price: str = "unknown"
     _seen: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -132,6 +134,7 @@ def _new_estimate(agent: LLMAgentSpec) -> ModelEstimate:
         )
         estimate._seen["count"] = lambda text: _rough_tokens(text)
         estimate._seen["min_prefix"] = 0
+        estimate._seen["provider"] = provider
         return estimate
     from pdbench.providers.tokens import tokenizer_for
 
@@ -141,6 +144,7 @@ def _new_estimate(agent: LLMAgentSpec) -> ModelEstimate:
     )
     estimate._seen["count"] = tokenizer.encode
     estimate._seen["min_prefix"] = MIN_CACHED_PREFIX
+    estimate._seen["provider"] = provider  # priced as its first condition gives it
     return estimate
 
 
@@ -218,13 +222,12 @@ def _answer_tokens(agent: LLMAgentSpec, count: Callable[[str], Sequence[int]]) -
 
 
 def _price(estimate: ModelEstimate) -> None:
-    if estimate.price == "free (offline)":
-        estimate.price_usd_expected = estimate.price_usd_max = 0.0
+    from pdbench.providers.prices import rates
+
+    found = rates(estimate._seen["provider"])
+    if found is None:
         return
-    rates = price_rates(estimate.model)
-    if rates is None:
-        return
-    input_rate, cached_rate, output_rate = rates
+    (input_rate, cached_rate, output_rate), source = found
     cached = estimate.cached_input_tokens_expected
     estimate.price_usd_expected = (
         (estimate.input_tokens_expected - cached) * input_rate
@@ -234,25 +237,7 @@ def _price(estimate: ModelEstimate) -> None:
     estimate.price_usd_max = (
         estimate.input_tokens_max * input_rate + estimate.output_tokens_max * output_rate
     )
-    estimate.price = "litellm price map"
-
-
-def price_rates(model: str) -> tuple[float, float, float] | None:
-    """(input, cached input, output) USD per token from litellm's price map; None when the map
-    has no price for the model (a cached rate it lacks is the input rate)."""
-    from pdbench.providers.litellm import import_litellm
-
-    litellm = import_litellm()
-    try:
-        info = litellm.get_model_info(model)
-    except Exception:
-        return None
-    input_rate = info.get("input_cost_per_token")
-    output_rate = info.get("output_cost_per_token")
-    if not input_rate or output_rate is None:
-        return None
-    cached_rate = info.get("cache_read_input_token_cost") or input_rate
-    return float(input_rate), float(cached_rate), float(output_rate)
+    estimate.price = source
 
 
 def format_estimate(estimates: Sequence[ModelEstimate]) -> list[str]:

@@ -18,7 +18,13 @@ from pdbench.core.errors import CacheMiss, PdbenchError, WriteFailed
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.play import Halt, MatchDone, play_pending
 from pdbench.runners.prepare import LoadedExperiment
-from pdbench.runners.provision import check_folders, make_gateway, warn_on_stderr
+from pdbench.runners.provision import (
+    check_budget_enforceable,
+    check_folders,
+    make_gateway,
+    set_aside_reserve,
+    warn_on_stderr,
+)
 from pdbench.runners.run_manifest import ManifestWriter
 from pdbench.runners.stopping import RunInterrupted, Stopping
 from pdbench.runners.writer import OrderedWriter
@@ -80,9 +86,13 @@ def run_experiment(
     warn = warn or warn_on_stderr
     plan = plan_matches(loaded.spec)
     check_folders(loaded, plan, run_dir, cache_mode)
+    check_budget_enforceable(loaded, plan)
     store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
     if store.notice is not None:
         warn(store.notice)
+    journal = spend or SpendJournal(spend_file(run_dir))
+    pending = [m for m in plan if m.key not in store.completed]
+    journal.reserve = set_aside_reserve(pending, run_dir, warn)
     try:
         return _run(
             loaded,
@@ -95,13 +105,15 @@ def run_experiment(
             on_match_done=on_match_done,
             aggregate=aggregate,
             command=command,
-            journal=spend or SpendJournal(spend_file(run_dir)),
+            journal=journal,
             cache_shard=cache_shard,
             warn=warn,
             stopping=stopping or Stopping(),
             watch_calls=watch_calls,
         )
     finally:
+        if journal.reserve is not None:  # its room goes back to the disk
+            journal.reserve.release()
         store.close()  # the next writer may come in
 
 

@@ -29,6 +29,7 @@ RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
         "output_dir": True,
         "max_concurrency": True,
         "max_cost_usd": True,
+        "allow_unpriced_calls": True,
         "limits": True,  # how big a run may be, not what it plays
         # where the cache lives and whether it is used; its namespace does change the answers
         "cache": {"dir": True, "mode": True},
@@ -67,6 +68,7 @@ class LoadedExperiment:
             for side in ("agent_a", "agent_b"):
                 condition[side].pop("trace", None)  # an arena agent's training log: no result
         _without_a_server_list(snapshot)
+        _without_provider_costs(snapshot)
         payload = {"spec": snapshot, "files": self.referenced_files}
         return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -95,6 +97,25 @@ def _without_a_server_list(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _without_a_server_list(value)
+
+
+# Provider settings that change what a call costs or how long it may wait, never an answer:
+# left out of the hash, so a price given to resume a run under a budget keeps its run id (and
+# runs made before the settings existed keep theirs).
+PROVIDER_FIELDS_WITHOUT_RESULT = ("usd_per_million_tokens", "max_retry_after_s")
+
+
+def _without_provider_costs(node: Any) -> None:
+    """Leave out every provider's PROVIDER_FIELDS_WITHOUT_RESULT."""
+    if isinstance(node, dict):
+        if "model" in node and "api_base" in node:  # a provider
+            for name in PROVIDER_FIELDS_WITHOUT_RESULT:
+                node.pop(name, None)
+        for value in node.values():
+            _without_provider_costs(value)
+    elif isinstance(node, list):
+        for value in node:
+            _without_provider_costs(value)
 
 
 def _without_unused_talk(condition: dict[str, Any]) -> None:

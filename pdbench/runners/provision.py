@@ -1,6 +1,7 @@
-"""What a run needs before its first match: folders it can write into and its provider gateway.
+"""What a run needs before its first match: folders it can write into, a budget it can enforce,
+and its provider gateway.
 
-Both are settled before anything is written or any provider is called, so an unusable folder is
+All are settled before anything is written or any provider is called, so an unusable folder is
 one line naming its setting (exit 2), never a traceback from a writer halfway through a run.
 """
 
@@ -8,11 +9,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from pdbench.core.errors import ConfigError
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.storage.folders import check_writable_folder
+from pdbench.storage.reserve import RESERVE_BYTES, DiskReserve
 from pdbench.storage.spend import SpendJournal
 
 if TYPE_CHECKING:
@@ -33,6 +36,52 @@ def check_folders(
     cache = cache_dir(loaded, plan, cache_mode)
     if cache is not None:
         check_writable_folder(*cache)
+
+
+def check_budget_enforceable(loaded: LoadedExperiment, plan: list[PlannedMatch]) -> None:
+    """A budget (`run.max_cost_usd`) stops calls by their price: a run that would ask a model
+    whose price is unknown could spend without limit, so it is refused before anything is
+    written or called, unless the config says to go on (`run.allow_unpriced_calls`)."""
+    run = loaded.spec.run
+    if run.max_cost_usd is None or run.allow_unpriced_calls:
+        return
+    from pdbench.config.llm_agent_spec import LLMAgentSpec
+    from pdbench.providers.prices import PRICE_FIELD, unpriced_models
+
+    providers = [
+        cast(LLMAgentSpec, agent).provider  # the one kind that asks a provider
+        for match in plan
+        for agent in match.condition.agents.values()
+        if agent.uses_provider
+    ]
+    unknown = unpriced_models(providers)
+    if unknown:
+        raise ConfigError(
+            "cannot be enforced: the price of "
+            f"{', '.join(unknown)} is unknown to litellm's price map, so its calls would cost "
+            f"nothing against it; give the price ({PRICE_FIELD}={{input: 0.15, output: 0.6}}, "
+            "USD per million tokens), or run with run.allow_unpriced_calls=true to go on "
+            "without a limit on those calls",
+            file=loaded.spec.source,
+            field="run.max_cost_usd",
+        )
+
+
+def set_aside_reserve(
+    pending: list[PlannedMatch], run_dir: Path, warn: Callable[[str], None]
+) -> DiskReserve | None:
+    """The room a run that pays for calls keeps for its last spend lines on a full disk
+    (storage/reserve.py); None for a run that calls no provider, or a disk without room."""
+    if not any(agent.uses_provider for m in pending for agent in m.condition.agents.values()):
+        return None
+    reserve = DiskReserve(run_dir)
+    if reserve.set_aside():
+        return reserve
+    warn(
+        f"{run_dir}: no room to set aside {RESERVE_BYTES // 1024} KiB for the records of paid "
+        "answers: if the disk fills up, the answer being paid for then may be bought again"
+    )
+    return None
 
 
 def cache_dir(

@@ -57,6 +57,21 @@ def redacted_lines(match: FinishedMatch, secrets: tuple[str, ...]) -> list[bytes
 
 LOCK_FILE = ".lock"  # held (flock) by the one process writing a run dir; it holds that pid
 HOLDER_FILES = {LOCK_FILE, OWNER_FILE}  # left by a writer, even one that stored nothing
+# Written first in a new run dir, holding the config hash: a folder a run made but whose first
+# manifest a full disk refused is still known as that run's, and resumes once there is space.
+RUN_MARKER = ".pdbench-run"
+
+
+def marked_hash(run_dir: Path) -> str | None:
+    """The config hash a run dir's marker holds: "" when the marker is there but its write did
+    not get through (a full disk), None when there is no marker."""
+    try:
+        with open_no_follow(run_dir / RUN_MARKER, "rb") as handle:
+            return handle.read(200).decode("ascii", "replace").strip()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ""
 
 
 class RunDirLock:
@@ -185,17 +200,38 @@ class RunStore:
             store = cls(run_dir=run_dir, manifest=manifest, lock=lock)
             store._recover()
             return store
-        if resume_only:
-            raise PdbenchError(f"nothing to resume: {run_dir} has no {MANIFEST_FILE}")
-        if run_dir.exists() and any(p.name not in HOLDER_FILES for p in run_dir.iterdir()):
+        marked = marked_hash(run_dir) if run_dir.is_dir() else None
+        if marked not in (None, "", config_hash):
             raise PdbenchError(
-                f"{run_dir} exists and is not a pdbench run; choose another --run-id"
+                f"{run_dir} already holds a different experiment (config hash {marked[:10]}, "
+                f"this one {config_hash[:10]}; its first manifest was never written); it is "
+                "never overwritten: pass another --run-id (or run.run_id=...)"
             )
+        if marked is None:  # no run of pdbench's began here
+            if resume_only:
+                raise PdbenchError(f"nothing to resume: {run_dir} has no {MANIFEST_FILE}")
+            if run_dir.exists() and any(p.name not in HOLDER_FILES for p in run_dir.iterdir()):
+                raise PdbenchError(
+                    f"{run_dir} exists and is not a pdbench run; choose another --run-id"
+                )
         run_dir.mkdir(parents=True, exist_ok=True)
         # Two processes starting the same new run: the second waits on nothing and is refused.
         store = cls(run_dir=run_dir, lock=RunDirLock(run_dir).acquire())
-        store._start_ledger()
+        store._mark(config_hash)
+        if marked is None:
+            store._start_ledger()
+        else:  # this run began here and stopped before its first manifest: as after a kill
+            store._recover()
         return store
+
+    def _mark(self, config_hash: str) -> None:
+        """The run's marker, first of its files (see RUN_MARKER)."""
+        try:
+            with open_no_follow(self.run_dir / RUN_MARKER, "wb") as handle:
+                handle.write(config_hash.encode() + b"\n")
+        except OSError as error:
+            self.close()
+            raise WriteFailed(self.run_dir / RUN_MARKER, error) from error
 
     def _start_ledger(self) -> None:
         """The ledger exists from the start (empty until a match finishes): a run dir whose

@@ -5,8 +5,8 @@
   (`pdbench.storage.arrow_schema`) are derived from it.
 - `Attempt` (`ProviderAttempt` for LLM agents, `HookAttempt` for arena agents): one try at an
   action, stored with the round under the run's `store_prompts` setting.
-- `CallCounts`: provider calls (live, cached), tokens and cost; one type for a match, a condition,
-  a run, a sweep and the run's spend, added with `+`.
+- `CallCounts` (`pdbench.storage.call_counts`): provider calls (live, cached), tokens and cost;
+  one type for a match, a condition, a run, a sweep and the run's spend, added with `+`.
 - `LedgerEntry` (`pdbench.storage.ledger`): one line of matches.jsonl, written after the match's
   rounds.
 - The manifest (`RunManifest`) lives in `pdbench.storage.manifest` with its builder and merge.
@@ -16,7 +16,6 @@ Storage always records actions as "C"/"D", whatever labels the game showed the a
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import typing
@@ -24,6 +23,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 import orjson
+
+# Re-exported: every record type is imported from here.
+from pdbench.storage.call_counts import CallCounts as CallCounts
 
 ROUNDS_FILE = "rounds.jsonl"
 LEDGER_FILE = "matches.jsonl"  # one line per finished match: where its rounds end, its seeds
@@ -36,103 +38,6 @@ StorePrompts = bool | Literal["hash"]
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-# --- call counters -------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class CallCounts:
-    """Provider calls: live and cached, the tokens and cost of the live ones, what the cached
-    ones cost when they were first bought, and live calls whose price is unknown. Arena agents'
-    turns are counted apart: they are not provider calls and cost nothing."""
-
-    live: int = 0
-    cached: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_usd_saved: float = 0.0
-    unknown_price: int = 0
-    agent_turns: int = 0
-    # Live answers whose reported usage was impossible (negative or not a number): counted as
-    # zero tokens at an unknown price, and said (see ProviderGateway).
-    impossible_usage: int = 0
-    # Live answers the server says came from another model than the one asked.
-    other_model: int = 0
-    # Of input_tokens, those the server read from its prompt cache (priced at the provider's
-    # cached-input rate), and those Anthropic wrote into its cache (issue 33).
-    cached_input_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    def __add__(self, other: CallCounts) -> CallCounts:
-        # Field by field, spelled out: the manifest sums one per match each time it is written,
-        # and a loop over dataclasses.fields() cost a third of a second per 3,600-match run.
-        return CallCounts(
-            self.live + other.live,
-            self.cached + other.cached,
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cost_usd + other.cost_usd,
-            self.cost_usd_saved + other.cost_usd_saved,
-            self.unknown_price + other.unknown_price,
-            self.agent_turns + other.agent_turns,
-            self.impossible_usage + other.impossible_usage,
-            self.other_model + other.other_model,
-            self.cached_input_tokens + other.cached_input_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-        )
-
-    def __iadd__(self, other: CallCounts) -> CallCounts:
-        """Add in place: a counter others hold (the progress display holds the gateway's)
-        stays the one that is counted."""
-        total = self + other
-        for name in self.__slots__:
-            setattr(self, name, getattr(total, name))
-        return self
-
-    def paid(self) -> CallCounts:
-        """Only what was paid for: the live calls, their tokens and cost."""
-        return CallCounts(
-            live=self.live,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            cost_usd=self.cost_usd,
-            unknown_price=self.unknown_price,
-            impossible_usage=self.impossible_usage,
-            other_model=self.other_model,
-            cached_input_tokens=self.cached_input_tokens,
-            cache_write_tokens=self.cache_write_tokens,
-        )
-
-    # Counters a stored answer never carries (they are said when a call is paid, in spend):
-    # left out of a ledger line when zero, so its bytes are what they were before they existed.
-    FLAGS: typing.ClassVar[tuple[str, ...]] = (
-        "impossible_usage",
-        "other_model",
-        "cached_input_tokens",
-        "cache_write_tokens",
-    )
-
-    def to_json(self, *, omit_zero_flags: bool = False) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        if omit_zero_flags:
-            for flag in self.FLAGS:
-                if not data[flag]:
-                    del data[flag]
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> CallCounts:
-        data = data or {}
-        return cls(**{f.name: data.get(f.name, 0) for f in fields(cls)})
-
-    @classmethod
-    def total(cls, counts: typing.Iterable[CallCounts]) -> CallCounts:
-        result = cls()
-        for count in counts:
-            result = result + count
-        return result
 
 
 # --- attempts ------------------------------------------------------------------------------------
@@ -154,6 +59,7 @@ class ProviderAttempt:
     output_tokens: int
     cost_usd: float | None  # None when the price is unknown
     # What a real server says about its answer, stored only when it says it.
+    requested_model: str | None = None  # the model asked, when another one answered
     reported_model: str | None = None  # the model name in the response
     response_id: str | None = None
     system_fingerprint: str | None = None
@@ -167,6 +73,7 @@ class ProviderAttempt:
     TEXT_FIELDS: typing.ClassVar[tuple[str, ...]] = ("system", "prompt", "raw", "reasoning")
     RUN_LOCAL_FIELDS: typing.ClassVar[tuple[str, ...]] = ("cached",)
     AUDIT_FIELDS: typing.ClassVar[tuple[str, ...]] = (
+        "requested_model",
         "reported_model",
         "response_id",
         "system_fingerprint",

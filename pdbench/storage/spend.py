@@ -22,6 +22,7 @@ import orjson
 
 from pdbench.core.errors import WriteFailed
 from pdbench.core.redact import redact
+from pdbench.storage.reserve import DiskReserve, is_disk_full
 from pdbench.storage.safe_files import open_no_follow
 from pdbench.storage.schema import CallCounts
 
@@ -40,15 +41,29 @@ class SpendJournal:
         self._offsets: dict[Path, int] = {}  # how far this process has read each journal
         self._total = CallCounts()
         self._by_source: dict[str | None, CallCounts] = {}
+        # Room the run set aside for its last spend lines on a full disk (storage/reserve.py).
+        self.reserve: DiskReserve | None = None
 
     def record(
-        self, paid: CallCounts, *, key: str | None = None, answer: dict | None = None
+        self,
+        paid: CallCounts,
+        *,
+        key: str | None = None,
+        answer: dict | None = None,
+        model: str | None = None,
+        reported_model: str | None = None,
+        estimate: str | None = None,
     ) -> None:
         """Append one paid call (flushed to the OS before the answer is used). With the cache
         key and the answer, the answer survives a failed cache write: a resumed run takes it
-        from here instead of buying it again (see `answers`)."""
+        from here instead of buying it again (see `answers`). `model` is the model asked;
+        `reported_model` the one the server says answered, when it is another. `estimate` says
+        why a line counts a call that may have been billed though no answer came (its counts
+        are `paid`'s estimated ones, kept apart from the paid ones)."""
         line: dict = {
             "source": self.source,
+            **({"model": model} if model is not None else {}),
+            **({"reported_model": reported_model} if reported_model is not None else {}),
             "live": paid.live,
             "input_tokens": paid.input_tokens,
             "output_tokens": paid.output_tokens,
@@ -58,20 +73,34 @@ class SpendJournal:
         for flag in CallCounts.FLAGS:  # only when said: lines stay short
             if getattr(paid, flag):
                 line[flag] = getattr(paid, flag)
+        if estimate is not None:
+            line["estimate"] = estimate
         if key is not None and answer is not None:
             # Redacted like every file of a run: a server may echo a key in its answer.
             line["key"], line["answer"] = key, redact(answer)
+        data = orjson.dumps(line) + b"\n"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open_no_follow(self.path, "a+b") as handle:
-                fcntl.flock(handle, fcntl.LOCK_EX)
-                try:
-                    handle.write(_after_a_torn_line(handle) + orjson.dumps(line) + b"\n")
-                    handle.flush()
-                finally:
-                    fcntl.flock(handle, fcntl.LOCK_UN)
+            self._append(data)
         except OSError as error:
-            raise WriteFailed(self.path, error) from error
+            # A full disk: the call is paid, so its line goes into the room the run's reserve
+            # gives back; the run stops all the same (storage/reserve.py).
+            if not (is_disk_full(error) and self.reserve is not None and self.reserve.release()):
+                raise WriteFailed(self.path, error) from error
+            try:
+                self._append(data)
+            except OSError as again:
+                raise WriteFailed(self.path, again) from again
+            raise WriteFailed(self.path, error, written=True) from error
+
+    def _append(self, data: bytes) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open_no_follow(self.path, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                handle.write(_after_a_torn_line(handle) + data)
+                handle.flush()
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def total(self) -> CallCounts:
         """What was paid so far, by everyone writing this journal."""
@@ -128,6 +157,11 @@ class SpendJournal:
                 other_model=int(entry.get("other_model", 0)),
                 cached_input_tokens=int(entry.get("cached_input_tokens", 0)),
                 cache_write_tokens=int(entry.get("cache_write_tokens", 0)),
+                estimated_calls=int(entry.get("estimated_calls", 0)),
+                estimated_input_tokens=int(entry.get("estimated_input_tokens", 0)),
+                estimated_output_tokens=int(entry.get("estimated_output_tokens", 0)),
+                estimated_cost_usd=float(entry.get("estimated_cost_usd", 0.0)),
+                estimated_unknown_price=int(entry.get("estimated_unknown_price", 0)),
             )
             self._total = self._total + counts
             source = entry.get("source")

@@ -392,8 +392,8 @@ def test_aggregate_twice_gives_identical_tables(metrics_run, run_copy, monkeypat
 def test_aggregate_needs_only_rounds_and_manifest(metrics_run, run_copy, monkeypatch):
     (run_copy / "aggregates.parquet").unlink()
     (run_copy / "matches.jsonl").unlink()
-    # (.lock is the run dir's writer lock: no data)
-    kept = sorted(p.name for p in run_copy.iterdir() if p.name != ".lock")
+    # (.lock is the run dir's writer lock, .pdbench-run its marker: no data)
+    kept = sorted(p.name for p in run_copy.iterdir() if p.name not in (".lock", ".pdbench-run"))
     assert kept == ["rounds.jsonl", "run_manifest.json"]
     assert run_cli(monkeypatch, "aggregate", str(run_copy)) == 0
     assert_same_aggregates(run_copy, metrics_run[1])

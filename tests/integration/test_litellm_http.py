@@ -83,11 +83,12 @@ def test_json_mode_asks_for_a_json_object(stub):
 def test_a_rate_limit_is_retried_then_succeeds(stub, caplog):
     stub.reset(script=[(429, "")], default_text="C")
     client = provider(stub)
-    with caplog.at_level(logging.WARNING, logger="pdbench.providers.litellm"):
+    with caplog.at_level(logging.WARNING, logger="pdbench.providers"):
         completion = asyncio.run(client.acomplete(request(stub)))
     assert completion.text == "C"
     assert len(stub.state.requests) == 2 and client.transport_attempts == 2
-    assert any("RateLimitError on attempt 1 of 5" in r.message for r in caplog.records)
+    said = [r.getMessage() for r in caplog.records]
+    assert any("rate limited (429)" in m and "before attempt 2 of 5" in m for m in said), said
 
 
 def test_persistent_server_errors_give_up_after_max_attempts(stub):

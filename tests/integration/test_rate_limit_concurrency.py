@@ -13,7 +13,7 @@ from stub_http import stub_fixtures
 
 from pdbench.config.schema import ProviderSpec
 from pdbench.providers.base import CompletionRequest
-from pdbench.providers.concurrency import AdaptiveLimit, retry_after_seconds
+from pdbench.providers.concurrency import AdaptiveLimit, rate_limit_pause, retry_after_seconds
 from pdbench.providers.gateway import ProviderGateway
 from pdbench.providers.litellm import LiteLLMProvider
 
@@ -128,3 +128,54 @@ def test_the_limit_halves_once_per_epoch_and_grows_by_one_per_limit_successes():
     for _ in range(3):
         limit.succeeded()
     assert limit.limit == 4
+
+
+# --- a Retry-After of minutes (issue 40) -------------------------------------------------------
+
+
+def test_a_retry_after_of_minutes_is_capped_by_default():
+    asked = _Error({"retry-after": "600"})
+    assert ProviderSpec().max_retry_after_s == 60.0  # the documented default
+    assert retry_after_seconds(asked) == 600.0  # what the server asked, as it asked it
+    assert rate_limit_pause(asked, 1.0, cap_s=ProviderSpec().max_retry_after_s) == (60.0, 600.0)
+
+
+def test_a_long_wait_is_said_with_how_to_stop_and_its_cap_is_configurable(stub):
+    stub.reset(script=[(429, "")] * 3)  # three calls rate limited at once, then answered
+    stub.state.retry_after = "600"
+    spec = ProviderSpec(
+        name="litellm", model="openai/test-model", api_base=stub.api_base, max_retry_after_s=6.0
+    )
+    said: list[str] = []
+    waits: list[float] = []
+    gateway = ProviderGateway(
+        max_concurrency=3,
+        cache_mode="off",
+        project_root=ROOT,
+        client_factory=lambda spec: FastWaits(spec, waits),
+        warn=said.append,
+    )
+    answers = asyncio.run(play(gateway, spec, requests(stub, 3)))
+    assert [a.text for a in answers] == ["C"] * 3
+    # each call waited the cap, not the 600 s asked
+    assert waits == [6.0] * 3
+    # one line for the pause (not one per rate-limited call): what, how long, how to stop
+    waits = [line for line in said if "429" in line]
+    assert len(waits) == 1, said
+    line = waits[0]
+    assert "openai/test-model" in line and "rate limited (429)" in line
+    assert "asks to wait 600 s" in line and "waiting 6 s" in line
+    assert "provider.max_retry_after_s" in line
+    assert "Ctrl-C" in line and "the same command resumes" in line
+
+
+class FastWaits(LiteLLMProvider):
+    """The provider as it is, but its pauses are recorded instead of slept through (the test
+    asserts on the wait asked, not on time)."""
+
+    def __init__(self, spec: ProviderSpec, waits: list[float]) -> None:
+        super().__init__(spec, project_root=ROOT)
+        self.waits = waits
+
+    async def _pause(self, seconds: float) -> None:
+        self.waits.append(seconds)

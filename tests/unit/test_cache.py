@@ -177,6 +177,11 @@ def test_second_call_is_served_from_the_cache(tmp_path):
         "other_model": 0,
         "cached_input_tokens": 0,
         "cache_write_tokens": 0,
+        "estimated_calls": 0,
+        "estimated_input_tokens": 0,
+        "estimated_output_tokens": 0,
+        "estimated_cost_usd": 0.0,
+        "estimated_unknown_price": 0,
     }
     gateway.close()
 

@@ -66,3 +66,21 @@ def test_a_sweeps_summary_says_what_its_budget_guarantees():
     assert "calls other jobs have in flight" in line
     single = RunManifest(run_id="r", config={"run": {"max_cost_usd": 5.0}})
     assert not [n for n in notes(single) if n.startswith("budget:")]
+
+
+def test_a_model_not_estimated_before_the_run_is_not_said_to_cost_nothing():
+    """A turn game's calls are not estimated before the run (issue 40 found its summary saying
+    "0 calls, 0 input tokens" beside what was spent)."""
+    from pdbench.cli.report import notes
+    from pdbench.storage.manifest import RunManifest
+
+    estimate = {
+        "model": "openai/gpt-4o-mini",
+        "calls_expected": 0,
+        "input_tokens_expected": 0,
+        "price": "not estimated: liars_dice is a turn-based game",
+    }
+    run = RunManifest(run_id="r", estimate=[estimate])
+    (line,) = [n for n in notes(run) if n.startswith("estimate before the run")]
+    assert "openai/gpt-4o-mini: not estimated (liars_dice is a turn-based game)" in line
+    assert "0 calls" not in line

@@ -114,12 +114,30 @@ def aggregate_turn_run(
         if turns:
             row.update(_match_row(matchup.game, turns, where))
         rows.append(row)
+    if not rows:  # nothing stored yet (servers down, a budget spent before a match ended)
+        return pd.DataFrame(columns=_columns(manifest))
     replicates = pd.DataFrame(rows)
     conditions = [
         _condition_row(name, group, manifest)
         for name, group in replicates.groupby("condition", sort=False)
     ]
     return pd.concat([replicates, pd.DataFrame(conditions)], ignore_index=True)
+
+
+def _columns(manifest: RunManifest) -> list[str]:
+    """The columns of the table, as rows of the run's games would have them: a run that stored
+    no match still has a table with them, empty."""
+    columns = [
+        "run_id", "level", "condition", "replicate", "agent_a", "agent_b", "game",
+        "match_status", "error", "n_turns", "n_rounds",
+        *(f"{count}_{seat}" for count in ("fallbacks", "invalid_outputs") for seat in SEATS),
+        "n_replicates", "n_finished", "n_aborted",
+    ]  # fmt: skip
+    for game in dict.fromkeys(matchup.game for matchup in manifest.matchups.values()):
+        metrics = turn_metrics(game)
+        for seat in SEATS:
+            columns += [f"{stem}_{seat}" for stem in metrics.METRICS]
+    return list(dict.fromkeys(columns))
 
 
 def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dict[str, Any]:
