@@ -8,6 +8,7 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from pdbench.config.override_fields import declared, unknown_field
 from pdbench.config.overrides import apply_overrides
 from pdbench.config.tree import conf_dir, group_options
 from pdbench.config.yaml_reader import display_path, read_yaml
@@ -123,11 +124,11 @@ def resolve_ref(
         if isinstance(overrides, ListConfig | list):
             node = apply_overrides(node, [str(o) for o in overrides], shown)
         else:
-            unknown = [str(k) for k in overrides if k not in node]
+            unknown = [str(k) for k in overrides if not declared(node, str(k))]
             if unknown:
+                problem = unknown_field(node, where, unknown[0], add_hint="", override_syntax=False)
                 raise ConfigError(
-                    f"no such field{did_you_mean(unknown[0], [str(k) for k in node])} in "
-                    f"{display_path(path, project_root)}",
+                    f"{problem} (in {display_path(path, project_root)})",
                     file=shown,
                     field=f"{where}.overrides.{unknown[0]}",
                 )

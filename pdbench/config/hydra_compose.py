@@ -9,6 +9,13 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from pdbench.config.override_fields import (
+    already_set,
+    declared,
+    has_key,
+    kind_name,
+    unknown_field,
+)
 from pdbench.config.overrides import (
     NO_OVERRIDES,
     Overrides,
@@ -263,7 +270,7 @@ def check_config_tree(config_dir: Path, project_root: Path) -> None:
 
 def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:
     """Raise a ConfigError naming the field override that does not fit the composed config:
-    compose with the group choices alone, then check each field override's key against it."""
+    compose with the group choices alone, then check each field override against it."""
     from hydra import compose
 
     parsed = parse_overrides(overrides, shown)
@@ -273,41 +280,34 @@ def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:
     except Exception:
         return  # a group choice itself is at fault: Hydra's message says which
     for override in parsed:
-        if _is_group(override) or override.is_add() or override.is_force_add():
+        if _is_group(override):
             continue
-        key = override.key_or_group
-        parent_key, _, leaf = key.rpartition(".")
-        parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
-        if not isinstance(parent, DictConfig) or leaf not in parent:
-            _refuse_another_kinds_option(parent, parent_key, leaf, shown)
-            siblings = [str(k) for k in parent] if isinstance(parent, DictConfig) else []
-            # A field the config tree leaves out (run.cache.namespace) can still be added.
-            add = f"; add a new one with +{key}=..." if isinstance(parent, DictConfig) else ""
-            raise ConfigError(
-                f"no such field{did_you_mean(leaf, siblings)}{add}", file=shown, field=key
-            ) from None
+        problem = field_override_problem(cfg, override)
+        if problem is not None:
+            raise ConfigError(problem, file=shown, field=override.key_or_group) from None
 
 
-def _refuse_another_kinds_option(parent: Any, parent_key: str, leaf: str, shown: str) -> None:
-    """`agent_b.memory_mb=256` with agent_b=tft: memory_mb is an option of arena agents; say so
-    rather than suggest a field of the policy agent or adding one it would refuse."""
-    from pdbench.config.agent_spec import AGENT_SPECS
-
-    if parent_key not in ("agent_a", "agent_b") or not isinstance(parent, DictConfig):
-        return
-    kind = str(parent.get("type", ""))
-    if kind not in AGENT_SPECS or leaf in AGENT_SPECS[kind].model_fields:
-        return
-    owners = [name for name, spec in AGENT_SPECS.items() if leaf in spec.model_fields]
-    if owners:
-        example = AGENT_SPECS[owners[0]].kind_example
-        choose = f" (choose one first, e.g. {parent_key}={example})" if example else ""
-        raise ConfigError(
-            f"{parent_key} is a {kind} agent, which has no {leaf}; {leaf} is an option of "
-            f"{' and '.join(owners)} agents{choose}",
-            file=shown,
-            field=f"{parent_key}.{leaf}",
-        ) from None
+def field_override_problem(cfg: DictConfig, override: Any) -> str | None:
+    """Why Hydra refuses the field override `override` on `cfg` (composed from the group choices
+    alone), in one line that names what to write instead; None when it fits. A field is the
+    node's or, in an agent, its kind's (`override_fields`)."""
+    if override.is_force_add() or override.is_delete():
+        return None
+    if override.is_add():
+        return already_set(cfg, override)
+    key = override.key_or_group
+    parent_key, _, leaf = key.rpartition(".")
+    parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
+    if has_key(parent, leaf):
+        return None
+    if declared(parent, leaf):  # the kind's, left out of the group option's file
+        return (
+            f"{parent_key} is {kind_name(parent)}, whose {leaf} its option's file leaves out: "
+            f"add it with +{override.input_line}"
+        )
+    # A field the config tree leaves out (run.cache.namespace) can still be added.
+    add = f"; add a new one with +{key}=..." if isinstance(parent, DictConfig) else ""
+    return unknown_field(parent, parent_key, leaf, add_hint=add)
 
 
 def _is_group(override: Any) -> bool:

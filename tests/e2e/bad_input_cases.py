@@ -25,6 +25,8 @@ F = "tests/fixtures/bad_input"
 Y, V, N, S, P = f"{F}/yaml", f"{F}/values", f"{F}/names", f"{F}/sizes", f"{F}/prompts"
 POLICIES = f"{F}/run/policies.yaml"  # two policy conditions, 2 replicates of 5 rounds
 LLM = f"{F}/run/llm.yaml"  # one mock-LLM condition, 1 replicate of 3 rounds
+ARENA = f"{F}/run/arena.yaml"  # arena agents as a mapping and as a ref whose path is ??? (required)
+TFT_FILE = "examples/agents/tit_for_tat.py"
 PRIMARY = "conf/config.yaml"
 EXPERIMENT = "conf/experiment.yaml"
 TAKEN = f"out/{EXISTING_RUN}"
@@ -343,6 +345,26 @@ CONFIG = [
            entry="module", process=True),
 ]
 
+# Issue 40: an override of a field the agent's kind has names that field, suggests only that kind's
+# fields, and is accepted where it can be; `+` on a field that holds a value says what to write.
+AGENT_FIELDS = [
+    Case("hydra_plus_existing_arena_field", "config", hydra("agent_b=arena", f"agent_b.path={TFT_FILE}", "+agent_b.memory_mb=256"),
+         line=(PRIMARY, "agent_b.memory_mb", "write agent_b.memory_mb=256"), absent=('"path"', "agent_b.path"), entry="module"),
+    Case("plus_existing_llm_field_primary", "config", validate(PRIMARY, "agent_b=llm_default", "+agent_b.temperature=0.5"),
+         line=(PRIMARY, "agent_b.temperature", "write agent_b.temperature=0.5")),
+    Case("plus_existing_policy_field_primary", "config", validate(PRIMARY, "+agent_b.policy=grim"), line=(PRIMARY, "agent_b.policy", "write agent_b.policy=grim")),
+    Case("arena_field_typo_primary", "config", validate(PRIMARY, "agent_b=arena", f"agent_b.path={TFT_FILE}", "agent_b.memry_mb=256"),
+         line=(PRIMARY, "agent_b.memry_mb", 'did you mean "memory_mb"'), absent=('"path"', "+agent_b")),
+    Case("policy_field_the_option_leaves_out_primary", "config", validate(PRIMARY, "agent_b.messages=[hi]"),
+         line=(PRIMARY, "agent_b.messages", "+agent_b.messages=[hi]")),
+    Case("arena_fields_experiment", "config", validate(ARENA, "conditions.0.agent_b.memory_mb=256"), codes=(0,)),
+    Case("arena_fields_experiment_run", "config", run(ARENA, "--dry-run", "conditions.0.agent_b.max_processes=8", "+conditions.1.agent_b.overrides.memory_mb=256"),
+         codes=(0,)),
+    Case("arena_field_typo_experiment", "config", validate(ARENA, "conditions.0.agent_b.memry_mb=256"),
+         line=(ARENA, "conditions.0.agent_b.memry_mb", 'did you mean "memory_mb"'), absent=("+conditions",)),
+    Case("plus_agent_field_at_the_top_experiment", "config", validate(ARENA, "+agent_b.memory_mb=256"), line=(ARENA, "conditions.0.agent_b.memory_mb=")),
+]
+
 # Errors a newcomer is likely to hit end in one sentence that says what to do (API keys are never
 # passed to a case: see bad_input_corpus.case_env).
 NEWCOMER = [
@@ -354,4 +376,4 @@ NEWCOMER = [
 ]
 # fmt: on
 
-CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *NEWCOMER]
+CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *AGENT_FIELDS, *NEWCOMER]
