@@ -259,6 +259,22 @@ TEMPLATES = [
          files=(("proj/prompts/personas/odd.md", b"You prefer {cooperate_label!x}.\n"),)),
     Case("persona_huge_width", "templates", llm_prompts("agent_a.persona=wide"), line=(PRIMARY, "persona"), quick=True,
          files=(("proj/prompts/personas/wide.md", b"You prefer {cooperate_label:>99999999}.\n"),)),
+    # Issue 40: a template is text and {name} placeholders; a valid conversion, a format spec or a
+    # part of a value would change what the model is sent, silently (Python's repr of the history).
+    Case("repr_conversion", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_repr.md"), line=(PRIMARY, "round_prompt", f"{P}/round_repr.md", "{history!r}")),
+    Case("repr_conversion_hydra", "templates", hydra("agent_a=llm_default", f"agent_a.round_prompt={P}/round_repr.md"),
+         line=(PRIMARY, "round_prompt", f"{P}/round_repr.md", "{history!r}"), entry="module"),
+    Case("small_format_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_small_width.md"), line=(PRIMARY, "round_prompt", "{round_index:>3}")),
+    Case("index_access", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_index_access.md"), line=(PRIMARY, "round_prompt", "{history[0]}")),
+    Case("positional_placeholder", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_positional.md"), line=(PRIMARY, "round_prompt", "{}")),
+    Case("persona_str_conversion", "templates", llm_prompts("agent_a.persona=plain"), line=(PRIMARY, "persona", "{cooperate_label!s}"),
+         files=(("proj/prompts/personas/plain.md", b"You prefer {cooperate_label!s}.\n"),)),
+    Case("turn_prompt_repr_conversion", "templates", validate(PRIMARY, "game=liars_dice", "agent_a=llm_default", "agent_b=liars_random"),
+         line=(PRIMARY, "prompts/liars_dice/turn.md", "{bids!r}"), setup=(edit_file("proj/prompts/liars_dice/turn.md", lambda b: b.replace(b"{bids}", b"{bids!r}")),)),
+    # A prompt of a later phase (the guess), not rendered from the opening observation.
+    Case("later_phase_prompt_conversion_experiment", "templates", run(f"{P}/experiment_passcode_llm.yaml", "--dry-run"),
+         line=(f"{P}/experiment_passcode_llm.yaml", "prompts/passcode/guess.md", "{qa_history!a}"),
+         setup=(edit_file("proj/prompts/passcode/guess.md", lambda b: b.replace(b"{qa_history}", b"{qa_history!a}")),)),
 ]
 
 CLI = [

@@ -200,7 +200,7 @@ def test_braces_in_templates(project):
     with pytest.raises(ConfigError, match=re.escape("write {{ and }} for literal braces")):
         check_prompt_files(LLMAgentSpec(persona="json_fan"), project)
     persona.write_text('Say {"action": "C"}')
-    with pytest.raises(ConfigError, match=re.escape('unknown placeholder {"action"}')):
+    with pytest.raises(ConfigError, match=re.escape('{"action": "C"}: not a placeholder name')):
         check_prompt_files(LLMAgentSpec(persona="json_fan"), project)
     persona.write_text('Say {{"action": "{cooperate_label}"}}')
     prompts = builder(root=project, persona="json_fan")
