@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.agents.liars_dice_prompts import liars_dice_answers, liars_dice_fields
+from pdbench.agents.llm.templates import persona_not_found
 from pdbench.agents.template_syntax import placeholders
 from pdbench.core.errors import ConfigError
 from pdbench.core.phrases import LIARS_ANSWER_FORMAT, liars_answer_action
@@ -143,15 +144,9 @@ def persona_text(root: Path, round_state: dict[str, Any], persona: str | None) -
     try:
         return (root / relative).read_text(encoding="utf-8").strip()
     except OSError:
-        folder = root / Path(relative).parent
-        have = sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
-        raise ConfigError(
-            f"no persona {persona!r} for {round_state['game']}; choose one of: "
-            + (", ".join(have) or "(none)")
-            + " or none",
-            file=relative,
-            field="persona",
-        ) from None
+        game = PLATFORM_TO_DIR[round_state["game"]]  # pdbench's id, as the config names it
+        message = persona_not_found(persona, Path(relative).parent, root, game=game)
+        raise ConfigError(message, field="persona") from None
 
 
 def render_prompt(root: Path, round_state: dict[str, Any], persona: str = "") -> str:

@@ -26,8 +26,8 @@ from pdbench.cli import exits
 from pdbench.cli.heap import loaded_objects_frozen
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, job_over, watch_launcher
 from pdbench.cli.report import print_summary, resumed_note
+from pdbench.config.group_choices import check_choices
 from pdbench.config.hydra_compose import (
-    check_group_overrides,
     check_hydra_overrides,
     compose_primary,
     condition_name_from_overrides,
@@ -278,7 +278,7 @@ def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
     if not primary.is_file():
         raise ConfigError("no such primary config", file=shown, field="--config-name")
     overrides = Overrides.parse(args.overrides, shown)
-    check_group_overrides(overrides, project_root, shown)
+    check_choices(primary, overrides, project_root, shown)
     check_hydra_overrides(primary, overrides, shown)
     if args.cfg or args.info:  # Hydra only prints the config: nothing runs
         return [], None

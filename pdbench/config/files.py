@@ -10,16 +10,16 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.override_fields import declared, unknown_field
 from pdbench.config.overrides import apply_overrides
-from pdbench.config.tree import conf_dir, group_options
+from pdbench.config.tree import conf_dir, group_options, unknown_option
 from pdbench.config.yaml_reader import display_path, read_yaml
-from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.errors import ConfigError, did_you_mean
 
 
 def load_group_option(group: str, option: str, project_root: Path, shown: str) -> DictConfig:
     """conf/<group>/<option>.yaml, for `group=option` in an experiment file's overrides."""
     options = group_options(group, project_root)
     if option not in options:
-        raise ConfigError(unknown_choice(group, option, options), file=shown, field=group)
+        raise ConfigError(unknown_option(group, option, project_root), file=shown, field=group)
     node = read_yaml(conf_dir(project_root) / group / f"{option}.yaml", project_root)
     if group == "persona":  # persona files are `@package _global_`: {persona: <name>}
         return node.get("persona")
@@ -52,7 +52,7 @@ def resolve_agent(
     if isinstance(value, str):
         options = group_options(group, project_root)
         if value not in options:
-            raise ConfigError(unknown_choice(group, value, options), file=shown, field=where)
+            raise ConfigError(unknown_option(group, value, project_root), file=shown, field=where)
         return resolve_ref(
             f"{group}/{value}.yaml",
             {},

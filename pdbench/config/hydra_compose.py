@@ -9,6 +9,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from pdbench.config.group_choices import check_choices
 from pdbench.config.override_fields import (
     already_set,
     declared,
@@ -23,49 +24,16 @@ from pdbench.config.overrides import (
     parse_overrides,
 )
 from pdbench.config.sweep import expand, sweep_id
-from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, group_options
+from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig
 from pdbench.config.validation import (
     assemble,
     condition_dict,
     unknown_key_path,
 )
 from pdbench.config.yaml_reader import check_yaml, display_path
-from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.errors import ConfigError, did_you_mean
 from pdbench.core.redact import redact_text
-
-
-def check_group_overrides(
-    overrides: Iterable[str], project_root: Path, shown: str = "conf/config.yaml"
-) -> None:
-    """Check `group=option[,option...]` overrides before Hydra sees them: unknown options get a
-    "did you mean" instead of Hydra's stack trace."""
-    from hydra.core.override_parser.types import ValueType
-
-    for override in parse_overrides(overrides, shown):
-        group = override.key_or_group
-        if group not in HYDRA_GROUPS and group not in GROUPS:
-            continue
-        if override.is_sweep_override():
-            glob = override.value_type == ValueType.GLOB_CHOICE_SWEEP
-            if glob or not override.is_choice_sweep():
-                continue  # glob() is matched against the options in sweep.expand; range() left
-            values = list(override.sweep_string_iterator())
-        elif override.value() is None:
-            continue  # ~group deletes the choice
-        else:
-            values = [str(override.value())]
-        folder = {"agent_a": "agent", "agent_b": "agent", "keeper_audit": "keeper"}.get(
-            group, group
-        )
-        options = group_options(folder, project_root)
-        for option in values:
-            if option not in options:
-                raise ConfigError(
-                    unknown_choice(folder, option, options),
-                    file=shown,
-                    field=override.package or group,
-                )
-
+from pdbench.games.registry import TURN_GAMES
 
 # What a composed config may hold at its top level (`hydra` is Hydra's own node).
 PRIMARY_KEYS = (
@@ -139,6 +107,8 @@ def condition_from_composed(
             if not any(k == f"game.{part}" or k.startswith(f"game.{part}.") for k in keys):
                 with open_dict(cfg.game):
                     cfg.game[part] = None
+    if "persona" not in keys:
+        cfg = _the_games_own_persona(cfg)
     node = OmegaConf.create(
         {
             "name": condition_name,
@@ -156,6 +126,21 @@ def condition_from_composed(
         }
     )
     return condition_dict(node, cfg, shown)
+
+
+def _the_games_own_persona(cfg: DictConfig) -> DictConfig:
+    """conf/config.yaml's default persona is the 2x2 games' (cooperative), which the judged games
+    do not have: a turn game the command line names no persona for plays its own default
+    (`TurnGameEntry.default_persona`; none for the judged games). One named (persona=...) is
+    kept, and a game without it stays an error."""
+    game = OmegaConf.select(cfg, "game.id", default=None)
+    entry = TURN_GAMES.get(str(game))
+    if entry is None or cfg.get("persona") == entry.default_persona:
+        return cfg
+    cfg = cfg.copy()
+    with open_dict(cfg):
+        cfg.persona = entry.default_persona
+    return cfg
 
 
 def spec_from_composed(
@@ -200,7 +185,7 @@ def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path)
     from hydra.errors import HydraException
 
     shown = display_path(path, project_root)
-    check_group_overrides(overrides, project_root, shown)
+    check_choices(path, overrides, project_root, shown)
     check_config_tree(path.parent, project_root)
     with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
         try:

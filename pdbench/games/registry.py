@@ -33,6 +33,10 @@ class TurnGameEntry:
     # "module:NAME": a dict, third role -> {house third party's name: factory}; "" when the game
     # has no third role. The first name of each role is its default.
     third_parties: str = ""
+    # The persona an LLM player gets when the command line names none (a file in
+    # prompts/<id>/personas/); None: the game has no personas (the judged games' prompts
+    # describe the player's side themselves).
+    default_persona: str | None = None
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -45,6 +49,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             policies="pdbench.games.liars_dice_policies:LIARS_DICE_POLICIES",
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
             metrics="pdbench.games.liars_dice_metrics",
+            default_persona="cooperative",
         ),
         TurnGameEntry(
             id="passcode",

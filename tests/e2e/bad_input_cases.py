@@ -19,6 +19,7 @@ from bad_input_corpus import (
     fixture_bytes,
     make_file,
     read_only,
+    remove,
 )
 
 F = "tests/fixtures/bad_input"
@@ -392,4 +393,26 @@ NEWCOMER = [
 ]
 # fmt: on
 
-CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *AGENT_FIELDS, *NEWCOMER]
+# Issues 40 and 41: a persona a game does not have names the persona, the folder looked in and the
+# personas there; the default composition gives each game its own default persona (none for the
+# judged games), while one named on the command line that the game lacks stays an error.
+LIARS_LLM = ("game=liars_dice", "agent_a=llm_default", "agent_b=liars_random")
+PERSONAS = [
+    Case("persona_sweep_unknown_hydra", "config", hydra("agent_a=llm_default", "persona=cooperative,nonexistent", flags=("-m",)),
+         line=(PRIMARY, "persona", "nonexistent", "conf/persona/", "cooperative"), entry="module"),
+    Case("persona_group_folder_missing_sweep_hydra", "config", hydra("agent_a=llm_default", "persona=cooperative,exploitative", flags=("-m",)),
+         line=(PRIMARY, "persona", "cooperative", "conf/persona/"), entry="module", setup=(remove("proj/conf/persona"),)),
+    Case("persona_group_folder_missing_default_hydra", "config", hydra("agent_a=llm_default"),
+         line=(PRIMARY, "persona", "cooperative", "conf/persona/"), absent=("launcher",), entry="module", setup=(remove("proj/conf/persona"),)),
+    Case("game_personas_folder_missing_sweep_hydra", "config", hydra(*LIARS_LLM, "persona=cooperative,exploitative", flags=("-m",)),
+         line=(PRIMARY, "persona", "cooperative", "prompts/liars_dice/personas/"), absent=("(none)",), entry="module",
+         setup=(remove("proj/prompts/liars_dice/personas"),)),
+    Case("game_persona_misspelt", "config", validate(PRIMARY, *LIARS_LLM, "agent_a.persona=exploitatve"),
+         line=(PRIMARY, "agent_a.persona", "exploitatve", "prompts/liars_dice/personas/", 'did you mean "exploitative"', "cooperative")),
+    Case("judged_game_persona_named", "config", validate(PRIMARY, "game=passcode", "agent_a=passcode_halving", "agent_b=llm_default", "persona=cooperative"),
+         line=(PRIMARY, "agent_b.persona", "cooperative", "prompts/passcode/personas/", "persona=none"), absent=("(none)",)),
+    Case("judged_game_default_persona_hydra", "config", hydra("game=passcode", "agent_a=passcode_halving", "agent_b=llm_default", "run.replicates=1"),
+         codes=(0,), entry="module"),
+]
+
+CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *AGENT_FIELDS, *PERSONAS, *NEWCOMER]

@@ -174,6 +174,19 @@ def edit_file(relative: str, change: Callable[[bytes], bytes]) -> Setup:
     return setup
 
 
+def remove(relative: str) -> Setup:
+    """A folder or file of the project copy that is not there (a user's project without it)."""
+
+    def setup(sandbox: Sandbox) -> None:
+        path = sandbox.case_dir / relative
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+    return setup
+
+
 def read_only(relative: str) -> Setup:
     """A folder nobody may write into: chmod 555, and as root (who ignores modes) immutable."""
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pdbench.agents.template_syntax import placeholders
 from pdbench.config.schema import LLMAgentSpec
-from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.errors import ConfigError, did_you_mean
 
 PERSONA_DIR = Path("prompts/personas")
 
@@ -60,6 +60,28 @@ def available_personas(project_root: Path) -> list[str]:
     """Names of the persona files in `prompts/personas/`, without `.md`, sorted."""
     folder = project_root / PERSONA_DIR
     return sorted(path.stem for path in folder.glob("*.md")) if folder.is_dir() else []
+
+
+def persona_not_found(
+    persona: str, folder: Path, project_root: Path, *, game: str | None = None
+) -> str:
+    """The one line for a persona with no file in `folder` (relative to the project): the
+    persona, the folder looked in, "did you mean" and the personas there, or that there are
+    none (a game without a personas folder)."""
+    where = f"{folder.as_posix()}/"
+    of = f" for {game}" if game else ""
+    full = project_root / folder
+    have = sorted(path.stem for path in full.glob("*.md")) if full.is_dir() else []
+    if not have:
+        missing = "does not exist" if not full.is_dir() else "holds no persona (*.md)"
+        return (
+            f'no persona "{persona}"{of}: {where} {missing}, so there is none to choose; '
+            "play without one (persona=none)"
+        )
+    return (
+        f'no persona "{persona}"{of} in {where}{did_you_mean(persona, have)}; choose one of: '
+        f"{', '.join(have)} or none"
+    )
 
 
 def resolve_path(path: str, project_root: Path) -> Path:
@@ -135,8 +157,7 @@ class PromptTemplates:
             path = project_root / file
             if not path.is_file():
                 raise ConfigError(
-                    unknown_choice("persona", spec.persona, available_personas(project_root)),
-                    file=file,
+                    persona_not_found(spec.persona, PERSONA_DIR, project_root),
                     field="persona",
                 )
             persona = read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")
