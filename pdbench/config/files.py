@@ -13,11 +13,15 @@ from pdbench.config.overrides import apply_overrides
 from pdbench.config.tree import conf_dir, group_options, unknown_option
 from pdbench.config.yaml_reader import display_path, read_yaml
 from pdbench.core.errors import ConfigError, did_you_mean
+from pdbench.games.registry import known_game_id
 
 
 def load_group_option(group: str, option: str, project_root: Path, shown: str) -> DictConfig:
-    """conf/<group>/<option>.yaml, for `group=option` in an experiment file's overrides."""
+    """conf/<group>/<option>.yaml, for `group=option` in an experiment file's overrides (a game
+    by either spelling: `game=stag-hunt` is conf/game/stag_hunt.yaml)."""
     options = group_options(group, project_root)
+    if group == "game" and option not in options:
+        option = known_game_id(option) or option
     if option not in options:
         raise ConfigError(unknown_option(group, option, project_root), file=shown, field=group)
     node = read_yaml(conf_dir(project_root) / group / f"{option}.yaml", project_root)

@@ -196,55 +196,6 @@ def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path)
             raise ConfigError(str(error).splitlines()[0], file=shown) from None
 
 
-def check_hydra_overrides(path: Path, overrides: Sequence[str], shown: str) -> None:
-    """Compose Hydra's own settings of a command line (hydra/launcher=..., hydra.launcher.*=...)
-    before Hydra launches anything: an unknown launcher or a setting the chosen launcher does not
-    have is one line here instead of Hydra's message and exit 1."""
-    from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException
-
-    own = [
-        o.input_line
-        for o in parse_overrides(overrides, shown)
-        if o.key_or_group.startswith("hydra") and not o.is_sweep_override()
-    ]
-    if not own:
-        return
-    with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
-        try:
-            composed = compose(config_name=path.stem, overrides=own, return_hydra_config=True)
-        except (HydraException, OmegaConfBaseException) as error:
-            first = str(error).splitlines()[0]
-            raise ConfigError(
-                f"{first} (launchers: hydra/launcher=basic, joblib, submitit_local or "
-                "submitit_slurm, where installed; a launcher's settings need it chosen first)",
-                file=shown,
-                field=" ".join(own),
-            ) from None
-    _check_launcher_installed(composed, shown)
-
-
-def _check_launcher_installed(composed: Any, shown: str) -> None:
-    """A launcher whose plugin is not installed (hydra/launcher=ray without `uv sync --group
-    ray`) is one line before the sweep, not Hydra's traceback once the grid is launched."""
-    import importlib.util
-
-    target = str(composed.hydra.launcher.get("_target_", ""))
-    module = target.rpartition(".")[0]
-    try:
-        found = importlib.util.find_spec(module) if module else True
-    except ModuleNotFoundError:
-        found = None
-    if not found:
-        choice = composed.hydra.runtime.choices.get("hydra/launcher", "?")
-        raise ConfigError(
-            f"the launcher {choice} is not installed (no module {module}); install its optional "
-            "group, e.g. `uv sync --group ray` for hydra/launcher=ray",
-            file=shown,
-            field=f"hydra/launcher={choice}",
-        )
-
-
 def check_config_tree(config_dir: Path, project_root: Path) -> None:
     """Read every file Hydra may compose with pdbench's strict reader first, so a duplicate key,
     an alias or malformed YAML in a group file is one line naming the file and the line (each

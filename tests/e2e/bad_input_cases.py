@@ -415,4 +415,12 @@ PERSONAS = [
          codes=(0,), entry="module"),
 ]
 
-CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *AGENT_FIELDS, *PERSONAS, *NEWCOMER]
+# Issue 41: one game, two spellings (pdbench's id, the platform's GAME): either is accepted.
+GAME_SPELLINGS = [
+    Case("game_platform_spelling_hydra", "config", hydra("game=liars-dice", "agent_a=liars_random", "agent_b=liars_random", "run.replicates=1"),
+         codes=(0,), entry="module"),
+    Case("game_platform_spelling_experiment", "config", validate(POLICIES, "game=stag-hunt"), codes=(0,)),
+    Case("game_misspelt_suggests_the_id", "config", validate(PRIMARY, "game=liars-dcie"), line=(PRIMARY, "game", 'did you mean "liars_dice"')),
+]
+
+CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *AGENT_FIELDS, *PERSONAS, *GAME_SPELLINGS, *NEWCOMER]
