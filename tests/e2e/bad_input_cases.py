@@ -262,12 +262,9 @@ TEMPLATES = [
          files=(("proj/prompts/personas/wide.md", b"You prefer {cooperate_label:>99999999}.\n"),)),
     # Issue 40: a template is text and {name} placeholders; a valid conversion, a format spec or a
     # part of a value would change what the model is sent, silently (Python's repr of the history).
+    # Every form of it: tests/unit/test_template_syntax.py; here, each kind of template file.
     Case("repr_conversion", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_repr.md"), line=(PRIMARY, "round_prompt", f"{P}/round_repr.md", "{history!r}")),
-    Case("repr_conversion_hydra", "templates", hydra("agent_a=llm_default", f"agent_a.round_prompt={P}/round_repr.md"),
-         line=(PRIMARY, "round_prompt", f"{P}/round_repr.md", "{history!r}"), entry="module"),
     Case("small_format_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_small_width.md"), line=(PRIMARY, "round_prompt", "{round_index:>3}")),
-    Case("index_access", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_index_access.md"), line=(PRIMARY, "round_prompt", "{history[0]}")),
-    Case("positional_placeholder", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_positional.md"), line=(PRIMARY, "round_prompt", "{}")),
     Case("persona_str_conversion", "templates", llm_prompts("agent_a.persona=plain"), line=(PRIMARY, "persona", "{cooperate_label!s}"),
          files=(("proj/prompts/personas/plain.md", b"You prefer {cooperate_label!s}.\n"),)),
     Case("turn_prompt_repr_conversion", "templates", validate(PRIMARY, "game=liars_dice", "agent_a=llm_default", "agent_b=liars_random"),
@@ -364,16 +361,14 @@ CONFIG = [
 
 # Issue 40: an override of a field the agent's kind has names that field, suggests only that kind's
 # fields, and is accepted where it can be; `+` on a field that holds a value says what to write.
+# Every kind and every field of it: tests/unit/test_agent_field_overrides.py.
 AGENT_FIELDS = [
     Case("hydra_plus_existing_arena_field", "config", hydra("agent_b=arena", f"agent_b.path={TFT_FILE}", "+agent_b.memory_mb=256"),
          line=(PRIMARY, "agent_b.memory_mb", "write agent_b.memory_mb=256"), absent=('"path"', "agent_b.path"), entry="module"),
     Case("plus_existing_llm_field_primary", "config", validate(PRIMARY, "agent_b=llm_default", "+agent_b.temperature=0.5"),
          line=(PRIMARY, "agent_b.temperature", "write agent_b.temperature=0.5")),
-    Case("plus_existing_policy_field_primary", "config", validate(PRIMARY, "+agent_b.policy=grim"), line=(PRIMARY, "agent_b.policy", "write agent_b.policy=grim")),
     Case("arena_field_typo_primary", "config", validate(PRIMARY, "agent_b=arena", f"agent_b.path={TFT_FILE}", "agent_b.memry_mb=256"),
          line=(PRIMARY, "agent_b.memry_mb", 'did you mean "memory_mb"'), absent=('"path"', "+agent_b")),
-    Case("policy_field_the_option_leaves_out_primary", "config", validate(PRIMARY, "agent_b.messages=[hi]"),
-         line=(PRIMARY, "agent_b.messages", "+agent_b.messages=[hi]")),
     Case("arena_fields_experiment", "config", validate(ARENA, "conditions.0.agent_b.memory_mb=256"), codes=(0,)),
     Case("arena_fields_experiment_run", "config", run(ARENA, "--dry-run", "conditions.0.agent_b.max_processes=8", "+conditions.1.agent_b.overrides.memory_mb=256"),
          codes=(0,)),
