@@ -75,8 +75,9 @@ def unknown_option(group: str, option: str, project_root: Path) -> str:
     if not options:
         return f'unknown {group} "{option}": {folder} holds no options (*.yaml)'
     return (
-        f'unknown {group} "{option}" in {folder}{did_you_mean(option, options)}; choose one of: '
+        f'unknown {group} "{option}"{did_you_mean(option, options)}; choose one of: '
         + ", ".join(options)
+        + f" (looked in {folder})"
     )
 
 
