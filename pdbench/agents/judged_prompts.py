@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.agents.liars_dice_prompts import liars_dice_answers, liars_dice_fields
+from pdbench.agents.llm.templates import persona_not_found
+from pdbench.agents.template_syntax import placeholders
 from pdbench.core.errors import ConfigError
 from pdbench.core.phrases import LIARS_ANSWER_FORMAT, liars_answer_action
 
@@ -142,15 +144,9 @@ def persona_text(root: Path, round_state: dict[str, Any], persona: str | None) -
     try:
         return (root / relative).read_text(encoding="utf-8").strip()
     except OSError:
-        folder = root / Path(relative).parent
-        have = sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
-        raise ConfigError(
-            f"no persona {persona!r} for {round_state['game']}; choose one of: "
-            + (", ".join(have) or "(none)")
-            + " or none",
-            file=relative,
-            field="persona",
-        ) from None
+        game = PLATFORM_TO_DIR[round_state["game"]]  # pdbench's id, as the config names it
+        message = persona_not_found(persona, Path(relative).parent, root, game=game)
+        raise ConfigError(message, field="persona") from None
 
 
 def render_prompt(root: Path, round_state: dict[str, Any], persona: str = "") -> str:
@@ -161,10 +157,26 @@ def render_prompt(root: Path, round_state: dict[str, Any], persona: str = "") ->
         template = (root / relative).read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"cannot read the prompt: {error.strerror}", file=relative) from None
+    placeholders(template, file=relative)  # text and {name} placeholders only
     try:
         return template.format_map({"persona": persona, **prompt_fields(round_state)})
     except KeyError as error:
         raise ConfigError(f"unknown placeholder {{{error.args[0]}}}", file=relative) from None
+
+
+def check_prompt_folder(root: Path, round_state: dict[str, Any]) -> None:
+    """Check every prompt file of the game shown `round_state` (prompts/<game>/*.md, its
+    personas aside: they are text, not templates) for anything but text and {name}
+    placeholders: a prompt of a later phase or another seat is rendered only when the match
+    reaches it, and must not fail (or send a repr) then."""
+    folder = Path(prompt_path(round_state)).parent
+    for path in sorted((root / folder).glob("*.md")):
+        relative = f"{folder.as_posix()}/{path.name}"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"cannot read the prompt: {error}", file=relative) from None
+        placeholders(text, file=relative)
 
 
 def action_from_answer(round_state: dict[str, Any], answer: str) -> dict[str, Any]:

@@ -26,9 +26,8 @@ from pdbench.cli import exits
 from pdbench.cli.heap import loaded_objects_frozen
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, job_over, watch_launcher
 from pdbench.cli.report import print_summary, resumed_note
+from pdbench.config.group_choices import check_command_line, with_game_ids
 from pdbench.config.hydra_compose import (
-    check_group_overrides,
-    check_hydra_overrides,
     compose_primary,
     condition_name_from_overrides,
     spec_from_composed,
@@ -278,8 +277,7 @@ def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
     if not primary.is_file():
         raise ConfigError("no such primary config", file=shown, field="--config-name")
     overrides = Overrides.parse(args.overrides, shown)
-    check_group_overrides(overrides, project_root, shown)
-    check_hydra_overrides(primary, overrides, shown)
+    check_command_line(primary, overrides, project_root, shown)
     if args.cfg or args.info:  # Hydra only prints the config: nothing runs
         return [], None
     jobs = expand(overrides, project_root, shown)
@@ -360,8 +358,10 @@ def hydra_entry(argv: list[str] | None = None) -> int:
         return exits.BAD_INPUT
     if not (parsed.help or parsed.hydra_help or parsed.shell_completion):
         try:
-            # Read once: the checks, the grid and the tournament below take this parse.
-            parsed.overrides = Overrides.parse(parsed.overrides, "conf/config.yaml")
+            # Read once, a game's either spelling as its id: every step below and Hydra's jobs.
+            parsed.overrides, args = with_game_ids(
+                Overrides.parse(parsed.overrides, "conf/config.yaml"), project_root, args
+            )
             if tournament_overrides(parsed.overrides):
                 return run_tournament(parsed, project_root)
             if parsed.multirun:

@@ -8,17 +8,22 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from pdbench.config.override_fields import declared, unknown_field
 from pdbench.config.overrides import apply_overrides
-from pdbench.config.tree import conf_dir, group_options
+from pdbench.config.tree import conf_dir, group_options, unknown_option
 from pdbench.config.yaml_reader import display_path, read_yaml
-from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.errors import ConfigError, did_you_mean
+from pdbench.games.registry import known_game_id
 
 
 def load_group_option(group: str, option: str, project_root: Path, shown: str) -> DictConfig:
-    """conf/<group>/<option>.yaml, for `group=option` in an experiment file's overrides."""
+    """conf/<group>/<option>.yaml, for `group=option` in an experiment file's overrides (a game
+    by either spelling: `game=stag-hunt` is conf/game/stag_hunt.yaml)."""
     options = group_options(group, project_root)
+    if group == "game" and option not in options:
+        option = known_game_id(option) or option
     if option not in options:
-        raise ConfigError(unknown_choice(group, option, options), file=shown, field=group)
+        raise ConfigError(unknown_option(group, option, project_root), file=shown, field=group)
     node = read_yaml(conf_dir(project_root) / group / f"{option}.yaml", project_root)
     if group == "persona":  # persona files are `@package _global_`: {persona: <name>}
         return node.get("persona")
@@ -51,7 +56,7 @@ def resolve_agent(
     if isinstance(value, str):
         options = group_options(group, project_root)
         if value not in options:
-            raise ConfigError(unknown_choice(group, value, options), file=shown, field=where)
+            raise ConfigError(unknown_option(group, value, project_root), file=shown, field=where)
         return resolve_ref(
             f"{group}/{value}.yaml",
             {},
@@ -123,11 +128,11 @@ def resolve_ref(
         if isinstance(overrides, ListConfig | list):
             node = apply_overrides(node, [str(o) for o in overrides], shown)
         else:
-            unknown = [str(k) for k in overrides if k not in node]
+            unknown = [str(k) for k in overrides if not declared(node, str(k))]
             if unknown:
+                problem = unknown_field(node, where, unknown[0], add_hint="", override_syntax=False)
                 raise ConfigError(
-                    f"no such field{did_you_mean(unknown[0], [str(k) for k in node])} in "
-                    f"{display_path(path, project_root)}",
+                    f"{problem} (in {display_path(path, project_root)})",
                     file=shown,
                     field=f"{where}.overrides.{unknown[0]}",
                 )

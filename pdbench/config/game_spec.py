@@ -18,7 +18,7 @@ from pdbench.core.game import GAMES, Game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.talk import PROMISE_PHRASES, Negotiation
-from pdbench.games.registry import build_turn_game, game_family
+from pdbench.games.registry import build_turn_game, game_family, game_id
 
 if TYPE_CHECKING:
     from pdbench.games.base import TurnGame
@@ -75,7 +75,8 @@ class GameSpec(Frozen):
     id: str = Field(
         "pd",
         description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal, "
-        "battle_of_the_sexes (2x2), liars_dice (turn-based)",
+        "battle_of_the_sexes (2x2), liars_dice, passcode, nuclear_war, nil_recruitment "
+        "(turn-based); the platform's spelling (liars-dice, prisoners-dilemma) is read as the id",
     )
     options: dict[str, Any] = Field(
         default_factory=dict,
@@ -118,10 +119,9 @@ class GameSpec(Frozen):
         from pdbench.core.errors import ConfigError
 
         try:
-            game_family(value)  # raises with "did you mean"
+            return game_id(value)  # either spelling (liars-dice); else "did you mean"
         except ConfigError as error:
             raise ValueError(error.reason) from None
-        return value
 
     @property
     def is_turn_game(self) -> bool:

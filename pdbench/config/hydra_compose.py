@@ -9,6 +9,14 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from pdbench.config.group_choices import check_choices
+from pdbench.config.override_fields import (
+    already_set,
+    declared,
+    has_key,
+    kind_name,
+    unknown_field,
+)
 from pdbench.config.overrides import (
     NO_OVERRIDES,
     Overrides,
@@ -16,49 +24,16 @@ from pdbench.config.overrides import (
     parse_overrides,
 )
 from pdbench.config.sweep import expand, sweep_id
-from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig, group_options
+from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig
 from pdbench.config.validation import (
     assemble,
     condition_dict,
     unknown_key_path,
 )
 from pdbench.config.yaml_reader import check_yaml, display_path
-from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.errors import ConfigError, did_you_mean
 from pdbench.core.redact import redact_text
-
-
-def check_group_overrides(
-    overrides: Iterable[str], project_root: Path, shown: str = "conf/config.yaml"
-) -> None:
-    """Check `group=option[,option...]` overrides before Hydra sees them: unknown options get a
-    "did you mean" instead of Hydra's stack trace."""
-    from hydra.core.override_parser.types import ValueType
-
-    for override in parse_overrides(overrides, shown):
-        group = override.key_or_group
-        if group not in HYDRA_GROUPS and group not in GROUPS:
-            continue
-        if override.is_sweep_override():
-            glob = override.value_type == ValueType.GLOB_CHOICE_SWEEP
-            if glob or not override.is_choice_sweep():
-                continue  # glob() is matched against the options in sweep.expand; range() left
-            values = list(override.sweep_string_iterator())
-        elif override.value() is None:
-            continue  # ~group deletes the choice
-        else:
-            values = [str(override.value())]
-        folder = {"agent_a": "agent", "agent_b": "agent", "keeper_audit": "keeper"}.get(
-            group, group
-        )
-        options = group_options(folder, project_root)
-        for option in values:
-            if option not in options:
-                raise ConfigError(
-                    unknown_choice(folder, option, options),
-                    file=shown,
-                    field=override.package or group,
-                )
-
+from pdbench.games.registry import TURN_GAMES
 
 # What a composed config may hold at its top level (`hydra` is Hydra's own node).
 PRIMARY_KEYS = (
@@ -132,6 +107,8 @@ def condition_from_composed(
             if not any(k == f"game.{part}" or k.startswith(f"game.{part}.") for k in keys):
                 with open_dict(cfg.game):
                     cfg.game[part] = None
+    if "persona" not in keys:
+        cfg = _the_games_own_persona(cfg)
     node = OmegaConf.create(
         {
             "name": condition_name,
@@ -149,6 +126,21 @@ def condition_from_composed(
         }
     )
     return condition_dict(node, cfg, shown)
+
+
+def _the_games_own_persona(cfg: DictConfig) -> DictConfig:
+    """conf/config.yaml's default persona is the 2x2 games' (cooperative), which the judged games
+    do not have: a turn game the command line names no persona for plays its own default
+    (`TurnGameEntry.default_persona`; none for the judged games). One named (persona=...) is
+    kept, and a game without it stays an error."""
+    game = OmegaConf.select(cfg, "game.id", default=None)
+    entry = TURN_GAMES.get(str(game))
+    if entry is None or cfg.get("persona") == entry.default_persona:
+        return cfg
+    cfg = cfg.copy()
+    with open_dict(cfg):
+        cfg.persona = entry.default_persona
+    return cfg
 
 
 def spec_from_composed(
@@ -193,7 +185,7 @@ def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path)
     from hydra.errors import HydraException
 
     shown = display_path(path, project_root)
-    check_group_overrides(overrides, project_root, shown)
+    check_choices(path, overrides, project_root, shown)
     check_config_tree(path.parent, project_root)
     with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
         try:
@@ -202,55 +194,6 @@ def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path)
             # Find the override at fault ourselves (Hydra's message is not an interface).
             _diagnose(path, overrides, shown)
             raise ConfigError(str(error).splitlines()[0], file=shown) from None
-
-
-def check_hydra_overrides(path: Path, overrides: Sequence[str], shown: str) -> None:
-    """Compose Hydra's own settings of a command line (hydra/launcher=..., hydra.launcher.*=...)
-    before Hydra launches anything: an unknown launcher or a setting the chosen launcher does not
-    have is one line here instead of Hydra's message and exit 1."""
-    from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException
-
-    own = [
-        o.input_line
-        for o in parse_overrides(overrides, shown)
-        if o.key_or_group.startswith("hydra") and not o.is_sweep_override()
-    ]
-    if not own:
-        return
-    with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
-        try:
-            composed = compose(config_name=path.stem, overrides=own, return_hydra_config=True)
-        except (HydraException, OmegaConfBaseException) as error:
-            first = str(error).splitlines()[0]
-            raise ConfigError(
-                f"{first} (launchers: hydra/launcher=basic, joblib, submitit_local or "
-                "submitit_slurm, where installed; a launcher's settings need it chosen first)",
-                file=shown,
-                field=" ".join(own),
-            ) from None
-    _check_launcher_installed(composed, shown)
-
-
-def _check_launcher_installed(composed: Any, shown: str) -> None:
-    """A launcher whose plugin is not installed (hydra/launcher=ray without `uv sync --group
-    ray`) is one line before the sweep, not Hydra's traceback once the grid is launched."""
-    import importlib.util
-
-    target = str(composed.hydra.launcher.get("_target_", ""))
-    module = target.rpartition(".")[0]
-    try:
-        found = importlib.util.find_spec(module) if module else True
-    except ModuleNotFoundError:
-        found = None
-    if not found:
-        choice = composed.hydra.runtime.choices.get("hydra/launcher", "?")
-        raise ConfigError(
-            f"the launcher {choice} is not installed (no module {module}); install its optional "
-            "group, e.g. `uv sync --group ray` for hydra/launcher=ray",
-            file=shown,
-            field=f"hydra/launcher={choice}",
-        )
 
 
 def check_config_tree(config_dir: Path, project_root: Path) -> None:
@@ -263,7 +206,7 @@ def check_config_tree(config_dir: Path, project_root: Path) -> None:
 
 def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:
     """Raise a ConfigError naming the field override that does not fit the composed config:
-    compose with the group choices alone, then check each field override's key against it."""
+    compose with the group choices alone, then check each field override against it."""
     from hydra import compose
 
     parsed = parse_overrides(overrides, shown)
@@ -273,41 +216,34 @@ def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:
     except Exception:
         return  # a group choice itself is at fault: Hydra's message says which
     for override in parsed:
-        if _is_group(override) or override.is_add() or override.is_force_add():
+        if _is_group(override):
             continue
-        key = override.key_or_group
-        parent_key, _, leaf = key.rpartition(".")
-        parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
-        if not isinstance(parent, DictConfig) or leaf not in parent:
-            _refuse_another_kinds_option(parent, parent_key, leaf, shown)
-            siblings = [str(k) for k in parent] if isinstance(parent, DictConfig) else []
-            # A field the config tree leaves out (run.cache.namespace) can still be added.
-            add = f"; add a new one with +{key}=..." if isinstance(parent, DictConfig) else ""
-            raise ConfigError(
-                f"no such field{did_you_mean(leaf, siblings)}{add}", file=shown, field=key
-            ) from None
+        problem = field_override_problem(cfg, override)
+        if problem is not None:
+            raise ConfigError(problem, file=shown, field=override.key_or_group) from None
 
 
-def _refuse_another_kinds_option(parent: Any, parent_key: str, leaf: str, shown: str) -> None:
-    """`agent_b.memory_mb=256` with agent_b=tft: memory_mb is an option of arena agents; say so
-    rather than suggest a field of the policy agent or adding one it would refuse."""
-    from pdbench.config.agent_spec import AGENT_SPECS
-
-    if parent_key not in ("agent_a", "agent_b") or not isinstance(parent, DictConfig):
-        return
-    kind = str(parent.get("type", ""))
-    if kind not in AGENT_SPECS or leaf in AGENT_SPECS[kind].model_fields:
-        return
-    owners = [name for name, spec in AGENT_SPECS.items() if leaf in spec.model_fields]
-    if owners:
-        example = AGENT_SPECS[owners[0]].kind_example
-        choose = f" (choose one first, e.g. {parent_key}={example})" if example else ""
-        raise ConfigError(
-            f"{parent_key} is a {kind} agent, which has no {leaf}; {leaf} is an option of "
-            f"{' and '.join(owners)} agents{choose}",
-            file=shown,
-            field=f"{parent_key}.{leaf}",
-        ) from None
+def field_override_problem(cfg: DictConfig, override: Any) -> str | None:
+    """Why Hydra refuses the field override `override` on `cfg` (composed from the group choices
+    alone), in one line that names what to write instead; None when it fits. A field is the
+    node's or, in an agent, its kind's (`override_fields`)."""
+    if override.is_force_add() or override.is_delete():
+        return None
+    if override.is_add():
+        return already_set(cfg, override)
+    key = override.key_or_group
+    parent_key, _, leaf = key.rpartition(".")
+    parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
+    if has_key(parent, leaf):
+        return None
+    if declared(parent, leaf):  # the kind's, left out of the group option's file
+        return (
+            f"{parent_key} is {kind_name(parent)}, whose {leaf} its option's file leaves out: "
+            f"add it with +{override.input_line}"
+        )
+    # A field the config tree leaves out (run.cache.namespace) can still be added.
+    add = f"; add a new one with +{key}=..." if isinstance(parent, DictConfig) else ""
+    return unknown_field(parent, parent_key, leaf, add_hint=add)
 
 
 def _is_group(override: Any) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pdbench.config.experiment_file import load_experiment_file
+from pdbench.config.group_choices import with_game_ids
 from pdbench.config.hydra_compose import load_primary_file
 from pdbench.config.overrides import Overrides, cli_options_as_overrides
 from pdbench.config.tournament import load_primary_tournament, tournament_overrides
@@ -62,6 +63,8 @@ def load_config(
         return load_experiment_file(
             path, parsed, project_root=root, replicates=replicates, run_id=run_id
         )
+    if "defaults" in cfg:  # a Hydra primary: `game=liars-dice` chooses conf/game/liars_dice
+        parsed, _ = with_game_ids(parsed, root)
     if "defaults" in cfg and tournament_overrides(parsed):
         return load_primary_tournament(
             path,

@@ -6,8 +6,10 @@ lists (`labels=[J,F]`), `+key` (add), `~key` (delete) and `null` mean the same e
 are never re-read as YAML (`2024-01-01` stays a string).
 
 Applying them to an experiment file's config:
-- `key.path=value` changes a field that exists (an unknown one is an error with "did you mean");
+- `key.path=value` changes a field that exists (an unknown one is an error with "did you mean"):
+  one the file sets, or, in an agent, any field of its kind (`override_fields`);
 - `+key.path=value` adds one (the spec's validation then rejects a field that does not exist);
+  unlike Hydra, which refuses `+` on a field that holds a value, it sets one that exists too;
 - `~key.path` deletes one;
 - `game=stag_hunt` (a group name, no dot) loads that option of conf/<group>/, as in Hydra;
 - a sweep (`a,b`, `range()`, `glob()`) is refused: sweeps run through `python -m pdbench -m`.
@@ -21,7 +23,8 @@ from typing import Any
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.names import run_id_problem
-from pdbench.core.errors import ConfigError, did_you_mean
+from pdbench.config.override_fields import declared, unknown_field
+from pdbench.core.errors import ConfigError
 
 SWEEP_HINT = "sweeps run through Hydra: uv run python -m pdbench -m key=a,b ..."
 
@@ -122,16 +125,16 @@ def apply_overrides(
         parent_key, _, leaf = key.rpartition(".")
         parent = OmegaConf.select(cfg, parent_key) if parent_key else cfg
         adding = override.is_add() or override.is_force_add()
-        if not adding and (not isinstance(parent, DictConfig) or leaf not in parent):
+        # A field of an agent's kind may be set though the file leaves it out (memory_mb of an
+        # arena agent); a mandatory value not yet set (path: ???) is a field too.
+        if not declared(parent, leaf):
             _refuse_a_condition_key(cfg, key, shown)
-            siblings = [str(s) for s in parent] if isinstance(parent, DictConfig) else []
-            hint = did_you_mean(leaf, siblings) or (
-                "" if siblings else f' ("{parent_key}" holds no fields)'
-            )
-            raise ConfigError(
-                f"no such field{hint}; add a new one with +{key}=...", file=shown, field=key
-            )
-        OmegaConf.update(cfg, key, value, merge=False, force_add=adding)
+            if not adding:
+                problem = unknown_field(
+                    parent, parent_key, leaf, add_hint=f"; add a new one with +{key}=..."
+                )
+                raise ConfigError(problem, file=shown, field=key)
+        OmegaConf.update(cfg, key, value, merge=False, force_add=True)
     return cfg
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from pdbench.config.schema import (
     ExperimentSpec,
 )
+from pdbench.core.errors import did_you_mean
 
 # Config groups of the Hydra tree; agent_a and agent_b are links to agent/.
 # keeper/ and judge/ bind a turn game's third role (house third parties and LLM specs).
@@ -62,6 +63,22 @@ def group_options(group: str, project_root: Path) -> list[str]:
     """Options of a config group, e.g. group_options("agent") -> ["allc", "alld", ...]."""
     folder = conf_dir(project_root) / group
     return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+
+
+def unknown_option(group: str, option: str, project_root: Path) -> str:
+    """The one line for an option conf/<group>/ does not have: the option, the folder looked
+    in, "did you mean" and the options there (or that the folder is missing or empty)."""
+    folder = f"conf/{group}/"
+    options = group_options(group, project_root)
+    if not (conf_dir(project_root) / group).is_dir():
+        return f'unknown {group} "{option}": there is no {folder} in {project_root}'
+    if not options:
+        return f'unknown {group} "{option}": {folder} holds no options (*.yaml)'
+    return (
+        f'unknown {group} "{option}"{did_you_mean(option, options)}; choose one of: '
+        + ", ".join(options)
+        + f" (looked in {folder})"
+    )
 
 
 def describe_option(group: str, option: str, project_root: Path) -> str:

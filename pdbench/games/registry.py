@@ -10,6 +10,8 @@ tests (tests/unit/test_turn_games.py runs every registered game through the cont
 
 from __future__ import annotations
 
+import difflib
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +35,10 @@ class TurnGameEntry:
     # "module:NAME": a dict, third role -> {house third party's name: factory}; "" when the game
     # has no third role. The first name of each role is its default.
     third_parties: str = ""
+    # The persona an LLM player gets when the command line names none (a file in
+    # prompts/<id>/personas/); None: the game has no personas (the judged games' prompts
+    # describe the player's side themselves).
+    default_persona: str | None = None
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -45,6 +51,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             policies="pdbench.games.liars_dice_policies:LIARS_DICE_POLICIES",
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
             metrics="pdbench.games.liars_dice_metrics",
+            default_persona="cooperative",
         ),
         TurnGameEntry(
             id="passcode",
@@ -109,11 +116,40 @@ GAME_FAMILIES: dict[str, Family] = {
 }
 
 
-def game_family(game_id: str) -> Family:
-    """ "matrix" or "turn"; an unknown id is a ConfigError with "did you mean"."""
-    if game_id not in GAME_FAMILIES:
-        raise ConfigError(unknown_choice("game", game_id, GAME_FAMILIES), field="game.id")
-    return GAME_FAMILIES[game_id]
+def game_family(name: str) -> Family:
+    """ "matrix" or "turn"; an unknown game is a ConfigError with "did you mean" (`game_id`)."""
+    return GAME_FAMILIES[game_id(name)]
+
+
+def game_id(name: str) -> str:
+    """pdbench's id of a game a user names either way: its id (`liars_dice`, `pd`) or the
+    platform's spelling an agent file's GAME uses (`liars-dice`, `prisoners-dilemma`), in any
+    case. The one function that reads a game's name; a name that is neither is a ConfigError
+    suggesting the id."""
+    found = known_game_id(name)
+    if found is not None:
+        return found
+    spellings = _spellings()
+    close = difflib.get_close_matches(name.casefold(), list(spellings), n=1, cutoff=0.6)
+    hint = f' (did you mean "{spellings[close[0]]}"?)' if close else ""
+    raise ConfigError(
+        f'unknown game "{name}"{hint}; choose one of: ' + ", ".join(sorted(GAME_FAMILIES)),
+        field="game.id",
+    )
+
+
+def known_game_id(name: str) -> str | None:
+    """`game_id`, or None for a name that is no game's."""
+    return _spellings().get(name.casefold())
+
+
+@functools.cache
+def _spellings() -> dict[str, str]:
+    """Every name of every game, casefolded -> its id."""
+    names = {game: game for game in GAME_FAMILIES}
+    names |= {matrix.arena_id: game for game, matrix in MATRIX_GAMES.items()}
+    names |= {entry.platform_name: game for game, entry in TURN_GAMES.items()}
+    return {name.casefold(): game for name, game in names.items()}
 
 
 def turn_metrics(game_id: str) -> Any:

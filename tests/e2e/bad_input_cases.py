@@ -19,12 +19,15 @@ from bad_input_corpus import (
     fixture_bytes,
     make_file,
     read_only,
+    remove,
 )
 
 F = "tests/fixtures/bad_input"
 Y, V, N, S, P = f"{F}/yaml", f"{F}/values", f"{F}/names", f"{F}/sizes", f"{F}/prompts"
 POLICIES = f"{F}/run/policies.yaml"  # two policy conditions, 2 replicates of 5 rounds
 LLM = f"{F}/run/llm.yaml"  # one mock-LLM condition, 1 replicate of 3 rounds
+ARENA = f"{F}/run/arena.yaml"  # arena agents as a mapping and as a ref whose path is ??? (required)
+TFT_FILE = "examples/agents/tit_for_tat.py"
 PRIMARY = "conf/config.yaml"
 EXPERIMENT = "conf/experiment.yaml"
 TAKEN = f"out/{EXISTING_RUN}"
@@ -257,6 +260,19 @@ TEMPLATES = [
          files=(("proj/prompts/personas/odd.md", b"You prefer {cooperate_label!x}.\n"),)),
     Case("persona_huge_width", "templates", llm_prompts("agent_a.persona=wide"), line=(PRIMARY, "persona"), quick=True,
          files=(("proj/prompts/personas/wide.md", b"You prefer {cooperate_label:>99999999}.\n"),)),
+    # Issue 40: a template is text and {name} placeholders; a valid conversion, a format spec or a
+    # part of a value would change what the model is sent, silently (Python's repr of the history).
+    # Every form of it: tests/unit/test_template_syntax.py; here, each kind of template file.
+    Case("repr_conversion", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_repr.md"), line=(PRIMARY, "round_prompt", f"{P}/round_repr.md", "{history!r}")),
+    Case("small_format_width", "templates", llm_prompts(f"agent_a.round_prompt={P}/round_small_width.md"), line=(PRIMARY, "round_prompt", "{round_index:>3}")),
+    Case("persona_str_conversion", "templates", llm_prompts("agent_a.persona=plain"), line=(PRIMARY, "persona", "{cooperate_label!s}"),
+         files=(("proj/prompts/personas/plain.md", b"You prefer {cooperate_label!s}.\n"),)),
+    Case("turn_prompt_repr_conversion", "templates", validate(PRIMARY, "game=liars_dice", "agent_a=llm_default", "agent_b=liars_random"),
+         line=(PRIMARY, "prompts/liars_dice/turn.md", "{bids!r}"), setup=(edit_file("proj/prompts/liars_dice/turn.md", lambda b: b.replace(b"{bids}", b"{bids!r}")),)),
+    # A prompt of a later phase (the guess), not rendered from the opening observation.
+    Case("later_phase_prompt_conversion_experiment", "templates", run(f"{P}/experiment_passcode_llm.yaml", "--dry-run"),
+         line=(f"{P}/experiment_passcode_llm.yaml", "prompts/passcode/guess.md", "{qa_history!a}"),
+         setup=(edit_file("proj/prompts/passcode/guess.md", lambda b: b.replace(b"{qa_history}", b"{qa_history!a}")),)),
 ]
 
 CLI = [
@@ -343,6 +359,24 @@ CONFIG = [
            entry="module", process=True),
 ]
 
+# Issue 40: an override of a field the agent's kind has names that field, suggests only that kind's
+# fields, and is accepted where it can be; `+` on a field that holds a value says what to write.
+# Every kind and every field of it: tests/unit/test_agent_field_overrides.py.
+AGENT_FIELDS = [
+    Case("hydra_plus_existing_arena_field", "config", hydra("agent_b=arena", f"agent_b.path={TFT_FILE}", "+agent_b.memory_mb=256"),
+         line=(PRIMARY, "agent_b.memory_mb", "write agent_b.memory_mb=256"), absent=('"path"', "agent_b.path"), entry="module"),
+    Case("plus_existing_llm_field_primary", "config", validate(PRIMARY, "agent_b=llm_default", "+agent_b.temperature=0.5"),
+         line=(PRIMARY, "agent_b.temperature", "write agent_b.temperature=0.5")),
+    Case("arena_field_typo_primary", "config", validate(PRIMARY, "agent_b=arena", f"agent_b.path={TFT_FILE}", "agent_b.memry_mb=256"),
+         line=(PRIMARY, "agent_b.memry_mb", 'did you mean "memory_mb"'), absent=('"path"', "+agent_b")),
+    Case("arena_fields_experiment", "config", validate(ARENA, "conditions.0.agent_b.memory_mb=256"), codes=(0,)),
+    Case("arena_fields_experiment_run", "config", run(ARENA, "--dry-run", "conditions.0.agent_b.max_processes=8", "+conditions.1.agent_b.overrides.memory_mb=256"),
+         codes=(0,)),
+    Case("arena_field_typo_experiment", "config", validate(ARENA, "conditions.0.agent_b.memry_mb=256"),
+         line=(ARENA, "conditions.0.agent_b.memry_mb", 'did you mean "memory_mb"'), absent=("+conditions",)),
+    Case("plus_agent_field_at_the_top_experiment", "config", validate(ARENA, "+agent_b.memory_mb=256"), line=(ARENA, "conditions.0.agent_b.memory_mb=")),
+]
+
 # Errors a newcomer is likely to hit end in one sentence that says what to do (API keys are never
 # passed to a case: see bad_input_corpus.case_env).
 NEWCOMER = [
@@ -354,4 +388,34 @@ NEWCOMER = [
 ]
 # fmt: on
 
-CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *NEWCOMER]
+# Issues 40 and 41: a persona a game does not have names the persona, the folder looked in and the
+# personas there; the default composition gives each game its own default persona (none for the
+# judged games), while one named on the command line that the game lacks stays an error.
+LIARS_LLM = ("game=liars_dice", "agent_a=llm_default", "agent_b=liars_random")
+PERSONAS = [
+    Case("persona_sweep_unknown_hydra", "config", hydra("agent_a=llm_default", "persona=cooperative,nonexistent", flags=("-m",)),
+         line=(PRIMARY, "persona", "nonexistent", "conf/persona/", "cooperative"), entry="module"),
+    Case("persona_group_folder_missing_sweep_hydra", "config", hydra("agent_a=llm_default", "persona=cooperative,exploitative", flags=("-m",)),
+         line=(PRIMARY, "persona", "cooperative", "conf/persona/"), entry="module", setup=(remove("proj/conf/persona"),)),
+    Case("persona_group_folder_missing_default_hydra", "config", hydra("agent_a=llm_default"),
+         line=(PRIMARY, "persona", "cooperative", "conf/persona/"), absent=("launcher",), entry="module", setup=(remove("proj/conf/persona"),)),
+    Case("game_personas_folder_missing_sweep_hydra", "config", hydra(*LIARS_LLM, "persona=cooperative,exploitative", flags=("-m",)),
+         line=(PRIMARY, "persona", "cooperative", "prompts/liars_dice/personas/"), absent=("(none)",), entry="module",
+         setup=(remove("proj/prompts/liars_dice/personas"),)),
+    Case("game_persona_misspelt", "config", validate(PRIMARY, *LIARS_LLM, "agent_a.persona=exploitatve"),
+         line=(PRIMARY, "agent_a.persona", "exploitatve", "prompts/liars_dice/personas/", 'did you mean "exploitative"', "cooperative")),
+    Case("judged_game_persona_named", "config", validate(PRIMARY, "game=passcode", "agent_a=passcode_halving", "agent_b=llm_default", "persona=cooperative"),
+         line=(PRIMARY, "agent_b.persona", "cooperative", "prompts/passcode/personas/", "persona=none"), absent=("(none)",)),
+    Case("judged_game_default_persona_hydra", "config", hydra("game=passcode", "agent_a=passcode_halving", "agent_b=llm_default", "run.replicates=1"),
+         codes=(0,), entry="module"),
+]
+
+# Issue 41: one game, two spellings (pdbench's id, the platform's GAME): either is accepted.
+GAME_SPELLINGS = [
+    Case("game_platform_spelling_hydra", "config", hydra("game=liars-dice", "agent_a=liars_random", "agent_b=liars_random", "run.replicates=1"),
+         codes=(0,), entry="module"),
+    Case("game_platform_spelling_experiment", "config", validate(POLICIES, "game=stag-hunt"), codes=(0,)),
+    Case("game_misspelt_suggests_the_id", "config", validate(PRIMARY, "game=liars-dcie"), line=(PRIMARY, "game", 'did you mean "liars_dice"')),
+]
+
+CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *AGENT_FIELDS, *PERSONAS, *GAME_SPELLINGS, *NEWCOMER]

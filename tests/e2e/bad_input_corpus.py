@@ -82,6 +82,10 @@ class LineMissing(AssertionError):
     """The error line does not name the file, option or field."""
 
 
+class LineWrong(AssertionError):
+    """The error line names what it must not (another field, a suggestion that is refused)."""
+
+
 # --- the table's vocabulary ----------------------------------------------------------------------
 
 
@@ -119,6 +123,7 @@ class Case:
     kind: str  # one of CLASSES
     args: tuple[str, ...]  # after `pdbench` (entry "cli") or `python -m pdbench` (entry "module")
     line: tuple[str, ...] = ()  # what the error line must name (case-insensitive)
+    absent: tuple[str, ...] = ()  # what it must not say (a wrong field, a wrong suggestion)
     codes: tuple[int, ...] = (2,)  # accepted exit codes; (0, 2): run it, or refuse in one line
     entry: str = "cli"
     files: tuple[tuple[str, bytes], ...] = ()  # written into the sandbox, path relative to it
@@ -165,6 +170,19 @@ def edit_file(relative: str, change: Callable[[bytes], bytes]) -> Setup:
     def setup(sandbox: Sandbox) -> None:
         path = sandbox.case_dir / relative
         path.write_bytes(change(path.read_bytes()))
+
+    return setup
+
+
+def remove(relative: str) -> Setup:
+    """A folder or file of the project copy that is not there (a user's project without it)."""
+
+    def setup(sandbox: Sandbox) -> None:
+        path = sandbox.case_dir / relative
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
     return setup
 
@@ -393,6 +411,9 @@ def check(case: Case, outcome: Outcome) -> None:
     missing = [text for text in case.line if text.casefold() not in lines[0].casefold()]
     if missing:
         raise LineMissing(f"the line does not name {missing}: {lines[0]}\n{shown}")
+    wrong = [text for text in case.absent if text.casefold() in lines[0].casefold()]
+    if wrong:
+        raise LineWrong(f"the line says {wrong}, which it must not: {lines[0]}\n{shown}")
 
 
 def _check_warning(case: Case, outcome: Outcome, shown: str) -> None:

@@ -115,7 +115,7 @@ def test_a_syntax_error_is_shown_at_its_line(tmp_path):
         ("class Helper:\n    pass\n", 'Agent: defines no class named "Agent"'),
         (
             'class Agent:\n    GAME = "split-or-stael"\n',
-            'Agent.GAME: unknown game "split-or-stael" (did you mean "split-or-steal"?)',
+            'Agent.GAME: unknown game "split-or-stael" (did you mean "split_or_steal"?)',
         ),
         ("class Agent:\n    def on_turn(self, s):\n        pass\n", "Agent.GAME: not set"),
     ],

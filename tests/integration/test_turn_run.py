@@ -131,7 +131,7 @@ def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
          "tft does not play liars_dice"),
         (["agent_a=liars_random"], "agent_a.policy", "liars_random plays liars_dice, not the 2x2 game pd"),
         (["game=liars_dice", "agent_a=llm_default", "agent_b=liars_random", "persona=wsls"],
-         "agent_a.persona", "no persona 'wsls' for liars-dice; choose one of: cooperative, exploitative or none"),
+         "agent_a.persona", 'no persona "wsls" for liars_dice in prompts/liars_dice/personas/; choose one of: cooperative, exploitative or none'),
         (["agent_a=arena", "agent_a.path=examples/agents/liars_dice.py"], "Agent.GAME",
          'GAME is "liars-dice" but this condition plays "prisoners-dilemma"'),
     ],

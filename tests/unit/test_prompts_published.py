@@ -201,8 +201,10 @@ def test_rounds_placeholder_needs_a_disclosed_number_of_rounds():
 
 def test_every_template_is_rendered_once_when_checked(tmp_path):
     (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "r.md").write_text("{history:d}")
-    with pytest.raises(ConfigError, match="cannot render the template") as raised:
+    (tmp_path / "prompts" / "r.md").write_text("{history:d}")  # refused before the render
+    with pytest.raises(
+        ConfigError, match=r"\{history:d\}: templates take no format specs"
+    ) as raised:
         check_prompt_files(LLMAgentSpec(system_prompt=None, round_prompt="prompts/r.md"), tmp_path)
     assert raised.value.file == "prompts/r.md" and raised.value.field == "round_prompt"
 

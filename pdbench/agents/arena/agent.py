@@ -58,6 +58,7 @@ from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation
+from pdbench.games.registry import known_game_id
 
 if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
@@ -259,7 +260,7 @@ class ArenaAgent(AgentBase):
             self._broken = f"the agent could not start:\n{ready['error'].rstrip()}"
             return
         declared = ready.get("game")
-        if declared is not None and declared.casefold() != self.platform_name.casefold():
+        if declared is not None and known_game_id(declared) != known_game_id(self.platform_name):
             worker.shutdown(self.exit_grace_s)
             self._broken = f'Agent.GAME is "{declared}" but this match plays "{self.platform_name}"'
             return

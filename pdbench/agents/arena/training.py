@@ -12,9 +12,8 @@ import traceback
 from pathlib import Path
 
 from pdbench.agents.arena.validate import _agent_binding, _declared_game
-from pdbench.core.errors import ConfigError, PdbenchError, did_you_mean
-from pdbench.core.game import GAMES
-from pdbench.games.registry import TURN_GAMES
+from pdbench.core.errors import ConfigError, PdbenchError
+from pdbench.games.registry import GAME_FAMILIES, game_id
 
 
 class AgentFileError(PdbenchError):
@@ -52,38 +51,32 @@ def declared_game(path: Path) -> str | None:
 
 
 def game_of(path: Path, declared: str | None, asked: str | None) -> str:
-    """The game id (a key of pdbench.core.game.GAMES, or of pdbench.games.registry.TURN_GAMES)
-    to train in: the file's GAME, or --game for a file that plays every game. Raises ConfigError
-    naming the file and field."""
+    """The game id (a key of pdbench.games.registry.GAME_FAMILIES) to train in: the file's
+    GAME, or --game for a file that plays every game, either named by its id or by the
+    platform's spelling (`registry.game_id`). Raises ConfigError naming the file and field."""
     shown = str(path)
-    by_arena_id = {game.arena_id.casefold(): game_id for game_id, game in GAMES.items()}
-    by_arena_id |= {
-        entry.platform_name.casefold(): game_id for game_id, entry in TURN_GAMES.items()
-    }
-    choices = sorted(by_arena_id)
+    ids: dict[str, str] = {}
     for name, field in ((declared, "Agent.GAME"), (asked, "--game")):
-        if name is None:
-            continue
-        if name.casefold() not in by_arena_id:
-            raise ConfigError(
-                f'unknown game "{name}"{did_you_mean(name, choices)}; games: {", ".join(choices)}',
-                file=shown,
-                field=field,
-            )
-    if declared and asked and declared.casefold() != asked.casefold():
+        if name is not None:
+            try:
+                ids[field] = game_id(name)
+            except ConfigError as error:
+                raise ConfigError(error.reason, file=shown, field=field) from None
+    if len(set(ids.values())) > 1:
         raise ConfigError(
             f'GAME is "{declared}" but --game asks for "{asked}"; change one of them',
             file=shown,
             field="Agent.GAME",
         )
-    name = declared or asked
-    if name is None:
+    if not ids:
         raise ConfigError(
-            f"not set: the agent plays every game; name one with --game ({', '.join(choices)})",
+            "not set: the agent plays every game; name one with --game ("
+            + ", ".join(sorted(GAME_FAMILIES))
+            + ")",
             file=shown,
             field="Agent.GAME",
         )
-    return by_arena_id[name.casefold()]
+    return next(iter(ids.values()))
 
 
 def own_traceback(lines: list[str]) -> list[str]:

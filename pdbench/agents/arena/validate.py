@@ -12,6 +12,7 @@ from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.errors import ConfigError, InvalidActionError
 from pdbench.core.game import Game
 from pdbench.games.base import TurnGame
+from pdbench.games.registry import known_game_id
 
 
 def resolve_agent_path(spec: ArenaAgentSpec, project_root: Path) -> Path:
@@ -50,7 +51,7 @@ def check_arena_file(spec: ArenaAgentSpec, game: Game | TurnGame, project_root: 
         raise ConfigError('defines no class named "Agent"', file=spec.path, field="Agent")
     if isinstance(binding, ast.ClassDef):
         declared = _declared_game(binding, spec.path)
-        if declared is not None and declared.casefold() != platform_name(game).casefold():
+        if declared is not None and known_game_id(declared) != game.id:
             raise ConfigError(
                 f'GAME is "{declared}" but this condition plays "{platform_name(game)}" '
                 f"(game {game.id}); change GAME or remove it to play every game",

@@ -1,20 +1,20 @@
 """An LLM agent's prompt files: read, checked against the placeholders each kind of template may
-use, and rendered with `str.format`. A template with an unknown placeholder, a bad conversion or
-an absurd format width is a `ConfigError` naming the file, found when the config is checked.
+use, and rendered with `str.format`. A template with an unknown placeholder, or with anything but
+text and `{name}` placeholders (a conversion, a format spec: `pdbench.agents.template_syntax`), is
+a `ConfigError` naming the file, found when the config is checked.
 
 The prompts themselves (what fills the placeholders) are built in `pdbench.agents.llm.prompts`.
 """
 
 from __future__ import annotations
 
-import re
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pdbench.agents.template_syntax import placeholders
 from pdbench.config.schema import LLMAgentSpec
-from pdbench.core.errors import ConfigError, did_you_mean, unknown_choice
+from pdbench.core.errors import ConfigError, did_you_mean
 
 PERSONA_DIR = Path("prompts/personas")
 
@@ -54,14 +54,34 @@ NEGOTIATE_PLACEHOLDERS = ROUND_PLACEHOLDERS | {"turn", "max_chars", "messages_ea
 PERSONA_PLACEHOLDERS = frozenset(
     {"cooperate_label", "defect_label", "cooperate_option", "defect_option"}
 )
-# A format width beyond this is a mistake, and rendering it would allocate the width in memory.
-MAX_FORMAT_WIDTH = 1000
 
 
 def available_personas(project_root: Path) -> list[str]:
     """Names of the persona files in `prompts/personas/`, without `.md`, sorted."""
     folder = project_root / PERSONA_DIR
     return sorted(path.stem for path in folder.glob("*.md")) if folder.is_dir() else []
+
+
+def persona_not_found(
+    persona: str, folder: Path, project_root: Path, *, game: str | None = None
+) -> str:
+    """The one line for a persona with no file in `folder` (relative to the project): the
+    persona, the folder looked in, "did you mean" and the personas there, or that there are
+    none (a game without a personas folder)."""
+    where = f"{folder.as_posix()}/"
+    of = f" for {game}" if game else ""
+    full = project_root / folder
+    have = sorted(path.stem for path in full.glob("*.md")) if full.is_dir() else []
+    if not have:
+        missing = "does not exist" if not full.is_dir() else "holds no persona (*.md)"
+        return (
+            f'no persona "{persona}"{of}: {where} {missing}, so there is none to choose; '
+            "play without one (persona=none)"
+        )
+    return (
+        f'no persona "{persona}"{of} in {where}{did_you_mean(persona, have)}; choose one of: '
+        f"{', '.join(have)} or none"
+    )
 
 
 def resolve_path(path: str, project_root: Path) -> Path:
@@ -78,15 +98,7 @@ def read_template(path: Path, allowed: frozenset[str], *, file: str, field: str)
         raise ConfigError(
             f"not UTF-8 text (byte {error.start}): save the file as UTF-8", file=file, field=field
         ) from None
-    try:
-        parts = list(string.Formatter().parse(text))
-    except ValueError as error:
-        raise ConfigError(
-            f"not a valid template ({error}); write {{{{ and }}}} for literal braces",
-            file=file,
-            field=field,
-        ) from None
-    names = {name for _, name, _, _ in parts if name is not None}
+    names = placeholders(text, file=file, field=field)
     unknown = sorted(names - allowed)
     if unknown:
         name = unknown[0]
@@ -96,28 +108,17 @@ def read_template(path: Path, allowed: frozenset[str], *, file: str, field: str)
             file=file,
             field=field,
         )
-    for _, placeholder, spec, _ in parts:
-        if spec and ("{" in spec or _widest(spec) > MAX_FORMAT_WIDTH):
-            raise ConfigError(
-                f"the format spec of {{{placeholder}:{spec}}} is not supported (nested, or wider than "
-                f"{MAX_FORMAT_WIDTH} characters)",
-                file=file,
-                field=field,
-            )
     return text
 
 
-def _widest(spec: str) -> int:
-    return max((int(digits) for digits in re.findall(r"\d+", spec)), default=0)
-
-
-def placeholders_in(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+def placeholders_in(text: str) -> frozenset[str]:
+    """The placeholder names of a template already read (and checked) by `read_template`."""
+    return placeholders(text, file="")
 
 
 def render(template: str, values: Mapping[str, object], *, file: str, field: str) -> str:
-    """`template.format(**values)`; a conversion or format spec that does not fit its value is
-    a ConfigError naming the file."""
+    """`template.format(**values)` for a template `read_template` checked; anything it still
+    cannot render is a ConfigError naming the file."""
     try:
         return template.format(**values)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
@@ -156,8 +157,7 @@ class PromptTemplates:
             path = project_root / file
             if not path.is_file():
                 raise ConfigError(
-                    unknown_choice("persona", spec.persona, available_personas(project_root)),
-                    file=file,
+                    persona_not_found(spec.persona, PERSONA_DIR, project_root),
                     field="persona",
                 )
             persona = read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")

@@ -21,6 +21,7 @@ from pdbench.agents.base import TurnDecision, TurnRequest
 from pdbench.agents.judged_prompts import (
     action_from_answer,
     answer_reminder,
+    check_prompt_folder,
     constrained_answers,
     persona_path,
     persona_text,
@@ -117,11 +118,13 @@ def _attempt(
 def turn_prompt_files(game: TurnGame[Any], root: Path, persona: str | None = None) -> list[str]:
     """The prompt files an LLM agent reads in `game`, each rendered once from the opening
     observation of a match (a missing file or an unknown placeholder is a ConfigError naming
-    the file, before anything runs)."""
+    the file, before anything runs); every prompt file of the game is checked for conversions
+    and format specs (`check_prompt_folder`)."""
     state = game.initial_state(0)
     files = []
     for seat in game.to_move(state):
         seen = game.observe(state, seat)
+        check_prompt_folder(root, seen)
         render_prompt(root, seen, persona_text(root, seen, persona))
         files.append(prompt_path(seen))
         if persona is not None:
