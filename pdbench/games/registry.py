@@ -33,6 +33,9 @@ class TurnGameEntry:
     # "module:NAME": a dict, third role -> {house third party's name: factory}; "" when the game
     # has no third role. The first name of each role is its default.
     third_parties: str = ""
+    # What `pdbench ladder` ranks this game's agents on by default: the AgentDuel contests are
+    # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
+    ranked_on: Literal["wins", "payoff"] = "wins"
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -114,6 +117,14 @@ def game_family(game_id: str) -> Family:
     if game_id not in GAME_FAMILIES:
         raise ConfigError(unknown_choice("game", game_id, GAME_FAMILIES), field="game.id")
     return GAME_FAMILIES[game_id]
+
+
+def default_ranked_on(game_id: str) -> Literal["wins", "payoff"]:
+    """What the ladder ranks a game's agents on unless told otherwise (the game's own data:
+    `Game.ranked_on` for a 2x2 game, `TurnGameEntry.ranked_on` for a turn game)."""
+    if game_family(game_id) == "matrix":
+        return MATRIX_GAMES[game_id].ranked_on
+    return TURN_GAMES[game_id].ranked_on
 
 
 def turn_metrics(game_id: str) -> Any:
