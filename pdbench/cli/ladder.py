@@ -158,7 +158,7 @@ def game_table(game: str, rows: pd.DataFrame, payoff_unit: str) -> Table:
         result.add_column(header, justify="left" if header == "agent" else "right")
     digits = 0 if on_wins else 2
     for row in rows.to_dict("records"):
-        mark = "" if row["identified"] else " *"
+        mark = "" if row["identified"] else "*"
         cells = [str(row["component"])] if several else []
         cells += [
             "-" if _missing(row["rank"]) else str(row["rank"]),

@@ -138,8 +138,7 @@ def _on_wins(
         "draw_nu": np.full(k, fit.nu),
     }
     reasons = [
-        [f"{reason}: no finite rating, the prior sets it and its interval"] if reason else []
-        for reason in unidentified_on_wins(first, second, result, names)
+        [reason] if reason else [] for reason in unidentified_on_wins(first, second, result, names)
     ]
     return fields, reasons
 

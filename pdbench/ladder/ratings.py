@@ -200,18 +200,20 @@ def unidentified(
         won = np.where(first == agent, result == "a", result == "b")[mine]
         lost = np.where(first == agent, result == "b", result == "a")[mine]
         outside = label[opponent] != label[agent]
-        if won.all():
-            reasons.append("won every match")
-        elif lost.all():
-            reasons.append("lost every match")
-        else:
-            beaten = sorted({names[j] for j in opponent[outside & won]})
-            beaten_by = sorted({names[j] for j in opponent[outside & lost]})
-            parts = [f"won every match against {', '.join(beaten)}"] if beaten else []
-            parts += [f"lost every match against {', '.join(beaten_by)}"] if beaten_by else []
+        if won.all() or lost.all():
+            how = "won" if won.all() else "lost"
             reasons.append(
-                "; ".join(parts) or "its group's results against the other agents all go one way"
+                f"{how} every match: no finite rating; the prior sets it and its interval"
             )
+            continue
+        beaten = sorted({names[j] for j in opponent[outside & won]})
+        beaten_by = sorted({names[j] for j in opponent[outside & lost]})
+        parts = [f"won every match against {', '.join(beaten)}"] if beaten else []
+        parts += [f"lost every match against {', '.join(beaten_by)}"] if beaten_by else []
+        reasons.append(
+            ("; ".join(parts) or "its group won, or lost, every match against the others")
+            + ": the prior sets the distance, and so where it stands against the mean"
+        )
     return reasons
 
 
