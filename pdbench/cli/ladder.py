@@ -128,8 +128,9 @@ def print_ladder(table: pd.DataFrame, outcomes, n_runs: int, path: Path) -> None
     for game in rated["game"].unique():
         rows = rated[rated["game"] == game]
         print_table(game_table(str(game), rows, outcomes.payoff_units.get(str(game), "payoff")))
-        for row in rows[~rows["identified"].astype(bool)].to_dict("records"):
-            typer.echo(f"* {row['agent']}: {row['flag']}")
+        flagged = rows[~rows["identified"].astype(bool)]
+        for flag, agents in flagged.groupby("flag", sort=False)["agent"]:  # the same reason once
+            typer.echo(f"* {', '.join(agents)}: {flag}")
         for note in notes[notes["game"] == game]["note"]:
             typer.echo(f"note: {note}")
 
@@ -145,7 +146,8 @@ def game_table(game: str, rows: pd.DataFrame, payoff_unit: str) -> Table:
         box=box.SIMPLE_HEAD,
         caption=f"{rows['interval'].iloc[0]}"
         + ("; openskill: Plackett-Luce mu (ordinal mu - 3 sigma)" if on_wins else "")
-        + "; W/D/L: wins, draws, losses; * not identified (below)"
+        + "; W/D/L: wins, draws, losses"
+        + ("" if rows["identified"].astype(bool).all() else "; * not identified (below)")
         + ("; ratings compare only within a group" if several else "")
         + f". Rank on {other} instead: --rank-on {other}",
         caption_justify="left",
