@@ -8,14 +8,15 @@ A rating is flagged, and not shown as knowledge, when
 - on payoff, the design does not determine it (its agent met too few different opponents to tell
   what it earns from what they concede), no degrees of freedom are left to estimate the noise,
   or every payoff is exactly what the model says (a zero-width interval that is no certainty);
-- its agent played fewer than FEW_MATCHES matches (the interval is an approximation that the
-  coverage simulation does not vouch for there);
+- its agent played fewer than FEW_MATCHES matches (the rating leans on the prior, on wins, or on
+  a handful of residuals, on payoff; its interval is not too narrow there, the coverage
+  simulation measures 0.97-0.99, but the rating is mostly not the data's);
 - the game's agents fall into groups that never met: ratings compare only within a group.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,8 +26,11 @@ from pdbench.ladder.payoff_ratings import payoff_model
 from pdbench.ladder.ratings import PRIOR_SD, bradley_terry, components, openskill, to_elo
 from pdbench.ladder.ratings import unidentified as unidentified_on_wins
 
-# Fewer matches than this and a rating is flagged: the coverage simulation (docs/ladder.md,
-# tests/unit/test_ladder_coverage.py) vouches for the intervals from this many matches up.
+if TYPE_CHECKING:
+    from pdbench.ladder.build import LadderOptions
+
+# Fewer matches than this and a rating is flagged (docs/ladder.md, "Ratings the data do not
+# identify"): below it a rating on wins is mostly the prior's.
 FEW_MATCHES = 10
 
 WINS_METHOD = (
@@ -45,7 +49,7 @@ def game_rows(
     table: pd.DataFrame,
     outcomes: Outcomes,
     currency: RankedOn,
-    options,
+    options: LadderOptions,
 ) -> list[dict[str, object]]:
     matches = pair_matches(table)
     keys = list(dict.fromkeys([*matches.agent_a, *matches.agent_b]))
@@ -123,7 +127,11 @@ def game_rows(
 
 
 def _on_wins(
-    first: np.ndarray, second: np.ndarray, result: np.ndarray, names: list[str], options
+    first: np.ndarray,
+    second: np.ndarray,
+    result: np.ndarray,
+    names: list[str],
+    options: LadderOptions,
 ) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     fit = bradley_terry(first, second, result, len(names), confidence=options.confidence)
     method = WINS_METHOD.format(sd=PRIOR_SD, level=options.confidence)
@@ -149,7 +157,7 @@ def _on_payoff(
     payoff_first: np.ndarray,
     payoff_second: np.ndarray,
     k: int,
-    options,
+    options: LadderOptions,
 ) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     fit = payoff_model(first, second, payoff_first, payoff_second, k, confidence=options.confidence)
     fields = {

@@ -31,7 +31,6 @@ from pdbench.core.payoff import PayoffMatrix
 from pdbench.ladder.outcomes import (
     OUTCOME_COLUMNS,
     SELF_PLAY,
-    Condition,
     Conditions,
     OutcomeRows,
     Outcomes,
@@ -60,7 +59,8 @@ def matrix_outcomes(run_dir: Path) -> Outcomes:
             outcomes.skipped.append(Skipped(run_id, name, replicate, SELF_PLAY))
             continue
         if name not in games:
-            games[name] = _game_of(condition)
+            spec = conditions.game_spec(condition)
+            games[name] = (spec.build().payoffs, spec.noise)
         start, length = int(matches.starts[index]), int(lengths[index])
         stop = start + length
         rounds = MatchRounds(
@@ -91,14 +91,6 @@ def matrix_outcomes(run_dir: Path) -> Outcomes:
         )
     outcomes.table = rows.table(run_id)
     return outcomes
-
-
-def _game_of(condition: Condition) -> tuple[PayoffMatrix, float]:
-    """The payoffs a condition's game pays (as configured) and the noise it was played with."""
-    from pdbench.config.game_spec import GameSpec
-
-    spec = GameSpec.model_validate(condition.spec.get("game", {}))
-    return spec.build().payoffs, spec.noise
 
 
 def _ledger_problem(stored: int, n_rounds: int, planned: int) -> str | None:

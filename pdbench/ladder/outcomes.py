@@ -27,7 +27,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import orjson
@@ -36,6 +36,9 @@ import pandas as pd
 from pdbench.config.agent_identity import AgentIdentity
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
+
+if TYPE_CHECKING:
+    from pdbench.config.game_spec import GameSpec
 
 RankedOn = Literal["wins", "payoff"]
 
@@ -190,19 +193,32 @@ def condition_spec(manifest: RunManifest, condition: str) -> dict[str, Any]:
 
 def identify(manifest: RunManifest, agent: dict[str, Any], where: str) -> AgentIdentity:
     """The identity of a stored agent spec, validated as a config would be."""
-    from pydantic import TypeAdapter, ValidationError
-
     from pdbench.config.schema import AgentSpec
 
+    spec = _validated(AgentSpec, agent, manifest, where)
+    return spec.identity(manifest.referenced_files)
+
+
+def game_spec(manifest: RunManifest, condition: str, spec: dict[str, Any]) -> GameSpec:
+    """A condition's stored game spec, validated as a config would be."""
+    from pdbench.config.game_spec import GameSpec
+
+    return _validated(GameSpec, spec.get("game", {}), manifest, f"{condition}.game")
+
+
+def _validated(kind: Any, value: Any, manifest: RunManifest, where: str) -> Any:
+    """`value` as the config type `kind`; a stored value it refuses is one line naming the file
+    and the field (PdbenchError), not a traceback."""
+    from pydantic import TypeAdapter, ValidationError
+
     try:
-        spec = TypeAdapter(AgentSpec).validate_python(agent)
+        return TypeAdapter(kind).validate_python(value)
     except ValidationError as error:
         first = error.errors()[0]
-        place = ".".join(str(p) for p in first["loc"])
+        place = "".join(f".{p}" for p in first["loc"])
         raise PdbenchError(
-            f"run {manifest.run_id}: run_manifest.json: {where}.{place}: {first['msg']}"
+            f"run {manifest.run_id}: run_manifest.json: {where}{place}: {first['msg']}"
         ) from None
-    return spec.identity(manifest.referenced_files)
 
 
 def game_name(spec: dict[str, Any]) -> str:
@@ -217,6 +233,7 @@ def game_name(spec: dict[str, Any]) -> str:
 class Condition:
     """What the ladder needs of one stored condition."""
 
+    name: str
     game: str  # as the ladder names it (game_name)
     spec: dict[str, Any]  # the condition's stored config
     agent_a: str  # identity keys
@@ -255,7 +272,10 @@ class Conditions:
         plays = {
             k: v for k, v in spec.items() if k not in ("name", "factors", "agent_a", "agent_b")
         }
-        return Condition(game, spec, keys[0], keys[1], _digest(plays))
+        return Condition(name, game, spec, keys[0], keys[1], _digest(plays))
+
+    def game_spec(self, condition: Condition) -> GameSpec:
+        return game_spec(self.manifest, condition.name, condition.spec)
 
 
 def match_id(condition: Condition, replicate: int, seeds: dict[str, Any], content: bytes) -> str:

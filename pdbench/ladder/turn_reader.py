@@ -20,10 +20,10 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from pdbench.games.base import TurnGame
 from pdbench.ladder.outcomes import (
     OUTCOME_COLUMNS,
     SELF_PLAY,
-    Condition,
     Conditions,
     OutcomeRows,
     Outcomes,
@@ -69,7 +69,8 @@ def turn_outcomes(run_dir: Path) -> Outcomes:
         if condition.agent_a == condition.agent_b:
             outcomes.skipped.append(Skipped(run_id, name, replicate, SELF_PLAY))
             continue
-        scores, problem = _replayed_scores(condition, turns, entry.n_rounds)
+        configured = conditions.game_spec(condition).build_turn()
+        scores, problem = _replayed_scores(configured, turns, entry.n_rounds)
         if problem is not None:
             outcomes.skipped.append(Skipped(run_id, name, replicate, f"failed a check: {problem}"))
             continue
@@ -94,11 +95,11 @@ def turn_outcomes(run_dir: Path) -> Outcomes:
 
 
 def _replayed_scores(
-    condition: Condition, turns: list[dict[str, Any]], ledger_turns: int
+    configured: TurnGame[Any], turns: list[dict[str, Any]], ledger_turns: int
 ) -> tuple[tuple[float, float], str | None]:
-    """Seat a's and seat b's scores from the match's stored actions replayed through the rules,
-    or why the stored match cannot be what the rules produced."""
-    from pdbench.config.game_spec import GameSpec
+    """Seat a's and seat b's scores from the match's stored actions replayed through the rules
+    (`configured`: its condition's game), or why the stored match cannot be what the rules
+    produced."""
     from pdbench.games.registry import build_turn_game
     from pdbench.games.replay import replay
 
@@ -110,10 +111,8 @@ def _replayed_scores(
         wrong = next(n for n, number in enumerate(numbers, 1) if number != n)
         return none, f"its turn {wrong} is stored as turn {numbers[wrong - 1]}"
     outcome = turns[-1]["outcome"]
-    game_id = str(condition.spec.get("game", {}).get("id"))
-    configured = GameSpec.model_validate(condition.spec.get("game", {})).build_turn()
     try:
-        game = build_turn_game(game_id, **dict(outcome.get("options") or {}))
+        game = build_turn_game(configured.id, **dict(outcome.get("options") or {}))
     except (TypeError, ValueError):
         game = None
     if game != configured:

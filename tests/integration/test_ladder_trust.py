@@ -251,3 +251,14 @@ def test_a_copy_of_a_run_under_another_run_id_counts_each_match_once(tmp_path, a
     assert rated(both)[columns].equals(rated(alone)[columns])  # no interval narrowed
     notes = skipped(both)["note"]
     assert len(notes) == 3 and all(note.startswith("duplicate of ") for note in notes)
+
+
+def test_a_stored_game_the_config_would_refuse_is_one_line_and_exit_2(tmp_path, allc_alld):
+    edited = copy_run(allc_alld, tmp_path / "edited")
+    manifest = orjson.loads((edited / "run_manifest.json").read_bytes())
+    manifest["config"]["conditions"][0]["game"]["payoffs"] = {"CC": [9.0, 9.0]}
+    (edited / "run_manifest.json").write_bytes(orjson.dumps(manifest))
+    done = pdbench(tmp_path, "ladder", str(edited), "--out", str(tmp_path / "out"))
+    assert done.code == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "run_manifest.json" in done.stderr and ".game.payoffs" in done.stderr
+    assert not (tmp_path / "out").exists()
