@@ -1,29 +1,43 @@
 """`pdbench ladder RUN_DIR [RUN_DIR ...]`: ratings of every agent of the runs given, per game.
 
-Reads the stored outcomes of the runs' finished matches (pdbench.ladder.outcomes), rates the
-agents (pdbench.ladder.build) and writes ladder.parquet into `--out`, by default
-data/ladders/<hash of the outcomes and options>/ (the same inputs: the same folder). No match is
-played again and no provider is called.
+Reads the stored outcomes of the runs' finished matches, each checked against its game
+(pdbench.ladder.outcomes), rates the agents on each game's currency, wins or payoff
+(pdbench.ladder.build), prints what it left out and why, and writes ladder.parquet into `--out`,
+by default data/ladders/<hash of the outcomes and options>/ (the same inputs: the same folder).
+No match is played again and no provider is called.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from pdbench.cli.bounds import BOOTSTRAP_MAX, SEED_MAX, check_between
 from pdbench.core.errors import PdbenchError
 
 if TYPE_CHECKING:  # pandas loads in ~0.3 s: only when a ladder is printed
     import pandas as pd
 
+    from pdbench.ladder.outcomes import Skipped
+
 LADDERS_DIR = Path("data") / "ladders"
+SHOWN_CHECKS = 5  # matches that failed a check, listed one per line (all are in ladder.parquet)
+
+CURRENCY_TITLES = {
+    "wins": "ranked on wins (who beat whom): Bradley-Terry-Davidson ratings, Elo scale",
+    "payoff": "ranked on payoff (what each earns against the field), in {unit}",
+}
+
+
+class RankOn(StrEnum):
+    wins = "wins"
+    payoff = "payoff"
 
 
 def ladder(
@@ -38,29 +52,34 @@ def ladder(
             show_default=False,
         ),
     ] = None,
-    bootstrap: Annotated[
-        int, typer.Option(help="Bootstrap draws of the matches behind each interval.")
-    ] = 200,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    rank_on: Annotated[
+        RankOn | None,
+        typer.Option(
+            "--rank-on",
+            help="What to rank on: wins (who beat whom) or payoff (what each earns against the "
+            "field). Default: each game's own (payoff for the dilemmas, as Axelrod's "
+            "tournaments score them; wins for AgentDuel's contests).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Rate every agent of the runs given, per game, from their finished matches: Bradley-Terry
-    with Davidson's draws (bootstrap intervals), OpenSkill, wins/draws/losses. An agent is the
-    same across runs when it is the same agent (a policy and its parameters, an arena file's
-    content hash, an LLM agent's cache-key fields). Writes ladder.parquet; never calls a
-    provider."""
+    """Rate every agent of the runs given, per game, from their finished matches, each checked
+    against its game first: on wins (Bradley-Terry with Davidson's draws, OpenSkill) or on
+    payoff (an additive model of what each earns), with intervals, and the ratings the data do
+    not identify flagged. An agent is the same across runs when it is the same agent (a policy
+    and its parameters, an arena file's content hash, an LLM agent's cache-key fields); a match
+    held by several folders counts once. Writes ladder.parquet; never calls a provider."""
     from pdbench.ladder.build import LadderOptions, counted, inputs_hash, ladder_table
     from pdbench.ladder.outcomes import Outcomes, read_outcomes
     from pdbench.ladder.output import write_ladder
 
-    check_between("--bootstrap", bootstrap, 0, BOOTSTRAP_MAX)
-    check_between("--seed", seed, 0, SEED_MAX)
     outcomes = counted(Outcomes.concatenate([read_outcomes(run_dir) for run_dir in run_dirs]))
     if outcomes.table.empty:
         raise PdbenchError(
             f"{', '.join(map(str, run_dirs))}: no finished match between two different agents"
-            + (f" ({_skipped_text(outcomes.skipped)})" if outcomes.skipped else "")
+            + (f" ({_left_out_text(outcomes.skipped)})" if outcomes.skipped else "")
         )
-    options = LadderOptions(bootstrap=bootstrap, seed=seed)
+    options = LadderOptions(rank_on=None if rank_on is None else rank_on.value)
     table = ladder_table(outcomes, options)
     if out is None:
         from pdbench.config.tree import find_project_root
@@ -69,64 +88,107 @@ def ladder(
     if out.exists() and not out.is_dir():
         raise PdbenchError(f"--out: {out} is not a folder")
     path = write_ladder(table, out)
-    print_ladder(table, outcomes.table, outcomes.skipped, len(run_dirs), path, options)
+    print_ladder(table, outcomes, len(run_dirs), path)
 
 
-def _skipped_text(skipped) -> str:
-    reasons = Counter(s.reason.split(":")[0] for s in skipped)
-    return "skipped: " + ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
+def _category(reason: str) -> str:
+    from pdbench.ladder.build import DUPLICATE
+
+    if reason.startswith(DUPLICATE):
+        return "duplicates dropped"
+    return reason.split(":")[0]
 
 
-def print_ladder(table, matches: pd.DataFrame, skipped, n_runs: int, path: Path, options) -> None:
+def _left_out_text(skipped: list[Skipped]) -> str:
+    reasons = Counter(_category(s.reason) for s in skipped)
+    return f"{len(skipped)} left out: " + ", ".join(
+        f"{n} {reason}" for reason, n in reasons.most_common()
+    )
+
+
+def print_ladder(table: pd.DataFrame, outcomes, n_runs: int, path: Path) -> None:
     from pdbench.cli.report import print_table, shown_path
     from pdbench.ladder.output import ratings
 
+    matches = outcomes.table.drop_duplicates("match_id")
     typer.echo(
         f"ladder of {n_runs} run(s): {len(matches)} finished matches counted, "
         f"{matches['game'].nunique()} game(s); 0 provider calls"
     )
-    if skipped:
-        typer.echo(f"  {_skipped_text(skipped)}")
+    if outcomes.skipped:
+        typer.echo(f"  {_left_out_text(outcomes.skipped)}")
+    failed = [s for s in outcomes.skipped if _category(s.reason) == "failed a check"]
+    for s in failed[:SHOWN_CHECKS]:
+        typer.echo(f"    {s.run_id} {s.condition} replicate {s.replicate}: {s.reason}")
+    if len(failed) > SHOWN_CHECKS:
+        typer.echo(f"    ... and {len(failed) - SHOWN_CHECKS} more (ladder.parquet lists them)")
     typer.echo(f"wrote {shown_path(path)}")
     rated = ratings(table)
     notes = table[table["table"] == "note"]
     for game in rated["game"].unique():
-        print_table(game_table(str(game), rated[rated["game"] == game], options))
+        rows = rated[rated["game"] == game]
+        print_table(game_table(str(game), rows, outcomes.payoff_units.get(str(game), "payoff")))
+        flagged = rows[~rows["identified"].astype(bool)]
+        for flag, agents in flagged.groupby("flag", sort=False)["agent"]:  # the same reason once
+            typer.echo(f"* {', '.join(agents)}: {flag}")
         for note in notes[notes["game"] == game]["note"]:
             typer.echo(f"note: {note}")
 
 
-def game_table(game: str, rows: pd.DataFrame, options) -> Table:
+def game_table(game: str, rows: pd.DataFrame, payoff_unit: str) -> Table:
+    currency = str(rows["ranked_on"].iloc[0])
+    on_wins = currency == "wins"
     several = rows["component"].nunique() > 1
+    other = "payoff" if on_wins else "wins"
     result = Table(
-        title=f"{game}: Bradley-Terry-Davidson ratings (Elo scale)",
+        title=f"{game}: {CURRENCY_TITLES[currency].format(unit=payoff_unit)}",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption=f"rating: maximum likelihood (weak prior, sd 3 on log strength), a draw as Davidson's "
-        "draw (not half a win); "
-        f"{options.confidence:.0%} interval: percentile bootstrap over matches "
-        f"({options.bootstrap} draws, seed {options.seed}); openskill: Plackett-Luce mu "
-        f"(ordinal mu - 3 sigma); W/D/L: wins, draws, losses"
-        + ("; ratings compare only within a group" if several else ""),
+        caption=f"{rows['interval'].iloc[0]}"
+        + ("; openskill: Plackett-Luce mu (ordinal mu - 3 sigma)" if on_wins else "")
+        + "; W/D/L: wins, draws, losses"
+        + ("" if rows["identified"].astype(bool).all() else "; * not identified (below)")
+        + ("; ratings compare only within a group" if several else "")
+        + f". Rank on {other} instead: --rank-on {other}",
         caption_justify="left",
     )
     headers = ["group"] if several else []
-    headers += ["rank", "agent", "rating", "interval", "openskill", "W/D/L", "matches", "runs"]
+    headers += ["rank", "agent", "rating" if on_wins else "payoff", "interval"]
+    headers += ["openskill"] if on_wins else ["mean payoff"]
+    headers += ["W/D/L", "matches", "runs"]
     for header in headers:
         result.add_column(header, justify="left" if header == "agent" else "right")
+    digits = 0 if on_wins else 2
     for row in rows.to_dict("records"):
+        mark = "" if row["identified"] else "*"
         cells = [str(row["component"])] if several else []
         cells += [
-            str(row["rank"]),
-            escape(str(row["agent"])),
-            f"{row['rating']:.0f}",
-            ""
-            if row["ci_low"] != row["ci_low"]
-            else f"[{row['ci_low']:.0f}, {row['ci_high']:.0f}]",
-            f"{row['openskill_mu']:.1f} ({row['openskill_ordinal']:.1f})",
+            "-" if _missing(row["rank"]) else str(row["rank"]),
+            escape(str(row["agent"])) + mark,
+            _number(row["rating"], digits),
+            "-"
+            if _missing(row["ci_low"])
+            else f"[{_number(row['ci_low'], digits)}, {_number(row['ci_high'], digits)}]",
+            f"{row['openskill_mu']:.1f} ({row['openskill_ordinal']:.1f})"
+            if on_wins
+            else _number(row["mean_payoff"], 2),
             f"{row['wins']}/{row['draws']}/{row['losses']}",
             str(row["matches"]),
             str(row["runs"]),
         ]
         result.add_row(*cells)
     return result
+
+
+def _missing(value: Any) -> bool:
+    """None, pandas' NA or a float NaN (a value that is not there)."""
+    from pandas import NA
+
+    return value is None or value is NA or (isinstance(value, float) and value != value)
+
+
+def _number(value: float, digits: int) -> str:
+    if _missing(value):
+        return "-"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # never "-0.00"

@@ -187,7 +187,7 @@ def _play(
 
 def _show_result(run_dir: Path, name: str) -> int:
     """Print the match's result; return how many of the agent's turns failed."""
-    from pdbench.ladder.outcomes import read_outcomes
+    from pdbench.ladder.outcomes import pair_matches, read_outcomes
 
     failed = 0
     for line in (run_dir / "rounds.jsonl").read_text().splitlines():
@@ -200,10 +200,18 @@ def _show_result(run_dir: Path, name: str) -> int:
             if said["speaker"] == "a" and said["error"]
         )
     outcomes = read_outcomes(run_dir)
-    for row in outcomes.table.to_dict("records"):
-        a, b = outcomes.agents[str(row["agent_a"])].name, outcomes.agents[str(row["agent_b"])].name
-        winner = {"a": f"{a} wins", "b": f"{b} wins", "draw": "a draw"}[str(row["result"])]
-        _echo(f"result: {a} {row['score_a']:g} - {row['score_b']:g} {b}: {winner}")
+    matches = pair_matches(outcomes.table)
+    for key_a, key_b, score_a, score_b, result in zip(
+        matches.agent_a,
+        matches.agent_b,
+        matches.score_a,
+        matches.score_b,
+        matches.result,
+        strict=True,
+    ):
+        a, b = outcomes.agents[str(key_a)].name, outcomes.agents[str(key_b)].name
+        winner = {"a": f"{a} wins", "b": f"{b} wins", "draw": "a draw"}[str(result)]
+        _echo(f"result: {a} {score_a:g} - {score_b:g} {b}: {winner}")
     for skipped in outcomes.skipped:
         _echo(f"result: none ({skipped.reason})")
     return failed

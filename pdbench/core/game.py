@@ -9,6 +9,7 @@ is given, so an agent's "own" payoffs are always its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError, InvalidActionError, unknown_choice
@@ -29,6 +30,10 @@ class Game:
     is_prisoners_dilemma: bool = True
     pot: float | None = None  # split_or_steal: the amount at stake each round
     negotiation: Negotiation | None = None  # talk before every commit (None: none)
+    # What `pdbench ladder` ranks this game's agents on by default: "payoff" (the payoff an agent
+    # earns, as Axelrod's tournaments score the dilemmas: a game that is not zero-sum rewards
+    # earning together) or "wins" (who beat whom, as a contest such as AgentDuel's ranks).
+    ranked_on: Literal["wins", "payoff"] = "payoff"
 
     def __post_init__(self) -> None:
         if self.cooperate_label.casefold() == self.defect_label.casefold():
@@ -106,6 +111,7 @@ SPLIT_OR_STEAL = Game(
     # P == S: a weak prisoner's dilemma, so the strict inequalities do not hold.
     is_prisoners_dilemma=False,
     pot=100,
+    ranked_on="wins",  # an AgentDuel contest: the higher total wins the match, a tie is a draw
 )
 
 BATTLE_OF_THE_SEXES = Game(

@@ -39,6 +39,9 @@ class TurnGameEntry:
     # prompts/<id>/personas/); None: the game has no personas (the judged games' prompts
     # describe the player's side themselves).
     default_persona: str | None = None
+    # What `pdbench ladder` ranks this game's agents on by default: the AgentDuel contests are
+    # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
+    ranked_on: Literal["wins", "payoff"] = "wins"
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -150,6 +153,14 @@ def _spellings() -> dict[str, str]:
     names |= {matrix.arena_id: game for game, matrix in MATRIX_GAMES.items()}
     names |= {entry.platform_name: game for game, entry in TURN_GAMES.items()}
     return {name.casefold(): game for name, game in names.items()}
+
+
+def default_ranked_on(game_id: str) -> Literal["wins", "payoff"]:
+    """What the ladder ranks a game's agents on unless told otherwise (the game's own data:
+    `Game.ranked_on` for a 2x2 game, `TurnGameEntry.ranked_on` for a turn game)."""
+    if game_family(game_id) == "matrix":
+        return MATRIX_GAMES[game_id].ranked_on
+    return TURN_GAMES[game_id].ranked_on
 
 
 def turn_metrics(game_id: str) -> Any:

@@ -1,8 +1,11 @@
 """The ladder: ratings of agents across runs, per game, from stored match outcomes only.
 
-identity (who an agent is across runs: pdbench.config.agent_identity), outcomes (one function per
-stored format turns a run into an outcome table: who met whom, final scores, winner or draw),
-ratings (Bradley-Terry with Davidson's draws by maximum likelihood with bootstrap intervals,
-OpenSkill, connected components), build (outcome tables -> the ladder table) and output
+outcomes (the outcome table, one row per seat of a match; who played, by agent identity:
+pdbench.config.agent_identity; a match's identity by what determines it), one checked reader per
+stored format (matrix_reader: each round against the game's payoffs; turn_reader: the stored
+actions replayed through the rules), ratings (on wins: Bradley-Terry with Davidson's draws, Wald
+intervals on the penalised fit, which ratings the data identify, OpenSkill, connected
+components), payoff_ratings (on payoff: an additive model of what each agent earns), game_rows
+and build (outcome tables -> the ladder table, in each game's currency) and output
 (ladder.parquet). No match is played again and no provider is called.
 """

@@ -1,9 +1,13 @@
 """Outcome tables -> the ladder table (pdbench.ladder.output), per game.
 
+Each game is ranked on one currency, named in every row: "wins" (Bradley-Terry-Davidson on who
+beat whom, pdbench.ladder.ratings) or "payoff" (what an agent earns against the field,
+pdbench.ladder.payoff_ratings). The default is the game's own (`Game.ranked_on`,
+`TurnGameEntry.ranked_on`: what its community ranks on); `LadderOptions.rank_on` asks the other.
+
 The same outcomes and options give the same table byte for byte: matches are taken in the order
-(run id, condition, replicate) whatever order the runs were given in, a match given twice (the
-same run dir named twice, or a copy of it) counts once, and every bootstrap is seeded from the
-seed, the game and the component.
+(run id, condition, replicate) whatever order the runs were given in, and a match held by several
+folders (the same run dir named twice, or a copy of a run under another run id) counts once.
 """
 
 from __future__ import annotations
@@ -11,35 +15,49 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
-from pdbench.core.rng import derive_seed
-from pdbench.ladder.outcomes import OUTCOME_COLUMNS, Outcomes, Skipped
+from pdbench.core.blas import one_blas_thread
+from pdbench.ladder.outcomes import OUTCOME_COLUMNS, Outcomes, RankedOn, Skipped
 from pdbench.ladder.output import as_table
-from pdbench.ladder.ratings import bradley_terry, components, openskill, to_elo
+
+DUPLICATE = "duplicate of "
 
 
 @dataclass(frozen=True)
 class LadderOptions:
-    bootstrap: int = 200  # bootstrap draws of the matches per component
-    seed: int = 0
+    rank_on: RankedOn | None = None  # None: each game's own default
     confidence: float = 0.95
 
 
 def counted(outcomes: Outcomes) -> Outcomes:
-    """The outcomes in canonical order, a match given twice kept once (and said)."""
+    """The outcomes in canonical order, a match held twice (by two folders, or one folder named
+    twice) kept once, in its first holder, and the other holders said."""
     table = outcomes.table.sort_values(
-        ["run_id", "condition", "replicate"], kind="stable"
+        ["run_id", "condition", "replicate", "seat"], kind="stable"
     ).reset_index(drop=True)
-    twice = table.duplicated(["run_id", "condition", "replicate"])
+    again = table.duplicated(["match_id", "seat"])
+    holders = table[~again].drop_duplicates("match_id").set_index("match_id")
+    dropped = table[again]
+    # one entry per dropped holder: its rows of the match's first seat
+    dropped = dropped[dropped["seat"] == dropped.groupby("match_id")["seat"].transform("min")]
     skipped = list(outcomes.skipped) + [
-        Skipped(str(run_id), str(condition), int(replicate), "given twice (counted once)")
-        for run_id, condition, replicate in table[twice][
-            ["run_id", "condition", "replicate"]
+        Skipped(
+            str(run_id),
+            str(condition),
+            int(replicate),
+            f"{DUPLICATE}{_where(holders.loc[match])} (a match held twice counts once)",
+        )
+        for match, run_id, condition, replicate in dropped[
+            ["match_id", "run_id", "condition", "replicate"]
         ].itertuples(index=False)
     ]
-    return Outcomes(table[~twice].reset_index(drop=True), outcomes.agents, skipped)
+    kept = table[~again].reset_index(drop=True)
+    return Outcomes(kept, outcomes.agents, skipped, outcomes.ranked_on, outcomes.payoff_units)
+
+
+def _where(row: pd.Series) -> str:
+    return f"{row['run_id']}, condition {row['condition']} replicate {row['replicate']}"
 
 
 def inputs_hash(outcomes: Outcomes, options: LadderOptions) -> str:
@@ -50,12 +68,20 @@ def inputs_hash(outcomes: Outcomes, options: LadderOptions) -> str:
     return digest.hexdigest()
 
 
+def currency_of(game: str, outcomes: Outcomes, options: LadderOptions) -> RankedOn:
+    return options.rank_on or outcomes.ranked_on.get(game, "wins")
+
+
+@one_blas_thread()  # fits of a few parameters: see pdbench.core.blas
 def ladder_table(outcomes: Outcomes, options: LadderOptions) -> pd.DataFrame:
-    """Every game's ratings, notes and the skipped matches (outcomes as `counted` gives them)."""
+    """Every game's ratings, notes and the matches left out (outcomes as `counted` gives them)."""
+    from pdbench.ladder.game_rows import game_rows
+
     rows: list[dict[str, object]] = []
     table = outcomes.table
     for game in sorted(table["game"].unique()):
-        rows += game_rows(str(game), table[table["game"] == game], outcomes, options)
+        currency = currency_of(str(game), outcomes, options)
+        rows += game_rows(str(game), table[table["game"] == game], outcomes, currency, options)
     rows += [
         {
             "table": "skipped",
@@ -67,105 +93,3 @@ def ladder_table(outcomes: Outcomes, options: LadderOptions) -> pd.DataFrame:
         for s in outcomes.skipped
     ]
     return as_table(rows)
-
-
-def game_rows(
-    game: str, matches: pd.DataFrame, outcomes: Outcomes, options: LadderOptions
-) -> list[dict[str, object]]:
-    keys = list(dict.fromkeys([*matches["agent_a"], *matches["agent_b"]]))
-    index = {key: n for n, key in enumerate(keys)}
-    first = matches["agent_a"].map(index).to_numpy(dtype=np.int64)
-    second = matches["agent_b"].map(index).to_numpy(dtype=np.int64)
-    result = matches["result"].to_numpy(dtype=str)
-    k = len(keys)
-    component = components(first, second, k)
-    mu, sigma, ordinal = openskill(first, second, result, k)
-    record = _records(first, second, result, matches["run_id"].to_numpy(), k)
-    rows: list[dict[str, object]] = []
-    groups = sorted(set(component.tolist()))
-    for group in groups:
-        members = np.flatnonzero(component == group)
-        local = {int(g): n for n, g in enumerate(members)}
-        inside = np.isin(first, members)
-        fit = bradley_terry(
-            np.array([local[i] for i in first[inside]], dtype=np.int64),
-            np.array([local[i] for i in second[inside]], dtype=np.int64),
-            result[inside],
-            len(members),
-            bootstrap=options.bootstrap,
-            seed=derive_seed(options.seed, group, f"ladder\x1f{game}"),
-            confidence=options.confidence,
-        )
-        order = np.argsort(-fit.theta, kind="stable")
-        # equal ratings share a rank (1, 2, 2, 4): ALLC and TFT drawing everyone alike are tied
-        rounded = np.round(fit.theta, 6)
-        for n in order:
-            rank = 1 + int(np.sum(rounded > rounded[n]))
-            agent = int(members[n])
-            identity = outcomes.agents[keys[agent]]
-            rows.append(
-                {
-                    "table": "rating",
-                    "game": game,
-                    "component": group,
-                    "rank": rank,
-                    "agent": identity.name,
-                    "agent_key": identity.key,
-                    "kind": identity.kind,
-                    "rating": float(to_elo(fit.theta[n : n + 1])[0]),
-                    "ci_low": float(to_elo(fit.ci_low[n : n + 1])[0]),
-                    "ci_high": float(to_elo(fit.ci_high[n : n + 1])[0]),
-                    "theta": float(fit.theta[n]),
-                    "draw_nu": fit.nu,
-                    "openskill_mu": float(mu[agent]),
-                    "openskill_sigma": float(sigma[agent]),
-                    "openskill_ordinal": float(ordinal[agent]),
-                    **record[agent],
-                    "bootstrap": fit.bootstrap,
-                    "seed": options.seed,
-                }
-            )
-    if len(groups) > 1:
-        names = [
-            ", ".join(outcomes.agents[keys[i]].name for i in np.flatnonzero(component == g))
-            for g in groups
-        ]
-        rows.append(
-            {
-                "table": "note",
-                "game": game,
-                "note": f"{len(groups)} groups never compared with each other: "
-                + " | ".join(f"{g}: {n}" for g, n in zip(groups, names, strict=True))
-                + "; ratings compare only within a group",
-            }
-        )
-    return rows
-
-
-def _records(
-    first: np.ndarray, second: np.ndarray, result: np.ndarray, run_ids: np.ndarray, k: int
-) -> list[dict[str, int]]:
-    """Matches, wins, draws, losses and runs per agent."""
-    wins = np.bincount(first[result == "a"], minlength=k) + np.bincount(
-        second[result == "b"], minlength=k
-    )
-    losses = np.bincount(first[result == "b"], minlength=k) + np.bincount(
-        second[result == "a"], minlength=k
-    )
-    draws = np.bincount(first[result == "draw"], minlength=k) + np.bincount(
-        second[result == "draw"], minlength=k
-    )
-    runs = [
-        len(set(run_ids[first == i].tolist()) | set(run_ids[second == i].tolist()))
-        for i in range(k)
-    ]
-    return [
-        {
-            "matches": int(wins[i] + losses[i] + draws[i]),
-            "wins": int(wins[i]),
-            "draws": int(draws[i]),
-            "losses": int(losses[i]),
-            "runs": runs[i],
-        }
-        for i in range(k)
-    ]

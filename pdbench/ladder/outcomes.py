@@ -1,38 +1,58 @@
-"""Match outcomes: the ladder's only input, one row per finished match.
+"""Match outcomes: the ladder's only input, one row per player of every finished match.
 
-An outcome is who played (two agent identities), each side's final score and the result ("a",
-"b" or "draw": the higher score wins). Every stored format has one small reader that turns a run
-dir into these rows (`OUTCOME_READERS`); ratings never look at rounds, so a turn-based game whose
-matches store one score per player plugs in with a reader of its own.
+A match's rows share its `match_id` and say who played in which seat (an agent identity key),
+the seat's score (what decides the match: a 2x2 game's total payoff, a turn game's score), its
+payoff (what it earned: a 2x2 game's mean payoff per round, a turn game's score) and its rank in
+the match (1 for the best score, equal scores share a rank). Two rows make a pair's match; a game
+of N players will give N rows with their ranks, read the same way.
 
-Only finished matches count: a match an agent aborted or that a crash cut short is skipped, and
-so is self-play (the same agent on both sides compares nothing); `Skipped` says which and why.
+Every stored format has one reader that turns a run dir into these rows (`OUTCOME_READERS`:
+pdbench.ladder.matrix_reader, pdbench.ladder.turn_reader), and each checks what it reads before
+it counts: a 2x2 round must pay what the game pays for the moves stored, a turn game's scores are
+those of its stored actions replayed through the rules. A run folder holding a symbolic link is
+refused (one line naming it), as every command refuses it.
+
+Only finished matches that pass count: a match an agent aborted, one a crash cut short, one that
+fails a check, and self-play (the same agent on both sides compares nothing) are left out, and
+`Skipped` says which and why.
+
+A match's identity is what determines it, not where it is stored: its condition's settings, the
+two agents, its replicate and seeds, and the content of its rounds (moves and payoffs, or actions
+and outcome). A copy of a run under another run id holds the same matches and counts once.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import orjson
 import pandas as pd
 
 from pdbench.config.agent_identity import AgentIdentity
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 
+if TYPE_CHECKING:
+    from pdbench.config.game_spec import GameSpec
+
+RankedOn = Literal["wins", "payoff"]
+
 OUTCOME_COLUMNS = [
     "game",
     "run_id",
     "condition",
     "replicate",
-    "agent_a",  # identity keys
-    "agent_b",
-    "score_a",
-    "score_b",
-    "result",  # "a", "b" or "draw"
+    "match_id",  # sha256 of what determines the match (see match_id)
+    "seat",  # "a", "b" (N players: more seats)
+    "agent",  # identity key
+    "score",  # what decides the match
+    "payoff",  # what the seat earned (2x2: mean per round)
+    "rank",  # 1 for the best score of the match; equal scores share a rank
 ]
 
 
@@ -46,11 +66,14 @@ class Skipped:
 
 @dataclass
 class Outcomes:
-    """Outcome rows (OUTCOME_COLUMNS), the agents they name by key, and what was left out."""
+    """Outcome rows (OUTCOME_COLUMNS), the agents they name by key, what was left out, and per
+    game its default currency (what its community ranks on) and what its payoffs are."""
 
     table: pd.DataFrame
     agents: dict[str, AgentIdentity] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
+    ranked_on: dict[str, RankedOn] = field(default_factory=dict)
+    payoff_units: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def concatenate(cls, parts: Sequence[Outcomes]) -> Outcomes:
@@ -61,12 +84,9 @@ class Outcomes:
             else pd.DataFrame(columns=OUTCOME_COLUMNS)
         )
         agents = {key: agent for p in parts for key, agent in p.agents.items()}
-        return cls(table, agents, [s for p in parts for s in p.skipped])
-
-
-def result_of(score_a: np.ndarray, score_b: np.ndarray) -> np.ndarray:
-    """ "a", "b" or "draw" per match, from the final scores."""
-    return np.where(score_a > score_b, "a", np.where(score_b > score_a, "b", "draw"))
+        ranked_on = {game: currency for p in parts for game, currency in p.ranked_on.items()}
+        units = {game: unit for p in parts for game, unit in p.payoff_units.items()}
+        return cls(table, agents, [s for p in parts for s in p.skipped], ranked_on, units)
 
 
 def outcome_table(
@@ -78,24 +98,82 @@ def outcome_table(
     agents_b: Sequence[str],
     scores_a: Sequence[float],
     scores_b: Sequence[float],
+    payoffs_a: Sequence[float] | None = None,
+    payoffs_b: Sequence[float] | None = None,
+    match_ids: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """The outcome rows of matches given as columns (the one way a reader, or a test writing a
-    population synthetically, makes them)."""
+    """The outcome rows of two-player matches given as columns (the one way a reader, or a test
+    writing a population synthetically, makes them). Payoffs default to the scores; match ids to
+    a hash of (run id, condition, replicate)."""
     score_a = np.asarray(scores_a, dtype=float)
     score_b = np.asarray(scores_b, dtype=float)
-    return pd.DataFrame(
-        {
-            "game": game if isinstance(game, str) else list(game),
-            "run_id": run_id,
-            "condition": list(conditions),
-            "replicate": np.asarray(replicates, dtype=np.int64),
-            "agent_a": list(agents_a),
-            "agent_b": list(agents_b),
-            "score_a": score_a,
-            "score_b": score_b,
-            "result": result_of(score_a, score_b),
-        },
-        columns=OUTCOME_COLUMNS,
+    n = len(score_a)
+    games = [game] * n if isinstance(game, str) else list(game)
+    if match_ids is None:
+        match_ids = [
+            _digest({"run": run_id, "condition": c, "replicate": int(r)})
+            for c, r in zip(conditions, replicates, strict=True)
+        ]
+    seat_columns = {
+        "a": (agents_a, score_a, score_a if payoffs_a is None else payoffs_a),
+        "b": (agents_b, score_b, score_b if payoffs_b is None else payoffs_b),
+    }
+    parts = []
+    for seat, (agents, scores, payoffs) in seat_columns.items():
+        other = score_b if seat == "a" else score_a
+        parts.append(
+            pd.DataFrame(
+                {
+                    "game": games,
+                    "run_id": run_id,
+                    "condition": list(conditions),
+                    "replicate": np.asarray(replicates, dtype=np.int64),
+                    "match_id": list(match_ids),
+                    "seat": seat,
+                    "agent": list(agents),
+                    "score": scores,
+                    "payoff": np.asarray(payoffs, dtype=float),
+                    "rank": np.where(scores < other, 2, 1).astype(np.int64),
+                },
+                columns=OUTCOME_COLUMNS,
+            )
+        )
+    # a match's rows together, seat a first
+    order = np.arange(2 * n).reshape(2, n).T.ravel()
+    return pd.concat(parts, ignore_index=True).iloc[order].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class PairMatches:
+    """Two-player matches as aligned columns, one entry per match (in the table's order)."""
+
+    table: pd.DataFrame  # one row per match: the seat-a row's game, run, condition, ...
+    agent_a: np.ndarray
+    agent_b: np.ndarray
+    score_a: np.ndarray
+    score_b: np.ndarray
+    payoff_a: np.ndarray
+    payoff_b: np.ndarray
+
+    @property
+    def result(self) -> np.ndarray:
+        """ "a", "b" or "draw" per match: the higher score wins."""
+        a, b = self.score_a, self.score_b
+        return np.where(a > b, "a", np.where(b > a, "b", "draw"))
+
+
+def pair_matches(table: pd.DataFrame) -> PairMatches:
+    """The two-player matches of an outcome table (its seat a and seat b rows, by match id)."""
+    a = table[table["seat"] == "a"].reset_index(drop=True)
+    b = table[table["seat"] == "b"].set_index("match_id").loc[a["match_id"]]
+    return PairMatches(
+        table=a,
+        agent_a=a["agent"].to_numpy(dtype=object),
+        agent_b=b["agent"].to_numpy(dtype=object),
+        score_a=a["score"].to_numpy(dtype=float),
+        score_b=b["score"].to_numpy(dtype=float),
+        payoff_a=a["payoff"].to_numpy(dtype=float),
+        payoff_b=b["payoff"].to_numpy(dtype=float),
     )
 
 
@@ -115,19 +193,32 @@ def condition_spec(manifest: RunManifest, condition: str) -> dict[str, Any]:
 
 def identify(manifest: RunManifest, agent: dict[str, Any], where: str) -> AgentIdentity:
     """The identity of a stored agent spec, validated as a config would be."""
-    from pydantic import TypeAdapter, ValidationError
-
     from pdbench.config.schema import AgentSpec
 
+    spec = _validated(AgentSpec, agent, manifest, where)
+    return spec.identity(manifest.referenced_files)
+
+
+def game_spec(manifest: RunManifest, condition: str, spec: dict[str, Any]) -> GameSpec:
+    """A condition's stored game spec, validated as a config would be."""
+    from pdbench.config.game_spec import GameSpec
+
+    return _validated(GameSpec, spec.get("game", {}), manifest, f"{condition}.game")
+
+
+def _validated(kind: Any, value: Any, manifest: RunManifest, where: str) -> Any:
+    """`value` as the config type `kind`; a stored value it refuses is one line naming the file
+    and the field (PdbenchError), not a traceback."""
+    from pydantic import TypeAdapter, ValidationError
+
     try:
-        spec = TypeAdapter(AgentSpec).validate_python(agent)
+        return TypeAdapter(kind).validate_python(value)
     except ValidationError as error:
         first = error.errors()[0]
-        place = ".".join(str(p) for p in first["loc"])
+        place = "".join(f".{p}" for p in first["loc"])
         raise PdbenchError(
-            f"run {manifest.run_id}: run_manifest.json: {where}.{place}: {first['msg']}"
+            f"run {manifest.run_id}: run_manifest.json: {where}{place}: {first['msg']}"
         ) from None
-    return spec.identity(manifest.referenced_files)
 
 
 def game_name(spec: dict[str, Any]) -> str:
@@ -138,143 +229,162 @@ def game_name(spec: dict[str, Any]) -> str:
     return f"{name}+talk" if game.get("negotiation") else name
 
 
-def condition_sides(
-    manifest: RunManifest, condition: str, agents: dict[str, AgentIdentity]
-) -> tuple[str, str, str]:
-    """A condition's game (as the ladder names it) and its two agents' keys; the identities are
-    added to `agents`."""
-    spec = condition_spec(manifest, condition)
-    keys = []
-    for side in ("agent_a", "agent_b"):
-        agent = identify(manifest, spec[side], f"{condition}.{side}")
-        agents[agent.key] = agent
-        keys.append(agent.key)
-    return game_name(spec), keys[0], keys[1]
+@dataclass(frozen=True)
+class Condition:
+    """What the ladder needs of one stored condition."""
+
+    name: str
+    game: str  # as the ladder names it (game_name)
+    spec: dict[str, Any]  # the condition's stored config
+    agent_a: str  # identity keys
+    agent_b: str
+    settings: str  # sha256 of what the condition plays, its name and labels aside
 
 
-# --- one reader per stored format ---------------------------------------------------------------
+class Conditions:
+    """The conditions of one run, read once each; the agents they name are collected."""
+
+    def __init__(self, manifest: RunManifest, outcomes: Outcomes, payoff_unit: str) -> None:
+        self.manifest = manifest
+        self.outcomes = outcomes
+        self.payoff_unit = payoff_unit
+        self._read: dict[str, Condition] = {}
+
+    def __getitem__(self, name: str) -> Condition:
+        if name not in self._read:
+            self._read[name] = self._condition(name)
+        return self._read[name]
+
+    def _condition(self, name: str) -> Condition:
+        from pdbench.games.registry import default_ranked_on
+
+        spec = condition_spec(self.manifest, name)
+        keys = []
+        for side in ("agent_a", "agent_b"):
+            agent = identify(self.manifest, spec[side], f"{name}.{side}")
+            self.outcomes.agents[agent.key] = agent
+            keys.append(agent.key)
+        game = game_name(spec)
+        self.outcomes.ranked_on[game] = default_ranked_on(str(spec.get("game", {}).get("id")))
+        self.outcomes.payoff_units[game] = self.payoff_unit
+        # what the condition plays: everything but its name, its labels and the agents' specs
+        # (their identities stand in for them: a display name changes no match)
+        plays = {
+            k: v for k, v in spec.items() if k not in ("name", "factors", "agent_a", "agent_b")
+        }
+        return Condition(name, game, spec, keys[0], keys[1], _digest(plays))
+
+    def game_spec(self, condition: Condition) -> GameSpec:
+        return game_spec(self.manifest, condition.name, condition.spec)
 
 
-def matrix_outcomes(run_dir: Path) -> Outcomes:
-    """The 2x2 family (rounds.jsonl with both payoffs per round): a side's score is its total
-    payoff over the match. Finished matches only (pdbench.analysis.per_run.play)."""
-    from pdbench.analysis.per_run.play import read_stored_play
-
-    play = read_stored_play(run_dir)
-    manifest = play.manifest
-    run_id = manifest.run_id
-    skipped = [Skipped(run_id, e.condition, e.replicate, e.reason) for e in play.left_out]
-    matches = play.matches
-    totals_a = np.add.reduceat(matches.payoff_a, matches.starts) if matches.keys else np.array([])
-    totals_b = np.add.reduceat(matches.payoff_b, matches.starts) if matches.keys else np.array([])
-    agents: dict[str, AgentIdentity] = {}
-    by_condition: dict[str, tuple[str, str, str]] = {}
-    rows: dict[str, list[Any]] = {name: [] for name in ("g", "c", "r", "a", "b", "sa", "sb")}
-    for index, (condition, replicate) in enumerate(matches.keys):
-        if condition not in by_condition:
-            by_condition[condition] = condition_sides(manifest, condition, agents)
-        game, key_a, key_b = by_condition[condition]
-        if key_a == key_b:
-            skipped.append(
-                Skipped(run_id, condition, replicate, "self-play (the same agent on both sides)")
-            )
-            continue
-        for name, value in zip(
-            rows,
-            (game, condition, replicate, key_a, key_b, totals_a[index], totals_b[index]),
-            strict=True,
-        ):
-            rows[name].append(value)
-    table = outcome_table(rows["g"], run_id, *(rows[n] for n in ("c", "r", "a", "b", "sa", "sb")))
-    return Outcomes(table, agents, skipped)
+def match_id(condition: Condition, replicate: int, seeds: dict[str, Any], content: bytes) -> str:
+    """sha256 of what determines a match: its condition's settings, the two agents, its replicate
+    and seeds, and its stored content (moves and payoffs, or actions and outcome). The run id and
+    the folder are not part of it: a match held by two folders is one match."""
+    return _digest(
+        {
+            "settings": condition.settings,
+            "agents": [condition.agent_a, condition.agent_b],
+            "replicate": int(replicate),
+            "seeds": seeds,
+            "content": hashlib.sha256(content).hexdigest(),
+        }
+    )
 
 
-def turn_outcomes(run_dir: Path) -> Outcomes:
-    """The turn family (one rounds.jsonl line per turn, `family: "turn"`): a side's score is the
-    one the rules gave it, stored in the `outcome` on the match's last line. Finished matches
-    only: a match the ledger says aborted, one without a ledger line, and one whose last stored
-    turn has no outcome or an error are skipped, each with its reason."""
-    from pdbench.analysis.metrics.turn_aggregates import read_turns
-    from pdbench.storage.reader import RunReader
-
-    reader = RunReader.open(run_dir)
-    manifest = reader.manifest()
-    run_id = manifest.run_id
-    ledger = {entry.key: entry for entry in reader.ledger()}
-    stored: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for segment in reader.segments:
-        stored.update(read_turns(segment / "rounds.jsonl"))
-    skipped: list[Skipped] = []
-    agents: dict[str, AgentIdentity] = {}
-    by_condition: dict[str, tuple[str, str, str]] = {}
-    rows: dict[str, list[Any]] = {name: [] for name in ("g", "c", "r", "a", "b", "sa", "sb")}
-    order = {name: n for n, name in enumerate(manifest.conditions)}
-    keys = sorted(set(stored) | set(ledger), key=lambda k: (order.get(k[0], len(order)), k[1]))
-    for condition, replicate in keys:
-        entry = ledger.get((condition, replicate))
-        turns = stored.get((condition, replicate), [])
-        outcome = turns[-1].get("outcome") if turns else None
-        reason = None
-        if entry is None:
-            reason = "no ledger entry (the run stopped while it was being stored)"
-        elif entry.error:
-            reason = f"aborted: {entry.error}"
-        elif outcome is None:
-            reason = "its last stored turn has no outcome"
-        elif outcome.get("error"):
-            reason = f"aborted: {outcome['error']}"
-        if reason is not None:
-            skipped.append(Skipped(run_id, condition, replicate, reason))
-            continue
-        assert outcome is not None
-        if condition not in by_condition:
-            by_condition[condition] = condition_sides(manifest, condition, agents)
-        game, key_a, key_b = by_condition[condition]
-        if key_a == key_b:
-            skipped.append(
-                Skipped(run_id, condition, replicate, "self-play (the same agent on both sides)")
-            )
-            continue
-        scores = outcome["scores"]
-        for name, value in zip(
-            rows,
-            (game, condition, replicate, key_a, key_b, float(scores["a"]), float(scores["b"])),
-            strict=True,
-        ):
-            rows[name].append(value)
-    table = outcome_table(rows["g"], run_id, *(rows[n] for n in ("c", "r", "a", "b", "sa", "sb")))
-    return Outcomes(table, agents, skipped)
+def _digest(value: Any) -> str:
+    return hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-# A stored format: does it hold this run's matches, and how its outcomes are read.
-OUTCOME_READERS: dict[str, tuple[Callable[[RunManifest], bool], Callable[[Path], Outcomes]]] = {
-    "matrix": (lambda manifest: _plays_matrix_games(manifest), matrix_outcomes),
-    "turn": (lambda manifest: _plays_turn_games(manifest), turn_outcomes),
-}
+class OutcomeRows:
+    """The rows a reader collects, one match at a time."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list[Any]] = {
+            name: [] for name in ("g", "c", "r", "a", "b", "sa", "sb", "pa", "pb", "id")
+        }
+
+    def add(
+        self,
+        condition_name: str,
+        replicate: int,
+        condition: Condition,
+        scores: tuple[float, float],
+        payoffs: tuple[float, float],
+        identity: str,
+    ) -> None:
+        values = (
+            condition.game,
+            condition_name,
+            replicate,
+            condition.agent_a,
+            condition.agent_b,
+            *scores,
+            *payoffs,
+            identity,
+        )
+        for name, value in zip(self.columns, values, strict=True):
+            self.columns[name].append(value)
+
+    def table(self, run_id: str) -> pd.DataFrame:
+        c = self.columns
+        return outcome_table(
+            c["g"], run_id, c["c"], c["r"], c["a"], c["b"], c["sa"], c["sb"], c["pa"], c["pb"],
+            c["id"],
+        )  # fmt: skip
 
 
-def _plays_turn_games(manifest: RunManifest) -> bool:
-    from pdbench.games.registry import TURN_GAMES
-
-    return all(matchup.game in TURN_GAMES for matchup in manifest.matchups.values())
+SELF_PLAY = "self-play (the same agent on both sides)"
 
 
-def _plays_matrix_games(manifest: RunManifest) -> bool:
+# --- the readers, one per stored format ---------------------------------------------------------
+
+
+def _reads_matrix_games(manifest: RunManifest) -> bool:
     from pdbench.core.game import GAMES
 
     return all(matchup.game in GAMES for matchup in manifest.matchups.values())
 
 
-def read_outcomes(run_dir: Path) -> Outcomes:
-    """The outcomes of one run dir, by the reader of its stored format."""
-    from pdbench.storage.reader import RunReader
+def _reads_turn_games(manifest: RunManifest) -> bool:
+    from pdbench.games.registry import TURN_GAMES
 
-    manifest = RunReader.open(run_dir).manifest()
+    return all(matchup.game in TURN_GAMES for matchup in manifest.matchups.values())
+
+
+def _matrix_outcomes(run_dir: Path) -> Outcomes:
+    from pdbench.ladder.matrix_reader import matrix_outcomes
+
+    return matrix_outcomes(run_dir)
+
+
+def _turn_outcomes(run_dir: Path) -> Outcomes:
+    from pdbench.ladder.turn_reader import turn_outcomes
+
+    return turn_outcomes(run_dir)
+
+
+# A stored format: does it hold this run's matches, and how its outcomes are read.
+OUTCOME_READERS: dict[str, tuple[Callable[[RunManifest], bool], Callable[[Path], Outcomes]]] = {
+    "matrix": (_reads_matrix_games, _matrix_outcomes),
+    "turn": (_reads_turn_games, _turn_outcomes),
+}
+
+
+def read_outcomes(run_dir: Path) -> Outcomes:
+    """The outcomes of one run dir, by the reader of its stored format. A run dir holding a
+    symbolic link anywhere inside is refused (PdbenchError naming it): a link could make it read
+    another run's rounds as its own."""
+    from pdbench.storage.reader import RunReader
+    from pdbench.storage.safe_files import refuse_links
+
+    refuse_links(Path(run_dir).expanduser().resolve())  # before anything in it is read
+    reader = RunReader.open(run_dir)
+    manifest = reader.manifest()
     for accepts, read in OUTCOME_READERS.values():
         if accepts(manifest):
-            outcomes = read(run_dir)
-            outcomes.table["run_id"] = manifest.run_id
-            return outcomes
+            return read(reader.run_dir)
     games = sorted({m.game for m in manifest.matchups.values()})
     raise PdbenchError(
         f"{run_dir}: no outcome reader for game {', '.join(games)} yet "

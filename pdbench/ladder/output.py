@@ -4,8 +4,8 @@ One long table; the `table` column says what a row is:
 
 | table | one row per | columns |
 |---|---|---|
-| rating | game x agent | component, rank (within its component), agent (name shown), agent_key (sha256 of its identity), kind, rating (Bradley-Terry-Davidson on the Elo scale), ci_low, ci_high (bootstrap), theta, draw_nu, openskill_mu, openskill_sigma, openskill_ordinal, matches, wins, draws, losses, runs, bootstrap, seed |
-| note | game | note: e.g. which groups of agents never met (a disconnected comparison graph) |
+| rating | game x agent | ranked_on ("wins" or "payoff": the currency of rating), component, rank (within its component; empty when the rating is not determined), agent (name shown), agent_key (sha256 of its identity), kind, rating, ci_low, ci_high (in `unit`: Elo on wins, the game's payoff on payoff), unit, interval (the method, in words), identified, flag (why not, when not), theta, draw_nu, openskill_mu, openskill_sigma, openskill_ordinal (on wins), noise_sd (on payoff), matches, wins, draws, losses, runs, mean_payoff |
+| note | game | ranked_on, note: e.g. which groups of agents never met (a disconnected comparison graph) |
 | skipped | stored match not counted | run_id, condition, replicate, note (why) |
 
 Nothing here imports the configs or the runners: the viewer reads this file with pandas only.
@@ -23,6 +23,7 @@ LADDER_FILE = "ladder.parquet"
 COLUMNS: dict[str, str] = {
     "table": "string",
     "game": "string",
+    "ranked_on": "string",
     "component": "Int64",
     "rank": "Int64",
     "agent": "string",
@@ -31,18 +32,22 @@ COLUMNS: dict[str, str] = {
     "rating": "float64",
     "ci_low": "float64",
     "ci_high": "float64",
+    "unit": "string",
+    "interval": "string",
+    "identified": "boolean",
+    "flag": "string",
     "theta": "float64",
     "draw_nu": "float64",
     "openskill_mu": "float64",
     "openskill_sigma": "float64",
     "openskill_ordinal": "float64",
+    "noise_sd": "float64",
     "matches": "Int64",
     "wins": "Int64",
     "draws": "Int64",
     "losses": "Int64",
     "runs": "Int64",
-    "bootstrap": "Int64",
-    "seed": "Int64",
+    "mean_payoff": "float64",
     "run_id": "string",
     "condition": "string",
     "replicate": "Int64",

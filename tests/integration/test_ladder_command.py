@@ -26,8 +26,10 @@ def run(tmp: Path, run_id: str, *overrides: str, config: str = "conf/config.yaml
     return tmp / "runs" / run_id
 
 
-def ladder(tmp: Path, *run_dirs: Path, out: str = "ladder") -> tuple[pd.DataFrame, str]:
-    done = pdbench(tmp, "ladder", *map(str, run_dirs), "--out", str(tmp / out), "--bootstrap", "60")
+def ladder(
+    tmp: Path, *run_dirs: Path, out: str = "ladder", options: tuple[str, ...] = ()
+) -> tuple[pd.DataFrame, str]:
+    done = pdbench(tmp, "ladder", *map(str, run_dirs), "--out", str(tmp / out), *options)
     assert done.code == 0, done.stderr
     table = pd.read_parquet(tmp / out / "ladder.parquet")
     return table, done.stdout
@@ -55,7 +57,7 @@ def test_the_classic_ladder_orders_as_the_tournament_wherever_the_ratings_are_de
     assert done.code == 0, done.stderr
     tournament = pd.read_parquet(classic / "tournament.parquet")
     ranking = tournament[tournament["table"] == "ranking"].set_index("player")
-    table, printed = ladder(tmp_path, classic)
+    table, printed = ladder(tmp_path, classic, options=("--rank-on", "wins"))
     ratings = rated(table)
     assert sorted(ratings.index) == sorted(ranking.index)  # policies are named as the tournament
     decisive = 0
@@ -72,6 +74,35 @@ def test_the_classic_ladder_orders_as_the_tournament_wherever_the_ratings_are_de
     assert ratings["matches"].sum() == 2 * 75
 
 
+def test_the_dilemma_ranks_on_payoff_unless_asked_for_wins_and_every_output_says_which(tmp_path):
+    """Issue 42: on wins ALLD (never beaten) rates first, on payoff it is fifth of six as in the
+    tournament; the prisoner's dilemma ranks on payoff by default (Game.ranked_on), and the
+    printed title, the stored rows and the flags say which, and why ALLD's rating on wins is the
+    prior's."""
+    classic = run(
+        tmp_path, "classic", "run.replicates=2", config="conf/experiment/tournament_classic.yaml"
+    )
+    on_payoff, printed = ladder(tmp_path, classic, out="payoff")
+    on_wins, printed_wins = ladder(tmp_path, classic, out="wins", options=("--rank-on", "wins"))
+    assert "pd: ranked on payoff (what each earns against the field)" in printed
+    assert "pd: ranked on wins (who beat whom)" in printed_wins
+    assert set(on_payoff["ranked_on"].dropna()) == {"payoff"}
+    assert set(on_wins["ranked_on"].dropna()) == {"wins"}
+    by_payoff, by_wins = rated(on_payoff), rated(on_wins)
+    assert by_wins.loc["alld", "rank"] == 1 and by_payoff.loc["alld", "rank"] == 5
+    assert list(by_payoff.sort_values("rank").index[:2]) == ["grim", "tft"]  # tied first
+    # in a complete round robin the payoff rating is the tournament's score (mean per round)
+    assert by_payoff.loc["tft", "rating"] == pytest.approx(2.5990, abs=1e-4)
+    assert by_payoff.loc["alld", "rating"] == pytest.approx(by_payoff.loc["alld", "mean_payoff"])
+    assert (by_payoff["unit"] == "payoff").all() and (by_wins["unit"] == "Elo").all()
+    # ALLD won every match: its rating on wins is the prior's, flagged in the file and printed
+    assert not by_wins.loc["alld", "identified"]
+    assert by_wins.loc["alld", "flag"].startswith("won every match")
+    assert "* alld: won every match" in printed_wins
+    assert by_payoff["identified"].all()  # 10 matches each, every one of them estimable
+    assert not any(line.startswith("* ") for line in printed.splitlines())
+
+
 def test_two_runs_given_together_rate_an_agent_once(tmp_path, tft_alld):
     first = tft_alld
     second = run(tmp_path, "two", "agent_a=grim", "agent_b=tft", *SHORT)
@@ -79,7 +110,7 @@ def test_two_runs_given_together_rate_an_agent_once(tmp_path, tft_alld):
     ratings = rated(table)
     assert sorted(ratings.index) == ["alld", "grim", "tft"]
     assert ratings.loc["tft", "matches"] == 6 and ratings.loc["tft", "runs"] == 2
-    assert "3 given twice (counted once)" in printed
+    assert "3 duplicates dropped" in printed
     assert "2 groups" not in printed  # tft links alld and grim: one component
     # the same inputs give the same file
     again, _ = ladder(tmp_path, second, first, out="again")
@@ -149,7 +180,7 @@ def test_only_finished_matches_count_and_the_rest_are_said(tmp_path, tft_alld):
     )
     assert done.code == 6, done.stderr  # every match aborted: the model never answered validly
     table, printed = ladder(tmp_path, finished, tmp_path / "runs" / "aborted")
-    assert "3 finished matches counted" in printed and "skipped: 2 aborted" in printed
+    assert "3 finished matches counted" in printed and "2 left out: 2 aborted" in printed
     skipped = table[table["table"] == "skipped"]
     assert list(skipped["run_id"]) == ["aborted", "aborted"]
     assert all(note.startswith("aborted: ") for note in skipped["note"])
@@ -163,15 +194,13 @@ def test_without_out_the_ladder_goes_to_a_folder_named_by_its_inputs(tmp_path, t
     project = copy_project(tmp_path / "project")
     first = tft_alld
     env = command_env(tmp_path)
-    # 20 bootstrap draws in all three, not the default 200: this test reads no interval, the
-    # folder is named by the inputs and options either way, and each draw is a full L-BFGS fit
-    ladder_of_first = ["ladder", str(first), "--bootstrap", "20"]
+    ladder_of_first = ["ladder", str(first)]
     done = run_front_door("cli", ladder_of_first, cwd=project, env=env)
     assert done.code == 0, done.stderr
     (folder,) = (project / "data" / "ladders").iterdir()
     assert len(folder.name) == 12 and (folder / "ladder.parquet").is_file()
     again = run_front_door("cli", ladder_of_first, cwd=project, env=env)
     assert [p.name for p in (project / "data" / "ladders").iterdir()] == [folder.name]
-    other = run_front_door("cli", [*ladder_of_first, "--seed", "1"], cwd=project, env=env)
+    other = run_front_door("cli", [*ladder_of_first, "--rank-on", "wins"], cwd=project, env=env)
     assert again.code == other.code == 0
     assert len(list((project / "data" / "ladders").iterdir())) == 2

@@ -1,6 +1,6 @@
 """`pdbench ladder` on turn-game runs (issue 31 for Liar's Dice): the outcomes come from the stored
 turn lines (the match's `outcome` on its last line), a round robin of the house players rates them
-in the order their head-to-head win rates imply wherever the ratings are decisive, a dilemma run
+in the order their head-to-head win rates imply, a dilemma run
 and a Liar's Dice run given together are rated per game, and the ladder preset of Liar's Dice
 rates the house players and the example agent file."""
 
@@ -33,8 +33,10 @@ def run(tmp: Path, run_id: str, *overrides: str, config: str = "conf/config.yaml
     return tmp / "runs" / run_id
 
 
-def ladder(tmp: Path, *run_dirs: Path, out: str = "ladder") -> tuple[pd.DataFrame, str]:
-    done = pdbench(tmp, "ladder", *map(str, run_dirs), "--out", str(tmp / out), "--bootstrap", "60")
+def ladder(
+    tmp: Path, *run_dirs: Path, out: str = "ladder", options: tuple[str, ...] = ()
+) -> tuple[pd.DataFrame, str]:
+    done = pdbench(tmp, "ladder", *map(str, run_dirs), "--out", str(tmp / out), *options)
     assert done.code == 0, done.stderr
     return pd.read_parquet(tmp / out / "ladder.parquet"), done.stdout
 
@@ -79,15 +81,16 @@ def test_the_house_players_of_liars_dice_rate_as_their_head_to_head_win_rates(tm
     assert (ratings["matches"] == 2 * 2 * 6).all()  # both seats against each of the 2 others
     assert "36 finished matches counted" in printed
     share = head_to_head(house)
-    decisive = 0
-    for p, q in itertools.combinations(ratings.index, 2):
-        if ratings.loc[p, "ci_low"] > ratings.loc[q, "ci_high"]:
-            decisive += 1
+    for p, q in itertools.permutations(ratings.index, 2):
+        if share[(p, q)] > 0.5:  # who won most of their matches rates higher
+            assert ratings.loc[p, "rating"] > ratings.loc[q, "rating"], (p, q, share[(p, q)])
+        if ratings.loc[p, "ci_low"] > ratings.loc[q, "ci_high"]:  # and a decisive one agrees
             assert share[(p, q)] > 0.5, (p, q, share[(p, q)])
-        elif ratings.loc[q, "ci_low"] > ratings.loc[p, "ci_high"]:
-            decisive += 1
-            assert share[(q, p)] > 0.5, (q, p, share[(q, p)])
-    assert decisive >= 2  # at least two of the three pairs are decided by the ratings
+    # liars_random loses every match: no finite rating, said in the file and printed
+    assert ratings.loc["liars_random", "flag"].startswith("lost every match")
+    assert not ratings.loc["liars_random", "identified"]
+    assert "* liars_random: lost every match" in printed
+    assert (ratings["ranked_on"] == "wins").all()  # an AgentDuel contest ranks on wins
     wins = ratings["wins"].to_dict()
     assert sum(wins.values()) == 36  # a Liar's Dice match has a winner
     for name in HOUSE:

@@ -1,0 +1,136 @@
+"""Simulated ladders with known strengths: how often the ladder's intervals hold the truth.
+
+    wins_coverage(WINS_REGIMES["draws, 60 a pair"], populations=500, seed=1)
+    payoff_coverage(PAYOFF_REGIMES["10 a pair"], populations=500, seed=1)
+
+Each population is a round robin of agents with known parameters, its outcomes drawn from the
+ladder's own model (Bradley-Terry-Davidson for wins, the additive Gaussian model for payoff,
+with the departures a regime names), fitted by the ladder's fitting functions; coverage is the
+share of (population, agent) intervals that hold the agent's true rating. Vectorised draws,
+one fit per population (a few milliseconds).
+
+    uv run python tests/ladder_populations.py 2000     # the table docs/ladder.md shows
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from pdbench.core.blas import one_blas_thread
+from pdbench.ladder.payoff_ratings import payoff_model
+from pdbench.ladder.ratings import bradley_terry
+
+STRENGTHS = np.array([-1.2, -0.4, 0.0, 0.5, 1.1])  # log strengths of five agents
+
+
+@dataclass(frozen=True)
+class WinsRegime:
+    theta: np.ndarray
+    nu: float  # draw propensity (0: no draws)
+    per_pair: int  # matches of every pair
+
+
+WINS_REGIMES = {
+    "draws, 60 a pair": WinsRegime(STRENGTHS, 0.6, 60),
+    "no draws, 60 a pair": WinsRegime(STRENGTHS, 0.0, 60),
+    "draws, 200 a pair": WinsRegime(STRENGTHS, 0.6, 200),
+    "spread +/-2, 60 a pair": WinsRegime(np.linspace(-2.0, 2.0, 5), 0.6, 60),
+}
+# few matches: each agent plays 4 x per_pair matches
+FEW_MATCHES_REGIMES = {
+    f"draws, {n} a pair ({4 * n} matches an agent)": WinsRegime(STRENGTHS, 0.6, n)
+    for n in (1, 2, 3, 5)
+}
+
+
+def round_robin(k: int, per_pair: int) -> tuple[np.ndarray, np.ndarray]:
+    pairs = np.array(list(itertools.combinations(range(k), 2)))
+    return np.repeat(pairs[:, 0], per_pair), np.repeat(pairs[:, 1], per_pair)
+
+
+def draw_results(regime: WinsRegime, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """One population's matches (first, second, result) drawn from Bradley-Terry-Davidson."""
+    first, second = round_robin(len(regime.theta), regime.per_pair)
+    a, b = regime.theta[first], regime.theta[second]
+    weights = np.stack([np.exp(a), np.exp(b), regime.nu * np.exp((a + b) / 2)], axis=1)
+    chance = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
+    outcome = (rng.random(len(first))[:, None] > chance).sum(axis=1)
+    return first, second, np.array(["a", "b", "draw"])[np.minimum(outcome, 2)]
+
+
+def wins_coverage(regime: WinsRegime, populations: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    truth = regime.theta - regime.theta.mean()
+    inside = 0
+    with one_blas_thread():
+        for _ in range(populations):
+            first, second, result = draw_results(regime, rng)
+            fit = bradley_terry(first, second, result, len(truth))
+            inside += int(np.sum((fit.ci_low <= truth) & (truth <= fit.ci_high)))
+    return inside / (populations * len(truth))
+
+
+@dataclass(frozen=True)
+class PayoffRegime:
+    per_pair: int
+    seat_correlation: float = 0.0  # the two seats' noise in a match (the model assumes none)
+    missing_pairs: float = 0.0  # share of the pairs that never met (an unbalanced ladder)
+
+
+EARN = np.array([-1.0, -0.5, 0.0, 0.2, 0.6, 0.7])
+CONCEDE = np.array([0.3, -0.2, 0.5, -0.4, 0.1, -0.3])
+PAYOFF_REGIMES = {
+    "10 a pair": PayoffRegime(10),
+    "2 a pair": PayoffRegime(2),
+    "seats correlated +0.5": PayoffRegime(10, seat_correlation=0.5),
+    "seats correlated -0.5": PayoffRegime(10, seat_correlation=-0.5),
+    "30% of pairs never met": PayoffRegime(10, missing_pairs=0.3),
+}
+
+
+def payoff_coverage(regime: PayoffRegime, populations: int, seed: int) -> float:
+    """Coverage of the estimable ratings (payoff against the others, each met equally)."""
+    rng = np.random.default_rng(seed)
+    k, mean = len(EARN), 2.0
+    truth = np.array([mean + EARN[i] - np.delete(CONCEDE, i).mean() for i in range(k)])
+    inside = counted = 0
+    for _ in range(populations):
+        first, second = round_robin(k, regime.per_pair)
+        if regime.missing_pairs:
+            met = rng.random(k * k).reshape(k, k) >= regime.missing_pairs
+            keep = met[first, second]
+            first, second = first[keep], second[keep]
+        one = rng.normal(size=len(first))
+        two = regime.seat_correlation * one + np.sqrt(1 - regime.seat_correlation**2) * rng.normal(
+            size=len(first)
+        )
+        fit = payoff_model(
+            first,
+            second,
+            mean + EARN[first] - CONCEDE[second] + one,
+            mean + EARN[second] - CONCEDE[first] + two,
+            k,
+        )
+        held = (fit.ci_low <= truth) & (truth <= fit.ci_high)
+        inside += int(np.sum(held[fit.estimable]))
+        counted += int(np.sum(fit.estimable))
+    return inside / counted
+
+
+if __name__ == "__main__":
+    populations = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    print(f"| ladder | regime | coverage of 95% intervals ({populations} populations) | CPU s |")
+    print("|---|---|---|---|")
+    for name, regime in {**WINS_REGIMES, **FEW_MATCHES_REGIMES}.items():
+        start = time.process_time()
+        coverage = wins_coverage(regime, populations, seed=1)
+        print(f"| wins | {name} | {coverage:.3f} | {time.process_time() - start:.1f} |")
+    for name, payoff_regime in PAYOFF_REGIMES.items():
+        start = time.process_time()
+        coverage = payoff_coverage(payoff_regime, populations, seed=1)
+        print(f"| payoff | {name} | {coverage:.3f} | {time.process_time() - start:.1f} |")
