@@ -386,7 +386,6 @@ NEWCOMER = [
     Case("aggregate_of_a_folder_that_is_not_a_run_dir", "newcomer", ("aggregate", "{out}"), line=("not a pdbench run dir",)),
     Case("resume_of_a_run_that_does_not_exist", "newcomer", run(EXPERIMENT, "--resume", "--run-id", "nope"), line=("nothing to resume",)),
 ]
-# fmt: on
 
 # Issues 40 and 41: a persona a game does not have names the persona, the folder looked in and the
 # personas there; the default composition gives each game its own default persona (none for the
@@ -417,5 +416,18 @@ GAME_SPELLINGS = [
     Case("game_platform_spelling_experiment", "config", validate(POLICIES, "game=stag-hunt"), codes=(0,)),
     Case("game_misspelt_suggests_the_id", "config", validate(PRIMARY, "game=liars-dcie"), line=(PRIMARY, "game", 'did you mean "liars_dice"')),
 ]
+# fmt: on
 
-CASES = [*YAML, *SIZES, *VALUES, *PATHS, *TEMPLATES, *CLI, *CONFIG, *AGENT_FIELDS, *PERSONAS, *GAME_SPELLINGS, *NEWCOMER]
+CASES = [
+    *YAML,
+    *SIZES,
+    *VALUES,
+    *PATHS,
+    *TEMPLATES,
+    *CLI,
+    *CONFIG,
+    *AGENT_FIELDS,
+    *PERSONAS,
+    *GAME_SPELLINGS,
+    *NEWCOMER,
+]
