@@ -31,7 +31,9 @@ difference is the same (zero variance; e.g. two identical conditions under CRN g
 replicate) the interval has no width and the note says so instead of printing [d, d] silently.
 
 p-values are two-sided, (1 + #{|T*| >= |T|}) / (1 + n_permutations) for random permutations
-(Phipson and Smyth 2010; never 0) and the exact share for an enumeration. Across a family of
+(Phipson and Smyth 2010; never 0) and the exact share for an enumeration. `p_floor` is the floor
+of the test that ran: 1 / (1 + n_permutations) for random permutations, the most extreme share
+for an enumeration (2 / 2^n for n nonzero paired differences); no p is below it. Across a family of
 comparisons p-values are Holm-corrected (Holm 1979), which controls the family-wise error rate
 without assuming independence.
 
@@ -139,8 +141,13 @@ def _p_value(observed: float, null: np.ndarray, exact: bool) -> float:
 
 
 def _p_floor(null: np.ndarray, exact: bool) -> float:
-    """The smallest p-value this permutation distribution can give (at the most extreme T)."""
-    return _p_value(float(np.abs(null).max()), null, exact)
+    """The smallest p-value the test that ran can give. An enumeration: the share of the
+    permutations at least as extreme as the most extreme one (2 / 2^n for n nonzero paired
+    differences). Random permutations: 1 / (1 + B), reached when no drawn statistic is as extreme
+    as the observed one, whatever the draws (the +1 counts the observed arrangement)."""
+    if exact:
+        return _p_value(float(np.abs(null).max()), null, exact)
+    return 1 / (1 + len(null))
 
 
 def _small_n_note(n: int, what: str, p_floor: float) -> tuple[str, ...]:
