@@ -245,3 +245,16 @@ def test_p_floor_of_an_enumeration_is_its_most_extreme_share_and_no_p_falls_belo
         assert result.p_exact
         assert result.p_floor == pytest.approx(2 / 2**n)  # the all-+ and all-- sign vectors
         assert result.p_value >= result.p_floor
+
+
+@pytest.mark.parametrize("pairing", ["paired", "unpaired"])
+def test_a_difference_of_rates_stays_within_minus_one_and_one(pairing):
+    # Issue 42: a t interval over 3 pairs of cooperation rates reached -1.028.
+    a = ConditionSample([0.95, 1.0, 0.7], np.arange(3))
+    b = ConditionSample([0.0, 0.05, 0.2], np.arange(3))
+    t_only = compare_two("A", a, "B", b, pairing=pairing)
+    assert t_only.ci_low < -1  # Student t leaves the range a difference of rates has
+    bounded = compare_two("A", a, "B", b, pairing=pairing, value_range=(0.0, 1.0))
+    assert -1 <= bounded.ci_low < bounded.difference < bounded.ci_high <= 1
+    assert "Wilson" in bounded.interval
+    assert any("only 3" in note for note in bounded.notes)  # and it is marked as small-n

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdbench.analysis.stats.intervals import normal_quantile_two_sided, t_quantile
+from pdbench.analysis.stats.intervals import mean_interval, normal_quantile_two_sided, t_quantile
 
 
 def _rows(values: np.ndarray) -> np.ndarray:
@@ -135,3 +135,14 @@ def unpaired_rate_difference_interval(
     dfs = np.asarray(df, dtype=float)
     usable = np.isfinite(dfs) & (dfs > 0)
     return _mover(rows_a, rows_b, confidence, t_quantile(confidence, np.where(usable, dfs, 1.0)))
+
+
+def rate_summary(values: np.ndarray, confidence: float = 0.95) -> dict[str, float | int]:
+    """Mean, sample std, n and `rate_mean_interval` over the finite values in [0, 1], the shape
+    of `pdbench.analysis.stats.intervals.mean_interval` (NaN where undefined)."""
+    summary = mean_interval(values, confidence)
+    if summary["n"] >= 2:
+        defined = np.asarray(values, dtype=float)
+        low, high = rate_mean_interval(defined[np.isfinite(defined)], confidence)
+        summary["ci_low"], summary["ci_high"] = float(low), float(high)
+    return summary
