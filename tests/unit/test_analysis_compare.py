@@ -254,7 +254,7 @@ def test_a_difference_of_rates_stays_within_minus_one_and_one(pairing):
     b = ConditionSample([0.0, 0.05, 0.2], np.arange(3))
     t_only = compare_two("A", a, "B", b, pairing=pairing)
     assert t_only.ci_low < -1  # Student t leaves the range a difference of rates has
-    bounded = compare_two("A", a, "B", b, pairing=pairing, value_range=(0.0, 1.0))
+    bounded = compare_two("A", a, "B", b, pairing=pairing, rates=True)
     assert -1 <= bounded.ci_low < bounded.difference < bounded.ci_high <= 1
     assert "Wilson" in bounded.interval
     assert any("only 3" in note for note in bounded.notes)  # and it is marked as small-n

@@ -123,7 +123,7 @@ def comparison_rows(
     """One row per comparison of the family, Holm-corrected over those that could be made."""
     streams = np.random.SeedSequence(seed).generate_state(max(1, len(family.pairs)), np.uint64)
     # A rate's differences lie in [-1, 1]: its interval keeps to them (issue 42).
-    value_range = (0.0, 1.0) if catalog_metric(metric_column).kind == "rate" else None
+    rates = catalog_metric(metric_column).kind == "rate"
     rows: list[dict[str, object]] = []
     compared: list[tuple[dict[str, object], float]] = []  # rows with a p-value, and it
     for (name_a, name_b), stream in zip(family.pairs, streams, strict=False):
@@ -147,7 +147,7 @@ def comparison_rows(
                 half_width=half_width,
                 seed=int(stream),
                 shared_streams=paired,
-                value_range=value_range,
+                rates=rates,
             )
         except ValueError as error:  # too few defined values to compare
             row.update(test="not compared", note=str(error))

@@ -19,12 +19,10 @@ For a pair (A, B), the difference is mean(B) - mean(A).
   streams (`shared_streams=True`), the comparison carries a warning.
 
 Why t and not a bootstrap: a percentile bootstrap of n means undercovers at small n (about 0.88 at
-n = 10); the t intervals cover 95 % at n = 5, 10, 30 (tests/unit/test_analysis_coverage.py). For
-rates (`value_range=(0, 1)`) the t interval can leave [-1, 1] (-1.028 over three pairs): the
-interval is then `pdbench.analysis.stats.bounded`'s, t-like inside the range and bent to stay in
-it (tests/unit/test_interval_coverage.py). Below SMALL_N replicates a note says that no interval
-means much there and gives `p_floor`; when every paired difference is the same (two identical
-conditions under CRN give d = 0 in every replicate) the note says so instead of a silent [d, d].
+n = 10); t covers 95 % at n = 5, 10, 30. For rates (`rates=True`; t reached -1.028 over three pairs)
+the interval is `pdbench.analysis.stats.bounded`'s, t-like inside [-1, 1] and bent to stay in it.
+Below SMALL_N replicates a note says no interval means much there and gives `p_floor`; when every
+paired difference is the same (identical conditions under CRN) the note says so.
 
 p-values are two-sided, (1 + #{|T*| >= |T|}) / (1 + n_permutations) for random permutations
 (Phipson and Smyth 2010; never 0) and the exact share for an enumeration. `p_floor` is the floor
@@ -64,7 +62,6 @@ UNPAIRED_INTERVAL = "Welch t"
 # For values in [0, 1] (rates): `pdbench.analysis.stats.bounded`, inside [-1, 1].
 PAIRED_RATE_INTERVAL = "Wilson (effective n) on paired differences"
 UNPAIRED_RATE_INTERVAL = "MOVER of Wilson (effective n), Welch df"
-RATE_RANGE = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -174,14 +171,12 @@ def compare_two(
     half_width: float = 0.05,
     seed: int = 0,
     shared_streams: bool | None = None,
-    value_range: tuple[float, float] | None = None,
+    rates: bool = False,
 ) -> Comparison:
     """Compare B with A (module doc); seeded, so the same inputs give the same numbers.
     `shared_streams`: whether the same replicate index ran with the same random draws in both
     conditions (common random numbers); recorded, and warned about when the analysis is unpaired.
-    `value_range` (0, 1): the values are rates, and the interval stays inside [-1, 1]."""
-    if value_range is not None and tuple(value_range) != RATE_RANGE:
-        raise ValueError(f"value_range must be None or (0, 1), got {value_range}")
+    `rates`: the values are in [0, 1], and the interval stays inside [-1, 1]."""
     rng = np.random.Generator(np.random.PCG64(seed))
     values_a, replicates_a = a.defined()
     values_b, replicates_b = b.defined()
@@ -197,12 +192,12 @@ def compare_two(
                 f"a paired comparison of {name_a} and {name_b} needs at least two replicate "
                 "indices defined in both"
             )
-        settings = _Settings(rng, n_permutations, confidence, half_width, value_range is not None)
+        settings = _Settings(rng, n_permutations, confidence, half_width, rates)
         result = _paired(name_a, values_a, replicates_a, name_b, values_b, replicates_b, settings)
         return replace(result, shared_streams=shared_streams)
     if len(values_a) < 1 or len(values_b) < 1 or len(values_a) + len(values_b) < 3:
         raise ValueError(f"comparing {name_a} and {name_b} needs at least 3 defined values")
-    settings = _Settings(rng, n_permutations, confidence, half_width, value_range is not None)
+    settings = _Settings(rng, n_permutations, confidence, half_width, rates)
     result = _unpaired(name_a, values_a, name_b, values_b, settings)
     if shared_streams:
         warning = (
@@ -258,16 +253,14 @@ def _paired(
     zero_variance = bool(np.all(differences == differences[0]))
     notes = _small_n_note(n, "pairs", p_floor)
     if zero_variance:
+        width = " and the interval has no width" if float(high) == float(low) else ""
+        same = (
+            " (identical values in every shared replicate: under common random numbers the "
+            "conditions may simply play the same)"
+        )
         notes += (
             f"every paired difference is {differences[0]:.6g}: zero variance, so the test has "
-            "nothing to weigh"
-            + (" and the interval has no width" if float(high) == float(low) else "")
-            + (
-                " (identical values in every shared replicate: under common random numbers the "
-                "conditions may simply play the same)"
-                if differences[0] == 0
-                else ""
-            ),
+            f"nothing to weigh{width}{same if differences[0] == 0 else ''}",
         )
     return Comparison(
         condition_a=name_a,
