@@ -9,7 +9,8 @@ design-effect device of Korn and Graubard 1998 and Dean and Pagano 2015):
 
     n_eff = p(1 - p) / (s^2 / n), times (z / t_{n-1})^2 for the estimated variance,
 
-which is n itself for 0/1 values and grows as the values spread less than 0/1 values would. In
+which is n - 1 (before the t factor) for 0/1 values and grows as the values spread less than 0/1
+values would. In
 the interior it is Student's t interval, p -/+ t s / sqrt(n) (the score interval's centre moves
 towards 1/2 by z^2 / 2 n_eff, negligible when n_eff is large); near 0 or 1 it bends inside the
 range the way Wilson's does; where every value is 0 (or 1) the sample says nothing of the
@@ -30,9 +31,9 @@ A difference of two conditions' rates lies in [-1, 1]:
 
 Every bound stays in its range. Measured coverage (benchmarks/interval_coverage.py, docs/metrics.md):
 nominal within simulation error for rates of matches of 10-30 rounds with heterogeneous
-propensities, from n = 3 replicates on; conservative (0.96-0.98) where the rates pile up at 0 or
-1; like every interval on so few values, below nominal (about 0.92) for means of strongly skewed
-values near a bound.
+propensities, from n = 3 replicates on; conservative (up to 0.98-1.00) where the rates pile up at
+0 or 1; like every interval on so few values, below nominal (0.90-0.92) for means of strongly
+skewed values near a bound.
 """
 
 from __future__ import annotations
