@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from pdbench.analysis.judging.kappa import (
-    _kappa,
+    chance_corrected,
     cohen_rows,
     fleiss_rows,
     kappa_with_interval,
@@ -181,9 +181,9 @@ def kappas(trials: int, resamples: int) -> None:
             big = panels(np.random.default_rng(0), 1, 400_000, judges, prevalence, accuracy)[0]
             counts_big = np.stack([(big == c).sum(axis=1) for c in (0, 1)], axis=1)
             truth = float(
-                _kappa(*cohen_rows(big[:, 0], big[:, 1]))
+                chance_corrected(*cohen_rows(big[:, 0], big[:, 1]))
                 if judges == 2
-                else _kappa(*fleiss_rows(counts_big))
+                else chance_corrected(*fleiss_rows(counts_big))
             )
             for items in (16, 40, 80):
                 rng = np.random.default_rng(items + judges + int(100 * accuracy))
@@ -202,7 +202,7 @@ def kappas(trials: int, resamples: int) -> None:
                     if kappa.value == 1.0:  # every item agreed on: the bootstrap says [1, 1]
                         percentile += truth == 1.0
                         continue
-                    boot = _kappa(*agreement(rng.integers(0, items, (resamples, items))))
+                    boot = chance_corrected(*agreement(rng.integers(0, items, (resamples, items))))
                     low, high = np.nanpercentile(boot, [2.5, 97.5])
                     percentile += low <= truth <= high
                 rows.append([

@@ -49,7 +49,7 @@ class Kappa:
         )
 
 
-def _kappa(observed: np.ndarray, chance: np.ndarray) -> np.ndarray:
+def chance_corrected(observed: np.ndarray, chance: np.ndarray) -> np.ndarray:
     """(observed - chance) / (1 - chance); NaN where chance agreement is 1."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(np.isclose(chance, 1.0), np.nan, (observed - chance) / (1 - chance))
@@ -80,12 +80,12 @@ def fleiss_kappa(counts: np.ndarray) -> float:
     raters = counts.sum(axis=1)
     if len(set(raters)) != 1 or raters[0] < 2:
         raise ValueError("every item needs the same number (2 or more) of verdicts")
-    return float(_kappa(*fleiss_rows(counts)))
+    return float(chance_corrected(*fleiss_rows(counts)))
 
 
 def cohen_kappa(first: np.ndarray, second: np.ndarray) -> float:
     """Cohen's kappa of two judges' verdicts on the same items (category codes)."""
-    return float(_kappa(*cohen_rows(first, second)))
+    return float(chance_corrected(*cohen_rows(first, second)))
 
 
 # A statistic of the items at some rows of item indices: (observed, chance) per row.
@@ -96,17 +96,17 @@ def kappa_with_interval(agreement: Agreement, items: int, confidence: float = 0.
     """The kappa of all `items` and its jackknife t interval (module doc)."""
     everything = np.arange(items)[None, :]
     observed, chance = agreement(everything)
-    value = float(_kappa(observed, chance)[0])
+    value = float(chance_corrected(observed, chance)[0])
     if math.isnan(value) or items < 2:
         return Kappa(value, math.nan, math.nan, confidence)
     if observed[0] >= 1:  # every item agreed on: the items cannot show a disagreement
         z = _NORMAL.inv_cdf(0.5 + confidence / 2)
         least = items / (items + z * z)
-        low = max(-1.0, float(_kappa(np.array(least), chance[0])))
+        low = max(-1.0, float(chance_corrected(np.array(least), chance[0])))
         return Kappa(value, low, 1.0, confidence)
     kept = np.arange(items - 1)[None, :]
     leave_one_out = kept + (kept >= np.arange(items)[:, None])  # row i: every item but i
-    jack = _kappa(*agreement(leave_one_out))
+    jack = chance_corrected(*agreement(leave_one_out))
     jack = jack[~np.isnan(jack)]  # leaving out an item can leave one category only
     if len(jack) < 2:
         return Kappa(value, math.nan, math.nan, confidence)
