@@ -8,7 +8,8 @@ one that ended before its first round) or "condition".
   `aborted_at_round` (the round no action came for).
 - A condition row averages its FINISHED matches (each counts once, whatever its length), with
   `<metric>_std`, `_n`, `_ci_low`, `_ci_high` (intervals that keep to the metric's real range,
-  `pdbench.analysis.metrics.condition_intervals`), counts `n_finished` and `n_aborted`, and pooled per-round rates.
+  `pdbench.analysis.metrics.condition_intervals`), counts `n_finished` and `n_aborted`, and
+  pooled per-round rates.
 - Every column has a fixed type (an all-null column keeps its type), so the aggregates of many
   runs read together with pyarrow.dataset.
 """
