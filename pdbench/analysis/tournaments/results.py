@@ -67,7 +67,7 @@ class TournamentSummary:
     players: tuple[str, ...]
     self_play: bool
     payoff_matrix: np.ndarray  # (k, k) mean payoff per round of row against column
-    payoff_std: np.ndarray
+    payoff_std: np.ndarray  # of the replicates' means
     payoff_n: np.ndarray  # matches behind each cell (the interval's n is their replicates)
     payoff_ci_low: np.ndarray
     payoff_ci_high: np.ndarray
