@@ -55,7 +55,7 @@ def main() -> None:
         for index, verdict in enumerate(tables[rule]["winner_side"])
     ]
     print("panel of three scripted judges on the same matches:")
-    print("  " + str(panel_agreement(rows, seed=0)).replace("\n", "\n  "))
+    print("  " + str(panel_agreement(rows)).replace("\n", "\n  "))
 
     game, answers, solved = Passcode(words_per_match=3), [], []
     for seed in range(5):

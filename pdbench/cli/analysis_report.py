@@ -157,8 +157,10 @@ def comparison_table(table: pd.DataFrame, file_name: str = "analysis.parquet") -
         for row in rows[:COMPARISONS_SHOWN]
         if row["note"] and row["test"] != "not compared"
     ]
+    # The rows name their interval (t, or for a rate one that stays inside [-1, 1]).
+    methods = "; ".join(dict.fromkeys(str(r["interval"]) for r in rows if r.get("interval")))
     result = Table(
-        title=f"{metric}: B − A, {family} (95% CI: t on paired differences, Welch t unpaired; "
+        title=f"{metric}: B − A, {family} (95% CI: {methods or 'none'}; "
         "permutation p, Holm-corrected)",
         title_justify="left",
         box=box.SIMPLE_HEAD,

@@ -143,6 +143,15 @@ class RunManifest(_Record):
     packages: dict[str, str | None] = Field(default_factory=dict)
     git: dict[str, Any] = Field(default_factory=dict)
 
+    def condition_config(self, condition: str) -> dict[str, Any] | None:
+        """The resolved config of one condition (a sweep keeps a config per condition); None
+        when the manifest does not hold it."""
+        config = (self.config.get(condition) or {}) if self.kind == "sweep" else self.config
+        for entry in config.get("conditions") or []:
+            if isinstance(entry, dict) and entry.get("name") == condition:
+                return entry
+        return None
+
     def to_json_dict(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
         if data["shards"] is None:

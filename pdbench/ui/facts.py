@@ -27,10 +27,7 @@ def run_config(manifest: RunManifest, condition: str) -> dict[str, Any]:
 
 def condition_config(manifest: RunManifest, condition: str) -> dict[str, Any] | None:
     """The resolved config of one condition."""
-    for entry in run_config(manifest, condition).get("conditions") or []:
-        if entry.get("name") == condition:
-            return entry
-    return None
+    return manifest.condition_config(condition)
 
 
 def condition_caption(manifest: RunManifest, condition: str) -> str:

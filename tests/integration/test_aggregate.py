@@ -30,6 +30,7 @@ METRICS = ROOT / "tests" / "fixtures" / "experiments" / "metrics.yaml"
 REPLICATES = 5
 K, THRESHOLD = 3, 0.1
 T_975_DF4 = 2.7764451051977987  # Student t quantile, 0.975, 4 degrees of freedom
+Z_975 = 1.959963984540054  # the normal quantile
 PD = {("C", "C"): (3, 3), ("C", "D"): (0, 5), ("D", "C"): (5, 0), ("D", "D"): (1, 1)}
 
 
@@ -256,8 +257,34 @@ def test_known_sequences_give_hand_computed_metrics(metrics_run, rows, condition
             assert row[metric] == pytest.approx(want), (condition, metric)
             assert row[f"{metric}_n"] == REPLICATES
             assert row[f"{metric}_std"] == pytest.approx(0.0, abs=1e-12)
-            assert row[f"{metric}_ci_low"] == pytest.approx(want)
-            assert row[f"{metric}_ci_high"] == pytest.approx(want)
+            low, high = _equal_values_interval(metric, want)
+            assert row[f"{metric}_ci_low"] == pytest.approx(low), (condition, metric)
+            assert row[f"{metric}_ci_high"] == pytest.approx(high), (condition, metric)
+
+
+def _equal_values_interval(metric: str, value: float) -> tuple[float, float]:
+    """Every replicate gave `value`: no spread, so a zero-width interval, except for a rate at 0
+    or 1, where the replicates cannot show the spread a share may have: Wilson's interval for
+    REPLICATES Bernoulli values (issue 42)."""
+    from pdbench.analysis.metrics.catalog import metric as catalog_metric
+
+    if catalog_metric(metric).kind != "rate" or 0 < value < 1:
+        return value, value
+    edge = Z_975**2 / (REPLICATES + Z_975**2)
+    return (0.0, edge) if value == 0 else (1 - edge, 1.0)
+
+
+def _bounded_rate_interval(values: list[float]) -> tuple[float, float]:
+    """Wilson's interval at the effective sample size p(1 - p) / var(mean), scaled by
+    (z / t_{n-1})^2 (pdbench.analysis.stats.bounded), written out."""
+    n = len(values)
+    p = sum(values) / n
+    variance = sum((v - p) ** 2 for v in values) / (n - 1) / n
+    n_star = p * (1 - p) / variance * (Z_975 / T_975_DF4) ** 2
+    z2 = Z_975**2
+    centre = (p + z2 / (2 * n_star)) / (1 + z2 / n_star)
+    half = Z_975 / (1 + z2 / n_star) * math.sqrt(p * (1 - p) / n_star + z2 / (4 * n_star**2))
+    return centre - half, centre + half
 
 
 def test_rates_with_zero_denominator_are_null_never_zero(metrics_run):
@@ -323,14 +350,22 @@ def test_condition_row_has_mean_std_n_and_t_confidence_interval(metrics_run, row
     assert len(set(values)) > 1, "GTFT's replicates should differ (own seeds per replicate)"
     mean = sum(values) / REPLICATES
     std = math.sqrt(sum((v - mean) ** 2 for v in values) / (REPLICATES - 1))
-    half = T_975_DF4 * std / math.sqrt(REPLICATES)
     row = condition_row(rows, "gtft_vs_alld")
     assert row["n_replicates"] == REPLICATES
     assert row["cooperation_rate_a"] == pytest.approx(mean)
     assert row["cooperation_rate_a_std"] == pytest.approx(std)
     assert row["cooperation_rate_a_n"] == REPLICATES
-    assert row["cooperation_rate_a_ci_low"] == pytest.approx(mean - half)
-    assert row["cooperation_rate_a_ci_high"] == pytest.approx(mean + half)
+    # A rate's interval: Student t's in the interior, bent inside [0, 1] (issue 42).
+    low, high = _bounded_rate_interval(values)
+    assert row["cooperation_rate_a_ci_low"] == pytest.approx(low)
+    assert row["cooperation_rate_a_ci_high"] == pytest.approx(high)
+    # A payoff keeps Student's t interval.
+    totals = [replicate_row(rows, "gtft_vs_alld", r)["total_payoff_a"] for r in range(REPLICATES)]
+    total_mean = sum(totals) / REPLICATES
+    total_std = math.sqrt(sum((v - total_mean) ** 2 for v in totals) / (REPLICATES - 1))
+    half = T_975_DF4 * total_std / math.sqrt(REPLICATES)
+    assert row["total_payoff_a_ci_low"] == pytest.approx(total_mean - half)
+    assert row["total_payoff_a_ci_high"] == pytest.approx(total_mean + half)
     assert row["replicate"] is None and row["level"] == "condition"
 
 

@@ -299,7 +299,7 @@ def test_identical_conditions_under_common_random_numbers_are_reported_as_such(
     assert run_cli(monkeypatch, "analyze", str(run_dir), "--bootstrap", "10") == 0
     (row,) = analysis(run_dir, "comparison").to_dict("records")
     assert row["paired"] and row["shared_streams"] and row["zero_variance"]
-    assert row["interval"] == "t on paired differences"
+    assert row["interval"] == "Wilson (effective n) on paired differences"  # a rate
     assert "zero variance" in row["note"] and "common random numbers" in row["note"]
     assert "zero variance" in " ".join(capsys.readouterr().out.split())
 

@@ -211,3 +211,50 @@ def test_an_unpaired_test_over_shared_streams_is_warned_about():
     assert any("not independent" in note for note in result.notes)
     independent = compare_two("A", a, "B", b, pairing="unpaired", shared_streams=False)
     assert not any("not independent" in note for note in independent.notes)
+
+
+@pytest.mark.parametrize("pairing", ["paired", "unpaired"])
+def test_p_floor_is_that_of_the_random_permutations_when_they_are_fewer_than_all(pairing):
+    # Issue 42: 10 pairs have 1,024 sign vectors, more than 1,000 permutations, so the test run
+    # draws 1,000 at random and its smallest p is 1 / 1,001, whatever the data. The floor was
+    # read off the drawn null instead (0.0170 beside a p of 0.0010).
+    rng = np.random.default_rng(3)
+    a = rng.normal(0.3, 0.05, 10)
+    b = a + 0.5 + rng.normal(0, 0.01, 10)
+    result = compare_two(
+        "A",
+        ConditionSample(a, np.arange(10)),
+        "B",
+        ConditionSample(b, np.arange(10)),
+        pairing=pairing,
+        n_permutations=1_000,
+    )
+    assert not result.p_exact
+    assert result.p_floor == pytest.approx(1 / 1_001)
+    assert result.p_value >= result.p_floor
+
+
+def test_p_floor_of_an_enumeration_is_its_most_extreme_share_and_no_p_falls_below_it():
+    rng = np.random.default_rng(4)
+    for n in (3, 4, 6):
+        a = rng.normal(0.3, 0.05, n)
+        b = a + rng.normal(0.1, 0.05, n)
+        result = compare_two(
+            "A", ConditionSample(a, np.arange(n)), "B", ConditionSample(b, np.arange(n))
+        )
+        assert result.p_exact
+        assert result.p_floor == pytest.approx(2 / 2**n)  # the all-+ and all-- sign vectors
+        assert result.p_value >= result.p_floor
+
+
+@pytest.mark.parametrize("pairing", ["paired", "unpaired"])
+def test_a_difference_of_rates_stays_within_minus_one_and_one(pairing):
+    # Issue 42: a t interval over 3 pairs of cooperation rates reached -1.028.
+    a = ConditionSample([0.95, 1.0, 0.7], np.arange(3))
+    b = ConditionSample([0.0, 0.05, 0.2], np.arange(3))
+    t_only = compare_two("A", a, "B", b, pairing=pairing)
+    assert t_only.ci_low < -1  # Student t leaves the range a difference of rates has
+    bounded = compare_two("A", a, "B", b, pairing=pairing, rates=True)
+    assert -1 <= bounded.ci_low < bounded.difference < bounded.ci_high <= 1
+    assert "Wilson" in bounded.interval
+    assert any("only 3" in note for note in bounded.notes)  # and it is marked as small-n

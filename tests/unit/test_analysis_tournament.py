@@ -137,3 +137,25 @@ def test_ranking_uses_the_median_over_replicates_as_axelrod_does():
     np.testing.assert_allclose(summarise_tournament(unweighted).cooperation_rating, [0.5, 1.0])
     with pytest.raises(ValueError, match="missing from `players`"):
         summarise_tournament(matches, ["X"])
+
+
+def test_a_pairs_interval_counts_each_replicate_once_not_each_order():
+    # Issue 42: X-Y and Y-X of one replicate drew the same random numbers (common random
+    # numbers), here the same payoffs. Six matches are three draws: the interval is Student t
+    # over the three replicates, not over six matches counted as independent.
+    x_scores = np.array([1.0, 2.0, 4.0])
+    matches = TournamentMatches(
+        player_a=np.array(["X"] * 3 + ["Y"] * 3),
+        player_b=np.array(["Y"] * 3 + ["X"] * 3),
+        replicate=np.array([0, 1, 2, 0, 1, 2]),
+        score_a=np.concatenate([x_scores, np.full(3, 3.0)]),
+        score_b=np.concatenate([np.full(3, 3.0), x_scores]),
+        cooperation_a=np.full(6, 0.5),
+        cooperation_b=np.full(6, 0.5),
+    )
+    summary = summarise_tournament(matches)
+    half = 4.302652729911275 * x_scores.std(ddof=1) / np.sqrt(3)  # t(0.975, 2)
+    assert summary.payoff_matrix[0, 1] == pytest.approx(x_scores.mean())
+    assert summary.payoff_ci_low[0, 1] == pytest.approx(x_scores.mean() - half)
+    assert summary.payoff_ci_high[0, 1] == pytest.approx(x_scores.mean() + half)
+    assert summary.payoff_n[0, 1] == 6  # the matches behind the cell

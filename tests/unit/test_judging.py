@@ -80,14 +80,21 @@ def test_identical_judges_agree_with_kappa_1_and_opposite_judges_with_minus_1():
     rng = np.random.default_rng(1)
     verdicts = rng.choice(["for", "against"], 40)
     rows = [{"item": i, "judge": j, "verdict": v} for i, v in enumerate(verdicts) for j in "xy"]
-    report = panel_agreement(rows, resamples=300)
-    assert report.fleiss.value == 1.0 and (report.fleiss.low, report.fleiss.high) == (1.0, 1.0)
-    assert report.cohen[("x", "y")].value == 1.0
+    report = panel_agreement(rows)
+    assert report.fleiss.value == 1.0 and report.cohen[("x", "y")].value == 1.0
+    # 40 items all agreed on cannot show how often the judges would disagree: the interval
+    # reaches down to what a mean agreement of 1 over 40 items allows (Wilson's 40 / (40 + z^2)),
+    # chance-corrected, not [1, 1] (issue 42).
+    share = np.mean(verdicts == "for")
+    chance = share**2 + (1 - share) ** 2
+    least = (40 / (40 + 1.959963984540054**2) - chance) / (1 - chance)
+    for kappa in (report.fleiss, report.cohen[("x", "y")]):
+        assert (kappa.low, kappa.high) == pytest.approx((least, 1.0))
     assert all(report.majority[i] == v for i, v in enumerate(verdicts))
     flip = {"for": "against", "against": "for"}
     rows = [{"item": i, "judge": "x", "verdict": v} for i, v in enumerate(verdicts)]
     rows += [{"item": i, "judge": "y", "verdict": flip[v]} for i, v in enumerate(verdicts)]
-    report = panel_agreement(rows, resamples=300)
+    report = panel_agreement(rows)
     assert report.cohen[("x", "y")].value == pytest.approx(-1.0, abs=0.06)
     assert set(report.majority.values()) == {None}  # one each: no majority
 
@@ -105,7 +112,7 @@ def test_the_kappas_match_hand_computed_values_and_independent_judges_are_near_0
     rows = [
         {"item": i, "judge": j, "verdict": str(rng.integers(2))} for i in range(300) for j in "xyz"
     ]
-    report = panel_agreement(rows, resamples=300)
+    report = panel_agreement(rows)
     assert report.fleiss.low < 0 < report.fleiss.high and abs(report.fleiss.value) < 0.1
     assert len(report.cohen) == 3
 

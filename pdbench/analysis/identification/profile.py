@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdbench.analysis.identification.moves import MatchBatch
-from pdbench.analysis.stats.intervals import mean_interval
+from pdbench.analysis.stats.bounded import rate_summary
 
 DIMENSIONS = ("niceness", "forgiveness", "retaliation", "troublemaking", "emulation")
 PDBENCH_PROFILE = "undefined left out"
@@ -137,12 +137,12 @@ def behavioural_profile(
 ) -> BehaviouralProfile:
     """All five dimensions (module doc) per match, with their mean over the matches where each is
     defined (or, `undefined_as_zero`, over every match with 0 where undefined, as Fontana et al.'s
-    code scores it), its n and a Student-t interval."""
+    code scores it), its n and an interval that stays inside [0, 1] (`analysis.stats.bounded`)."""
     per_match = {name: _PER_MATCH[name](batch) for name in DIMENSIONS}
     if undefined_as_zero:
         per_match = {name: np.nan_to_num(values, nan=0.0) for name, values in per_match.items()}
     return BehaviouralProfile(
         per_match=per_match,
-        summary={name: mean_interval(values, confidence) for name, values in per_match.items()},
+        summary={name: rate_summary(values, confidence) for name, values in per_match.items()},
         estimator=FONTANA_PROFILE if undefined_as_zero else PDBENCH_PROFILE,
     )

@@ -12,6 +12,6 @@ one row per decision, so it runs on stored rounds and on scripted tables alike:
 - `keeper.keeper_truthfulness` (the mock Keeper: each answer checked against the word) and
   `keeper.audit_disagreement` (an LLM Keeper against an audit model's answers).
 
-Proportions carry Wilson score intervals; kappas carry percentile bootstrap intervals over items
-(seeded, so a report is reproducible). All at 95 % unless asked otherwise.
+Proportions carry Wilson score intervals; kappas carry jackknife t intervals over items with
+their measured coverage beside them (`kappa`). All at 95 % unless asked otherwise.
 """

@@ -7,15 +7,15 @@ one that ended before its first round) or "condition".
 - A replicate row says how its match ended: `match_status` "finished" or "aborted" and
   `aborted_at_round` (the round no action came for).
 - A condition row averages its FINISHED matches (each counts once, whatever its length), with
-  `<metric>_std`, `_n`, `_ci_low`, `_ci_high` (intervals that stay inside the metric's range, see
-  `Metric.interval`), counts `n_finished` and `n_aborted`, and pooled per-round rates.
+  `<metric>_std`, `_n`, `_ci_low`, `_ci_high` (intervals that keep to the metric's real range,
+  `pdbench.analysis.metrics.condition_intervals`), counts `n_finished` and `n_aborted`, and
+  pooled per-round rates.
 - Every column has a fixed type (an all-null column keeps its type), so the aggregates of many
   runs read together with pyarrow.dataset.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -23,13 +23,12 @@ import orjson
 import pandas as pd
 
 from pdbench.analysis.metrics.aggregate_columns import with_types
-from pdbench.analysis.metrics.catalog import MetricColumn, metric_columns, scalar_columns
+from pdbench.analysis.metrics.catalog import metric_columns, scalar_columns
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
+from pdbench.analysis.metrics.condition_intervals import condition_statistics
 from pdbench.analysis.metrics.metric import compute_columns
 from pdbench.analysis.metrics.played import PlayedMatches
 from pdbench.analysis.metrics.turn_aggregates import aggregate_turn_run, finish_table, is_turn_run
-from pdbench.analysis.stats.intervals import wilson_interval
-from pdbench.analysis.stats.student_t import mean_ci
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
@@ -111,7 +110,7 @@ def aggregate_matches(
         ledger, key=lambda e: (order.get(e.condition, len(order)), e.condition, e.replicate)
     )
     replicates, stored_index = _replicate_table(entries, matches, manifest)
-    conditions = pd.DataFrame(_condition_rows(replicates, stored_index, matches))
+    conditions = pd.DataFrame(_condition_rows(replicates, stored_index, matches, manifest))
     table = (
         pd.concat([replicates, conditions], ignore_index=True)
         if len(replicates)
@@ -170,7 +169,10 @@ def _replicate_table(
 
 
 def _condition_rows(
-    replicates: pd.DataFrame, stored_index: np.ndarray, matches: StoredMatches
+    replicates: pd.DataFrame,
+    stored_index: np.ndarray,
+    matches: StoredMatches,
+    manifest: RunManifest,
 ) -> list[dict[str, object]]:
     """One row per condition over its FINISHED matches: every scalar metric's mean, std, n and
     interval, pooled rates, and the mean cooperation per round."""
@@ -201,9 +203,9 @@ def _condition_rows(
             "n_finished": len(mine),
             "n_aborted": len(members) - len(mine),
         }
-        longest = float(np.max(n_rounds[mine])) if len(mine) else math.inf
+        horizon = (manifest.condition_config(name) or {}).get("horizon")
         for metric in scalars:
-            stats = _interval(by_column[metric], values[metric][mine], longest)
+            stats = condition_statistics(by_column[metric], values[metric][mine], horizon)
             row[metric] = stats["mean"]
             for suffix in ("std", "n", "ci_low", "ci_high"):
                 row[f"{metric}_{suffix}"] = stats[suffix]
@@ -249,35 +251,6 @@ def _mean_over_time(
             )
         ]
     return found
-
-
-def _interval(
-    column: MetricColumn, values: np.ndarray, longest: float
-) -> dict[str, float | int | None]:
-    """Mean, std, n and a 95% interval that stays inside the metric's range."""
-    defined = values[~np.isnan(values)]
-    if column.metric.interval == "wilson":
-        n = int(defined.size)
-        if n == 0:
-            return {"mean": None, "std": None, "n": 0, "ci_low": None, "ci_high": None}
-        successes = round(float(defined.sum()))
-        low, high = wilson_interval(successes, n)
-        std = float(defined.std(ddof=1)) if n > 1 else None
-        return {
-            "mean": successes / n,
-            "std": std,
-            "n": n,
-            "ci_low": float(low),
-            "ci_high": float(high),
-        }
-    stats = mean_ci(defined)
-    bounds = {"rate": (0.0, 1.0), "count": (0.0, math.inf), "round": (1.0, longest)}
-    low_bound, high_bound = bounds.get(column.kind, (-math.inf, math.inf))
-    for key in ("ci_low", "ci_high"):
-        value = stats[key]
-        if value is not None:
-            stats[key] = float(min(max(float(value), low_bound), high_bound))
-    return stats
 
 
 # --- files ---------------------------------------------------------------------------------------

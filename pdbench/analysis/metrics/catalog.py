@@ -140,6 +140,7 @@ BUILT_IN: tuple[Metric, ...] = (
         "n, the number of rounds the match played.",
         kind="round",
         per_agent=False,
+        interval="horizon_length",
         compute=_behaviour("n_rounds"),
     ),
     Metric(

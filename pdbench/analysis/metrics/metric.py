@@ -24,7 +24,7 @@ Kind = Literal["rate", "count", "payoff", "round"]
 Side = Literal["a", "b"]
 Shape = Literal["scalar", "per_round", "pooled"]
 # How a condition row's interval is computed (see `Metric.interval`).
-Interval = Literal["t_clipped", "wilson"]
+Interval = Literal["mean", "wilson", "horizon_length"]
 
 SIDES: tuple[Side, Side] = ("a", "b")
 # A metric's computation: (the played matches, the column's side or None) -> one value per match.
@@ -53,11 +53,14 @@ class Metric:
     null_text: str = "n/a"  # what a null value means, in words
     suffix: str = ""  # after the side: cooperation_rate_a_pooled
     abbrev: str = ""  # a narrow header for the end-of-run table (default: `short`)
-    # The condition row's 95% interval: "t_clipped" is Student's t over the finished matches'
-    # values, clipped to the kind's range (a rate to [0, 1], a count to >= 0, a round to
-    # [1, longest match]; payoffs are not clipped); "wilson" is Wilson's score interval for a
-    # share of matches (the metric is 1 or 0 per match).
-    interval: Interval = "t_clipped"
+    # The condition row's 95% interval over the finished matches' values (docs/metrics.md gives
+    # each one's measured coverage). "mean", by kind: a rate's is Wilson's score interval at the
+    # values' effective sample size (inside [0, 1]; `analysis.stats.bounded`); a count's, a
+    # round's and a payoff's is Student's t, cut only at the kind's true bound (a count >= 0, a
+    # round >= 1; never at an observed extreme). "wilson": Wilson's interval for a share of
+    # matches (the metric is 1 or 0 per match). "horizon_length": a match length's, exact in form
+    # under a geometric horizon (`analysis.stats.lengths`), "mean" under a fixed one.
+    interval: Interval = "mean"
     # Its value per match, from the played matches: called once per column, with the column's
     # side ("a" or "b") for a per-agent metric and None otherwise; one value per match (NaN
     # for undefined). A pooled metric's condition row weighs these by the matches' rounds.

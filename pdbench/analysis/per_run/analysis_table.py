@@ -12,8 +12,8 @@ One long table; the `table` column says what a row is, and each table fills its 
 | matches | condition | matches_used, matches_left_out, note (why they were left out) |
 | fingerprint | agent x outcome (CC, CD, DC, DD, first) | p_c, ci_low, ci_high (Wilson), cooperations, occasions |
 | sfem | agent x candidate strategy | estimator ("pooled Dal Bo-Frechette", or with `--sfem fontana` "fontana per-match"), weight, weight_se, weight_ci_low/high, single_beta, single_log_likelihood, nearest, indistinguishable; the fit's beta, tremble, beta_se, log_likelihood, converged, gradient_norm (projected, at the estimate), n_bootstrap, seed |
-| profile | agent x dimension | estimator ("undefined left out", or with `--profile fontana` "fontana undefined as 0"), mean, std, n, ci_low, ci_high (Student t over matches) |
-| comparison | pair of conditions | metric, family, test, paired, shared_streams, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, interval (t on paired differences, or Welch t), df, p_value, p_exact, p_floor (smallest attainable p), p_holm, zero_variance, replicates_for_half_width, note |
+| profile | agent x dimension | estimator ("undefined left out", or with `--profile fontana` "fontana undefined as 0"), mean, std, n, ci_low, ci_high (over matches: Student t bent inside [0, 1], `analysis.stats.bounded`) |
+| comparison | pair of conditions | metric, family, test, paired, shared_streams, n_a, n_b, n_pairs, mean_a, mean_b, difference, ci_low, ci_high, interval (t on paired differences, or Welch t; for a rate "Wilson (effective n) on paired differences" or "MOVER of Wilson (effective n), Welch df"), df, p_value, p_exact, p_floor (smallest attainable p), p_holm, zero_variance, replicates_for_half_width, note |
 | replicates_needed | condition | metric, n, mean, std, half_width, replicates_for_half_width |
 
 An agent is one side of one condition (`scope` "condition", `side` a or b, `agent` its display

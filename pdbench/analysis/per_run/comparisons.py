@@ -12,10 +12,11 @@ Pairing: in pdbench the same replicate index means the same seeds in every condi
 random numbers). Two conditions are compared *paired* when the ledger shows that every replicate
 index they share ran with the same seeds (true for any run made since seeds stopped depending on
 the condition), and *unpaired* otherwise; the `test` column says which, `interval` how the CI was
-computed (t on paired differences, or Welch t), and `shared_streams` whether the two conditions'
-replicates share random streams. A comparison that shares streams but could not be paired, one on
-too few replicates, and one whose differences have no spread carry a `note` saying so. The
-numbers come from `pdbench.analysis.stats.compare`.
+computed (t on paired differences, or Welch t; for a rate, the bounded intervals that stay inside
+[-1, 1]), and `shared_streams` whether the two conditions' replicates share random streams. A
+comparison that shares streams but could not be paired, one on too few replicates, and one whose
+differences have no spread carry a `note` saying so. The numbers come from
+`pdbench.analysis.stats.compare`.
 """
 
 from __future__ import annotations
@@ -121,6 +122,8 @@ def comparison_rows(
 ) -> list[dict[str, object]]:
     """One row per comparison of the family, Holm-corrected over those that could be made."""
     streams = np.random.SeedSequence(seed).generate_state(max(1, len(family.pairs)), np.uint64)
+    # A rate's differences lie in [-1, 1]: its interval keeps to them (issue 42).
+    rates = catalog_metric(metric_column).kind == "rate"
     rows: list[dict[str, object]] = []
     compared: list[tuple[dict[str, object], float]] = []  # rows with a p-value, and it
     for (name_a, name_b), stream in zip(family.pairs, streams, strict=False):
@@ -144,6 +147,7 @@ def comparison_rows(
                 half_width=half_width,
                 seed=int(stream),
                 shared_streams=paired,
+                rates=rates,
             )
         except ValueError as error:  # too few defined values to compare
             row.update(test="not compared", note=str(error))

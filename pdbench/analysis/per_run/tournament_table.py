@@ -9,7 +9,7 @@ One long table; the `table` column says what a row is:
 
 | table | one row per | columns |
 |---|---|---|
-| payoff | player x opponent that met | mean_payoff, std, n_matches, ci_low, ci_high (Student t over matches) |
+| payoff | player x opponent that met | mean_payoff, std (of the replicates' means), n_matches, ci_low, ci_high (Student t over replicates: the two orders of a pair in one replicate share random streams) |
 | ranking | player, best first | rank, median_score, mean_score, ci_low, ci_high, median_wins, cooperation_rating |
 | replicator | generation x player | share (discrete replicator dynamics from the uniform start) |
 | moran | mutant x resident | fixation_probability of one mutant among N - 1 residents (simulated), ci_low, ci_high (Wilson over runs), exact (the closed form), neutral (1/N), selection (favoured / disfavoured / neutral, from exact against 1/N), unfinished runs |

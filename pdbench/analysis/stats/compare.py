@@ -1,12 +1,9 @@
 """Comparisons between conditions for one per-replicate metric: differences, t intervals,
 permutation tests, Holm correction, and the replicates a target precision needs.
 
-Input: per condition, the metric's value in each replicate (NaN where the metric is undefined, e.g.
-a retaliation rate against an opponent that never defected; such replicates are left out) and the
-replicate indices. In pdbench the same replicate index means the same seeds in every condition of a
-run (same horizon draws, same opponent randomness: common random numbers, CRN), so two conditions
-that share replicate indices are compared *paired*: their replicates share random streams and are
-not independent of each other, only the replicates of one condition are.
+Input: per condition, the metric's value in each replicate (NaN where undefined; left out) and the
+replicate indices. The same replicate index means the same seeds in every condition of a run
+(common random numbers, CRN), so conditions that share replicate indices are compared *paired*.
 
 For a pair (A, B), the difference is mean(B) - mean(A).
 
@@ -22,23 +19,20 @@ For a pair (A, B), the difference is mean(B) - mean(A).
   streams (`shared_streams=True`), the comparison carries a warning.
 
 Why t and not a bootstrap: a percentile bootstrap of n means undercovers at small n (about 0.88 at
-n = 10, and at n = 3 it is the range of the three differences); the t intervals keep their nominal
-coverage there (tests/unit/test_analysis_coverage.py checks 95 % at n = 5, 10, 30 by simulation).
-Below SMALL_N replicates (pairs, or per condition) the comparison says that no interval means
-much: it rests on near-normal values that so few cannot show, and the permutation test cannot reach
-small p-values (`p_floor`, its smallest attainable p, e.g. 0.25 for three pairs). When every paired
-difference is the same (zero variance; e.g. two identical conditions under CRN give d = 0 in every
-replicate) the interval has no width and the note says so instead of printing [d, d] silently.
+n = 10); t covers 95 % at n = 5, 10, 30. For rates (`rates=True`; t reached -1.028 over three pairs)
+the interval is `pdbench.analysis.stats.bounded`'s, t-like inside [-1, 1] and bent to stay in it.
+Below SMALL_N replicates a note says no interval means much there and gives `p_floor`; when every
+paired difference is the same (identical conditions under CRN) the note says so.
 
 p-values are two-sided, (1 + #{|T*| >= |T|}) / (1 + n_permutations) for random permutations
-(Phipson and Smyth 2010; never 0) and the exact share for an enumeration. Across a family of
+(Phipson and Smyth 2010; never 0) and the exact share for an enumeration. `p_floor` is the floor
+of the test that ran: 1 / (1 + n_permutations) for random permutations, the most extreme share
+for an enumeration (2 / 2^n for n nonzero paired differences); no p is below it. Across a family of
 comparisons p-values are Holm-corrected (Holm 1979), which controls the family-wise error rate
 without assuming independence.
 
-Replicates needed for a CI half-width h uses the normal approximation: n = ceil((z * s / h)^2),
-with s the observed standard deviation (of the replicate values for one condition; of the paired
-differences, or sqrt(s_A^2 + s_B^2) with n per condition, for a comparison). It is a planning
-figure: s is itself estimated, and small samples need a t quantile (a little more).
+Replicates needed for a CI half-width h: ceil((z s / h)^2), s the observed standard deviation (of
+one condition's values, of the paired differences, or sqrt(s_A^2 + s_B^2)); a planning figure.
 """
 
 from __future__ import annotations
@@ -51,6 +45,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from pdbench.analysis.stats.bounded import (
+    paired_rate_difference_interval,
+    unpaired_rate_difference_interval,
+)
 from pdbench.analysis.stats.intervals import (
     normal_quantile_two_sided,
     paired_t_interval,
@@ -61,6 +59,9 @@ Pairing = Literal["auto", "paired", "unpaired"]
 SMALL_N = 5  # below this many pairs (or values per condition) no interval means much
 PAIRED_INTERVAL = "t on paired differences"
 UNPAIRED_INTERVAL = "Welch t"
+# For values in [0, 1] (rates): `pdbench.analysis.stats.bounded`, inside [-1, 1].
+PAIRED_RATE_INTERVAL = "Wilson (effective n) on paired differences"
+UNPAIRED_RATE_INTERVAL = "MOVER of Wilson (effective n), Welch df"
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,13 @@ def _p_value(observed: float, null: np.ndarray, exact: bool) -> float:
 
 
 def _p_floor(null: np.ndarray, exact: bool) -> float:
-    """The smallest p-value this permutation distribution can give (at the most extreme T)."""
-    return _p_value(float(np.abs(null).max()), null, exact)
+    """The smallest p-value the test that ran can give. An enumeration: the share of the
+    permutations at least as extreme as the most extreme one (2 / 2^n for n nonzero paired
+    differences). Random permutations: 1 / (1 + B), reached when no drawn statistic is as extreme
+    as the observed one, whatever the draws (the +1 counts the observed arrangement)."""
+    if exact:
+        return _p_value(float(np.abs(null).max()), null, exact)
+    return 1 / (1 + len(null))
 
 
 def _small_n_note(n: int, what: str, p_floor: float) -> tuple[str, ...]:
@@ -165,10 +171,12 @@ def compare_two(
     half_width: float = 0.05,
     seed: int = 0,
     shared_streams: bool | None = None,
+    rates: bool = False,
 ) -> Comparison:
     """Compare B with A (module doc); seeded, so the same inputs give the same numbers.
     `shared_streams`: whether the same replicate index ran with the same random draws in both
-    conditions (common random numbers); recorded, and warned about when the analysis is unpaired."""
+    conditions (common random numbers); recorded, and warned about when the analysis is unpaired.
+    `rates`: the values are in [0, 1], and the interval stays inside [-1, 1]."""
     rng = np.random.Generator(np.random.PCG64(seed))
     values_a, replicates_a = a.defined()
     values_b, replicates_b = b.defined()
@@ -184,12 +192,12 @@ def compare_two(
                 f"a paired comparison of {name_a} and {name_b} needs at least two replicate "
                 "indices defined in both"
             )
-        settings = _Settings(rng, n_permutations, confidence, half_width)
+        settings = _Settings(rng, n_permutations, confidence, half_width, rates)
         result = _paired(name_a, values_a, replicates_a, name_b, values_b, replicates_b, settings)
         return replace(result, shared_streams=shared_streams)
     if len(values_a) < 1 or len(values_b) < 1 or len(values_a) + len(values_b) < 3:
         raise ValueError(f"comparing {name_a} and {name_b} needs at least 3 defined values")
-    settings = _Settings(rng, n_permutations, confidence, half_width)
+    settings = _Settings(rng, n_permutations, confidence, half_width, rates)
     result = _unpaired(name_a, values_a, name_b, values_b, settings)
     if shared_streams:
         warning = (
@@ -206,6 +214,7 @@ class _Settings:
     n_permutations: int
     confidence: float
     half_width: float
+    rates: bool = False  # values in [0, 1]: the bounded intervals
 
 
 def _paired(
@@ -234,22 +243,24 @@ def _paired(
     else:
         signs = rng.choice(np.array([-1.0, 1.0]), size=(settings.n_permutations, n))
     null = (signs * differences).mean(axis=1)
-    low, high = paired_t_interval(differences, settings.confidence)
+    if settings.rates:
+        low, high = paired_rate_difference_interval(pair_a, pair_b, settings.confidence)
+    else:
+        low, high = paired_t_interval(differences, settings.confidence)
     p_value = _p_value(observed, null, exact)
     p_floor = _p_floor(null, exact)
     std = float(differences.std(ddof=1)) if n > 1 else math.nan
     zero_variance = bool(np.all(differences == differences[0]))
     notes = _small_n_note(n, "pairs", p_floor)
     if zero_variance:
+        width = " and the interval has no width" if float(high) == float(low) else ""
+        same = (
+            " (identical values in every shared replicate: under common random numbers the "
+            "conditions may simply play the same)"
+        )
         notes += (
-            f"every paired difference is {differences[0]:.6g}: zero variance, so the interval has "
-            "no width and the test has nothing to weigh"
-            + (
-                " (identical values in every shared replicate: under common random numbers the "
-                "conditions may simply play the same)"
-                if differences[0] == 0
-                else ""
-            ),
+            f"every paired difference is {differences[0]:.6g}: zero variance, so the test has "
+            f"nothing to weigh{width}{same if differences[0] == 0 else ''}",
         )
     return Comparison(
         condition_a=name_a,
@@ -267,7 +278,7 @@ def _paired(
         p_exact=exact,
         p_holm=p_value,
         replicates_for_half_width=replicates_needed(std, settings.half_width, settings.confidence),
-        interval=PAIRED_INTERVAL,
+        interval=PAIRED_RATE_INTERVAL if settings.rates else PAIRED_INTERVAL,
         df=float(n - 1),
         p_floor=p_floor,
         zero_variance=zero_variance,
@@ -294,6 +305,11 @@ def _unpaired(
     sum_b = in_b @ pooled
     null = sum_b / n_b - (total - sum_b) / n_a
     interval = welch_interval(values_a, values_b, settings.confidence)
+    low, high = interval.low, interval.high
+    if settings.rates:
+        low, high = unpaired_rate_difference_interval(
+            values_a, values_b, interval.df, settings.confidence
+        )
     p_value = _p_value(observed, null, exact)
     p_floor = _p_floor(null, exact)
     zero_variance = bool(np.all(values_a == values_a[0]) and np.all(values_b == values_b[0]))
@@ -315,15 +331,15 @@ def _unpaired(
         mean_a=float(values_a.mean()),
         mean_b=float(values_b.mean()),
         difference=observed,
-        ci_low=float(interval.low),
-        ci_high=float(interval.high),
+        ci_low=float(low),
+        ci_high=float(high),
         p_value=p_value,
         p_exact=exact,
         p_holm=p_value,
         replicates_for_half_width=replicates_needed(
             math.sqrt(variance), settings.half_width, settings.confidence
         ),
-        interval=UNPAIRED_INTERVAL,
+        interval=UNPAIRED_RATE_INTERVAL if settings.rates else UNPAIRED_INTERVAL,
         df=float(interval.df),
         p_floor=p_floor,
         zero_variance=zero_variance,

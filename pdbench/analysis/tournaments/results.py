@@ -7,9 +7,12 @@ itself is self-play.
 
 Conventions, following Axelrod-Python's ResultSet (axelrod/result_set.py, 4.13):
 
-- payoff_matrix[i, j]: mean over every match between i and j (both orders, all replicates) of i's
-  mean payoff per round, with a Student-t interval over those matches; the diagonal is self-play
-  (both sides' payoffs averaged per match). NaN where the pair never met.
+- payoff_matrix[i, j]: i's mean payoff per round against j, averaged over the matches of each
+  replicate (both orders), then over replicates, with a Student-t interval over the replicates
+  (the mean over every match when each replicate played the pair equally often). The replicate is
+  the unit: i-j and j-i in one replicate drew the same random numbers (common random numbers),
+  so counting them as two independent matches made the interval too narrow. The diagonal is
+  self-play (both sides' payoffs averaged per match). NaN where the pair never met.
 - score of player i in replicate r ("normalised score" in Axelrod): the mean, over i's matches in
   replicate r, of i's mean payoff per round. Self-play is left out unless `self_play=True` (Axelrod
   plays it but leaves it out of scores, wins and cooperation ratings); when included, a self-play
@@ -64,8 +67,8 @@ class TournamentSummary:
     players: tuple[str, ...]
     self_play: bool
     payoff_matrix: np.ndarray  # (k, k) mean payoff per round of row against column
-    payoff_std: np.ndarray
-    payoff_n: np.ndarray  # matches behind each cell
+    payoff_std: np.ndarray  # of the replicates' means
+    payoff_n: np.ndarray  # matches behind each cell (the interval's n is their replicates)
     payoff_ci_low: np.ndarray
     payoff_ci_high: np.ndarray
     replicates: np.ndarray  # the replicate indices, columns of `scores` and `wins`
@@ -163,9 +166,13 @@ def summarise_tournament(
     when = np.concatenate([replicate[other], replicate[other], replicate[selfish]])
 
     matrix_stats = [
-        [mean_interval(score[(player == i) & (opponent == j)], confidence) for j in range(k)]
+        [
+            _over_replicates(score, when, (player == i) & (opponent == j), confidence)
+            for j in range(k)
+        ]
         for i in range(k)
     ]
+    met = np.array([[np.sum((player == i) & (opponent == j)) for j in range(k)] for i in range(k)])
 
     def cell(field: str) -> np.ndarray:
         return np.array([[stats[field] for stats in row] for row in matrix_stats], dtype=float)
@@ -202,7 +209,7 @@ def summarise_tournament(
         self_play=self_play,
         payoff_matrix=cell("mean"),
         payoff_std=cell("std"),
-        payoff_n=cell("n").astype(np.int64),
+        payoff_n=met.astype(np.int64),
         payoff_ci_low=cell("ci_low"),
         payoff_ci_high=cell("ci_high"),
         replicates=replicates,
@@ -226,3 +233,16 @@ def _nanmedian_rows(values: np.ndarray) -> np.ndarray:
             for row in values
         ]
     )
+
+
+def _over_replicates(
+    score: np.ndarray, replicate: np.ndarray, mask: np.ndarray, confidence: float
+) -> dict[str, float | int]:
+    """`mean_interval` over the replicates' mean scores of the masked matches: matches of one
+    replicate share random streams, so the replicate, not the match, is the unit."""
+    kept, groups = score[mask], replicate[mask]
+    if not len(kept):
+        return mean_interval(kept, confidence)
+    _, codes = np.unique(groups, return_inverse=True)
+    per_replicate = np.bincount(codes, weights=kept) / np.bincount(codes)
+    return mean_interval(per_replicate, confidence)
