@@ -10,7 +10,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pdbench.games.public_goods.metrics import group_efficiency, group_rounds, match_measures
+from pdbench.games.public_goods.metrics import (
+    METRICS,
+    POOLED,
+    group_efficiency,
+    group_rounds,
+    match_measures,
+    match_row,
+)
 from pdbench.games.public_goods.policies import PUBLIC_GOODS_POLICIES, FullContributor
 from pdbench.games.public_goods.recompute import payoff_mismatches, recompute
 from pdbench.games.public_goods.rules import PublicGoods
@@ -203,3 +210,23 @@ def test_the_recomputation_finds_a_wrong_stored_earning_or_score():
     first = next(line for line in wrong if line["phase"] == "contribute")
     first["actions"]["b"]["amount"] = (first["actions"]["b"]["amount"] + 1) % 21
     assert any("seat b" in problem for problem in payoff_mismatches(wrong, options))
+
+
+def test_the_metric_rows_hold_every_stem_and_the_counts_to_pool():
+    game, lines = hand_match()
+    rows = match_row(lines, stored_options(game))
+    assert set(rows) == {"a", "b", "c"}
+    for row in rows.values():
+        assert set(METRICS) <= set(row)
+        assert all(set(pair) <= set(row) for pair in POOLED.values())
+        assert all(v is None or isinstance(v, int | float) for v in row.values())
+    a = rows["a"]
+    assert a["contribution_share"] == pytest.approx(2 / 3) and a["score"] == 58.0
+    assert a["efficiency"] == pytest.approx((63 + 69 + 70) / 270)
+    assert (a["retaliations"], a["retaliation_occasions"], a["kept"], a["statements"]) == (
+        1,
+        2,
+        2,
+        3,
+    )
+    assert a["schedule_conditional_cooperator"] is None  # too few rounds to read a type

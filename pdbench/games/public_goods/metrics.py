@@ -217,3 +217,75 @@ def match_measures(
     rounds = read_rounds(lines, options)
     seats = sorted(rounds[0].labels, key=lambda s: (len(s), s)) if rounds else []
     return {s: player_measures(rounds, options, s) for s in seats}, group_rounds(rounds, options)
+
+
+# The metric rows (the shape of the turn games' aggregates hook: stem -> meaning, per player
+# seat; POOLED ratios are summed over matches from their counts before dividing).
+METRICS: dict[str, str] = {
+    "contribution_share": "mean share of what it could contribute that it contributed",
+    "contribution_slope": "slope of its contribution share on the round number (per round)",
+    "first_round_share": "its contribution share in round 1",
+    "last_round_share": "its contribution share in the last round",
+    "end_game_drop": "mean share before the last round minus the last round's",
+    "free_riding_share": "share of rounds it contributed 0",
+    "points_given": "punishment points it gave that took effect, per match",
+    "points_received": "punishment points it received, per match",
+    "antisocial_share": "share of its punishment aimed at players who gave at least as much",
+    "retaliation_rate": "share of chances to punish last round's punisher that it took",
+    "talk_consistency": "share of its stated contributions it then made (or exceeded)",
+    "schedule_slope": "slope of its contribution on the others' mean last round",
+    "schedule_conditional_cooperator": "1 if its schedule reads as a conditional cooperator",
+    "schedule_free_rider": "1 if its schedule reads as a free rider",
+    "schedule_hump": "1 if its schedule reads as hump-shaped",
+    "schedule_other": "1 if its schedule reads as none of those",
+    "efficiency": "its groups' earnings over the most they could have earned",
+    "score": "its final score",
+}
+POOLED: dict[str, tuple[str, str]] = {
+    "free_riding_share": ("zero_rounds", "rounds"),
+    "antisocial_share": ("antisocial_points", "points_asked"),
+    "retaliation_rate": ("retaliations", "retaliation_occasions"),
+    "talk_consistency": ("kept", "statements"),
+}
+SCHEDULE_TYPES = ("conditional_cooperator", "free_rider", "hump", "other")
+
+
+def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:
+    """Per player seat, every METRICS stem and the counts POOLED needs."""
+    rounds = read_rounds(lines, options)
+    players, groups = match_measures(lines, options)
+    scores = lines[-1]["outcome"]["scores"] if lines and "outcome" in lines[-1] else {}
+    rows: dict[str, dict[str, object]] = {}
+    for seat, found in players.items():
+        if options["accounting"] == "per_round":
+            mine = [g.efficiency for g in groups if seat in g.seats and g.efficiency is not None]
+            efficiency = _mean(mine)
+        else:
+            efficiency = group_efficiency(rounds, options, rounds[0].group_of(seat))
+        kind = found.schedule.type
+        rows[seat] = {
+            "contribution_share": found.mean_share,
+            "contribution_slope": found.share_slope,
+            "first_round_share": found.first_share,
+            "last_round_share": found.last_share,
+            "end_game_drop": found.end_game_drop,
+            "free_riding_share": found.free_riding_share,
+            "points_given": found.points_given,
+            "points_received": found.points_received,
+            "antisocial_share": found.antisocial_share,
+            "retaliation_rate": found.retaliation_rate,
+            "talk_consistency": found.talk_consistency,
+            "schedule_slope": found.schedule.slope,
+            **{f"schedule_{t}": None if kind is None else float(kind == t) for t in SCHEDULE_TYPES},
+            "efficiency": efficiency,
+            "score": scores.get(seat),
+            "zero_rounds": found.zero_rounds,
+            "rounds": found.rounds,
+            "antisocial_points": found.antisocial_points,
+            "points_asked": found.points_asked,
+            "retaliations": found.retaliations,
+            "retaliation_occasions": found.retaliation_occasions,
+            "kept": found.kept,
+            "statements": found.statements,
+        }
+    return rows
