@@ -23,7 +23,7 @@ seed and the round, so a match replays (and resumes) with the same groups and la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -65,9 +65,18 @@ class RoundGroups:
 
     groups: tuple[tuple[int, ...], ...]
     labels: tuple[str, ...]  # by population index
+    # by population index: its group (derived from `groups`)
+    group_index: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        index = [0] * len(self.labels)
+        for g, members in enumerate(self.groups):
+            for player in members:
+                index[player] = g
+        object.__setattr__(self, "group_index", tuple(index))
 
     def group_of(self, player: int) -> int:
-        return next(g for g, members in enumerate(self.groups) if player in members)
+        return self.group_index[player]
 
 
 def perfect_stranger_problem(size: int, groups: int, block: int) -> str | None:

@@ -48,6 +48,7 @@ class PublicGoods(Options):
     # the player seats, "a", "b", ... (players x groups of them), in population order
     seats: tuple[str, ...] = field(init=False, repr=False, compare=False)
     punish_rules: PunishRules = field(init=False, repr=False, compare=False)
+    rate: Fraction = field(init=False, repr=False, compare=False)  # the multiplier, exact
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -61,6 +62,7 @@ class PublicGoods(Options):
             cap_absolute=None if caps[1] is None else exact(caps[1]),
         )
         object.__setattr__(self, "punish_rules", rules)
+        object.__setattr__(self, "rate", exact(self.multiplier))
 
     # --- the match -----------------------------------------------------------------------
 
@@ -79,7 +81,10 @@ class PublicGoods(Options):
         carry: tuple[Fraction, ...],
         finished: tuple[RoundRecord, ...],
     ) -> PublicGoodsState:
-        draw = draw_round(seed, number_, self.players, self.groups, self.matching, self.block)
+        if self.matching == "partners" and finished:  # drawn once: the same every round
+            draw = finished[-1].draw
+        else:
+            draw = draw_round(seed, number_, self.players, self.groups, self.matching, self.block)
         return PublicGoodsState(
             seed=seed,
             round_number=number_,
@@ -218,7 +223,7 @@ class PublicGoods(Options):
         amounts = tuple(int(actions[seat]["amount"]) for seat in self.seats)
         whole = self.accounting == "balance"
         funds = tuple(
-            fund([amounts[i] for i in members], exact(self.multiplier), state.carry[g], whole)
+            fund([amounts[i] for i in members], self.rate, state.carry[g], whole)
             for g, members in enumerate(state.draw.groups)
         )
         purses = [Fraction(0)] * self.population
@@ -282,6 +287,7 @@ class PublicGoods(Options):
             requested=requested,
             applied=applied,
             earnings=earnings,
+            shown_earnings=tuple(shown(e) for e in earnings),
             punish_order=order,
         )
         finished = (*state.finished, record)
@@ -338,7 +344,7 @@ class PublicGoods(Options):
                     shown_["requested"] = _by_seat(seat, closed.requested)
                 if closed.punish_order is not None:
                     shown_["punish_order"] = [[seat[i] for i in g] for g in closed.punish_order]
-            shown_["earnings"] = {seat[i]: shown(e) for i, e in enumerate(closed.earnings)}
+            shown_["earnings"] = dict(zip(seat, closed.shown_earnings, strict=True))
         return shown_
 
     def match_over(self, state: PublicGoodsState) -> bool:

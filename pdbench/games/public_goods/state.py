@@ -25,6 +25,7 @@ class RoundRecord:
     requested: tuple[dict[int, int], ...]  # per player: target -> points it asked for
     applied: tuple[dict[int, int], ...]  # per player: target -> points that took effect
     earnings: tuple[Fraction, ...]  # per player: the round's earnings (balance: its change)
+    shown_earnings: tuple[float, ...]  # the same as players and the record see them
     punish_order: tuple[tuple[int, ...], ...] | None  # per group, when caps made it matter
 
 

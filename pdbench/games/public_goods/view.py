@@ -59,7 +59,7 @@ def _past_round(record: RoundRecord, player: int) -> dict[str, Any]:
         "round_number": record.round_number,
         "you": label[player],
         "contributions": {label[i]: record.contributions[i] for i in members},
-        "earnings": {label[i]: shown(record.earnings[i]) for i in members},
+        "earnings": {label[i]: record.shown_earnings[i] for i in members},
         "punished": {
             label[i]: {label[t]: n for t, n in record.applied[i].items()}
             for i in members
