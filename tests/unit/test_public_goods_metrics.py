@@ -17,6 +17,7 @@ from pdbench.games.public_goods.metrics import (
     group_rounds,
     match_measures,
     match_row,
+    partner_groups,
 )
 from pdbench.games.public_goods.policies import PUBLIC_GOODS_POLICIES, FullContributor
 from pdbench.games.public_goods.recompute import payoff_mismatches, recompute
@@ -230,3 +231,20 @@ def test_the_metric_rows_hold_every_stem_and_the_counts_to_pool():
         3,
     )
     assert a["schedule_conditional_cooperator"] is None  # too few rounds to read a type
+
+
+def test_a_partner_groups_measures_over_the_match_are_the_hand_worked_values():
+    game, lines = hand_match()
+    options = stored_options(game)
+    (group,) = partner_groups(read_rounds(lines, options), options)
+    assert set(group.seats) == {"a", "b", "c"}
+    assert group.shares == pytest.approx((0.5, 5 / 6, 1 / 3))
+    assert group.share_slope == pytest.approx(-1 / 12)  # ((0.5, 5/6, 1/3) on 1, 2, 3)
+    assert group.end_game_drop == pytest.approx((0.5 + 5 / 6) / 2 - 1 / 3)
+    assert group.efficiency == pytest.approx(202 / 270) and group.points == 7
+    strangers = PublicGoods(players=2, groups=2, rounds=2, matching="strangers")
+    lines, _ = play(strangers, dict.fromkeys(strangers.seats, FullContributor()), 0)
+    assert (
+        partner_groups(read_rounds(lines, stored_options(strangers)), stored_options(strangers))
+        == []
+    )

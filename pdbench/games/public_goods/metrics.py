@@ -22,6 +22,9 @@ Per group and round (`group_rounds`): the mean share and the efficiency, the gro
 over the most it could have earned (everyone contributing everything, nobody punishing: N E m a
 round when m > 1); under balance accounting only the match's efficiency (`group_efficiency`:
 the group's final wealth over the wealth of everyone contributing everything every round).
+Per group over the match (`partner_groups`, partners only: other groups change every round):
+its mean share each round, their slope, the first and last round's and the end-game drop, its
+efficiency and the punishment points that took effect in it.
 """
 
 from __future__ import annotations
@@ -198,6 +201,47 @@ def group_efficiency(
     wealth = endowment * len(seats) + sum(r.earnings[s] for r in rounds for s in seats)
     best = _best_balance(len(rounds), size, endowment, float(options["multiplier"]))
     return wealth / (best * len(seats) / size)
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    seats: tuple[str, ...]
+    shares: tuple[float | None, ...]  # the members' mean share, per round
+    share_slope: float | None
+    first_share: float | None
+    last_share: float | None
+    end_game_drop: float | None
+    efficiency: float | None
+    points: int
+
+
+def partner_groups(rounds: Sequence[StoredRound], options: Mapping[str, Any]) -> list[GroupSummary]:
+    """Each fixed group's measures over the match (module docstring); [] unless partners."""
+    if options["matching"] != "partners" or not rounds:
+        return []
+    by_group = group_rounds(rounds, options)
+    found = []
+    for seats in rounds[0].groups:
+        mine = [g for g in by_group if g.seats == seats]
+        shares = tuple(g.mean_share for g in mine)
+        slope = fit(
+            [(float(g.round_number), g.mean_share) for g in mine if g.mean_share is not None]
+        )
+        before = _mean([s for s in shares[:-1] if s is not None])
+        last = shares[-1]
+        found.append(
+            GroupSummary(
+                seats=seats,
+                shares=shares,
+                share_slope=slope.slope,
+                first_share=shares[0],
+                last_share=last,
+                end_game_drop=(before - last if before is not None and last is not None else None),
+                efficiency=group_efficiency(rounds, options, seats),
+                points=sum(g.points for g in mine),
+            )
+        )
+    return found
 
 
 def _best_balance(rounds: int, size: int, endowment: int, multiplier: float) -> float:
