@@ -32,7 +32,7 @@ from pdbench.games.public_goods.matching import draw_round, punish_order, seat_i
 from pdbench.games.public_goods.options import Options
 from pdbench.games.public_goods.payoff import PunishRules, exact, fund, resolve_punishment, shown
 from pdbench.games.public_goods.state import PublicGoodsState, RoundRecord
-from pdbench.games.public_goods.view import available, number, round_state
+from pdbench.games.public_goods.view import as_number, available, round_state
 
 ACTION_OF_PHASE = {"talk": "message", "contribute": "contribute", "punish": "punish"}
 
@@ -76,7 +76,7 @@ class PublicGoods(Options):
     def _round(
         self,
         seed: int,
-        number_: int,
+        number: int,
         totals: tuple[Fraction, ...],
         carry: tuple[Fraction, ...],
         finished: tuple[RoundRecord, ...],
@@ -84,13 +84,13 @@ class PublicGoods(Options):
         if self.matching == "partners" and finished:  # drawn once: the same every round
             draw = finished[-1].draw
         else:
-            draw = draw_round(seed, number_, self.players, self.groups, self.matching, self.block)
+            draw = draw_round(seed, number, self.players, self.groups, self.matching, self.block)
         return PublicGoodsState(
             seed=seed,
-            round_number=number_,
+            round_number=number,
             phase="talk" if self.talk else "contribute",
             draw=draw,
-            speaking=talk_order(seed, number_, draw, self.talk_order) if self.talk else (),
+            speaking=talk_order(seed, number, draw, self.talk_order) if self.talk else (),
             turn_in_talk=0,
             messages=((),) * self.groups,
             totals=totals,
@@ -332,7 +332,7 @@ class PublicGoods(Options):
             if self.accounting == "balance" and funds is not None:
                 shown_["funds"] = [
                     {
-                        key: number(getattr(f, key))
+                        key: as_number(getattr(f, key))
                         for key in ("carry_in", "pot", "share", "leftover")
                     }
                     for f in funds

@@ -30,7 +30,7 @@ from pdbench.games.public_goods.payoff import shown
 from pdbench.games.public_goods.state import PublicGoodsState, RoundRecord
 
 
-def number(value: Fraction | float | int) -> int | float:
+def as_number(value: Fraction | float | int) -> int | float:
     """A whole amount as an int, any other as a float."""
     exact = Fraction(value) if not isinstance(value, Fraction) else value
     return int(exact) if exact.denominator == 1 else float(exact)
@@ -89,7 +89,7 @@ def round_state(
         "round_limit": options.rounds if options.round_limit_disclosed else None,
         "you": label[player],
         "players": [label[i] for i in members],
-        "endowment": number(available(options, state, player)),
+        "endowment": as_number(available(options, state, player)),
         "multiplier": options.multiplier,
         "your_score": shown(score_now(options, state, player)),
         "scores": {label[i]: shown(score_now(options, state, i)) for i in shown_scores},
