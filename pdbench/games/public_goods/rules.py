@@ -247,7 +247,8 @@ class PublicGoods(Options):
             for i in members:
                 given = actions[self.seats[i]]["points"]
                 requested[i] = {by_label[t]: int(n) for t, n in given.items() if n > 0}
-        order = punish_order(state.seed, state.round_number, draw)
+        sequential = self.punish_rules.sequential  # only caps make the order matter
+        order = punish_order(state.seed, state.round_number, draw) if sequential else draw.groups
         applied: list[dict[int, int]] = [{} for _ in self.seats]
         after = list(state.purses)
         for g, members in enumerate(draw.groups):
@@ -260,7 +261,7 @@ class PublicGoods(Options):
             for i in members:
                 applied[i] = result.applied.get(i, {})
                 after[i] = result.purses[i]
-        shown_order = order if self.punish_rules.sequential else None
+        shown_order = order if sequential else None
         return self._close(state, tuple(requested), tuple(applied), tuple(after), shown_order)
 
     def _close(
