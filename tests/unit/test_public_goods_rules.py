@@ -312,3 +312,18 @@ def test_a_bad_option_is_refused_naming_it(options, named):
 def test_a_seed_is_a_whole_number():
     with pytest.raises(ValueError, match="seed"):
         PublicGoods().initial_state(-1)
+
+
+def test_under_balance_accounting_nobody_spends_more_on_punishing_than_its_balance():
+    game = PublicGoods(players=2, rounds=1, punish=True, accounting="balance", multiplier=1.5)
+    state = game.apply(game.initial_state(0), contributions({"a": 20, "b": 0}))  # a 15, b 35
+    assert game.observe(state, "a")["max_punish"] == 10
+    poor = PublicGoods(
+        players=2, rounds=1, punish=True, accounting="balance", multiplier=1.5, max_punish=40
+    )
+    state = poor.apply(poor.initial_state(0), contributions({"a": 20, "b": 0}))
+    seen = poor.observe(state, "a")
+    other = next(label for label in seen["players"] if label != seen["you"])
+    assert seen["max_punish"] == 15
+    reason = poor.problem(state, "a", {"type": "punish", "points": {other: 16}})
+    assert "you may not spend more than your balance" in reason

@@ -172,10 +172,14 @@ class PublicGoods(Options):
         most = self.max_points(state, player)
         if total > most:
             if most < self.max_punish:
+                held = (
+                    "your balance"
+                    if self.accounting == "balance"
+                    else "what you earned in the contribution stage"
+                )
                 return (
                     f"you may give at most {most} points now (each costs {self.punish_cost} and "
-                    "you may not spend more than you earned in the contribution stage), "
-                    f"not {total}"
+                    f"you may not spend more than {held}), not {total}"
                 )
             return f"you may give at most {self.max_punish} points a round in all, not {total}"
         return None
