@@ -145,8 +145,10 @@ PGG_BENCH_PRESET = Preset(
         "messages on, punishment on at 1 : 3, at most 10 spent, caps 0.5 and 100",
         "the money: the pot rounded down, shared in whole units, the remainder carried (all "
         "7,350 fund records of the logs agree with this rule); the score is the final balance",
-        "the caps applied one punishment after another on the running balances (all 11,171 "
-        "punishment records of the logs agree), a capped punishment cut to floor(cap / 3) "
+        "the caps applied one punishment after another on the running balances (none of the "
+        "11,171 punishment records of the logs takes more than half of its target's balance "
+        "before it; all 6,590 successive pairs start from the balances the first left), a "
+        "capped punishment cut to floor(cap / 3) "
         "points and the rest refunded (the prompt's worked example, a test here)",
         "messages in turn, each seeing the earlier ones of the round; contributions hidden "
         "until all are in; punishers named afterwards (settings.anonymous_punishments false)",
