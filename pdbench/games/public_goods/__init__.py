@@ -1,0 +1,16 @@
+"""The n-player public goods game with talk and punishment (issue 44), as one package, the shape
+issue 43's game contract gives every game: the rules and what they need, its house players, its
+measures and the published designs it can reproduce.
+
+- `rules`: `PublicGoods`, the rules as a turn game with N player seats ("a", "b", "c", ...);
+  `options` its variant, `matching` the seeded groups, labels and orders, `payoff` the money,
+  `state` the state, `view` a player's round_state.
+- `policies`: the house players (`PUBLIC_GOODS_POLICIES`), answering from round_state alone.
+- `talk`: what counts as a stated contribution in a message.
+- `stored`, `metrics`, `schedule`, `recompute`: the measures, computed from the stored turns
+  alone, and an independent recomputation of every payoff.
+- `published`: pgg_fehr_gaechter2002, pgg_bench and coopeval_public_goods (docs/public-goods.md).
+
+The rules import only pdbench.core and numpy; nothing here is registered or played by the runner
+yet: the one game contract (issue 43) will bind it.
+"""

@@ -1,0 +1,212 @@
+"""House players of the public goods game. Each answers from its round_state alone
+(`view.round_state`), in the action shapes of `rules`, so it can see nothing an agent could not;
+`rng` is its own seeded stream.
+
+Each one says, in the talk phase, the contribution it is about to make ("I will contribute 12.",
+in the grammar of `talk.stated_amount`), so talk-to-contribution consistency is measurable; only
+the free rider's `claim` and the random player say something else. Its contribution depends on
+the history alone (never on this round's messages), so what it says is what it does. Amounts
+are rounded half up. "The others' last mean" is the mean contribution of the other members of
+its group in its last round (under strangers, that round's group).
+
+A punisher gives all its points to one player, so it stays legal under pgg_bench's one-target
+rule, which round_state does not show; it gives `points`, or fewer when `max_punish` (the most
+it may give now) is lower.
+
+FGF 2001 is Fischbacher, Gaechter & Fehr, "Are people conditionally cooperative? Evidence from a
+public goods experiment", Economics Letters 71 (2001): the contribution schedules (own
+contribution against the others' average) of conditional cooperators, free riders and
+hump-shaped ("triangle") contributors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+RoundState = dict[str, Any]
+
+
+def round_half_up(value: float) -> int:
+    return math.floor(value + 0.5)
+
+
+def most(round_state: RoundState) -> int:
+    """The most the player may contribute this round."""
+    return math.floor(round_state["endowment"])
+
+
+def others_last_mean(round_state: RoundState) -> float | None:
+    """The mean contribution of the other members of the player's group in its last round."""
+    if not round_state["history"]:
+        return None
+    last = round_state["history"][-1]
+    others = [c for label, c in last["contributions"].items() if label != last["you"]]
+    return sum(others) / len(others)
+
+
+class HousePlayer:
+    """Says its contribution, contributes, punishes (by default nobody)."""
+
+    def act(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, Any]:
+        phase = round_state["phase"]
+        if phase == "talk":
+            return {"type": "message", "text": self.say(round_state, rng)}
+        if phase == "contribute":
+            amount = min(most(round_state), max(0, self.contribution(round_state, rng)))
+            return {"type": "contribute", "amount": amount}
+        return {"type": "punish", "points": self.punishment(round_state, rng)}
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        raise NotImplementedError
+
+    def say(self, round_state: RoundState, rng: np.random.Generator) -> str:
+        amount = min(most(round_state), max(0, self.contribution(round_state, rng)))
+        return f"I will contribute {amount}."
+
+    def punishment(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, int]:
+        return {}
+
+
+@dataclass(frozen=True)
+class FullContributor(HousePlayer):
+    """Contributes everything it may, every round (the unconditional cooperator, "altruist")."""
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        return most(round_state)
+
+
+@dataclass(frozen=True)
+class FreeRider(HousePlayer):
+    """Contributes nothing, whatever the others do (FGF 2001's free rider). Says it contributes
+    `claim` (default: the truth, 0), so a lying free rider is one parameter away."""
+
+    claim: int | None = None
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        return 0
+
+    def say(self, round_state: RoundState, rng: np.random.Generator) -> str:
+        return f"I will contribute {0 if self.claim is None else self.claim}."
+
+
+@dataclass(frozen=True)
+class ConditionalCooperator(HousePlayer):
+    """Contributes the others' last mean; `opening` (a share of what it may contribute) in its
+    first round (FGF 2001's conditional cooperator, the schedule on the diagonal)."""
+
+    opening: float = 0.5
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        mean = others_last_mean(round_state)
+        if mean is None:
+            return round_half_up(self.opening * most(round_state))
+        return round_half_up(mean)
+
+
+@dataclass(frozen=True)
+class HumpContributor(HousePlayer):
+    """Matches the others' last mean x up to `peak` x E, then gives less the more they gave:
+    max(0, 2 peak E - x) above it (FGF 2001's hump-shaped, "triangle", contributor, whose
+    schedule rises to about half the endowment and falls back). `opening` in its first round."""
+
+    opening: float = 0.5
+    peak: float = 0.5
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        mean = others_last_mean(round_state)
+        if mean is None:
+            return round_half_up(self.opening * most(round_state))
+        top = self.peak * round_state["endowment"]
+        return round_half_up(mean if mean <= top else max(0.0, 2 * top - mean))
+
+
+@dataclass(frozen=True)
+class FreeRiderPunisher(HousePlayer):
+    """Contributes `share` of what it may and punishes the lowest contributor of the round among
+    those who gave less than it did (ties: the first label), with `points` (the altruistic
+    punisher of Fehr & Gaechter 2000, 2002, who punished low contributors)."""
+
+    share: float = 1.0
+    points: int = 3
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        return round_half_up(self.share * most(round_state))
+
+    def say(self, round_state: RoundState, rng: np.random.Generator) -> str:
+        amount = min(most(round_state), self.contribution(round_state, rng))
+        return f"I will contribute {amount}, and I will punish whoever gives less."
+
+    def punishment(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, int]:
+        mine = round_state["contributions"][round_state["you"]]
+        lower = [
+            (given, label)
+            for label, given in round_state["contributions"].items()
+            if label != round_state["you"] and given < mine
+        ]
+        points = min(self.points, round_state["max_punish"])
+        return {min(lower)[1]: points} if lower and points > 0 else {}
+
+
+@dataclass(frozen=True)
+class AntisocialPunisher(HousePlayer):
+    """Contributes `share` of what it may and punishes the highest contributor of the round among
+    those who gave at least as much as it did (ties: the first label), with `points`: the
+    antisocial punishment of Herrmann, Thoeni & Gaechter, "Antisocial punishment across
+    societies", Science 319 (2008), punishment aimed at those who contributed at least as much
+    as the punisher."""
+
+    share: float = 0.25
+    points: int = 3
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        return round_half_up(self.share * most(round_state))
+
+    def punishment(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, int]:
+        mine = round_state["contributions"][round_state["you"]]
+        higher = [
+            (-given, label)
+            for label, given in round_state["contributions"].items()
+            if label != round_state["you"] and given >= mine
+        ]
+        points = min(self.points, round_state["max_punish"])
+        return {min(higher)[1]: points} if higher and points > 0 else {}
+
+
+@dataclass(frozen=True)
+class RandomPlayer(HousePlayer):
+    """Contributes a uniform whole amount it may; says another, drawn independently; with
+    probability `punish_probability` gives a uniform 1..max_punish points to one other player
+    drawn at random (a baseline with no strategy, talk that means nothing)."""
+
+    punish_probability: float = 0.3
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        return int(rng.integers(most(round_state) + 1))
+
+    def say(self, round_state: RoundState, rng: np.random.Generator) -> str:
+        return f"I will contribute {int(rng.integers(most(round_state) + 1))}."
+
+    def punishment(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, int]:
+        others = [label for label in round_state["players"] if label != round_state["you"]]
+        top = round_state["max_punish"]
+        if top < 1 or rng.random() >= self.punish_probability:
+            return {}
+        return {others[int(rng.integers(len(others)))]: int(rng.integers(1, top + 1))}
+
+
+# policy name -> factory taking the policy's parameters (names prefixed: policy names are
+# shared by every game a policy agent can name)
+PUBLIC_GOODS_POLICIES: dict[str, Callable[..., HousePlayer]] = {
+    "pgg_full_contributor": FullContributor,
+    "pgg_free_rider": FreeRider,
+    "pgg_conditional_cooperator": ConditionalCooperator,
+    "pgg_hump": HumpContributor,
+    "pgg_punisher": FreeRiderPunisher,
+    "pgg_antisocial_punisher": AntisocialPunisher,
+    "pgg_random": RandomPlayer,
+}
