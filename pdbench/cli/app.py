@@ -80,11 +80,15 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     """
     loaded = _load(config, overrides)
     spec = loaded.spec
+    from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
 
-    plan = plan_matches(spec)
+    deal, made_key = planned_deal(loaded)  # the numbers below are the run's own
+    plan = plan_matches(spec, deal)
     typer.echo(f"valid: {loaded.spec.source}")
     typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
+    if made_key:
+        typer.echo(f"  deal key      made {_workspace_key_shown(loaded)} (docs/security.md)")
     typer.echo(f"  conditions    {len(spec.conditions)}")
     for condition in spec.conditions:
         typer.echo(
@@ -221,13 +225,27 @@ def run(
 
 def _print_plan(loaded: LoadedExperiment) -> None:
     from pdbench.cli.report import plan_table, print_table
+    from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
 
-    plan = plan_matches(loaded.spec)
-    typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
+    deal, made_key = planned_deal(loaded)  # the seeds shown are the ones the run will use
+    plan = plan_matches(loaded.spec, deal)
+    written = (
+        f"nothing written but the workspace's new deal key {_workspace_key_shown(loaded)}"
+        if made_key
+        else "nothing written"
+    )
+    typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} ({written})")
     print_table(plan_table(plan))
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
     _print_estimate(loaded, plan)
+
+
+def _workspace_key_shown(loaded: LoadedExperiment) -> str:
+    from pdbench.config.yaml_reader import display_path
+    from pdbench.runners.deal import workspace_key_file
+
+    return display_path(workspace_key_file(loaded), Path.cwd().resolve())
 
 
 def _refuse_grid(config: Path, overrides: list[str] | None) -> None:

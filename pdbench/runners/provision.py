@@ -21,27 +21,23 @@ if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode, ProviderGateway
 
 
-def check_folders(
-    loaded: LoadedExperiment,
-    plan: list[PlannedMatch],
-    run_dir: Path,
-    cache_mode: CacheMode | None,
-) -> None:
+def check_folders(loaded: LoadedExperiment, run_dir: Path, cache_mode: CacheMode | None) -> None:
     """The folder the run dir goes into (output_dir, or a sweep's shards folder under it) and the
     replay cache folder (when an LLM agent will use it) can be written."""
     check_writable_folder("run.output_dir", loaded.spec.run.output_dir, run_dir.parent)
-    cache = cache_dir(loaded, plan, cache_mode)
+    cache = cache_dir(loaded, cache_mode)
     if cache is not None:
         check_writable_folder(*cache)
 
 
 def cache_dir(
-    loaded: LoadedExperiment, plan: list[PlannedMatch], cache_mode: CacheMode | None
+    loaded: LoadedExperiment, cache_mode: CacheMode | None
 ) -> tuple[str, str, Path] | None:
     """(setting, value, folder) of the replay cache this run will write, or None (no LLM agent,
     or the cache is off)."""
     run = loaded.spec.run
-    uses_llm = any(agent.uses_provider for m in plan for agent in m.condition.agents.values())
+    conditions = loaded.spec.conditions
+    uses_llm = any(agent.uses_provider for c in conditions for agent in c.agents.values())
     if not uses_llm or (cache_mode or run.cache.mode) == "off":
         return None
     from pdbench.providers.cache import cache_dir_setting

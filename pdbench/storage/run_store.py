@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from pdbench.core.errors import PdbenchError, WriteFailed
 from pdbench.core.redact import redact_bytes, secret_env_values
 from pdbench.storage import jsonl, recovery
+from pdbench.storage.deal_key import DEAL_KEY_FILE
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest, utc_now
 from pdbench.storage.run_owner import OWNER_FILE, RunOwner
@@ -57,6 +58,8 @@ def redacted_lines(match: FinishedMatch, secrets: tuple[str, ...]) -> list[bytes
 
 LOCK_FILE = ".lock"  # held (flock) by the one process writing a run dir; it holds that pid
 HOLDER_FILES = {LOCK_FILE, OWNER_FILE}  # left by a writer, even one that stored nothing
+# ... and the run's deal key, copied into the folder before its first manifest
+NEW_RUN_FILES = {*HOLDER_FILES, DEAL_KEY_FILE}
 
 
 class RunDirLock:
@@ -187,7 +190,7 @@ class RunStore:
             return store
         if resume_only:
             raise PdbenchError(f"nothing to resume: {run_dir} has no {MANIFEST_FILE}")
-        if run_dir.exists() and any(p.name not in HOLDER_FILES for p in run_dir.iterdir()):
+        if run_dir.exists() and any(p.name not in NEW_RUN_FILES for p in run_dir.iterdir()):
             raise PdbenchError(
                 f"{run_dir} exists and is not a pdbench run; choose another --run-id"
             )

@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.analysis.identification.fingerprints import memory_one_fingerprint
 from pdbench.analysis.identification.moves import MatchBatch
@@ -206,4 +207,4 @@ def test_a_hidden_cap_and_disclosed_ending_probability(tmp_path):
         assert condition.horizon.type == "geometric" and condition.horizon.max_rounds == 30
         assert condition.factors["stop_prob"] == str(condition.horizon.stop_prob)
     assert sorted({c.horizon.stop_prob for c in experiment.spec.conditions}) == [0.1, 0.25, 0.75]
-    assert max(m.n_rounds for m in plan_matches(experiment.spec)) <= 30
+    assert max(m.n_rounds for m in plan_matches(experiment.spec, TEST_DEAL)) <= 30

@@ -22,6 +22,7 @@ import pytest
 from in_process import run_front_door
 from killed_runs import KilledRun, complete_lines
 
+from pdbench.runners.deal import planned_deal
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import load
@@ -51,7 +52,7 @@ def test_a_killed_run_resumes_to_the_same_artifacts_as_an_uninterrupted_one(
     tmp_path, out_dir, monkeypatch
 ):
     loaded_ref = load(RESUME, [f"run.output_dir={out_dir}"], run_id="ref", project_root=ROOT)
-    plan = plan_matches(loaded_ref.spec)
+    plan = plan_matches(loaded_ref.spec, planned_deal(loaded_ref)[0])  # the runs' workspace key
     planned = len(plan)
 
     # The uninterrupted reference, in this process with its own cache, while the CLI run works.

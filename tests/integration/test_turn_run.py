@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 from in_process import run_front_door
 from killed_runs import KilledRun
 from project_copy import copy_project
@@ -84,7 +85,7 @@ def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
     reference_loaded = load(
         EXPERIMENT, [f"run.output_dir={out_dir}"], run_id="ref", project_root=ROOT
     )
-    planned = len(plan_matches(reference_loaded.spec))
+    planned = len(plan_matches(reference_loaded.spec, TEST_DEAL))
     reference: dict = {}
     worker = threading.Thread(target=lambda: reference.update(out=run_experiment(reference_loaded)))
     worker.start()

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.agents.arena import (
     AgentLog,
@@ -123,7 +124,13 @@ def test_timeout_action_must_be_a_label():
 
 def context_in(run_dir: Path) -> AgentContext:
     return AgentContext(
-        run_seed=0, condition="c", replicate=0, side="a", project_root=ROOT, run_dir=run_dir
+        deal=TEST_DEAL,
+        run_seed=0,
+        condition="c",
+        replicate=0,
+        side="a",
+        project_root=ROOT,
+        run_dir=run_dir,
     )
 
 
@@ -270,6 +277,7 @@ def test_opponent_action_is_recovered_from_payoffs(game):
 
 def test_log_path_scheme(tmp_path):
     context = AgentContext(
+        deal=TEST_DEAL,
         run_seed=0,
         condition="tft/vs alld",
         replicate=2,
