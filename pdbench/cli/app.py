@@ -83,12 +83,12 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
 
-    deal, made_key = planned_deal(loaded)  # the numbers below are the run's own
+    deal, provisional = planned_deal(loaded)  # the numbers below are the run's own
     plan = plan_matches(spec, deal)
     typer.echo(f"valid: {loaded.spec.source}")
     typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
-    if made_key:
-        typer.echo(f"  deal key      made {_workspace_key_shown(loaded)} (docs/security.md)")
+    if provisional and any(c.horizon.type == "geometric" for c in spec.conditions):
+        typer.echo(f"  deal key      {_no_key_yet(loaded)}: the geometric lengths are one draw")
     typer.echo(f"  conditions    {len(spec.conditions)}")
     for condition in spec.conditions:
         typer.echo(
@@ -228,24 +228,26 @@ def _print_plan(loaded: LoadedExperiment) -> None:
     from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
 
-    deal, made_key = planned_deal(loaded)  # the seeds shown are the ones the run will use
+    deal, provisional = planned_deal(loaded)  # the seeds shown are the ones the run will use
     plan = plan_matches(loaded.spec, deal)
-    written = (
-        f"nothing written but the workspace's new deal key {_workspace_key_shown(loaded)}"
-        if made_key
-        else "nothing written"
-    )
-    typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} ({written})")
+    typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
+    if provisional:
+        typer.echo(
+            f"deal key: {_no_key_yet(loaded)}: the seeds and lengths below are one draw, the "
+            "run deals with its own key (docs/security.md)"
+        )
     print_table(plan_table(plan))
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
     _print_estimate(loaded, plan)
 
 
-def _workspace_key_shown(loaded: LoadedExperiment) -> str:
+def _no_key_yet(loaded: LoadedExperiment) -> str:
+    """Said when no deal key exists yet, so validate and --dry-run show one draw."""
     from pdbench.config.yaml_reader import display_path
     from pdbench.runners.deal import workspace_key_file
 
-    return display_path(workspace_key_file(loaded), Path.cwd().resolve())
+    key = display_path(workspace_key_file(loaded), Path.cwd().resolve())
+    return f"none yet ({key} is made by the first run)"
 
 
 def _refuse_grid(config: Path, overrides: list[str] | None) -> None:

@@ -3,7 +3,7 @@
 A new run copies the key the user pinned (`run.deal_key_file`), else the workspace's key
 (`<output_dir>/deal.key`, made once); a sweep's jobs copy the sweep's key, itself a copy of one of
 those. An existing run is dealt with its own copy. `validate` and `run --dry-run` show the numbers
-of the deal the run would get, reading the same keys without writing into the run folder.
+of the deal the run would get, reading the same keys and writing nothing.
 """
 
 from __future__ import annotations
@@ -91,16 +91,24 @@ def sweep_source(loaded: LoadedExperiment, sweep_dir: Path) -> DealSource:
 
 
 def planned_deal(loaded: LoadedExperiment) -> tuple[Deal, bool]:
-    """The deal a run of `loaded` would get, for `validate` and `--dry-run`: an existing run
-    folder's (as `pdbench run` would settle it, mismatches refused alike), else the new run's
-    key; (deal, whether the workspace key was made now). Nothing is written into the run folder."""
+    """The deal a run of `loaded` would get, for `validate` and `--dry-run`, which write nothing:
+    an existing run folder's (as `pdbench run` would settle it, mismatches refused alike), else
+    the pinned key, else the workspace's; (deal, provisional). Provisional (True) when there is
+    no key yet: a fresh key no run will use, so what it deals is one draw of what the first run
+    (which makes the workspace's key) will deal."""
     run_dir = loaded.run_dir
     has_manifest = (run_dir / MANIFEST_FILE).is_file()
-    if not (has_manifest or (run_dir / DEAL_KEY_FILE).is_file()):
-        return new_run_key(loaded)
+    if has_manifest or (run_dir / DEAL_KEY_FILE).is_file():
 
-    def unreachable() -> Deal:  # an existing run folder is never dealt anew
-        raise AssertionError(f"{run_dir} has a deal")
+        def unreachable() -> Deal:  # an existing run folder is never dealt anew
+            raise AssertionError(f"{run_dir} has a deal")
 
-    manifest = read_manifest(run_dir) if has_manifest else None
-    return settle_run_deal(run_dir, manifest, new_run=unreachable, pinned=pinned_key(loaded)), False
+        manifest = read_manifest(run_dir) if has_manifest else None
+        deal = settle_run_deal(run_dir, manifest, new_run=unreachable, pinned=pinned_key(loaded))
+        return deal, False
+    pinned = pinned_key(loaded)
+    if pinned is not None:
+        return pinned[1], False
+    if workspace_key_file(loaded).is_file():
+        return read_key(workspace_key_file(loaded)), False
+    return DealKey.new(), True

@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import only_run_dir
 from project_copy import copy_project
 from silently_wrong_helpers import console_in_process
 
@@ -161,7 +162,7 @@ def test_the_issues_command_plays_passcode_through_hydra(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "solved A/B" in done.stdout, done.stdout
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    run_dir = only_run_dir(tmp_path / "runs")
     conditions = pd.read_parquet(run_dir / "aggregates.parquet").query("level == 'condition'")
     assert list(conditions["n_finished"]) == [3]
     assert conditions["solved_rate_a_pooled"].iloc[0] == 1.0

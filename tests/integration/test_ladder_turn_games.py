@@ -14,6 +14,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
 
@@ -143,7 +144,7 @@ def test_the_liars_dice_loop_in_docs_is_what_the_commands_print(tmp_path):
         env=command_env(tmp_path),
     )
     assert done.code == 0, done.stderr
-    (trained,) = (tmp_path / "runs").iterdir()
+    trained = only_run_dir(tmp_path / "runs")
     preset = run(tmp_path, "preset", config=PRESET)
     _, printed = ladder(tmp_path, preset, trained)
     docs = (Path(shared_copy()) / "docs" / "ladder.md").read_text()

@@ -152,14 +152,18 @@ def test_payne_scripted_fingerprint_is_recovered_from_the_stored_rounds(tmp_path
 
 
 def test_option_order_is_shuffled_per_round_recorded_and_seeded(tmp_path):
+    # three runs of one workspace (one deal key): the seed decides, the run id does not
     first = run_experiment(
-        only(loaded("akata2025_pd.yaml", tmp_path / "1", replicates=4), "vs_tft")
+        only(loaded("akata2025_pd.yaml", tmp_path, "run.run_id=one", replicates=4), "vs_tft")
     )
     again = run_experiment(
-        only(loaded("akata2025_pd.yaml", tmp_path / "2", replicates=4), "vs_tft")
+        only(loaded("akata2025_pd.yaml", tmp_path, "run.run_id=two", replicates=4), "vs_tft")
     )
     other = run_experiment(
-        only(loaded("akata2025_pd.yaml", tmp_path / "3", "run.seed=7", replicates=4), "vs_tft")
+        only(
+            loaded("akata2025_pd.yaml", tmp_path, "run.run_id=three", "run.seed=7", replicates=4),
+            "vs_tft",
+        )
     )
     records = rounds_of(first.run_dir)
     orders = [r["agent_a_option_order"] for r in records]
