@@ -112,8 +112,6 @@ class UnkeyedDeal:
     so that such a run (its manifest has no `deal` record) resumes as it began; a new run is
     always dealt with a `DealKey`."""
 
-    fingerprint = None
-
     def derive(self, run_seed: int, replicate: int, stream: str) -> int:
         return derive_seed(run_seed, replicate, stream)
 

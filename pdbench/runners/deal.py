@@ -63,20 +63,20 @@ def _key_files(loaded: LoadedExperiment) -> tuple[Path, ...]:
     return (*pinned, workspace_key_file(loaded))
 
 
-def new_run_key(loaded: LoadedExperiment) -> tuple[DealKey, bool]:
+def new_run_key(loaded: LoadedExperiment) -> DealKey:
     """The key a new run is dealt with: the pinned one, else the workspace's (made now if this
-    is the first run of the folder); (key, whether the workspace key was made now)."""
+    is the first run of the folder)."""
     pinned = pinned_key(loaded)
     if pinned is not None:
-        return pinned[1], False
-    folder = workspace_key_file(loaded).parent
-    folder.mkdir(parents=True, exist_ok=True)
-    return ensure_key(workspace_key_file(loaded), DealKey.new)
+        return pinned[1]
+    workspace = workspace_key_file(loaded)
+    workspace.parent.mkdir(parents=True, exist_ok=True)
+    return ensure_key(workspace, DealKey.new)[0]
 
 
 def run_source(loaded: LoadedExperiment) -> DealSource:
     """A single run's source: the pinned or the workspace's key."""
-    return DealSource(make=lambda: new_run_key(loaded)[0], files=_key_files(loaded))
+    return DealSource(make=lambda: new_run_key(loaded), files=_key_files(loaded))
 
 
 def sweep_source(loaded: LoadedExperiment, sweep_dir: Path) -> DealSource:
@@ -85,7 +85,7 @@ def sweep_source(loaded: LoadedExperiment, sweep_dir: Path) -> DealSource:
 
     def make() -> Deal:
         older = begun_before_deal_keys(sweep_dir)
-        return sweep_deal(sweep_dir, lambda: new_run_key(loaded)[0], older)
+        return sweep_deal(sweep_dir, lambda: new_run_key(loaded), older)
 
     return DealSource(make=make, files=(*_key_files(loaded), sweep_dir / DEAL_KEY_FILE))
 

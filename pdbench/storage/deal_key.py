@@ -3,9 +3,9 @@
 A run's matches are dealt with a secret key (pdbench.core.rng.DealKey; docs/security.md says why
 and what it guarantees). Where the keys live:
 
-- `<runs folder>/deal.key`, the workspace's key: made once, the first time a run (or `validate`,
-  `run --dry-run`, a sweep) needs it, and copied from then on. Runs of one workspace share it, so
-  the same config and seed deal the same matches under another run id.
+- `<runs folder>/deal.key`, the workspace's key: made once, by the first run (or sweep) of the
+  folder, and copied from then on (`validate` and `run --dry-run` only read it). Runs of one
+  workspace share it, so the same config and seed deal the same matches under another run id.
 - `<run folder>/deal.key`, the run's own copy, made with the run folder: a run is always dealt
   with its own copy, so a resume, a re-run of that folder or a copy of it on another machine deals
   the same; `run_manifest.json` names the file and the key's fingerprint (`deal`), never the key.
