@@ -9,12 +9,25 @@ order, and fails naming every round where the policy's move differs from the exp
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from pdbench.agents.base import Agent
 from pdbench.core.actions import Action
 from pdbench.core.game import GAMES, Game
+from pdbench.core.rng import DealKey
 from pdbench.core.transcript import Observation
 from pdbench.runners.match import MatchResult, play_match_sync
+
+# A fixed deal key for tests that fix a plan's or an agent's numbers without a run folder (a run
+# is dealt with its own folder's key: pdbench.runners.deal). Public, so never a run's key.
+TEST_DEAL = DealKey(bytes(range(32)))
+
+
+def only_run_dir(runs: Path) -> Path:
+    """The one run folder in a runs folder (`run.output_dir`), beside the workspace's deal.key."""
+    (run_dir,) = [path for path in runs.iterdir() if path.is_dir()]
+    return run_dir
+
 
 Moves = str | Sequence[Action]
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pdbench.core.actions import Action
+from pdbench.core.rng import Deal
 from pdbench.core.transcript import Observation
 from pdbench.storage.schema import Attempt
 
@@ -177,6 +178,11 @@ class AgentContext:
     replicate: int
     side: str  # "a" or "b"
     project_root: Path  # relative paths in specs (prompts, arena files) resolve against this
+    # The run's deal (pdbench.core.rng): the streams an agent derives while it plays (an LLM
+    # agent's option order, the mock model's draws) are keyed by it like the plan's seeds.
+    deal: Deal
+    # The deal key files (the run's copy, the workspace's, a sweep's): no arena sandbox shows them.
+    secret_files: tuple[Path, ...] = ()
     run_dir: Path | None = None  # arena agents write their print() log here
     store_prompts: bool | str = True
     gateway: ProviderGateway | None = None  # provider calls: cache, concurrency, budget, stats

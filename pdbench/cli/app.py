@@ -80,13 +80,17 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     """
     loaded = _load(config, overrides)
     spec = loaded.spec
+    from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
     from pdbench.runners.provision import check_budget_enforceable
 
-    plan = plan_matches(spec)
-    check_budget_enforceable(loaded, plan)  # the run would be refused: so is its config
+    deal, provisional = planned_deal(loaded)  # the numbers below are the run's own
+    plan = plan_matches(spec, deal)
+    check_budget_enforceable(loaded)  # the run would be refused: so is its config
     typer.echo(f"valid: {loaded.spec.source}")
     typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
+    if provisional and any(c.horizon.type == "geometric" for c in spec.conditions):
+        typer.echo(f"  deal key      {_no_key_yet(loaded)}: the geometric lengths are one draw")
     typer.echo(f"  conditions    {len(spec.conditions)}")
     for condition in spec.conditions:
         typer.echo(
@@ -223,15 +227,31 @@ def run(
 
 def _print_plan(loaded: LoadedExperiment) -> None:
     from pdbench.cli.report import plan_table, print_table
+    from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
     from pdbench.runners.provision import check_budget_enforceable
 
-    plan = plan_matches(loaded.spec)
-    check_budget_enforceable(loaded, plan)
+    deal, provisional = planned_deal(loaded)  # the seeds shown are the ones the run will use
+    plan = plan_matches(loaded.spec, deal)
+    check_budget_enforceable(loaded)  # the run would be refused: so is its config
     typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
+    if provisional:
+        typer.echo(
+            f"deal key: {_no_key_yet(loaded)}: the seeds and lengths below are one draw, the "
+            "run deals with its own key (docs/security.md)"
+        )
     print_table(plan_table(plan))
     typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
     _print_estimate(loaded, plan)
+
+
+def _no_key_yet(loaded: LoadedExperiment) -> str:
+    """Said when no deal key exists yet, so validate and --dry-run show one draw."""
+    from pdbench.config.yaml_reader import display_path
+    from pdbench.runners.deal import workspace_key_file
+
+    key = display_path(workspace_key_file(loaded), Path.cwd().resolve())
+    return f"none yet ({key} is made by the first run)"
 
 
 def _refuse_grid(config: Path, overrides: list[str] | None) -> None:

@@ -92,6 +92,7 @@ def _play_job(cfg: Any) -> None:
     from hydra.types import RunMode
 
     from pdbench.cli.progress import ProgressReporter
+    from pdbench.runners.deal import sweep_source
     from pdbench.runners.experiment import run_experiment
     from pdbench.storage.shards import shard_dir_name
 
@@ -125,8 +126,7 @@ def _play_job(cfg: Any) -> None:
             watch_calls=progress.watch_calls,
         )
         if multirun:
-            run_id = _sweep_run_id(cfg)
-            sweep_root = _run_root(cfg, project_root) / run_id
+            sweep_root = _run_root(cfg, project_root) / (run_id := _sweep_run_id(cfg))
             with progress:
                 play(
                     loaded,
@@ -141,12 +141,12 @@ def _play_job(cfg: Any) -> None:
                     # Answers bought go to this job's own cache shard, never into a database
                     # shared with other machines; the launcher merges the shards at the end.
                     cache_shard=(sweep_root / CACHE_SHARDS, shard_dir_name(name)),
+                    deal_source=sweep_source(loaded, sweep_root),  # one key for every job
                 )
         else:
             with progress:
                 outcome = play(loaded, hydra_overrides=list(task_overrides))
-            note = resumed_note(outcome.matches_planned, outcome.matches_skipped)
-            if note:
+            if note := resumed_note(outcome.matches_planned, outcome.matches_skipped):
                 print(note)
             print_summary(outcome.run_dir)
             if outcome.status != "complete":

@@ -110,6 +110,7 @@ def _play(
     from pdbench.agents.arena import agent_log_path
     from pdbench.agents.base import AgentContext
     from pdbench.config.tree import find_project_root
+    from pdbench.core.rng import UNKEYED
     from pdbench.runners.experiment import run_experiment
     from pdbench.runners.prepare import load
 
@@ -137,12 +138,13 @@ def _play(
     condition = loaded.spec.conditions[0]
     run_id = f"train-{path.stem}-{loaded.config_hash[:10]}"
     run_dir = loaded.run_dir.parent / run_id
-    context = AgentContext(
+    context = AgentContext(  # only to name the agent's log file: no match is dealt with it
         run_seed=loaded.spec.run.seed,
         condition=condition.name,
         replicate=0,
         side="a",
         project_root=root,
+        deal=UNKEYED,
         run_dir=run_dir,
     )
     log_path = agent_log_path(context, path)

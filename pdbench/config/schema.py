@@ -76,6 +76,14 @@ class RunSpec(Frozen):
         0, ge=-(2**63), lt=2**63, description="the one run seed every random stream derives from"
     )
     output_dir: str = Field("data/runs", description="where run folders are created")
+    # The key is the run's secret, not its config: the run folder keeps its own copy and the
+    # manifest its fingerprint, so the path is left out of the config hash (a run copied to
+    # another machine names the key at another path and is still the same run).
+    deal_key_file: str | None = Field(
+        None,
+        description="the deal key file a new run is dealt with (default: <output_dir>/deal.key, "
+        "made once); docs/security.md",
+    )
     replicates: int = Field(3, gt=0, description="matches per condition")
     max_concurrency: int = Field(8, gt=0, description="provider calls in flight at once")
     store_prompts: bool | Literal["hash"] = Field(

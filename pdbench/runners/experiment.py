@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.core.errors import CacheMiss, PdbenchError, WriteFailed
+from pdbench.core.rng import Deal
+from pdbench.runners.deal import DealSource, pinned_key, run_source
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.play import Halt, MatchDone, play_pending
 from pdbench.runners.prepare import LoadedExperiment
@@ -29,6 +31,7 @@ from pdbench.runners.run_manifest import ManifestWriter
 from pdbench.runners.stopping import RunInterrupted, Stopping
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
+from pdbench.storage.deal_key import DEAL_KEY_FILE, settle_run_deal
 from pdbench.storage.run_store import RunStore
 from pdbench.storage.schema import AGGREGATES_FILE, CallCounts
 from pdbench.storage.spend import SpendJournal, spend_file
@@ -70,6 +73,7 @@ def run_experiment(
     warn: Callable[[str], None] | None = None,
     stopping: Stopping | None = None,
     watch_calls: Callable[[CallCounts], None] | None = None,
+    deal_source: DealSource | None = None,
 ) -> RunOutcome:
     """Run (or resume) every match of the experiment into its run dir and aggregate it.
 
@@ -80,24 +84,32 @@ def run_experiment(
     moved aside, a damaged cache; default: `warning: ...` on stderr). `stopping` says when to
     stop (default: on SIGINT or SIGTERM); a stopped run raises `RunInterrupted` once it has
     stored what finished and saved its manifest as interrupted. `watch_calls` is given the
-    gateway's call counters, which move as calls are made (for a progress display)."""
+    gateway's call counters, which move as calls are made (for a progress display).
+    `deal_source`: where a new run folder's deal key comes from (default: `run.deal_key_file`,
+    else the workspace's key; a sweep's jobs: the sweep's key)."""
     run_dir = run_dir or loaded.run_dir
     run_id = run_id or loaded.run_id
     warn = warn or warn_on_stderr
-    plan = plan_matches(loaded.spec)
-    check_folders(loaded, plan, run_dir, cache_mode)
-    check_budget_enforceable(loaded, plan)
+    source = deal_source or run_source(loaded)
+    pinned = pinned_key(loaded)  # a bad key file is refused before anything is written
+    check_folders(loaded, run_dir, cache_mode)
+    check_budget_enforceable(loaded)
     store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
     if store.notice is not None:
         warn(store.notice)
     journal = spend or SpendJournal(spend_file(run_dir))
-    pending = [m for m in plan if m.key not in store.completed]
-    journal.reserve = set_aside_reserve(pending, run_dir, warn)
     try:
+        # A run is dealt with its own folder's key, which a new run copies from `source`.
+        deal = settle_run_deal(run_dir, store.manifest, new_run=source.make, pinned=pinned)
+        plan = plan_matches(loaded.spec, deal)
+        pending = [m for m in plan if m.key not in store.completed]
+        journal.reserve = set_aside_reserve(pending, run_dir, warn)
         return _run(
             loaded,
             plan,
             store,
+            deal=deal,
+            secret_files=(run_dir / DEAL_KEY_FILE, *source.files),
             run_id=run_id,
             cache_mode=cache_mode,
             hydra_overrides=hydra_overrides,
@@ -122,6 +134,8 @@ def _run(
     plan: list[PlannedMatch],
     store: RunStore,
     *,
+    deal: Deal,
+    secret_files: tuple[Path, ...],
     run_id: str,
     cache_mode: CacheMode | None,
     hydra_overrides: list[str] | None,
@@ -151,6 +165,7 @@ def _run(
         loaded,
         plan,
         store,
+        deal=deal,
         run_id=run_id,
         started_utc=started,
         hydra_overrides=hydra_overrides,
@@ -174,6 +189,7 @@ def _run(
                         writer,
                         run_id=run_id,
                         gateway=gateway,
+                        secret_files=secret_files,
                         on_match_done=on_match_done or (lambda *_: None),
                         halt=halt,
                         stopping=stopping,

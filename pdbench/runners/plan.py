@@ -1,9 +1,9 @@
 """The plan: every (condition, replicate) match with its seeds and length, fixed before play.
 
-Seeds come from `derive_seed(run seed, replicate, stream)` (common random numbers: the same in
-every condition), and a geometric horizon's
-length is drawn here from the match's own horizon stream, so the plan of one condition does not
-depend on any other condition or on the order of execution.
+Seeds come from the run's deal, `deal.derive(run seed, replicate, stream)` (keyed by the run's
+secret deal key: pdbench.core.rng; common random numbers: the same in every condition), and a
+geometric horizon's length is drawn here from the match's own horizon stream, so the plan of one
+condition does not depend on any other condition or on the order of execution.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ class PlannedMatch:
     seed_b: int
     game: Game | None  # a 2x2 game (None: the condition plays the turn game below)
     horizon: FixedHorizon | GeometricHorizon
+    # The run's deal, for the streams derived while the match is played (an LLM agent's option
+    # order and mock draws, a third party's seed): keyed like the seeds above.
+    deal: rng.Deal
     # The trembling hand: the probability each intended action is flipped, and each side's seed
     # for its flips (derived like every stream, so the same in every condition).
     noise: float = 0.0
@@ -87,10 +90,11 @@ def _length(horizon: FixedHorizon | GeometricHorizon, horizon_seed: int) -> int:
     return horizon.sample_length(rng.make_rng(horizon_seed))
 
 
-def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
+def plan_matches(spec: ExperimentSpec, deal: rng.Deal) -> list[PlannedMatch]:
+    """Every match of `spec`, dealt with `deal` (the run's key: pdbench.runners.deal)."""
     seed = spec.run.seed
-    # Every stream depends on (run seed, replicate, stream) only, so replicate r has the same
-    # seeds in every condition: derived once per replicate, not once per match.
+    # Every stream depends on (key, run seed, replicate, stream) only, so replicate r has the
+    # same seeds in every condition: derived once per replicate, not once per match.
     streams = (
         rng.HORIZON,
         rng.agent_stream("a"),
@@ -100,7 +104,7 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
         rng.GAME,
     )
     seeds = [
-        [rng.derive_seed(seed, replicate, stream) for stream in streams]
+        [deal.derive(seed, replicate, stream) for stream in streams]
         for replicate in range(spec.run.replicates)
     ]
     plan = []
@@ -124,6 +128,7 @@ def plan_matches(spec: ExperimentSpec) -> list[PlannedMatch]:
                     seed_b=seed_b,
                     game=game,
                     horizon=horizon,
+                    deal=deal,
                     noise=condition.game.noise,
                     noise_seed_a=noise_a,
                     noise_seed_b=noise_b,

@@ -98,10 +98,20 @@ def _play_batchable(
     return rest
 
 
+@dataclass(frozen=True)
+class MatchSetting:
+    """What every agent of a run is given besides its match: the run folder (its logs, an arena
+    agent's scratch folder), the provider gateway, and the deal key files no sandbox may show."""
+
+    run_dir: Path
+    gateway: ProviderGateway | None
+    secret_files: tuple[Path, ...]
+
+
 def _agents_for(
-    loaded: LoadedExperiment, planned: PlannedMatch, run_dir: Path, gateway: ProviderGateway | None
+    loaded: LoadedExperiment, planned: PlannedMatch, setting: MatchSetting
 ) -> list[AgentBase]:
-    agents = [_agent_for(loaded, planned, run_dir, gateway, side) for side in ("a", "b")]
+    agents = [_agent_for(loaded, planned, setting, side) for side in ("a", "b")]
     # then a turn game's third parties (the Keeper, the judge) in the game's order; a panel of
     # judges plays its one seat (pdbench.agents.panel)
     for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
@@ -110,17 +120,17 @@ def _agents_for(
         if len(specs) == 1 and audit is not None:  # the audit's answers are stored, not played
             from pdbench.agents.audited import AuditedKeeper
 
-            keeper = _agent_for(loaded, planned, run_dir, gateway, role, specs[0])
-            audit_agent = _agent_for(loaded, planned, run_dir, gateway, "keeper_audit", audit)
+            keeper = _agent_for(loaded, planned, setting, role, specs[0])
+            audit_agent = _agent_for(loaded, planned, setting, "keeper_audit", audit)
             agents.append(AuditedKeeper(keeper, audit_agent))
             continue
         if len(specs) == 1:
-            agents.append(_agent_for(loaded, planned, run_dir, gateway, role, specs[0]))
+            agents.append(_agent_for(loaded, planned, setting, role, specs[0]))
             continue
         from pdbench.agents.panel import PanelJudge
 
         members = [
-            _agent_for(loaded, planned, run_dir, gateway, f"{role}_{i}", spec)
+            _agent_for(loaded, planned, setting, f"{role}_{i}", spec)
             for i, spec in enumerate(specs)
         ]
         labels = planned.condition.third_party_labels  # "SCRIPTED_JUDGE(rule=longer)": distinct
@@ -131,8 +141,7 @@ def _agents_for(
 def _agent_for(
     loaded: LoadedExperiment,
     planned: PlannedMatch,
-    run_dir: Path,
-    gateway: ProviderGateway | None,
+    setting: MatchSetting,
     side: str,
     agent_spec: Any = None,
 ) -> AgentBase:
@@ -144,9 +153,11 @@ def _agent_for(
         replicate=planned.replicate,
         side=side,
         project_root=loaded.project_root,
-        run_dir=run_dir,
+        deal=planned.deal,
+        secret_files=setting.secret_files,
+        run_dir=setting.run_dir,
         store_prompts=spec.run.store_prompts,
-        gateway=gateway,
+        gateway=setting.gateway,
         cache_namespace=spec.run.cache.namespace,
     )
     if agent_spec is None:
@@ -164,11 +175,13 @@ async def play_pending(
     *,
     run_id: str,
     gateway: ProviderGateway | None,
+    secret_files: tuple[Path, ...],
     on_match_done: MatchDone,
     halt: Halt,
     stopping: Stopping,
 ) -> None:
     store_prompts = loaded.spec.run.store_prompts
+    setting = MatchSetting(writer.store.run_dir, gateway, secret_files)
     # More matches than calls in flight keeps the provider busy while matches think locally.
     slots = asyncio.Semaphore(max(2, 2 * loaded.spec.run.max_concurrency))
 
@@ -189,7 +202,7 @@ async def play_pending(
         async with slots:
             if halt.status is not None or stopping.requested:
                 return None  # the provider failed, the budget is spent, or a stop came
-            agents = _agents_for(loaded, planned, writer.store.run_dir, gateway)
+            agents = _agents_for(loaded, planned, setting)
             if planned.turn_game is not None:
                 return await play_planned_turns(
                     planned,

@@ -27,6 +27,7 @@ RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
     "run": {
         "run_id": True,
         "output_dir": True,
+        "deal_key_file": True,  # where the key is read from; the manifest names the key itself
         "max_concurrency": True,
         "max_cost_usd": True,
         "allow_unpriced_calls": True,

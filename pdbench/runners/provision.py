@@ -24,21 +24,16 @@ if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode, ProviderGateway
 
 
-def check_folders(
-    loaded: LoadedExperiment,
-    plan: list[PlannedMatch],
-    run_dir: Path,
-    cache_mode: CacheMode | None,
-) -> None:
+def check_folders(loaded: LoadedExperiment, run_dir: Path, cache_mode: CacheMode | None) -> None:
     """The folder the run dir goes into (output_dir, or a sweep's shards folder under it) and the
     replay cache folder (when an LLM agent will use it) can be written."""
     check_writable_folder("run.output_dir", loaded.spec.run.output_dir, run_dir.parent)
-    cache = cache_dir(loaded, plan, cache_mode)
+    cache = cache_dir(loaded, cache_mode)
     if cache is not None:
         check_writable_folder(*cache)
 
 
-def check_budget_enforceable(loaded: LoadedExperiment, plan: list[PlannedMatch]) -> None:
+def check_budget_enforceable(loaded: LoadedExperiment) -> None:
     """A budget (`run.max_cost_usd`) stops calls by their price: a run that would ask a model
     whose price is unknown could spend without limit, so it is refused before anything is
     written or called, unless the config says to go on (`run.allow_unpriced_calls`)."""
@@ -50,8 +45,8 @@ def check_budget_enforceable(loaded: LoadedExperiment, plan: list[PlannedMatch])
 
     providers = [
         cast(LLMAgentSpec, agent).provider  # the one kind that asks a provider
-        for match in plan
-        for agent in match.condition.agents.values()
+        for condition in loaded.spec.conditions
+        for agent in condition.agents.values()
         if agent.uses_provider
     ]
     unknown = unpriced_models(providers)
@@ -85,12 +80,13 @@ def set_aside_reserve(
 
 
 def cache_dir(
-    loaded: LoadedExperiment, plan: list[PlannedMatch], cache_mode: CacheMode | None
+    loaded: LoadedExperiment, cache_mode: CacheMode | None
 ) -> tuple[str, str, Path] | None:
     """(setting, value, folder) of the replay cache this run will write, or None (no LLM agent,
     or the cache is off)."""
     run = loaded.spec.run
-    uses_llm = any(agent.uses_provider for m in plan for agent in m.condition.agents.values())
+    conditions = loaded.spec.conditions
+    uses_llm = any(agent.uses_provider for c in conditions for agent in c.agents.values())
     if not uses_llm or (cache_mode or run.cache.mode) == "off":
         return None
     from pdbench.providers.cache import cache_dir_setting

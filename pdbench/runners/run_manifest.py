@@ -9,10 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 from pdbench.core.errors import WriteFailed
+from pdbench.core.rng import Deal
 from pdbench.runners.estimate import estimate_plan
 from pdbench.runners.plan import PlannedMatch, replicate_sampling
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.storage import manifest as manifests
+from pdbench.storage.deal_key import deal_record
 from pdbench.storage.run_store import RunStore
 from pdbench.storage.schema import CallCounts
 from pdbench.storage.spend import SpendJournal
@@ -32,6 +34,7 @@ class ManifestWriter:
         plan: list[PlannedMatch],
         store: RunStore,
         *,
+        deal: Deal,
         run_id: str,
         started_utc: str,
         hydra_overrides: list[str] | None,
@@ -62,6 +65,7 @@ class ManifestWriter:
             overrides=spec.overrides,
             hydra_overrides=hydra_overrides or [],
             run_seed=spec.run.seed,
+            deal=deal_record(deal),
             collapse=manifests.Collapse(
                 k=spec.metrics.collapse.k, threshold=spec.metrics.collapse.threshold
             ),

@@ -65,6 +65,6 @@ async def play_planned_turns(
 
 
 def third_party_seed(planned: PlannedMatch, role: str) -> int:
-    """A third party's own seed for the match: the match's game seed and the role, hashed (a
-    stream of its own, so binding a judge changes no player's draws)."""
-    return rng.derive_seed(planned.game_seed, planned.replicate, rng.agent_stream(role))
+    """A third party's own seed for the match: the match's game seed and the role, derived with
+    the run's deal (a stream of its own, so binding a judge changes no player's draws)."""
+    return planned.deal.derive(planned.game_seed, planned.replicate, rng.agent_stream(role))

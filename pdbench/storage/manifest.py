@@ -94,6 +94,18 @@ class Collapse(_Record):
     threshold: float = 0.2
 
 
+class DealRecord(_Record):
+    """How the run's matches were dealt: every random stream keyed (`derivation`) by the deal key
+    in `file` (relative to the run folder), named by its `fingerprint` (the first 16 hex digits of
+    its sha256), never the key itself. (No field name says "key": pdbench.core.redact would hide
+    its value.) A manifest without it is of a run dealt before deal keys (the unkeyed derivation
+    of the public seed), which resumes so (pdbench.core.rng)."""
+
+    derivation: str
+    file: str
+    fingerprint: str
+
+
 class RunManifest(_Record):
     """run_manifest.json. A single run has `kind` "run" and its spec in `config`; a sweep has
     `kind` "sweep", and `config` and `hydra_overrides` per condition."""
@@ -115,6 +127,7 @@ class RunManifest(_Record):
     hydra_overrides: list[str] | dict[str, list[str]] = Field(default_factory=list)
     shards: dict[str, str] | None = None
     run_seed: int | None = None
+    deal: DealRecord | None = None  # None: a run dealt before deal keys
     collapse: Collapse = Field(default_factory=Collapse)
     conditions: list[str] = Field(default_factory=list)
     # What sets each condition apart: {condition: {key: value}} (a grid's swept keys, or what an
@@ -176,6 +189,7 @@ def build_manifest(
     overrides: Sequence[str],
     hydra_overrides: Sequence[str],
     run_seed: int,
+    deal: DealRecord | None,
     collapse: Collapse,
     conditions: Sequence[str],
     factors: dict[str, dict[str, str]],
@@ -209,6 +223,7 @@ def build_manifest(
         overrides=list(overrides),
         hydra_overrides=list(hydra_overrides),
         run_seed=run_seed,
+        deal=deal,
         collapse=collapse,
         conditions=list(conditions),
         factors={name: dict(f) for name, f in factors.items() if f},
@@ -274,6 +289,19 @@ def aborted_reason(empty: Sequence[str], finished: int, planned: int) -> str:
     )
 
 
+def _one_deal(manifests: Sequence[RunManifest]) -> DealRecord | None:
+    """A sweep's deal: its jobs copy the sweep's one key, so their shards agree; shards dealt
+    otherwise (folders copied together from different sweeps) would compare unlike deals, and
+    the merge refuses them."""
+    deals = {m.deal.fingerprint if m.deal else None for m in manifests}
+    if len(deals) > 1:
+        from pdbench.core.errors import PdbenchError
+
+        shown = ", ".join(sorted(d or "unkeyed" for d in deals))
+        raise PdbenchError(f"the sweep's shards were dealt with different keys ({shown})")
+    return manifests[0].deal if manifests else None
+
+
 def merge_manifests(
     run_id: str,
     manifests: Sequence[RunManifest],
@@ -319,6 +347,7 @@ def merge_manifests(
         },
         shards=dict(zip(names, shard_paths, strict=True)) if shard_paths is not None else None,
         run_seed=first.run_seed if first else None,
+        deal=_one_deal(manifests),
         collapse=first.collapse if first else Collapse(),
         conditions=names,
         factors={name: f for m in manifests for name, f in m.factors.items()},

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from pdbench.core.errors import PdbenchError, WriteFailed
 from pdbench.core.redact import redact_bytes, secret_env_values
 from pdbench.storage import jsonl, recovery
+from pdbench.storage.deal_key import DEAL_KEY_FILE
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest, utc_now
 from pdbench.storage.run_owner import OWNER_FILE, RunOwner
@@ -72,6 +73,10 @@ def marked_hash(run_dir: Path) -> str | None:
         return None
     except OSError:
         return ""
+
+
+# ... and the run's deal key, copied into the folder before its first manifest
+NEW_RUN_FILES = {*HOLDER_FILES, DEAL_KEY_FILE}
 
 
 class RunDirLock:
@@ -210,7 +215,7 @@ class RunStore:
         if marked is None:  # no run of pdbench's began here
             if resume_only:
                 raise PdbenchError(f"nothing to resume: {run_dir} has no {MANIFEST_FILE}")
-            if run_dir.exists() and any(p.name not in HOLDER_FILES for p in run_dir.iterdir()):
+            if run_dir.exists() and any(p.name not in NEW_RUN_FILES for p in run_dir.iterdir()):
                 raise PdbenchError(
                     f"{run_dir} exists and is not a pdbench run; choose another --run-id"
                 )

@@ -21,6 +21,10 @@ from pdbench.storage.safe_files import replacing
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE, SHARDS_DIR
 
 SWEEP_PLAN_FILE = "sweep_plan.json"  # the conditions a sweep launched
+# In the sweep plan of a sweep begun since deals are keyed: its jobs copy the sweep's deal key
+# (made by the first job). A sweep plan without it and no key beside it is of an older sweep,
+# whose jobs deal as its first ones did (pdbench.storage.deal_key.sweep_deal).
+KEYED_PLAN = {"deal": "keyed"}
 
 
 def shard_dir_name(condition: str) -> str:
@@ -36,6 +40,18 @@ def shard_dirs(run_dir: Path) -> list[Path]:
         return []
     shards = [d for d in folder.iterdir() if (d / MANIFEST_FILE).exists()]
     return sorted(shards, key=lambda d: read_manifest(d).conditions[0])
+
+
+def begun_before_deal_keys(sweep_dir: Path) -> bool:
+    """Whether a sweep folder's plan was written by a pdbench older than deal keys."""
+    plan_path = sweep_dir / SWEEP_PLAN_FILE
+    if not plan_path.is_file():
+        return False
+    try:
+        plan = orjson.loads(plan_path.read_bytes())
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(plan, dict) and plan.get("deal") != KEYED_PLAN["deal"]
 
 
 def sweep_of(run_dir: Path) -> Path | None:
@@ -122,4 +138,7 @@ def claim_sweep_dir(run_dir: Path, sweep: str, conditions: list[str]) -> None:
             "files); it is never merged into: pass another run.run_id=..."
         )
     run_dir.mkdir(parents=True, exist_ok=True)
-    jsonl.write_json_atomic(plan_path, {**plan, "sweep_id": sweep, "conditions": conditions})
+    keyed = KEYED_PLAN if not plan_path.exists() else {}  # an older sweep stays as it began
+    jsonl.write_json_atomic(
+        plan_path, {**keyed, **plan, "sweep_id": sweep, "conditions": conditions}
+    )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import PDBENCH, PROJECT, command_env, copy_project
 
@@ -111,7 +112,7 @@ def read_rounds(path: Path) -> list[dict]:
 def test_run_writes_the_three_artifacts_and_prints_a_summary(experiment_run):
     proc, output, _ = experiment_run
     ok(proc)
-    (run_dir,) = output.iterdir()
+    run_dir = only_run_dir(output)
     assert re.fullmatch(r"experiment-[0-9a-f]{10}", run_dir.name)
     for name in ARTIFACTS:
         assert (run_dir / name).is_file(), name
@@ -148,21 +149,34 @@ def test_dry_run_writes_nothing_and_prints_the_seeds(project, experiment_run, tm
     assert not output.exists()
     assert not (tmp_path / "cache").exists()
     assert "nothing written" in proc.stdout
+    # a new runs folder has no deal key yet: the seeds shown are one draw, and it says so
+    assert f"deal key: none yet ({output / 'deal.key'} is made by the first run)" in proc.stdout
     assert "horizon seed" in proc.stdout and "agent a seed" in proc.stdout
-    planned = {}
-    for line in proc.stdout.splitlines():  # the plan table: one row per match
-        parts = line.split()
-        if len(parts) == 7 and parts[1].isdigit():
-            planned[(parts[0], int(parts[1]))] = tuple(int(p) for p in parts[2:6])
-    assert set(planned) == {(c, i) for c in CONDITIONS for i in (0, 1)}
-    # The seeds it prints are the ones the real run used (they do not depend on the run dir).
-    (run_dir,) = real_output.iterdir()
+    assert set(planned_seeds(proc.stdout)) == {(c, i) for c in CONDITIONS for i in (0, 1)}
+    # Where the run is, the seeds it prints are the ones the run used (its folder's own key).
+    run_dir = only_run_dir(real_output)
+    before = sorted((p, p.stat().st_mtime_ns) for p in real_output.rglob("*"))
+    again = ok(
+        console(project, *EXPERIMENT, f"run.output_dir={real_output}", "--dry-run", tmp=tmp_path)
+    )
+    assert "deal key" not in again.stdout
+    assert sorted((p, p.stat().st_mtime_ns) for p in real_output.rglob("*")) == before
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
     used = {
         (s["condition"], s["replicate"]): (s["n_rounds"], s["horizon"], s["agent_a"], s["agent_b"])
         for s in manifest["seeds"]
     }
-    assert planned == used
+    assert planned_seeds(again.stdout) == used
+
+
+def planned_seeds(stdout: str) -> dict[tuple[str, int], tuple[int, ...]]:
+    """The dry run's plan table: (condition, replicate) -> rounds and the three seeds."""
+    planned = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 7 and parts[1].isdigit():
+            planned[(parts[0], int(parts[1]))] = tuple(int(p) for p in parts[2:6])
+    return planned
 
 
 # --- list and help -------------------------------------------------------------------------------

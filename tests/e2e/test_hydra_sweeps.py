@@ -63,6 +63,7 @@ def rounds_without_timestamps(run_dir: Path) -> list[dict]:
 
 
 def only_run_dir(output: Path) -> Path:
+    """The one run folder in `output` (beside the workspace's deal.key)."""
     dirs = [d for d in output.iterdir() if d.is_dir()]
     assert len(dirs) == 1, dirs
     return dirs[0]
@@ -101,8 +102,15 @@ def test_sweep_is_one_run_with_one_condition_per_job(tmp_path):
     assert manifest["status"] == "complete"
     assert manifest.get("kind") == "sweep"
     assert set(manifest["conditions"]) == expected
-    assert len(list((run_dir / "shards").iterdir())) == 2
+    shards = list((run_dir / "shards").iterdir())
+    assert len(shards) == 2
     assert f"run {run_dir.name}: complete" in proc.stdout
+    # One deal for the whole sweep: its jobs copied the sweep's key, a copy of the workspace's.
+    workspace = (output / "deal.key").read_bytes()
+    assert [(d / "deal.key").read_bytes() for d in (run_dir, *shards)] == [workspace] * 3
+    assert manifest["deal"]["file"] == "deal.key"
+    assert {json.loads((d / "run_manifest.json").read_text())["deal"]["fingerprint"]
+            for d in shards} == {manifest["deal"]["fingerprint"]}  # fmt: skip
 
 
 def test_single_hydra_run_without_multirun(tmp_path):
@@ -152,8 +160,11 @@ LAUNCHERS = {
 @pytest.fixture(scope="module")
 def grid_runs(tmp_path_factory):
     """The same 2x2 grid under every launcher, started together (they share no files: each has
-    its own output dir, Hydra dir and cache). Same run id, so the rounds must match exactly."""
+    its own output dir, Hydra dir and cache). Same run id and the same pinned deal key, so the
+    rounds must match exactly."""
     tmp = tmp_path_factory.mktemp("launchers")
+    key = tmp / "shared.key"
+    key.write_text("5a" * 32 + "\n")
     started = time.monotonic()
     procs = {}
     for name, extra in LAUNCHERS.items():
@@ -163,6 +174,7 @@ def grid_runs(tmp_path_factory):
             *GRID,
             *extra,
             "run.run_id=grid",
+            f"run.deal_key_file={key}",
             f"run.output_dir={folder / 'runs'}",
             f"hydra.sweep.dir={folder / 'hydra'}",
             tmp=folder,

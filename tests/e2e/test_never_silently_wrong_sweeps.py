@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import shared_copy
 from silently_wrong_helpers import (
@@ -38,7 +39,7 @@ def sweep(tmp: Path, *overrides: str, in_process: bool = False) -> tuple:
 
 
 def only_sweep_dir(output: Path) -> Path:
-    (run_dir,) = list(output.iterdir())
+    run_dir = only_run_dir(output)
     return run_dir
 
 

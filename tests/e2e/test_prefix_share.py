@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import command_env
 
@@ -60,7 +61,7 @@ def test_a_default_llm_match_shares_at_least_0_9_of_each_prompt_from_round_3(tmp
         env=env,
     )
     assert ran.code == 0, ran.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    run_dir = only_run_dir(tmp_path / "runs")
     report = run_front_door("cli", ["prompts", str(run_dir)], cwd=ROOT, env=env)
     assert report.code == 0, report.stderr
     row = next(line for line in report.stdout.splitlines() if "agent_a=llm_default" in line)

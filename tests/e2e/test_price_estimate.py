@@ -14,6 +14,7 @@ from in_process import run_front_door
 from project_copy import command_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from helpers import only_run_dir
 from openai_stub_server import StubServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,7 +105,7 @@ def test_the_manifest_keeps_the_estimate_and_the_summary_sets_it_against_the_spe
             env=env,
         )
     assert ran.code == 0, ran.stderr
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    run_dir = only_run_dir(tmp_path / "runs")
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
     (estimate,) = manifest["estimate"]
     assert estimate["model"] == "openai/gpt-4o-mini" and estimate["calls_expected"] == 40

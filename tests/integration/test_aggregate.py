@@ -427,6 +427,7 @@ def test_aggregate_twice_gives_identical_tables(metrics_run, run_copy, monkeypat
 def test_aggregate_needs_only_rounds_and_manifest(metrics_run, run_copy, monkeypatch):
     (run_copy / "aggregates.parquet").unlink()
     (run_copy / "matches.jsonl").unlink()
+    (run_copy / "deal.key").unlink()  # the key deals matches; aggregating reads none
     # (.lock is the run dir's writer lock, .pdbench-run its marker: no data)
     kept = sorted(p.name for p in run_copy.iterdir() if p.name not in (".lock", ".pdbench-run"))
     assert kept == ["rounds.jsonl", "run_manifest.json"]

@@ -26,7 +26,10 @@ from pdbench.agents.base import AgentContext
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import C, D
 from pdbench.core.game import GAMES
+from pdbench.core.rng import DealKey
+from pdbench.runners.experiment import run_experiment
 from pdbench.runners.match import MatchResult, play_match_sync
+from pdbench.runners.prepare import load
 from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,6 +74,7 @@ def arena(project, tmp_path):
             replicate=0,
             side="a",
             project_root=project,
+            deal=DealKey.new(),
             run_dir=tmp_path / "run",
         )
         agent = ArenaAgent(ArenaAgentSpec(path=path, **fields), game=PD, context=context)
@@ -158,6 +162,71 @@ conditions:
             if path.is_file() and path != project / ".env":
                 assert secret.encode() not in path.read_bytes(), path
     assert not (run_dir / "agent_work").exists()  # the scratch folders are gone
+
+
+# --- the deal keys (issue 40): what would let it compute the hidden dice and words --------------
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_an_agent_cannot_read_the_deal_keys_in_its_sandbox(project, tmp_path, sandbox):
+    """The workspace's key and the run's copy, looked for by path, relative to the agent's working
+    folder and by walking what it sees: absent in the sandbox. Without it (`sandbox: off`, or no
+    bubblewrap) the agent runs as the user and reads them, as docs/security.md says."""
+    runs = tmp_path / "runs"  # outside the project: the sandbox does not hide it as the project's
+    keys = [runs / "deal.key", runs / "probe" / "deal.key"]
+    path = hostile(
+        project,
+        "deal_key",
+        **{"KEY_PATHS: list = []": f"KEY_PATHS = {[str(key) for key in keys]!r}"},
+    )
+    shutil.copytree(ROOT / "conf", project / "conf")
+    (project / "probe.yaml").write_text(
+        f"""
+run: {{seed: 0, replicates: 1}}
+game: {{id: pd}}
+horizon: {{type: fixed, rounds: 2}}
+conditions:
+  - name: probe
+    agent_a: {{type: arena, path: {path}, sandbox: "{sandbox}"}}
+    agent_b: alld
+"""
+    )
+    loaded = load(project / "probe.yaml", [f"run.output_dir={runs}"], run_id="probe",
+                  project_root=project)  # fmt: skip
+    assert run_experiment(loaded).status == "complete"
+    secrets = {key.read_text().strip() for key in keys}
+    assert len(secrets) == 1  # the run's copy is the workspace's key
+    log = (runs / "probe" / "agent_logs" / "probe__rep0__a.log").read_text()
+    tried = [line for line in log.splitlines() if line.startswith("KEY ")]
+    assert {line.split(": ")[0] for line in tried} >= {f"KEY {key}" for key in keys}
+    if sandbox == "required":
+        assert all(line.endswith(": FileNotFoundError") for line in tried), tried
+        assert not any(secret in log for secret in secrets)
+    else:  # the documented limit of running without the sandbox
+        assert f"KEY {keys[1]}: FOUND {secrets.pop()}" in log
+
+
+@needs_bwrap
+def test_a_deal_key_inside_a_folder_the_sandbox_shows_is_empty_there(tmp_path):
+    """A key file the sandbox would show (its folder is mounted for the agent, as the Python
+    runtime is) reads as an empty file inside; the rest of that folder stays as it is."""
+    from pdbench.agents.arena.bwrap import bwrap_argv, runtime_paths
+
+    shown = tmp_path / "shown"
+    shown.mkdir()
+    (shown / "deal.key").write_text("ab" * 32 + "\n")
+    (shown / "other.txt").write_text("visible")
+    script = f"print(repr(open({str(shown / 'deal.key')!r}).read()), open({str(shown / 'other.txt')!r}).read())"
+    argv = bwrap_argv(
+        [sys.executable, "-S", "-c", script],
+        read_only=[*runtime_paths(), shown],
+        writable=None,
+        hidden_files=[shown / "deal.key"],
+        as_root=os.geteuid() == 0,
+    )
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=20, env={})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["''", "visible"]
 
 
 # --- processes it starts -----------------------------------------------------------------------

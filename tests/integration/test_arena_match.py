@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.agents.arena import ArenaAgent
 from pdbench.agents.base import AgentContext
@@ -51,6 +52,7 @@ def arena(tmp_path):
 
     def build(path: str, game: Game = PD, side: str = "a", **fields) -> ArenaAgent:
         context = AgentContext(
+            deal=TEST_DEAL,
             run_seed=0,
             condition="cond",
             replicate=0,
@@ -238,7 +240,13 @@ def test_a_huge_print_goes_to_the_capped_log(arena, tmp_path):
 
 def test_the_registry_builds_arena_agents(tmp_path):
     context = AgentContext(
-        run_seed=0, condition="c", replicate=1, side="a", project_root=ROOT, run_dir=tmp_path
+        deal=TEST_DEAL,
+        run_seed=0,
+        condition="c",
+        replicate=1,
+        side="a",
+        project_root=ROOT,
+        run_dir=tmp_path,
     )
     agent = make_agent(ArenaAgentSpec(path=TFT), game=PD, horizon=FixedHorizon(3), context=context)
     try:

@@ -18,7 +18,9 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 
+from pdbench.runners.deal import planned_deal
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import load
@@ -164,7 +166,7 @@ def test_actions_are_c_or_d_even_in_split_or_steal(rounds_true):
 def test_round_index_is_contiguous_and_cumulative_payoffs_are_running_sums(runs, mode):
     loaded, _, run_dir = runs[mode]
     matches = by_match(read_rounds(run_dir))
-    planned = {(m.condition.name, m.replicate) for m in plan_matches(loaded.spec)}
+    planned = {(m.condition.name, m.replicate) for m in plan_matches(loaded.spec, TEST_DEAL)}
     assert set(matches) == planned
     for key, records in matches.items():
         indices = [r["round_index"] for r in records]
@@ -343,7 +345,7 @@ def test_manifest_records_config_seeds_environment_and_calls(runs, rounds_true):
     assert manifest["collapse"] == {"k": 10, "threshold": 0.2}
     assert manifest["run_seed"] == 7
 
-    plan = plan_matches(loaded.spec)
+    plan = plan_matches(loaded.spec, planned_deal(loaded)[0])  # the run folder's own key
     seeds = {(s["condition"], s["replicate"]): s for s in manifest["seeds"]}
     assert set(seeds) == {m.key for m in plan}
     for match in plan:

@@ -14,6 +14,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.analysis.metrics.aggregate import aggregate_run
 from pdbench.config.schema import ExperimentSpec
@@ -67,7 +68,7 @@ def _spec(game: str, horizon: dict) -> ExperimentSpec:
     ],
 )
 def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
-    plan = plan_matches(_spec(game, horizon))
+    plan = plan_matches(_spec(game, horizon), TEST_DEAL)
     by_condition: dict[str, list] = {}
     for planned in plan:
         by_condition.setdefault(planned.condition.name, []).append(planned)
@@ -151,7 +152,7 @@ def _without_timestamp_values(blob: bytes) -> list[bytes]:
 def test_noise_and_asymmetric_games_write_the_same_bytes_on_both_paths(game, noise):
     """The trembling hand draws the same flips on both paths (intended and played actions
     written only with noise), and an asymmetric game gives each side its own payoffs."""
-    plan = plan_matches(_noisy_spec(game, noise))
+    plan = plan_matches(_noisy_spec(game, noise), TEST_DEAL)
     by_condition: dict[str, list] = {}
     for planned in plan:
         by_condition.setdefault(planned.condition.name, []).append(planned)

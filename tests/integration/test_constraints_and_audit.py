@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import TEST_DEAL
 from pydantic import ValidationError
 
 from pdbench.agents.base import AgentContext
@@ -58,7 +59,13 @@ def request(**changes: Any) -> CompletionRequest:
 
 def play(spec: LLMAgentSpec, gateway: ProviderGateway | None = None, game=PD, rounds=6):
     context = AgentContext(
-        run_seed=0, condition="c", replicate=0, side="a", project_root=ROOT, gateway=gateway
+        deal=TEST_DEAL,
+        run_seed=0,
+        condition="c",
+        replicate=0,
+        side="a",
+        project_root=ROOT,
+        gateway=gateway,
     )
     llm = make_agent(spec, game=game, horizon=FixedHorizon(rounds), context=context)
     return play_match_sync(

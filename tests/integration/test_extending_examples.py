@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
@@ -100,7 +101,7 @@ def test_an_agent_kind_is_one_spec_one_agent_and_its_registration(example, tmp_p
             game=PD,
             horizon=horizon,
             context=AgentContext(
-                run_seed=1, condition="c", replicate=0, side=side, project_root=ROOT
+                deal=TEST_DEAL, run_seed=1, condition="c", replicate=0, side=side, project_root=ROOT
             ),
         )
         for side in ("a", "b")

@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 from in_process import run_front_door
 from killed_runs import KilledRun
 
@@ -46,7 +47,7 @@ def test_platform_style_agents_play_the_judged_games_and_a_killed_run_resumes(tm
         EXPERIMENT, [f"run.output_dir={out_dir}", f"run.cache.dir={tmp_path / 'ref_cache'}"],
         run_id="ref", project_root=ROOT,
     )  # fmt: skip
-    planned = len(plan_matches(reference_loaded.spec))
+    planned = len(plan_matches(reference_loaded.spec, TEST_DEAL))
     reference: dict = {}
     worker = threading.Thread(target=lambda: reference.update(out=run_experiment(reference_loaded)))
     worker.start()

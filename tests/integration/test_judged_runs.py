@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL, only_run_dir
 from project_copy import copy_project
 from silently_wrong_helpers import console_in_process
 
@@ -31,10 +32,12 @@ def read_lines(run_dir: Path) -> list[dict]:
 
 
 def run(tmp_path: Path, run_id: str, *overrides: str, config: Path = EXPERIMENT) -> Path:
-    loaded = load(
-        config, [f"run.output_dir={tmp_path / 'runs'}", *overrides], run_id=run_id,
-        project_root=ROOT,
-    )  # fmt: skip
+    """Run `config` dealt with the fixed test key: the checks below read seeded outcomes (which
+    player solves a word first depends on the words dealt)."""
+    key = tmp_path / "test-deal.key"
+    key.write_text(TEST_DEAL.secret.hex() + "\n")
+    pinned = [f"run.output_dir={tmp_path / 'runs'}", f"run.deal_key_file={key}"]
+    loaded = load(config, [*pinned, *overrides], run_id=run_id, project_root=ROOT)
     outcome = run_experiment(loaded)
     assert outcome.status == "complete", outcome.error
     return outcome.run_dir
@@ -153,15 +156,18 @@ def test_a_third_role_bound_where_it_does_not_fit_is_exit_2_naming_the_field(
 def test_the_issues_command_plays_passcode_through_hydra(tmp_path):
     project = copy_project(tmp_path / "project")
     env = {k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")}
+    key = tmp_path / "test-deal.key"  # the solved rate below is a seeded outcome: a fixed deal
+    key.write_text(TEST_DEAL.secret.hex() + "\n")
     done = subprocess.run(
         [sys.executable, "-m", "pdbench", "-m", "game=passcode", "agent_a=passcode_halving",
          "agent_b=passcode_lengths", "keeper=truthful", "run.replicates=3",
-         f"run.output_dir={tmp_path / 'runs'}", f"hydra.sweep.dir={tmp_path / 'hydra'}"],
+         f"run.output_dir={tmp_path / 'runs'}", f"hydra.sweep.dir={tmp_path / 'hydra'}",
+         f"run.deal_key_file={key}"],
         cwd=project, env={**env, "COLUMNS": "200"}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "solved A/B" in done.stdout, done.stdout
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    run_dir = only_run_dir(tmp_path / "runs")
     conditions = pd.read_parquet(run_dir / "aggregates.parquet").query("level == 'condition'")
     assert list(conditions["n_finished"]) == [3]
     assert conditions["solved_rate_a_pooled"].iloc[0] == 1.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import only_run_dir
 from silently_wrong_helpers import console_in_process
 from test_judged_runs import manifest_of, read_lines, run, without_clock
 
@@ -88,7 +89,7 @@ def test_the_audit_is_a_hydra_group_and_analyze_reports_it(tmp_path, monkeypatch
         f"run.output_dir={tmp_path}", monkeypatch=monkeypatch,
     )  # fmt: skip
     assert done.returncode == 0, done
-    (run_dir,) = tmp_path.iterdir()
+    run_dir = only_run_dir(tmp_path)
     done = console_in_process("analyze", str(run_dir), monkeypatch=monkeypatch)
     assert done.returncode == 0, done
     # the mock Keeper answers by the house rule: the house Keeper as audit agrees everywhere

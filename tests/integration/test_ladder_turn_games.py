@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
 import orjson
 import pandas as pd
 import pytest
+from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
 
@@ -138,7 +140,10 @@ def test_the_liars_dice_ladder_preset_rates_the_house_players_and_the_example_fi
 @pytest.mark.slow  # the documented loop: a training match and the full preset (about 15 s)
 def test_the_liars_dice_loop_in_docs_is_what_the_commands_print(tmp_path):
     """docs/ladder.md shows the Liar's Dice loop with real output: the same commands give the
-    same ladder (the order-free columns; the training run's id depends on the file's path)."""
+    same ladder (the order-free columns; the training run's id depends on the file's path), in
+    a workspace dealt as the docs' was (docs/example-deal.key as its deal key)."""
+    (tmp_path / "runs").mkdir()
+    shutil.copy(Path(shared_copy()) / "docs" / "example-deal.key", tmp_path / "runs" / "deal.key")
     done = run_front_door(
         "cli",
         ["train", "examples/agents/liars_dice.py", "--output-dir", str(tmp_path / "runs")],
@@ -146,7 +151,7 @@ def test_the_liars_dice_loop_in_docs_is_what_the_commands_print(tmp_path):
         env=command_env(tmp_path),
     )
     assert done.code == 0, done.stderr
-    (trained,) = (tmp_path / "runs").iterdir()
+    trained = only_run_dir(tmp_path / "runs")
     preset = run(tmp_path, "preset", config=PRESET)
     _, printed = ladder(tmp_path, preset, trained)
     docs = (Path(shared_copy()) / "docs" / "ladder.md").read_text()

@@ -8,6 +8,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from helpers import TEST_DEAL
 from openai_stub_server import StubServer
 from stub_http import stub_fixtures
 
@@ -144,7 +145,13 @@ def test_an_llm_agent_plays_over_http_and_replays_from_the_cache(stub, tmp_path)
     def run(mode):
         gateway = ProviderGateway(cache_dir=tmp_path / "cache", cache_mode=mode, project_root=ROOT)
         context = AgentContext(
-            run_seed=0, condition="http", replicate=0, side="a", project_root=ROOT, gateway=gateway
+            deal=TEST_DEAL,
+            run_seed=0,
+            condition="http",
+            replicate=0,
+            side="a",
+            project_root=ROOT,
+            gateway=gateway,
         )
         llm = make_agent(spec, game=game, horizon=FixedHorizon(2), context=context)
         result = play_match_sync(

@@ -292,7 +292,9 @@ def test_adding_a_condition_changes_no_other_condition(crn_run, tmp_path):
         .read_text()
         .split("  - name: gtft_vs_alld_again")[0],
     )
-    outcome = run_experiment_file(alone, [], output_dir=tmp_path / "runs", run_id="alone")
+    # dealt with the grid run's key (another runs folder has a key of its own)
+    pinned = [f"run.deal_key_file={crn_run / 'deal.key'}"]
+    outcome = run_experiment_file(alone, pinned, output_dir=tmp_path / "runs", run_id="alone")
     assert outcome.status == "complete", outcome.error
 
     def key(row):

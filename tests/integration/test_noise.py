@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
@@ -20,9 +21,13 @@ LLM = "{ref: agent/llm_default.yaml, overrides: {persona: none, provider: {mock:
 
 
 def run(tmp_path: Path, name: str, body: str) -> list[dict]:
+    """Run `body` in its own runs folder `name`, dealt with the fixed test key (the runs of a
+    test compare their flips: the same seed and key deal the same)."""
     (tmp_path / name).mkdir()
     path = tmp_path / name / "noise.yaml"  # one file name: one run id for one config
-    path.write_text(body.replace("OUT", str(tmp_path / name)))
+    key = tmp_path / name / "deal.key"
+    key.write_text(TEST_DEAL.secret.hex() + "\n")
+    path.write_text(body.replace("OUT", str(tmp_path / name)).replace("KEY", str(key)))
     outcome = run_experiment(load(path, project_root=ROOT))
     assert outcome.status == "complete"
     lines = (outcome.run_dir / "rounds.jsonl").read_bytes().splitlines()
@@ -35,7 +40,7 @@ def experiment(noise_line: str, *, rounds: int = 70, replicates: int = 5) -> str
     # than with 200 rounds: exactly (binomial) 8.7e-5 at noise 0.05 and 6.4e-5 at 0.2, against
     # 9.8e-5 and 6.6e-5 with 2,000 trembles.
     return f"""
-run: {{seed: 4, replicates: {replicates}, output_dir: OUT}}
+run: {{seed: 4, replicates: {replicates}, output_dir: OUT, deal_key_file: KEY}}
 game: {{id: pd{noise_line}}}
 horizon: {{type: fixed, rounds: {rounds}}}
 conditions:

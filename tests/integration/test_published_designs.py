@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.analysis.identification.fingerprints import memory_one_fingerprint
 from pdbench.analysis.identification.moves import MatchBatch
@@ -151,14 +152,18 @@ def test_payne_scripted_fingerprint_is_recovered_from_the_stored_rounds(tmp_path
 
 
 def test_option_order_is_shuffled_per_round_recorded_and_seeded(tmp_path):
+    # three runs of one workspace (one deal key): the seed decides, the run id does not
     first = run_experiment(
-        only(loaded("akata2025_pd.yaml", tmp_path / "1", replicates=4), "vs_tft")
+        only(loaded("akata2025_pd.yaml", tmp_path, "run.run_id=one", replicates=4), "vs_tft")
     )
     again = run_experiment(
-        only(loaded("akata2025_pd.yaml", tmp_path / "2", replicates=4), "vs_tft")
+        only(loaded("akata2025_pd.yaml", tmp_path, "run.run_id=two", replicates=4), "vs_tft")
     )
     other = run_experiment(
-        only(loaded("akata2025_pd.yaml", tmp_path / "3", "run.seed=7", replicates=4), "vs_tft")
+        only(
+            loaded("akata2025_pd.yaml", tmp_path, "run.run_id=three", "run.seed=7", replicates=4),
+            "vs_tft",
+        )
     )
     records = rounds_of(first.run_dir)
     orders = [r["agent_a_option_order"] for r in records]
@@ -206,4 +211,4 @@ def test_a_hidden_cap_and_disclosed_ending_probability(tmp_path):
         assert condition.horizon.type == "geometric" and condition.horizon.max_rounds == 30
         assert condition.factors["stop_prob"] == str(condition.horizon.stop_prob)
     assert sorted({c.horizon.stop_prob for c in experiment.spec.conditions}) == [0.1, 0.25, 0.75]
-    assert max(m.n_rounds for m in plan_matches(experiment.spec)) <= 30
+    assert max(m.n_rounds for m in plan_matches(experiment.spec, TEST_DEAL)) <= 30

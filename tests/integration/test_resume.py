@@ -19,9 +19,11 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL
 from in_process import run_front_door
 from killed_runs import KilledRun, complete_lines
 
+from pdbench.runners.deal import planned_deal
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import load
@@ -51,8 +53,7 @@ def test_a_killed_run_resumes_to_the_same_artifacts_as_an_uninterrupted_one(
     tmp_path, out_dir, monkeypatch
 ):
     loaded_ref = load(RESUME, [f"run.output_dir={out_dir}"], run_id="ref", project_root=ROOT)
-    plan = plan_matches(loaded_ref.spec)
-    planned = len(plan)
+    planned = len(plan_matches(loaded_ref.spec, TEST_DEAL))  # how many: the same in any deal
 
     # The uninterrupted reference, in this process with its own cache, while the CLI run works.
     monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache_ref"))
@@ -113,6 +114,8 @@ def test_a_killed_run_resumes_to_the_same_artifacts_as_an_uninterrupted_one(
     duplicated = [k for k, n in keys.items() if n > 1]
     assert not duplicated, f"rounds stored twice: {duplicated[:5]}"
     lengths = Counter((r["condition"], r["replicate"]) for r in rounds)
+    plan = plan_matches(loaded_ref.spec, planned_deal(loaded_ref)[0])  # the workspace's key
+    assert (out_dir / "r" / "deal.key").read_bytes() == (out_dir / "ref" / "deal.key").read_bytes()
     for match in plan:
         assert lengths[match.key] == match.n_rounds, (match.key, lengths[match.key], match.n_rounds)
         indices = sorted(i for (c, rep, i) in keys if (c, rep) == match.key)

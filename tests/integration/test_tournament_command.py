@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import only_run_dir
 from in_process import Ran, run_front_door
 from project_copy import shared_copy
 
@@ -120,7 +121,7 @@ def test_a_tournament_with_a_mock_llm_runs_its_dynamics_without_provider_calls(t
         module=True,
     )
     assert done.code == 0, done.stderr
-    (run_dir,) = output.iterdir()
+    run_dir = only_run_dir(output)
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
     assert manifest["conditions"][:3] == ["tft_vs_tft", "tft_vs_alld", "tft_vs_llm_default"]
     assert manifest["factors"]["alld_vs_llm_default"] == {

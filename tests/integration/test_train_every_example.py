@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
 
@@ -62,7 +63,7 @@ def test_training_an_example_shows_its_prints_and_ends_with_its_result(tmp_path,
     assert seen and answered and printed
     for i in seen:
         assert json.loads(lines[i].removeprefix("  saw:      "))["game"] == game
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    run_dir = only_run_dir(tmp_path / "runs")
     (log,) = (run_dir / "agent_logs").iterdir()
     for i in printed:  # each print is the agent's own, as its log keeps it
         assert lines[i].removeprefix("  printed:  ") in log.read_text()

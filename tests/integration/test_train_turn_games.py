@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import orjson
+from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
 
@@ -25,7 +26,7 @@ def train(tmp: Path, *args: str):
 
 
 def only_run(tmp: Path) -> Path:
-    (run_dir,) = (tmp / "runs").iterdir()
+    run_dir = only_run_dir(tmp / "runs")
     return run_dir
 
 

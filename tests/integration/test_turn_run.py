@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from helpers import TEST_DEAL, only_run_dir
 from in_process import run_front_door
 from killed_runs import KilledRun
 from project_copy import copy_project
@@ -58,7 +59,7 @@ def test_the_issues_liars_dice_grid_runs_and_aggregates_the_metrics(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "win A/B" in done.stdout, done.stdout
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    run_dir = only_run_dir(tmp_path / "runs")
     table = pd.read_parquet(run_dir / "aggregates.parquet")
     conditions = table[table["level"] == "condition"].set_index("condition")
     assert sorted(conditions.index) == ["agent_b=liars_probability", "agent_b=liars_random"]
@@ -84,7 +85,7 @@ def test_a_killed_liars_dice_run_resumes_to_the_same_turns(tmp_path):
     reference_loaded = load(
         EXPERIMENT, [f"run.output_dir={out_dir}"], run_id="ref", project_root=ROOT
     )
-    planned = len(plan_matches(reference_loaded.spec))
+    planned = len(plan_matches(reference_loaded.spec, TEST_DEAL))
     reference: dict = {}
     worker = threading.Thread(target=lambda: reference.update(out=run_experiment(reference_loaded)))
     worker.start()

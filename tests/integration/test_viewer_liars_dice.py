@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import only_run_dir
 from project_copy import copy_project
 from streamlit.testing.v1 import AppTest
 
@@ -27,7 +28,7 @@ def test_a_liars_dice_run_opens_on_its_transcript(tmp_path, monkeypatch):
         cwd=project, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    (run_dir,) = (tmp_path / "runs").iterdir()
+    run_dir = only_run_dir(tmp_path / "runs")
     monkeypatch.setenv(RUN_DIR_ENV, str(run_dir))
     app = AppTest.from_file(str(APP), default_timeout=90)
     app.run()

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.agents.arena import (
     AgentLog,
@@ -124,7 +125,13 @@ def test_timeout_action_must_be_a_label():
 
 def context_in(run_dir: Path) -> AgentContext:
     return AgentContext(
-        run_seed=0, condition="c", replicate=0, side="a", project_root=ROOT, run_dir=run_dir
+        deal=TEST_DEAL,
+        run_seed=0,
+        condition="c",
+        replicate=0,
+        side="a",
+        project_root=ROOT,
+        run_dir=run_dir,
     )
 
 
@@ -271,6 +278,7 @@ def test_opponent_action_is_recovered_from_payoffs(game):
 
 def test_log_path_scheme(tmp_path):
     context = AgentContext(
+        deal=TEST_DEAL,
         run_seed=0,
         condition="tft/vs alld",
         replicate=2,
@@ -345,6 +353,24 @@ def test_bwrap_shows_the_runtime_the_agent_file_and_its_scratch_only(tmp_path):
     sources = {argv[i + 1] for i, flag in enumerate(argv) if flag in ("--bind", "--ro-bind")}
     assert str(tmp_path / "project") not in sources
     assert ("--dir", str(tmp_path / "project" / "agents")) in list(itertools.pairwise(argv))
+
+
+def test_a_deal_key_inside_a_shown_folder_is_covered_by_an_empty_file(tmp_path):
+    """A run's deal key (issue 40) under a folder the sandbox shows reads as /dev/null there,
+    mounted after that folder; one the sandbox does not show needs nothing."""
+    runtime = tmp_path / "opt"
+    shown_key, other_key = runtime / "deal.key", tmp_path / "runs" / "deal.key"
+    for key in (shown_key, other_key):
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_text("00" * 32 + "\n")
+    argv = bwrap_argv(
+        ["python"], read_only=[runtime], writable=None, hidden_files=[shown_key, other_key]
+    )
+    steps = [" ".join(argv[i : i + 3]) for i in range(len(argv))]
+    assert steps.index(f"--ro-bind {runtime} {runtime}") < steps.index(
+        f"--dev-bind /dev/null {shown_key}"
+    )
+    assert str(other_key) not in argv
 
 
 def test_a_project_inside_a_shown_folder_is_covered_before_the_agent_is_shown(tmp_path):

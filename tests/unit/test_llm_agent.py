@@ -5,6 +5,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.agents.base import Agent, AgentContext, Decision
 from pdbench.agents.kinds import make_agent
@@ -45,6 +46,7 @@ def llm_spec(strategy="reciprocate", invalid_rate=0.0, **spec):
 
 def agent(spec, game=PD, rounds=8, gateway=None, replicate=0):
     context = AgentContext(
+        deal=TEST_DEAL,
         run_seed=0,
         condition="test",
         replicate=replicate,

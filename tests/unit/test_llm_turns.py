@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.agents.base import AgentContext, TurnRequest
 from pdbench.agents.judged_prompts import render_prompt
@@ -38,7 +39,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def llm(gateway=None, strategy="reciprocate", invalid_rate=0.0, **spec):
     provider = ProviderSpec(mock=MockBehaviour(strategy=strategy, invalid_rate=invalid_rate))
     context = AgentContext(
-        run_seed=0, condition="c", replicate=0, side="a", project_root=ROOT, gateway=gateway
+        deal=TEST_DEAL,
+        run_seed=0,
+        condition="c",
+        replicate=0,
+        side="a",
+        project_root=ROOT,
+        gateway=gateway,
     )
     return make_agent(
         LLMAgentSpec(provider=provider, **spec),

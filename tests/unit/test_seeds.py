@@ -1,7 +1,9 @@
 """Seed derivation: a pure, stable function of (run seed, replicate, stream), the same in every
-condition (common random numbers)."""
+condition (common random numbers); a run's plan derives it keyed by its deal key (see also
+test_deal_key.py)."""
 
 import pytest
+from helpers import TEST_DEAL
 
 from pdbench.config.schema import (
     ConditionSpec,
@@ -84,7 +86,7 @@ def experiment(*conditions: ConditionSpec, seed: int = 11) -> ExperimentSpec:
 def plan_of(spec: ExperimentSpec, name: str) -> list[tuple]:
     return [
         (m.replicate, m.n_rounds, m.horizon_seed, m.seed_a, m.seed_b)
-        for m in plan_matches(spec)
+        for m in plan_matches(spec, TEST_DEAL)
         if m.condition.name == name
     ]
 
@@ -99,10 +101,10 @@ def test_adding_a_condition_does_not_change_another_conditions_plan():
 
 def test_plan_seeds_are_derived_from_where_they_are_used():
     spec = experiment(condition("main"))
-    for match in plan_matches(spec):
-        assert match.horizon_seed == derive_seed(11, match.replicate, HORIZON)
-        assert match.seed_a == derive_seed(11, match.replicate, agent_stream("a"))
-        assert match.seed_b == derive_seed(11, match.replicate, agent_stream("b"))
+    for match in plan_matches(spec, TEST_DEAL):
+        assert match.horizon_seed == TEST_DEAL.derive(11, match.replicate, HORIZON)
+        assert match.seed_a == TEST_DEAL.derive(11, match.replicate, agent_stream("a"))
+        assert match.seed_b == TEST_DEAL.derive(11, match.replicate, agent_stream("b"))
         expected_length = match.horizon.sample_length(make_rng(match.horizon_seed))
         assert match.n_rounds == expected_length
 
@@ -110,7 +112,7 @@ def test_plan_seeds_are_derived_from_where_they_are_used():
 def test_replicates_get_their_own_seeds_and_conditions_share_them():
     """Common random numbers: replicate r has the same streams in every condition."""
     spec = experiment(condition("one"), condition("two"))
-    plan = plan_matches(spec)
+    plan = plan_matches(spec, TEST_DEAL)
     by_condition = {
         name: [m.seeds for m in plan if m.condition.name == name] for name in ("one", "two")
     }
@@ -137,4 +139,4 @@ def test_fixed_horizon_plan_has_the_fixed_length():
             ),
         ),
     )
-    assert [m.n_rounds for m in plan_matches(spec)] == [7, 7]
+    assert [m.n_rounds for m in plan_matches(spec, TEST_DEAL)] == [7, 7]

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import play
+from helpers import TEST_DEAL, play
 
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.game import GAMES
@@ -92,7 +92,7 @@ def test_the_batch_form_plays_axelrods_moves():
         }
     )
     by_condition: dict[str, list] = {}
-    for planned in plan_matches(spec):
+    for planned in plan_matches(spec, TEST_DEAL):
         by_condition.setdefault(planned.condition.name, []).append(planned)
     wrong = []
     for match_id, match in zip(MATCH_IDS, REFERENCE["matches"], strict=True):

@@ -26,12 +26,14 @@ def bwrap_argv(
     read_only: Sequence[Path],
     writable: Path | None,
     hidden: Sequence[Path] = (),
+    hidden_files: Sequence[Path] = (),
     tmp_bytes: int | None = None,
     as_root: bool = False,
 ) -> list[str]:
     """bwrap's command line around `command`. Its root is an empty tmpfs (made read-only at the
     end) with only these paths in it; `hidden` folders are covered by an empty tmpfs when a shown
-    folder contains them (say, a runtime installed above the project)."""
+    folder contains them (say, a runtime installed above the project), and `hidden_files` (a
+    run's deal keys) by an empty file."""
     args = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--unshare-pid"]
     args += ["--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if as_root:
@@ -55,6 +57,11 @@ def bwrap_argv(
     for where in covered:
         if _within_any(where, shown):
             mounts.append((where, ["--tmpfs", where]))
+    for path in hidden_files:
+        where = os.path.normpath(os.path.abspath(path))
+        if os.path.isfile(where) and _within_any(where, shown) and not _within_any(where, covered):
+            # /dev/null, bound as a device (a plain bind mount is nodev: opening it would fail)
+            mounts.append((where, ["--dev-bind", os.devnull, where]))
     size = ["--size", str(tmp_bytes)] if tmp_bytes else []
     mounts.append(("/tmp", ["--perms", "1777", *size, "--tmpfs", "/tmp"]))
     if writable is not None:

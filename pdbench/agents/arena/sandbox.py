@@ -4,7 +4,8 @@ its scratch folder, environment and limits.
 In the sandbox (`bwrap.py`) an agent reaches its own file and the sibling modules it imports,
 the Python runtime, a private /tmp and its scratch folder (<run_dir>/agent_work/<match>/, its
 working directory and HOME, removed after the match), all else of the machine being absent: the
-project and its .env, the home folder, the runner's /proc, the network.
+project and its .env, the home folder, the run's deal keys (even inside a folder it is shown),
+the runner's /proc, the network.
 
 Without bubblewrap (`sandbox: off`, or `auto` where it cannot run, with one warning line per run)
 the worker is a plain subprocess with a minimal environment in its own session, working in the
@@ -130,6 +131,7 @@ class Containment:
             read_only=[*runtime_paths(), WORKER_SCRIPT, self.agent_path, *self.agent_files],
             writable=scratch,
             hidden=self.hidden,
+            hidden_files=self.context.secret_files if self.context else (),
             tmp_bytes=limits.get("memory_bytes"),
             as_root=os.geteuid() == 0,
         )

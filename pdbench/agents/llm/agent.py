@@ -24,7 +24,7 @@ from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.parse import ParsedAnswer, parse_answer
-from pdbench.core.rng import MOCK_PROVIDER, OPTION_ORDER, derive_seed, make_rng, side_stream
+from pdbench.core.rng import MOCK_PROVIDER, OPTION_ORDER, make_rng, side_stream
 from pdbench.core.transcript import Observation
 from pdbench.games.base import TurnGame
 from pdbench.providers.base import Completion, CompletionRequest
@@ -71,7 +71,7 @@ class LLMAgent(AgentBase):
         self.seed = self._request_seed()
         # The mock's behaviour decides its answers as a model's weights would: part of the key.
         self._provider_options: tuple[tuple[str, object], ...] = key_options(spec.provider)
-        self._order_seed = derive_seed(
+        self._order_seed = context.deal.derive(
             context.run_seed, context.replicate, side_stream(OPTION_ORDER, context.side)
         )
         self._order_rng = make_rng(self._order_seed)
@@ -97,7 +97,7 @@ class LLMAgent(AgentBase):
         if self.spec.seed is not None or not self.spec.provider.kind.seeded_per_match:
             return self.spec.seed
         ctx = self.context
-        return derive_seed(ctx.run_seed, ctx.replicate, side_stream(MOCK_PROVIDER, ctx.side))
+        return ctx.deal.derive(ctx.run_seed, ctx.replicate, side_stream(MOCK_PROVIDER, ctx.side))
 
     def reset(self, seed: int | None = None) -> None:
         """Every round is built from the observation alone; only the option order's stream
