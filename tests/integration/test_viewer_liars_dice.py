@@ -32,7 +32,7 @@ def test_a_liars_dice_run_opens_on_its_transcript(tmp_path, monkeypatch):
     app = AppTest.from_file(str(APP), default_timeout=90)
     app.run()
     assert not app.exception, [e.value for e in app.exception]
-    assert [t.label for t in app.tabs] == ["Transcript", "Run facts"]
+    assert [t.label for t in app.tabs] == ["Transcript", "Metrics", "Run facts"]
     rounds = [m.value for m in app.markdown if m.value.startswith("##### Round")]
     showdowns = [m.value for m in app.markdown if m.value.startswith("Showdown")]
     # 2 dice each: the match ends after 2 to 3 showdowns, each closing a round
