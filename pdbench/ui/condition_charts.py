@@ -12,6 +12,8 @@ import pandas as pd
 from pdbench.ui.charts import A_COLOR, B_COLOR, BOTH_COLOR, last_round
 from pdbench.ui.condition_frames import CI_SERIES
 
+LONG_LABEL = 40  # characters: a longer condition label is written one comma-separated part a line
+
 
 def ci_chart(
     ci: pd.DataFrame,
@@ -30,7 +32,17 @@ def ci_chart(
     points = points[points["series"].isin(series)]
     colors = dict(zip(CI_SERIES.values(), [BOTH_COLOR, A_COLOR, B_COLOR], strict=True))
     series_scale = alt.Scale(domain=series, range=[colors[name] for name in series])
-    y = alt.Y("condition:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    # a long condition name (a Hydra run's override list) is written one override a line, not
+    # cut at the label's limit; a short one (a grid's "persona=x, agent_b=y") stays one line
+    y = alt.Y(
+        "condition:N",
+        sort=order,
+        title=None,
+        axis=alt.Axis(
+            labelLimit=320,
+            labelExpr=f"length(datum.label) > {LONG_LABEL} ? split(datum.label, ',') : datum.label",
+        ),
+    )
     y_offset = alt.YOffset("series:N", sort=series, scale=alt.Scale(paddingOuter=0.3))
     x_scale = alt.Scale(domain=list(domain), clamp=True) if domain else alt.Scale(zero=True)
     color = alt.Color("series:N", scale=series_scale, legend=alt.Legend(title=None, orient="top"))
@@ -68,7 +80,9 @@ def ci_chart(
         )
     )
     # Streamlit fits the whole chart (legend and axis included, ~100 px) into this height
-    height = 110 + (26 * len(series) + 14) * len(order)
+    lines = max((name.count(",") + 1 for name in order if len(name) > LONG_LABEL), default=1)
+    row = max(26 * len(series) + 14, 14 * lines + 10)  # the series, or the label's lines
+    height = 110 + row * len(order)
     # The means layer comes first so that the legend shows filled dots.
     return alt.layer(means, bars, replicates).properties(height=height)
 

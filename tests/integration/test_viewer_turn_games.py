@@ -67,7 +67,14 @@ def test_each_game_shows_its_measures_with_intervals_and_its_own_facts(kind, run
 
 def test_liars_dice_shows_every_round_and_its_aborted_match(runs, monkeypatch):
     at = opened("liars_dice", runs, monkeypatch)
-    assert "##### Round 1" in shown_text(at) and "Showdown:" in shown_text(at)
+    rounds = [m.value for m in at.markdown if m.value.startswith("##### Round")]
+    showdowns = [m.value for m in at.markdown if m.value.startswith("Showdown")]
+    # 2 dice each: a finished match ends after 2 to 3 showdowns, each closing a round
+    assert rounds[0] == "##### Round 1" and 2 <= len(showdowns) == len(rounds) <= 3
+    assert all("lost a die" in s for s in showdowns)
+    first = at.dataframe[0].value
+    assert list(first.columns) == ["turn", "player", "move", "P(bid)"]
+    assert first["player"].iloc[0].startswith("A · ")
     condition = at.selectbox(key="condition").value
     box = at.selectbox(key=f"replicate::{condition}")
     aborted = [r for r in box.options if "aborted" in r]

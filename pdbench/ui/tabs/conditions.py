@@ -86,7 +86,9 @@ def _table(
     # Without factors the condition's name says it all (its matchup is one pick away in
     # "Metrics in the table"): a 1440 px window then holds the default columns without scrolling.
     names = varying or ["condition"]
-    st.dataframe(
+    # The one table of the viewer that may scroll sideways: it holds every metric chosen above,
+    # beside the pinned condition (a 1024 px window shows the first few).
+    st.container(key="scrolling_comparison_table").dataframe(
         condition_frames.comparison_text(table),
         hide_index=True,
         width="stretch",

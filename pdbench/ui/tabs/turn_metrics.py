@@ -125,5 +125,7 @@ def _all_conditions(
         height=table_height(len(rows)),
         key="turn_measure_table",
         column_order=["condition", "A", "A 95% CI", "B", "B 95% CI", "matches"],
+        # a long override list is cut here (whole in the chart and the sidebar, and on hover)
+        column_config={"condition": st.column_config.TextColumn("condition", width="medium")},
     )
     st.caption(f"{measure.label}: {measure.help} Dots: the condition mean; bars: its 95% CI.")
