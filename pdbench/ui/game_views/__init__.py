@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-# game id -> the module of its page (tests/unit/test_game_views.py: every turn game has one)
+# game id -> the module of its page (tests/unit/test_judged_transcripts.py: every turn game has one)
 GAME_VIEWS: dict[str, str] = {
     "liars_dice": "pdbench.ui.game_views.liars_dice",
     "passcode": "pdbench.ui.game_views.passcode",
