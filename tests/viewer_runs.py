@@ -3,7 +3,8 @@
 `make_viewer_runs(tmp)` runs, in a copy of the committed project, on the mock model (and one
 HTTP stub that fails): an all-aborted run (as docs/real-models.md's local-model example makes),
 partial aborts, a sweep with an empty condition beside a finished one, an unfinished run (transport
-failures), an interrupted run (SIGINT mid-run), a noisy run and a negotiated split-or-steal run.
+failures), an interrupted run (SIGINT mid-run), a noisy run and a negotiated split-or-steal run
+(`STATUS_KINDS`); and a tiny run of each turn game (`GAME_KINDS`).
 `expected_tally(run_dir)` counts what happened from the stored files alone, independently of
 the viewer's code, for the page's summary to be checked against.
 
@@ -32,7 +33,22 @@ from project_copy import copy_project
 from session_once import made_once
 from stub_http import LocalStubServer, StubHandler
 
-KINDS = ("aborted", "partial", "empty", "unfinished", "interrupted", "noisy", "negotiated")
+# every status and shape of a 2x2 run
+STATUS_KINDS = ("aborted", "partial", "empty", "unfinished", "interrupted", "noisy", "negotiated")
+# a run of each turn game, tiny (house players, the mock as LLM player, Keeper or judge): Liar's
+# Dice with a match aborted by its LLM player, Passcode over two words with an audited LLM
+# Keeper, Nuclear War with an LLM judge and the sides swapped, NIL Recruitment with a panel of
+# three judges beside a single one, sides swapped
+GAME_KINDS = ("liars_dice", "passcode", "nuclear_war", "nil_recruitment")
+KINDS = STATUS_KINDS + GAME_KINDS
+PANEL_EXPERIMENT = """\
+run: {seed: 2, replicates: 2}
+game: {id: nil_recruitment, options: {rounds: 1, swap_sides: true}}
+conditions:
+  - {name: panel, agent_a: debate_fixed, agent_b: debate_priorities,
+     judge: [priorities, first_speaker, llm]}
+  - {name: alone, agent_a: debate_priorities, agent_b: debate_fixed}
+"""
 
 
 class FailingHandler(StubHandler):
@@ -97,6 +113,32 @@ def make_viewer_runs(tmp: Path) -> dict[str, Path]:
                 "horizon.rounds=5",
                 "run.replicates=2",
             ],
+            "liars_dice": [
+                "game=liars_dice",
+                "game.options.dice_per_player=2",
+                "agent_a=llm_default",
+                "agent_a.on_invalid=abort",
+                "provider.mock.invalid_rate=0.5",  # one of the three matches aborts
+                "agent_b=liars_probability",
+                "run.replicates=3",
+            ],
+            "passcode": [
+                "game=passcode",
+                "game.options.words_per_match=2",
+                "agent_a=passcode_halving",
+                "agent_b=passcode_lengths",
+                "keeper=llm",
+                "keeper_audit=truthful",
+                "run.replicates=2",
+            ],
+            "nuclear_war": [
+                "game=nuclear_war",
+                "game.options.swap_sides=true",
+                "agent_a=debate_fixed",
+                "agent_b=debate_priorities",
+                "judge=llm",
+                "run.replicates=2",
+            ],
         }
         for kind, overrides in single.items():
             # a run whose every match aborted ends `aborted`, exit 6 (issue 26); at 0.75 invalid
@@ -123,6 +165,16 @@ def make_viewer_runs(tmp: Path) -> dict[str, Path]:
             ),
             ok=(6,),  # one condition has no finished match: the sweep ends `aborted`
         )
+        # a panel is an experiment file's (the Hydra door offers none): `pdbench run FILE`
+        panel = tmp / "panel.yaml"
+        panel.write_text(PANEL_EXPERIMENT)
+        done = run_front_door(
+            "cli",
+            ["run", str(panel), "--run-id", "nil_recruitment", "-q",
+             f"run.output_dir={runs}", f"run.cache.dir={tmp / 'cache' / 'nil_recruitment'}"],
+            cwd=project, env=_env(), wall_limit_s=300,
+        )  # fmt: skip
+        assert done.code == 0, done.stderr[-3000:]
         with LocalStubServer(FailingHandler) as server:
             _run(
                 project,
@@ -207,6 +259,8 @@ def expected_tally(run_dir: Path) -> dict[str, int]:
     aborted = {(m["condition"], m["replicate"]) for m in ledger if m["error"]}
     stored = finished | aborted
     kept = [r for r in rounds if (r["condition"], r["replicate"]) in stored]
+    if any(r.get("family") == "turn" for r in kept):  # a turn game: the players' marks per turn
+        kept = [_as_round(r) for r in kept]
     invalid = sum(r.get(f"agent_{s}_invalid_outputs") or 0 for r in kept for s in "ab")
     invalid += sum(
         1 for m in ledger for a in m.get("aborted_round_attempts") or () if not a["valid"]
@@ -219,6 +273,22 @@ def expected_tally(run_dir: Path) -> dict[str, int]:
         "fallbacks": sum(bool(r.get(f"agent_{s}_fallback")) for r in kept for s in "ab"),
         "timeouts": sum(bool(r.get(f"agent_{s}_timeout")) for r in kept for s in "ab"),
         "errors": sum(r.get(f"agent_{s}_error") is not None for r in kept for s in "ab"),
+    }
+
+
+def _as_round(turn: dict) -> dict:
+    """A turn line's players' marks under the 2x2 round's names (a third party's are not the
+    players': the tally counts the two players)."""
+    marks = turn.get("decisions") or {}
+    return {
+        f"agent_{seat}_{key}": value
+        for seat in "ab"
+        for key, value in (
+            ("invalid_outputs", int((marks.get(seat) or {}).get("invalid_outputs") or 0)),
+            ("fallback", bool((marks.get(seat) or {}).get("fallback"))),
+            ("timeout", bool((marks.get(seat) or {}).get("timeout"))),
+            ("error", (marks.get(seat) or {}).get("error")),
+        )
     }
 
 

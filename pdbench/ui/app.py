@@ -8,11 +8,15 @@ complete; four tabs (pdbench.ui.tabs) show it:
 - Conditions: every condition side by side, cooperation with CI error bars, cooperation over time;
 - Round inspector: the prompts and raw answers of every attempt in one round, with invalid
   answers, fallbacks, timeouts and errors marked;
-- Run facts: status, calls and cost, seeds, git commit and the config snapshot from the manifest;
+- Run facts: status, calls and cost, the command, seeds, git commit and the config snapshot from
+  the manifest;
 - Analysis: fingerprints, strategy estimates, profiles and comparisons from analysis.parquet
   (`pdbench analyze`), or a note saying how to make it;
 - Tournament (only when tournament.parquet exists, `pdbench tournament`): payoff-matrix heatmap,
   ranking, population shares over generations.
+
+A turn game's run (one line per turn) has its own tabs instead: the game's transcript, its
+measures per condition and Run facts (pdbench.ui.turn_view).
 
 Opened on a folder holding a ladder.parquet (`pdbench ladder`), it shows the Ladder page instead
 (pdbench.ui.tabs.ladder).
@@ -28,6 +32,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
+from pdbench.analysis.metrics.turn_aggregates import is_turn_run as plays_turn_game
 from pdbench.analysis.per_run.aggregates import Aggregates
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
@@ -83,7 +88,7 @@ def main() -> None:
     aggregates = run.aggregates
     if aggregates.conditions.empty:
         st.warning("No match of this run has finished yet: there is nothing to show.")
-        run_facts.render(run.manifest, run.ledger)
+        run_facts.render(run.manifest, run.ledger, turn_game=plays_turn_game(run.manifest))
         st.stop()
 
     if is_turn_run(run):  # one line per turn: the game's own transcript (ui/turn_view.py)
@@ -125,7 +130,7 @@ def main() -> None:
     with inspector_tab:
         inspector.render(condition, replicate, rounds, names, run.manifest, config)
     with facts_tab:
-        run_facts.render(run.manifest, run.ledger)
+        run_facts.render(run.manifest, run.ledger, condition=condition)
     with analysis_tab:
         analysis.render(run, condition)
     if tournament_table is not None:

@@ -11,8 +11,6 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from pdbench.ui.condition_frames import CI_SERIES
-
 C_COLOR = "#0072B2"  # cooperate: blue
 D_COLOR = "#D55E00"  # defect: vermilion
 A_COLOR = "#332288"  # agent A: indigo
@@ -140,91 +138,6 @@ def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
             tooltip=["series:N", "round:Q", alt.Tooltip("cumulative payoff:Q", format=".1f")],
         )
         .properties(height=340)
-    )
-
-
-def ci_chart(
-    ci: pd.DataFrame, points: pd.DataFrame, order: list[str], series: list[str] | None = None
-) -> alt.LayerChart | alt.FacetChart:
-    """Per condition (one row each, in `order`), the mean cooperation rate of each of `series`
-    (default: both agents, A and B) with its 95% CI bar, and every replicate as a faint dot.
-    The chart grows with the number of conditions and series, so 30+ rows stay legible."""
-    series = series or list(CI_SERIES.values())
-    ci = ci[ci["series"].isin(series)]
-    points = points[points["series"].isin(series)]
-    colors = dict(zip(CI_SERIES.values(), [BOTH_COLOR, A_COLOR, B_COLOR], strict=True))
-    series_scale = alt.Scale(domain=series, range=[colors[name] for name in series])
-    y = alt.Y("condition:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
-    y_offset = alt.YOffset("series:N", sort=series, scale=alt.Scale(paddingOuter=0.3))
-    x_scale = alt.Scale(domain=[0, 1], clamp=True)
-    color = alt.Color("series:N", scale=series_scale, legend=alt.Legend(title=None, orient="top"))
-    tooltip = [
-        "condition:N",
-        "series:N",
-        alt.Tooltip("mean:Q", format=".3f"),
-        alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
-        alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"),
-        "n:Q",
-    ]
-    base = alt.Chart(ci).encode(y=y, yOffset=y_offset, color=color)
-    bars = base.mark_rule(strokeWidth=2.5).encode(
-        x=alt.X("ci_low:Q", scale=x_scale, title="Cooperation rate"),
-        x2="ci_high:Q",
-        tooltip=tooltip,
-    )
-    means = base.mark_point(filled=True, size=80, opacity=1).encode(
-        x=alt.X("mean:Q", scale=x_scale), tooltip=tooltip
-    )
-    replicates = (
-        alt.Chart(points)
-        .mark_point(size=28, opacity=0.35, filled=False)
-        .encode(
-            x=alt.X("value:Q", scale=x_scale),
-            y=y,
-            yOffset=y_offset,
-            color=alt.Color("series:N", scale=series_scale, legend=None),
-            tooltip=[
-                "condition:N",
-                "series:N",
-                "replicate:Q",
-                alt.Tooltip("value:Q", format=".3f"),
-            ],
-        )
-    )
-    height = max(160, (22 * len(series) + 10) * len(order) + 40)
-    # The means layer comes first so that the legend shows filled dots.
-    return alt.layer(means, bars, replicates).properties(height=height)
-
-
-def over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt.Chart:
-    """One line per condition: the mean share of C per round; `selected` is drawn strongest."""
-    return (
-        alt.Chart(frame)
-        .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(size=14))
-        .encode(
-            x=alt.X(
-                "round:Q",
-                title="Round",
-                scale=alt.Scale(domain=[1, max(2, last_round(frame, 2))], nice=False),
-            ),
-            y=alt.Y("cooperation:Q", title="Share of C", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color(
-                "condition:N",
-                sort=order,
-                scale=alt.Scale(scheme="tableau10"),
-                # one column: two of a sweep's long labels side by side overflow half a 1440 px
-                # window and were cut at its edge
-                legend=alt.Legend(title=None, orient="top", labelLimit=400, columns=1),
-            ),
-            opacity=alt.condition(alt.datum.condition == selected, alt.value(1.0), alt.value(0.55)),
-            tooltip=[
-                "condition:N",
-                "round:Q",
-                alt.Tooltip("cooperation:Q", format=".3f"),
-                alt.Tooltip("replicates:Q", title="replicates reaching the round"),
-            ],
-        )
-        .properties(height=max(160, 75 * len(order) + 40))
     )
 
 

@@ -102,6 +102,17 @@ def condition_summary(metric: MetricColumn, condition: pd.Series) -> tuple[str, 
     return f"mean {mean_text}", ci_text, count_text
 
 
+# Characters Streamlit's markdown would read as markup (or LaTeX, "$"), as HTML entities ("."
+# and "-" are left: a list marker at a line's start changes the look, never the words).
+_MARKUP = {c: f"&#{ord(c)};" for c in "\\`*_[]#|~$<>&"}
+
+
+def literal(text: object) -> str:
+    """`text` as st.markdown shows it verbatim: what a model or player wrote is never read as
+    markdown, HTML or LaTeX (a "*" stays a star, "$5" stays five dollars)."""
+    return "".join(_MARKUP.get(c, c) for c in str(text)).replace("\n", "  \n")
+
+
 def table_height(rows: int, limit: int = 30) -> int:
     """Pixels that show `rows` rows of an st.dataframe (up to `limit`) without scrolling."""
     return 35 * (min(rows, limit) + 1) + 3

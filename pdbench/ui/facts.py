@@ -6,6 +6,7 @@ Streamlit, no pandas here.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -96,15 +97,31 @@ def cost_text(counts: Any) -> str:
     return f"${counts.cost_usd:.4f}"
 
 
-def run_facts(manifest: RunManifest) -> dict[str, Any]:
-    """The run's identity and settings, for the Run facts table."""
-    return {
+def run_command(manifest: RunManifest) -> tuple[str | None, str | None]:
+    """The command the run was made with, and a note when it is rebuilt rather than stored: a
+    run through `python -m pdbench` may store only its overrides (then the command is rebuilt
+    from them; Hydra's own `hydra.*` settings are not among them)."""
+    if manifest.pdbench_command:
+        return manifest.pdbench_command, None
+    overrides = manifest.hydra_overrides or manifest.overrides
+    if overrides:
+        return (
+            "python -m pdbench " + shlex.join(overrides),
+            "rebuilt from the overrides the manifest stores (Hydra's own hydra.* settings are "
+            "not stored)",
+        )
+    return None, "the manifest stores no command and no overrides"
+
+
+def run_facts(manifest: RunManifest, *, turn_game: bool = False) -> dict[str, Any]:
+    """The run's identity and settings, for the Run facts table. A turn game's run leaves out
+    the collapse settings: collapse is a 2x2 game's measure and means nothing there."""
+    facts = {
         "run id": manifest.run_id,
         "kind": "sweep" if manifest.kind == "sweep" else "experiment",
         "status": manifest.status,
         "started (UTC)": manifest.started_utc,
         "updated (UTC)": manifest.updated_utc,
-        "command": manifest.pdbench_command,
         "config": manifest.config_source,
         "config hash": manifest.config_hash,
         "run seed": manifest.run_seed,
@@ -115,6 +132,9 @@ def run_facts(manifest: RunManifest) -> dict[str, Any]:
         "python": manifest.python_version,
         "platform": manifest.platform,
     }
+    if turn_game:
+        del facts["collapse k / threshold"]
+    return facts
 
 
 # --- the ledger ----------------------------------------------------------------------------------

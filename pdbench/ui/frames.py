@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from pdbench.analysis.metrics.catalog import SIDES
+from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui.display import (
     all_metrics,
@@ -220,20 +221,38 @@ def conversation_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
-def facts_frame(facts: Mapping[str, Any]) -> pd.DataFrame:
-    """A two-column table of facts; every value as text (so 64-bit seeds keep every digit)."""
-    return pd.DataFrame(
-        {"fact": list(facts), "value": ["" if v is None else str(v) for v in facts.values()]}
-    )
-
-
-def seeds_frame(manifest: RunManifest) -> pd.DataFrame:
-    """The seeds of every match, condition and replicate first, seeds as text."""
-    seeds = pd.DataFrame([s.model_dump() for s in manifest.seeds])
-    if seeds.empty:
-        return seeds
-    for column in ("horizon", "agent_a", "agent_b"):
-        if column in seeds:
-            seeds[column] = seeds[column].astype(str)  # 64-bit seeds: keep every digit
-    first = [c for c in ("condition", "replicate", "n_rounds") if c in seeds]
-    return seeds[first + [c for c in seeds.columns if c not in first]]
+def seeds_frame(
+    manifest: RunManifest,
+    ledger: Sequence[LedgerEntry],
+    condition: str,
+    *,
+    turn_game: bool = False,
+) -> pd.DataFrame:
+    """The seeds of one condition's matches, one row per (replicate, seed): `replicate`,
+    `played` (rounds, or a turn game's turns, from the ledger; "not finished" without a line),
+    `seed of` and `seed` (as text: 64-bit seeds keep every digit). Long, so it fits a narrow
+    window. A turn game's matches have no horizon (they end by their rules; the manifest's round
+    count is only the safety cap): their seeds are the agents' and the game's (its chance)."""
+    unit = "turns" if turn_game else "rounds"
+    entries = {entry.replicate: entry for entry in ledger if entry.condition == condition}
+    rows = []
+    for planned in manifest.seeds:
+        if planned.condition != condition:
+            continue
+        entry = entries.get(planned.replicate)
+        if entry is None:
+            played = "not finished"
+        elif turn_game:
+            played = f"{entry.n_rounds} {unit}" + (" (aborted)" if entry.error else "")
+        else:
+            played = f"{entry.n_rounds} of {entry.planned_rounds} {unit}"
+        seeds: dict[str, int | str] = {"agent A": planned.agent_a, "agent B": planned.agent_b}
+        if turn_game:
+            seeds["game"] = (entry.seeds.get("game") if entry else None) or "not stored"
+        else:
+            seeds = {"horizon": planned.horizon, **seeds}
+        rows += [
+            {"replicate": planned.replicate, "played": played, "seed of": name, "seed": str(seed)}
+            for name, seed in seeds.items()
+        ]
+    return pd.DataFrame(rows, columns=["replicate", "played", "seed of", "seed"])

@@ -1,6 +1,7 @@
 """The viewer in a real headless Chromium: `pdbench ui` serves a run, every tab renders (the
 Analysis tab from `pdbench analyze`'s file; the Tournament tab of a tournament run, opened by
-typing its run dir into the sidebar).
+typing its run dir into the sidebar); a run of every turn game and a ladder open on their own
+pages, and every page reads whole at 1440 and 1024 px (no card, table or label cut).
 
 Needs a system Chromium (CI: `apt-get install -y chromium`); the playwright package drives it
 through `executable_path`, so `playwright install` is never needed. Screenshots of every tab go
@@ -26,7 +27,7 @@ import pytest
 from in_process import run_front_door
 from persona_grid import shared_persona_grid
 from project_copy import copy_project
-from viewer_runs import expected_tally, shared_viewer_runs, tally_words
+from viewer_runs import GAME_KINDS, STATUS_KINDS, expected_tally, shared_viewer_runs, tally_words
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
@@ -46,6 +47,7 @@ EXCEPTION = '[data-testid="stException"]'
 TABLES = '[data-testid="stDataFrame"]'
 RUNNING = '[data-testid="stStatusWidget"]'
 WIDTH = 1500
+WINDOWS = (1440, 1024)  # the widths every page is read at (issue 41)
 
 pytestmark = [
     pytest.mark.browser,
@@ -250,11 +252,11 @@ def still(page, frames: int = 8) -> None:
     page.evaluate("() => { window.__pdbenchLayout = undefined; }")
 
 
-def screenshot(page, name: str) -> Path:
+def screenshot(page, name: str, width: int = WIDTH) -> Path:
     """The whole page: Streamlit scrolls inside stMain, so grow the viewport to fit it first."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     height = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
-    size = {"width": WIDTH, "height": max(1000, height + 40)}
+    size = {"width": width, "height": max(1000, height + 40)}
     page.set_viewport_size(size)
     # charts re-lay out to the new size: wait until the window has it and the layout is still
     page.wait_for_function(
@@ -265,7 +267,7 @@ def screenshot(page, name: str) -> Path:
     still(page)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size({"width": WIDTH, "height": 1000})
+    page.set_viewport_size({"width": width, "height": 1000})
     return path
 
 
@@ -482,7 +484,8 @@ def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
     the summary above the tabs matches the counts in the stored files."""
     page.set_viewport_size({"width": 1440, "height": 1000})  # the issue's window width
     run_dir_input = page.locator('[data-testid="stSidebar"] input').first
-    for kind, run_dir in every_kind_of_run.items():
+    for kind in STATUS_KINDS:  # the turn games' runs: test_every_game_reads_whole_...
+        run_dir = every_kind_of_run[kind]
         run_dir_input.fill(str(run_dir))
         run_dir_input.press("Enter")
         page.wait_for_selector(f"text=Run {run_dir.name}", timeout=60_000)
@@ -520,3 +523,176 @@ def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
         screenshot(page, f"viewer-kind-{kind}")
         if tabs.count():
             tabs.first.click()
+
+
+# --- every game and the ladder, at 1440 and 1024 px (issue 41) ---------------------------------
+
+# What is cut on the visible page: an element of a card (label, value, interval) wider than its
+# box, a table scrolled sideways (the Conditions tab's comparison table may scroll: it holds every
+# chosen metric), text wider than its column, the page itself, a chart label Vega shortened.
+CUT = """() => {
+    const visible = el => el.offsetParent !== null;
+    const name = el => (el.innerText || el.textContent || '').trim().slice(0, 80);
+    const cut = [];
+    for (const card of document.querySelectorAll('[data-testid=stMetric]')) {
+        if (!visible(card)) continue;
+        for (const el of [card, ...card.querySelectorAll('*')])
+            if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
+                cut.push('card: ' + name(card)); break; }
+    }
+    for (const grid of document.querySelectorAll('[data-testid=stDataFrame]')) {
+        if (!visible(grid) || grid.closest('.st-key-scrolling_comparison_table')) continue;
+        const scroller = grid.querySelector('.dvn-scroller');
+        if (scroller && scroller.scrollWidth > scroller.clientWidth + 1)
+            cut.push('table: ' + Array.from(grid.querySelectorAll('[role=columnheader]'))
+                                      .map(c => c.textContent).join(' | '));
+    }
+    for (const text of document.querySelectorAll('[data-testid=stMarkdownContainer]'))
+        if (visible(text) && text.scrollWidth > text.clientWidth + 1) cut.push('text: ' + name(text));
+    const main = document.querySelector('[data-testid=stMain]');
+    if (main.scrollWidth > main.clientWidth + 1) cut.push('page');
+    for (const label of document.querySelectorAll('[data-testid=stVegaLiteChart] svg text'))
+        if (visible(label.closest('[data-testid=stVegaLiteChart]'))
+            && label.textContent.endsWith('…')) cut.push('chart label: ' + label.textContent);
+    return cut;
+}"""
+
+
+def first_table(page) -> list[str]:
+    """The header and body cells of the first visible table, scrolled into view (the grid
+    writes its accessible cells once it is on screen)."""
+    table = page.locator(f"{TABLES}:visible").first
+    table.scroll_into_view_if_needed(timeout=30_000)
+    table.locator("[role=columnheader]").first.wait_for(state="attached", timeout=60_000)
+    still(page)
+    return table.evaluate(
+        """grid => Array.from(grid.querySelectorAll('[role=columnheader], [role=gridcell]'))
+                   .map(cell => cell.textContent)"""
+    )
+
+
+def read_whole(page, name: str, charts: int = 0) -> None:
+    """The page as it is, at each of WINDOWS: charts drawn, nothing cut, a screenshot."""
+    for width in WINDOWS:
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.wait_for_function("(w) => window.innerWidth === w", arg=width, timeout=60_000)
+        settle(page, charts)
+        assert page.evaluate(CUT) == [], (name, width)
+        screenshot(page, f"viewer-{name}-{width}", width)
+        assert page.locator(EXCEPTION).count() == 0, (name, width)
+
+
+def open_run(page, run_dir: Path) -> None:
+    run_dir_input = page.locator('[data-testid="stSidebar"] input').first
+    run_dir_input.fill(str(run_dir))
+    run_dir_input.press("Enter")
+    page.wait_for_selector(f"text=Run {run_dir.name}", timeout=60_000)
+    page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
+
+
+def visible_text(page, *texts: str) -> None:
+    """Each text is on the page, visible (in the tab shown)."""
+    for text in texts:
+        assert page.get_by_text(text, exact=False).first.is_visible(), text
+
+
+# Per game: what its transcript shows (a placeholder would show none of it).
+TRANSCRIPTS = {
+    "liars_dice": ("Liar's Dice transcript", "Showdown:", "lost a die"),
+    "passcode": ("Passcode transcript", "Question:", "Keeper, to A only", "revealed the word"),
+    "nuclear_war": (
+        "Nuclear War transcript", "positions swapped", "debate_1", "(president, the judge)",
+        "The verdict followed the", "Decision:",
+    ),
+    "nil_recruitment": (
+        "NIL Recruitment transcript", "universities swapped", "persuasion_3",
+        "Every verdict of the panel", "Decision:",
+    ),
+}  # fmt: skip
+
+
+def test_every_game_reads_whole_on_each_tab_at_1440_and_1024(page, every_kind_of_run):
+    """A run of each turn game: its transcript's own content, its measures with intervals, its
+    facts; the summary counts what happened (an aborted Liar's Dice match included)."""
+    for kind in GAME_KINDS:
+        run_dir = every_kind_of_run[kind]
+        open_run(page, run_dir)
+        page.wait_for_selector(f"text={tally_words(expected_tally(run_dir))}", timeout=30_000)
+        # the tab bar of the run shown before goes once the new one is drawn: wait for it
+        page.wait_for_function(
+            """(names) => JSON.stringify(Array.from(
+                   document.querySelectorAll('[data-testid="stTab"]')).map(t => t.innerText))
+                   === JSON.stringify(names)""",
+            arg=["Transcript", "Metrics", "Run facts"],
+            timeout=60_000,
+        )
+        visible_text(page, *TRANSCRIPTS[kind])
+        read_whole(page, f"{kind}-transcript")
+        open_tab(page, "Metrics")
+        page.wait_for_selector('[data-testid="stMetric"]:visible:has-text("Win rate")')
+        win = page.evaluate(
+            """() => Array.from(document.querySelectorAll('[data-testid=stMetric]'))
+                   .filter(card => card.offsetParent !== null && card.querySelector(
+                       '[data-testid=stMetricLabel]').innerText.trim() === 'Win rate')
+                   .map(card => card.innerText)"""
+        )
+        assert len(win) == 2 and any("95% CI" in card for card in win), win  # A and B
+        read_whole(page, f"{kind}-metrics", charts=1)
+        (measure,) = drawn_marks(page)
+        assert measure["symbol"] >= 2 and measure["rule"] >= 1  # A and B: means and intervals
+        open_tab(page, "Run facts")
+        visible_text(page, "Seeds and calls of each match", "config hash")
+        seeds = " ".join(first_table(page))
+        assert "turns" in seeds and "2000" not in seeds and "game" in seeds
+        read_whole(page, f"{kind}-run-facts")
+        open_tab(page, "Transcript")
+
+
+@pytest.fixture(scope="module")
+def ladder_dir(project, every_kind_of_run, tmp_path_factory) -> Path:
+    """`pdbench ladder` over the turn games' shared runs (three games in one ladder)."""
+    out = tmp_path_factory.mktemp("ladder")
+    runs = [str(every_kind_of_run[kind]) for kind in ("liars_dice", "passcode", "nuclear_war")]
+    pdbench_in_process(project, "ladder", *runs, "--out", str(out), "--bootstrap", "20")
+    return out
+
+
+def test_the_ladder_names_its_game_and_reads_whole_at_1440_and_1024(page, ladder_dir):
+    run_dir_input = page.locator('[data-testid="stSidebar"] input').first
+    run_dir_input.fill(str(ladder_dir))
+    run_dir_input.press("Enter")
+    page.wait_for_selector("text=Ratings in liars_dice", timeout=60_000)
+    settle(page, charts=1)
+    (chart,) = page.locator(f"{CHARTS}:visible").all()
+    assert chart.bounding_box()["height"] >= 150  # the ratings chart was ~60 px tall
+    labels = page.evaluate(
+        """() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"] svg text'))
+               .map(t => t.textContent)"""
+    )
+    assert "liars_probability" in labels  # a whole name (CUT finds any Vega shortened)
+    ratings = first_table(page)
+    assert ratings[:6] == ["rank", "agent", "rating", "95% CI", "W/D/L", "matches"]
+    rating = ratings[ratings.index("1") + 2]
+    assert rating.isdigit(), rating  # whole Elo points, never 1749.9247
+    read_whole(page, "ladder", charts=1)
+
+
+def test_the_2x2_pages_read_whole_at_1440_and_1024(page, viewer_url, run_dir):
+    """The experiment's run: the Match tab's cards, the Conditions tab's charts (lines that sit
+    at the same share drawn apart), Run facts' tables, whole at both widths."""
+    open_run(page, run_dir)
+    open_tab(page, "Match")
+    read_whole(page, "match", charts=2)
+    open_tab(page, "Conditions")
+    read_whole(page, "conditions", charts=2)
+    paths = page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+                   '[data-testid="stVegaLiteChart"] svg g.mark-line path'))
+               .filter(p => p.closest('[data-testid="stVegaLiteChart"]').offsetParent !== null)
+               .map(p => p.getAttribute('d'))"""
+    )
+    assert len(set(paths)) == len(paths) == 4  # one line per condition, none hiding another
+    open_tab(page, "Run facts")
+    visible_text(page, "Seeds and calls of each match", "collapse k / threshold")
+    read_whole(page, "run-facts")
+    open_tab(page, "Match")

@@ -4,6 +4,8 @@ matches not counted, and writes nothing."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from streamlit.testing.v1 import AppTest
 from test_viewer_analysis_tabs import APP, listing
@@ -42,10 +44,16 @@ def test_the_ladder_page_shows_ratings_groups_and_what_was_not_counted(monkeypat
     app = AppTest.from_file(str(APP), default_timeout=90).run()
     assert not app.exception, [e.value for e in app.exception]
     assert app.title[0].value == "Ladder"
+    assert "Ratings in pd" in [h.value for h in app.subheader]  # the game is named
     frames = [frame.value for frame in app.dataframe]
     ratings = [f for f in frames if "rating" in f.columns]
     assert sorted(agent for f in ratings for agent in f["agent"]) == ["a1", "a2", "b1", "b2"]
     assert all(list(f["rank"]) == [1, 2] for f in ratings)  # one table per group
+    for f in ratings:  # whole Elo points, the interval beside them, never 1749.9247
+        assert str(f["rating"].dtype) == "Int64"
+        assert all(re.fullmatch(r"\d+–\d+", interval) for interval in f["95% CI"])
+    openskill = [f for f in frames if "OpenSkill mu" in f.columns]
+    assert all((f["OpenSkill mu"] == f["OpenSkill mu"].round(1)).all() for f in openskill)
     assert any("2 groups never compared" in w.value for w in app.warning)
     skipped = [f for f in frames if "note" in f.columns]
     assert list(skipped[0]["note"]) == ["aborted: the model never answered"]

@@ -86,7 +86,7 @@ def test_a_round_in_play_shows_no_dice_and_no_probability():
 
 def _render(turns: list[dict]) -> AppTest:
     def app(turns: list[dict]) -> None:
-        from pdbench.ui.tabs import liars_dice
+        from pdbench.ui.game_views import liars_dice
 
         liars_dice.render(
             turns,

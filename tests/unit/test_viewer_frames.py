@@ -9,10 +9,13 @@ from pathlib import Path
 import pandas as pd
 
 from pdbench.analysis.metrics.catalog import metric, scalar_columns
-from pdbench.storage.manifest import RunManifest
+from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.manifest import MatchSeeds, RunManifest
 from pdbench.ui.condition_frames import comparison_table
 from pdbench.ui.display import HEADLINE_METRICS, all_metrics, format_value
-from pdbench.ui.frames import action_text, timeline_frame
+from pdbench.ui.fact_table import facts_html
+from pdbench.ui.facts import run_command, run_facts
+from pdbench.ui.frames import action_text, seeds_frame, timeline_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = {"a": "A · TFT", "b": "B · ALLD"}
@@ -36,7 +39,8 @@ def rounds(actions_a: str, actions_b: str, **flags_of_round: dict) -> list[dict]
 
 def test_the_pure_modules_import_no_streamlit_or_altair():
     code = (
-        "import sys, pdbench.ui.frames, pdbench.ui.display, pdbench.ui.facts; "
+        "import sys, pdbench.ui.frames, pdbench.ui.display, pdbench.ui.facts, "
+        "pdbench.ui.fact_table, pdbench.ui.turn_metric_frames; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'streamlit', 'altair'}))"
     )
     done = subprocess.run(
@@ -227,3 +231,42 @@ def test_the_comparison_caption_names_the_interval_each_row_used():
     assert "zero variance" in comparison_frame(analysis)["note"].iloc[0]
     older = analysis.drop(columns=["interval", "note"])
     assert "percentile bootstrap (an older analysis)" in comparison_caption(older)
+
+
+def test_the_command_is_the_stored_one_or_rebuilt_from_the_overrides_and_says_so():
+    stored = RunManifest(run_id="r", pdbench_command="pdbench run conf/experiment.yaml")
+    assert run_command(stored) == ("pdbench run conf/experiment.yaml", None)
+    hydra = RunManifest(run_id="r", hydra_overrides=["game=passcode", "agent_a=x y"])
+    command, note = run_command(hydra)
+    assert command == "python -m pdbench game=passcode 'agent_a=x y'" and "rebuilt" in note
+    assert run_command(RunManifest(run_id="r")) == (
+        None,
+        "the manifest stores no command and no overrides",
+    )
+
+
+def test_the_facts_table_wraps_and_escapes_every_value():
+    shown = facts_html({"config hash": "a" * 64, "command": "<b>x</b>", "none": None})
+    assert "overflow-wrap:anywhere" in shown and "a" * 64 in shown
+    assert "&lt;b&gt;x&lt;/b&gt;" in shown and "<b>" not in shown
+
+
+def test_a_turn_games_seeds_are_the_turns_played_and_its_game_seed():
+    manifest = RunManifest(
+        run_id="r",
+        seeds=[
+            MatchSeeds(condition="c", replicate=0, n_rounds=2000, horizon=1, agent_a=2, agent_b=3)
+        ],
+    )
+    ledger = [LedgerEntry("c", 0, 13, 2000, {"agent_a": 2, "agent_b": 3, "game": 4}, None)]
+    seeds = seeds_frame(manifest, ledger, "c", turn_game=True)
+    assert list(seeds["played"]) == ["13 turns"] * 3 and list(seeds["seed of"]) == [
+        "agent A",
+        "agent B",
+        "game",
+    ]
+    assert list(seeds["seed"]) == ["2", "3", "4"]
+    assert "collapse k / threshold" not in run_facts(manifest, turn_game=True)
+    two_by_two = seeds_frame(manifest, [], "c")
+    assert list(two_by_two["seed of"]) == ["horizon", "agent A", "agent B"]
+    assert set(two_by_two["played"]) == {"not finished"}

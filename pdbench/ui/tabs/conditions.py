@@ -17,7 +17,7 @@ from pdbench.analysis.metrics.catalog import MetricColumn
 from pdbench.analysis.per_run.aggregates import Aggregates
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
-from pdbench.ui import charts, condition_frames, grid
+from pdbench.ui import charts, condition_charts, condition_frames, grid
 from pdbench.ui.condition_frames import COMPARED_METRICS, COOPERATION, PER_AGENT, ComparedMetric
 from pdbench.ui.display import all_metrics, table_height
 
@@ -86,7 +86,9 @@ def _table(
     # Without factors the condition's name says it all (its matchup is one pick away in
     # "Metrics in the table"): a 1440 px window then holds the default columns without scrolling.
     names = varying or ["condition"]
-    st.dataframe(
+    # The one table of the viewer that may scroll sideways: it holds every metric chosen above,
+    # beside the pinned condition (a 1024 px window shows the first few).
+    st.container(key="scrolling_comparison_table").dataframe(
         condition_frames.comparison_text(table),
         hide_index=True,
         width="stretch",
@@ -199,11 +201,12 @@ def _cooperation_charts(
         both = ci[ci["series"] == series[0]].sort_values("mean", ascending=False)
         order = list(both["condition"])
     points = condition_frames.replicate_points_frame(aggregates.replicates)
-    left, right = st.columns(2, gap="large")
-    with left:
+    # one above the other, each the tab's full width: side by side, a 1024 px window left each
+    # chart a strip too thin to read
+    with st.container():
         st.markdown("##### Cooperation rate, mean and 95% CI")
         st.altair_chart(
-            charts.ci_chart(
+            condition_charts.ci_chart(
                 _relabelled(ci, labels),
                 _relabelled(points, labels),
                 [labels[name] for name in order],
@@ -215,7 +218,7 @@ def _cooperation_charts(
             "Dots: the condition mean; bars: its 95% CI (Student t, none when n < 2); "
             "faint dots: the replicates."
         )
-    with right:
+    with st.container():
         st.markdown("##### Cooperation over time (condition means)")
         drawn = order
         if many:
@@ -229,7 +232,7 @@ def _cooperation_charts(
         over_time = condition_frames.over_time_frame(conditions)
         over_time = _relabelled(over_time[over_time["condition"].isin(drawn)], labels)
         st.altair_chart(
-            charts.over_time_chart(
+            condition_charts.over_time_chart(
                 over_time, [labels[name] for name in drawn], labels.get(selected, selected)
             ),
             width="stretch",
@@ -237,7 +240,8 @@ def _cooperation_charts(
         st.caption(
             "Share of C among both agents' actions in each round, averaged over the replicates "
             "that reached the round (hover for how many did). The condition chosen in the "
-            "sidebar is drawn strongest."
+            "sidebar is drawn strongest. Lines are drawn up to 0.03 apart (each its own dash and "
+            "marker) so that equal shares stay visible; hover for the exact value."
         )
 
 

@@ -1,8 +1,8 @@
 """The Ladder page: a ladder.parquet written by `pdbench ladder` (the viewer never computes it),
 shown when the viewer is opened on the folder holding it (`uv run pdbench ui data/ladders/<hash>`).
 
-Per game: the ratings with their bootstrap intervals (a chart and a table), OpenSkill beside
-them, wins/draws/losses; the groups of agents that never met; the matches that were not counted.
+Per game (named in the page's heading): the ratings with their bootstrap intervals (a chart and a
+table, ratings in whole Elo points), OpenSkill beside them, wins/draws/losses; the groups of agents that never met; the matches that were not counted.
 """
 
 from __future__ import annotations
@@ -12,37 +12,78 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.ladder.output import ratings
-
-TABLE_COLUMNS = {
-    "rank": "rank",
-    "agent": "agent",
-    "rating": "rating",
-    "ci_low": "CI low",
-    "ci_high": "CI high",
-    "openskill_mu": "OpenSkill mu",
-    "openskill_ordinal": "OpenSkill ordinal",
-    "wins": "wins",
-    "draws": "draws",
-    "losses": "losses",
-    "matches": "matches",
-    "runs": "runs",
-    "kind": "kind",
-}
+from pdbench.ui.display import is_missing
 
 
-def rating_chart(rows: pd.DataFrame) -> alt.LayerChart:
-    """Each agent's rating (point) and its interval (rule), best at the top."""
+def shown_ratings(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ratings as the page shows them, in two tables narrow enough for a 1024 px window:
+    rank, agent, rating, its 95% interval (whole Elo points: the bootstrap's spread is points,
+    not thousandths), wins/draws/losses and matches; then per agent OpenSkill (one decimal),
+    the runs it played in and its kind."""
+
+    def whole(value: object) -> str:
+        return "n/a" if is_missing(value) else f"{float(value):.0f}"  # type: ignore[arg-type]
+
+    ratings = pd.DataFrame(
+        {
+            "rank": rows["rank"],
+            "agent": rows["agent"],
+            "rating": rows["rating"].round(0).astype("Int64"),
+            "95% CI": [
+                f"{whole(low)}–{whole(high)}"
+                for low, high in zip(rows["ci_low"], rows["ci_high"], strict=True)
+            ],
+            "W/D/L": [
+                f"{w}/{d}/{lost}"
+                for w, d, lost in zip(rows["wins"], rows["draws"], rows["losses"], strict=True)
+            ],
+            "matches": rows["matches"],
+        }
+    )
+    openskill = pd.DataFrame(
+        {
+            "agent": rows["agent"],
+            "OpenSkill mu": rows["openskill_mu"].round(1),
+            "OpenSkill ordinal": rows["openskill_ordinal"].round(1),
+            "runs": rows["runs"],
+            "kind": rows["kind"],
+        }
+    )
+    return ratings, openskill
+
+
+def rating_chart(rows: pd.DataFrame, game: str) -> alt.LayerChart:
+    """Each agent's rating (point) and its interval (rule), best at the top, one row per agent
+    tall enough to read, whole names."""
     order = list(rows["agent"])
-    base = alt.Chart(rows).encode(y=alt.Y("agent:N", sort=order, title=None))
-    interval = base.mark_rule().encode(
-        x=alt.X("ci_low:Q", title="rating (Elo scale)", scale=alt.Scale(zero=False)),
+    base = alt.Chart(rows).encode(
+        y=alt.Y(
+            "agent:N",
+            sort=order,
+            title=None,
+            axis=alt.Axis(labelLimit=480, labelFontSize=13, ticks=False),
+        )
+    )
+    interval = base.mark_rule(strokeWidth=2.5).encode(
+        x=alt.X(
+            "ci_low:Q",
+            title=f"rating in {game} (Elo scale), 95% bootstrap interval",
+            scale=alt.Scale(zero=False, padding=20),
+        ),
         x2="ci_high:Q",
     )
-    point = base.mark_point(filled=True, size=60).encode(
-        x="rating:Q",
-        tooltip=["agent", "rating", "ci_low", "ci_high", "wins", "draws", "losses"],
-    )
-    return interval + point
+    tooltip = [
+        "agent",
+        alt.Tooltip("rating:Q", format=".0f"),
+        alt.Tooltip("ci_low:Q", format=".0f", title="CI low"),
+        alt.Tooltip("ci_high:Q", format=".0f", title="CI high"),
+        "wins",
+        "draws",
+        "losses",
+    ]
+    point = base.mark_point(filled=True, size=90).encode(x="rating:Q", tooltip=tooltip)
+    # Streamlit fits the whole chart (its axis and title included) into this height
+    return (interval + point).properties(height=110 + 40 * len(order))
 
 
 def render(table: pd.DataFrame, where: str) -> None:
@@ -59,6 +100,7 @@ def render(table: pd.DataFrame, where: str) -> None:
     games = list(dict.fromkeys(rated["game"]))
     game = st.selectbox("Game", games, key="ladder_game") if len(games) > 1 else games[0]
     rows = rated[rated["game"] == game]
+    st.subheader(f"Ratings in {game}", anchor=False)
     notes = table[(table["table"] == "note") & (table["game"] == game)]
     for note in notes["note"]:
         st.warning(note, icon=":material/link_off:")
@@ -66,12 +108,19 @@ def render(table: pd.DataFrame, where: str) -> None:
         part = rows[rows["component"] == group]
         if rows["component"].nunique() > 1:
             st.markdown(f"##### Group {group}")
-        st.altair_chart(rating_chart(part), width="stretch")
+        st.altair_chart(rating_chart(part, game), width="stretch")
+        ratings_table, openskill_table = shown_ratings(part)
         st.dataframe(
-            part[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS),
+            ratings_table,
             hide_index=True,
             width="stretch",
             key=f"ladder_ratings_{game}_{group}",
+        )
+        st.dataframe(
+            openskill_table,
+            hide_index=True,
+            width="stretch",
+            key=f"ladder_openskill_{game}_{group}",
         )
     first = rows.iloc[0]
     st.caption(

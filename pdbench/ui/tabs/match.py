@@ -20,8 +20,8 @@ from pdbench.ui.display import (
     condition_summary,
     format_value,
     is_missing,
-    table_height,
 )
+from pdbench.ui.fact_table import facts_html
 from pdbench.ui.facts import (
     action_words,
     flagged_rounds,
@@ -73,16 +73,15 @@ def render(
     if len(talk):
         _conversation(talk, rounds, names)
 
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        st.markdown("##### Cumulative payoff")
-        reference = payoff_reference(config)
-        st.altair_chart(
-            charts.payoff_chart(frames.payoff_frame(rounds, names, reference)), width="stretch"
-        )
-    with right:
-        st.markdown("##### This match")
-        _match_record(condition, replicate, rounds, names, ledger)
+    # one above the other: side by side, a 1024 px window cut the payoff legend and left the
+    # match's facts a column one digit wide
+    st.markdown("##### Cumulative payoff")
+    reference = payoff_reference(config)
+    st.altair_chart(
+        charts.payoff_chart(frames.payoff_frame(rounds, names, reference)), width="stretch"
+    )
+    st.markdown("##### This match")
+    _match_record(condition, replicate, rounds, names, ledger)
 
     with st.expander("All metrics of this replicate beside the condition's mean, std and 95% CI"):
         st.dataframe(
@@ -169,18 +168,21 @@ def _headline_metrics(
                 f"margin-bottom:0.2rem'>{html.escape(title)}</div>",
                 unsafe_allow_html=True,
             )
-            columns = st.columns(5)
-            for index, metric in enumerate(metrics):
-                delta, ci_text, count_text = condition_summary(metric, condition_row)
-                columns[index % 5].metric(
-                    metric.label,
-                    format_value(metric, replicate_row.get(metric.column)),
-                    delta=delta,
-                    delta_color="off",
-                    delta_arrow="off",
-                    delta_description=ci_text,
-                    help=f"{metric.help}\n\n{count_text}",
-                )
+            # cards as wide as their text, wrapping to the next line: a label or an interval
+            # is never cut ("95% CI 60.0–6..."), whatever the window's width
+            with st.container(horizontal=True, gap="small"):
+                for metric in metrics:
+                    delta, ci_text, count_text = condition_summary(metric, condition_row)
+                    st.metric(
+                        metric.label,
+                        format_value(metric, replicate_row.get(metric.column)),
+                        delta=delta,
+                        delta_color="off",
+                        delta_arrow="off",
+                        delta_description=ci_text,
+                        help=f"{metric.help}\n\n{count_text}",
+                        width="content",
+                    )
     if counted.clean:
         st.caption(
             ":material/verified: No invalid outputs, fallbacks, timeouts or errors in any "
@@ -200,12 +202,7 @@ def _match_record(
     """The match's seeds, calls and cost from the ledger, and its flagged rounds."""
     entry = ledger_entry(ledger, condition, replicate)
     facts = match_facts(entry, len(rounds))
-    st.dataframe(
-        frames.facts_frame(facts),
-        hide_index=True,
-        width="stretch",
-        height=table_height(len(facts)),
-    )
+    st.markdown(facts_html(facts), unsafe_allow_html=True)
     if entry is not None and entry.error:
         st.error(f"Match error: {entry.error}")
     flagged = flagged_rounds(rounds, names)

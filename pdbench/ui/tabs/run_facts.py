@@ -1,33 +1,42 @@
-"""The Run facts tab: status, calls and cost, seeds, git commit and the config snapshot."""
+"""The Run facts tab: status, calls and cost, the command, the run's settings, one condition's
+seeds and calls, the config snapshot. Laid out in one column and wrapped, so nothing is cut in a
+1024 px window."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pandas as pd
 import streamlit as st
 
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui import frames
 from pdbench.ui.display import table_height
-from pdbench.ui.facts import cost_text, run_facts
+from pdbench.ui.fact_table import facts_html
+from pdbench.ui.facts import cost_text, run_command, run_facts
 
 
-def render(manifest: RunManifest, ledger: Sequence[LedgerEntry]) -> None:
+def render(
+    manifest: RunManifest,
+    ledger: Sequence[LedgerEntry],
+    *,
+    condition: str | None = None,
+    turn_game: bool = False,
+) -> None:
+    """`condition`: the one whose seeds and calls are shown first (default: the run's first)."""
     st.subheader("Run facts", anchor=False)
     calls = manifest.provider_calls
     matches = manifest.matches
-    with st.container(horizontal=True, gap="medium"):
-        st.metric("Status", manifest.status, border=True)
-        st.metric(
-            "Matches finished",
-            f"{matches.completed or len(ledger)} / {matches.planned or '?'}",
-            border=True,
-        )
-        st.metric("Live calls", calls.live, border=True)
-        st.metric("Cached calls", calls.cached, border=True)
-        st.metric("Tokens in / out", f"{calls.input_tokens} / {calls.output_tokens}", border=True)
+    # cards as wide as their text, wrapping to the next line: nothing is cut at any width
+    with st.container(horizontal=True, gap="small"):
+        for label, value in (
+            ("Status", manifest.status),
+            ("Matches finished", f"{matches.completed or len(ledger)} / {matches.planned or '?'}"),
+            ("Live calls", calls.live),
+            ("Cached calls", calls.cached),
+            ("Tokens in / out", f"{calls.input_tokens} / {calls.output_tokens}"),
+        ):
+            st.metric(label, value, border=True, width="content")
         st.metric(
             "Spent",
             cost_text(manifest.spend),
@@ -35,6 +44,7 @@ def render(manifest: RunManifest, ledger: Sequence[LedgerEntry]) -> None:
             delta_color="off",
             delta_arrow="off",
             border=True,
+            width="content",
         )
     if manifest.error:
         st.error(f"Run error: {manifest.error}")
@@ -43,20 +53,25 @@ def render(manifest: RunManifest, ledger: Sequence[LedgerEntry]) -> None:
         st.warning(f"{len(failed)} failed match(es):")
         st.json([f.model_dump() for f in failed], expanded=False)
 
-    left, right = st.columns([1, 1], gap="large")
-    with left:
-        st.markdown("##### Run")
-        facts = run_facts(manifest)
-        st.dataframe(
-            frames.facts_frame(facts),
-            hide_index=True,
-            width="stretch",
-            height=table_height(len(facts)),
-            key="run_facts_table",
+    st.markdown("##### Command")
+    command, note = run_command(manifest)
+    if command is not None:
+        st.code(command, language="bash", wrap_lines=True)
+    if note:
+        st.caption(f"The command: {note}.")
+    st.markdown("##### Run")
+    st.markdown(facts_html(run_facts(manifest, turn_game=turn_game)), unsafe_allow_html=True)
+
+    st.markdown("##### Seeds and calls of each match")
+    names = list(manifest.conditions) or list(dict.fromkeys(s.condition for s in manifest.seeds))
+    if names:
+        chosen = st.selectbox(
+            "Condition",
+            names,
+            index=names.index(condition) if condition in names else 0,
+            key=f"facts_condition::{manifest.run_id}",
         )
-    with right:
-        st.markdown("##### Seeds of every match")
-        seeds = frames.seeds_frame(manifest)
+        seeds = frames.seeds_frame(manifest, ledger, chosen, turn_game=turn_game)
         st.dataframe(
             seeds,
             hide_index=True,
@@ -64,14 +79,17 @@ def render(manifest: RunManifest, ledger: Sequence[LedgerEntry]) -> None:
             height=table_height(len(seeds), limit=12),
             key="seeds_table",
         )
-        by_condition = {
-            name: counts.to_json() for name, counts in manifest.provider_calls_by_condition.items()
-        }
-        if by_condition:
-            st.markdown("##### Provider calls by condition")
-            st.dataframe(
-                pd.DataFrame.from_dict(by_condition, orient="index").rename_axis("condition"),
-                width="stretch",
+        counts = manifest.provider_calls_by_condition.get(chosen)
+        if counts is not None:
+            st.markdown(
+                facts_html(
+                    {
+                        "provider calls (live / cached)": f"{counts.live} / {counts.cached}",
+                        "tokens (in / out)": f"{counts.input_tokens} / {counts.output_tokens}",
+                        "spent": cost_text(counts),
+                    }
+                ),
+                unsafe_allow_html=True,
             )
     with st.expander("Config snapshot (resolved)"):
         st.json(manifest.config, expanded=2)

@@ -1,4 +1,4 @@
-"""The Liar's Dice tab: a match as a transcript, round by round: the moves in order with the
+"""Liar's Dice's page (`pdbench.ui.game_views`): a match as a transcript, round by round: the moves in order with the
 probability of each bid given what its bidder could see, then the showdown (both hands, how many
 dice met the challenged bid, who lost a die). Built by
 `pdbench.analysis.per_run.liars_dice_transcript.transcript_frames` from the stored turn lines; a round
@@ -13,6 +13,33 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.analysis.per_run.liars_dice_transcript import transcript_frames
+from pdbench.ui.game_views import MatchView, Measure
+
+MEASURES = (
+    Measure("win_rate", "Win rate", "share", "Share of matches the player won."),
+    Measure(
+        "challenge_accuracy",
+        "Challenge accuracy",
+        "share",
+        "Share of the player's challenges that were right (the bid was not met).",
+    ),
+    Measure(
+        "bluff_rate",
+        "Bluff rate",
+        "share",
+        "Share of the player's bids whose probability given its own dice was below 0.5.",
+    ),
+    Measure(
+        "dice_lost_per_challenge",
+        "Dice lost per showdown",
+        "count",
+        "Dice the player lost per showdown it took part in (as challenger or challenged bidder).",
+    ),
+)
+
+
+def render_transcript(match: MatchView) -> None:
+    render(match.turns, match.names, match.options)
 
 
 def render(

@@ -1,0 +1,66 @@
+"""Each turn game's page in the viewer: its transcript, and the measures its Metrics tab shows.
+
+One module per game, registered in `GAME_VIEWS` by the module's name and imported only when a
+run of that game is opened (as the games' own registry names their rules). A module holds
+
+- `MEASURES`: the game's measures (`Measure`), stored per player in aggregates.parquet
+  (`<stem>_a`, `<stem>_b`, one value per match), shown with their intervals per condition;
+- `render_transcript(match: MatchView)`: one match as a reader wants it, showing at each point
+  only what the rules had revealed by then (dice, words), as the players saw it.
+
+The next milestone moves each module into its game's package (`pdbench/games/<id>/`): the
+module and its row here move together.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+# game id -> the module of its page (tests/unit/test_judged_transcripts.py: every turn game has one)
+GAME_VIEWS: dict[str, str] = {
+    "liars_dice": "pdbench.ui.game_views.liars_dice",
+    "passcode": "pdbench.ui.game_views.passcode",
+    "nuclear_war": "pdbench.ui.game_views.nuclear_war",
+    "nil_recruitment": "pdbench.ui.game_views.nil_recruitment",
+}
+
+MeasureKind = Literal["share", "count", "round"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A per-player measure of a game: `stem` names the aggregates' columns (`<stem>_a`,
+    `<stem>_b`); a "share" lies in [0, 1], a "count" is at least 0, a "round" at least 1 (the
+    interval is kept inside that range)."""
+
+    stem: str
+    label: str
+    kind: MeasureKind
+    help: str
+    decimals: int = 2
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """What a game's transcript reads: one match's stored turn lines and what the run says of it."""
+
+    turns: list[dict[str, Any]]
+    names: Mapping[str, str]  # "a" / "b" -> "A · NAME"
+    options: Mapping[str, Any]  # the condition's game options
+    seed: int | None  # the match's game seed (the ledger's), None when not stored
+    third_parties: Mapping[str, str] = field(default_factory=dict)  # role -> who played it
+
+
+class GameView(Protocol):
+    MEASURES: tuple[Measure, ...]
+
+    def render_transcript(self, match: MatchView) -> None: ...
+
+
+def game_view(game_id: str) -> GameView | None:
+    """The page of `game_id`, or None when no module is registered for it."""
+    module = GAME_VIEWS.get(game_id)
+    return None if module is None else importlib.import_module(module)

@@ -1,0 +1,131 @@
+"""The Metrics tab of a turn-game run: the game's measures (its page's `MEASURES`, the win rate
+first) per player, as the mean over each condition's finished matches with a 95% interval
+(`pdbench.ui.turn_metric_frames`): cards for the condition chosen in the sidebar, then every
+condition side by side, in a chart and a table, as the 2x2 Conditions tab shows cooperation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from pdbench.ui import charts, condition_charts
+from pdbench.ui.condition_frames import CI_SERIES
+from pdbench.ui.display import table_height
+from pdbench.ui.game_views import Measure
+from pdbench.ui.turn_metric_frames import interval_text, measure_table, value_text
+
+SERIES = {"a": CI_SERIES["cooperation_rate_a"], "b": CI_SERIES["cooperation_rate_b"]}  # agent A/B
+
+
+def render(
+    replicates: pd.DataFrame,
+    measures: Sequence[Measure],
+    condition: str,
+    labels: Mapping[str, str],
+    run_id: str,
+) -> None:
+    table = measure_table(replicates, measures)
+    shown = [m for m in measures if table[table["stem"] == m.stem]["mean"].notna().any()]
+    mine = replicates[replicates["condition"] == condition]
+    finished = int((mine["match_status"] == "finished").sum())
+    st.subheader(f"Metrics of {condition}", anchor=False)
+    st.caption(
+        f"Each value is the mean over the condition's {finished} finished matches (of "
+        f"{len(mine)}); under it its 95% CI: Wilson for a share of matches (every value 0 or "
+        "1), else Student t, kept inside the measure's range; none with fewer than two values."
+    )
+    if not shown:
+        st.info("No measure of this game is defined in any finished match of this run.")
+        return
+    first = mine.iloc[0]
+    for seat, agent in (("a", first["agent_a"]), ("b", first["agent_b"])):
+        st.markdown(
+            f"<div style='color:{(charts.A_COLOR, charts.B_COLOR)[seat == 'b']};"
+            f"font-weight:600'>{seat.upper()} · {agent}</div>",
+            unsafe_allow_html=True,
+        )
+        # cards as wide as their text, wrapping to the next line: nothing is cut at any width
+        with st.container(horizontal=True, gap="small"):
+            for measure in shown:
+                row = _row(table, condition, measure, seat)
+                st.metric(
+                    measure.label,
+                    value_text(row["mean"], measure),
+                    delta=f"{int(row['n'])} matches",
+                    delta_color="off",
+                    delta_arrow="off",
+                    delta_description=interval_text(row, measure),
+                    help=measure.help,
+                    border=True,
+                    width="content",
+                )
+    _all_conditions(table, shown, labels, run_id)
+
+
+def _row(table: pd.DataFrame, condition: str, measure: Measure, seat: str) -> pd.Series:
+    found = table[
+        (table["condition"] == condition)
+        & (table["stem"] == measure.stem)
+        & (table["seat"] == seat)
+    ]
+    return found.iloc[0]
+
+
+def _all_conditions(
+    table: pd.DataFrame, measures: Sequence[Measure], labels: Mapping[str, str], run_id: str
+) -> None:
+    st.markdown("##### Every condition")
+    measure = st.selectbox(
+        "Measure",
+        list(measures),
+        format_func=lambda m: m.label,
+        key=f"turn_measure::{run_id}",
+    )
+    chosen = table[table["stem"] == measure.stem].assign(
+        condition=lambda frame: frame["condition"].map(lambda name: labels.get(name, name)),
+        series=lambda frame: frame["seat"].map(SERIES),
+    )
+    order = list(dict.fromkeys(chosen["condition"]))
+    st.altair_chart(
+        condition_charts.ci_chart(
+            chosen,
+            pd.DataFrame(columns=["condition", "series", "value", "replicate"]),
+            order,
+            list(SERIES.values()),
+            title=measure.label,
+            domain=(0.0, 1.0) if measure.kind == "share" else None,
+        ),
+        width="stretch",
+    )
+    rows = []
+    for name in order:
+        mine = chosen[chosen["condition"] == name].set_index("seat")
+        rows.append(
+            {
+                "condition": name,
+                **{
+                    f"{seat.upper()}": f"{value_text(mine.loc[seat, 'mean'], measure)}"
+                    for seat in SERIES
+                },
+                **{
+                    f"{seat.upper()} 95% CI": interval_text(mine.loc[seat], measure).removeprefix(
+                        "95% CI "
+                    )
+                    for seat in SERIES
+                },
+                "matches": int(mine["n"].max()),
+            }
+        )
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        height=table_height(len(rows)),
+        key="turn_measure_table",
+        column_order=["condition", "A", "A 95% CI", "B", "B 95% CI", "matches"],
+        # a long override list is cut here (whole in the chart and the sidebar, and on hover)
+        column_config={"condition": st.column_config.TextColumn("condition", width="medium")},
+    )
+    st.caption(f"{measure.label}: {measure.help} Dots: the condition mean; bars: its 95% CI.")

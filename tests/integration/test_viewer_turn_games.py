@@ -1,0 +1,122 @@
+"""A run of every turn game opens on its transcript, its measures and its facts (issue 41), driven
+headless by streamlit.testing on the session's shared runs (tests/viewer_runs.py): Liar's Dice with
+an aborted match, Passcode with an audited LLM Keeper, Nuclear War with an LLM judge and swapped
+sides, NIL Recruitment with a panel of judges. The browser test checks the same pages' layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from streamlit.testing.v1 import AppTest
+from streamlit_scan import components_scanned_once  # noqa: F401 (a fixture)
+from viewer_runs import GAME_KINDS, shared_viewer_runs
+
+from pdbench.ui.display import literal
+from pdbench.ui.loaders import RUN_DIR_ENV
+
+APP = Path(__file__).resolve().parents[2] / "pdbench" / "ui" / "app.py"
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("components_scanned_once")]
+PLACEHOLDERS = ("No transcript view", "No page is registered", "No measures are registered")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    return shared_viewer_runs(tmp_path_factory)
+
+
+def lines(run_dir: Path) -> list[dict]:
+    return [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+
+
+def shown_text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [e.value for e in (*at.info, *at.warning, *at.success)]
+    return "\n".join(str(p) for p in parts)
+
+
+def opened(kind: str, runs: dict[str, Path], monkeypatch) -> AppTest:
+    monkeypatch.setenv(RUN_DIR_ENV, str(runs[kind]))
+    at = AppTest.from_file(str(APP), default_timeout=90).run()
+    assert not at.exception, (kind, [e.value for e in at.exception])
+    assert [t.label for t in at.tabs] == ["Transcript", "Metrics", "Run facts"]
+    text = shown_text(at)
+    assert not any(p in text for p in PLACEHOLDERS), text[:2000]
+    return at
+
+
+@pytest.mark.parametrize("kind", GAME_KINDS)
+def test_each_game_shows_its_measures_with_intervals_and_its_own_facts(kind, runs, monkeypatch):
+    at = opened(kind, runs, monkeypatch)
+    cards = {(m.label, m.proto.delta_description) for m in at.metric}
+    win = [description for label, description in cards if label == "Win rate"]
+    assert len(win) == 2 and all(d.startswith(("95% CI ", "no CI")) for d in win), cards
+    assert any(d.startswith("95% CI ") for d in win)  # 2 or 3 matches: an interval
+    measures = next(df.value for df in at.dataframe if "A 95% CI" in df.value.columns)
+    assert len(measures) == len(at.selectbox(key="condition").options)
+    # Run facts: turns played, not the 2000-turn safety cap; no collapse settings
+    seeds = next(df.value for df in at.dataframe if "seed of" in df.value.columns)
+    assert "2000" not in " ".join(seeds["played"]) and "turns" in " ".join(seeds["played"])
+    assert set(seeds["seed of"]) == {"agent A", "agent B", "game"}
+    text = shown_text(at)
+    assert "collapse k / threshold" not in text
+    command = next(c.value for c in at.code)
+    assert command.startswith(("python -m pdbench game=", "pdbench run ")), command
+
+
+def test_liars_dice_shows_every_round_and_its_aborted_match(runs, monkeypatch):
+    at = opened("liars_dice", runs, monkeypatch)
+    rounds = [m.value for m in at.markdown if m.value.startswith("##### Round")]
+    showdowns = [m.value for m in at.markdown if m.value.startswith("Showdown")]
+    # 2 dice each: a finished match ends after 2 to 3 showdowns, each closing a round
+    assert rounds[0] == "##### Round 1" and 2 <= len(showdowns) == len(rounds) <= 3
+    assert all("lost a die" in s for s in showdowns)
+    first = at.dataframe[0].value
+    assert list(first.columns) == ["turn", "player", "move", "P(bid)"]
+    assert first["player"].iloc[0].startswith("A · ")
+    condition = at.selectbox(key="condition").value
+    box = at.selectbox(key=f"replicate::{condition}")
+    aborted = [r for r in box.options if "aborted" in r]
+    assert len(aborted) == 1, box.options
+    box.set_value(int(aborted[0].split(" · ")[0])).run()
+    assert not at.exception
+    assert "In play: the dice are hidden" in shown_text(at) or "Showdown:" in shown_text(at)
+
+
+def test_passcode_shows_questions_the_keepers_private_answers_and_the_audit(runs, monkeypatch):
+    at = opened("passcode", runs, monkeypatch)
+    text = shown_text(at)
+    match = [t for t in lines(runs["passcode"]) if t["replicate"] == 0]
+    first_question = next(t for t in match if t["phase"] == "question")["actions"]["a"]["text"]
+    assert first_question.split('"')[0] in text
+    assert "Keeper, to A only" in text and "Keeper, to B only" in text and "Audit:" in text
+    words = [
+        t["revealed"]["word"]["secret_word"] for t in match if (t["revealed"] or {}).get("word")
+    ]
+    assert len(words) == 2
+    headers = [m.value for m in at.markdown if m.value.startswith("##### Round")]
+    revealing = [h for h in headers if "revealed the word" in h]
+    assert len(revealing) == 2 and all(w in h for w, h in zip(words, revealing, strict=True))
+    assert sum("hidden from both players" in h for h in headers) == len(headers) - 2
+
+
+def test_nuclear_war_shows_phases_the_presidents_persona_and_the_swapped_pairs(runs, monkeypatch):
+    at = opened("nuclear_war", runs, monkeypatch)
+    text = shown_text(at)
+    for phase in ("intro", "debate_1", "debate_2", "debate_3", "closing"):
+        assert f"**{literal(phase)}**" in text
+    assert "positions swapped" in text and "The verdict followed the" in text
+    assert "(president, the judge)" in text and "the judge's alone" in text
+    assert sum(s.value.startswith("Decision:") for s in at.success) == 2
+
+
+def test_nil_recruitment_shows_every_verdict_of_the_panel(runs, monkeypatch):
+    at = opened("nil_recruitment", runs, monkeypatch)
+    text = shown_text(at)
+    assert "Every verdict of the panel" in text and "universities swapped" in text
+    panel = next(
+        t for t in lines(runs["nil_recruitment"]) if t["actions"].get("judge", {}).get("panel")
+    )
+    for vote in panel["actions"]["judge"]["panel"]:
+        assert f"{literal(vote['judge'])}: {literal(vote['winner'])}" in text
