@@ -37,7 +37,7 @@ def two_groups() -> Outcomes:
 
 
 def test_the_ladder_page_shows_ratings_groups_and_what_was_not_counted(monkeypatch, tmp_path):
-    table = ladder_table(counted(two_groups()), LadderOptions(bootstrap=20, seed=3))
+    table = ladder_table(counted(two_groups()), LadderOptions(rank_on="wins"))
     write_ladder(table, tmp_path)
     before = listing(tmp_path)
     monkeypatch.setenv(RUN_DIR_ENV, str(tmp_path))
@@ -47,11 +47,21 @@ def test_the_ladder_page_shows_ratings_groups_and_what_was_not_counted(monkeypat
     assert "Ratings in pd" in [h.value for h in app.subheader]  # the game is named
     frames = [frame.value for frame in app.dataframe]
     ratings = [f for f in frames if "rating" in f.columns]
-    assert sorted(agent for f in ratings for agent in f["agent"]) == ["a1", "a2", "b1", "b2"]
+    # two groups that never met: every rating is marked (*) as one the data do not place
+    # against the other group, and the reason is given under the table
+    assert sorted(agent for f in ratings for agent in f["agent"]) == [
+        "a1 *",
+        "a2 *",
+        "b1 *",
+        "b2 *",
+    ]
+    said = [m.value for m in app.markdown]
+    assert any("Ranked on **wins**" in text for text in said)  # the currency is named
+    assert sum("compared only within its group" in text for text in said) == 4
     assert all(list(f["rank"]) == [1, 2] for f in ratings)  # one table per group
     for f in ratings:  # whole Elo points, the interval beside them, never 1749.9247
         assert str(f["rating"].dtype) == "Int64"
-        assert all(re.fullmatch(r"\d+–\d+", interval) for interval in f["95% CI"])
+        assert all(re.fullmatch(r"\d+ to \d+", interval) for interval in f["95% CI"])
     openskill = [f for f in frames if "OpenSkill mu" in f.columns]
     assert all((f["OpenSkill mu"] == f["OpenSkill mu"].round(1)).all() for f in openskill)
     assert any("2 groups never compared" in w.value for w in app.warning)
@@ -64,7 +74,7 @@ def test_pdbench_ui_opens_a_ladders_folder(tmp_path):
     from in_process import run_front_door
     from project_copy import command_env, shared_copy
 
-    write_ladder(ladder_table(counted(two_groups()), LadderOptions(bootstrap=5)), tmp_path)
+    write_ladder(ladder_table(counted(two_groups()), LadderOptions()), tmp_path)
     done = run_front_door(
         "cli",
         ["ui", str(tmp_path), "--print-command"],
@@ -79,3 +89,23 @@ def test_pdbench_ui_opens_a_ladders_folder(tmp_path):
         "cli", ["ui", str(empty), "--print-command"], cwd=shared_copy(), env=command_env(tmp_path)
     )
     assert refused.code == 2 and "is not a pdbench run dir" in refused.stderr
+
+
+def test_a_payoff_ladder_names_its_currency_and_shows_points(monkeypatch, tmp_path):
+    """Ranked on payoff: the page says so, ratings are the game's points (two decimals, not
+    whole Elo points) and OpenSkill, which rates wins, is not shown."""
+    table = ladder_table(counted(two_groups()), LadderOptions(rank_on="payoff"))
+    write_ladder(table, tmp_path)
+    monkeypatch.setenv(RUN_DIR_ENV, str(tmp_path))
+    app = AppTest.from_file(str(APP), default_timeout=90).run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert any("Ranked on **payoff**" in m.value for m in app.markdown)
+    frames = [frame.value for frame in app.dataframe]
+    ratings = [f for f in frames if "rating" in f.columns]
+    assert ratings and all(str(f["rating"].dtype) == "float64" for f in ratings)
+    assert all(
+        re.fullmatch(r"-?\d+\.\d\d to -?\d+\.\d\d|n/a to n/a", i)
+        for f in ratings
+        for i in f["95% CI"]
+    )
+    assert not any("OpenSkill mu" in f.columns for f in frames)

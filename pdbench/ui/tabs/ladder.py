@@ -1,8 +1,11 @@
 """The Ladder page: a ladder.parquet written by `pdbench ladder` (the viewer never computes it),
 shown when the viewer is opened on the folder holding it (`uv run pdbench ui data/ladders/<hash>`).
 
-Per game (named in the page's heading): the ratings with their bootstrap intervals (a chart and a
-table, ratings in whole Elo points), OpenSkill beside them, wins/draws/losses; the groups of agents that never met; the matches that were not counted.
+Per game (named in the page's heading, with what it is ranked on: wins or payoff): the ratings
+with their 95% intervals (a chart and a table; Elo ratings in whole points, payoff ratings in the
+game's points to two decimals), ratings the data do not identify marked and explained,
+OpenSkill beside them (on wins), wins/draws/losses; the groups of agents that never met; the
+matches that were not counted.
 """
 
 from __future__ import annotations
@@ -17,20 +20,29 @@ from pdbench.ui.display import is_missing
 
 def shown_ratings(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ratings as the page shows them, in two tables narrow enough for a 1024 px window:
-    rank, agent, rating, its 95% interval (whole Elo points: the bootstrap's spread is points,
-    not thousandths), wins/draws/losses and matches; then per agent OpenSkill (one decimal),
-    the runs it played in and its kind."""
+    rank, agent (marked * when the data do not identify its rating), rating, its 95% interval
+    (Elo in whole points: an interval's spread is points, not thousandths; payoff to two
+    decimals), wins/draws/losses and matches; then per agent OpenSkill (one decimal, on wins
+    only), the runs it played in and its kind."""
+    decimals = 0 if _unit(rows) == "Elo" else 2
 
-    def whole(value: object) -> str:
-        return "n/a" if is_missing(value) else f"{float(value):.0f}"  # type: ignore[arg-type]
+    def shown(value: object) -> str:
+        return "n/a" if is_missing(value) else f"{float(value):.{decimals}f}"  # type: ignore[arg-type]
 
     ratings = pd.DataFrame(
         {
             "rank": rows["rank"],
-            "agent": rows["agent"],
-            "rating": rows["rating"].round(0).astype("Int64"),
+            "agent": [
+                name if identified is True else f"{name} *"
+                for name, identified in zip(rows["agent"], rows["identified"], strict=True)
+            ],
+            "rating": (
+                rows["rating"].round(0).astype("Int64")
+                if decimals == 0
+                else rows["rating"].round(decimals)
+            ),
             "95% CI": [
-                f"{whole(low)}–{whole(high)}"
+                f"{shown(low)} to {shown(high)}"
                 for low, high in zip(rows["ci_low"], rows["ci_high"], strict=True)
             ],
             "W/D/L": [
@@ -49,7 +61,14 @@ def shown_ratings(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             "kind": rows["kind"],
         }
     )
+    if rows["openskill_mu"].isna().all():  # a payoff ladder: OpenSkill rates wins only
+        openskill = openskill.drop(columns=["OpenSkill mu", "OpenSkill ordinal"])
     return ratings, openskill
+
+
+def _unit(rows: pd.DataFrame) -> str:
+    """The unit of a game's ratings ("Elo" on wins, "payoff" on payoff)."""
+    return str(rows["unit"].iloc[0]) if len(rows) else "Elo"
 
 
 def rating_chart(rows: pd.DataFrame, game: str) -> alt.LayerChart:
@@ -67,7 +86,7 @@ def rating_chart(rows: pd.DataFrame, game: str) -> alt.LayerChart:
     interval = base.mark_rule(strokeWidth=2.5).encode(
         x=alt.X(
             "ci_low:Q",
-            title=f"rating in {game} (Elo scale), 95% bootstrap interval",
+            title=f"rating in {game} ({_unit(rows)}), 95% interval",
             scale=alt.Scale(zero=False, padding=20),
         ),
         x2="ci_high:Q",
@@ -80,8 +99,15 @@ def rating_chart(rows: pd.DataFrame, game: str) -> alt.LayerChart:
         "wins",
         "draws",
         "losses",
+        alt.Tooltip("flag:N", title="not identified"),
     ]
-    point = base.mark_point(filled=True, size=90).encode(x="rating:Q", tooltip=tooltip)
+    # A rating the data do not identify is drawn hollow: the prior, not the matches, places it.
+    point = base.mark_point(size=90).encode(
+        x="rating:Q",
+        tooltip=tooltip,
+        fill=alt.condition("datum.identified", alt.value("#1f77b4"), alt.value("white")),
+        stroke=alt.value("#1f77b4"),
+    )
     # Streamlit fits the whole chart (its axis and title included) into this height
     return (interval + point).properties(height=110 + 40 * len(order))
 
@@ -100,7 +126,16 @@ def render(table: pd.DataFrame, where: str) -> None:
     games = list(dict.fromkeys(rated["game"]))
     game = st.selectbox("Game", games, key="ladder_game") if len(games) > 1 else games[0]
     rows = rated[rated["game"] == game]
+    ranked_on = str(rows["ranked_on"].iloc[0])
     st.subheader(f"Ratings in {game}", anchor=False)
+    st.markdown(
+        f"Ranked on **{ranked_on}**"
+        + (
+            " (who beat whom: win, draw or loss per match)"
+            if ranked_on == "wins"
+            else " (points earned per match, against what the opponents concede)"
+        )
+    )
     notes = table[(table["table"] == "note") & (table["game"] == game)]
     for note in notes["note"]:
         st.warning(note, icon=":material/link_off:")
@@ -122,13 +157,21 @@ def render(table: pd.DataFrame, where: str) -> None:
             width="stretch",
             key=f"ladder_openskill_{game}_{group}",
         )
+        flagged = part[part["identified"] != True]  # noqa: E712 (a nullable column)
+        for agent, flag in zip(flagged["agent"], flagged["flag"], strict=True):
+            st.markdown(f"\\* **{agent}**: {flag}")
     first = rows.iloc[0]
+    model = (
+        "Bradley-Terry with Davidson's draws, maximum likelihood with a weak prior, on the Elo "
+        "scale (1500 = the group's mean). OpenSkill: Plackett-Luce after every match in stored "
+        "order (ordinal = mu - 3 sigma)."
+        if ranked_on == "wins"
+        else "each match side's payoff as earned by the agent minus conceded by its opponent "
+        "(least squares), in the game's points."
+    )
     st.caption(
-        "Rating: Bradley-Terry with Davidson's draws, maximum likelihood with a weak prior, on "
-        f"the Elo scale (1500 = the group's mean); CI: percentile bootstrap over matches "
-        f"({first['bootstrap']} draws, seed {first['seed']}). OpenSkill: Plackett-Luce after "
-        "every match in stored order (ordinal = mu - 3 sigma). Ratings compare only within a "
-        "group of agents that met."
+        f"Rating: {model} 95% interval: {first['interval']}. Ratings compare only within a "
+        "group of agents that met; * marks a rating the data do not identify."
     )
     if len(skipped):
         with st.expander(f"{len(skipped)} stored matches not counted"):
