@@ -94,6 +94,10 @@ def pytest_configure(config: pytest.Config) -> None:
         # One BLAS thread per process: the workers already take a core each, and OpenBLAS's own
         # thread per core only waits for the other worker's (pdbench.core.blas says how much).
         offline["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", "1")
+        # Every new runs folder's deal key is a copy of one fixed key, so every seeded outcome a
+        # test checks is the same in every session (a fresh random key per tmp folder would make
+        # a statistical test pass or fail by the draw); the tests of the keys themselves unset it.
+        offline["PDBENCH_WORKSPACE_DEAL"] = str(TESTS / "golden" / "deal.key")
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
             offline[name] = CLOSED_PORT
         # xdist's workers start with COLUMNS=80 and LINES=24 of their own; they take the

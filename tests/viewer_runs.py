@@ -118,7 +118,7 @@ def make_viewer_runs(tmp: Path) -> dict[str, Path]:
                 "game.options.dice_per_player=2",
                 "agent_a=llm_default",
                 "agent_a.on_invalid=abort",
-                "provider.mock.invalid_rate=0.5",  # one of the three matches aborts
+                "provider.mock.invalid_rate=0.58",  # one of the three matches aborts (tests/golden/deal.key)
                 "agent_b=liars_probability",
                 "run.replicates=3",
             ],

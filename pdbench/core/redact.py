@@ -96,9 +96,17 @@ _FLOW_FIELD = re.compile(
 _WORD_SPLIT = re.compile(r"[_\-.\s/]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
+# Names with a secret word in them that hold no credential: a game's hidden information, which
+# the rules reveal and the records must keep (a Passcode round's `secret_word` was stored as ***
+# whenever a model took part in the match, and its transcript lost the word).
+NOT_CREDENTIALS = frozenset({"secret_word", "secret_words"})
+
+
 @functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether a field or variable named `name` holds a secret (see the module's docstring)."""
+    if name.casefold() in NOT_CREDENTIALS:
+        return False
     words = {word.casefold() for word in _WORD_SPLIT.split(name) if word}
     return not words.isdisjoint(SECRET_WORDS)
 

@@ -8,6 +8,7 @@ of the deal the run would get, reading the same keys and writing nothing.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,12 @@ from pdbench.storage.schema import MANIFEST_FILE
 from pdbench.storage.shards import begun_before_deal_keys
 
 PINNED_SETTING = "run.deal_key_file"
+# A new workspace key is a copy of this file instead of fresh random bytes: one key for every
+# runs folder of a lab, a CI machine or a test session, without pinning it in each config. It
+# holds a path, never the key, and a sandboxed agent's environment does not carry it.
+# (Its name has no secret word in it on purpose: the path is no secret, and redaction would hide
+# it wherever it appears.)
+WORKSPACE_KEY_ENV = "PDBENCH_WORKSPACE_DEAL"
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,9 @@ def workspace_key_file(loaded: LoadedExperiment) -> Path:
 def _key_files(loaded: LoadedExperiment) -> tuple[Path, ...]:
     configured = loaded.spec.run.deal_key_file
     pinned = (_resolve(loaded, configured),) if configured is not None else ()
-    return (*pinned, workspace_key_file(loaded))
+    given = os.environ.get(WORKSPACE_KEY_ENV)
+    seeded = (Path(given).expanduser(),) if given else ()
+    return (*pinned, *seeded, workspace_key_file(loaded))
 
 
 def new_run_key(loaded: LoadedExperiment) -> DealKey:
@@ -71,7 +80,13 @@ def new_run_key(loaded: LoadedExperiment) -> DealKey:
         return pinned[1]
     workspace = workspace_key_file(loaded)
     workspace.parent.mkdir(parents=True, exist_ok=True)
-    return ensure_key(workspace, DealKey.new)[0]
+    return ensure_key(workspace, _new_workspace_key)[0]
+
+
+def _new_workspace_key() -> DealKey:
+    """A new workspace's key: a copy of $PDBENCH_WORKSPACE_DEAL when set, else fresh."""
+    given = os.environ.get(WORKSPACE_KEY_ENV)
+    return read_key(Path(given).expanduser(), WORKSPACE_KEY_ENV) if given else DealKey.new()
 
 
 def run_source(loaded: LoadedExperiment) -> DealSource:
@@ -111,4 +126,6 @@ def planned_deal(loaded: LoadedExperiment) -> tuple[Deal, bool]:
         return pinned[1], False
     if workspace_key_file(loaded).is_file():
         return read_key(workspace_key_file(loaded)), False
+    if os.environ.get(WORKSPACE_KEY_ENV):  # the key the first run will copy
+        return _new_workspace_key(), False
     return DealKey.new(), True

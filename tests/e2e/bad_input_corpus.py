@@ -440,8 +440,11 @@ def unexpected_writes(outcome: Outcome) -> list[str]:
     outside = sorted(p for p in new if _top(p) not in ("out", "cache", "hydra"))
     if outside:
         problems.append(f"wrote outside the run folder: {_some(outside)}")
-    # What appeared directly in output_dir: at most one entry, a folder (the run's).
-    in_output_dir = sorted(p for p in new if _top(p) == "out" and p.count("/") == 1)
+    # What appeared directly in output_dir: at most one entry, a folder (the run's), besides the
+    # workspace's deal key a first run makes there (docs/security.md).
+    in_output_dir = sorted(
+        p for p in new if _top(p) == "out" and p.count("/") == 1 and p != "out/deal.key"
+    )
     if len(in_output_dir) > 1 or any(after[p] != "folder" for p in in_output_dir):
         problems.append(f"wrote into output_dir itself: {_some(in_output_dir)}")
     return problems

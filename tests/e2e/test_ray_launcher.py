@@ -118,6 +118,9 @@ def sweep_command(folder: Path, extra: list[str]) -> list[str]:
         *extra,
         f"run.output_dir={folder / 'runs'}",
         f"hydra.sweep.dir={folder / 'hydra'}",
+        # each launcher's sweep has its own output folder, so its own workspace key unless one
+        # is pinned: the same key deals the same rounds (docs/security.md)
+        f"run.deal_key_file={PROJECT / 'tests' / 'golden' / 'deal.key'}",
     ]
 
 

@@ -653,7 +653,7 @@ def ladder_dir(project, every_kind_of_run, tmp_path_factory) -> Path:
     """`pdbench ladder` over the turn games' shared runs (three games in one ladder)."""
     out = tmp_path_factory.mktemp("ladder")
     runs = [str(every_kind_of_run[kind]) for kind in ("liars_dice", "passcode", "nuclear_war")]
-    pdbench_in_process(project, "ladder", *runs, "--out", str(out), "--bootstrap", "20")
+    pdbench_in_process(project, "ladder", *runs, "--out", str(out))
     return out
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from pdbench.agents.arena import ArenaAgent
+from pdbench.agents.arena.log import AGENT_GUTTER
 from pdbench.agents.arena.sandbox import sandbox_problem
 from pdbench.agents.base import AgentContext
 from pdbench.config.schema import ArenaAgentSpec
@@ -197,7 +198,8 @@ conditions:
     secrets = {key.read_text().strip() for key in keys}
     assert len(secrets) == 1  # the run's copy is the workspace's key
     log = (runs / "probe" / "agent_logs" / "probe__rep0__a.log").read_text()
-    tried = [line for line in log.splitlines() if line.startswith("KEY ")]
+    printed = [line.removeprefix(AGENT_GUTTER) for line in log.splitlines()]
+    tried = [line for line in printed if line.startswith("KEY ")]
     assert {line.split(": ")[0] for line in tried} >= {f"KEY {key}" for key in keys}
     if sandbox == "required":
         assert all(line.endswith(": FileNotFoundError") for line in tried), tried

@@ -19,6 +19,7 @@ from in_process import run_front_door
 
 from pdbench.analysis.metrics.aggregate import write_aggregates
 from pdbench.core.errors import PdbenchError
+from pdbench.runners.deal import WORKSPACE_KEY_ENV
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 
@@ -81,7 +82,10 @@ def test_runs_of_one_workspace_share_its_key_and_deal_alike(experiment, tmp_path
             assert secret not in path.read_bytes(), path
 
 
-def test_another_workspace_deals_otherwise_unless_its_key_is_pinned(experiment, tmp_path):
+def test_another_workspace_deals_otherwise_unless_its_key_is_pinned(
+    experiment, tmp_path, monkeypatch
+):
+    monkeypatch.delenv(WORKSPACE_KEY_ENV)  # each workspace makes a key of its own
     here = run(experiment, tmp_path / "here", "r")
     elsewhere = run(experiment, tmp_path / "elsewhere", "r")
     assert rounds_of(elsewhere) != rounds_of(here)  # the same public seed, another key
@@ -143,3 +147,15 @@ def test_a_run_made_before_deal_keys_resumes_dealing_as_it_began(tmp_path, name)
     assert manifest["deal"] is None and manifest["matches"]["completed"] == len(ledger)
     table = write_aggregates(resumed)  # `pdbench aggregate`, as before
     assert set(table["condition"]) == set(manifest["conditions"])
+
+
+def test_a_new_workspace_key_is_a_copy_of_the_one_the_environment_names(experiment, tmp_path):
+    """$PDBENCH_WORKSPACE_DEAL (set for the whole test session): two workspaces whose keys are
+    copies of it deal alike, and the key file is copied, never linked."""
+    here = run(experiment, tmp_path / "here", "r")
+    elsewhere = run(experiment, tmp_path / "elsewhere", "r")
+    assert rounds_of(elsewhere) == rounds_of(here)
+    given = Path(os.environ[WORKSPACE_KEY_ENV]).read_bytes()
+    for workspace in ("here", "elsewhere"):
+        key_file = tmp_path / workspace / "deal.key"
+        assert key_file.read_bytes().strip() == given.strip() and not key_file.is_symlink()

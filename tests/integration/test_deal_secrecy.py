@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from pdbench.agents.arena.log import AGENT_GUTTER
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 
@@ -79,7 +80,8 @@ def deal_notes(run_dir: Path, condition: str) -> dict[tuple[int, int], tuple[boo
     notes = {}
     for replicate in range(REPLICATES):
         log = run_dir / "agent_logs" / f"{condition}__rep{replicate}__b.log"
-        for line in log.read_text().splitlines():
+        for shown in log.read_text().splitlines():
+            line = shown.removeprefix(AGENT_GUTTER)  # what the agent printed
             if line.startswith("DEAL round "):
                 head, _, dice = line.partition(" opponent ")
                 round_number = int(head.split()[2].rstrip(":"))

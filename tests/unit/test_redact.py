@@ -148,3 +148,12 @@ def test_the_working_directory_is_not_a_secret(monkeypatch):
     assert secret_env_values() == ("hunter2-hunter2",)
     text = "run dir: /home/researcher/pdbench/data/runs/x; password hunter2-hunter2"
     assert redact_text(text) == "run dir: /home/researcher/pdbench/data/runs/x; password ***"
+
+
+def test_a_games_secret_word_is_no_credential_and_is_kept():
+    """A Passcode round reveals its `secret_word`: game data the record must keep (it was
+    stored as *** in every match a model took part in); a credential-named field still goes."""
+    line = '{"revealed": {"word": {"secret_word": "anchor"}}, "client_secret": "abcdefgh"}'
+    assert redact_text(line) == (
+        '{"revealed": {"word": {"secret_word": "anchor"}}, "client_secret": "***"}'
+    )
