@@ -5,6 +5,7 @@ normal stored run; mistakes in the file are shown with the file's own line and e
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,50 @@ def test_an_unknown_house_agent_is_one_line_with_a_suggestion(tmp_path):
     assert done.code == 2
     assert done.stderr.startswith('error: unknown --against "tfft" (did you mean "tft"?)')
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("game", "cause", "shown"),
+    [
+        ("split-or-steal", 'raise ImportError("no module named numpyy")\n', "ImportError"),
+        ("liars-dice", 'raise ImportError("no module named numpyy")\n', "ImportError"),
+        # what a file the sandbox cannot read gives (0600 and pdbench run as root): the sandboxed
+        # agent runs as nobody, so the file parses here and cannot be imported there
+        ("liars-dice", None, "PermissionError"),
+    ],
+)
+def test_an_agent_that_cannot_load_shows_why_and_its_match_is_never_rated(
+    tmp_path, game, cause, shown
+):
+    """Issue 41: `train` on a file the sandbox could not read said "10 turn(s) of your agent
+    failed (shown above)" with nothing above, and stored the match as a loss that the ladder
+    counted. An agent that never started never played: the match is aborted with the reason,
+    `train` shows it and exits 2, and the ladder skips the match."""
+    agent = tmp_path / "mine.py"
+    agent.write_text(
+        (cause or "")
+        + f'class Agent:\n    GAME = "{game}"\n    def on_turn(self, s):\n        return {{}}\n'
+    )
+    if cause is None:
+        if os.geteuid() != 0:
+            pytest.skip("only root reads a 0600 file the sandboxed agent (nobody) cannot")
+        agent.chmod(0o600)
+    done = train(tmp_path, str(agent), *(["--rounds", "2"] if game == "split-or-steal" else []))
+    assert done.code == 2, (done.stdout, done.stderr)
+    assert "the agent could not start" in done.stdout and shown in done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: {agent}: ") and "could not start" in last, done.stderr
+    assert "turn(s) of your agent failed" not in done.stderr
+    run_dir = only_run(tmp_path)
+    ledger = [json.loads(line) for line in (run_dir / "matches.jsonl").read_text().splitlines()]
+    assert len(ledger) == 1 and "could not start" in ledger[0]["error"]
+    (log,) = (run_dir / "agent_logs").iterdir()
+    assert shown in log.read_text()  # the agent's log says why, as for any failure
+    ladder = run_front_door(
+        "cli",
+        ["ladder", str(run_dir), "--out", str(tmp_path / "ladder")],
+        cwd=shared_copy(),
+        env=command_env(tmp_path),
+    )
+    # nothing to rate: the one match is skipped as aborted, never counted as a loss
+    assert "no finished match" in ladder.stderr and "skipped: 1 aborted" in ladder.stderr, ladder
