@@ -4,6 +4,7 @@ normal stored run; mistakes in the file are shown with the file's own line and e
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from pathlib import Path
@@ -61,14 +62,43 @@ def test_an_example_agent_trains_turn_by_turn_and_ends_with_its_result(
 
 def test_an_agent_that_only_commits_is_told_split_or_steal_talks_first(tmp_path):
     """Split or steal is trained as AgentDuel plays it, with two exchanges of messages before
-    each commit: tit_for_tat.py answers a commit where a message is asked, and is told so."""
-    done = train(tmp_path, str(EXAMPLES / "tit_for_tat.py"), "--game", "split-or-steal")
+    each commit: an agent that answers a commit where a message is asked is told so."""
+    agent = tmp_path / "commits.py"
+    agent.write_text(
+        "class Agent:\n"
+        "    def on_turn(self, round_state):\n"
+        '        return {"type": "commit", "choice": "split"}\n'
+    )
+    done = train(tmp_path, str(agent), "--game", "split-or-steal")
     assert done.code == 2
     assert "(negotiate)" in done.stdout
     assert 'on_turn must return {"type": "message", "text": "..."} in the negotiate phase' in (
         done.stdout
     )
+    assert "result: commits@" in done.stdout
+
+
+def _plays(path: Path) -> tuple[str, ...]:
+    """The games an example file says it plays (its PLAYS)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["PLAYS"]:  # type: ignore[attr-defined]
+            return ast.literal_eval(node.value)
+    return ()
+
+
+@pytest.mark.parametrize("game", _plays(EXAMPLES / "tit_for_tat.py"))
+def test_tit_for_tat_plays_every_game_its_docstring_claims(tmp_path, game):
+    """Issue 41: the example said it "plays every game" and raised on every Liar's Dice turn. It
+    names the games it plays (PLAYS), and plays each without a failed turn."""
+    done = train(tmp_path, str(EXAMPLES / "tit_for_tat.py"), "--game", game, "--rounds", "2")
+    assert done.code == 0, (done.stdout, done.stderr)
     assert "result: tit_for_tat@" in done.stdout
+
+
+def test_tit_for_tat_refuses_a_game_it_does_not_play_saying_which_it_does(tmp_path):
+    done = train(tmp_path, str(EXAMPLES / "tit_for_tat.py"), "--game", "liars-dice")
+    assert done.code == 2
+    assert "tit_for_tat.py plays prisoners-dilemma, split-or-steal" in done.stdout
 
 
 def test_an_exception_in_a_hook_shows_the_agents_own_traceback_and_exits_2(tmp_path):
