@@ -162,3 +162,17 @@ def test_the_liars_dice_loop_in_docs_is_what_the_commands_print(tmp_path):
     assert len(rows(documented)) == 4
     assert rows(printed) == rows(documented)
     assert printed.splitlines()[0] == documented.splitlines()[1]  # 121 matches, 2 runs
+
+
+@pytest.mark.parametrize("game", ["passcode", "nuclear_war", "nil_recruitment"])
+def test_each_judged_game_has_a_ladder_preset_that_runs_offline(tmp_path, game):
+    """Issue 41: the judged games had no ladder preset. Each preset is a round robin of the
+    game's house players and its example file, its third party the house default, and the
+    ladder rates every one of them from it."""
+    preset = run(
+        tmp_path, "preset", "run.replicates=1", config=f"conf/experiment/ladder_{game}.yaml"
+    )
+    table, out = ladder(tmp_path, preset)
+    agents = set(rated(table).index)
+    assert len(agents) == 3 and any(agent.startswith(f"{game}@") for agent in agents), agents
+    assert "6 finished matches counted" in out, out
