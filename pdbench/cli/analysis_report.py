@@ -55,6 +55,7 @@ def print_report(table: pd.DataFrame, run_id: str, path: Path) -> None:
         profile_table(table, out.width),
         comparison_table(table, out.width, path.name),
     ):
+        out.print()  # a blank line above each table's title
         # wider than the terminal only when its numbers need it: the terminal wraps, none is cut
         (Console(width=fitted.width) if fitted.width > out.width else out).print(fitted.table)
 

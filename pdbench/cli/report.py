@@ -180,7 +180,13 @@ def sweep_budget(manifest: RunManifest) -> float | None:
 
 def _estimate_against_spent(manifest: RunManifest) -> list[str]:
     """The price estimated before the run beside what was spent (issue 33)."""
-    priced = [e for e in manifest.estimate if e.get("price") != "free (offline)"]
+    priced = [
+        e
+        for e in manifest.estimate
+        # offline: nothing to set it against; a turn game's calls are not estimated (validate
+        # says so before the run): "0 calls, unknown price" would be wrong
+        if e.get("price") != "free (offline)" and not str(e.get("price")).startswith("not est")
+    ]
     if not priced:
         return []
     parts = []

@@ -118,3 +118,15 @@ def test_analyze_keeps_what_tells_the_conditions_apart(tmp_path, monkeypatch, ca
     for opponent in ("alld", "random"):
         for variant in ("generous", "stingy"):
             assert whole_parts(f"agent_b={opponent},persona=none,variant={variant}", out), out
+
+
+def test_a_turn_game_run_sets_no_made_up_estimate_against_its_spend(tmp_path, capsys):
+    """The end of an LLM Liar's Dice run said "estimate before the run: mock: 0 calls, 0 input
+    tokens, unknown price" (once per job of a sweep): a turn game's calls are not estimated
+    (validate says so before the run), so there is no estimate to set the spend against."""
+    run_dir = play(tmp_path, "game=liars_dice", "agent_a=llm_default", "agent_b=liars_random")
+    capsys.readouterr()
+    print_summary(run_dir)
+    out = capsys.readouterr().out
+    assert "spent: $0.0000 on" in out
+    assert "estimate before the run" not in out
