@@ -86,13 +86,43 @@ def _plays(path: Path) -> tuple[str, ...]:
     return ()
 
 
-@pytest.mark.parametrize("game", _plays(EXAMPLES / "tit_for_tat.py"))
-def test_tit_for_tat_plays_every_game_its_docstring_claims(tmp_path, game):
+def test_tit_for_tat_plays_every_game_its_docstring_claims(tmp_path):
     """Issue 41: the example said it "plays every game" and raised on every Liar's Dice turn. It
-    names the games it plays (PLAYS), and plays each without a failed turn."""
-    done = train(tmp_path, str(EXAMPLES / "tit_for_tat.py"), "--game", game, "--rounds", "2")
-    assert done.code == 0, (done.stdout, done.stderr)
-    assert "result: tit_for_tat@" in done.stdout
+    names the games it plays (PLAYS): one sweep plays it in each, as `pdbench train` would (the
+    game's AgentDuel form: split or steal with its talk), and no turn of it fails."""
+    from pdbench.agents.arena.training import game_of
+    from pdbench.cli.train import _game_option
+
+    path = EXAMPLES / "tit_for_tat.py"
+    games = [_game_option(game_of(path, None, name), shared_copy()) for name in _plays(path)]
+    assert len(games) == 5
+    done = run_front_door(
+        "module",
+        [
+            "-m",
+            f"game={','.join(games)}",
+            "agent_a=arena",
+            f"agent_a.path={path}",
+            "agent_a.sandbox=off",  # the example's play is the point here, not the sandbox
+            "agent_b=tft",
+            "horizon.rounds=2",
+            "run.replicates=1",
+            "run.run_id=plays",
+            f"run.output_dir={tmp_path / 'runs'}",
+            f"hydra.sweep.dir={tmp_path / 'hydra'}",
+        ],
+        cwd=shared_copy(),
+        env=command_env(tmp_path),
+    )
+    assert done.code == 0, done.stderr[-3000:]
+    rounds = [
+        json.loads(line)
+        for line in (tmp_path / "runs" / "plays" / "rounds.jsonl").read_text().splitlines()
+    ]
+    assert {r["condition"] for r in rounds} == {f"game={game}" for game in games}
+    assert not [r for r in rounds if r["agent_a_error"]]
+    talk = [m for r in rounds for m in r.get("conversation") or [] if m["speaker"] == "a"]
+    assert talk and not [m for m in talk if m["error"]]  # split or steal's talk phase too
 
 
 def test_tit_for_tat_refuses_a_game_it_does_not_play_saying_which_it_does(tmp_path):
