@@ -62,12 +62,16 @@ def run_front_door(
     cwd: Path,
     env: Mapping[str, str],
     wall_limit_s: float | None = None,
+    one_stream: bool = False,
 ) -> Ran:
     """Run `pdbench <args>` (entry "cli") or `python -m pdbench <args>` (entry "module") in this
-    process with `cwd` as working folder and exactly `env` as environment."""
+    process with `cwd` as working folder and exactly `env` as environment. `one_stream`: stdout
+    and stderr are written to one stream, in the order a terminal shows them (`Ran.stdout`; the
+    warnings recorded while the command ran come last), as for a documented console block."""
     if entry not in ENTRIES:
         raise ValueError(f"entry must be one of {ENTRIES}, not {entry!r}")
-    stdout, stderr = io.StringIO(), io.StringIO()
+    stdout = io.StringIO()
+    stderr = stdout if one_stream else io.StringIO()
     started, cpu_started = time.monotonic(), _process_cpu()
     code: int | None
     with _isolated(cwd, env, entry, args, stdout, stderr) as caught:
@@ -90,7 +94,7 @@ def run_front_door(
     return Ran(
         code=code,
         stdout=stdout.getvalue(),
-        stderr=stderr.getvalue(),
+        stderr="" if one_stream else stderr.getvalue(),
         seconds=time.monotonic() - started,
         cpu_seconds=_process_cpu() - cpu_started,
     )

@@ -5,9 +5,10 @@ agent_b=<six> persona=<three>` (project_copy.GRID_COMMAND) in a fresh project co
 model at 100 terminal columns, through the module's entry function in the test process
 (tests/in_process.py), once, whichever module or xdist worker asks first (tests/session_once.py);
 the others read the same run and the same printed summary. Its readers (test_persona_grid.py:
-the summary and the pivot; test_viewer_browser.py: the heat map) never write into the run, so
-they can share one: the run's composition and play (18 jobs, each composed three times) is the
-cost.
+the summary and the pivot; test_viewer_browser.py: the heat map; test_docs_output.py: the
+README's block of the same command, so it is dealt with the docs' deal key) never write into the
+run, so they can share one: the run's composition and play (18 jobs, each composed three times)
+is the cost.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
+from docs_script import docs_output_script
 from in_process import run_front_door
 from project_copy import GRID_COMMAND, copy_project
 from session_once import made_once
@@ -35,6 +37,8 @@ def shared_persona_grid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path,
 
 def _make(tmp: Path) -> None:
     project = copy_project(tmp / "project")
+    # dealt as the README's grid is (tests/e2e/test_docs_output.py compares it with the page)
+    docs_output_script().write_deal_key(project)
     env = {
         **{k: v for k, v in os.environ.items() if k not in ("PDBENCH_SWEEP_ID", "PDBENCH_RUN_DIR")},
         "COLUMNS": "100",

@@ -1,7 +1,8 @@
 """A Passcode player, as an arena agent (AgentDuel shape, GAME = "passcode").
 
 It asks the Secret Keeper the word's length, then whether the word starts with each of the most
-common first letters in turn, and guesses only once a guess of its own list fits what it was told
+common first letters in turn, and guesses only once a word of the public list every player is
+shown (`round_state["candidate_words"]`, the words the secret is drawn from) fits what it was told
 (else it passes: a wrong guess costs the round). Run it with, e.g.,
 
     uv run python -m pdbench game=passcode agent_a=arena \
@@ -13,8 +14,6 @@ or watch it play, turn by turn: uv run pdbench train examples/agents/passcode.py
 import re
 
 FIRST_LETTERS = "stcbpmfrdwlghaeno"
-# A few words it knows; a real agent would carry a dictionary.
-KNOWN = ("apple", "river", "garden", "window", "candle", "planet", "silver", "forest", "bridge")
 
 
 class Agent:
@@ -40,7 +39,8 @@ class Agent:
             if first is not None:
                 return {"type": "question", "text": f'Does the word start with "{first}"?'}
             return {"type": "question", "text": f'Does the word start with "{letter}"?'}
-        fits = [w for w in KNOWN if (length is None or len(w) == length) and w[0] == (first or "")]
-        if fits:
+        words = round_state["candidate_words"]
+        fits = [w for w in words if (length is None or len(w) == length) and w[0] == (first or "")]
+        if len(fits) == 1 or (fits and round_state["round_number"] == round_state["round_limit"]):
             return {"type": "guess", "word": fits[0]}
         return {"type": "pass"}

@@ -98,6 +98,9 @@ def prompt_fields(round_state: dict[str, Any]) -> dict[str, str]:
             round_state.get("your_qa_history", round_state.get("qa_history", []))
         )
         fields["opponent_guessed"] = "yes" if round_state.get("opponent_guessed") else "no"
+        words = round_state.get("candidate_words") or []
+        fields["candidate_count"] = str(len(words))
+        fields["candidate_words"] = ", ".join(words)
     if round_state.get("role") == "keeper":
         fields["secret_word"] = round_state["secret_word"]
         fields["question"] = _one_line(round_state["question"])

@@ -9,12 +9,11 @@ from typing import Any
 
 import pandas as pd
 import typer
-from rich import box
-from rich.markup import escape
-from rich.table import Table
+from rich.console import Console
 
 from pdbench.analysis.identification.profile import DIMENSIONS
-from pdbench.cli.report import print_table, shown_path
+from pdbench.cli.report import console, shown_path
+from pdbench.cli.table_fit import Column, Fitted, fit
 
 COMPARISONS_SHOWN = 30  # the rest are in analysis.parquet
 Row = dict[str, Any]
@@ -50,9 +49,15 @@ def print_report(table: pd.DataFrame, run_id: str, path: Path) -> None:
     }
     for player, note in pooled.items():
         typer.echo(f"warning: {player} (all its matches) {note}")
-    print_table(strategy_table(table))
-    print_table(profile_table(table))
-    print_table(comparison_table(table, path.name))
+    out = console()
+    for fitted in (
+        strategy_table(table, out.width),
+        profile_table(table, out.width),
+        comparison_table(table, out.width, path.name),
+    ):
+        out.print()  # a blank line above each table's title
+        # wider than the terminal only when its numbers need it: the terminal wraps, none is cut
+        (Console(width=fitted.width) if fitted.width > out.width else out).print(fitted.table)
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
@@ -94,55 +99,63 @@ def _estimator(table: pd.DataFrame, name: str) -> str:
     return str(rows[0]["estimator"]) if rows else "-"
 
 
-def strategy_table(table: pd.DataFrame) -> Table:
+def strategy_table(table: pd.DataFrame, width: int) -> Fitted:
     """Per agent: its fingerprint and the SFEM nearest strategy, its weight and the tremble."""
     fingerprints = _by_agent(table, "fingerprint")
-    result = Table(
+    columns = [
+        Column("condition", names=True),
+        Column("agent", names=True),
+        *(Column(h, justify="right") for h in ("P(C|CC)", "P(C|CD)", "P(C|DC)", "P(C|DD)")),
+        Column("P(C) r1", justify="right"),
+        Column("nearest", names=True),
+        Column("weight", justify="right"),
+        Column("tremble", justify="right"),
+    ]
+    rows = []
+    for who, found in _by_agent(table, "sfem").items():
+        rate = {row["outcome"]: row["p_c"] for row in fingerprints[who]}
+        strategy, weight, tremble = _nearest(found)
+        rows.append(
+            [
+                who[0],
+                who[1],
+                *(_fmt(rate.get(o)) for o in ("CC", "CD", "DC", "DD", "first")),
+                strategy,
+                weight,
+                tremble,
+            ]
+        )
+    return fit(
+        columns,
+        rows,
+        width,
         title=f"Which strategy each agent plays (SFEM, {_estimator(table, 'sfem')})",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
         caption="P(C|xy): share of C after the agent played x and its opponent y; r1: P(C) in "
         "round 1. nearest: the single SFEM candidate that fits best (a=b: the data cannot tell "
         "them apart), with its weight in the mixture (± bootstrap SE) and the tremble.",
-        caption_justify="left",
     )
-    for header in ("condition", "agent", "P(C|CC)", "P(C|CD)", "P(C|DC)", "P(C|DD)", "P(C) r1"):
-        result.add_column(header, justify="left" if header in ("condition", "agent") else "right")
-    result.add_column("nearest")
-    result.add_column("weight", justify="right")
-    result.add_column("tremble", justify="right")
-    for who, rows in _by_agent(table, "sfem").items():
-        rate = {row["outcome"]: row["p_c"] for row in fingerprints[who]}
-        strategy, weight, tremble = _nearest(rows)
-        result.add_row(
-            escape(who[0]),
-            escape(who[1]),
-            *(_fmt(rate.get(o)) for o in ("CC", "CD", "DC", "DD", "first")),
-            escape(strategy),
-            weight,
-            tremble,
-        )
-    return result
 
 
-def profile_table(table: pd.DataFrame) -> Table:
-    result = Table(
-        title="Behavioural profile (mean over matches; - where never defined; "
-        f"{_estimator(table, 'profile')})",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
+def profile_table(table: pd.DataFrame, width: int) -> Fitted:
+    columns = [
+        Column("condition", names=True),
+        Column("agent", names=True),
+        *(Column(dimension, justify="right") for dimension in DIMENSIONS),
+    ]
+    rows = []
+    for who, found in _by_agent(table, "profile").items():
+        means = {row["dimension"]: row["mean"] for row in found}
+        rows.append([who[0], who[1], *(_fmt(means.get(d)) for d in DIMENSIONS)])
+    title = (
+        "Behavioural profile (mean over matches; - where never defined; "
+        f"{_estimator(table, 'profile')})"
     )
-    result.add_column("condition")
-    result.add_column("agent")
-    for dimension in DIMENSIONS:
-        result.add_column(dimension, justify="right")
-    for who, rows in _by_agent(table, "profile").items():
-        means = {row["dimension"]: row["mean"] for row in rows}
-        result.add_row(escape(who[0]), escape(who[1]), *(_fmt(means.get(d)) for d in DIMENSIONS))
-    return result
+    return fit(columns, rows, width, title=title)
 
 
-def comparison_table(table: pd.DataFrame, file_name: str = "analysis.parquet") -> Table:
+def comparison_table(
+    table: pd.DataFrame, width: int, file_name: str = "analysis.parquet"
+) -> Fitted:
     rows = [row for row in _records(table, "comparison") if row["condition_a"] is not None]
     skipped = [row["note"] for row in _records(table, "comparison") if row["condition_a"] is None]
     needed = _records(table, "replicates_needed")
@@ -159,38 +172,47 @@ def comparison_table(table: pd.DataFrame, file_name: str = "analysis.parquet") -
     ]
     # The rows name their interval (t, or for a rate one that stays inside [-1, 1]).
     methods = "; ".join(dict.fromkeys(str(r["interval"]) for r in rows if r.get("interval")))
-    result = Table(
+    columns = [
+        Column("A", names=True),
+        Column("B", names=True),
+        Column("test", names=True),
+        *(
+            Column(header, justify="right")
+            for header in ("n", "mean A", "mean B", "B − A", "95% CI", "p", "p Holm")
+        ),
+        Column(f"reps ±{half}", justify="right"),
+    ]
+    cells = []
+    for row in rows[:COMPARISONS_SHOWN]:
+        names = [str(row["condition_a"]), str(row["condition_b"])]
+        if row["test"] == "not compared":
+            cells.append([*names, str(row["note"]), *([""] * 8)])
+            continue
+        n = f"{row['n_pairs']} pairs" if row["paired"] else f"{row['n_a']}/{row['n_b']}"
+        reps = row["replicates_for_half_width"]
+        cells.append(
+            [
+                *names,
+                "paired" if row["paired"] else "unpaired",
+                n,
+                _fmt(row["mean_a"]),
+                _fmt(row["mean_b"]),
+                _fmt(row["difference"]),
+                f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]",
+                _fmt(row["p_value"], 4),
+                _fmt(row["p_holm"], 4),
+                "-" if reps is None else str(reps),
+            ]
+        )
+    return fit(
+        columns,
+        cells,
+        width,
         title=f"{metric}: B − A, {family} (95% CI: {methods or 'none'}; "
         "permutation p, Holm-corrected)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
         caption="paired: same seeds per replicate (common random numbers: the replicates of the "
         "two conditions share random streams), sign-flip test on the differences; unpaired: "
         "label permutation, assumes independent replicates; "
         f"reps ±{half}: replicates per condition for a CI of that half-width"
-        + "".join(f". {escape(str(note))}" for note in notes),
-        caption_justify="left",
+        + "".join(f". {note}" for note in notes),
     )
-    for header in ("A", "B", "test", "n", "mean A", "mean B", "B − A", "95% CI", "p", "p Holm"):
-        result.add_column(header, justify="left" if header in ("A", "B", "test") else "right")
-    result.add_column(f"reps ±{half}", justify="right")
-    for row in rows[:COMPARISONS_SHOWN]:
-        names = (escape(str(row["condition_a"])), escape(str(row["condition_b"])))
-        if row["test"] == "not compared":
-            result.add_row(*names, escape(str(row["note"])))
-            continue
-        n = f"{row['n_pairs']} pairs" if row["paired"] else f"{row['n_a']}/{row['n_b']}"
-        reps = row["replicates_for_half_width"]
-        result.add_row(
-            *names,
-            "paired" if row["paired"] else "unpaired",
-            n,
-            _fmt(row["mean_a"]),
-            _fmt(row["mean_b"]),
-            _fmt(row["difference"]),
-            f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]",
-            _fmt(row["p_value"], 4),
-            _fmt(row["p_holm"], 4),
-            "-" if reps is None else str(reps),
-        )
-    return result

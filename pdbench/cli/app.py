@@ -18,6 +18,7 @@ from pdbench.cli.analyze import analyze
 from pdbench.cli.cache import cache_app
 from pdbench.cli.ladder import ladder
 from pdbench.cli.listing import list_options
+from pdbench.cli.plan_report import no_key_yet, print_estimate, print_plan
 from pdbench.cli.prompts_report import prompts
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
@@ -28,15 +29,41 @@ from pdbench.core.redact import install_redaction
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import CacheMode
-    from pdbench.runners.prepare import LoadedExperiment
 
+SUMMARY = (
+    "Repeated games between LLM agents, classic strategies and your own agent files: the "
+    "iterated prisoner's dilemma and its cousins, and turn-based games with hidden "
+    "information and judges. Runs are stored as auditable artifacts, analysed, and ranked on a "
+    "ladder; `pdbench list games` shows them all."
+)
 app = typer.Typer(
-    help="Iterated prisoner's dilemma experiments with LLM agents and classic strategies.",
+    help=SUMMARY,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+def _show_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        typer.echo(f"pdbench {version('pdbench')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """The options before a command (--version)."""
+
 
 ConfigArg = Annotated[
     Path,
@@ -90,7 +117,7 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     typer.echo(f"valid: {loaded.spec.source}")
     typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
     if provisional and any(c.horizon.type == "geometric" for c in spec.conditions):
-        typer.echo(f"  deal key      {_no_key_yet(loaded)}: the geometric lengths are one draw")
+        typer.echo(f"  deal key      {no_key_yet(loaded)}: the geometric lengths are one draw")
     typer.echo(f"  conditions    {len(spec.conditions)}")
     for condition in spec.conditions:
         typer.echo(
@@ -105,14 +132,7 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
     )
     typer.echo(f"  matches       {len(plan)}  ({size})")
     typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
-    _print_estimate(loaded, plan)
-
-
-def _print_estimate(loaded: LoadedExperiment, plan) -> None:
-    from pdbench.runners.estimate import estimate_plan, format_estimate
-
-    for line in format_estimate(estimate_plan(plan, loaded.project_root)):
-        typer.echo(line)
+    print_estimate(loaded, plan)
 
 
 def _horizon_text(condition) -> str:
@@ -182,7 +202,7 @@ def run(
         )
     loaded = _load(config, overrides, replicates, run_id)
     if dry_run:
-        _print_plan(loaded)
+        print_plan(loaded)
         return
     _refuse_grid(config, overrides)
     from pdbench.cli.heap import loaded_objects_frozen
@@ -223,35 +243,6 @@ def run(
     if outcome.status != "complete":
         exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
         raise typer.Exit(exits.status_code(outcome.status))
-
-
-def _print_plan(loaded: LoadedExperiment) -> None:
-    from pdbench.cli.report import plan_table, print_table
-    from pdbench.runners.deal import planned_deal
-    from pdbench.runners.plan import plan_matches
-    from pdbench.runners.provision import check_budget_enforceable
-
-    deal, provisional = planned_deal(loaded)  # the seeds shown are the ones the run will use
-    plan = plan_matches(loaded.spec, deal)
-    check_budget_enforceable(loaded)  # the run would be refused: so is its config
-    typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
-    if provisional:
-        typer.echo(
-            f"deal key: {_no_key_yet(loaded)}: the seeds and lengths below are one draw, the "
-            "run deals with its own key (docs/security.md)"
-        )
-    print_table(plan_table(plan))
-    typer.echo(f"estimated LLM calls: at most {sum(m.max_llm_calls for m in plan)}")
-    _print_estimate(loaded, plan)
-
-
-def _no_key_yet(loaded: LoadedExperiment) -> str:
-    """Said when no deal key exists yet, so validate and --dry-run show one draw."""
-    from pdbench.config.yaml_reader import display_path
-    from pdbench.runners.deal import workspace_key_file
-
-    key = display_path(workspace_key_file(loaded), Path.cwd().resolve())
-    return f"none yet ({key} is made by the first run)"
 
 
 def _refuse_grid(config: Path, overrides: list[str] | None) -> None:

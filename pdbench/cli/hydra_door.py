@@ -20,11 +20,13 @@ import shlex
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pdbench.cli import exits
 from pdbench.cli.heap import loaded_objects_frozen
+from pdbench.cli.hydra_args import hydra_args, without_dry_run
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, job_over, watch_launcher
+from pdbench.cli.plan_report import print_hydra_plan
 from pdbench.cli.report import print_summary, resumed_note
 from pdbench.config.group_choices import check_command_line, with_game_ids
 from pdbench.config.hydra_compose import (
@@ -252,19 +254,6 @@ def redact_multirun_yaml(sweep_dir: Path) -> None:
         os.replace(temporary, path)
 
 
-def _hydra_args(args: list[str]) -> Any:
-    """The command line as Hydra reads it (its own argparse: flags, then overrides)."""
-    from hydra._internal.utils import get_args_parser
-
-    parser = get_args_parser()
-
-    def refuse(message: str) -> NoReturn:  # argparse's usage and error, as one line
-        raise ConfigError(f"{message} (see python -m pdbench --help)", field="python -m pdbench")
-
-    parser.error = refuse  # type: ignore[method-assign]
-    return parser.parse_args(args)
-
-
 def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
     """Check a command line before Hydra launches anything; returns the grid's jobs (empty for
     a single run) and the run dir a sweep writes into. Every job is composed and validated,
@@ -351,8 +340,11 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
+    dry_run, args = without_dry_run(args)
     try:
-        parsed = _hydra_args(args)
+        parsed = hydra_args(args)
+        if dry_run:
+            return print_hydra_plan(parsed, project_root)
     except ConfigError as error:
         exits.say(f"error: {error}")
         return exits.BAD_INPUT

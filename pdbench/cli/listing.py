@@ -1,8 +1,10 @@
 """`pdbench list`: what the config tree offers (agents, personas, games, providers, horizons,
-keepers, judges), one line of description each."""
+keepers, judges), each with its description (the first sentence of its file's comment)."""
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from typing import Annotated
 
 import typer
@@ -28,7 +30,7 @@ def list_options(
         ),
     ] = None,
 ) -> None:
-    """Show what the config tree offers, one line of description each."""
+    """Show what the config tree offers, each option with its description."""
     from pdbench.config.tree import describe_option, find_project_root, group_options
     from pdbench.core.errors import unknown_choice
 
@@ -42,4 +44,14 @@ def list_options(
         options = group_options(group, root)
         width = max((len(o) for o in options), default=0)
         for option in options:
-            typer.echo(f"  {option.ljust(width)}  {describe_option(group, option, root)}")
+            # wrapped between words under its own column, never cut (the terminal's width)
+            typer.echo(
+                textwrap.fill(
+                    describe_option(group, option, root),
+                    width=max(shutil.get_terminal_size().columns, width + 40),
+                    initial_indent=f"  {option.ljust(width)}  ",
+                    subsequent_indent=" " * (width + 4),
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )

@@ -1,13 +1,13 @@
 """What a run prints: the end-of-run table, the notes under it, and the dry run's plan.
 
-The table never hides a number: the columns of names (the condition, or a grid's factors, and
-the matchup) fold onto more lines before a number is cut, and the matchup is left out when the
-terminal is too narrow for it. Headers and definitions come from the metric catalogue.
+The table never hides a number: it is fitted to the terminal (cli.table_fit): the columns of
+names (the condition, or a grid's factors, and the matchup) wrap between their parts onto more
+lines before a number is cut, and the matchup is left out when the terminal is too narrow for it.
+Headers and definitions come from the metric catalogue.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import sys
@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 from rich import box
-from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from pdbench.analysis.metrics.catalog import metric
 from pdbench.analysis.metrics.turn_aggregates import is_turn_run
+from pdbench.cli.table_fit import Column, Fitted, fit
 from pdbench.cli.turn_report import turn_summary_table
 from pdbench.core.visible import visible
 from pdbench.runners.plan import PlannedMatch
@@ -30,8 +30,6 @@ from pdbench.storage.run_store import read_manifest
 from pdbench.storage.schema import AGGREGATES_FILE, CallCounts
 
 DEFAULT_WIDTH = 200  # when the output is not a terminal and COLUMNS is not set
-NUMBER_COLUMNS_WIDTH = 80  # about what the number columns take; below it the matchup goes
-MIN_NAME_WIDTH = 24  # a name column folds, but not narrower than this
 
 
 def console() -> Console:
@@ -101,50 +99,28 @@ def summary_table(
     run_dir: Path,
     aggregates: pd.DataFrame | None = None,
     manifest: RunManifest | None = None,
-    width: int | None = None,
-) -> Table:
-    """The table of a run; `aggregates` saves reading back what the caller just wrote."""
+    width: int = DEFAULT_WIDTH,
+) -> Fitted:
+    """The table of a run, fitted to `width` (cli.table_fit); `aggregates` saves reading back
+    what the caller just wrote."""
     if manifest is None:
         manifest = read_manifest(run_dir)
     if aggregates is None:
         aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
     if is_turn_run(manifest):  # a turn game's metrics are per player, not cooperation
-        return turn_summary_table(aggregates, manifest)
+        return turn_summary_table(aggregates, manifest, width)
     conditions = aggregates[aggregates["level"] == "condition"]
     collapse_counts = _collapse_counts(aggregates[aggregates["level"] == "replicate"])
     calls = manifest.provider_calls_by_condition
     factors = sorted({key for values in manifest.factors.values() for key in values})
-    show_matchup = not factors and (width is None or width >= NUMBER_COLUMNS_WIDTH + 30)
     coop = metric("cooperation_rate").metric.narrow
     total = metric("total_payoff_a").metric.narrow
     subst = metric("substituted_share_a").metric.narrow
-    table = Table(
-        title=escape(f"run {manifest.run_id}: {manifest.status}"),
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        padding=0,  # the box's blank divider is the one space between columns
-        pad_edge=False,
-        show_edge=False,
-        caption=f"{coop}: share of C (A, B, both; finished matches); {total}: mean payoff per "
-        "match; collapse: mean round of collapse (matches that collapsed / could tell); "
-        f"{subst}: share of substituted actions (A/B); calls: provider calls live/cached; "
-        "cost $: of the stored rounds (what was spent is below)",
-        caption_justify="left",
-    )
-    names = factors or ["condition"]
-    longest = {
-        name: max([len(name), *(len(str(v.get(name, "-"))) for v in manifest.factors.values())])
-        if factors
-        else max([len(name), *(len(str(c)) for c in conditions["condition"])])
-        for name in names
-    }
-    for name in names:
-        # Folded, but never narrower than a short word: a name cut every 8 letters is unreadable.
-        table.add_column(
-            escape(name), overflow="fold", min_width=min(longest[name], MIN_NAME_WIDTH)
-        )
-    if show_matchup:
-        table.add_column("agent a vs agent b", overflow="fold")
+    # A grid's rows are named by its factors (its table has no matchup column); a run's by the
+    # condition and, where it fits, the matchup (left out first: the names carry it).
+    columns = [Column(name, names=True) for name in factors or ["condition"]]
+    if not factors:
+        columns.append(Column("agent a vs agent b", names=True, drop=1))
     number_headers = [
         "finished",
         f"{coop} A",
@@ -157,32 +133,39 @@ def summary_table(
         "calls",
         "cost $",
     ]
-    for header in number_headers:
-        table.add_column(header, justify="right", no_wrap=True)
+    columns += [Column(header, justify="right") for header in number_headers]
+    rows = []
     for _, row in conditions.iterrows():
         condition = str(row["condition"])
         condition_calls = calls.get(condition, CallCounts())
         labels = (
-            [escape(str(manifest.factors.get(condition, {}).get(key, "-"))) for key in factors]
+            [str(manifest.factors.get(condition, {}).get(key, "-")) for key in factors]
             if factors
-            else [escape(condition)]
+            else [condition, f"{row['agent_a']} vs {row['agent_b']}"]
         )
-        if show_matchup:
-            labels.append(escape(f"{row['agent_a']} vs {row['agent_b']}"))
-        table.add_row(
-            *labels,
-            f"{row['n_finished']}/{row['n_replicates']}",
-            _fmt(row["cooperation_rate_a"]),
-            _fmt(row["cooperation_rate_b"]),
-            _fmt(row["cooperation_rate"]),
-            _fmt(row["total_payoff_a"], 1),
-            _fmt(row["total_payoff_b"], 1),
-            _collapse(row, collapse_counts),
-            _substituted(row, manifest),
-            f"{condition_calls.live}/{condition_calls.cached}",
-            _cost(condition_calls),
+        rows.append(
+            [
+                *labels,
+                f"{row['n_finished']}/{row['n_replicates']}",
+                _fmt(row["cooperation_rate_a"]),
+                _fmt(row["cooperation_rate_b"]),
+                _fmt(row["cooperation_rate"]),
+                _fmt(row["total_payoff_a"], 1),
+                _fmt(row["total_payoff_b"], 1),
+                _collapse(row, collapse_counts),
+                _substituted(row, manifest),
+                f"{condition_calls.live}/{condition_calls.cached}",
+                _cost(condition_calls),
+            ]
         )
-    return table
+    caption = (
+        f"{coop}: share of C (A, B, both; finished matches); {total}: mean payoff per "
+        "match; collapse: mean round of collapse (matches that collapsed / could tell); "
+        f"{subst}: share of substituted actions (A/B); calls: provider calls live/cached; "
+        "cost $: of the stored rounds (what was spent is below)"
+    )
+    title = f"run {manifest.run_id}: {manifest.status}"
+    return fit(columns, rows, width, title=title, caption=caption)
 
 
 def sweep_budget(manifest: RunManifest) -> float | None:
@@ -198,7 +181,13 @@ def sweep_budget(manifest: RunManifest) -> float | None:
 
 def _estimate_against_spent(manifest: RunManifest) -> list[str]:
     """The price estimated before the run beside what was spent (issue 33)."""
-    priced = [e for e in manifest.estimate if e.get("price") != "free (offline)"]
+    priced = [
+        e
+        for e in manifest.estimate
+        # offline: nothing to set it against; a turn game's calls are not estimated (validate
+        # says so before the run): "0 calls, unknown price" would be wrong
+        if e.get("price") != "free (offline)" and not str(e.get("price")).startswith("not est")
+    ]
     if not priced:
         return []
     parts = []
@@ -315,21 +304,6 @@ def plan_table(plan: list[PlannedMatch]) -> Table:
     return table
 
 
-def needed_width(table: Table) -> int:
-    """The narrowest the table can be with every name folded to its minimum and no number cut
-    (rich's own measure is a few columns short with this table's padding)."""
-    wide = Console(width=10_000, file=io.StringIO())
-    with wide.capture() as captured:
-        wide.print(table)
-    natural = max(cell_len(line.rstrip()) for line in captured.get().splitlines())
-    slack = sum(
-        max(0, max((cell_len(str(cell)) for cell in column.cells), default=0) - column.min_width)
-        for column in table.columns
-        if column.overflow == "fold" and column.min_width is not None
-    )
-    return natural - slack
-
-
 def print_table(table: Table) -> None:
     console().print(table)
 
@@ -359,12 +333,12 @@ def print_summary(run_dir: Path, aggregates: pd.DataFrame | None = None) -> None
     """Print the table, the notes under it, the run dir and the command that opens the viewer."""
     out = console()
     manifest = read_manifest(run_dir)
-    table = summary_table(run_dir, aggregates, manifest, width=out.width)
+    fitted = summary_table(run_dir, aggregates, manifest, width=out.width)
     # Below the width the numbers need, the terminal wraps lines rather than rich cutting a
     # number to an ellipsis: a wrapped line is ugly, a cut number is wrong.
-    needed = needed_width(table)
-    (Console(width=needed) if needed > out.width else out).print(table)
+    (Console(width=fitted.width) if fitted.width > out.width else out).print(fitted.table)
     for line in notes(manifest):  # an aborted match's error may quote the agent: spelled out
         out.print(escape(visible(line)), style="yellow" if "aborted" in line else None)
-    out.print(f"run dir: {shown_path(run_dir)}")
-    out.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
+    # A path is printed whole (soft wrap): a line break inside it would break a copy and paste.
+    out.print(f"run dir: {shown_path(run_dir)}", soft_wrap=True)
+    out.print(f"look at it: uv run pdbench ui {shown_path(run_dir)}", soft_wrap=True)

@@ -1,5 +1,5 @@
-"""`pdbench runs [DIR]` and `pdbench export RUN --csv`: the runs on disk, and one run's tables as
-CSV, for whoever reads results in a spreadsheet rather than in pandas.
+"""`pdbench runs [DIR]` and `pdbench export RUN`: the runs on disk, and one run's tables as CSV
+(the one format, the default), for whoever reads results in a spreadsheet rather than in pandas.
 
 Both only read a run; `export` writes its CSV files (through temporary files) into `--out`.
 """
@@ -104,8 +104,8 @@ def export(
         Path, typer.Argument(help="A run folder, e.g. data/runs/<run_id>.", show_default=False)
     ],
     csv: Annotated[
-        bool, typer.Option("--csv", help="Write CSV files (the one format so far).")
-    ] = False,
+        bool, typer.Option("--csv", help="Write CSV files: the one format so far, the default.")
+    ] = True,
     out: Annotated[
         Path | None,
         typer.Option(help="Folder for the files; default: <run>/export/.", show_default=False),
@@ -116,8 +116,7 @@ def export(
     from pdbench.analysis.per_run.aggregates import read_aggregates
     from pdbench.storage.reader import RunReader
 
-    if not csv:
-        raise PdbenchError("export: say which format, e.g. `pdbench export RUN --csv`")
+    del csv  # CSV is the one format (the option stays for commands written with it)
     reader = RunReader.open(run_dir)
     target = (out if out is not None else reader.run_dir / "export").expanduser()
     if target.exists() and not target.is_dir():

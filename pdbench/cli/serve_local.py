@@ -69,7 +69,11 @@ def serve_local(
         )
         typer.echo(f"base URL: {server.api_base}")
         typer.echo(f"overrides: {overrides}")
-        typer.echo(f"  e.g. uv run python -m pdbench agent_a=llm_default agent_b=tft {overrides}")
+        # The grammar: a small model asked for a bare label answers in sentences (an aborted run)
+        typer.echo(
+            "  e.g. uv run python -m pdbench agent_a=llm_default agent_b=tft "
+            f"{overrides} agent_a.constrain=grammar"
+        )
         typer.echo(
             f"in an experiment file: provider: {{name: litellm, model: openai/"
             f"{server.model_name}, api_base: {server.api_base}}}"

@@ -173,12 +173,16 @@ def _play(
         watcher.stop()
     if outcome.matches_skipped and not outcome.matches_planned - outcome.matches_skipped:
         _echo("(this file and these options were trained before: the stored match)")
-    failed = _show_result(run_dir, path.stem)
+    failed, aborted = _show_result(run_dir, path.stem)
     from pdbench.cli.report import shown_path
 
     _echo(f"run dir: {shown_path(run_dir)}")
     _echo(f"agent log: {shown_path(log_path)}")
     _echo(f"look at it: uv run pdbench ui {shown_path(run_dir)}")
+    if aborted:  # the agent never played (it could not start): the file is what to fix
+        why = aborted.removeprefix("aborted: ")
+        exits.say(f"error: {path}: the match was aborted, so nothing is rated ({why})")
+        raise typer.Exit(exits.BAD_INPUT)
     if outcome.status != "complete":
         exits.say_unfinished(outcome.status, outcome.matches_waiting, outcome.error)
         raise typer.Exit(exits.status_code(outcome.status))
@@ -187,8 +191,9 @@ def _play(
         raise typer.Exit(exits.BAD_INPUT)
 
 
-def _show_result(run_dir: Path, name: str) -> int:
-    """Print the match's result; return how many of the agent's turns failed."""
+def _show_result(run_dir: Path, name: str) -> tuple[int, str | None]:
+    """Print the match's result; return how many of the agent's turns failed, and why the match
+    was aborted if it was (its first line; the agent's log shows the rest above)."""
     from pdbench.ladder.outcomes import pair_matches, read_outcomes
 
     failed = 0
@@ -214,9 +219,11 @@ def _show_result(run_dir: Path, name: str) -> int:
         a, b = outcomes.agents[str(key_a)].name, outcomes.agents[str(key_b)].name
         winner = {"a": f"{a} wins", "b": f"{b} wins", "draw": "a draw"}[str(result)]
         _echo(f"result: {a} {score_a:g} - {score_b:g} {b}: {winner}")
+    aborted = None
     for skipped in outcomes.skipped:
-        _echo(f"result: none ({skipped.reason})")
-    return failed
+        _echo(f"result: none ({skipped.reason.splitlines()[0]})")
+        aborted = skipped.reason.splitlines()[0]
+    return failed, aborted
 
 
 def _shortened(round_state: str) -> str:

@@ -1,15 +1,18 @@
 """The end-of-run table of a turn-game run: per condition, the finished matches and each player's
-metrics (from aggregates.parquet, as the 2x2 table is)."""
+metrics (from aggregates.parquet, as the 2x2 table is), fitted to the terminal (cli.table_fit).
+
+At a narrow width the matchup column goes first, then the game's measures from the last one
+back (the first, the win rate, always stays); a line under the table names what was left out.
+"""
 
 from __future__ import annotations
 
 import math
 
 import pandas as pd
-from rich import box
 from rich.markup import escape
-from rich.table import Table
 
+from pdbench.cli.table_fit import Column, Fitted, fit, left_out_note
 from pdbench.storage.manifest import RunManifest
 
 # column stem -> header (each shown "A/B"): Liar's Dice's; a game's metrics module may hold its
@@ -45,20 +48,39 @@ def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
     return shown or SHOWN
 
 
-def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest) -> Table:
-    table = Table(
-        title=escape(f"run {manifest.run_id}: {manifest.status}"),
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-    )
+def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest, width: int) -> Fitted:
     shown = _shown(aggregates)
-    for header in ("condition", "A vs B", "finished", *(f"{h} A/B" for h in shown.values())):
-        table.add_column(header)
-    for _, row in aggregates[aggregates["level"] == "condition"].iterrows():
-        table.add_row(
-            escape(str(row["condition"])),
-            escape(f"{row['agent_a']} vs {row['agent_b']}"),
-            f"{int(row['n_finished'])}/{int(row['n_replicates'])}",
-            *(_pair(row, stem) for stem in shown),
+    conditions = aggregates[aggregates["level"] == "condition"]
+    # A grid's rows are named by the factors that vary (as the 2x2 table's), else by condition.
+    factors = sorted({key for values in manifest.factors.values() for key in values})
+    names = [Column(name, names=True) for name in factors or ["condition"]]
+    measures = [Column(f"{header} A/B", drop=index) for index, header in enumerate(shown.values())]
+    columns = [
+        *names,
+        Column("A vs B", names=True, drop=len(measures) + 1),
+        Column("finished"),
+        *measures,
+    ]
+    rows = []
+    for _, row in conditions.iterrows():
+        condition = str(row["condition"])
+        labels = (
+            [str(manifest.factors.get(condition, {}).get(key, "-")) for key in factors]
+            if factors
+            else [condition]
         )
-    return table
+        rows.append(
+            [
+                *labels,
+                f"{row['agent_a']} vs {row['agent_b']}",
+                f"{int(row['n_finished'])}/{int(row['n_replicates'])}",
+                *(_pair(row, stem) for stem in shown),
+            ]
+        )
+    fitted = fit(columns, rows, width, title=f"run {manifest.run_id}: {manifest.status}")
+    measures_out = [h for h in fitted.left_out if h != "A vs B"]
+    note = left_out_note(measures_out, "aggregates.parquet has every measure")
+    if note:
+        fitted.table.caption = escape(note)
+        fitted.table.caption_justify = "left"
+    return fitted

@@ -4,6 +4,7 @@ experiment is (a validated spec plus what identifies it)."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,10 +83,16 @@ def unknown_option(group: str, option: str, project_root: Path) -> str:
 
 
 def describe_option(group: str, option: str, project_root: Path) -> str:
-    """The first comment line of a group option's file: its one-line description."""
+    """A group option's description: the first sentence of the comment at the top of its file
+    (its first lines starting with #), or the whole comment when it is one sentence."""
     path = conf_dir(project_root) / group / f"{option}.yaml"
+    lines = []
     for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
         text = line.lstrip("# ").strip()
-        if line.startswith("#") and text and not text.startswith("@package"):
-            return text
-    return ""
+        if text and not text.startswith("@package"):
+            lines.append(text)
+    comment = " ".join(lines)
+    # A sentence ends at a full stop followed by a capital ("et al. 2025", "e.g. x" go on).
+    return re.split(r"(?<=\.)\s+(?=[A-Z])", comment, maxsplit=1)[0]

@@ -1,6 +1,6 @@
 """Liar's Dice for two players, as a rules module: pure functions of (state, action), seeded dice.
 
-The rules (shared/references/agentduel.md: the platform's own page was not found; TextArena and
+The rules (AgentDuel's public pages: the platform's own page was not found; TextArena and
 other agent platforms agree):
 
 - Each player starts with `dice_per_player` hidden dice (default 5, faces 1..`faces`, default 6),

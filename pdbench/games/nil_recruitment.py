@@ -1,5 +1,5 @@
 """NIL Recruitment: two university recruiters pitch a name-image-likeness deal to a football
-recruit, who commits to one school (shared/references/agentduel.md, "nil-recruitment"; the shared
+recruit, who commits to one school (AgentDuel's public "nil-recruitment" page; the shared
 rules are in `pdbench.games.debate`).
 
 - Phases `intro`, `persuasion_1`, `persuasion_2`, `persuasion_3`, `closing`; actions

@@ -1,5 +1,5 @@
 """Nuclear War: two advisers argue for and against a nuclear strike before a President, who
-decides (shared/references/agentduel.md, "nuclear-war"; the shared rules are in
+decides (AgentDuel's public "nuclear-war" page; the shared rules are in
 `pdbench.games.debate`).
 
 - Phases `intro`, `debate_1`, `debate_2`, `debate_3`, `closing`; actions `{"type": "argument",

@@ -1,5 +1,5 @@
 """Passcode: two players find a secret word by asking a Secret Keeper questions
-(shared/references/agentduel.md, "passcode").
+(AgentDuel's public "passcode" page).
 
 Rules as the platform's page gives them, and pdbench's choices where it is silent:
 
@@ -24,7 +24,9 @@ What a player sees (`observe`) is the platform's round_state: `round_number`, `p
 opponent's), `opponent_guessed` (whether the opponent guessed a word rather than passed in an
 earlier guess phase of this word: this round's guesses are hidden until both are in), and
 `round_limit`; pdbench adds `game`, `round` (the interface page's spelling), `word_number`,
-`words_per_match`, `your_score` and `opponent_score`. The secret word reaches a player only in the
+`words_per_match`, `your_score`, `opponent_score` and `candidate_words` (the word list the secret
+word is drawn from, sorted: public game information, the same for every player, so the house
+players have no list the others lack). The secret word reaches a player only in the
 round's record after the word is over (`revealed`).
 """
 
@@ -143,6 +145,9 @@ class Passcode:
             "your_qa_history": [{"question": q, "answer": a} for q, a in state.qa[me]],
             "opponent_guessed": state.guessed[1 - me],
             "round_limit": self.round_limit,
+            # public: the list the word is drawn from, the same for every player (a house
+            # player halves it, so an arena agent and a model are shown it too)
+            "candidate_words": sorted(self.words.words),
             "word_number": state.word_number,
             "words_per_match": self.words_per_match,
             "your_score": state.scores[me],

@@ -2,13 +2,13 @@
 (`Passcode.observe`) alone.
 
 Players (`PASSCODE_POLICIES`):
-- `passcode_halving`: keeps the words of its list (default the game's own list, or
-  `scenario_file`) that agree with every answer it was given, asking each answer again of the
+- `passcode_halving`: keeps the words of the public list it is shown (`candidate_words`, the
+  game's word list) that agree with every answer it was given, asking each answer again of the
   truthful Keeper's grammar (`pdbench.core.keeper_answers`); asks "Does the word come before "m"
   alphabetically?" at the median candidate, which halves the list, and guesses once one word is
   left (else passes). With a truthful Keeper and the word in its list it needs about
   log2(len(list)) rounds; when no word agrees (a lying Keeper, another list) it asks the length.
-- `passcode_lengths`: asks the length, then guesses a random word of its list of that length every
+- `passcode_lengths`: asks the length, then guesses a random word of the list of that length every
   round (a weak baseline).
 
 Third parties (`PASSCODE_THIRD_PARTIES`, role "keeper"):
@@ -18,13 +18,12 @@ Third parties (`PASSCODE_THIRD_PARTIES`, role "keeper"):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pdbench.core.keeper_answers import keeper_answer
-from pdbench.games.scenarios import load_words
 
 LENGTH_QUESTION = "How many letters does the word have?"
 
@@ -39,16 +38,11 @@ def _candidates(words: tuple[str, ...], history: list[dict[str, str]]) -> list[s
 
 @dataclass(frozen=True)
 class HalvingQuestioner:
-    """Halves its word list with the Keeper's grammar (module docstring)."""
-
-    scenario_file: str | None = None
-    words: tuple[str, ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "words", tuple(sorted(load_words(self.scenario_file).words)))
+    """Halves the word list it is shown with the Keeper's grammar (module docstring)."""
 
     def act(self, round_state: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        left = _candidates(self.words, round_state["your_qa_history"])
+        words = tuple(round_state["candidate_words"])
+        left = _candidates(words, round_state["your_qa_history"])
         if round_state["phase"] == "guess":
             return {"type": "guess", "word": left[0]} if len(left) == 1 else {"type": "pass"}
         if len(left) < 2:
@@ -62,18 +56,13 @@ class HalvingQuestioner:
 
 @dataclass(frozen=True)
 class LengthGuesser:
-    """Asks the length, then guesses a random word of that length."""
-
-    scenario_file: str | None = None
-    words: tuple[str, ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "words", tuple(sorted(load_words(self.scenario_file).words)))
+    """Asks the length, then guesses a random word of that length from the list it is shown."""
 
     def act(self, round_state: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         if round_state["phase"] == "question":
             return {"type": "question", "text": LENGTH_QUESTION}
-        left = _candidates(self.words, round_state["your_qa_history"]) or list(self.words)
+        words = list(round_state["candidate_words"])
+        left = _candidates(tuple(words), round_state["your_qa_history"]) or words
         return {"type": "guess", "word": left[int(rng.integers(len(left)))]}
 
 

@@ -254,10 +254,13 @@ class LiteLLMProvider:
         server_error = code in range(500, 600)
         if not (isinstance(error, transient) or server_error):
             raise error  # not a provider problem: a bug, with its traceback
+        start_it = self._start_the_server_hint(error)
+        if start_it:  # nothing listens on this machine's port: no wait changes that, say it now
+            raise ProviderUnavailable(f"{model}: the connection was refused{start_it}") from error
         if attempt >= self.spec.max_attempts:
             raise ProviderUnavailable(
                 f"{model}: still failing after {attempt} attempts ({type(error).__name__}: "
-                f"{_first_line(error)}){self._start_the_server_hint(litellm, error)}"
+                f"{_first_line(error)})"
             ) from error
         delay = min(self.backoff_base_s * 2 ** (attempt - 1), self.backoff_max_s)
         asked = None
@@ -316,13 +319,13 @@ class LiteLLMProvider:
         when the line is printed)."""
         return self.spec.api_base or "the provider's default URL"
 
-    def _start_the_server_hint(self, litellm: Any, error: Exception) -> str:
+    def _start_the_server_hint(self, error: Exception) -> str:
         """A refused connection to a server on this machine: it is most likely not started."""
         from urllib.parse import urlsplit
 
         host = urlsplit(self.spec.api_base or "").hostname
         local = host in ("127.0.0.1", "localhost", "::1", "0.0.0.0")
-        if not (local and _refused_connection(litellm, error)):
+        if not (local and _refused_connection(error)):
             return ""
         return (
             f"; nothing answers at {self.spec.api_base}: start the server first (for the local "
@@ -369,15 +372,16 @@ def _status_code(error: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
-def _refused_connection(litellm: Any, error: BaseException) -> bool:
-    """Nobody answered at all: litellm says so as APIConnectionError, or as an
-    InternalServerError whose cause is the HTTP client's connection error."""
+def _refused_connection(error: BaseException) -> bool:
+    """Nobody answered at all: the connection could not be made (refused), as the HTTP client
+    says under litellm's InternalServerError or APIConnectionError. A connection dropped after it
+    was made (reset, a server that went away mid-answer) is not this: it is retried."""
     seen: BaseException | None = error
     for _ in range(10):  # the chain of causes, not forever
         if seen is None:
             return False
-        if isinstance(seen, (litellm.APIConnectionError, ConnectionError)) or (
-            type(seen).__name__ in ("ConnectError", "APIConnectionError")
+        if isinstance(seen, ConnectionRefusedError) or (
+            type(seen).__name__ in ("ConnectError", "ClientConnectorError")
         ):
             return True
         seen = seen.__cause__ or seen.__context__

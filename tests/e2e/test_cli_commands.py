@@ -200,7 +200,7 @@ def test_list_everything_and_list_agents(project, tmp_path):
 
     agents = ok(console(project, "list", "agents", tmp=tmp_path)).stdout  # `list` ran as uv above
     assert agents.splitlines()[0] == "agents (conf/agent/):"
-    listed = [line.split()[0] for line in agents.splitlines()[1:] if line.strip()]
+    listed = [line.split()[0] for line in agents.splitlines()[1:] if line[2:3].strip()]
     assert listed == sorted(p.stem for p in (project / "conf" / "agent").glob("*.yaml"))
     assert "personas" not in agents
     assert "Tit For Tat" in agents  # each option's one-line description
@@ -215,3 +215,78 @@ def test_help(project, tmp_path):
         text = ok(console(project, command, "--help", tmp=tmp_path)).stdout
         assert "Usage" in text and command in text, command
     assert "--dry-run" in ok(console(project, "run", "--help", tmp=tmp_path)).stdout
+
+
+# --- the small things a newcomer trips on (issue 41) ----------------------------------------------
+
+
+def test_version_is_the_installed_packages(project, tmp_path):
+    from importlib.metadata import version
+
+    done = ok(console(project, "--version", tmp=tmp_path))
+    assert done.stdout.strip() == f"pdbench {version('pdbench')}"
+
+
+def test_the_top_level_help_and_the_package_say_what_pdbench_plays(project, tmp_path):
+    import tomllib
+
+    text = " ".join(ok(console(project, "--help", tmp=tmp_path)).stdout.split())
+    description = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]["description"]
+    for said in (text, description):
+        assert "turn-based games" in said and "dilemma" in said, said
+        assert "ladder" in said or "rank" in said, said
+
+
+def _comment_block(path: Path) -> str:
+    lines = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        if not line.lstrip("# ").startswith("@package"):
+            lines.append(line.lstrip("# ").strip())
+    return " ".join(lines)
+
+
+def test_list_shows_whole_sentences(project, tmp_path):
+    """A description continued on the next comment line was cut at the end of the first one
+    ("...; the loser of a challenge"): each is now the file's first sentence, or its whole
+    leading comment."""
+    listed = ok(console(project, "list", tmp=tmp_path)).stdout
+    entries: list[tuple[str, str]] = []  # (group, option and description, wrapped lines joined)
+    for line in listed.splitlines():
+        if not line.startswith(" "):
+            group = line.split("(conf/")[1].rstrip("/):")
+        elif line.startswith("   "):  # a description's next line, under its column
+            entries[-1] = (entries[-1][0], f"{entries[-1][1]} {line.strip()}")
+        else:
+            entries.append((group, line.strip()))
+    for group, entry in entries:
+        option, description = entry.split(maxsplit=1)
+        block = _comment_block(project / "conf" / group / f"{option}.yaml")
+        assert description == block or (
+            block.startswith(description) and description.endswith(".")
+        ), (option, description, block)
+    assert "the loser of a challenge loses a die; the last player with dice wins." in listed
+
+
+def test_python_m_pdbench_takes_dry_run(project, tmp_path):
+    output = tmp_path / "runs"
+    one = run_front_door(
+        "module",
+        ["agent_a=tft", "agent_b=grim", f"run.output_dir={output}", "--dry-run"],
+        cwd=project,
+        env=command_env(tmp_path),
+    )
+    assert one.code == 0, one.stderr
+    assert "dry run: 3 matches" in one.stdout and "nothing written" in one.stdout
+    grid = run_front_door(
+        "module",
+        ["-m", "agent_a=tft", "agent_b=grim,alld", f"run.output_dir={output}", "--dry-run"],
+        cwd=project,
+        env=command_env(tmp_path),
+    )
+    assert grid.code == 0, grid.stderr
+    assert "dry run: 6 matches" in grid.stdout
+    assert "agent_b=alld" in grid.stdout and "agent_b=grim" in grid.stdout
+    assert not output.exists() and not (project / "outputs").exists()
+    assert not (project / "multirun").exists()

@@ -125,9 +125,18 @@ def test_export_writes_the_aggregates_and_rounds_as_csv(made, tmp_path):
     assert default.returncode == 0 and (runs / "finished" / "export" / "rounds.csv").is_file()
 
 
+def test_export_without_a_format_writes_csv(made, tmp_path):
+    """Issue 41: `pdbench export RUN` was refused without --csv; CSV, the one format, is the
+    default."""
+    project, runs = made
+    out = tmp_path / "plain"
+    done = pdbench_here(project, tmp_path, "export", str(runs / "finished"), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert {p.name for p in out.iterdir()} == {"conditions.csv", "replicates.csv", "rounds.csv"}
+
+
 def test_export_bad_input_is_one_line(made, tmp_path):
     project, runs = made
-    one_error_line(pdbench_here(project, tmp_path, "export", str(runs / "finished")), "--csv")
     one_error_line(pdbench_here(project, tmp_path, "export", str(tmp_path), "--csv"), str(tmp_path))
     blocker = tmp_path / "file"
     blocker.write_text("x")

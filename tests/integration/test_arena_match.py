@@ -69,11 +69,11 @@ def arena(tmp_path):
         agent.close()
 
 
-def play(game: Game, n_rounds: int, agent_a, agent_b) -> MatchResult:
+def play(game: Game, n_rounds: int, agent_a, agent_b, *, completes: bool = True) -> MatchResult:
     result = play_match_sync(
         game, n_rounds, agent_a, agent_b, seed_a=1, seed_b=2, disclose_rounds=True
     )
-    assert result.completed
+    assert result.completed == completes, result.error
     return result
 
 
@@ -210,19 +210,23 @@ def test_a_crashed_process_is_recorded_and_replaced(arena):
     assert agent.restarts == 1
 
 
-def test_an_agent_that_cannot_start_falls_back_every_round(arena):
-    result = play(PD, 3, arena(f"{FIXTURES}/broken_init.py"), make_policy("alld", PD))
-    errors = [r.decision_a.error for r in result.rounds]
-    assert all(r.decision_a.fallback for r in result.rounds)
-    assert "ValueError: cannot start" in errors[0] and "Traceback" in errors[0]
-    assert errors[1] == errors[2]
-    assert "ValueError: cannot start" in errors[1]
+def test_an_agent_that_cannot_start_aborts_the_match_with_the_reason(arena):
+    """Issue 41: an agent whose file never loaded played nothing: the match is aborted with the
+    reason (so neither the aggregates nor the ladder count it as played), not filled with
+    fallbacks; its log keeps the whole traceback."""
+    agent = arena(f"{FIXTURES}/broken_init.py")
+    result = play(PD, 3, agent, make_policy("alld", PD), completes=False)
+    assert result.rounds == []
+    assert "could not start" in result.error and "ValueError: cannot start" in result.error
+    agent.close()
+    log = agent.log_path.read_text()
+    assert "Traceback" in log and "ValueError: cannot start" in log
 
 
 def test_a_game_only_known_at_run_time_is_checked(arena):
-    result = play(PD, 2, arena(f"{FIXTURES}/computed_game.py"), make_policy("alld", PD))
-    assert all(r.decision_a.fallback for r in result.rounds)
-    assert "split-or-steal" in result.rounds[0].decision_a.error
+    agent = arena(f"{FIXTURES}/computed_game.py")
+    result = play(PD, 2, agent, make_policy("alld", PD), completes=False)
+    assert result.rounds == [] and "split-or-steal" in result.error
 
 
 def test_a_huge_print_goes_to_the_capped_log(arena, tmp_path):

@@ -124,7 +124,7 @@ def test_an_edited_arena_file_is_a_new_agent(tmp_path):
     agent.write_text(source)
     before = run(tmp_path, "before", f"agent_a.path={agent}", *short)
     first_hash = hashlib.sha256(agent.read_bytes()).hexdigest()
-    agent.write_text(source.replace('"choice": cooperate}', '"choice": _defect}'))
+    agent.write_text(source.replace("if history else cooperate", "if history else _defect"))
     after = run(tmp_path, "after", f"agent_a.path={agent}", *short)
     second_hash = hashlib.sha256(agent.read_bytes()).hexdigest()
     table, printed = ladder(tmp_path, before, after)

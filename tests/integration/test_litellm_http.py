@@ -179,3 +179,26 @@ def test_an_llm_agent_plays_over_http_and_replays_from_the_cache(stub, tmp_path)
 def test_replay_needs_a_cache_folder():
     with pytest.raises(ConfigError, match="replay needs a cache folder"):
         ProviderGateway(cache_dir=None, cache_mode="replay")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_refused_local_connection_is_not_retried(stub, host, caplog):
+    """Issue 41: a local server that is not running cost ~58 s of retries logged as
+    "InternalServerError" before the line that says to start it. A refused connection to this
+    machine is known at once: one attempt, no retry logged, the hint in the error."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    api_base = f"http://{host}:{port}/v1"
+    spec = ProviderSpec(name="litellm", model="openai/local", api_base=api_base, max_attempts=5)
+    client = LiteLLMProvider(spec, project_root=ROOT, backoff_base_s=0.01)
+    with (
+        caplog.at_level(logging.WARNING, logger="pdbench.providers.litellm"),
+        pytest.raises(ProviderUnavailable, match=f"nothing answers at {api_base}") as refused,
+    ):
+        asyncio.run(client.acomplete(request(stub, model="openai/local", api_base=api_base)))
+    assert client.transport_attempts == 1
+    assert not [r.message for r in caplog.records if "retrying" in r.message]
+    assert "InternalServerError" not in str(refused.value)

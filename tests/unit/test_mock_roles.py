@@ -100,3 +100,14 @@ def test_a_prompt_with_an_unknown_placeholder_names_the_file(tmp_path):
     )
     with pytest.raises(ConfigError, match=r"prompts/passcode/keeper\.md.*secret_wrd"):
         render_prompt(tmp_path, game.observe(state, "keeper:a"))
+
+
+@pytest.mark.parametrize("phase", ["question", "guess"])
+def test_a_models_passcode_prompt_shows_the_public_word_list(phase):
+    """Issue 41: the house player halves the game's word list; a model is shown it too, as an
+    arena agent is (`candidate_words` in its round_state)."""
+    game = Passcode()
+    seen = {**game.observe(game.initial_state(0), "a"), "phase": phase}
+    prompt = render_prompt(ROOT, seen)
+    assert f"one of these {len(seen['candidate_words'])} words" in prompt
+    assert ", ".join(seen["candidate_words"]) in prompt

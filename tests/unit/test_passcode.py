@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from pdbench.core.keeper_answers import keeper_answer
 from pdbench.games.passcode import FALLBACK_QUESTION, KEEPER_SEATS, Passcode
 from pdbench.games.passcode_policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
 
@@ -92,7 +93,12 @@ def test_a_player_sees_only_its_own_questions_and_answers_and_never_the_word():
             text = json.dumps(observation)
             assert not any(q in text for q in asked[other] if q not in asked[seat])
             word = game.secret_word(seed, observation["word_number"])
-            rest = {k: v for k, v in observation.items() if k != "your_qa_history"}
+            # the word list is public (test below); nothing else names the word
+            rest = {
+                k: v
+                for k, v in observation.items()
+                if k not in ("your_qa_history", "candidate_words")
+            }
             assert word not in json.dumps(rest)
             assert all(word not in qa["answer"] for qa in observation["your_qa_history"])
             if action["type"] == "question":
@@ -155,3 +161,38 @@ def test_a_question_over_the_limit_or_out_of_phase_is_refused_and_fallbacks_are_
         assert game.problem(state, seat, game.fallback(state, seat, "invalid")) is None
     with pytest.raises(ValueError):
         game.apply(state, {"keeper:a": {"type": "answer", "text": "Yes."}})
+
+
+def test_every_player_is_shown_the_same_public_word_list():
+    """Issue 41: the house player halved a word list that an arena agent (sandboxed, without
+    pdbench's data) and a model could not see. The list the word is drawn from is public: every
+    player's round_state holds it, the same in every match and seat, whatever the word."""
+    game = Passcode(words_per_match=2)
+    public = sorted(game.words.words)
+    for seed in range(4):
+        seen, _ = play(game, {"a": HalvingQuestioner(), "b": LengthGuesser()}, seed)
+        for seat, observation, _ in seen:
+            if seat in KEEPER_SEATS:
+                assert "candidate_words" not in observation  # the Keeper knows the word
+            else:
+                assert observation["candidate_words"] == public
+
+
+LENGTH = "How many letters does the word have?"
+
+
+def test_the_house_players_play_from_the_round_state_alone():
+    """A list the players are shown, of words not in the game's own file: the house players use
+    it (they read nothing else)."""
+    state = {
+        "game": "passcode",
+        "phase": "guess",
+        "your_qa_history": [{"question": LENGTH, "answer": keeper_answer("gnu", LENGTH)}],
+        "candidate_words": ["gnu", "ibex", "okapi"],
+    }
+    rng = np.random.default_rng(0)
+    assert HalvingQuestioner().act(state, rng) == {"type": "guess", "word": "gnu"}
+    assert LengthGuesser().act(state, rng) == {"type": "guess", "word": "gnu"}
+    asking = {**state, "phase": "question", "your_qa_history": []}
+    question = HalvingQuestioner().act(asking, rng)["text"]
+    assert question == 'Does the word come before "ibex" alphabetically?'

@@ -1,6 +1,6 @@
 """Every turn game's house player and house third party has a ladder identity: its parameters are
-the fields it is made with (a derived field such as passcode_halving's word list is no parameter,
-counting it made `pdbench train` on a passcode file crash at its result line)."""
+the fields it is made with (a derived field is no parameter: counting one made `pdbench train` on
+a passcode file crash at its result line)."""
 
 from __future__ import annotations
 
@@ -26,5 +26,6 @@ def test_a_house_turn_player_has_an_identity_of_its_own_parameters(name):
     assert policy_identity(name, defaults, ()).key == identity.key
 
 
-def test_the_passcode_players_derived_word_list_is_no_parameter():
-    assert policy_identity("passcode_halving", {}, ()).fields["params"] == {"scenario_file": None}
+def test_the_passcode_players_have_no_word_list_of_their_own():
+    """They play from the public list every player is shown (issue 41): no parameter."""
+    assert policy_identity("passcode_halving", {}, ()).fields["params"] == {}

@@ -56,6 +56,7 @@ from pdbench.agents.base import (
 )
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action
+from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation
 from pdbench.games.registry import known_game_id
@@ -112,6 +113,7 @@ class ArenaAgent(AgentBase):
         self._hooks: frozenset[str] = frozenset()
         self._broken: str | None = None  # why the agent cannot run at all
         self._broken_reported = False
+        self._ever_started = False  # a process of this match loaded the file
         self._last_obs: Observation | None = None
         self._last_action: Action | None = None
         self._round_begun: int | None = None  # the round whose on_round_start was delivered
@@ -265,10 +267,25 @@ class ArenaAgent(AgentBase):
             self._broken = f'Agent.GAME is "{declared}" but this match plays "{self.platform_name}"'
             return
         self.startup_ms.append((time.perf_counter() - worker.started_at) * 1000)
+        self._ever_started = True
         self._worker = worker
         self._hooks = frozenset(ready["hooks"])
         how = "in a bubblewrap sandbox" if self.containment.sandboxed else "without a sandbox"
         self._log.note(f"agent {self.path} started (pid {worker.proc.pid}, {how})")
+
+    def abort_if_never_started(self) -> None:
+        """An agent whose file never loaded in this match (an exception at import or in
+        Agent(), a file the sandbox cannot read, a wrong GAME) has played nothing: the match is
+        aborted with the reason, never stored as a result (the ladder skips aborted matches). A
+        process lost later in the match is restarted each turn and plays the fallback instead."""
+        if self._broken is None or self._ever_started:
+            return
+        from pdbench.agents.arena.rounds import gist
+
+        if not self._broken_reported:
+            self._broken_reported = True
+            self._log.note(self._broken)  # the whole traceback: `train` shows it, the log keeps it
+        raise MatchAborted(f"{self.name}: {gist(self._broken)}")
 
     def _lose_worker(self, why: str) -> None:
         self._live_worker().kill()

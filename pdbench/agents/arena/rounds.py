@@ -100,6 +100,7 @@ def begin_round(agent: ArenaAgent, obs: Observation, notes: list[str]) -> str | 
     fresh = agent._worker is None
     if fresh and agent._broken is None:
         agent._start_worker()
+    agent.abort_if_never_started()
     if agent._broken is not None:
         if agent._broken_reported:
             return f"the agent is not running ({gist(agent._broken)})"

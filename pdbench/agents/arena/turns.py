@@ -28,6 +28,7 @@ def take_turn_blocking(agent: ArenaAgent, request: TurnRequest) -> TurnDecision:
     fresh = agent._worker is None
     if fresh and agent._broken is None:
         agent._start_worker()
+    agent.abort_if_never_started()
     if agent._broken is not None:
         return TurnDecision(action=None, error=agent._broken)
     try:
