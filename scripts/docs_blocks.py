@@ -23,7 +23,7 @@ block (`<!-- output: key: value; key: value -->`, over several lines if long):
 - `exit: N`: the exit code of the block's commands (`echo $?` aside); 0 when not said, so a
   command that starts failing fails the check.
 - `cut: N`: lines longer than N characters are shown cut, ending in ` ...`.
-- `files: a.py b.py`: files from docs/files/ copied into the working folder first.
+- `files: a.py b.py`: files (or folders) from docs/files/ copied into the working folder first.
 - `run-as: COMMAND`: the command run in place of the one shown, for output that needs a
   situation the test makes up (a full disk); the shown command is what a user types.
 - `stop-at: TEXT`: the command serves until stopped: stop it (Ctrl-C) once a line holds TEXT.

@@ -171,7 +171,11 @@ class Runner:
         self._fresh_cache(block)
         env = base_env()
         for name in block.notes.get("files", "").split():
-            shutil.copy2(PROJECT / "docs" / "files" / name, self.workspace / name)
+            given = PROJECT / "docs" / "files" / name
+            if given.is_dir():  # a folder of inputs (e.g. a machine's cache shards)
+                shutil.copytree(given, self.workspace / name, dirs_exist_ok=True)
+            else:
+                shutil.copy2(given, self.workspace / name)
         last_code, namespace = 0, {}
         with self._served_for(block, env):
             for step in block.steps:
