@@ -140,9 +140,12 @@ def test_run_writes_the_three_artifacts_and_prints_a_summary(experiment_run):
     assert len(table) >= 4 * 2  # a row per condition x replicate, plus per-condition rows
 
 
-def test_dry_run_writes_nothing_and_prints_the_seeds(project, experiment_run, tmp_path):
+def test_dry_run_writes_nothing_and_prints_the_seeds(
+    project, experiment_run, tmp_path, monkeypatch
+):
     _, real_output, _ = experiment_run
     output = tmp_path / "runs"
+    monkeypatch.delenv("PDBENCH_WORKSPACE_DEAL")  # a new workspace: its first run draws a key
     # The dry run in this process: what it prints and that it writes nothing are the point; the
     # same command's real `uv run` process is the experiment_run fixture's.
     proc = ok(console(project, *EXPERIMENT, f"run.output_dir={output}", "--dry-run", tmp=tmp_path))
