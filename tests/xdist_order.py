@@ -10,7 +10,7 @@ How long a module takes is read from tests/module_seconds.json, measured on a wh
 (`--junitxml`); a module missing there (a new one) counts 0.05 s a test. The file only orders the
 work: a stale one makes the suite slower, never wrong. Refresh it after a run with
 
-    uv run --group local pytest -q -n auto --junitxml=/tmp/junit.xml
+    uv run --group local --group inspect pytest -q -n auto --junitxml=/tmp/junit.xml
     uv run python tests/xdist_order.py /tmp/junit.xml
 """
 

@@ -1,7 +1,8 @@
-"""`pdbench runs [DIR]` and `pdbench export RUN`: the runs on disk, and one run's tables as CSV
-(the one format, the default), for whoever reads results in a spreadsheet rather than in pandas.
+"""`pdbench runs [DIR]` and `pdbench export RUN [--inspect]`: the runs on disk, and one
+run's tables as CSV (the default), for whoever reads results in a spreadsheet rather than in pandas, or its
+conditions as Inspect eval logs (cli/inspect_log.py), for `inspect view`.
 
-Both only read a run; `export` writes its CSV files (through temporary files) into `--out`.
+Both only read a run; `export` writes its files (through temporary files) into `--out`.
 """
 
 from __future__ import annotations
@@ -103,24 +104,70 @@ def export(
     run_dir: Annotated[
         Path, typer.Argument(help="A run folder, e.g. data/runs/<run_id>.", show_default=False)
     ],
+    folder: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="OUT", help="Folder for the files (the same as --out).", show_default=False
+        ),
+    ] = None,
     csv: Annotated[
-        bool, typer.Option("--csv", help="Write CSV files: the one format so far, the default.")
-    ] = True,
+        bool, typer.Option("--csv", help="Write CSV files (the default without --inspect).")
+    ] = False,
+    inspect: Annotated[
+        bool,
+        typer.Option(
+            "--inspect",
+            help="Write each condition as an Inspect eval log (.eval) for `inspect view` "
+            "(needs the inspect group: uv sync --group inspect).",
+        ),
+    ] = False,
     out: Annotated[
         Path | None,
         typer.Option(help="Folder for the files; default: <run>/export/.", show_default=False),
     ] = None,
 ) -> None:
     """Write a run's aggregates (conditions.csv, replicates.csv) and its stored rounds
-    (rounds.csv) as CSV. Nested fields (attempts, conversations) are JSON text in their cell."""
-    from pdbench.analysis.per_run.aggregates import read_aggregates
+    (rounds.csv) as CSV, or (--inspect) each condition as an Inspect eval log. Nested fields
+    (attempts, conversations) are JSON text in their CSV cell."""
     from pdbench.storage.reader import RunReader
 
-    del csv  # CSV is the one format (the option stays for commands written with it)
+    csv = csv or not inspect  # CSV unless only Inspect logs are asked for
+    if folder is not None and out is not None and folder != out:
+        raise PdbenchError(f"export: two folders given ({folder} and --out {out}): give one")
+    out = out if out is not None else folder
+    if inspect:
+        from pdbench.cli.inspect_log import require_inspect
+
+        require_inspect()  # before anything is read or made
     reader = RunReader.open(run_dir)
     target = (out if out is not None else reader.run_dir / "export").expanduser()
     if target.exists() and not target.is_dir():
         raise PdbenchError(f"--out {target}: exists and is not a folder")
+    if csv:
+        _export_csv(reader, target)
+    if inspect:
+        _export_inspect(reader, target)
+
+
+def _export_inspect(reader: RunReader, target: Path) -> None:
+    from pdbench.cli import exits
+    from pdbench.cli.inspect_log import export_inspect
+
+    exported = export_inspect(reader, target)
+    for note in exported.notes:
+        exits.say(f"warning: {note}")
+    for path in exported.paths:
+        typer.echo(f"wrote {path}")
+    count = len(exported.paths)
+    typer.echo(
+        f"wrote {count} Inspect log{'s' if count != 1 else ''} (one per condition): "
+        f"uv run --group inspect inspect view --log-dir {target}"
+    )
+
+
+def _export_csv(reader: RunReader, target: Path) -> None:
+    from pdbench.analysis.per_run.aggregates import read_aggregates
+
     aggregates = read_aggregates(reader).table
     level = aggregates["level"]
     rounds = rounds_frame(reader)

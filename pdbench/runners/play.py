@@ -27,6 +27,7 @@ from pdbench.runners.prepare import LoadedExperiment
 from pdbench.runners.records import (
     call_counts,
     ledger_entry,
+    match_call_sources,
     match_columns,
     match_fields,
     result_columns,
@@ -250,6 +251,7 @@ async def play_pending(
                     result.error,
                     call_counts(result),
                     stored_aborted_attempts(result, store_prompts),
+                    sources=match_call_sources(result),
                 ),
                 columns=result_columns(planned, result),
             )

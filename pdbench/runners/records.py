@@ -15,10 +15,12 @@ from pdbench.analysis.metrics.talk import talk_flags
 from pdbench.core.actions import Action
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch
-from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.ledger import LedgerEntry, call_sources
 from pdbench.storage.schema import (
     MATCH_FIELDS,
+    Attempt,
     CallCounts,
+    ProviderAttempt,
     RoundRecord,
     SideDecision,
     StorePrompts,
@@ -100,21 +102,30 @@ def round_lines(
     ]
 
 
+def stored_order_attempts(result: MatchResult) -> list[Attempt]:
+    """A match's attempts in the order its stored lines hold them: per round its talk (message
+    by message), then a's and b's decision; the aborted round's (the ledger's) last."""
+    attempts: list[Attempt] = []
+    for played_round in result.rounds:
+        for message in played_round.conversation or ():
+            attempts += message.attempts
+        attempts += played_round.decision_a.attempts
+        attempts += played_round.decision_b.attempts
+    return [*attempts, *result.aborted_attempts]
+
+
 def call_counts(result: MatchResult) -> CallCounts:
     """Provider calls of one match, the aborted round's included."""
-    attempts = [
-        attempt
-        for played_round in result.rounds
-        for decision in (played_round.decision_a, played_round.decision_b)
-        for attempt in decision.attempts
-    ]
-    attempts += [  # the negotiate turns' calls
-        attempt
-        for played_round in result.rounds
-        for message in played_round.conversation or ()
-        for attempt in message.attempts
-    ]
-    return CallCounts.total(attempt.calls() for attempt in [*attempts, *result.aborted_attempts])
+    return CallCounts.total(attempt.calls() for attempt in stored_order_attempts(result))
+
+
+def match_call_sources(result: MatchResult) -> str | None:
+    """Which of the match's provider calls the cache answered (LedgerEntry.call_sources)."""
+    return call_sources(
+        attempt.cached
+        for attempt in stored_order_attempts(result)
+        if isinstance(attempt, ProviderAttempt)
+    )
 
 
 def match_columns(
@@ -185,6 +196,8 @@ def ledger_entry(
     error: str | None,
     calls: CallCounts,
     aborted_attempts: list[dict[str, Any]] | None = None,
+    *,
+    sources: str | None = None,
 ) -> LedgerEntry:
     return LedgerEntry(
         condition=planned.condition.name,
@@ -196,6 +209,7 @@ def ledger_entry(
         calls=calls,
         # the answers of the round that ended the match (see MatchResult)
         aborted_round_attempts=aborted_attempts or None,
+        call_sources=sources,
     )
 
 

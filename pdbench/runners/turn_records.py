@@ -20,9 +20,15 @@ import orjson
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.records import timestamp_utc
 from pdbench.runners.turns import PlayedTurn, SeatRule, SeatTurn, TurnMatchResult
-from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.ledger import LedgerEntry, call_sources
 from pdbench.storage.run_store import FinishedMatch
-from pdbench.storage.schema import CallCounts, StorePrompts, stored_attempts
+from pdbench.storage.schema import (
+    Attempt,
+    CallCounts,
+    ProviderAttempt,
+    StorePrompts,
+    stored_attempts,
+)
 
 FAMILY = "turn"
 
@@ -127,14 +133,20 @@ def turn_lines(
     ]
 
 
-def turn_call_counts(result: TurnMatchResult) -> CallCounts:
+def stored_order_turn_attempts(result: TurnMatchResult) -> list[Attempt]:
+    """A match's attempts in the order its stored lines hold them: turn by turn, seat by seat
+    as the turn lists them; the aborted turn's (the ledger's) last."""
     attempts = [
         attempt
         for turn in result.turns
         for played in turn.seats.values()
         for attempt in played.attempts
     ]
-    return CallCounts.total(a.calls() for a in [*attempts, *result.aborted_attempts])
+    return [*attempts, *result.aborted_attempts]
+
+
+def turn_call_counts(result: TurnMatchResult) -> CallCounts:
+    return CallCounts.total(a.calls() for a in stored_order_turn_attempts(result))
 
 
 def turn_ledger_entry(
@@ -150,6 +162,11 @@ def turn_ledger_entry(
         error=result.error,
         calls=turn_call_counts(result),
         aborted_round_attempts=stored_attempts(result.aborted_attempts, store_prompts) or None,
+        call_sources=call_sources(
+            attempt.cached
+            for attempt in stored_order_turn_attempts(result)
+            if isinstance(attempt, ProviderAttempt)
+        ),
     )
 
 

@@ -135,6 +135,35 @@ class RunReader:
                 return rounds
         return self._scan_rounds(condition, replicate)
 
+    def condition_rounds(self, condition: str) -> dict[int, list[dict]]:
+        """The full records of every match of one condition in the ledger, by replicate, each
+        in round (turn) order: one pass over the stored lines, where `match_rounds` per match
+        would read the ledger once per match. Lines of a match not in the ledger (cut off by a
+        stop) are left out, as the aggregates leave them."""
+        in_ledger = {entry.replicate for entry in self.ledger() if entry.condition == condition}
+        rounds: dict[int, list[dict]] = {replicate: [] for replicate in in_ledger}
+        for segment in self.segments:
+            path = segment / ROUNDS_FILE
+            end = jsonl.complete_prefix(path)
+            if end == 0:
+                continue
+            with path.open("rb") as handle:
+                read = 0
+                for line in handle:
+                    read += len(line)
+                    if read > end:
+                        break
+                    try:
+                        record = orjson.loads(line) if line.strip() else None
+                    except orjson.JSONDecodeError:
+                        continue  # a torn line of a stopped match: not in the ledger
+                    if not isinstance(record, dict) or record.get("condition") != condition:
+                        continue
+                    replicate = int(record.get("replicate", -1))
+                    if replicate in rounds:
+                        rounds[replicate].append(record)
+        return {replicate: sorted(found, key=_order) for replicate, found in rounds.items()}
+
     def _scan_rounds(self, condition: str, replicate: int) -> list[dict]:
         rounds: list[dict] = []
         for segment in self.segments:

@@ -27,7 +27,7 @@ def _two_commands() -> list[str]:
 def test_readme_names_exactly_the_two_commands():
     run_command, test_command = _two_commands()
     assert run_command == "uv run pdbench run conf/experiment.yaml --replicates 2"
-    assert test_command == "uv run --group local pytest -q -n auto"
+    assert test_command == "uv run --group local --group inspect pytest -q -n auto"
     # CI runs the README's test command, not something else.
     assert test_command in (PROJECT / ".ci" / "run").read_text().splitlines()
 
