@@ -181,22 +181,19 @@ def sweep_budget(manifest: RunManifest) -> float | None:
 
 def _estimate_against_spent(manifest: RunManifest) -> list[str]:
     """The price estimated before the run beside what was spent (issue 33)."""
-    priced = [
-        e
-        for e in manifest.estimate
-        # offline: nothing to set it against; a turn game's calls are not estimated (validate
-        # says so before the run): "0 calls, unknown price" would be wrong
-        if e.get("price") != "free (offline)" and not str(e.get("price")).startswith("not est")
-    ]
+    # offline: nothing to set it against
+    priced = [e for e in manifest.estimate if e.get("price") != "free (offline)"]
     if not priced:
         return []
-    parts = []
+    parts: list[str] = []
     for e in priced:
         price = str(e.get("price"))
-        if price.startswith("not estimated: "):  # a turn game's calls: no count was made
-            parts.append(
-                f"{e.get('model')}: not estimated ({price.removeprefix('not estimated: ')})"
-            )
+        if price.startswith("not estimated: "):
+            # a turn game's calls: no count was made, so "0 calls, unknown price" would be wrong;
+            # said once per model and reason, not once per job of a sweep
+            part = f"{e.get('model')}: not estimated ({price.removeprefix('not estimated: ')})"
+            if part not in parts:
+                parts.append(part)
             continue
         expected, most = e.get("price_usd_expected"), e.get("price_usd_max")
         money = (

@@ -103,7 +103,8 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
             _add_match(estimate, agent, per_round[counts_key][: match.n_rounds], turns)
     for estimate in estimates.values():
         _price(estimate)
-        if estimate._seen.get("turn_game"):
+        # an offline model costs nothing however many calls it answers: "free" stays true
+        if estimate._seen.get("turn_game") and estimate.price != "free (offline)":
             # A turn game's length follows its rules (a Liar's Dice match may take 10 turns or
             # 60): nothing to count in advance, so no count or price is claimed, never a partial
             # one (a model asked by 2x2 conditions too is not estimated either).

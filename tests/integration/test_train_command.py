@@ -243,4 +243,4 @@ def test_an_agent_that_cannot_load_shows_why_and_its_match_is_never_rated(
         env=command_env(tmp_path),
     )
     # nothing to rate: the one match is skipped as aborted, never counted as a loss
-    assert "no finished match" in ladder.stderr and "skipped: 1 aborted" in ladder.stderr, ladder
+    assert "no finished match" in ladder.stderr and "1 left out: 1 aborted" in ladder.stderr, ladder
