@@ -72,6 +72,11 @@ def import_litellm() -> Any:
     keep its logging to warnings and errors."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
+    # litellm's own types trip a pydantic notice when a model of them is first built (seen at the
+    # end of a run whose every server was down): about litellm's code, nothing the user can act on
+    warnings.filterwarnings(
+        "ignore", message=r"Item '.*' on TypedDict class '.*' is using the `ReadOnly` qualifier"
+    )
     import litellm
 
     litellm.suppress_debug_info = True
