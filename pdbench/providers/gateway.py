@@ -134,8 +134,9 @@ class ProviderGateway:
             try:
                 await asyncio.shield(pending)
             except BaseException:
-                if not pending.done():
-                    raise  # we were cancelled ourselves
+                task = asyncio.current_task()
+                if not pending.done() or (task is not None and task.cancelling()):
+                    raise  # we were cancelled ourselves (maybe as the shared call was)
                 continue  # the shared call failed: look again, then try our own
             return self._from_cache(pending.result().to_json_dict())
         if self.cache_mode == "replay":
