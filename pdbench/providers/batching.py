@@ -76,6 +76,7 @@ class BatchCollector:
         self._check, self._warn = check, warn
         self.settle_s, self.quiet_s = settle_s, quiet_s
         self._support: dict[ProviderSpec, str | None] = {}
+        self._said: set[str] = set()  # models said to take no batches
         self._members: dict[int, int] = {}  # member -> its requests waiting
         self._ids = itertools.count()
         self._queue: list[BatchRequest] = []
@@ -96,7 +97,8 @@ class BatchCollector:
             reason = self._support[spec] = batch_support(spec)
             if reason is None:
                 self.follower.specs[(spec.model, server(spec))] = spec
-            else:
+            elif spec.model not in self._said:
+                self._said.add(spec.model)
                 self._warn(
                     f"run.batch: {spec.model}: {reason}; its calls are made one by one, at the "
                     "immediate price"

@@ -102,7 +102,13 @@ class OpenAIBatches:
 
     def _where(self, timeout_s: float) -> dict[str, Any]:
         api_key = self.chat.check_key_once(import_litellm(), self.spec.model)
-        where: dict[str, Any] = {"custom_llm_provider": "openai", "timeout": timeout_s}
+        # max_retries 0: the OpenAI SDK underneath must not retry on its own (a create it sent
+        # twice would be two batches); `_call` retries, one policy.
+        where: dict[str, Any] = {
+            "custom_llm_provider": "openai",
+            "timeout": timeout_s,
+            "max_retries": 0,
+        }
         if self.spec.api_base:
             where["api_base"] = self.spec.api_base
         if api_key is not None:

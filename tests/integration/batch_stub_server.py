@@ -11,7 +11,9 @@ What a test can make it do (all on `state`):
   and its completion);
 - `expire_next`: the next batch to end expires with that many of its requests unanswered (their
   lines in the error file, `batch_expired`), as OpenAI ends a batch its 24 h window ran out on;
-- `no_batch_api`: /v1/files answers 404, as a server that serves chat completions only.
+- `no_batch_api`: /v1/files answers 404, as a server that serves chat completions only;
+- `lose_next_create`: the next batch is created, but its create call answers 500 (the answer lost
+  on the way: the client cannot tell whether the batch exists).
 
 It counts what it was sent: `uploads`, `creates` (the custom_ids of each batch created),
 `chat_requests` (immediate calls), and `content_reads`.
@@ -100,6 +102,7 @@ class BatchStubState:
     hold: bool = False
     expire_next: int = 0
     no_batch_api: bool = False
+    lose_next_create: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def submitted_ids(self) -> list[str]:
@@ -224,6 +227,10 @@ def _handler(state: BatchStubState) -> type[StubHandler]:
             )
             state.batches[batch.id] = batch
             state.creates.append(batch.custom_ids)
+            if state.lose_next_create:
+                state.lose_next_create = False
+                self._json(500, {"error": {"message": "stub: the answer was lost"}})
+                return
             self._json(200, batch.as_json())
 
         def _retrieve(self, batch_id: str) -> None:
@@ -282,4 +289,4 @@ class BatchStubServer(LocalStubServer):
                 setattr(self.state, name, getattr(fresh, name))
             self.state.uploads = self.state.content_reads = self.state.expire_next = 0
             self.state.polls_to_finish, self.state.hold = 1, False
-            self.state.no_batch_api = False
+            self.state.no_batch_api = self.state.lose_next_create = False

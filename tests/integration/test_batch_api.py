@@ -230,6 +230,17 @@ def test_a_batch_created_before_its_id_was_journaled_is_found_not_bought_again(
     assert _played(tmp_path, "lost") == rounds_now
 
 
+def test_a_create_whose_answer_was_lost_is_found_before_it_is_tried_again(
+    tmp_path, stub, immediate
+):
+    _, _, rounds_now = immediate
+    stub.state.lose_next_create = True  # created, but the client hears a 500
+    done = _run(stub, tmp_path, "lost-answer", "--batch", FAST_POLLS)
+    assert done.code == 0, done.stderr
+    assert [len(ids) for ids in stub.state.creates] == [3, 3]  # not created twice
+    assert _played(tmp_path, "lost-answer") == rounds_now
+
+
 def test_the_budget_is_checked_before_each_batch(tmp_path, stub):
     per_batch = 3 * (PROMPT_TOKENS * 0.075e-6 + COMPLETION_TOKENS * 0.3e-6)
     done = _run(

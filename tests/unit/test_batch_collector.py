@@ -51,7 +51,9 @@ class ScriptedBatches:
         return 0.5
 
 
-def _collector(tmp_path: Path, api: ScriptedBatches, **kwargs) -> tuple[BatchCollector, list]:
+def _collector(
+    tmp_path: Path, api: ScriptedBatches, already: set[str] = frozenset(), **kwargs
+) -> tuple[BatchCollector, list]:
     stored: list[tuple[str, str]] = []
 
     def store(model: str, key: str, completion: Completion, batch_id: str) -> Completion:
@@ -64,7 +66,7 @@ def _collector(tmp_path: Path, api: ScriptedBatches, **kwargs) -> tuple[BatchCol
         poll_s=0.0,
         store=store,
         billed=lambda *_: None,
-        already_stored=lambda _: set(),
+        already_stored=lambda _: set(already),
         api_for=lambda _: api,  # type: ignore[arg-type, return-value]
         again=lambda request: collector.again(request),
     )
@@ -149,6 +151,20 @@ def test_unanswered_requests_go_into_the_next_batch_and_are_stored_once(tmp_path
     journaled = BatchJournal(tmp_path / BATCH_FILE).batches()
     assert journaled[0].unanswered == ("m0 round 0 after ''",)
     assert all(batch.collected for batch in journaled)
+
+
+def test_answers_a_killed_collection_journaled_are_not_stored_twice(tmp_path):
+    """A batch collected again (a kill between its answers' spend lines and its `collected`
+    line): what the spend journal holds of it is handed out, not stored (paid) again."""
+    api = ScriptedBatches()
+    collector, stored = _collector(tmp_path, api, already={"m0 round 0 after ''"})
+
+    async def sweep():
+        await collector.ready()
+        await asyncio.gather(*(_match(collector, f"m{i}", rounds=1) for i in range(2)))
+
+    asyncio.run(sweep())
+    assert [key for key, _ in stored] == ["m1 round 0 after ''"]
 
 
 def test_no_batch_is_submitted_once_the_budget_is_spent(tmp_path):
