@@ -14,8 +14,12 @@ one batch writes the ledger once, just before it ends, and a poller on a loaded 
 miss the moment between that write and the end (it did, once in CI: "the run ended before its
 ledger passed 17 lines").
 
+`KilledRun(args, more_than=0, log=..., after="batch-submitted")` kills the run instead right
+after it journals a batch's id (pdbench/storage/batch_journal.py): submitted to the provider, not
+yet answered; `wait_for_kill()` waits for it.
+
 Run as a script (what `KilledRun` starts): `python tests/killed_runs.py <more_than> <pdbench
-args...>`.
+args...>`, or `python tests/killed_runs.py batch-submitted <pdbench args...>`.
 """
 
 from __future__ import annotations
@@ -45,9 +49,16 @@ class KilledRun:
         more_than: int,
         log: Path,
         env: Mapping[str, str] | None = None,
+        after: str = "ledger",
     ) -> None:
         self.log, self.more_than = log, more_than
-        command = [sys.executable, str(Path(__file__)), str(more_than), *args]
+        when = BATCH_SUBMITTED if after == BATCH_SUBMITTED else str(more_than)
+        self.moment = (
+            "it submitted a batch"
+            if after == BATCH_SUBMITTED
+            else f"its ledger passed {more_than} lines"
+        )
+        command = [sys.executable, str(Path(__file__)), when, *args]
         with log.open("wb") as out:
             self.process = subprocess.Popen(
                 command,
@@ -61,18 +72,23 @@ class KilledRun:
     def lines_when_killed(self, ledger: Path, timeout: float = 120.0) -> int:
         """Wait until the run has killed itself; returns the ledger's lines then. A run that
         ends any other way (or not in time) fails the test with the run's output."""
+        self.wait_for_kill(timeout)
+        return complete_lines(ledger)
+
+    def wait_for_kill(self, timeout: float = 120.0) -> None:
+        """Wait until the run has killed itself; a run that ends any other way (or not in
+        time) fails the test with the run's output."""
         try:
             code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
-            pytest.fail(f"the ledger never passed {self.more_than} lines:\n{self.log.read_text()}")
+            pytest.fail(f"the run was not killed ({self.moment}) in time:\n{self.log.read_text()}")
         if code != -signal.SIGKILL:
             pytest.fail(
-                f"the run ended (exit {code}) before its ledger passed {self.more_than} "
-                f"lines, so it could not be killed mid-run:\n{self.log.read_text()}"
+                f"the run ended (exit {code}) before {self.moment}, so it could not be killed "
+                f"mid-run:\n{self.log.read_text()}"
             )
-        return complete_lines(ledger)
 
 
 def _run_and_die_after(more_than: int, args: list[str]) -> None:
@@ -93,5 +109,28 @@ def _run_and_die_after(more_than: int, args: list[str]) -> None:
     main()
 
 
+BATCH_SUBMITTED = "batch-submitted"
+
+
+def _run_and_die_after_a_batch_is_submitted(args: list[str]) -> None:
+    """pdbench's CLI with the batch journal's `submitted` wrapped: once a batch's id is written,
+    SIGKILL the session, while the provider holds the batch unanswered."""
+    from pdbench.cli.app import main
+    from pdbench.storage.batch_journal import BatchJournal
+
+    real_submitted = BatchJournal.submitted
+
+    def submitted_then_die(self: BatchJournal, *a: object, **kw: object) -> None:
+        real_submitted(self, *a, **kw)  # type: ignore[arg-type]
+        os.killpg(0, signal.SIGKILL)
+
+    BatchJournal.submitted = submitted_then_die  # type: ignore[method-assign]
+    sys.argv = ["pdbench", *args]
+    main()
+
+
 if __name__ == "__main__":
-    _run_and_die_after(int(sys.argv[1]), sys.argv[2:])
+    if sys.argv[1] == BATCH_SUBMITTED:
+        _run_and_die_after_a_batch_is_submitted(sys.argv[2:])
+    else:
+        _run_and_die_after(int(sys.argv[1]), sys.argv[2:])

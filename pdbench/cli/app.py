@@ -6,6 +6,7 @@ so `pdbench --help` stays fast. Every error a user can cause ends in one line an
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import typer
 
 from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
+from pdbench.cli.batch_status import batch_status
 from pdbench.cli.cache import cache_app
 from pdbench.cli.ladder import ladder
 from pdbench.cli.listing import list_options
@@ -177,6 +179,14 @@ def run(
             "prompt instead of calling a provider.",
         ),
     ] = False,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send provider calls as batches (run.batch=true): half the price, a batch "
+            "per round; see docs/costs.md.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     status_every: Annotated[
         float | None,
@@ -201,6 +211,10 @@ def run(
             field="--no-cache with --offline",
         )
     loaded = _load(config, overrides, replicates, run_id)
+    if batch:  # not in the config hash: the same run, answered at another price and pace
+        run_settings = loaded.spec.run.model_copy(update={"batch": True})
+        spec = loaded.spec.model_copy(update={"run": run_settings})
+        loaded = dataclasses.replace(loaded, spec=spec)
     if dry_run:
         print_plan(loaded)
         return
@@ -354,6 +368,7 @@ app.command("tournament")(tournament)
 app.command("ladder")(ladder)
 app.command("train")(train)
 app.command("runs")(runs)
+app.command("batch-status")(batch_status)
 app.command("export")(export)
 app.add_typer(cache_app, name="cache")
 

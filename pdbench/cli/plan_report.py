@@ -14,9 +14,13 @@ if TYPE_CHECKING:
 
 
 def print_estimate(loaded: LoadedExperiment, plan: Any) -> None:
+    from pdbench.runners.batch_estimate import batch_pace
     from pdbench.runners.estimate import estimate_plan, format_estimate
 
-    for line in format_estimate(estimate_plan(plan, loaded.project_root)):
+    run = loaded.spec.run
+    estimates = estimate_plan(plan, loaded.project_root, batch=run.batch)
+    pace = batch_pace(plan, run.batch_latency_s) if run.batch and estimates else None
+    for line in format_estimate(estimates, pace):
         typer.echo(line)
 
 

@@ -196,6 +196,8 @@ def _estimate_against_spent(manifest: RunManifest) -> list[str]:
                 parts.append(part)
             continue
         expected, most = e.get("price_usd_expected"), e.get("price_usd_max")
+        if e.get("batch_price_usd_expected") is not None:  # a batch run: at the batch rate
+            expected, most = e.get("batch_price_usd_expected"), e.get("batch_price_usd_max")
         money = (
             "unknown price"
             if expected is None or most is None

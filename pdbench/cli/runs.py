@@ -51,7 +51,8 @@ def runs(
     ] = None,
 ) -> None:
     """List the runs in a folder, newest first: status, conditions, matches finished, spend and
-    the date each started."""
+    the date each started; for a batch run, how its batches stand."""
+    from pdbench.storage.batch_journal import batch_progress
     from pdbench.storage.reader import RunReader, is_run_dir
 
     if folder is None:
@@ -85,7 +86,12 @@ def runs(
                 f"{finished}/{manifest.matches.planned}",
                 f"{manifest.spend.cost_usd:.4f}",
                 (manifest.started_utc or "?")[:19].replace("T", " "),
-                "sweep" if manifest.kind == "sweep" else "",
+                # a batch run's batches: submitted, in progress, done (storage/batch_journal.py)
+                "  ".join(
+                    part
+                    for part in ("sweep" if manifest.kind == "sweep" else "", batch_progress(child))
+                    if part
+                ),
             )
         )
     if not rows:

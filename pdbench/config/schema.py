@@ -95,6 +95,18 @@ class RunSpec(Frozen):
         description="with max_cost_usd: run although a model's price is unknown (its calls are "
         "counted but cost nothing against the budget, which cannot stop them)",
     )
+    batch: bool = Field(
+        False,
+        description="send the provider calls as batches where the provider offers them "
+        "(OpenAI's Batch API): half the price, a batch per round (docs/costs.md)",
+    )
+    batch_latency_s: float = Field(
+        3600.0,
+        gt=0,
+        description="the wall time one round's batch is expected to take, for the estimate "
+        "(an assumption: OpenAI promises at most 24 h)",
+    )
+    batch_poll_s: float = Field(60.0, gt=0, description="seconds between two polls of a batch")
     cache: CacheSpec = CacheSpec()
     limits: LimitsSpec = LimitsSpec()
 

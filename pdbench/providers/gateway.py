@@ -5,11 +5,16 @@ answered from the cache when possible; otherwise (unless the mode is `replay`) b
 at most `max_concurrency` at a time, and never once the budget is spent. Identical requests in
 flight at the same moment share one live call, so the cache holds exactly the answers that were
 played and a re-run from cache plays them again.
+
+With batching (run.batch: providers/batching.py), the uncached requests of a provider that takes
+batches are collected and sent as batches instead; their answers are journaled and cached the
+same way, at the batch rate.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -27,6 +32,7 @@ from pdbench.core.errors import (
 )
 from pdbench.providers.answer_checks import impossible_usage, is_other_model, with_possible_usage
 from pdbench.providers.base import Completion, CompletionRequest, ProviderClient
+from pdbench.providers.batching import BatchCollector, BatchSettings, collect_batches
 from pdbench.providers.cache import ReplayCache, warn_on_stderr
 from pdbench.providers.cache_shards import ShardedCache
 from pdbench.providers.concurrency import AdaptiveLimit, current_call
@@ -56,10 +62,12 @@ class ProviderGateway:
         project_root: Path | None = None,
         client_factory: Callable[[ProviderSpec], ProviderClient] | None = None,
         warn: Callable[[str], None] | None = None,
+        batching: BatchSettings | None = None,
     ) -> None:
         """`client_factory` builds the client for a provider spec (default: `make_client`);
         `warn` says one line (a damaged cache; default: stderr). `cache_shard` (folder, name):
-        answers bought are written to that shard, not to the cache folder (a sweep's job)."""
+        answers bought are written to that shard, not to the cache folder (a sweep's job).
+        `batching`: the run's batches (run.batch, or batches a killed run left to poll)."""
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if cache_mode == "replay" and cache_dir is None:
@@ -94,6 +102,13 @@ class ProviderGateway:
         self._pending: dict[str, asyncio.Future[Completion]] = {}
         # Set by the runner: once it says so (Ctrl-C, SIGTERM), no new live call starts.
         self.stop_requested: Callable[[], bool] = lambda: False
+        self.batches: BatchCollector | None = None
+        if batching is not None:
+            self.batches = collect_batches(batching, self, warn=self._warn)
+
+    def batch_member(self) -> contextlib.AbstractContextManager[None]:
+        """Entered by the runner around each match: with batching, the batches wait for it."""
+        return self.batches.member() if self.batches is not None else contextlib.nullcontext()
 
     @staticmethod
     def _restore_bought_answers(cache: ReplayCache | ShardedCache, spend: SpendJournal) -> None:
@@ -120,8 +135,12 @@ class ProviderGateway:
         return self._clients[spec]
 
     async def complete(self, provider_spec: ProviderSpec, request: CompletionRequest) -> Completion:
+        batched = False
+        if self.batches is not None:
+            await self.batches.ready()  # a resumed run first stores what its batches answered
+            batched = self.batches.takes(provider_spec)
         if self.cache is None:
-            return await self._live(provider_spec, request)
+            return await self._ask(provider_spec, request, batched)
 
         key = request.cache_key()
         while True:
@@ -132,10 +151,12 @@ class ProviderGateway:
             if pending is None:
                 break
             try:
-                await asyncio.shield(pending)
+                with self._waiting(batched):
+                    await asyncio.shield(pending)
             except BaseException:
-                if not pending.done():
-                    raise  # we were cancelled ourselves
+                task = asyncio.current_task()
+                if not pending.done() or (task is not None and task.cancelling()):
+                    raise  # we were cancelled ourselves (maybe as the shared call was)
                 continue  # the shared call failed: look again, then try our own
             return self._from_cache(pending.result().to_json_dict())
         if self.cache_mode == "replay":
@@ -147,8 +168,9 @@ class ProviderGateway:
         future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
         self._pending[key] = future
         try:
-            completion = await self._live(provider_spec, request, key)
-            self.cache.set(key, completion.to_json_dict())
+            completion = await self._ask(provider_spec, request, batched, key)
+            if not batched:  # a batch's answers are cached as the batch ends
+                self.cache.set(key, completion.to_json_dict())
         except BaseException as error:
             if isinstance(error, Exception):
                 future.set_exception(error)
@@ -161,6 +183,18 @@ class ProviderGateway:
         finally:
             del self._pending[key]
         return completion
+
+    async def _ask(
+        self, spec: ProviderSpec, request: CompletionRequest, batched: bool, key: str | None = None
+    ) -> Completion:
+        if batched and self.batches is not None:
+            return await self.batches.answer(spec, request, key or request.cache_key())
+        return await self._live(spec, request, key)
+
+    def _waiting(self, batched: bool) -> contextlib.AbstractContextManager[None]:
+        """A wait for an answer another match asked for: with batches, the match waits too."""
+        batches = self.batches if batched else None
+        return batches.waiting() if batches is not None else contextlib.nullcontext()
 
     def _from_cache(self, stored: dict[str, Any]) -> Completion:
         # The completion keeps the price it had when it was bought, so a replay writes the same
@@ -191,6 +225,11 @@ class ProviderGateway:
         if self.stop_requested():
             raise StopRequested("the run is stopping: no new provider call is started")
 
+    def check_before_batch(self) -> None:
+        """No batch is submitted once a stop came or the budget is spent."""
+        self._check_stop()
+        self._check_budget()
+
     async def _live(
         self, provider_spec: ProviderSpec, request: CompletionRequest, key: str | None = None
     ) -> Completion:
@@ -210,15 +249,23 @@ class ProviderGateway:
             finally:
                 self.in_flight -= 1
                 self._count_billed_without_answer(client, provider_spec, request.model)
-        completion, paid = self._checked(request, completion)
-        if self.spend is not None:  # before the answer is used, so it survives a kill
+        return self._journal_paid(request.model, key, completion)
+
+    def _journal_paid(
+        self, model: str, key: str | None, completion: Completion, batch_id: str | None = None
+    ) -> Completion:
+        """Check and count an answer paid for, journaled before it is used (so it survives a
+        kill): the answer as counted."""
+        completion, paid = self._checked(model, completion)
+        if self.spend is not None:
             try:
                 self.spend.record(
                     paid,
                     key=key,
                     answer=completion.to_json_dict() if key is not None else None,
-                    model=request.model,
+                    model=model,
                     reported_model=completion.reported_model if paid.other_model else None,
+                    batch_id=batch_id,
                 )
             except WriteFailed as failure:
                 if not failure.written:  # journaled in the run's reserve: kept, and counted
@@ -226,6 +273,22 @@ class ProviderGateway:
                 raise
         self.stats += paid  # in place: the progress display holds this counter
         return completion
+
+    def store_batch_answer(
+        self, model: str, key: str, completion: Completion, batch_id: str
+    ) -> Completion:
+        """An answer from a batch: journaled at the batch rate, then cached."""
+        completion = self._journal_paid(model, key, completion, batch_id)
+        if self.cache is not None:
+            self.cache.set(key, completion.to_json_dict())
+        return completion
+
+    def count_billed(self, model: str, paid: CallCounts, estimate: str | None = None) -> None:
+        """A call billed without a usable answer (or, with `estimate`, maybe billed): journaled
+        and counted, never cached."""
+        if self.spend is not None:
+            self.spend.record(paid, model=model, estimate=estimate)
+        self.stats += paid  # in place: the progress display holds this counter
 
     def _keep_unjournaled(self, key: str | None, completion: Completion, paid: CallCounts) -> None:
         """The run folder took no spend line (a full disk) but the cache, elsewhere, may: the
@@ -250,14 +313,9 @@ class ProviderGateway:
         kept apart from what was paid, and seen by the budget too (providers/unanswered.py)."""
         take = getattr(client, "take_billed_without_answer", None)
         for paid in take() if take is not None else ():
-            if self.spend is not None:
-                reason = timed_out_reason(spec) if paid.estimated_calls else None
-                self.spend.record(paid, model=model, estimate=reason)
-            self.stats += paid  # in place: the progress display holds this counter
+            self.count_billed(model, paid, timed_out_reason(spec) if paid.estimated_calls else None)
 
-    def _checked(
-        self, request: CompletionRequest, completion: Completion
-    ) -> tuple[Completion, CallCounts]:
+    def _checked(self, model: str, completion: Completion) -> tuple[Completion, CallCounts]:
         """The answer as counted and what it cost: impossible usage is counted as no tokens at an
         unknown price, an answer from another model is priced as reported; both are said once
         and counted (see providers/answer_checks.py)."""
@@ -265,26 +323,26 @@ class ProviderGateway:
         if impossible:
             self._say_once(
                 ("usage",),
-                f"{request.model}: the server reported impossible usage (input_tokens "
+                f"{model}: the server reported impossible usage (input_tokens "
                 f"{completion.input_tokens}, output_tokens {completion.output_tokens}, cost "
                 f"{completion.cost_usd}); counted as 0 tokens at an unknown price (further "
                 "ones are counted in run_manifest.json spend.impossible_usage, not said)",
             )
             completion = with_possible_usage(completion)
-        other = is_other_model(request.model, completion.reported_model)
+        other = is_other_model(model, completion.reported_model)
         if other:
             self._say_once(
-                ("model", request.model, str(completion.reported_model)),
-                f"asked {request.model} but the server says {completion.reported_model} "
+                ("model", model, str(completion.reported_model)),
+                f"asked {model} but the server says {completion.reported_model} "
                 "answered: played and priced as it reports (both names are stored with each "
                 "attempt and spend.jsonl line; counted in run_manifest.json spend.other_model)",
                 per_run=True,
             )
-            completion = dataclasses.replace(completion, requested_model=request.model)
+            completion = dataclasses.replace(completion, requested_model=model)
         if completion.cost_usd is None and not impossible:
             self._say_once(
-                ("price", request.model),
-                f"the price of {request.model} is unknown to litellm: its cost is recorded as "
+                ("price", model),
+                f"the price of {model} is unknown to litellm: its cost is recorded as "
                 "null (calls at an unknown price are counted in run_manifest.json "
                 "spend.unknown_price)",
                 per_run=True,

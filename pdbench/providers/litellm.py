@@ -123,8 +123,8 @@ class LiteLLMProvider:
 
     async def acomplete(self, request: CompletionRequest) -> Completion:
         litellm = import_litellm()
-        self._check_key_once(litellm, request.model)
-        kwargs = self._call_kwargs(request)
+        self.check_key_once(litellm, request.model)
+        kwargs = self.call_kwargs(request)
         for attempt in range(1, self.spec.max_attempts + 1):
             self.transport_attempts += 1
             try:
@@ -134,7 +134,7 @@ class LiteLLMProvider:
                 self._count_if_paid(litellm, error, request.model)
                 if isinstance(error, litellm.Timeout):  # sent, maybe answered and billed
                     self._billed_without_answer.append(timed_out_call(self.spec, request))
-                await self._pause(self._delay_or_raise(litellm, error, attempt, request.model))
+                await self._pause(self.delay_or_raise(litellm, error, attempt, request.model))
         raise AssertionError("unreachable: the last attempt raises")
 
     async def _pause(self, seconds: float) -> None:
@@ -187,7 +187,7 @@ class LiteLLMProvider:
                 llm_provider="openai",
             ) from None
 
-    def _call_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
+    def call_kwargs(self, request: CompletionRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": request.model,
             "messages": request.chat_messages(),
@@ -212,7 +212,7 @@ class LiteLLMProvider:
             kwargs["response_format"] = label_json_schema(request.labels)
         return prompt_cache_kwargs(self.spec, request, kwargs)
 
-    def _delay_or_raise(self, litellm: Any, error: Exception, attempt: int, model: str) -> float:
+    def delay_or_raise(self, litellm: Any, error: Exception, attempt: int, model: str) -> float:
         """The pause before the next attempt, or raise when this error ends the call.
 
         Errors are classified where they arise: worth retrying (rate limits, timeouts, dropped
@@ -279,8 +279,9 @@ class LiteLLMProvider:
         concurrency.say_waiting(delay, line)  # said when long, else logged
         return delay
 
-    def _check_key_once(self, litellm: Any, model: str) -> None:
-        """Fail before any call when a hosted model's key is not set: one clear sentence instead
+    def check_key_once(self, litellm: Any, model: str) -> str | None:
+        """The API key to send (PLACEHOLDER_API_KEY, or None: litellm's from the environment).
+        Fail before any call when a hosted model's key is not set: one clear sentence instead
         of an HTTP error. A server at an api_base (a local one often needs no key) gets
         PLACEHOLDER_API_KEY instead. The environment is looked at once; every call of a provider
         without its key fails the same way."""
@@ -293,6 +294,7 @@ class LiteLLMProvider:
                 f"no API key for {model}: set {' or '.join(self._missing_keys)} in the "
                 "environment or in .env (see .env.example)"
             )
+        return PLACEHOLDER_API_KEY if self._placeholder_key else None
 
     def _missing_key(self, litellm: Any, error: Exception, model: str) -> bool:
         """A missing key surfaces as other error types too (the OpenAI SDK refuses to send)."""

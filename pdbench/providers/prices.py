@@ -1,6 +1,11 @@
 """What a model's call costs, known before any call: the price a config gives
 (`provider.usd_per_million_tokens`), else litellm's price map (its local copy, nothing fetched).
 
+A call answered in a provider's batch (run.batch) costs the batch rate (`batch_rates`): the map's
+batch prices where it has them (OpenAI's models), else half the immediate price, which is what
+OpenAI and Anthropic bill for batches (their pricing pages: "50% off"); a price the config gives is
+halved the same way.
+
 A budget (`run.max_cost_usd`) can stop only calls it can price: a run under a budget that asks a
 model with no known price is refused before its first call (`unpriced_models`), unless the
 config says to go on (`run.allow_unpriced_calls`)."""
@@ -14,6 +19,8 @@ from pdbench.config.provider_spec import ProviderSpec, TokenPrice
 from pdbench.providers.usage import cache_usage
 
 PRICE_FIELD = "provider.usd_per_million_tokens"
+BATCH_SHARE = 0.5  # of the immediate price, when no batch price is known (OpenAI, Anthropic)
+Rates = tuple[float, float, float]  # USD per token: input, cached input, output
 
 
 def map_rates(model: str) -> tuple[float, float, float] | None:
@@ -46,6 +53,51 @@ def rates(spec: ProviderSpec) -> tuple[tuple[float, float, float], str] | None:
         return (0.0, 0.0, 0.0), "free (offline)"
     found = map_rates(spec.model)
     return None if found is None else (found, "litellm price map")
+
+
+def batch_rates(spec: ProviderSpec) -> tuple[Rates, str] | None:
+    """(input, cached input, output) USD per token of a call answered in a batch, and where they
+    come from; None when the price is unknown."""
+    if spec.usd_per_million_tokens is None and not spec.kind.offline:
+        found = _map_batch_rates(spec.model)
+        if found is not None:
+            return found, "litellm price map's batch prices"
+    immediate = rates(spec)
+    if immediate is None:
+        return None
+    (input_rate, cached_rate, output_rate), source = immediate
+    halved = (input_rate * BATCH_SHARE, cached_rate * BATCH_SHARE, output_rate * BATCH_SHARE)
+    if spec.kind.offline:
+        return halved, source
+    return halved, f"half of {source}: no batch price known"
+
+
+def _map_batch_rates(model: str) -> Rates | None:
+    """The map's own batch prices (input_cost_per_token_batches...), when it has both."""
+    from pdbench.providers.litellm import import_litellm
+
+    try:
+        info = import_litellm().get_model_info(model)
+    except Exception:
+        return None
+    input_rate = info.get("input_cost_per_token_batches")
+    output_rate = info.get("output_cost_per_token_batches")
+    if not input_rate or output_rate is None:
+        return None
+    cached_rate = info.get("cache_read_input_token_cost_batches")
+    if cached_rate is None and info.get("cache_read_input_token_cost"):
+        cached_rate = info["cache_read_input_token_cost"] * BATCH_SHARE
+    return float(input_rate), float(cached_rate or input_rate), float(output_rate)
+
+
+def cost_at_rates(
+    per_token: Rates, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0
+) -> float:
+    """USD for one call's usage at (input, cached input, output) rates; `cached_input_tokens`
+    is part of `input_tokens`."""
+    input_rate, cached_rate, output_rate = per_token
+    cached = min(max(cached_input_tokens, 0), input_tokens)
+    return (input_tokens - cached) * input_rate + cached * cached_rate + output_tokens * output_rate
 
 
 def unpriced_models(specs: Iterable[ProviderSpec]) -> list[str]:

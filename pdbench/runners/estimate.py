@@ -16,6 +16,11 @@ it with a history of mutual cooperation (the words of a history line barely depe
 - maximum: every retry used (each correction re-prompt sends the conversation so far again),
   every answer max_tokens long, nothing cached.
 
+With batches (run.batch) each model's calls are priced at the batch rate too (providers/prices.py:
+the map's batch prices, else half), and the run's pace is counted: the batches one after another
+that the longest match needs (a round's move, each negotiate turn of a batched agent, a retry)
+times `run.batch_latency_s`, an assumption the user sets; OpenAI promises each batch within 24 h.
+
 Tokens are counted with litellm's tokenizer for the model where it has the model's own, else
 with cl100k_base and the estimate says so; offline providers (the mock) are counted at four
 characters a token and cost nothing, so checking a mock experiment never loads litellm. A model
@@ -33,6 +38,7 @@ from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.transcript import Transcript
+from pdbench.runners.batch_estimate import BatchPace, pace_line
 from pdbench.runners.plan import PlannedMatch
 from pdbench.strategies.play import play_rounds, run_at_once
 
@@ -42,6 +48,7 @@ CORRECTION_TOKENS = 40
 # OpenAI caches a prompt's prefix from 1,024 tokens on, Anthropic from 1,024 (2,048 for Haiku):
 # a shorter shared prefix is billed at the full input rate.
 MIN_CACHED_PREFIX = 1024
+BATCH_FIELDS = ("batch_price_usd_expected", "batch_price_usd_max", "batch_price")
 
 
 @dataclass
@@ -62,16 +69,27 @@ class ModelEstimate:
     price_usd_max: float | None = None
     # "litellm price map", "provider.usd_per_million_tokens", "free (offline)" or "unknown"
     price: str = "unknown"
+    # With run.batch: the same calls at the batch rate, and where that rate comes from (or
+    # "not batched: <why>"); None without run.batch.
+    batch_price_usd_expected: float | None = None
+    batch_price_usd_max: float | None = None
+    batch_price: str | None = None
     _seen: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         del data["_seen"]
+        if self.batch_price is None:  # a run without batches keeps the manifest it had
+            for name in BATCH_FIELDS:
+                del data[name]
         return data
 
 
-def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[ModelEstimate]:
-    """The estimate of every provider and model the plan's LLM agents ask, in first-seen order."""
+def estimate_plan(
+    plan: Sequence[PlannedMatch], project_root: Path, *, batch: bool = False
+) -> list[ModelEstimate]:
+    """The estimate of every provider and model the plan's LLM agents ask, in first-seen order;
+    with `batch`, priced at the batch rate too."""
     estimates: dict[tuple[str, str], ModelEstimate] = {}
     # A condition's prompts are the same in every replicate (a history of mutual cooperation):
     # rendered once, for its longest match; a shorter match counts their first rounds.
@@ -103,6 +121,8 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
             _add_match(estimate, agent, per_round[counts_key][: match.n_rounds], turns)
     for estimate in estimates.values():
         _price(estimate)
+        if batch:
+            _batch_price(estimate)
         # an offline model costs nothing however many calls it answers: "free" stays true
         if estimate._seen.get("turn_game") and estimate.price != "free (offline)":
             # A turn game's length follows its rules (a Liar's Dice match may take 10 turns or
@@ -110,6 +130,7 @@ def estimate_plan(plan: Sequence[PlannedMatch], project_root: Path) -> list[Mode
             # one (a model asked by 2x2 conditions too is not estimated either).
             estimate.price = f"not estimated: {estimate._seen['turn_game']} is a turn-based game"
             estimate.price_usd_expected = estimate.price_usd_max = None
+            estimate.batch_price_usd_expected = estimate.batch_price_usd_max = None
     return list(estimates.values())
 
 
@@ -228,21 +249,43 @@ def _price(estimate: ModelEstimate) -> None:
     found = rates(estimate._seen["provider"])
     if found is None:
         return
-    (input_rate, cached_rate, output_rate), source = found
+    per_token, estimate.price = found
+    estimate.price_usd_expected, estimate.price_usd_max = _cost(estimate, per_token)
+
+
+def _batch_price(estimate: ModelEstimate) -> None:
+    """The same calls answered in batches: at the batch rate, or why they are not batched."""
+    from pdbench.providers.openai_batches import batch_support
+    from pdbench.providers.prices import batch_rates
+
+    reason = batch_support(estimate._seen["provider"])
+    if reason is not None:
+        estimate.batch_price = f"not batched: {reason}"
+        return
+    found = batch_rates(estimate._seen["provider"])
+    estimate.batch_price = "unknown"
+    if found is not None:
+        per_token, estimate.batch_price = found
+        costs = _cost(estimate, per_token)
+        estimate.batch_price_usd_expected, estimate.batch_price_usd_max = costs
+
+
+def _cost(estimate: ModelEstimate, per_token: tuple[float, float, float]) -> tuple[float, float]:
+    """(expected, at most) USD at (input, cached input, output) rates per token."""
+    input_rate, cached_rate, output_rate = per_token
     cached = estimate.cached_input_tokens_expected
-    estimate.price_usd_expected = (
+    expected = (
         (estimate.input_tokens_expected - cached) * input_rate
         + cached * cached_rate
         + estimate.output_tokens_expected * output_rate
     )
-    estimate.price_usd_max = (
-        estimate.input_tokens_max * input_rate + estimate.output_tokens_max * output_rate
-    )
-    estimate.price = source
+    most = estimate.input_tokens_max * input_rate + estimate.output_tokens_max * output_rate
+    return expected, most
 
 
-def format_estimate(estimates: Sequence[ModelEstimate]) -> list[str]:
-    """The lines `validate` and `--dry-run` print."""
+def format_estimate(estimates: Sequence[ModelEstimate], pace: BatchPace | None = None) -> list[str]:
+    """The lines `validate` and `--dry-run` print; with `pace` (run.batch), the batch prices and
+    the wall time."""
     if not estimates:
         return ["  price         no LLM agent: no provider calls"]
     lines = ["  estimate      per provider and model (expected / at most):"]
@@ -266,7 +309,18 @@ def format_estimate(estimates: Sequence[ModelEstimate]) -> list[str]:
             f"      price          {_money(e.price_usd_expected)} / {_money(e.price_usd_max)}"
             f"  ({e.price})",
         ]
+        if e.batch_price is not None:
+            lines.append(_batch_price_line(e))
+    if pace is not None:
+        lines.append(pace_line(pace))
     return lines
+
+
+def _batch_price_line(e: ModelEstimate) -> str:
+    if e.batch_price is not None and e.batch_price.startswith("not batched: "):
+        return f"      batch price    {e.batch_price}; its calls are made one by one"
+    prices = f"{_money(e.batch_price_usd_expected)} / {_money(e.batch_price_usd_max)}"
+    return f"      batch price    {prices}  ({e.batch_price})"
 
 
 def _money(value: float | None) -> str:

@@ -156,7 +156,7 @@ def _run(
 
     # The journal holds what every attempt of this run (or job of the sweep) paid: the budget is
     # for all of it, and the manifest's spend is read from it.
-    gateway = make_gateway(loaded, pending, cache_mode, journal, warn, cache_shard)
+    gateway = make_gateway(loaded, pending, cache_mode, journal, warn, cache_shard, run_dir)
     if gateway is not None:
         gateway.stop_requested = lambda: stopping.requested
         if watch_calls is not None:

@@ -10,6 +10,7 @@ and what was stored, into the run's status.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -184,12 +185,17 @@ async def play_pending(
     store_prompts = loaded.spec.run.store_prompts
     setting = MatchSetting(writer.store.run_dir, gateway, secret_files)
     # More matches than calls in flight keeps the provider busy while matches think locally.
-    slots = asyncio.Semaphore(max(2, 2 * loaded.spec.run.max_concurrency))
+    # With batches, every match plays at once: a batch holds the next request of each of them.
+    batches = gateway is not None and gateway.batches is not None and gateway.batches.submits
+    slots = asyncio.Semaphore(
+        max(1, len(pending)) if batches else max(2, 2 * loaded.spec.run.max_concurrency)
+    )
 
     async def play(index: int, planned: PlannedMatch) -> None:
         """Play one match and hand it to the writer the moment it ends (progress then moves as
         matches finish, however the event loop orders the tasks that wait to report)."""
-        finished = await play_one(index, planned)
+        with gateway.batch_member() if gateway is not None else contextlib.nullcontext():
+            finished = await play_one(index, planned)
         if finished is None:
             # Matches are stored in plan order: nothing after an unfinished match is stored in
             # this attempt (its answers are in the cache, so the resumed run replays them for

@@ -31,6 +31,10 @@ RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
         "max_concurrency": True,
         "max_cost_usd": True,
         "allow_unpriced_calls": True,
+        # batches or one call at a time: the same answers, at another price and pace
+        "batch": True,
+        "batch_latency_s": True,
+        "batch_poll_s": True,
         "limits": True,  # how big a run may be, not what it plays
         # where the cache lives and whether it is used; its namespace does change the answers
         "cache": {"dir": True, "mode": True},

@@ -101,16 +101,30 @@ def make_gateway(
     journal: SpendJournal,
     warn: Callable[[str], None],
     cache_shard: tuple[Path, str] | None = None,
+    run_dir: Path | None = None,
 ) -> ProviderGateway | None:
-    """The run's provider gateway, when any pending match has an LLM agent."""
+    """The run's provider gateway, when any pending match has an LLM agent. With `run_dir`, its
+    batches (run.batch, or those a killed batch run left to poll: storage/batch_journal.py)."""
     uses_llm = any(agent.uses_provider for m in pending for agent in m.condition.agents.values())
     if not uses_llm:
         return None
+    from pdbench.providers.batching import BatchSettings
     from pdbench.providers.cache import resolve_cache_dir
     from pdbench.providers.gateway import ProviderGateway
+    from pdbench.storage.batch_journal import BATCH_FILE, BatchJournal
 
     spec = loaded.spec
     mode = cache_mode or spec.run.cache.mode
+    batching = None
+    # Replaying (--offline) asks no provider: no batch is submitted or polled then.
+    journaled = run_dir is not None and (run_dir / BATCH_FILE).is_file()
+    if run_dir is not None and mode != "replay" and (spec.run.batch or journaled):
+        batching = BatchSettings(
+            journal=BatchJournal(run_dir / BATCH_FILE),
+            run_label=run_dir.name,
+            poll_s=spec.run.batch_poll_s,
+            submit=spec.run.batch,
+        )
     return ProviderGateway(
         max_concurrency=spec.run.max_concurrency,
         cache_dir=None
@@ -122,6 +136,7 @@ def make_gateway(
         cache_shard=cache_shard,
         project_root=loaded.project_root,
         warn=warn,
+        batching=batching,
     )
 
 

@@ -51,7 +51,8 @@ class ManifestWriter:
         self.moved_aside = list(earlier.moved_aside) if earlier else []
         if store.moved_to is not None:
             self.moved_aside.append(str(store.moved_to.relative_to(store.run_dir)))
-        self.estimate = [e.to_json() for e in estimate_plan(plan, loaded.project_root)]
+        estimates = estimate_plan(plan, loaded.project_root, batch=spec.run.batch)
+        self.estimate = [e.to_json() for e in estimates]
         self.saved_spend = CallCounts()
         self.saved_at = time.monotonic()
         self.facts: dict[str, Any] = dict(

@@ -53,13 +53,15 @@ class SpendJournal:
         model: str | None = None,
         reported_model: str | None = None,
         estimate: str | None = None,
+        batch_id: str | None = None,
     ) -> None:
         """Append one paid call (flushed to the OS before the answer is used). With the cache
         key and the answer, the answer survives a failed cache write: a resumed run takes it
         from here instead of buying it again (see `answers`). `model` is the model asked;
         `reported_model` the one the server says answered, when it is another. `estimate` says
         why a line counts a call that may have been billed though no answer came (its counts
-        are `paid`'s estimated ones, kept apart from the paid ones)."""
+        are `paid`'s estimated ones, kept apart from the paid ones). `batch_id`: the provider's batch
+        that answered it (paid at the batch rate)."""
         line: dict = {
             "source": self.source,
             **({"model": model} if model is not None else {}),
@@ -75,6 +77,8 @@ class SpendJournal:
                 line[flag] = getattr(paid, flag)
         if estimate is not None:
             line["estimate"] = estimate
+        if batch_id is not None:
+            line["batch_id"] = batch_id
         if key is not None and answer is not None:
             # Redacted like every file of a run: a server may echo a key in its answer.
             line["key"], line["answer"] = key, redact(answer)
@@ -93,14 +97,7 @@ class SpendJournal:
             raise WriteFailed(self.path, error, written=True) from error
 
     def _append(self, data: bytes) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open_no_follow(self.path, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                handle.write(_after_a_torn_line(handle) + data)
-                handle.flush()
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        append_whole_line(self.path, data)
 
     def total(self) -> CallCounts:
         """What was paid so far, by everyone writing this journal."""
@@ -115,7 +112,7 @@ class SpendJournal:
     def answers(self) -> dict[str, dict]:
         """The answers journaled with their cache keys (every one paid for), by key."""
         found: dict[str, dict] = {}
-        data = b"".join(_read_from(path, 0) for path in self.journals())
+        data = b"".join(read_complete_from(path, 0) for path in self.journals())
         for raw in data.splitlines():
             try:
                 entry = orjson.loads(raw)
@@ -123,6 +120,22 @@ class SpendJournal:
                 continue
             if isinstance(entry, dict) and isinstance(entry.get("answer"), dict):
                 found[str(entry.get("key"))] = entry["answer"]
+        return found
+
+    def keys_of_batch(self, batch_id: str) -> set[str]:
+        """The cache keys of the answers of one provider batch already journaled (a batch whose
+        collection a kill cut short is collected again without counting any answer twice)."""
+        found: set[str] = set()
+        data = b"".join(read_complete_from(path, 0) for path in self.journals())
+        for raw in data.splitlines():
+            if batch_id.encode() not in raw:
+                continue  # most lines: not parsed
+            try:
+                entry = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(entry, dict) and entry.get("batch_id") == batch_id and entry.get("key"):
+                found.add(str(entry["key"]))
         return found
 
     def journals(self) -> list[Path]:
@@ -137,7 +150,7 @@ class SpendJournal:
 
     def _catch_up(self) -> None:
         for path in self.journals():
-            data = _read_from(path, self._offsets.get(path, 0))
+            data = read_complete_from(path, self._offsets.get(path, 0))
             self._offsets[path] = self._offsets.get(path, 0) + len(data)
             self._count(data)
 
@@ -168,7 +181,7 @@ class SpendJournal:
             self._by_source[source] = self._by_source.get(source, CallCounts()) + counts
 
 
-def _read_from(path: Path, offset: int) -> bytes:
+def read_complete_from(path: Path, offset: int) -> bytes:
     """A journal's complete lines from `offset` on (a line being written is read next time)."""
     if not path.exists():
         return b""
@@ -180,6 +193,19 @@ def _read_from(path: Path, offset: int) -> bytes:
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
     return data[: data.rfind(b"\n") + 1]
+
+
+def append_whole_line(path: Path, data: bytes) -> None:
+    """Append one line (`data` ends with a newline) under an exclusive `flock`, flushed to the OS:
+    the way every journal of a run is written (this one, the batch journal)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open_no_follow(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            handle.write(_after_a_torn_line(handle) + data)
+            handle.flush()
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _after_a_torn_line(handle: IO[bytes]) -> bytes:

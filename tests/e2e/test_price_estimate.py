@@ -67,6 +67,30 @@ def test_validate_prices_a_hosted_model_from_the_price_map(tmp_path):
     assert "estimate (cl100k_base" in found["tokens counted"]  # gpt-4o's o200k is not litellm's
 
 
+def test_with_batches_the_estimate_gives_both_prices_and_the_wall_time(tmp_path):
+    """Issue 46: with run.batch, the batch price beside the immediate one (the map's batch rates
+    for gpt-4o-mini: half), and the wall time: the batches in a row x run.batch_latency_s."""
+    args = ["validate", "conf/experiment.yaml", *GPT, "run.batch=true"]
+    ran = run_front_door(
+        "cli", [*args, "run.batch_latency_s=1800"], cwd=ROOT, env=command_env(tmp_path)
+    )
+    assert ran.code == 0, ran.stderr
+    found = _estimate(ran.stdout, "litellm openai/gpt-4o-mini")
+    batch = re.search(r"^\s+batch price\s+(.*)$", ran.stdout, re.MULTILINE).group(1)
+    immediate = [float(m) for m in re.findall(r"\$([\d.]+)", found["price"])]
+    batched = [float(m) for m in re.findall(r"\$([\d.]+)", batch)]
+    assert batched == pytest.approx([m / 2 for m in immediate], abs=1e-4)
+    assert "litellm price map's batch prices" in batch
+    # 20 rounds, each one batch (two more with both retries); 30 min a batch, at most 24 h
+    assert (
+        "batches       20 in a row (60 if every retry is used); wall time 10 h expected "
+        "(20 x run.batch_latency_s=1800 s, an assumption), at most 60 days" in ran.stdout
+    )
+    # without run.batch the estimate is what it was
+    plain = run_front_door("cli", args[:-1], cwd=ROOT, env=command_env(tmp_path))
+    assert "batch" not in plain.stdout
+
+
 def test_an_unknown_price_is_unknown_never_zero(tmp_path):
     ran = run_front_door(
         "cli",

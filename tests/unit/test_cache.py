@@ -262,6 +262,26 @@ def test_identical_requests_in_flight_share_one_live_call(tmp_path):
     assert (gateway.stats.live, gateway.stats.cached) == (1, 1)
 
 
+def test_a_cancelled_wait_for_a_shared_call_does_not_buy_the_answer_itself(tmp_path):
+    """Both matches waiting on one call are cancelled at once (a run that stops): the owner's
+    call ends cancelled first, and the other must end cancelled too, not start a call of its own
+    (with batches, that call waited for a batch that never came, and the run hung)."""
+    slow = ProviderSpec(mock=MockBehaviour(latency_s=5.0))
+    gateway = ProviderGateway(cache_dir=tmp_path)
+
+    async def both_cancelled():
+        owner = asyncio.ensure_future(gateway.complete(slow, request()))
+        waiter = asyncio.ensure_future(gateway.complete(slow, request()))
+        await asyncio.sleep(0.05)  # both in: the owner's call in flight, the other waits on it
+        owner.cancel()
+        waiter.cancel()
+        return await asyncio.gather(owner, waiter, return_exceptions=True)
+
+    outcomes = run(both_cancelled())
+    assert [type(outcome) for outcome in outcomes] == [asyncio.CancelledError] * 2
+    assert gateway.stats.live == 0 and gateway.peak_in_flight == 1
+
+
 def test_clients_are_built_once_per_provider_spec(tmp_path):
     gateway = ProviderGateway(cache_dir=None)
     assert gateway.client(MOCK) is gateway.client(ProviderSpec())

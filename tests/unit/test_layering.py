@@ -18,7 +18,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
 # package -> the pdbench packages (or single modules, "package.module") it may import besides
 # itself. Top-level modules (__init__, __main__) are the front door and may import anything.
 # storage.schema is the typed records (attempts, call counts) that providers and agents produce;
-# storage.spend the journal of paid calls the provider gateway appends to.
+# storage.spend the journal of paid calls the provider gateway appends to (storage.batch_journal
+# the batches it submits).
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "strategies": {"core"},
@@ -34,6 +35,7 @@ ALLOWED: dict[str, set[str]] = {
         "config",
         "storage.schema",
         "storage.spend",
+        "storage.batch_journal",  # the batches a run submitted, journaled like its spend
         "storage.safe_files",
     },
     "agents": {"core", "strategies", "games", "config", "providers", "storage.schema"},
