@@ -111,7 +111,7 @@ def stub_fixtures(
     @pytest.fixture(scope="module")
     def server() -> Iterator[Any]:
         if import_litellm:
-            from pdbench.providers.litellm import import_litellm as load_litellm
+            from pdbench.providers.litellm_setup import import_litellm as load_litellm
 
             load_litellm()
         with server_class() as started:

@@ -26,7 +26,7 @@ Rates = tuple[float, float, float]  # USD per token: input, cached input, output
 def map_rates(model: str) -> tuple[float, float, float] | None:
     """(input, cached input, output) USD per token from litellm's price map; None when the map
     has no price for the model (a cached rate it lacks is the input rate)."""
-    from pdbench.providers.litellm import import_litellm
+    from pdbench.providers.litellm_setup import import_litellm
 
     litellm = import_litellm()
     try:
@@ -74,7 +74,7 @@ def batch_rates(spec: ProviderSpec) -> tuple[Rates, str] | None:
 
 def _map_batch_rates(model: str) -> Rates | None:
     """The map's own batch prices (input_cost_per_token_batches...), when it has both."""
-    from pdbench.providers.litellm import import_litellm
+    from pdbench.providers.litellm_setup import import_litellm
 
     try:
         info = import_litellm().get_model_info(model)

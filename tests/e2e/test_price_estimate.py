@@ -34,7 +34,7 @@ def _estimate(stdout: str, model: str) -> dict[str, str]:
 
 
 def test_validate_prices_a_hosted_model_from_the_price_map(tmp_path):
-    from pdbench.providers.litellm import import_litellm
+    from pdbench.providers.litellm_setup import import_litellm
 
     ran = run_front_door(
         "cli", ["validate", "conf/experiment.yaml", *GPT], cwd=ROOT, env=command_env(tmp_path)
