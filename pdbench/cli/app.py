@@ -20,7 +20,7 @@ from pdbench.cli.batch_status import batch_status
 from pdbench.cli.cache import cache_app
 from pdbench.cli.ladder import ladder
 from pdbench.cli.listing import list_options
-from pdbench.cli.plan_report import no_key_yet, print_estimate, print_plan
+from pdbench.cli.plan_report import print_plan, print_validation
 from pdbench.cli.prompts_report import prompts
 from pdbench.cli.runs import export, runs
 from pdbench.cli.serve_local import serve_local
@@ -107,44 +107,7 @@ def validate(config: ConfigArg, overrides: OverridesArg = None) -> None:
 
     Exits 0 when the experiment is valid and 2 (with one line saying what is wrong) otherwise.
     """
-    loaded = _load(config, overrides)
-    spec = loaded.spec
-    from pdbench.runners.deal import planned_deal
-    from pdbench.runners.plan import plan_matches
-    from pdbench.runners.provision import check_budget_enforceable
-
-    deal, provisional = planned_deal(loaded)  # the numbers below are the run's own
-    plan = plan_matches(spec, deal)
-    check_budget_enforceable(loaded)  # the run would be refused: so is its config
-    typer.echo(f"valid: {loaded.spec.source}")
-    typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
-    if provisional and any(c.horizon.type == "geometric" for c in spec.conditions):
-        typer.echo(f"  deal key      {no_key_yet(loaded)}: the geometric lengths are one draw")
-    typer.echo(f"  conditions    {len(spec.conditions)}")
-    for condition in spec.conditions:
-        typer.echo(
-            f"    {condition.name}: {condition.agent_a.display_name} vs "
-            f"{condition.agent_b.display_name} | {condition.game.id} | {_horizon_text(condition)}"
-        )
-    typer.echo(f"  replicates    {spec.run.replicates}")
-    turns = sum(m.n_rounds for m in plan if m.turn_game is not None)
-    rounds = sum(m.n_rounds for m in plan if m.turn_game is None)
-    size = ", ".join(
-        [f"{rounds} rounds"] * bool(rounds or not turns) + [f"at most {turns} turns"] * bool(turns)
-    )
-    typer.echo(f"  matches       {len(plan)}  ({size})")
-    typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
-    print_estimate(loaded, plan)
-
-
-def _horizon_text(condition) -> str:
-    horizon = condition.horizon
-    if condition.game.is_turn_game:  # ends by its rules; the horizon does not apply
-        return f"until the rules end it, at most {condition.game.max_turns} turns"
-    if horizon.type == "fixed":
-        return f"{horizon.rounds} rounds"
-    cap = f", at most {horizon.max_rounds}" if horizon.max_rounds else ""
-    return f"geometric, stop_prob {horizon.stop_prob}{cap}"
+    print_validation(_load(config, overrides))
 
 
 @app.command()

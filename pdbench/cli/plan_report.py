@@ -1,6 +1,6 @@
 """What a dry run prints (`pdbench run ... --dry-run`, `python -m pdbench ... --dry-run`): every
-planned match with its seeds, the most LLM calls it can make and the price estimate; and the
-estimate `pdbench validate` prints. Nothing is written."""
+planned match with its seeds, the most LLM calls it can make and the price estimate; and what
+`pdbench validate` prints of a valid experiment. Nothing is written."""
 
 from __future__ import annotations
 
@@ -11,6 +11,48 @@ import typer
 
 if TYPE_CHECKING:
     from pdbench.runners.prepare import LoadedExperiment
+
+
+def print_validation(loaded: LoadedExperiment) -> None:
+    """`pdbench validate`'s summary of a valid experiment: conditions, size, calls, price."""
+    spec = loaded.spec
+    from pdbench.runners.deal import planned_deal
+    from pdbench.runners.plan import plan_matches
+    from pdbench.runners.provision import check_budget_enforceable
+
+    deal, provisional = planned_deal(loaded)  # the numbers below are the run's own
+    plan = plan_matches(spec, deal)
+    check_budget_enforceable(loaded)  # the run would be refused: so is its config
+    typer.echo(f"valid: {loaded.spec.source}")
+    typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
+    if provisional and any(c.horizon.type == "geometric" for c in spec.conditions):
+        typer.echo(f"  deal key      {no_key_yet(loaded)}: the geometric lengths are one draw")
+    typer.echo(f"  conditions    {len(spec.conditions)}")
+    for condition in spec.conditions:
+        typer.echo(
+            f"    {condition.name}: {condition.agent_a.display_name} vs "
+            f"{condition.agent_b.display_name} | {condition.game.id} | {_horizon_text(condition)}"
+        )
+    typer.echo(f"  replicates    {spec.run.replicates}")
+    turns = sum(m.n_rounds for m in plan if m.turn_game is not None)
+    rounds = sum(m.n_rounds for m in plan if m.turn_game is None)
+    size = ", ".join(
+        [f"{rounds} rounds"] * bool(rounds or not turns) + [f"at most {turns} turns"] * bool(turns)
+    )
+    typer.echo(f"  matches       {len(plan)}  ({size})")
+    typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
+    print_estimate(loaded, plan)
+
+
+def _horizon_text(condition: Any) -> str:
+    """How a condition's matches end, as validate says it."""
+    horizon = condition.horizon
+    if condition.game.is_turn_game:  # ends by its rules; the horizon does not apply
+        return f"until the rules end it, at most {condition.game.max_turns} turns"
+    if horizon.type == "fixed":
+        return f"{horizon.rounds} rounds"
+    cap = f", at most {horizon.max_rounds}" if horizon.max_rounds else ""
+    return f"geometric, stop_prob {horizon.stop_prob}{cap}"
 
 
 def print_estimate(loaded: LoadedExperiment, plan: Any) -> None:
