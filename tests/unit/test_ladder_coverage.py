@@ -7,14 +7,13 @@ The suite's version draws 500 populations of five agents per regime (2,500 inter
 error of 0.0044 around 0.95), so each regime must cover at least 0.937 (three standard errors
 below nominal; the bootstrap's 0.930, 0.932 and 0.905 fail it) and at most 0.965 (intervals that
 are not needlessly wide), and the four regimes pooled (10,000 intervals, standard error 0.0022) at
-least 0.943. The slow version measures 2,000 populations per regime, as docs/ladder.md reports."""
+least 0.943. docs/ladder.md's table (2,000 populations per regime) is what
+`uv run python tests/ladder_populations.py 2000` prints; it is not re-run here (about 30 s of CPU
+for a check the 500 populations above already make)."""
 
 from __future__ import annotations
 
-import pytest
 from ladder_populations import PAYOFF_REGIMES, WINS_REGIMES, payoff_coverage, wins_coverage
-
-NOMINAL = 0.95
 
 
 def test_the_intervals_on_wins_cover_at_their_nominal_rate_in_every_regime():
@@ -29,13 +28,3 @@ def test_the_intervals_on_payoff_cover_at_their_nominal_rate_in_every_regime():
     # 6 agents: 3,000 intervals a regime (a standard error of 0.004)
     for name, coverage in measured.items():
         assert 0.938 <= coverage <= 0.962, (name, measured)
-
-
-@pytest.mark.slow  # 2,000 populations per regime (about 15 s)
-def test_the_coverage_docs_ladder_md_reports_is_nominal_within_its_simulation_error():
-    for name, regime in WINS_REGIMES.items():
-        coverage = wins_coverage(regime, 2000, seed=1)
-        assert abs(coverage - NOMINAL) <= 0.0066, (name, coverage)  # 3 standard errors
-    for name, payoff_regime in PAYOFF_REGIMES.items():
-        coverage = payoff_coverage(payoff_regime, 2000, seed=1)
-        assert abs(coverage - NOMINAL) <= 0.006, (name, coverage)
