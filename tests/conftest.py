@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,7 @@ def _is_xdist_worker(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    sys.dont_write_bytecode = False  # this process's own imports too (see the note below)
     if not _is_xdist_worker(config) or "PDBENCH_TEST_WRITE_LOG" not in os.environ:
         logs = Path(tempfile.mkdtemp(prefix="pdbench-test-session-"))
         offline = {
@@ -105,6 +107,12 @@ def pytest_configure(config: pytest.Config) -> None:
         for name in TERMINAL_SIZE:
             offline[f"PDBENCH_TEST_{name}"] = os.environ.get(name, "")
         os.environ.update(offline)  # for this process and, inherited, every worker and subprocess
+        # Bytecode is kept for this session's processes even where PYTHONDONTWRITEBYTECODE is set
+        # (Docker images set it; so does this project's CI machine): otherwise each of the
+        # workers rewrites every test module's assertions again (about 6 s of CPU a worker) and
+        # every command a test starts compiles the pdbench modules it imports from source. What
+        # is written is __pycache__ folders beside the sources, as Python does by default.
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         config.stash[_SESSION_LOGS] = logs
         config.stash[_DATA_BEFORE] = _data_snapshot()
     else:
