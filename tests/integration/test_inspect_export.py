@@ -5,7 +5,7 @@ answers from the replay cache marked `cache="read"` as Inspect marks its own), a
 sample, the condition's metrics as the log's results, the resolved config, seeds, versions and
 spend in the eval spec and stats. A run of each record family: a 2x2 game with a negotiation
 phase (an LLM on the mock against a policy), Liar's Dice, and the judged games with an LLM
-Keeper and an LLM judge."""
+Keeper and an LLM judge; and the golden runs of every game, read back with fewer checks."""
 
 from __future__ import annotations
 
@@ -265,3 +265,33 @@ def test_two_different_folders_are_refused_in_one_line(runs, tmp_path):
     (line,) = stderr.strip().splitlines()
     assert line.startswith("error: ") and "--out" in line
     assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
+
+
+@pytest.mark.parametrize("family", ["dilemmas", "turn_games"])
+def test_every_game_opens_as_an_inspect_log(family, tmp_path, monkeypatch):
+    """Issue 46's done-when names every game: the golden run of each family (a condition per
+    registered game, tests/golden/every_game/) exported and read back, a sample per match, a
+    ModelEvent per call (a panel's LLM judge among house judges included) and a score each."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "regenerate_golden", ROOT / "scripts" / "regenerate_golden.py"
+    )
+    assert spec and spec.loader
+    golden = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(golden)
+    monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    run_dir = golden._run(tmp_path / "runs", golden.EVERY_GAME / f"{family}.yaml")
+    code, _, stderr = export(run_dir, str(tmp_path / "out"))
+    assert code == 0, stderr
+    reader = RunReader.open(run_dir)
+    manifest, ledger = reader.manifest(), reader.ledger()
+    logs = read_exported(tmp_path / "out")
+    assert sorted(logs) == sorted(manifest.conditions)
+    for condition, log in logs.items():
+        entries = [entry for entry in ledger if entry.condition == condition]
+        assert log.status == "success" and len(log.samples) == len(entries) > 0, condition
+        calls = manifest.provider_calls_by_condition[condition]
+        events = [event for sample in log.samples for event in model_events(sample)]
+        assert len(events) == calls.live + calls.cached > 0, condition
+        assert all(sample.scores and "outcome" in sample.scores for sample in log.samples)
