@@ -18,6 +18,7 @@ from pdbench.cli import exits
 from pdbench.cli.analyze import analyze
 from pdbench.cli.batch_status import batch_status
 from pdbench.cli.cache import cache_app
+from pdbench.cli.check_game import check_game
 from pdbench.cli.ladder import ladder
 from pdbench.cli.listing import list_options
 from pdbench.cli.plan_report import print_plan, print_validation
@@ -332,6 +333,7 @@ app.command("ladder")(ladder)
 app.command("train")(train)
 app.command("runs")(runs)
 app.command("batch-status")(batch_status)
+app.command("check-game")(check_game)
 app.command("export")(export)
 app.add_typer(cache_app, name="cache")
 

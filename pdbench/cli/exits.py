@@ -24,6 +24,7 @@ INCOMPLETE = 3
 BUDGET = 4
 WRITE_FAILED = 5
 ABORTED = 6
+CONTRACT_BROKEN = 7  # pdbench check-game: the game fails a contract check
 INTERRUPTED = 130
 
 

@@ -1,100 +1,80 @@
-"""Every registered turn-based game honours the contract of pdbench.games.base: its house players
-play whole legal matches, a match replays move for move from its seed and its stored actions, and
-no observation carries what its seat may not see (checked per game by the game's own tests; here
-the part every game shares: an observation is JSON and names the game as the platform does)."""
+"""Every registered turn-based game honours the contract of pdbench.games.base, checked by the
+library's own checker (pdbench.games.check, `pdbench check-game`): its house players play whole
+legal matches, a match replays move for move from its seed and its stored actions, observations
+are JSON naming the game as the platform does. That no observation carries what its seat may not
+see is checked per game by the game's own tests. A game that breaks a check is named with where."""
 
 from __future__ import annotations
 
-import json
+import itertools
 
-import numpy as np
 import pytest
 
 from pdbench.core.errors import ConfigError
-from pdbench.games.base import PLAYER_SEATS, TurnGame, role_of
-from pdbench.games.registry import (
-    TURN_GAMES,
-    build_turn_game,
-    house_third_parties,
-    turn_game_entry,
-    turn_policies,
-)
+from pdbench.games.check import check_game
+from pdbench.games.liars_dice_game import LiarsDice
+from pdbench.games.registry import TURN_GAMES, build_turn_game
 
 GAME_IDS = sorted(TURN_GAMES)
 
 
-def default_third_parties(game_id: str) -> dict:
-    """The game's default house third party per role (the first listed), built with defaults."""
-    return {
-        role: next(iter(factories.values()))()
-        for role, factories in house_third_parties(game_id).items()
-    }
-
-
-def play(game: TurnGame, policies: dict, seed: int, limit: int = 5_000) -> tuple[list, object]:
-    """Play a match: `policies` maps a role ("a", "b", "keeper", "judge") to its house policy;
-    a third role's qualified seats ("keeper:a") are played by the policy of their role."""
-    rngs: dict = {}
-    state = game.initial_state(seed)
-    turns = []
-    for _ in range(limit):
-        if game.match_over(state):
-            return turns, state
-        seats = game.to_move(state)
-        assert seats, "to_move is empty only when the match is over"
-        actions = {}
-        for seat in seats:
-            seen = game.observe(state, seat)
-            json.dumps(seen)  # an observation is what an arena agent receives: JSON
-            rng = rngs.setdefault(seat, np.random.default_rng([seed, len(rngs)]))
-            action = policies[role_of(seat)].act(seen, rng)
-            assert game.problem(state, seat, action) is None, (seat, action)
-            actions[seat] = action
-        turns.append(actions)
-        state = game.apply(state, actions)
-    raise AssertionError(f"no end after {limit} turns")
-
-
 @pytest.mark.parametrize("game_id", GAME_IDS)
-def test_the_registry_row_agrees_with_the_rules_class(game_id):
-    game = build_turn_game(game_id)
-    entry = turn_game_entry(game_id)
-    assert isinstance(game, TurnGame)
-    assert (game.id, game.platform_name) == (entry.id, entry.platform_name)
-    state = game.initial_state(0)
-    seat = game.to_move(state)[0]
-    assert game.observe(state, seat)["game"] == entry.platform_name
-    assert set(house_third_parties(game_id)) == set(game.third_roles)
+def test_every_registered_game_passes_the_contract_checks(game_id):
+    """pdbench.games.check (what `pdbench check-game` runs): the registry row and the rules
+    agree, house players play whole legal matches that replay from seed and stored actions,
+    observations are JSON naming the game, refusals give a reason and the fallbacks are legal."""
+    results = check_game(game_id)
+    assert [r.problem for r in results] == [None] * len(results), results
+    assert len(results) == 3
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
-def test_house_players_play_whole_legal_matches_that_replay_from_seed_and_actions(game_id):
-    game = build_turn_game(game_id)
-    policies = {name: factory() for name, factory in turn_policies(game_id).items()}
-    names = sorted(policies)
-    for seed in range(6):
-        pair = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
-        pair |= default_third_parties(game_id)
-        turns, final = play(game, pair, seed)
-        again, _ = play(game, pair, seed)
-        assert again == turns  # same seed, same players: the same match
-        state = game.initial_state(seed)
-        for actions in turns:  # the stored actions alone rebuild the final state (resume)
-            state = game.apply(state, actions)
-        assert state == final
-        assert game.match_over(final)
-        assert set(game.scores(final)) == set(PLAYER_SEATS)
+class _Drifting(LiarsDice):
+    """Liar's Dice whose first roll ignores the seed: the same seed gives another match."""
+
+    draws = itertools.count()
+
+    def initial_state(self, seed: int):  # type: ignore[no-untyped-def]
+        return super().initial_state(seed + next(self.draws))
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
-def test_an_illegal_action_is_refused_with_a_reason_and_the_fallback_is_legal(game_id):
-    game = build_turn_game(game_id)
-    state = game.initial_state(3)
-    seat = game.to_move(state)[0]
-    reason = game.problem(state, seat, {"type": "no such action"})
-    assert isinstance(reason, str) and reason
-    for why in ("invalid", "timeout"):
-        assert game.problem(state, seat, game.fallback(state, seat, why)) is None
+class _Unserialisable(LiarsDice):
+    def observe(self, state, seat):  # type: ignore[no-untyped-def]
+        return {**super().observe(state, seat), "dice_set": {1, 2}}
+
+
+@pytest.mark.parametrize(
+    ("rules", "found"),
+    [(_Drifting, "the same seed and players gave another match"), (_Unserialisable, "not JSON")],
+)
+def test_a_game_that_breaks_the_contract_is_named_with_where(rules, found, monkeypatch):
+    from pdbench.games import check
+
+    monkeypatch.setattr(check, "build_turn_game", lambda game_id: rules())
+    results = {r.name: r.problem for r in check.check_game("liars_dice", seeds=2)}
+    problems = [problem for problem in results.values() if problem]
+    assert len(problems) == 1 and found in problems[0] and "seed 0" in problems[0], results
+
+
+def test_check_game_says_ok_fail_and_refuses_a_matrix_game(monkeypatch, tmp_path):
+    import os
+
+    from in_process import run_front_door
+
+    from pdbench.games import check
+
+    def command(*args: str):
+        return run_front_door("cli", ["check-game", *args], cwd=tmp_path, env=dict(os.environ))
+
+    done = command("liars-dice", "--seeds", "2")
+    assert done.code == 0, done.stderr
+    assert done.stdout.count("  ok    ") == 3 and "not checked here: observations" in done.stdout
+    refused = command("pd")
+    assert refused.code == 2 and "2x2 matrix game" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    monkeypatch.setattr(check, "build_turn_game", lambda game_id: _Drifting())
+    failed = command("liars_dice", "--seeds", "2")
+    assert failed.code == 7, failed.stderr
+    assert "FAIL" in failed.stdout and "fails 1 of 3 contract checks" in failed.stderr
 
 
 def test_an_unknown_game_names_the_field_and_the_choices():

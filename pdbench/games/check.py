@@ -1,0 +1,182 @@
+"""The contract checks of a turn-based game, run on any registered game (`pdbench check-game ID`),
+in the spirit of Gymnasium's `check_env`: what pdbench's runner, resume and arena rely on.
+
+Each check plays the game's own house players (and its default house third parties) from seeds:
+- the registry row and the rules class agree (id, platform spelling, third roles);
+- a match ends within the turn cap, every action the house players give is legal, and the final
+  scores name every player seat;
+- the same seed and players give the same match, move for move (determinism);
+- the stored actions alone, applied from `initial_state(seed)`, rebuild the final state (resume);
+- every observation is JSON (what an arena agent receives) and names the game as the platform
+  spells it;
+- an action the rules do not know is refused with a reason an LLM can be shown, and the fallback
+  played for an invalid answer or a timeout is legal.
+
+Not checked here, and said in the report: that observations hide what the rules hide (each game's
+own leak test: the generic contract has no way yet to redraw "what a seat may not see") and the
+golden playthrough (tests/golden/every_game/, in the repository's suite).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pdbench.games.base import PLAYER_SEATS, TurnGame, TurnPolicy, role_of
+from pdbench.games.registry import (
+    build_turn_game,
+    house_third_parties,
+    turn_game_entry,
+    turn_policies,
+)
+
+TURN_CAP = 5_000  # turns a house match may take before the check calls it endless
+NOT_CHECKED = (
+    "observations hide what the rules hide: each game's own leak test",
+    "a golden playthrough: tests/golden/every_game/ in pdbench's suite",
+)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    problem: str | None  # None: the check passed
+
+
+@dataclass(frozen=True)
+class Played:
+    turns: list[dict[str, dict[str, Any]]]
+    final: Any
+
+
+class ContractBroken(AssertionError):
+    """What a check found: a sentence naming the seed, the turn and the seat where it can."""
+
+
+def check_game(game_id: str, seeds: int = 6) -> list[CheckResult]:
+    """Every check on `game_id` (an unknown id raises ConfigError), over `seeds` seeded matches."""
+    game = build_turn_game(game_id)
+    policies = {name: factory() for name, factory in turn_policies(game_id).items()}
+    third = {
+        role: next(iter(factories.values()))()
+        for role, factories in house_third_parties(game_id).items()
+    }
+    checks: list[tuple[str, Callable[[], None]]] = [
+        ("the registry row agrees with the rules class", lambda: _registry_row(game_id, game)),
+        (
+            "house players play whole legal matches, the same again from the same seed, "
+            "and the stored actions rebuild the final state",
+            lambda: _matches(game, policies, third, seeds),
+        ),
+        (
+            "an unknown action is refused with a reason; the fallbacks are legal",
+            lambda: _refusal_and_fallbacks(game, seeds),
+        ),
+    ]
+    results = []
+    for name, check in checks:
+        try:
+            check()
+        except ContractBroken as broken:
+            results.append(CheckResult(name, str(broken)))
+        else:
+            results.append(CheckResult(name, None))
+    return results
+
+
+def _registry_row(game_id: str, game: TurnGame[Any]) -> None:
+    entry = turn_game_entry(game_id)
+    if not isinstance(game, TurnGame):
+        raise ContractBroken(f"{entry.rules} does not implement pdbench.games.base.TurnGame")
+    if (game.id, game.platform_name) != (entry.id, entry.platform_name):
+        raise ContractBroken(
+            f"the rules say id {game.id!r}, platform name {game.platform_name!r}; the registry "
+            f"{entry.id!r}, {entry.platform_name!r}"
+        )
+    declared, housed = set(game.third_roles), set(house_third_parties(game_id))
+    if declared != housed:
+        raise ContractBroken(
+            f"third roles {sorted(declared)} in the rules, house third parties for "
+            f"{sorted(housed)}: each role needs a house default"
+        )
+
+
+def _matches(
+    game: TurnGame[Any], policies: dict[str, TurnPolicy], third: dict[str, TurnPolicy], seeds: int
+) -> None:
+    if not policies:
+        raise ContractBroken("the game has no house player")
+    names = sorted(policies)
+    for seed in range(seeds):
+        seated = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
+        seated |= third
+        first = play(game, seated, seed)
+        if play(game, seated, seed).turns != first.turns:
+            raise ContractBroken(f"seed {seed}: the same seed and players gave another match")
+        state = game.initial_state(seed)
+        for actions in first.turns:
+            state = game.apply(state, actions)
+        if state != first.final:
+            raise ContractBroken(
+                f"seed {seed}: the stored actions applied from initial_state({seed}) do not "
+                "rebuild the final state (a resume would not play the same match)"
+            )
+        scores = game.scores(first.final)
+        if set(scores) != set(PLAYER_SEATS):
+            raise ContractBroken(f"seed {seed}: final scores for {sorted(scores)}, not a and b")
+
+
+def play(game: TurnGame[Any], seated: Mapping[str, TurnPolicy], seed: int) -> Played:
+    """A match of the seated house policies (by role: "a", "b", "keeper", ...), every action and
+    observation checked on the way."""
+    rngs: dict[str, np.random.Generator] = {}
+    state = game.initial_state(seed)
+    turns: list[dict[str, dict[str, Any]]] = []
+    for turn in range(TURN_CAP):
+        if game.match_over(state):
+            return Played(turns, state)
+        seats = game.to_move(state)
+        if not seats:
+            raise ContractBroken(f"seed {seed}, turn {turn + 1}: no seat to move, match not over")
+        actions = {}
+        for seat in seats:
+            seen = game.observe(state, seat)
+            where = f"seed {seed}, turn {turn + 1}, seat {seat}"
+            try:
+                json.dumps(seen)
+            except (TypeError, ValueError) as error:
+                raise ContractBroken(f"{where}: the observation is not JSON ({error})") from None
+            if seen.get("game") != game.platform_name:
+                raise ContractBroken(
+                    f"{where}: the observation's game is {seen.get('game')!r}, not "
+                    f"{game.platform_name!r}"
+                )
+            rng = rngs.setdefault(seat, np.random.default_rng([seed, len(rngs)]))
+            action = seated[role_of(seat)].act(seen, rng)
+            refused = game.problem(state, seat, action)
+            if refused is not None:
+                raise ContractBroken(f"{where}: the house player's {action} is refused: {refused}")
+            actions[seat] = action
+        turns.append(actions)
+        state = game.apply(state, actions)
+    raise ContractBroken(f"seed {seed}: no end after {TURN_CAP} turns")
+
+
+def _refusal_and_fallbacks(game: TurnGame[Any], seeds: int) -> None:
+    for seed in range(seeds):
+        state = game.initial_state(seed)
+        seat = game.to_move(state)[0]
+        reason = game.problem(state, seat, {"type": "no such action"})
+        if not (isinstance(reason, str) and reason.strip()):
+            raise ContractBroken(f"seed {seed}, seat {seat}: an unknown action is not refused")
+        for why in ("invalid", "timeout"):
+            fallback = game.fallback(state, seat, why)
+            refused = game.problem(state, seat, fallback)
+            if refused is not None:
+                raise ContractBroken(
+                    f"seed {seed}, seat {seat}: the {why} fallback {fallback} is refused: {refused}"
+                )
