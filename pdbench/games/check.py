@@ -10,11 +10,17 @@ Each check plays the game's own house players (and its default house third parti
 - every observation is JSON (what an arena agent receives) and names the game as the platform
   spells it;
 - an action the rules do not know is refused with a reason an LLM can be shown, and the fallback
-  played for an invalid answer or a timeout is legal.
+  played for an invalid answer or a timeout is legal;
+- observations hide what the rules hide, for a game that says what that is: its optional
+  `redraw_hidden(state, seat, rng)` returns the same state with everything `seat` may not see
+  drawn again (the opponent's dice, the secret word, the other player's questions, the seed of
+  what is dealt later); at every turn of the house matches, each seat to move must be shown the
+  same observation of both, and some redraw must change the state (a redraw that changes nothing
+  checks nothing).
 
-Not checked here, and said in the report: that observations hide what the rules hide (each game's
-own leak test: the generic contract has no way yet to redraw "what a seat may not see") and the
-golden playthrough (tests/golden/every_game/, in the repository's suite).
+Not checked here, and said in the report: hidden information for a game without `redraw_hidden`
+(the debates: their players see the whole debate so far), and the golden playthrough
+(tests/golden/every_game/, in the repository's suite).
 """
 
 from __future__ import annotations
@@ -35,10 +41,8 @@ from pdbench.games.registry import (
 )
 
 TURN_CAP = 5_000  # turns a house match may take before the check calls it endless
-NOT_CHECKED = (
-    "observations hide what the rules hide: each game's own leak test",
-    "a golden playthrough: tests/golden/every_game/ in pdbench's suite",
-)
+HIDDEN_CHECK = "observations do not change when what the seat may not see is drawn again"
+GOLDEN = "a golden playthrough: tests/golden/every_game/ in pdbench's suite"
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,8 @@ def check_game(game_id: str, seeds: int = 6) -> list[CheckResult]:
             lambda: _refusal_and_fallbacks(game, seeds),
         ),
     ]
+    if callable(getattr(game, "redraw_hidden", None)):
+        checks.append((HIDDEN_CHECK, lambda: _hidden(game, policies, third, seeds)))
     results = []
     for name, check in checks:
         try:
@@ -86,6 +92,14 @@ def check_game(game_id: str, seeds: int = 6) -> list[CheckResult]:
         else:
             results.append(CheckResult(name, None))
     return results
+
+
+def not_checked(game_id: str) -> list[str]:
+    """What check_game leaves to others for this game, in words."""
+    left = [GOLDEN]
+    if not callable(getattr(build_turn_game(game_id), "redraw_hidden", None)):
+        left.insert(0, "hidden information (the game declares no redraw_hidden)")
+    return left
 
 
 def _registry_row(game_id: str, game: TurnGame[Any]) -> None:
@@ -130,9 +144,40 @@ def _matches(
             raise ContractBroken(f"seed {seed}: final scores for {sorted(scores)}, not a and b")
 
 
-def play(game: TurnGame[Any], seated: Mapping[str, TurnPolicy], seed: int) -> Played:
+def _hidden(
+    game: TurnGame[Any], policies: dict[str, TurnPolicy], third: dict[str, TurnPolicy], seeds: int
+) -> None:
+    redraw = game.redraw_hidden  # type: ignore[attr-defined]  # optional: see the docstring
+    names = sorted(policies)
+    changed = 0
+    for seed in range(seeds):
+        seated = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
+        rng = np.random.default_rng([seed, 7])
+
+        def look(state: Any, seat: str, seen: dict[str, Any], where: str, rng: Any = rng) -> None:
+            nonlocal changed
+            for _ in range(2):
+                other = redraw(state, seat, rng)
+                changed += other != state
+                if game.observe(other, seat) != seen:
+                    raise ContractBroken(
+                        f"{where}: the observation changes with what the seat may not see"
+                    )
+
+        play(game, seated | third, seed, look=look)
+    if not changed:
+        raise ContractBroken("redraw_hidden never changed a state: it checks nothing")
+
+
+def play(
+    game: TurnGame[Any],
+    seated: Mapping[str, TurnPolicy],
+    seed: int,
+    look: Callable[[Any, str, dict[str, Any], str], None] | None = None,
+) -> Played:
     """A match of the seated house policies (by role: "a", "b", "keeper", ...), every action and
-    observation checked on the way."""
+    observation checked on the way; `look(state, seat, observation, where)` is called for each
+    seat to move before it acts."""
     rngs: dict[str, np.random.Generator] = {}
     state = game.initial_state(seed)
     turns: list[dict[str, dict[str, Any]]] = []
@@ -155,6 +200,8 @@ def play(game: TurnGame[Any], seated: Mapping[str, TurnPolicy], seed: int) -> Pl
                     f"{where}: the observation's game is {seen.get('game')!r}, not "
                     f"{game.platform_name!r}"
                 )
+            if look is not None:
+                look(state, seat, seen, where)
             rng = rngs.setdefault(seat, np.random.default_rng([seed, len(rngs)]))
             action = seated[role_of(seat)].act(seen, rng)
             refused = game.problem(state, seat, action)

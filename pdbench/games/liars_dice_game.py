@@ -4,7 +4,7 @@ of `pdbench.games.liars_dice` (seats "a" and "b" for players 0 and 1; the showdo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from pdbench.games.liars_dice import (
@@ -104,3 +104,14 @@ class LiarsDice:
     def scores(self, state: LiarsDiceState) -> dict[str, float]:
         first, second = scores(state)
         return {"a": first, "b": second}
+
+    def redraw_hidden(self, state: LiarsDiceState, seat: str, rng: Any) -> LiarsDiceState:
+        """The same state with what `seat` may not see drawn again (pdbench.games.check): the
+        opponent's dice of the round in play and the match's seed, which rolls the rounds to
+        come. An observation of `seat` must not change."""
+        me = _SEAT_PLAYER[seat]
+        theirs = tuple(
+            sorted(int(x) for x in rng.integers(1, self.faces + 1, len(state.dice[1 - me])))
+        )
+        dice = (state.dice[0], theirs) if me == 0 else (theirs, state.dice[1])
+        return replace(state, dice=dice, seed=int(rng.integers(2**62)))

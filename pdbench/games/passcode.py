@@ -276,6 +276,31 @@ class Passcode:
     def scores(self, state: PasscodeState) -> dict[str, float]:
         return {"a": state.scores[0], "b": state.scores[1]}
 
+    def redraw_hidden(self, state: PasscodeState, seat: str, rng: Any) -> PasscodeState:
+        """The same state with what `seat` may not see drawn again (pdbench.games.check): the
+        other player's questions, answers and pending question, and the match's seed (the words
+        to come); for a player also the secret word (another of the candidates). A Keeper's seat
+        sees the word and its own player's questions only. An observation must not change."""
+        me = _index(seat)
+
+        def text() -> str:
+            return f"redrawn {int(rng.integers(10**9))}"
+
+        qa = [state.qa[0], state.qa[1]]
+        qa[1 - me] = tuple((text(), text()) for _ in qa[1 - me])
+        pending = [state.pending[0], state.pending[1]]
+        pending[1 - me] = text() if pending[1 - me] else ""
+        changed = replace(
+            state,
+            seed=int(rng.integers(2**62)),
+            qa=(qa[0], qa[1]),
+            pending=(pending[0], pending[1]),
+        )
+        if seat in KEEPER_SEATS:
+            return changed
+        words = sorted(self.words.words)
+        return replace(changed, word=words[int(rng.integers(len(words)))])
+
 
 def _text_problem(action: Mapping[str, Any], kind: str, key: str, limit: int) -> str | None:
     if action.get("type") != kind:
