@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +29,7 @@ from pdbench.providers.base import (
     RequestRefused,
 )
 from pdbench.providers.constraints import label_grammar, label_json_schema
+from pdbench.providers.litellm_library import import_litellm
 from pdbench.providers.prices import cost_at
 from pdbench.providers.prompt_cache import prompt_cache_kwargs
 from pdbench.providers.unanswered import timed_out_call
@@ -52,37 +51,6 @@ PLACEHOLDER_API_KEY = "pdbench-no-key-set"
 UNDECODABLE_ANSWER = "codec can't decode"
 UNREADABLE_ANSWER = "Empty or invalid response from LLM endpoint"
 MODEL_OUTPUT_SIGNS = ("data:", "chat.completion")
-
-
-# Loggers of litellm and the HTTP clients under it: their INFO lines (one or more per call) would
-# flood the console, most of all through Hydra, which sets the root logger to INFO.
-CHATTY_LOGGERS = (
-    "LiteLLM",
-    "LiteLLM Router",
-    "LiteLLM Proxy",
-    "litellm",
-    "httpx",
-    "httpcore",
-    "openai",
-)
-
-
-def import_litellm() -> Any:
-    """litellm, configured to use its bundled price table instead of fetching one online and to
-    keep its logging to warnings and errors."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_LOG", "ERROR")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    # A call cancelled while litellm holds its inner coroutine (a run stopped by a full disk or
-    # Ctrl-C) leaves that coroutine un-awaited: harmless, and not a line the user should see.
-    warnings.filterwarnings(
-        "ignore", message="coroutine '.*acompletion' was never awaited", category=RuntimeWarning
-    )
-    for name in CHATTY_LOGGERS:
-        logging.getLogger(name).setLevel(logging.WARNING)
-    return litellm
 
 
 def load_dotenv_file(project_root: Path) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pdbench.config.provider_spec import ProviderSpec, TokenPrice
+from pdbench.providers.litellm_library import import_litellm
 from pdbench.providers.usage import cache_usage
 
 PRICE_FIELD = "provider.usd_per_million_tokens"
@@ -19,8 +20,6 @@ PRICE_FIELD = "provider.usd_per_million_tokens"
 def map_rates(model: str) -> tuple[float, float, float] | None:
     """(input, cached input, output) USD per token from litellm's price map; None when the map
     has no price for the model (a cached rate it lacks is the input rate)."""
-    from pdbench.providers.litellm import import_litellm
-
     litellm = import_litellm()
     try:
         info = litellm.get_model_info(model)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pdbench.providers.litellm import import_litellm
+from pdbench.providers.litellm_library import import_litellm
 
 
 @dataclass(frozen=True)
