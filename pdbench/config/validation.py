@@ -35,7 +35,7 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
         elif (
             i > 0
             and loc[i - 1] in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit", "horizon")
-            and item in _TAGGED_MODELS
+            and item in _tagged_models()
         ):
             continue  # the discriminator tag pydantic inserts into the location
         else:
@@ -43,12 +43,16 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
     return ".".join(parts)
 
 
-# pydantic puts the discriminator's value into an error's location ("agent_a", "llm", ...).
-_TAGGED_MODELS: dict[str, type[BaseModel]] = {
-    **AGENT_SPECS,
+# pydantic puts the discriminator's value into an error's location ("agent_a", "llm", ...); the
+# agent kinds are those registered when the config is validated.
+_TAGGED_HORIZONS: dict[str, type[BaseModel]] = {
     "fixed": FixedHorizonSpec,
     "geometric": GeometricHorizonSpec,
 }
+
+
+def _tagged_models() -> dict[str, type[BaseModel]]:
+    return {**AGENT_SPECS, **_TAGGED_HORIZONS}
 
 
 def _one_of(names: list[str]) -> str:
@@ -59,11 +63,12 @@ def _one_of(names: list[str]) -> str:
 def _model_fields_at(loc: tuple) -> list[str]:
     """Field names of the model that owns the last element of `loc`, for "did you mean"."""
     model: type[BaseModel] = ExperimentSpec
+    tagged = _tagged_models()
     for item in loc[:-1]:
         if isinstance(item, int):
             continue
-        if item in _TAGGED_MODELS and item not in model.model_fields:
-            model = _TAGGED_MODELS[item]
+        if item in tagged and item not in model.model_fields:
+            model = tagged[item]
             continue
         field = model.model_fields.get(item)
         if field is None:

@@ -18,6 +18,7 @@ from pdbench.agents.kinds import make_agent
 from pdbench.analysis.metrics import catalog
 from pdbench.config.agent_spec import AGENT_SPECS
 from pdbench.config.provider_spec import PROVIDER_KINDS
+from pdbench.core.errors import ConfigError
 from pdbench.core.game import PD
 from pdbench.core.horizon import FixedHorizon
 from pdbench.runners.experiment import run_experiment
@@ -108,3 +109,44 @@ def test_an_agent_kind_is_one_spec_one_agent_and_its_registration(example, tmp_p
     ]
     result = play_match_sync(PD, 3, *agents, seed_a=1, seed_b=2, disclose_rounds=False)
     assert [(r.played.action_a, r.played.action_b) for r in result.rounds] == [("D", "D")] * 3
+
+
+def test_a_registered_agent_kind_is_validated_from_a_config(example, tmp_path, monkeypatch):
+    """The kind is registered after pdbench's config schema was imported, and a config file
+    naming it validates and runs (issue 43: the union of kinds was built once, at import, and
+    refused `type: constant` with "does not match any of the expected tags")."""
+    example("constant_agent")
+    run_dir = _run(EXAMPLES / "constant_agent.yaml", tmp_path, monkeypatch)
+    rounds = [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    played = {(r["condition"], r["agent_a_action"], r["agent_b_action"]) for r in rounds}
+    assert played == {
+        ("always_d_vs_tft", "D", "C"),
+        ("always_d_vs_tft", "D", "D"),
+        ("always_c_vs_alld", "C", "D"),
+    }
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    assert manifest["config"]["conditions"][0]["agent_a"] == {
+        "type": "constant",
+        "action": "D",
+        "name": None,
+    }
+
+
+def test_a_registered_kind_s_bad_field_is_one_line_naming_it(example, tmp_path):
+    example("constant_agent")
+    experiment = tmp_path / "bad.yaml"
+    experiment.write_text(
+        (EXAMPLES / "constant_agent.yaml").read_text().replace("action: D}", "action: X}")
+    )
+    with pytest.raises(ConfigError) as raised:
+        load(experiment, [f"run.output_dir={tmp_path}"], run_id="x", project_root=ROOT)
+    message = str(raised.value)
+    assert message.count("\n") == 0, message
+    assert str(experiment.name) in message and "agent_a.action" in message, message
+
+
+def test_an_unregistered_kind_names_the_registered_ones(tmp_path):
+    with pytest.raises(ConfigError) as raised:
+        load(EXAMPLES / "constant_agent.yaml", [], run_id="x", project_root=ROOT)
+    message = str(raised.value)
+    assert "agent_a" in message and "'constant'" in message and "'policy'" in message, message
