@@ -23,7 +23,7 @@ from pydantic import (
     WrapValidator,
 )
 
-from pdbench.config.agent_spec_base import AGENT_SPECS, AgentSpecBase, agent_kind
+from pdbench.config.agent_spec_base import AGENT_SPECS, AgentSpecBase, agent_kind, agent_kinds
 from pdbench.config.arena_agent_spec import ArenaAgentSpec
 from pdbench.config.llm_agent_spec import DEFAULT_MAX_TOKENS, LLMAgentSpec
 from pdbench.config.policy_agent_spec import PolicyAgentSpec
@@ -37,6 +37,7 @@ __all__ = [
     "LLMAgentSpec",
     "PolicyAgentSpec",
     "agent_kind",
+    "agent_kinds",
     "registered_kinds",
 ]
 
@@ -44,7 +45,7 @@ __all__ = [
 def registered_kinds() -> TypeAdapter[AgentSpecBase]:
     """The union of the agent kinds registered now, told apart by `type` (rebuilt when a kind
     has been registered since the last call)."""
-    return _union_of(tuple(AGENT_SPECS.values()))
+    return _union_of(tuple(agent_kinds().values()))
 
 
 @functools.cache

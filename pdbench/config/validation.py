@@ -12,7 +12,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
-from pdbench.config.agent_spec import AGENT_SPECS
+from pdbench.config.agent_spec import agent_kinds
 from pdbench.config.schema import (
     ExperimentSpec,
     FixedHorizonSpec,
@@ -52,7 +52,7 @@ _TAGGED_HORIZONS: dict[str, type[BaseModel]] = {
 
 
 def _tagged_models() -> dict[str, type[BaseModel]]:
-    return {**AGENT_SPECS, **_TAGGED_HORIZONS}
+    return {**agent_kinds(), **_TAGGED_HORIZONS}
 
 
 def _one_of(names: list[str]) -> str:
@@ -103,7 +103,7 @@ def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:
             tags = (
                 "fixed or geometric"
                 if problem["loc"][-1] == "horizon"
-                else _one_of(list(AGENT_SPECS))
+                else _one_of(list(agent_kinds()))
             )
             message = f"needs a type: {tags}"
         else:
@@ -165,7 +165,7 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     for side in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit"):
         bound = condition.get(side)
         for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each judge
-            kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None
+            kind = agent_kinds().get(str(agent.get("type"))) if isinstance(agent, dict) else None
             if kind is not None and kind.uses_provider:  # it takes the shared provider
                 own = agent.get("provider")
                 if own is None or isinstance(own, dict):

@@ -4,7 +4,8 @@
 one column's entry, which get condition statistics, the per-agent ones, every value per match.
 
 Importing this module registers the built-in rows, so a metric registered through it comes after
-them. It is the one door to metrics: `Metric` and the registration functions are re-exported from
+them; the metrics of installed packages (entry point group `pdbench.metrics`,
+`pdbench.core.plugins`) are loaded when the metrics are first listed. It is the one door to metrics: `Metric` and the registration functions are re-exported from
 `pdbench.analysis.metrics.metric`, where they live apart from the rows that use them.
 """
 
@@ -27,6 +28,7 @@ from pdbench.analysis.metrics.metric import (
     unregister_metric,
 )
 from pdbench.core.errors import PdbenchError, unknown_choice
+from pdbench.core.plugins import load_group
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,11 +59,13 @@ __all__ = [
 
 def registered_metrics() -> tuple[Metric, ...]:
     """Every registered metric, the built-in rows first, in column order."""
+    load_group("pdbench.metrics")
     return tuple(_REGISTERED)
 
 
 def metric_columns() -> tuple[MetricColumn, ...]:
     """Every metric column of aggregates.parquet, in column order."""
+    load_group("pdbench.metrics")
     return tuple(c for m in _REGISTERED for c in m.columns)
 
 
