@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from pdbench.analysis.metrics.built_in import BUILT_IN, RANKING_COLUMNS
 from pdbench.analysis.metrics.metric import (
-    _REGISTERED,
     DECIMALS,
     SIDES,
     Compute,
@@ -25,6 +24,7 @@ from pdbench.analysis.metrics.metric import (
     Side,
     metric_row,
     register_metric,
+    registered_rows,
     unregister_metric,
 )
 from pdbench.core.errors import PdbenchError, unknown_choice
@@ -60,13 +60,13 @@ __all__ = [
 def registered_metrics() -> tuple[Metric, ...]:
     """Every registered metric, the built-in rows first, in column order."""
     load_group("pdbench.metrics")
-    return tuple(_REGISTERED)
+    return registered_rows()
 
 
 def metric_columns() -> tuple[MetricColumn, ...]:
     """Every metric column of aggregates.parquet, in column order."""
     load_group("pdbench.metrics")
-    return tuple(c for m in _REGISTERED for c in m.columns)
+    return tuple(c for m in registered_rows() for c in m.columns)
 
 
 def metric(column: str) -> MetricColumn:

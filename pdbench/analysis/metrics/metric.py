@@ -156,6 +156,13 @@ def unregister_metric(metric: Metric) -> None:
     _REGISTERED.remove(metric)
 
 
+def registered_rows() -> tuple[Metric, ...]:
+    """The metrics registered so far, in registration (column) order; the catalogue
+    (`pdbench.analysis.metrics.catalog.registered_metrics`) loads the built-in rows and the
+    plugins' first."""
+    return tuple(_REGISTERED)
+
+
 def metric_row(**row: Any) -> Callable[[Compute], Compute]:
     """Register the decorated function as the computation of a new metric, `row` being the
     rest of its `Metric` (stem, label, short, help, kind, per_agent, ...)."""
