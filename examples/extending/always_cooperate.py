@@ -19,7 +19,7 @@ class AlwaysCooperate:
         return Completion(text=cooperate)
 
 
-register_provider(
+KIND = register_provider(
     ProviderKind(
         name="always_cooperate",
         client_entry_point="always_cooperate:AlwaysCooperate",

@@ -70,8 +70,9 @@ def ladder(
     and its parameters, an arena file's content hash, an LLM agent's cache-key fields); a match
     held by several folders counts once. Writes ladder.parquet; never calls a provider."""
     from pdbench.ladder.build import LadderOptions, counted, inputs_hash, ladder_table
-    from pdbench.ladder.outcomes import Outcomes, read_outcomes
+    from pdbench.ladder.outcomes import Outcomes
     from pdbench.ladder.output import write_ladder
+    from pdbench.ladder.readers import read_outcomes
 
     outcomes = counted(Outcomes.concatenate([read_outcomes(run_dir) for run_dir in run_dirs]))
     if outcomes.table.empty:

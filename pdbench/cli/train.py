@@ -194,7 +194,8 @@ def _play(
 def _show_result(run_dir: Path, name: str) -> tuple[int, str | None]:
     """Print the match's result; return how many of the agent's turns failed, and why the match
     was aborted if it was (its first line; the agent's log shows the rest above)."""
-    from pdbench.ladder.outcomes import pair_matches, read_outcomes
+    from pdbench.ladder.outcomes import pair_matches
+    from pdbench.ladder.readers import read_outcomes
 
     failed = 0
     for line in (run_dir / "rounds.jsonl").read_text().splitlines():

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
 
 from pdbench.config.frozen import Frozen
+from pdbench.core.plugins import load_group
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -105,6 +106,14 @@ class AgentSpecBase(Frozen):
 
 
 AGENT_SPECS: dict[str, type[AgentSpecBase]] = {}
+
+
+def agent_kinds() -> dict[str, type[AgentSpecBase]]:
+    """Every registered agent kind by name: those registered in this process and those of the
+    installed packages' `pdbench.agents` entry points (loaded the first time, see
+    `pdbench.core.plugins`)."""
+    load_group("pdbench.agents")
+    return AGENT_SPECS
 
 
 def agent_kind(

@@ -17,7 +17,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from pdbench.config.agent_spec import AGENT_SPECS, AgentSpecBase
+from pdbench.config.agent_spec import AgentSpecBase, agent_kinds
 from pdbench.core.errors import did_you_mean
 
 
@@ -36,7 +36,7 @@ def agent_kind(node: Any) -> tuple[str, type[AgentSpecBase]] | None:
         kind = OmegaConf.select(node, "type", throw_on_missing=False)
     except OmegaConfBaseException:
         return None
-    spec = AGENT_SPECS.get(str(kind))
+    spec = agent_kinds().get(str(kind))
     return None if spec is None else (str(kind), spec)
 
 
@@ -68,9 +68,9 @@ def unknown_field(
         there = "is not there" if node is None else "holds no fields"
         return f'no such field ("{parent_key}" {there}){add_hint}'
     name, _ = kind
-    owners = [other for other, spec in AGENT_SPECS.items() if leaf in spec.model_fields]
+    owners = [other for other, spec in agent_kinds().items() if leaf in spec.model_fields]
     if owners:
-        example = AGENT_SPECS[owners[0]].kind_example
+        example = agent_kinds()[owners[0]].kind_example
         choose = (
             f" (choose one first, e.g. {parent_key}={example})"
             if example and override_syntax

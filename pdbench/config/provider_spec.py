@@ -15,6 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pdbench.config.frozen import Frozen
 from pdbench.config.policy_params import checked_params, known_policy_name
+from pdbench.core.plugins import load_group
 
 # --- the registry ---------------------------------------------------------------------------
 
@@ -48,7 +49,15 @@ def register_provider(kind: ProviderKind) -> ProviderKind:
     return kind
 
 
-register_provider(
+def provider_kinds() -> dict[str, ProviderKind]:
+    """Every registered provider kind by name: those registered in this process and those of
+    the installed packages' `pdbench.providers` entry points (loaded the first time, see
+    `pdbench.core.plugins`)."""
+    load_group("pdbench.providers")
+    return PROVIDER_KINDS
+
+
+MOCK = register_provider(
     ProviderKind(
         name="mock",
         client_entry_point="pdbench.providers.mock:client_for",
@@ -58,7 +67,7 @@ register_provider(
         key_options_entry_point="pdbench.providers.mock:cache_key_options",
     )
 )
-register_provider(
+LITELLM = register_provider(
     ProviderKind(
         name="litellm",
         client_entry_point="pdbench.providers.servers:litellm_client",
@@ -159,10 +168,10 @@ class ProviderSpec(Frozen):
     @field_validator("name")
     @classmethod
     def _known_provider(cls, value: str) -> str:
-        if value not in PROVIDER_KINDS:
+        if value not in provider_kinds():
             from pdbench.core.errors import unknown_choice
 
-            raise ValueError(unknown_choice("provider", value, PROVIDER_KINDS))
+            raise ValueError(unknown_choice("provider", value, provider_kinds()))
         return value
 
     @field_validator("model")
@@ -235,7 +244,7 @@ class ProviderSpec(Frozen):
 
     @property
     def kind(self) -> ProviderKind:
-        return PROVIDER_KINDS[self.name]
+        return provider_kinds()[self.name]
 
     def answer_fields(self) -> dict[str, Any]:
         """The provider's part of the cache key that is the same for every prompt (see

@@ -12,7 +12,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
-from pdbench.config.agent_spec import AGENT_SPECS
+from pdbench.config.agent_spec import agent_kinds
 from pdbench.config.schema import (
     ExperimentSpec,
     FixedHorizonSpec,
@@ -35,7 +35,7 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
         elif (
             i > 0
             and loc[i - 1] in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit", "horizon")
-            and item in _TAGGED_MODELS
+            and item in _tagged_models()
         ):
             continue  # the discriminator tag pydantic inserts into the location
         else:
@@ -43,12 +43,16 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
     return ".".join(parts)
 
 
-# pydantic puts the discriminator's value into an error's location ("agent_a", "llm", ...).
-_TAGGED_MODELS: dict[str, type[BaseModel]] = {
-    **AGENT_SPECS,
+# pydantic puts the discriminator's value into an error's location ("agent_a", "llm", ...); the
+# agent kinds are those registered when the config is validated.
+_TAGGED_HORIZONS: dict[str, type[BaseModel]] = {
     "fixed": FixedHorizonSpec,
     "geometric": GeometricHorizonSpec,
 }
+
+
+def _tagged_models() -> dict[str, type[BaseModel]]:
+    return {**agent_kinds(), **_TAGGED_HORIZONS}
 
 
 def _one_of(names: list[str]) -> str:
@@ -59,11 +63,12 @@ def _one_of(names: list[str]) -> str:
 def _model_fields_at(loc: tuple) -> list[str]:
     """Field names of the model that owns the last element of `loc`, for "did you mean"."""
     model: type[BaseModel] = ExperimentSpec
+    tagged = _tagged_models()
     for item in loc[:-1]:
         if isinstance(item, int):
             continue
-        if item in _TAGGED_MODELS and item not in model.model_fields:
-            model = _TAGGED_MODELS[item]
+        if item in tagged and item not in model.model_fields:
+            model = tagged[item]
             continue
         field = model.model_fields.get(item)
         if field is None:
@@ -98,7 +103,7 @@ def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:
             tags = (
                 "fixed or geometric"
                 if problem["loc"][-1] == "horizon"
-                else _one_of(list(AGENT_SPECS))
+                else _one_of(list(agent_kinds()))
             )
             message = f"needs a type: {tags}"
         else:
@@ -160,7 +165,7 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     for side in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit"):
         bound = condition.get(side)
         for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each judge
-            kind = AGENT_SPECS.get(str(agent.get("type"))) if isinstance(agent, dict) else None
+            kind = agent_kinds().get(str(agent.get("type"))) if isinstance(agent, dict) else None
             if kind is not None and kind.uses_provider:  # it takes the shared provider
                 own = agent.get("provider")
                 if own is None or isinstance(own, dict):

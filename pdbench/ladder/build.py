@@ -13,21 +13,15 @@ folders (the same run dir named twice, or a copy of a run under another run id) 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
 import pandas as pd
 
 from pdbench.core.blas import one_blas_thread
+from pdbench.ladder.game_rows import LadderOptions, game_rows
 from pdbench.ladder.outcomes import OUTCOME_COLUMNS, Outcomes, RankedOn, Skipped
 from pdbench.ladder.output import as_table
 
 DUPLICATE = "duplicate of "
-
-
-@dataclass(frozen=True)
-class LadderOptions:
-    rank_on: RankedOn | None = None  # None: each game's own default
-    confidence: float = 0.95
 
 
 def counted(outcomes: Outcomes) -> Outcomes:
@@ -75,8 +69,6 @@ def currency_of(game: str, outcomes: Outcomes, options: LadderOptions) -> Ranked
 @one_blas_thread()  # fits of a few parameters: see pdbench.core.blas
 def ladder_table(outcomes: Outcomes, options: LadderOptions) -> pd.DataFrame:
     """Every game's ratings, notes and the matches left out (outcomes as `counted` gives them)."""
-    from pdbench.ladder.game_rows import game_rows
-
     rows: list[dict[str, object]] = []
     table = outcomes.table
     for game in sorted(table["game"].unique()):

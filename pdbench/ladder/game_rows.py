@@ -16,7 +16,8 @@ A rating is flagged, and not shown as knowledge, when
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,12 +27,18 @@ from pdbench.ladder.payoff_ratings import payoff_model
 from pdbench.ladder.ratings import PRIOR_SD, bradley_terry, components, openskill, to_elo
 from pdbench.ladder.ratings import unidentified as unidentified_on_wins
 
-if TYPE_CHECKING:
-    from pdbench.ladder.build import LadderOptions
-
 # Fewer matches than this and a rating is flagged (docs/ladder.md, "Ratings the data do not
 # identify"): below it a rating on wins is mostly the prior's.
 FEW_MATCHES = 10
+
+
+@dataclass(frozen=True)
+class LadderOptions:
+    """How `pdbench ladder` ranks (here, with the rows it shapes; pdbench.ladder.build uses it)."""
+
+    rank_on: RankedOn | None = None  # None: each game's own default
+    confidence: float = 0.95
+
 
 WINS_METHOD = (
     "Bradley-Terry-Davidson, maximum likelihood with a weak prior (sd {sd:g} on log strength); "

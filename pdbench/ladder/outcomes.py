@@ -6,8 +6,8 @@ payoff (what it earned: a 2x2 game's mean payoff per round, a turn game's score)
 the match (1 for the best score, equal scores share a rank). Two rows make a pair's match; a game
 of N players will give N rows with their ranks, read the same way.
 
-Every stored format has one reader that turns a run dir into these rows (`OUTCOME_READERS`:
-pdbench.ladder.matrix_reader, pdbench.ladder.turn_reader), and each checks what it reads before
+Every stored format has one reader that turns a run dir into these rows (`OUTCOME_READERS` in
+pdbench.ladder.readers: pdbench.ladder.matrix_reader, pdbench.ladder.turn_reader), and each checks what it reads before
 it counts: a 2x2 round must pay what the game pays for the moves stored, a turn game's scores are
 those of its stored actions replayed through the rules. A run folder holding a symbolic link is
 refused (one line naming it), as every command refuses it.
@@ -24,9 +24,8 @@ and outcome). A copy of a run under another run id holds the same matches and co
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -336,57 +335,3 @@ class OutcomeRows:
 
 
 SELF_PLAY = "self-play (the same agent on both sides)"
-
-
-# --- the readers, one per stored format ---------------------------------------------------------
-
-
-def _reads_matrix_games(manifest: RunManifest) -> bool:
-    from pdbench.core.game import GAMES
-
-    return all(matchup.game in GAMES for matchup in manifest.matchups.values())
-
-
-def _reads_turn_games(manifest: RunManifest) -> bool:
-    from pdbench.games.registry import TURN_GAMES
-
-    return all(matchup.game in TURN_GAMES for matchup in manifest.matchups.values())
-
-
-def _matrix_outcomes(run_dir: Path) -> Outcomes:
-    from pdbench.ladder.matrix_reader import matrix_outcomes
-
-    return matrix_outcomes(run_dir)
-
-
-def _turn_outcomes(run_dir: Path) -> Outcomes:
-    from pdbench.ladder.turn_reader import turn_outcomes
-
-    return turn_outcomes(run_dir)
-
-
-# A stored format: does it hold this run's matches, and how its outcomes are read.
-OUTCOME_READERS: dict[str, tuple[Callable[[RunManifest], bool], Callable[[Path], Outcomes]]] = {
-    "matrix": (_reads_matrix_games, _matrix_outcomes),
-    "turn": (_reads_turn_games, _turn_outcomes),
-}
-
-
-def read_outcomes(run_dir: Path) -> Outcomes:
-    """The outcomes of one run dir, by the reader of its stored format. A run dir holding a
-    symbolic link anywhere inside is refused (PdbenchError naming it): a link could make it read
-    another run's rounds as its own."""
-    from pdbench.storage.reader import RunReader
-    from pdbench.storage.safe_files import refuse_links
-
-    refuse_links(Path(run_dir).expanduser().resolve())  # before anything in it is read
-    reader = RunReader.open(run_dir)
-    manifest = reader.manifest()
-    for accepts, read in OUTCOME_READERS.values():
-        if accepts(manifest):
-            return read(reader.run_dir)
-    games = sorted({m.game for m in manifest.matchups.values()})
-    raise PdbenchError(
-        f"{run_dir}: no outcome reader for game {', '.join(games)} yet "
-        f"(readers: {', '.join(OUTCOME_READERS)})"
-    )

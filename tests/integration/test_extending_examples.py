@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import orjson
@@ -18,6 +19,8 @@ from pdbench.agents.kinds import make_agent
 from pdbench.analysis.metrics import catalog
 from pdbench.config.agent_spec import AGENT_SPECS
 from pdbench.config.provider_spec import PROVIDER_KINDS
+from pdbench.core import plugins
+from pdbench.core.errors import ConfigError
 from pdbench.core.game import PD
 from pdbench.core.horizon import FixedHorizon
 from pdbench.runners.experiment import run_experiment
@@ -43,6 +46,8 @@ def example(monkeypatch):
         return importlib.import_module(name)
 
     yield load_example
+    for group in ("pdbench.agents", "pdbench.providers", "pdbench.metrics"):
+        plugins.forget(group)  # loaded again, with only the installed entry points
     for name in imported:
         sys.modules.pop(name, None)
     for added in set(catalog.registered_metrics()) - set(metrics):
@@ -108,3 +113,92 @@ def test_an_agent_kind_is_one_spec_one_agent_and_its_registration(example, tmp_p
     ]
     result = play_match_sync(PD, 3, *agents, seed_a=1, seed_b=2, disclose_rounds=False)
     assert [(r.played.action_a, r.played.action_b) for r in result.rounds] == [("D", "D")] * 3
+
+
+def test_a_registered_agent_kind_is_validated_from_a_config(example, tmp_path, monkeypatch):
+    """The kind is registered after pdbench's config schema was imported, and a config file
+    naming it validates and runs (issue 43: the union of kinds was built once, at import, and
+    refused `type: constant` with "does not match any of the expected tags")."""
+    example("constant_agent")
+    run_dir = _run(EXAMPLES / "constant_agent.yaml", tmp_path, monkeypatch)
+    rounds = [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    played = {(r["condition"], r["agent_a_action"], r["agent_b_action"]) for r in rounds}
+    assert played == {
+        ("always_d_vs_tft", "D", "C"),
+        ("always_d_vs_tft", "D", "D"),
+        ("always_c_vs_alld", "C", "D"),
+    }
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    assert manifest["config"]["conditions"][0]["agent_a"] == {
+        "type": "constant",
+        "action": "D",
+        "name": None,
+    }
+
+
+def test_a_registered_kind_s_bad_field_is_one_line_naming_it(example, tmp_path):
+    example("constant_agent")
+    experiment = tmp_path / "bad.yaml"
+    experiment.write_text(
+        (EXAMPLES / "constant_agent.yaml").read_text().replace("action: D}", "action: X}")
+    )
+    with pytest.raises(ConfigError) as raised:
+        load(experiment, [f"run.output_dir={tmp_path}"], run_id="x", project_root=ROOT)
+    message = str(raised.value)
+    assert message.count("\n") == 0, message
+    assert str(experiment.name) in message and "agent_a.action" in message, message
+
+
+def test_an_unregistered_kind_names_the_registered_ones(tmp_path):
+    with pytest.raises(ConfigError) as raised:
+        load(EXAMPLES / "constant_agent.yaml", [], run_id="x", project_root=ROOT)
+    message = str(raised.value)
+    assert "agent_a" in message and "'constant'" in message and "'policy'" in message, message
+
+
+def _installed_with(monkeypatch, *extra: EntryPoint) -> None:
+    """The installed entry points and `extra`, as if a package declaring them were installed."""
+    installed = plugins.entry_points
+
+    def entry_points(*, group: str) -> list[EntryPoint]:
+        return [*installed(group=group), *(e for e in extra if e.group == group)]
+
+    monkeypatch.setattr(plugins, "entry_points", entry_points)
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    for group in ("pdbench.agents", "pdbench.providers", "pdbench.metrics"):
+        plugins.forget(group)
+
+
+def test_the_built_ins_are_entry_points_of_pdbench_itself():
+    """pyproject.toml declares them as a plugin would (uv sync installs pdbench editable, so its
+    entry points are in every environment it runs in)."""
+    assert set(plugins.load_group("pdbench.agents")) >= {"policy", "llm", "arena"}
+    assert set(plugins.load_group("pdbench.providers")) >= {"mock", "litellm"}
+    assert "built_in" in plugins.load_group("pdbench.metrics")
+
+
+def test_plugins_are_found_through_entry_points(example, tmp_path, monkeypatch, capsys):
+    """An agent kind, a provider and a metric of an installed package are used from a config
+    with no import of theirs anywhere; a plugin that fails to import is one line naming it and
+    hides nothing else."""
+    _installed_with(
+        monkeypatch,
+        EntryPoint("constant", "constant_agent:ConstantAgentSpec", "pdbench.agents"),
+        EntryPoint("always_cooperate", "always_cooperate:KIND", "pdbench.providers"),
+        EntryPoint(
+            "mutual_defection_rate", "mutual_defection:mutual_defection_rate", "pdbench.metrics"
+        ),
+        EntryPoint("broken", "no_such_plugin_module:Spec", "pdbench.agents"),
+    )
+    example("constant_agent")  # only so that the fixture takes its registrations out afterwards
+    sys.modules.pop("constant_agent")
+    run_dir = _run(EXAMPLES / "constant_agent.yaml", tmp_path, monkeypatch)
+    table = pd.read_parquet(run_dir / "aggregates.parquet")
+    assert "mutual_defection_rate" in table.columns
+    cooperate = _run(EXAMPLES / "always_cooperate.yaml", tmp_path / "c", monkeypatch)
+    assert (cooperate / "rounds.jsonl").is_file()
+    said = [line for line in capsys.readouterr().err.splitlines() if "plugin" in line]
+    assert said == [
+        "warning: plugin broken (pdbench.agents, no_such_plugin_module:Spec) was not loaded: "
+        "ModuleNotFoundError: No module named 'no_such_plugin_module'"
+    ]

@@ -125,31 +125,50 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _eager_imports(path: Path, modules: set[str]) -> set[str]:
-    """The pdbench modules a file imports when it is imported or type-checked: its top-level
-    imports, those under `if TYPE_CHECKING:` included (a circle there is still a circle for mypy
-    and for a reader), lazy ones inside functions left out (they are how a heavy or optional
-    module is put off, and run after every module is loaded)."""
+def _module_imports(path: Path, modules: set[str]) -> set[str]:
+    """The pdbench modules a file imports, wherever the import is written: at the top, under
+    `if TYPE_CHECKING:`, or inside a function. A circle closed by an import put inside a function
+    is still a circle (issue 43 found three, each closed that way: the two modules still need
+    each other, a reader still cannot read one without the other, and the import now fails only
+    when the function first runs); so lazy imports count too. A lazy import of a heavy library
+    (litellm, streamlit, pandas) is no pdbench module, and is not concerned."""
     found = set()
-    for node in ast.parse(path.read_text()).body:
-        for statement in node.body if isinstance(node, ast.If) else [node]:
-            if isinstance(statement, ast.ImportFrom) and (statement.module or "").startswith(
-                "pdbench"
-            ):
-                module = statement.module or ""
-                for alias in statement.names:  # `from pdbench.cli import exits`: a submodule
-                    submodule = f"{module}.{alias.name}"
-                    found.add(submodule if submodule in modules else module)
-            elif isinstance(statement, ast.Import):
-                found.update(a.name for a in statement.names if a.name in modules)
+    for statement in ast.walk(ast.parse(path.read_text())):
+        if isinstance(statement, ast.ImportFrom) and (statement.module or "").startswith("pdbench"):
+            module = statement.module or ""
+            for alias in statement.names:  # `from pdbench.cli import exits`: a submodule
+                submodule = f"{module}.{alias.name}"
+                found.add(submodule if submodule in modules else module)
+        elif isinstance(statement, ast.Import):
+            found.update(a.name for a in statement.names if a.name in modules)
     return found & modules
+
+
+def _with_package_doors(importer: str, imported: set[str], modules: set[str]) -> set[str]:
+    """`imported` and the packages each of those modules is in: importing
+    pdbench.agents.llm.templates from outside pdbench.agents.llm first runs that package's
+    `__init__`, and whatever it imports (a module inside the package finds it already running)."""
+    doors = set()
+    for module in imported:
+        parts = module.split(".")
+        for end in range(2, len(parts)):
+            package = ".".join(parts[:end])
+            if package in modules and not importer.startswith(f"{package}."):
+                doors.add(package)
+    return imported | doors
 
 
 def test_no_module_imports_itself_through_others():
     """No import circle among pdbench's modules (the kind issue 28 found: config/game_spec ->
-    limits -> schema -> game_spec): each module can be read knowing only what it imports."""
+    limits -> schema -> game_spec, and issue 43: arena agent -> rounds -> agent): each module
+    can be read knowing only what it imports. Every import counts, lazy ones included
+    (`_module_imports`), and so does the package door an import runs (`_with_package_doors`)."""
     paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-    graph = {name: _eager_imports(path, set(paths)) - {name} for name, path in paths.items()}
+    modules = set(paths)
+    graph = {
+        name: _with_package_doors(name, _module_imports(path, modules), modules) - {name}
+        for name, path in paths.items()
+    }
     circles = []
     state: dict[str, str] = {}  # "open" while on the current path, "done" after
 

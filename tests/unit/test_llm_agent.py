@@ -9,7 +9,7 @@ from helpers import TEST_DEAL
 
 from pdbench.agents.base import Agent, AgentContext, Decision
 from pdbench.agents.kinds import make_agent
-from pdbench.agents.llm import LLMAgent
+from pdbench.agents.llm.agent import LLMAgent
 from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError, MatchAborted

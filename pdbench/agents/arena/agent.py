@@ -18,18 +18,17 @@ delivers the last `on_round_end` (rebuilt from our last action and the change in
 observation follows the last round) and `on_match_end` in that thread too; `close()` waits for
 them, ends the process and closes the log.
 
-This module is the agent's lifecycle, its hook calls and its process; a 2x2 game's round (the
-once-a-round hooks, the negotiate and commit turns) is `arena.rounds`, a turn game's turn
-`arena.turns`.
+This module is the agent's lifecycle over a match; its hook calls and its process are
+`arena.session` (which the rounds and turns use too), a 2x2 game's round (the once-a-round hooks,
+the negotiate and commit turns) is `arena.rounds`, a turn game's turn `arena.turns`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pdbench.agents.arena.log import AgentLog, agent_log_path
 from pdbench.agents.arena.process import Worker, WorkerDied, WorkerTimeout
@@ -38,7 +37,10 @@ from pdbench.agents.arena.protocol import (
     last_round_result,
     match_result,
 )
+from pdbench.agents.arena.rounds import negotiate_blocking, run_round
 from pdbench.agents.arena.sandbox import Containment
+from pdbench.agents.arena.session import ArenaSession
+from pdbench.agents.arena.turns import take_turn_blocking
 from pdbench.agents.arena.validate import (
     check_arena_file,
     imported_siblings,
@@ -56,24 +58,20 @@ from pdbench.agents.base import (
 )
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action
-from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation
-from pdbench.games.registry import known_game_id
 
 if TYPE_CHECKING:
     from pdbench.agents.base import AgentContext
     from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 
 
-class ArenaAgent(AgentBase):
+class ArenaAgent(ArenaSession, AgentBase):
     """A user's AgentDuel-style file behind pdbench's Agent protocol, one process per match."""
 
     waits = True
     history_window: int | None = None  # the hooks get the whole match and both totals
     include_totals = True
-    startup_timeout_s = 10.0  # interpreter start, the file's imports and Agent()
-    exit_grace_s = 1.0
 
     def __init__(
         self,
@@ -131,8 +129,6 @@ class ArenaAgent(AgentBase):
 
     async def negotiate(self, obs: Observation) -> Utterance:
         """One negotiate turn of a 2x2 game: a message, or marked silence (see `arena.rounds`)."""
-        from pdbench.agents.arena.rounds import negotiate_blocking
-
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"arena-{self.name}")
         loop = asyncio.get_running_loop()
@@ -141,8 +137,6 @@ class ArenaAgent(AgentBase):
     async def take_turn(self, request: TurnRequest) -> TurnDecision:
         """One turn of a turn game: on_turn(round_state) in the agent's process (see
         `arena.turns`)."""
-        from pdbench.agents.arena.turns import take_turn_blocking
-
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"arena-{self.name}")
         loop = asyncio.get_running_loop()
@@ -185,113 +179,10 @@ class ArenaAgent(AgentBase):
     # -- one round of a 2x2 game (arena.rounds) --
 
     def _decide_blocking(self, obs: Observation) -> Decision:
-        from pdbench.agents.arena.rounds import run_round
-
         decision = run_round(self, obs)
         self._last_obs = obs
         self._last_action = decision.action
         return decision
-
-    # -- a hook call in the agent's process (the rounds' and the turns') --
-
-    def _call(
-        self,
-        hook: str,
-        arg: dict,
-        notes: list[str],
-        required: bool = False,
-        timeout: float | None = None,
-        **extra: Any,
-    ) -> dict:
-        """Call one hook within the time limit (the spec's per-turn limit unless given).
-        Exceptions in optional hooks become notes; a timeout or a dead process ends the worker
-        (the next turn starts a fresh one)."""
-        if not required and hook not in self._hooks:
-            return {"ok": True, "result": None}
-        limit = timeout or self.spec.timeout_s
-        try:
-            reply = self._live_worker().call(hook, arg, limit, **extra)
-        except WorkerTimeout:
-            self._lose_worker(f"{hook} took longer than {limit:g} s")
-            raise WorkerTimeout(
-                f"{hook} did not return within {limit:g} s; the agent process was "
-                "killed and a fresh one starts next turn, so state kept on self is lost"
-            ) from None
-        except WorkerDied as died:
-            self._lose_worker(f"{died} during {hook}")
-            raise WorkerDied(
-                f"{died} during {hook} (see {self.log_path}); a fresh one starts next round, "
-                "so state kept on self is lost"
-            ) from None
-        if not reply["ok"] and not required:
-            notes.append(f"{hook} raised:\n{reply['error'].rstrip()}")
-            self._log.note(
-                f"{hook} raised:\n{reply['error'].rstrip()}"
-                if self.spec.trace
-                else f"{hook} raised; its traceback is on the round's decision"
-            )
-        return reply
-
-    # -- the process --
-
-    def _live_worker(self) -> Worker:
-        """The running worker: within a round, every step after a lost one is skipped."""
-        assert self._worker is not None, "no agent process is running"
-        return self._worker
-
-    def _start_worker(self) -> None:
-        try:
-            worker = Worker(self.containment.launch(), self._log)
-        except OSError as error:
-            self._broken = f"the agent process could not start: {error}"
-            return
-        try:
-            ready = worker.ready(max(self.startup_timeout_s, self.spec.timeout_s))
-        except WorkerTimeout:
-            worker.kill()
-            self._broken = (
-                f"the agent did not load within {self.startup_timeout_s:g} s (import and Agent())"
-            )
-            return
-        except WorkerDied as died:
-            worker.kill()
-            self._broken = f"{died} while loading (see {self.log_path})"
-            return
-        if not ready["ok"]:
-            worker.shutdown(self.exit_grace_s)
-            self._broken = f"the agent could not start:\n{ready['error'].rstrip()}"
-            return
-        declared = ready.get("game")
-        if declared is not None and known_game_id(declared) != known_game_id(self.platform_name):
-            worker.shutdown(self.exit_grace_s)
-            self._broken = f'Agent.GAME is "{declared}" but this match plays "{self.platform_name}"'
-            return
-        self.startup_ms.append((time.perf_counter() - worker.started_at) * 1000)
-        self._ever_started = True
-        self._worker = worker
-        self._hooks = frozenset(ready["hooks"])
-        how = "in a bubblewrap sandbox" if self.containment.sandboxed else "without a sandbox"
-        self._log.note(f"agent {self.path} started (pid {worker.proc.pid}, {how})")
-
-    def abort_if_never_started(self) -> None:
-        """An agent whose file never loaded in this match (an exception at import or in
-        Agent(), a file the sandbox cannot read, a wrong GAME) has played nothing: the match is
-        aborted with the reason, never stored as a result (the ladder skips aborted matches). A
-        process lost later in the match is restarted each turn and plays the fallback instead."""
-        if self._broken is None or self._ever_started:
-            return
-        from pdbench.agents.arena.rounds import gist
-
-        if not self._broken_reported:
-            self._broken_reported = True
-            self._log.note(self._broken)  # the whole traceback: `train` shows it, the log keeps it
-        raise MatchAborted(f"{self.name}: {gist(self._broken)}")
-
-    def _lose_worker(self, why: str) -> None:
-        self._live_worker().kill()
-        self._worker = None
-        self.restarts += 1
-        self._log.note(f"{why}: process killed; state on self is lost")
 
     def _finish(self, calls: list[tuple[str, dict]]) -> None:
         worker, self._worker = self._worker, None

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pdbench.agents.arena.process import WorkerDied, WorkerTimeout
 from pdbench.agents.arena.protocol import (
@@ -23,22 +22,14 @@ from pdbench.agents.arena.protocol import (
     totals,
     turn_attempts,
 )
+from pdbench.agents.arena.session import ArenaSession, gist
 from pdbench.agents.base import Decision, Utterance
 from pdbench.core.errors import InvalidActionError
 from pdbench.core.transcript import Observation
 from pdbench.storage.schema import HookAttempt
 
-if TYPE_CHECKING:
-    from pdbench.agents.arena.agent import ArenaAgent
 
-
-def gist(message: str) -> str:
-    """First and last line of a message with a traceback: "could not start: ValueError: ..."."""
-    lines = message.strip().splitlines()
-    return lines[0].rstrip(":") + (f": {lines[-1].strip()}" if len(lines) > 1 else "")
-
-
-def run_round(agent: ArenaAgent, obs: Observation) -> Decision:
+def run_round(agent: ArenaSession, obs: Observation) -> Decision:
     """The round's commit turn: the agent's choice, or the marked fallback (a timeout, a crash,
     an exception, an answer that is not a choice)."""
     notes: list[str] = []
@@ -63,7 +54,7 @@ def run_round(agent: ArenaAgent, obs: Observation) -> Decision:
     return Decision(action=action, attempts=attempts, error="\n".join(notes) or None)
 
 
-def negotiate_blocking(agent: ArenaAgent, obs: Observation) -> Utterance:
+def negotiate_blocking(agent: ArenaSession, obs: Observation) -> Utterance:
     """One negotiate turn. Whatever is not a message in time (a timeout, a crash, an
     exception, another answer) says nothing and is marked, as a timeout is on AgentDuel."""
     notes: list[str] = []
@@ -93,7 +84,7 @@ def negotiate_blocking(agent: ArenaAgent, obs: Observation) -> Utterance:
     return Utterance(text=text, attempts=attempts, error="\n".join(notes) or None)
 
 
-def begin_round(agent: ArenaAgent, obs: Observation, notes: list[str]) -> str | None:
+def begin_round(agent: ArenaSession, obs: Observation, notes: list[str]) -> str | None:
     """Before the round's first turn (a negotiate turn or the commit): start the process if
     none runs and deliver on_match_start, the last round's on_round_end and on_round_start,
     once per round. Returns why the agent cannot play, if it cannot."""
@@ -124,7 +115,7 @@ def begin_round(agent: ArenaAgent, obs: Observation, notes: list[str]) -> str | 
 
 
 def on_turn_call(
-    agent: ArenaAgent, obs: Observation, phase: str, notes: list[str], limit: float
+    agent: ArenaSession, obs: Observation, phase: str, notes: list[str], limit: float
 ) -> tuple[dict, float]:
     """One on_turn call and how long it took. Only the rounds the process has not seen
     travel, so a turn costs the same in round 1000 as in round 2; the worker rebuilds
@@ -151,7 +142,7 @@ def on_turn_call(
 
 
 def fallback(
-    agent: ArenaAgent,
+    agent: ArenaSession,
     error: str,
     notes: Sequence[str] = (),
     *,

@@ -13,17 +13,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pdbench.agents.arena.process import WorkerDied, WorkerTimeout
 from pdbench.agents.arena.protocol import turn_attempts
+from pdbench.agents.arena.session import ArenaSession
 from pdbench.agents.base import TurnDecision, TurnRequest
 
-if TYPE_CHECKING:
-    from pdbench.agents.arena.agent import ArenaAgent
 
-
-def take_turn_blocking(agent: ArenaAgent, request: TurnRequest) -> TurnDecision:
+def take_turn_blocking(agent: ArenaSession, request: TurnRequest) -> TurnDecision:
     notes: list[str] = []
     fresh = agent._worker is None
     if fresh and agent._broken is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from pdbench.agents.base import AgentBase, Decision, TurnDecision, TurnRequest, Utterance
+from pdbench.agents.llm import turns
 from pdbench.agents.llm.prompts import PromptBuilder, check_prompt_files
 from pdbench.agents.llm.templates import available_personas
 from pdbench.config.schema import LLMAgentSpec
@@ -122,9 +123,13 @@ class LLMAgent(AgentBase):
 
     async def take_turn(self, request: TurnRequest) -> TurnDecision:
         """One turn of a turn-based game (`pdbench.agents.llm.turns`)."""
-        from pdbench.agents.llm.turns import take_turn
 
-        return await take_turn(self, request, self.context.project_root)
+        async def complete(call: CompletionRequest) -> Completion:
+            return await self.gateway.complete(self.spec.provider, call)
+
+        return await turns.take_turn(
+            self.spec, self._request, complete, request, self.context.project_root
+        )
 
     async def decide(self, obs: Observation) -> Decision:
         spec = self.spec

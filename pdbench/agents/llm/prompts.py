@@ -27,6 +27,7 @@ from pdbench.agents.llm.templates import (
     render,
     resolve_path,
 )
+from pdbench.agents.llm.turns import turn_prompt_files
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError
@@ -84,8 +85,6 @@ def files_read(
     """The agent kind's file check (see `pdbench.agents.kinds`): the templates it renders (in a
     turn game, its prompt files under prompts/<game>/)."""
     if not isinstance(game, Game):
-        from pdbench.agents.llm.turns import turn_prompt_files
-
         return turn_prompt_files(game, project_root, spec.persona)
     check_prompt_files(spec, project_root, horizon, game)
     paths = [] if spec.system_prompt is None else [spec.system_prompt]

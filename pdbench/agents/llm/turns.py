@@ -14,8 +14,9 @@ only through the prompt.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pdbench.agents.base import TurnDecision, TurnRequest
 from pdbench.agents.judged_prompts import (
@@ -28,12 +29,10 @@ from pdbench.agents.judged_prompts import (
     prompt_path,
     render_prompt,
 )
+from pdbench.config.schema import LLMAgentSpec
 from pdbench.games.base import TurnGame
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
-
-if TYPE_CHECKING:
-    from pdbench.agents.llm.agent import LLMAgent
 
 # The answer's length limit when the spec sets none: a Liar's Dice move is a few tokens, a
 # question, argument or verdict of the judged games a paragraph.
@@ -41,14 +40,25 @@ TURN_MAX_TOKENS = {"liars-dice": 16}
 TEXT_MAX_TOKENS = 300
 TURN_FORMAT = "turn"  # the request's response format: the game's own answer format
 
+# What a turn needs of the agent, handed in so that this module need not know the agent's class
+# (which calls it): the request it sends for some messages (`LLMAgent._request`: the seed, the
+# sampling settings and the provider's options in the cache key), and the call that answers it.
+BuildRequest = Callable[..., CompletionRequest]
+Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 
-def turn_max_tokens(agent: LLMAgent, game: str) -> int:
-    return agent.spec.max_tokens or TURN_MAX_TOKENS.get(game, TEXT_MAX_TOKENS)
+
+def turn_max_tokens(spec: LLMAgentSpec, game: str) -> int:
+    return spec.max_tokens or TURN_MAX_TOKENS.get(game, TEXT_MAX_TOKENS)
 
 
-async def take_turn(agent: LLMAgent, request: TurnRequest, root: Path) -> TurnDecision:
-    """One turn of `agent` (see the module docstring)."""
-    spec = agent.spec
+async def take_turn(
+    spec: LLMAgentSpec,
+    build_request: BuildRequest,
+    complete: Complete,
+    request: TurnRequest,
+    root: Path,
+) -> TurnDecision:
+    """One turn of the agent `spec` describes (see the module docstring)."""
     persona = persona_text(root, request.round_state, spec.persona)
     prompt = render_prompt(root, request.round_state, persona)
     messages: list[tuple[str, str]] = [("user", prompt)]
@@ -56,14 +66,14 @@ async def take_turn(agent: LLMAgent, request: TurnRequest, root: Path) -> TurnDe
     # constrain: grammar sends the turn's legal answers as a GBNF grammar (llama.cpp's server).
     allowed = constrained_answers(request.round_state) if spec.constrain == "grammar" else None
     for number in range(1, spec.max_retries + 2):
-        call = agent._request(
+        call = build_request(
             tuple(messages),
             response_format=TURN_FORMAT,
-            max_tokens=turn_max_tokens(agent, request.game),
+            max_tokens=turn_max_tokens(spec, request.game),
             constrain="grammar" if allowed else "none",
             labels=allowed,
         )
-        completion = await agent.gateway.complete(spec.provider, call)
+        completion = await complete(call)
         action, refused = _read(request, completion.text)
         attempts.append(_attempt(number, call, completion, refused))
         if refused is None:

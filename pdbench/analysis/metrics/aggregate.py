@@ -23,10 +23,9 @@ import orjson
 import pandas as pd
 
 from pdbench.analysis.metrics.aggregate_columns import with_types
-from pdbench.analysis.metrics.catalog import metric_columns, scalar_columns
+from pdbench.analysis.metrics.catalog import compute_columns, metric_columns, scalar_columns
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
 from pdbench.analysis.metrics.condition_intervals import condition_statistics
-from pdbench.analysis.metrics.metric import compute_columns
 from pdbench.analysis.metrics.played import PlayedMatches
 from pdbench.analysis.metrics.turn_aggregates import aggregate_turn_run, finish_table, is_turn_run
 from pdbench.core.errors import PdbenchError

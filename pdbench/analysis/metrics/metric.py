@@ -1,5 +1,7 @@
 """What a metric is (`Metric`: its column, how it is shown, what it means and how it is computed)
-and the registry of metrics that the catalogue (`pdbench.analysis.metrics.catalog`) fills.
+and the list metrics are registered in. The built-in rows (`pdbench.analysis.metrics.built_in`)
+register here; the catalogue (`pdbench.analysis.metrics.catalog`) loads them and answers every
+question about the registered metrics, so this module needs neither (no import circle).
 
 A metric is registered once, with its computation, and from then on it is a column of
 aggregates.parquet (with condition statistics when it is a scalar), an entry of the viewer's
@@ -13,11 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pdbench.core.errors import PdbenchError, unknown_choice
+from pdbench.core.errors import PdbenchError
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from pdbench.analysis.metrics.played import PlayedMatches
 
 Kind = Literal["rate", "count", "payoff", "round"]
@@ -143,7 +143,7 @@ def register_metric(metric: Metric) -> Metric:
     has, or a metric without a computation, raises PdbenchError."""
     if metric.compute is None:
         raise PdbenchError(f"metric {metric.stem}: no compute function")
-    taken = {c.column for c in metric_columns()}
+    taken = {c.column for m in _REGISTERED for c in m.columns}
     clash = [c.column for c in metric.columns if c.column in taken]
     if clash:
         raise PdbenchError(f"metric {metric.stem}: column {clash[0]} is already a metric's")
@@ -156,6 +156,13 @@ def unregister_metric(metric: Metric) -> None:
     _REGISTERED.remove(metric)
 
 
+def registered_rows() -> tuple[Metric, ...]:
+    """The metrics registered so far, in registration (column) order; the catalogue
+    (`pdbench.analysis.metrics.catalog.registered_metrics`) loads the built-in rows and the
+    plugins' first."""
+    return tuple(_REGISTERED)
+
+
 def metric_row(**row: Any) -> Callable[[Compute], Compute]:
     """Register the decorated function as the computation of a new metric, `row` being the
     rest of its `Metric` (stem, label, short, help, kind, per_agent, ...)."""
@@ -165,47 +172,3 @@ def metric_row(**row: Any) -> Callable[[Compute], Compute]:
         return compute
 
     return register
-
-
-def registered_metrics() -> tuple[Metric, ...]:
-    from pdbench.analysis.metrics import catalog  # noqa: F401 (it registers the built-in rows)
-
-    return tuple(_REGISTERED)
-
-
-def metric_columns() -> tuple[MetricColumn, ...]:
-    """Every metric column of aggregates.parquet, in column order."""
-    from pdbench.analysis.metrics import catalog  # noqa: F401 (it registers the built-in rows)
-
-    return tuple(c for m in _REGISTERED for c in m.columns)
-
-
-def metric(column: str) -> MetricColumn:
-    """The catalogue entry of one aggregates column, e.g. `metric("retaliation_rate_a")`; a name
-    that is no metric column raises PdbenchError with a "did you mean"."""
-    by_column = {c.column: c for c in metric_columns()}
-    try:
-        return by_column[column]
-    except KeyError:
-        raise PdbenchError(unknown_choice("metric column", column, by_column)) from None
-
-
-def scalar_columns() -> tuple[str, ...]:
-    """Columns with one number per row, in aggregates order: these get condition statistics
-    (`_std`, `_n`, `_ci_low`, `_ci_high`)."""
-    return tuple(c.column for c in metric_columns() if c.metric.shape == "scalar")
-
-
-def per_agent_columns(side: Side | None = None) -> tuple[MetricColumn, ...]:
-    """The columns of per-agent metrics (of one agent when `side` is given), in catalogue order."""
-    return tuple(
-        c for c in metric_columns() if c.side is not None and (side is None or c.side == side)
-    )
-
-
-def compute_columns(played: PlayedMatches) -> dict[str, np.ndarray]:
-    """Every registered metric's value per match, by column."""
-    return {
-        column.column: column.metric.compute(played, column.side)  # type: ignore[misc]
-        for column in metric_columns()
-    }

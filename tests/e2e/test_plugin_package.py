@@ -1,0 +1,89 @@
+"""examples/plugin/ is a package of its own (its own pyproject.toml) that adds an agent kind and
+a metric through entry points (issue 43): installed into a fresh environment, `pdbench validate`
+and `pdbench run` use its kind from a config, and its metric is a column of the run's aggregates,
+with no line of pdbench changed and no import of it anywhere.
+
+The environment: a new virtual environment (`uv venv`) into which the plugin is installed
+offline (`uv pip install --offline --no-deps`, built with hatchling from uv's cache). pdbench and
+its dependencies come from the project's environment, put on the new one's path by a .pth file:
+`uv pip install --offline` cannot install pdbench's dependencies afresh, since uv's cache holds
+their wheels but not the package index's answers a resolution needs offline (uv sync installs
+them from uv.lock's URLs instead). So pdbench is the one `uv sync` installed (editable, its
+entry points declared as the plugin's are), and the plugin is a real installed distribution."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = ROOT / "examples" / "plugin"
+CLI = "import sys; from pdbench.cli import main; sys.argv[0] = 'pdbench'; main()"
+
+
+def _uv() -> str:
+    # The uv beside this interpreter's base (a pyenv shim outside a project picks no Python).
+    beside = Path(sys.base_prefix) / "bin" / "uv"
+    found = str(beside) if beside.is_file() else shutil.which("uv")
+    if found is None:
+        pytest.skip("uv is not installed")
+    return found
+
+
+@pytest.mark.slow  # builds and installs a package, and starts three interpreters
+def test_an_installed_plugin_adds_an_agent_kind_and_a_metric(tmp_path):
+    uv = _uv()
+    venv = tmp_path / "venv"
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_OFFLINE": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    base_python = (
+        Path(sys.base_prefix) / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    )
+    subprocess.run(
+        [uv, "venv", "-q", str(venv), "--python", str(base_python)],
+        check=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+    python = venv / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True, capture_output=True, text=True,
+        ).stdout.strip()
+    )  # fmt: skip
+    (site / "project_env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    built = tmp_path / "plugin"  # a copy: building leaves nothing in the repository
+    shutil.copytree(PLUGIN, built)
+    subprocess.run(
+        [uv, "pip", "install", "-q", "--offline", "--no-deps", "--python", str(python), str(built)],
+        check=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+
+    def pdbench(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(python), "-c", CLI, *args],
+            capture_output=True, text=True, cwd=ROOT,
+            env={**env, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")},
+        )  # fmt: skip
+
+    experiment = str(PLUGIN / "experiment.yaml")
+    output = f"run.output_dir={tmp_path / 'runs'}"
+    validated = pdbench("validate", experiment, output)
+    assert validated.returncode == 0, validated.stderr
+    assert "ALTERNATE-C vs ALLD" in validated.stdout
+    ran = pdbench("run", experiment, output)
+    assert ran.returncode == 0, ran.stderr
+    (run_dir,) = (tmp_path / "runs").glob("experiment-*")
+    table = pd.read_parquet(run_dir / "aggregates.parquet")
+    replicates = table[table["level"] == "replicate"].set_index("condition")
+    # alternate C,D,C,D against ALLD, and D,C,D,C against TFT (C,D,C,D): two CD rounds of four
+    assert replicates["sucker_rounds_rate"].to_dict() == {
+        "alternate_vs_alld": 0.5,
+        "alternate_vs_tft": 0.5,
+    }
