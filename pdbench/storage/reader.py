@@ -12,6 +12,7 @@ Aggregates (stored or computed in memory) are read through `pdbench.analysis.per
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,30 +143,29 @@ class RunReader:
         stop) are left out, as the aggregates leave them."""
         in_ledger = {entry.replicate for entry in self.ledger() if entry.condition == condition}
         rounds: dict[int, list[dict]] = {replicate: [] for replicate in in_ledger}
-        for segment in self.segments:
-            path = segment / ROUNDS_FILE
-            end = jsonl.complete_prefix(path)
-            if end == 0:
+        for line in self._complete_round_lines():
+            try:
+                record = orjson.loads(line) if line.strip() else None
+            except orjson.JSONDecodeError:
+                continue  # a torn line of a stopped match: not in the ledger
+            if not isinstance(record, dict) or record.get("condition") != condition:
                 continue
-            with path.open("rb") as handle:
-                read = 0
-                for line in handle:
-                    read += len(line)
-                    if read > end:
-                        break
-                    try:
-                        record = orjson.loads(line) if line.strip() else None
-                    except orjson.JSONDecodeError:
-                        continue  # a torn line of a stopped match: not in the ledger
-                    if not isinstance(record, dict) or record.get("condition") != condition:
-                        continue
-                    replicate = int(record.get("replicate", -1))
-                    if replicate in rounds:
-                        rounds[replicate].append(record)
+            replicate = int(record.get("replicate", -1))
+            if replicate in rounds:
+                rounds[replicate].append(record)
         return {replicate: sorted(found, key=_order) for replicate, found in rounds.items()}
 
     def _scan_rounds(self, condition: str, replicate: int) -> list[dict]:
-        rounds: list[dict] = []
+        rounds = [
+            record
+            for line in self._complete_round_lines()
+            for record in _select([line], condition, replicate)
+        ]
+        return sorted(rounds, key=_order)
+
+    def _complete_round_lines(self) -> Iterator[bytes]:
+        """Every segment's rounds.jsonl lines up to its last complete one (a line a stopped
+        writer left half-written is not read)."""
         for segment in self.segments:
             path = segment / ROUNDS_FILE
             end = jsonl.complete_prefix(path)
@@ -177,8 +177,7 @@ class RunReader:
                     read += len(line)
                     if read > end:
                         break
-                    rounds += _select([line], condition, replicate)
-        return sorted(rounds, key=_order)
+                    yield line
 
 
 def _order(record: dict) -> int:
