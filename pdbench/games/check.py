@@ -124,10 +124,8 @@ def _matches(
 ) -> None:
     if not policies:
         raise ContractBroken("the game has no house player")
-    names = sorted(policies)
     for seed in range(seeds):
-        seated = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
-        seated |= third
+        seated = _seating(policies, seed) | third
         first = play(game, seated, seed)
         if play(game, seated, seed).turns != first.turns:
             raise ContractBroken(f"seed {seed}: the same seed and players gave another match")
@@ -144,14 +142,18 @@ def _matches(
             raise ContractBroken(f"seed {seed}: final scores for {sorted(scores)}, not a and b")
 
 
+def _seating(policies: dict[str, TurnPolicy], seed: int) -> dict[str, TurnPolicy]:
+    """The house players in seats a and b for the match of `seed`: pairs vary over the seeds."""
+    names = sorted(policies)
+    return {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
+
+
 def _hidden(
     game: TurnGame[Any], policies: dict[str, TurnPolicy], third: dict[str, TurnPolicy], seeds: int
 ) -> None:
     redraw = game.redraw_hidden  # type: ignore[attr-defined]  # optional: see the docstring
-    names = sorted(policies)
     changed = 0
     for seed in range(seeds):
-        seated = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
         rng = np.random.default_rng([seed, 7])
 
         def look(state: Any, seat: str, seen: dict[str, Any], where: str, rng: Any = rng) -> None:
@@ -164,7 +166,7 @@ def _hidden(
                         f"{where}: the observation changes with what the seat may not see"
                     )
 
-        play(game, seated | third, seed, look=look)
+        play(game, _seating(policies, seed) | third, seed, look=look)
     if not changed:
         raise ContractBroken("redraw_hidden never changed a state: it checks nothing")
 
