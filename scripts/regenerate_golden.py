@@ -21,7 +21,7 @@ EVERY_GAME = GOLDEN / "every_game"
 RUN_LOCAL_FIELDS = {"rounds.jsonl": "timestamp_utc", "matches.jsonl": "finished_utc"}
 
 
-def _run(output_dir: Path, experiment: Path = GOLDEN / "experiment.yaml") -> Path:
+def run_golden(output_dir: Path, experiment: Path = GOLDEN / "experiment.yaml") -> Path:
     """Run a golden experiment into output_dir; its run dir."""
     import os
 
@@ -48,7 +48,7 @@ def every_game_records(experiment: Path, output_dir: Path) -> dict[str, bytes]:
     stored, each line with its keys sorted and without the time it was written."""
     import orjson
 
-    run_dir = _run(output_dir, experiment)
+    run_dir = run_golden(output_dir, experiment)
     records = {}
     for name, when in RUN_LOCAL_FIELDS.items():
         lines = []
@@ -65,7 +65,7 @@ def golden_rounds(output_dir: Path) -> bytes:
     import orjson
 
     lines = []
-    for line in (_run(output_dir) / "rounds.jsonl").read_bytes().splitlines():
+    for line in (run_golden(output_dir) / "rounds.jsonl").read_bytes().splitlines():
         record = orjson.loads(line)
         record.pop("timestamp_utc")
         lines.append(orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
@@ -74,7 +74,7 @@ def golden_rounds(output_dir: Path) -> bytes:
 
 def golden_aggregates(output_dir: Path) -> bytes:
     """Run the golden experiment into output_dir and return its aggregates.parquet."""
-    return (_run(output_dir) / "aggregates.parquet").read_bytes()
+    return (run_golden(output_dir) / "aggregates.parquet").read_bytes()
 
 
 def main() -> int:

@@ -6,28 +6,13 @@ when a change to a record is meant."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import yaml
+from docs_script import golden_script
 
 from pdbench.games.registry import GAME_FAMILIES
 
-PROJECT = Path(__file__).resolve().parents[2]
-
-
-def _regenerator():
-    spec = importlib.util.spec_from_file_location(
-        "regenerate_golden", PROJECT / "scripts" / "regenerate_golden.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REGENERATOR = _regenerator()
+REGENERATOR = golden_script()
 EXPERIMENTS = REGENERATOR.every_game_experiments()
 
 

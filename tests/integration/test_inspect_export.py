@@ -272,16 +272,11 @@ def test_every_game_opens_as_an_inspect_log(family, tmp_path, monkeypatch):
     """Issue 46's done-when names every game: the golden run of each family (a condition per
     registered game, tests/golden/every_game/) exported and read back, a sample per match, a
     ModelEvent per call (a panel's LLM judge among house judges included) and a score each."""
-    import importlib.util
+    from docs_script import golden_script
 
-    spec = importlib.util.spec_from_file_location(
-        "regenerate_golden", ROOT / "scripts" / "regenerate_golden.py"
-    )
-    assert spec and spec.loader
-    golden = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(golden)
+    golden = golden_script()
     monkeypatch.setenv("PDBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    run_dir = golden._run(tmp_path / "runs", golden.EVERY_GAME / f"{family}.yaml")
+    run_dir = golden.run_golden(tmp_path / "runs", golden.EVERY_GAME / f"{family}.yaml")
     code, _, stderr = export(run_dir, str(tmp_path / "out"))
     assert code == 0, stderr
     reader = RunReader.open(run_dir)
