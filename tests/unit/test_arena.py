@@ -459,3 +459,36 @@ def test_sandbox_modes_where_bubblewrap_cannot_run(monkeypatch, caplog):
         "can read what this user can and reach the network; install bubblewrap, or set sandbox: "
         "off to silence this"
     ]
+
+
+def test_what_an_agent_printed_before_it_answered_is_handed_on_first():
+    """The agent's worker flushes its printed lines before it writes the answer, so when the pump
+    finds both pipes ready, the printed lines belong before the answer (the order `train` and the
+    agent's log show); the order the selector lists them in is not a promise."""
+    import os
+
+    from pdbench.agents.arena.process import _Pump
+
+    for _ in range(20):
+        replies_read, replies_write = os.pipe()
+        output_read, output_write = os.pipe()
+        os.write(output_write, b"round 2: betrayed=False\n")
+        os.write(replies_write, b'{"choice": "split"}\n')
+        os.close(output_write)
+        os.close(replies_write)
+        seen: list[tuple[str, bytes | None]] = []  # appended from the pump's one thread
+        pump = _Pump(
+            replies_read,
+            output_read,
+            on_line=lambda line, seen=seen: seen.append(("answer", line)),
+            on_output=lambda chunk, seen=seen: seen.append(("printed", chunk)),
+        )
+        assert pump.drained.wait(5)
+        pump.stop()
+        os.close(replies_read)
+        os.close(output_read)
+        assert seen == [
+            ("printed", b"round 2: betrayed=False\n"),
+            ("answer", b'{"choice": "split"}'),
+            ("answer", None),
+        ]

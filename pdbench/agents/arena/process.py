@@ -29,6 +29,7 @@ POLL_S = 0.05  # how often a wait for a reply checks whether the worker is still
 EXIT_GRACE_S = 0.2  # after the worker exited, how long its last reply may still be on its way
 DRAIN_S = 2.0  # after a kill, how long the pipes get to close before reading them stops
 MAX_PENDING_BYTES = 1 << 20  # a reply line longer than this is garbage, not a reply
+MAX_OUTPUT_READS_BEFORE_ANSWER = 16  # at most 1 MiB of printed output handed on ahead of an answer
 SWEEP_PASSES = 20  # rounds of /proc scanning, for offspring forked while being killed
 
 
@@ -217,6 +218,7 @@ class _Pump:
         self.drained = threading.Event()  # both pipes closed: every process holding them is gone
         self._replies_fd, self._output_fd = replies_fd, output_fd
         self._on_line, self._on_output = on_line, on_output
+        self._output_open = True
         self._wake_read, self._wake_write = os.pipe()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -228,24 +230,45 @@ class _Pump:
             pending = b""
             open_pipes = 2
             while open_pipes:
-                for key, _ in selector.select():
-                    if key.fd == self._wake_read:
-                        return
-                    chunk = os.read(key.fd, 65536)
-                    if not chunk:
-                        selector.unregister(key.fd)
+                ready = {key.fd for key, _ in selector.select()}
+                if self._wake_read in ready:
+                    return
+                if self._output_fd in ready and not self._read_output():
+                    selector.unregister(self._output_fd)
+                    open_pipes -= 1
+                if self._replies_fd not in ready:
+                    continue
+                # The worker flushes what the agent printed before it writes the answer, so
+                # whatever sits in the output pipe now was printed first: hand it on before the
+                # answer moves the match on (the selector lists ready pipes in no set order).
+                # Bounded, so a process that prints without end cannot hold the answer back.
+                for _ in range(MAX_OUTPUT_READS_BEFORE_ANSWER):
+                    if not (self._output_open and _readable_now(self._output_fd)):
+                        break
+                    if not self._read_output():
+                        selector.unregister(self._output_fd)
                         open_pipes -= 1
-                        if key.fd == self._replies_fd:
-                            self._on_line(None)
-                    elif key.fd == self._output_fd:
-                        self._on_output(chunk)
-                    else:
-                        *lines, pending = (pending + chunk).split(b"\n")
-                        for line in lines:
-                            self._on_line(line)
-                        if len(pending) > MAX_PENDING_BYTES:
-                            pending = b""
+                chunk = os.read(self._replies_fd, 65536)
+                if not chunk:
+                    selector.unregister(self._replies_fd)
+                    open_pipes -= 1
+                    self._on_line(None)
+                    continue
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    self._on_line(line)
+                if len(pending) > MAX_PENDING_BYTES:
+                    pending = b""
             self.drained.set()
+
+    def _read_output(self) -> bool:
+        """Hand on one read of the output pipe; False once it is closed."""
+        chunk = os.read(self._output_fd, 65536)
+        if chunk:
+            self._on_output(chunk)
+            return True
+        self._output_open = False
+        return False
 
     def stop(self) -> None:
         with contextlib.suppress(OSError):
@@ -254,6 +277,12 @@ class _Pump:
         for fd in (self._wake_read, self._wake_write):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def _readable_now(fd: int) -> bool:
+    """Whether a read of `fd` would return at once (data or end of file), without waiting."""
+    readable, _, _ = select.select([fd], [], [], 0)
+    return bool(readable)
 
 
 # --- without a sandbox: find what the agent started --------------------------------------------
