@@ -14,7 +14,8 @@ What a command changes in its process is put back after each call, so no case se
 os.environ, the working folder, sys.argv and the standard streams, signal handlers,
 sys.excepthook and the log record factory, the logging configuration (Hydra configures the
 root logger and opens a job log), Hydra's GlobalHydra singleton, warning filters, and the
-module-level caches that key on a file (the parsed-YAML cache). Warnings and log records
+module-level caches that key on a file's path (the strict YAML reader's caches stay: they key on a
+file's contents, so a case's edited file is parsed afresh). Warnings and log records
 reach stderr as they would in a fresh process: pytest's own log handlers are set aside meanwhile.
 
 Not covered in-process, so kept in subprocess cases: resource limits (address space, CPU seconds
@@ -201,15 +202,12 @@ def _isolated(
 
 
 def _clear_process_state() -> None:
-    """Hydra's singleton and the caches keyed on a file's path (a sandbox's path can repeat)."""
+    """Hydra's singleton and the caches keyed on a file's path (a sandbox's path can repeat).
+    The strict YAML reader's caches are kept: they are keyed on a file's contents."""
     with contextlib.suppress(ImportError):
         from hydra.core.global_hydra import GlobalHydra
 
         GlobalHydra.instance().clear()
-    with contextlib.suppress(ImportError):
-        from pdbench.config import yaml_reader
-
-        yaml_reader._parse.cache_clear()
     with contextlib.suppress(ImportError):
         from pdbench.storage import environment
 

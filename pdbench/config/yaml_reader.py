@@ -13,7 +13,8 @@ as floats for the spec's validation to refuse where a finite number is needed.
 
 from __future__ import annotations
 
-import functools
+import hashlib
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +59,33 @@ def display_path(path: Path, project_root: Path) -> str:
         return str(path)
 
 
-@functools.lru_cache(maxsize=256)
-def _parse(path: Path, mtime_ns: int, size: int) -> Any:
-    """Parse a file once per version: a grid names the same group files many times."""
-    raw = path.read_bytes()
+# Parsed files by their contents: a grid names the same group files many times, and a copy of the
+# project elsewhere (a sweep's job folder, a test's sandbox) holds the same files under other
+# paths. What a parse gives depends on the bytes alone (the path only names the file in an error,
+# which read_yaml adds), so the bytes' digest is the key. Refusals are not kept: a bad file is
+# parsed, and refused, every time it is read.
+_PARSED: OrderedDict[bytes, Any] = OrderedDict()
+MAX_PARSED = 512
+
+
+def _digest(raw: bytes) -> bytes:
+    return hashlib.blake2b(raw, digest_size=16).digest()
+
+
+def _parse(raw: bytes) -> Any:
+    """The file's contents parsed, once per contents. The value is shared: read it, copy it."""
+    key = _digest(raw)
+    if key in _PARSED:
+        _PARSED.move_to_end(key)
+        return _PARSED[key]
+    data = _parse_text(raw)
+    _PARSED[key] = data
+    if len(_PARSED) > MAX_PARSED:
+        _PARSED.popitem(last=False)
+    return data
+
+
+def _parse_text(raw: bytes) -> Any:
     if len(raw) > MAX_CONFIG_BYTES:
         raise _Refused(f"{len(raw)} bytes; a config is at most {MAX_CONFIG_BYTES} bytes")
     text = raw.decode("utf-8")  # UnicodeDecodeError is reported by the caller
@@ -97,9 +121,10 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
     shown = display_path(path, project_root)
     if not path.is_file():
         raise ConfigError("file not found", file=shown)
-    stat = path.stat()
     try:
-        data = _parse(path, stat.st_mtime_ns, stat.st_size)
+        data = _parse(path.read_bytes())
+    except OSError as error:
+        raise ConfigError(f"cannot be read: {error.strerror}", file=shown) from None
     except UnicodeDecodeError as error:
         raise ConfigError(
             f"not a UTF-8 text file (byte {error.start}: {error.object[error.start : error.start + 1]!r})",
@@ -127,20 +152,18 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
         raise ConfigError(f"unsupported value: {error}".splitlines()[0], file=shown) from None
 
 
-# The file versions (path, modification time, size: `_parse`'s key) read_yaml found good in this
-# process: a sweep checks the whole config tree once per job, and building ~70 configs again
-# was about half of each composition.
-_checked: set[tuple[Path, int, int]] = set()
+# The contents (their digest) read_yaml found good in this process: a sweep checks the whole
+# config tree once per job, and building ~70 configs again was about half of each composition.
+_CHECKED: set[bytes] = set()
 
 
 def check_yaml(path: Path, project_root: Path) -> None:
-    """read_yaml's checks, without keeping the config: once per version of the file."""
+    """read_yaml's checks, without keeping the config: once per contents of a file."""
     try:
-        stat = path.stat()
+        key = _digest(path.read_bytes())
     except OSError:
         read_yaml(path, project_root)  # says why the file cannot be read
         return
-    version = (path, stat.st_mtime_ns, stat.st_size)
-    if version not in _checked:
+    if key not in _CHECKED:
         read_yaml(path, project_root)
-        _checked.add(version)
+        _CHECKED.add(key)

@@ -591,9 +591,10 @@ def open_run(page, run_dir: Path) -> None:
 
 
 def visible_text(page, *texts: str) -> None:
-    """Each text is on the page, visible (in the tab shown)."""
+    """Each text is on the page, visible (in the tab shown). Waited for: on a loaded machine
+    Streamlit may still be writing the tab when the previous check returns."""
     for text in texts:
-        assert page.get_by_text(text, exact=False).first.is_visible(), text
+        page.get_by_text(text, exact=False).first.wait_for(state="visible", timeout=30_000)
 
 
 # Per game: what its transcript shows (a placeholder would show none of it).

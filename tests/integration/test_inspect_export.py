@@ -9,6 +9,8 @@ Keeper and an LLM judge; and the golden runs of every game, read back with fewer
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -20,9 +22,18 @@ from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 from pdbench.storage.reader import RunReader
 
-inspect_log = pytest.importorskip(
-    "inspect_ai.log", reason="the inspect group is not installed: uv sync --group inspect"
+# inspect_ai is imported by the tests that read a log, not at collection: importing it costs
+# about 1.5 s of CPU, which every xdist worker would pay though one runs this module.
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("inspect_ai") is None,
+    reason="the inspect group is not installed: uv sync --group inspect",
 )
+
+
+def inspect_log():
+    """`inspect_ai.log`, imported when a test first reads a log."""
+    return importlib.import_module("inspect_ai.log")
+
 
 ROOT = Path(__file__).resolve().parents[2]
 PRIMARY = ROOT / "conf" / "config.yaml"
@@ -103,7 +114,7 @@ def read_exported(out: Path) -> dict[str, object]:
     """Every log in `out`, by its condition, read back with every sample."""
     logs = {}
     for path in sorted(out.glob("*.eval")):
-        log = inspect_log.read_eval_log(str(path))
+        log = inspect_log().read_eval_log(str(path))
         logs[log.eval.metadata["pdbench"]["condition"]] = log
     return logs
 
@@ -123,7 +134,7 @@ def test_every_family_reads_back_with_a_sample_per_match_and_an_event_per_call(
     assert f"wrote {len(logs)} Inspect log" in stdout
     for condition, log in logs.items():
         assert log.status == "success"
-        assert log.version == inspect_log.EvalLog.model_fields["version"].default
+        assert log.version == inspect_log().EvalLog.model_fields["version"].default
         entries = [entry for entry in ledger if entry.condition == condition]
         assert len(log.samples) == len(entries) == log.results.total_samples
         calls = manifest.provider_calls_by_condition[condition]
@@ -159,7 +170,7 @@ def test_a_policys_moves_are_messages_not_model_events(runs, tmp_path):
     assert code == 0, stderr
     (log,) = read_exported(tmp_path).values()
     # Inspect's writer stores long texts once, as attachments; its reader resolves them
-    sample = inspect_log.resolve_sample_attachments(log.samples[0])
+    sample = inspect_log().resolve_sample_attachments(log.samples[0])
     rounds = RunReader.open(runs["talk"]).match_rounds(log.eval.metadata["pdbench"]["condition"], 0)
     by_tft = [m for m in sample.messages if (m.metadata or {}).get("seat") == "b"]
     assert len(by_tft) >= len(rounds)  # its move every round (and its silent messages)
@@ -175,7 +186,7 @@ def test_hashed_prompts_carry_their_hash_and_say_so(runs, tmp_path):
     code, _, stderr = export(runs["keeper"], str(tmp_path))
     assert code == 0, stderr
     (log,) = read_exported(tmp_path).values()
-    event = model_events(inspect_log.resolve_sample_attachments(log.samples[0]))[0]
+    event = model_events(inspect_log().resolve_sample_attachments(log.samples[0]))[0]
     prompt = event.input[-1].text
     assert "run.store_prompts=hash" in prompt
     line = RunReader.open(runs["keeper"]).match_rounds(

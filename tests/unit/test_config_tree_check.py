@@ -1,6 +1,7 @@
 """The Hydra door reads every file of the config tree with pdbench's strict reader before it
 composes (a duplicate key in a group file is one line naming the file). A sweep composes once per
-job: the tree is read once per process while no file changes, and again when one does."""
+job: a file's contents are parsed and checked once per process while they do not change, wherever
+the file is (a copy of the project elsewhere is not parsed again), and again when they do."""
 
 from __future__ import annotations
 
@@ -17,36 +18,53 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
+    """A copy of conf/ and the list of files whose contents the strict reader parsed."""
     shutil.copytree(ROOT / "conf", tmp_path / "conf")
-    reads: list[Path] = []
-    original = yaml_reader.read_yaml
+    monkeypatch.setattr(yaml_reader, "_PARSED", type(yaml_reader._PARSED)())
+    monkeypatch.setattr(yaml_reader, "_CHECKED", set())
+    parsed: list[bytes] = []
+    original = yaml_reader._parse_text
 
-    def counted(path, project_root):
-        reads.append(path)
-        return original(path, project_root)
+    def counted(raw):
+        parsed.append(raw)
+        return original(raw)
 
-    monkeypatch.setattr(yaml_reader, "read_yaml", counted)
-    return tmp_path, reads
+    monkeypatch.setattr(yaml_reader, "_parse_text", counted)
+    return tmp_path, parsed
 
 
-def test_the_tree_is_read_once_while_it_does_not_change(tree):
-    project, reads = tree
-    files = len(list((project / "conf").rglob("*.yaml")))
+def test_the_tree_is_parsed_once_while_it_does_not_change(tree):
+    project, parsed = tree
+    contents = {path.read_bytes() for path in (project / "conf").rglob("*.yaml")}
     for opponent in ("grim", "tft", "alld"):
         hydra_compose.compose_primary(
             project / "conf" / "config.yaml", [f"agent_b={opponent}"], project_root=project
         )
-    assert len(reads) == files
+    assert sorted(parsed) == sorted(contents)
+
+
+def test_a_copy_of_the_tree_elsewhere_is_not_parsed_again(tree, tmp_path):
+    project, parsed = tree
+    hydra_compose.compose_primary(project / "conf" / "config.yaml", [], project_root=project)
+    parsed_first = len(parsed)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(project / "conf", elsewhere / "conf")
+    hydra_compose.compose_primary(elsewhere / "conf" / "config.yaml", [], project_root=elsewhere)
+    assert parsed_first > 0
+    assert len(parsed) == parsed_first
 
 
 def test_a_file_changed_since_is_read_again_and_refused(tree):
-    project, reads = tree
+    project, parsed = tree
     primary = project / "conf" / "config.yaml"
     hydra_compose.compose_primary(primary, [], project_root=project)
-    read_before = len(reads)
+    parsed_before = len(parsed)
     group_file = project / "conf" / "agent" / "grim.yaml"
     group_file.write_text(group_file.read_text() + "type: policy\ntype: policy\n")
     with pytest.raises(ConfigError) as refused:
         hydra_compose.compose_primary(primary, [], project_root=project)
     assert "agent/grim.yaml" in str(refused.value)
-    assert group_file in reads[read_before:]  # read again: it changed
+    assert parsed[parsed_before:] == [group_file.read_bytes()]  # parsed again: it changed
+    with pytest.raises(ConfigError) as again:  # a refused file is refused every time
+        hydra_compose.compose_primary(primary, [], project_root=project)
+    assert "agent/grim.yaml" in str(again.value)
