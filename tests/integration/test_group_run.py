@@ -60,3 +60,43 @@ def test_four_house_players_play_a_group_with_artifacts(tmp_path):
     # the summary names every seat's agent and shows every seat's measures
     assert "A vs B vs C vs D" in done.stdout
     assert "PGG_FREE_RIDER" in done.stdout and "PGG_PUNISHER" in done.stdout
+
+
+def test_the_example_agent_file_plays_a_seat_of_the_group(tmp_path):
+    """examples/agents/public_goods.py (GAME = "public-goods") reads round_state as documented:
+    it opens with half, punishes the free rider one point a round, and never falls back."""
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    done = run_front_door(
+        "cli",
+        [
+            "run",
+            "conf/config.yaml",
+            "game=public_goods",
+            "agent_a=arena",
+            "agent_a.path=examples/agents/public_goods.py",
+            "agent_b=pgg_free_rider",
+            "agent_c=pgg_full_contributor",
+            "agent_d=pgg_hump",
+            "game.options.rounds=3",
+            "game.options.talk=true",
+            "game.options.punish=true",
+            "run.replicates=1",
+            "run.run_id=arena",
+            f"run.output_dir={tmp_path / 'runs'}",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    assert done.code == 0, done.stderr
+    lines = [
+        orjson.loads(line)
+        for line in (tmp_path / "runs" / "arena" / "rounds.jsonl").read_bytes().splitlines()
+    ]
+    mine = {line["phase"]: line["actions"]["a"] for line in lines if "a" in line["actions"]}
+    assert mine["talk"]["text"].startswith("I will contribute")
+    amounts = [line["actions"]["a"]["amount"] for line in lines if line["phase"] == "contribute"]
+    assert amounts[0] == 10  # half of 20, in round 1
+    punished = [line["actions"]["a"]["points"] for line in lines if line["phase"] == "punish"]
+    assert len(punished) == 3 and all(sum(points.values()) == 1 for points in punished)
+    decided = [line["decisions"]["a"] for line in lines if "a" in line.get("decisions", {})]
+    assert decided and not any(d["fallback"] or d["invalid_outputs"] for d in decided)
