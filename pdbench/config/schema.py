@@ -131,6 +131,10 @@ class MetricsSpec(Frozen):
     collapse: CollapseSpec = CollapseSpec()
 
 
+def _unbound(value: object) -> bool:
+    return value is None
+
+
 class ConditionSpec(Frozen):
     """One cell of the grid: a game, a horizon and two fully specified agents."""
 
@@ -153,15 +157,16 @@ class ConditionSpec(Frozen):
     horizon: HorizonSpec = FixedHorizonSpec()
     agent_a: AgentSpec
     agent_b: AgentSpec
-    # A group game's further seats (c, d, ...), bound only up to the game's number of seats.
-    agent_c: AgentSpec | None = None
-    agent_d: AgentSpec | None = None
-    agent_e: AgentSpec | None = None
-    agent_f: AgentSpec | None = None
-    agent_g: AgentSpec | None = None
-    agent_h: AgentSpec | None = None
-    agent_i: AgentSpec | None = None
-    agent_j: AgentSpec | None = None
+    # A group game's further seats (c, d, ...), bound only up to the game's number of seats;
+    # unbound, they are left out of the stored config (a pair's manifest is as it was).
+    agent_c: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_d: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_e: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_f: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_g: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_h: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_i: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_j: AgentSpec | None = Field(None, exclude_if=_unbound)
     keeper: AgentSpec | None = Field(
         None,
         description="passcode's Secret Keeper, bound like an agent (default: the house truthful "

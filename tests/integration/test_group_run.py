@@ -57,6 +57,14 @@ def test_four_house_players_play_a_group_with_artifacts(tmp_path):
     condition = table[table["level"] == "condition"].iloc[0]
     assert [condition[f"contribution_share_{seat}"] for seat in "abcd"] == [0.6, 0.0, 1.0, 1.0]
     assert condition["points_given_d"] == 9 and condition["points_received_b"] == 9
+    assert condition["agent_d"] == "PGG_PUNISHER"  # the condition row names every seat too
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    (matchup,) = manifest["matchups"].values()
+    assert matchup["further_seats"] == {
+        "agent_c": "PGG_FULL_CONTRIBUTOR",
+        "agent_d": "PGG_PUNISHER",
+    }
+    assert {"agent_c", "agent_d"} <= set(manifest["config"]["conditions"][0])
     # the summary names every seat's agent and shows every seat's measures
     assert "A vs B vs C vs D" in done.stdout
     assert "PGG_FREE_RIDER" in done.stdout and "PGG_PUNISHER" in done.stdout
@@ -100,3 +108,29 @@ def test_the_example_agent_file_plays_a_seat_of_the_group(tmp_path):
     assert len(punished) == 3 and all(sum(points.values()) == 1 for points in punished)
     decided = [line["decisions"]["a"] for line in lines if "a" in line.get("decisions", {})]
     assert decided and not any(d["fallback"] or d["invalid_outputs"] for d in decided)
+
+
+def test_a_pairs_manifest_holds_no_further_seat(tmp_path):
+    """The new fields are left out when unbound: a pair's stored config and matchup are as they
+    were before groups existed."""
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["run", "conf/config.yaml", "horizon.rounds=2", "run.replicates=1", "run.run_id=pair"]
+    done = run_front_door("cli", [*args, f"run.output_dir={tmp_path}"], cwd=ROOT, env=env)
+    assert done.code == 0, done.stderr
+    manifest = orjson.loads((tmp_path / "pair" / "run_manifest.json").read_bytes())
+    (matchup,) = manifest["matchups"].values()
+    assert "further_seats" not in matchup
+    assert not [k for k in manifest["config"]["conditions"][0] if k.startswith("agent_")][2:]
+
+
+def test_validate_names_every_seats_agent(tmp_path):
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    group = [f"agent_{seat}={policy}" for seat, policy in GROUP.items()]
+    done = run_front_door(
+        "cli", ["validate", "conf/config.yaml", "game=public_goods", *group], cwd=ROOT, env=env
+    )
+    assert done.code == 0, done.stderr
+    assert (
+        "PGG_CONDITIONAL_COOPERATOR vs PGG_FREE_RIDER vs PGG_FULL_CONTRIBUTOR vs PGG_PUNISHER"
+        in done.stdout
+    )

@@ -167,6 +167,7 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
         "condition": str(name),
         "agent_a": matchup.agent_a,
         "agent_b": matchup.agent_b,
+        **matchup.further_seats,  # a group's agent_c, ...
         "game": matchup.game,
         "n_replicates": len(group),
         "n_finished": len(finished),
