@@ -30,8 +30,9 @@ def print_validation(loaded: LoadedExperiment) -> None:
     typer.echo(f"  conditions    {len(spec.conditions)}")
     for condition in spec.conditions:
         typer.echo(
-            f"    {condition.name}: {condition.agent_a.display_name} vs "
-            f"{condition.agent_b.display_name} | {condition.game.id} | {_horizon_text(condition)}"
+            f"    {condition.name}: "
+            + " vs ".join(agent.display_name for agent in condition.players.values())
+            + f" | {condition.game.id} | {_horizon_text(condition)}"
         )
     typer.echo(f"  replicates    {spec.run.replicates}")
     turns = sum(m.n_rounds for m in plan if m.turn_game is not None)

@@ -12,6 +12,7 @@ import math
 import pandas as pd
 from rich.markup import escape
 
+from pdbench.analysis.metrics.turn_aggregates import SEATS, seats_in
 from pdbench.cli.table_fit import Column, Fitted, fit, left_out_note
 from pdbench.storage.manifest import RunManifest
 
@@ -31,11 +32,12 @@ def _fmt(value: object) -> str:
     return f"{float(value):.2f}"  # type: ignore[arg-type]
 
 
-def _pair(row: pd.Series, stem: str) -> str:
+def _pair(row: pd.Series, stem: str, seats: tuple[str, ...] = SEATS) -> str:
+    """One measure of every player seat, "A/B" (a group's "A/B/C/D")."""
     if stem.endswith("_pooled"):
         base = stem.removesuffix("_pooled")
-        return "/".join(_fmt(row.get(f"{base}_{side}_pooled")) for side in "ab")
-    return "/".join(_fmt(row.get(f"{stem}_{side}")) for side in "ab")
+        return "/".join(_fmt(row.get(f"{base}_{side}_pooled")) for side in seats)
+    return "/".join(_fmt(row.get(f"{stem}_{side}")) for side in seats)
 
 
 def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
@@ -51,13 +53,20 @@ def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
 def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest, width: int) -> Fitted:
     shown = _shown(aggregates)
     conditions = aggregates[aggregates["level"] == "condition"]
+    seats = seats_in(aggregates)  # a, b, and a group's further seats
+    sides = "/".join(seat.upper() for seat in seats)
+    players = " vs ".join(seat.upper() for seat in seats)
+    # a group's agents beyond a and b: on the replicate rows, as its turn lines name them
+    named = aggregates.groupby("condition", sort=False).first()
     # A grid's rows are named by the factors that vary (as the 2x2 table's), else by condition.
     factors = sorted({key for values in manifest.factors.values() for key in values})
     names = [Column(name, names=True) for name in factors or ["condition"]]
-    measures = [Column(f"{header} A/B", drop=index) for index, header in enumerate(shown.values())]
+    measures = [
+        Column(f"{header} {sides}", drop=index) for index, header in enumerate(shown.values())
+    ]
     columns = [
         *names,
-        Column("A vs B", names=True, drop=len(measures) + 1),
+        Column(players, names=True, drop=len(measures) + 1),
         Column("finished"),
         *measures,
     ]
@@ -72,13 +81,13 @@ def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest, width: i
         rows.append(
             [
                 *labels,
-                f"{row['agent_a']} vs {row['agent_b']}",
+                " vs ".join(str(named.loc[condition].get(f"agent_{s}", "-")) for s in seats),
                 f"{int(row['n_finished'])}/{int(row['n_replicates'])}",
-                *(_pair(row, stem) for stem in shown),
+                *(_pair(row, stem, seats) for stem in shown),
             ]
         )
     fitted = fit(columns, rows, width, title=f"run {manifest.run_id}: {manifest.status}")
-    measures_out = [h for h in fitted.left_out if h != "A vs B"]
+    measures_out = [h for h in fitted.left_out if h != players]
     note = left_out_note(measures_out, "aggregates.parquet has every measure")
     if note:
         fitted.table.caption = escape(note)

@@ -11,6 +11,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from pdbench.config.files import load_group_option, merge_agent, resolve_agent
 from pdbench.config.overrides import NO_OVERRIDES, Overrides, apply_cli_options, apply_overrides
 from pdbench.config.schema import (
+    SEAT_FIELDS,
     FixedHorizonSpec,
     GameSpec,
     MetricsSpec,
@@ -44,8 +45,7 @@ TOP_LEVEL_KEYS = (
 CONDITION_KEYS = (
     "name",
     "factors",
-    "agent_a",
-    "agent_b",
+    *SEAT_FIELDS,
     "keeper",
     "keeper_audit",
     "judge",
@@ -176,9 +176,11 @@ def _condition(
             "horizon": raw.get("horizon", cfg.get("horizon")) or {"type": "fixed"},
         }
     )
-    for side in ("agent_a", "agent_b"):
+    for side in SEAT_FIELDS:
         if side not in raw:
-            raise ConfigError("missing", file=shown, field=f"{where}.{side}")
+            if side in ("agent_a", "agent_b"):  # further seats: the game says how many
+                raise ConfigError("missing", file=shown, field=f"{where}.{side}")
+            continue
         node[side] = resolve_agent(
             raw[side],
             base_dir=base_dir,
@@ -216,16 +218,16 @@ def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
     """Merge a condition's overrides; a horizon or agent whose `type` changes is replaced whole,
     since the fields of a fixed horizon mean nothing to a geometric one. Agents are merged as
     refs are (`merge_agent`): provider fields merge onto the shared provider."""
-    for key in ("horizon", "agent_a", "agent_b", "keeper", "judge", "keeper_audit"):
+    for key in ("horizon", *SEAT_FIELDS, "keeper", "judge", "keeper_audit"):
         replacement = overrides.get(key)
         if (
             isinstance(replacement, DictConfig)
             and "type" in replacement
-            and replacement.type != (node[key] or {}).get("type")
+            and replacement.type != (node.get(key) or {}).get("type")
         ):
             node[key] = replacement
             overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != key])
-    for side in ("agent_a", "agent_b", "keeper", "judge"):
+    for side in (*SEAT_FIELDS, "keeper", "judge"):
         if isinstance(overrides.get(side), DictConfig) and isinstance(node.get(side), DictConfig):
             node[side] = merge_agent(node[side], overrides[side])
             overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != side])

@@ -156,12 +156,20 @@ class GameSpec(Frozen):
 
         rules_class = _resolve(turn_game_entry(self.id).rules)
         fields = {f.name: f for f in dataclasses.fields(rules_class) if f.init}
+        options = dict(self.options)
         for name, value in self.options.items():
             if name not in fields:
                 from pdbench.core.errors import unknown_choice
 
                 raise ValueError(f"options.{name}: " + unknown_choice("option", name, fields))
             default = fields[name].default
+            declared = str(fields[name].type)  # e.g. "int | None", "tuple[int, int] | None"
+            if value is None and "None" in declared:
+                continue  # an optional option left unset
+            if isinstance(value, list) and declared.startswith(("tuple", "tuple[")):
+                value = options[name] = tuple(value)  # YAML has lists; the rules take tuples
+            if default is None:
+                continue  # no default to compare with: the rules check the value themselves
             if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
                 value, type(default)
             ):
@@ -170,9 +178,10 @@ class GameSpec(Frozen):
                     f"{default!r}, got {value!r}"
                 )
         try:
-            return build_turn_game(self.id, **self.options)
+            return build_turn_game(self.id, **options)
         except ValueError as error:
-            named = next((n for n in fields if str(error).startswith(n)), None)
+            # the longest option the message starts with (talk_max_words, not talk)
+            named = max((n for n in fields if str(error).startswith(n)), key=len, default=None)
             raise ValueError(f"options.{named or ''}: {error}") from None
 
     @field_validator("labels", mode="before")

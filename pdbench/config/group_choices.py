@@ -14,6 +14,7 @@ from omegaconf import DictConfig, ListConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from pdbench.config.overrides import Overrides, parse_overrides
+from pdbench.config.schema import SEAT_FIELDS
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, group_options, unknown_option
 from pdbench.config.yaml_reader import read_yaml
 from pdbench.core.errors import ConfigError
@@ -79,7 +80,7 @@ def check_command_line(
 
 
 # The folder a Hydra group's options are in, where it is not the group's own name.
-GROUP_FOLDER = {"agent_a": "agent", "agent_b": "agent", "keeper_audit": "keeper"}
+GROUP_FOLDER = {**{side: "agent" for side in SEAT_FIELDS}, "keeper_audit": "keeper"}
 
 
 def check_default_choices(

@@ -23,6 +23,7 @@ from pdbench.config.overrides import (
     cli_options_as_overrides,
     parse_overrides,
 )
+from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS
 from pdbench.config.sweep import expand, sweep_id
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig
 from pdbench.config.validation import (
@@ -39,8 +40,7 @@ from pdbench.games.registry import TURN_GAMES
 PRIMARY_KEYS = (
     "game",
     "horizon",
-    "agent_a",
-    "agent_b",
+    *SEAT_FIELDS,
     "keeper",
     "judge",
     "keeper_audit",
@@ -117,6 +117,8 @@ def condition_from_composed(
             "horizon": cfg.horizon,
             "agent_a": cfg.agent_a,
             "agent_b": cfg.agent_b,
+            # a group game's further seats (agent_c=...), when the command binds them
+            **{side: cfg[side] for side in EXTRA_SEAT_FIELDS if cfg.get(side) is not None},
             # a third role (keeper=..., judge=...), when the command binds one
             **{
                 role: cfg[role]

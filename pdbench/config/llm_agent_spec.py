@@ -180,6 +180,10 @@ class LLMAgentSpec(AgentSpecBase):
         # file, prompts/<game>/personas/, checked with the files) and its answer the game's own
         # format (pdbench.agents.llm.turns): a 2x2 setting that would change neither is refused
         # rather than silently ignored.
+        from pdbench.games.registry import turn_game_entry
+
+        if not turn_game_entry(game_id).llm_plays:
+            return f"type: the llm agent does not play {game_id} yet (no prompts for it)"
         if self.response_format != "label":
             return (
                 f"response_format: a turn game ({game_id}) has its own answer format (see its "

@@ -30,6 +30,7 @@ from pdbench.config.llm_agent_spec import DEFAULT_MAX_TOKENS, LLMAgentSpec
 from pdbench.config.names import name_problem, run_id_problem
 from pdbench.config.policy_agent_spec import PolicyAgentSpec
 from pdbench.config.provider_spec import MockBehaviour, ProviderSpec
+from pdbench.games.base import SEAT_LETTERS
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -130,6 +131,10 @@ class MetricsSpec(Frozen):
     collapse: CollapseSpec = CollapseSpec()
 
 
+def _unbound(value: object) -> bool:
+    return value is None
+
+
 class ConditionSpec(Frozen):
     """One cell of the grid: a game, a horizon and two fully specified agents."""
 
@@ -152,6 +157,16 @@ class ConditionSpec(Frozen):
     horizon: HorizonSpec = FixedHorizonSpec()
     agent_a: AgentSpec
     agent_b: AgentSpec
+    # A group game's further seats (c, d, ...), bound only up to the game's number of seats;
+    # unbound, they are left out of the stored config (a pair's manifest is as it was).
+    agent_c: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_d: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_e: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_f: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_g: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_h: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_i: AgentSpec | None = Field(None, exclude_if=_unbound)
+    agent_j: AgentSpec | None = Field(None, exclude_if=_unbound)
     keeper: AgentSpec | None = Field(
         None,
         description="passcode's Secret Keeper, bound like an agent (default: the house truthful "
@@ -213,11 +228,18 @@ class ConditionSpec(Frozen):
         return bound
 
     @property
+    def players(self) -> dict[str, AgentSpec]:
+        """The agent bound to each player seat, by field: agent_a, agent_b, agent_c, ..."""
+        bound = {side: getattr(self, side) for side in SEAT_FIELDS}
+        return {side: spec for side, spec in bound.items() if spec is not None}
+
+    @property
     def agents(self) -> dict[str, AgentSpec]:
-        """Every agent the condition binds, by field: agent_a, agent_b and its third parties
-        (what the budget, the cache, the files and the sampling must all take into account)."""
+        """Every agent the condition binds, by field: its players (agent_a, agent_b, ...) and its
+        third parties (what the budget, the cache, the files and the sampling must all take
+        into account)."""
         audit = {"keeper_audit": self.keeper_audit} if self.keeper_audit is not None else {}
-        return {"agent_a": self.agent_a, "agent_b": self.agent_b, **self.third_parties, **audit}
+        return {**self.players, **self.third_parties, **audit}
 
     @property
     def third_party_labels(self) -> dict[str, str]:
@@ -248,9 +270,23 @@ class ConditionSpec(Frozen):
         from pdbench.core.errors import ConfigError
 
         if self.game.is_turn_game:
-            from pdbench.games.registry import third_roles
+            from pdbench.games.registry import seats_played, third_roles
 
-            for side in ("agent_a", "agent_b"):
+            seats = seats_played(self.game.id, self.game.build_turn())
+            for side in SEAT_FIELDS:
+                plays = side.removeprefix("agent_") in seats
+                if plays and getattr(self, side) is None:
+                    raise ValueError(
+                        f"{side}: missing: {self.game.id} plays {len(seats)} seats here "
+                        f"(agent_a to agent_{seats[-1]}), bind each to an agent"
+                    )
+                if not plays and getattr(self, side) is not None:
+                    raise ValueError(
+                        f"{side}: {self.game.id} plays {len(seats)} seats here "
+                        f"(agent_a to agent_{seats[-1]}), so there is no seat "
+                        f"{side.removeprefix('agent_')}"
+                    )
+            for side in self.players:
                 problem = getattr(self, side).problem_in_turn_game(self.game.id)
                 if problem is not None:
                     raise ValueError(f"{side}.{problem}")
@@ -269,6 +305,9 @@ class ConditionSpec(Frozen):
                 if problem is not None:
                     raise ValueError(f"keeper_audit.{problem}")
             return self
+        for side in self.players:
+            if side not in ("agent_a", "agent_b"):
+                raise ValueError(f"{side}: the 2x2 game {self.game.id} seats two players")
         for bound in [*self.third_parties, *(["keeper_audit"] if self.keeper_audit else [])]:
             role = bound.partition("[")[0]
             raise ValueError(f"{role}: the 2x2 game {self.game.id} has no {role} role")
@@ -286,8 +325,11 @@ class ConditionSpec(Frozen):
         return self
 
 
-# The roles a condition may bind besides agent_a and agent_b (a game lists those it has).
+# The roles a condition may bind besides its players (a game lists those it has).
 THIRD_ROLES = ("keeper", "judge")
+# The fields binding player seats "a", "b", "c", ... (a game plays as many as it seats).
+SEAT_FIELDS = tuple(f"agent_{letter}" for letter in SEAT_LETTERS)
+EXTRA_SEAT_FIELDS = SEAT_FIELDS[2:]  # beyond a pair: absent from a two-player condition
 
 
 def _roles(roles: tuple[str, ...]) -> str:
@@ -324,8 +366,7 @@ class ExperimentSpec(Frozen):
                     asks_model=any(
                         spec.uses_provider
                         for spec in (
-                            condition.agent_a,
-                            condition.agent_b,
+                            *condition.players.values(),
                             *condition.third_parties.values(),
                         )
                     ),

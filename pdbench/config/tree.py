@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pdbench.config.schema import (
+    SEAT_FIELDS,
     ExperimentSpec,
 )
 from pdbench.core.errors import did_you_mean
@@ -20,8 +21,7 @@ GROUPS = ("game", "horizon", "agent", "persona", "provider", "keeper", "judge")
 HYDRA_GROUPS = (
     "game",
     "horizon",
-    "agent_a",
-    "agent_b",
+    *SEAT_FIELDS,  # agent_a, agent_b, ... agent_j: a group game's seats, links to agent/
     "persona",
     "provider",
     "keeper",

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from pdbench.config.agent_spec import agent_kinds
 from pdbench.config.schema import (
+    SEAT_FIELDS,
     ExperimentSpec,
     FixedHorizonSpec,
     GeometricHorizonSpec,
@@ -34,7 +35,7 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
             parts[-1] = parts[-1] + label if parts else label
         elif (
             i > 0
-            and loc[i - 1] in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit", "horizon")
+            and loc[i - 1] in (*SEAT_FIELDS, "keeper", "judge", "keeper_audit", "horizon")
             and item in _tagged_models()
         ):
             continue  # the discriminator tag pydantic inserts into the location
@@ -162,7 +163,7 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     )
     plain = to_plain(root, shown)
     condition = plain["condition"]
-    for side in ("agent_a", "agent_b", "keeper", "judge", "keeper_audit"):
+    for side in (*SEAT_FIELDS, "keeper", "judge", "keeper_audit"):
         bound = condition.get(side)
         for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each judge
             kind = agent_kinds().get(str(agent.get("type"))) if isinstance(agent, dict) else None

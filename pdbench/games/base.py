@@ -44,6 +44,9 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 Seat = str  # "a", "b", or "<third role>" / "<third role>:<qualifier>"
 PLAYER_SEATS: tuple[Seat, Seat] = ("a", "b")
+# A game's player seats are letters in order: "a", "b", "c", ... (a two-player game's are
+# PLAYER_SEATS); a condition binds seat x to its `agent_x`. Ten at most (public goods' groups).
+SEAT_LETTERS = "abcdefghij"
 FallbackReason = Literal["invalid", "timeout"]
 
 State = TypeVar("State")
@@ -52,6 +55,13 @@ State = TypeVar("State")
 def role_of(seat: Seat) -> str:
     """The role a seat belongs to: "keeper:a" -> "keeper", "a" -> "a"."""
     return seat.partition(":")[0]
+
+
+def player_seats(count: int) -> tuple[Seat, ...]:
+    """The first `count` player seats: "a", "b", "c", ..."""
+    if not 1 <= count <= len(SEAT_LETTERS):
+        raise ValueError(f"a game seats 1 to {len(SEAT_LETTERS)} players, not {count}")
+    return tuple(SEAT_LETTERS[:count])
 
 
 def other_player(seat: Seat) -> Seat:

@@ -32,10 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from pdbench.games.base import PLAYER_SEATS, TurnGame, TurnPolicy, role_of
+from pdbench.games.base import TurnGame, TurnPolicy, role_of
 from pdbench.games.registry import (
     build_turn_game,
     house_third_parties,
+    seats_played,
     turn_game_entry,
     turn_policies,
 )
@@ -125,7 +126,7 @@ def _matches(
     if not policies:
         raise ContractBroken("the game has no house player")
     for seed in range(seeds):
-        seated = _seating(policies, seed) | third
+        seated = _seating(game, policies, seed) | third
         first = play(game, seated, seed)
         if play(game, seated, seed).turns != first.turns:
             raise ContractBroken(f"seed {seed}: the same seed and players gave another match")
@@ -138,14 +139,21 @@ def _matches(
                 "rebuild the final state (a resume would not play the same match)"
             )
         scores = game.scores(first.final)
-        if set(scores) != set(PLAYER_SEATS):
-            raise ContractBroken(f"seed {seed}: final scores for {sorted(scores)}, not a and b")
+        if set(scores) != set(seats_played(game.id, game)):
+            raise ContractBroken(
+                f"seed {seed}: final scores for {sorted(scores)}, not for every player seat"
+            )
 
 
-def _seating(policies: dict[str, TurnPolicy], seed: int) -> dict[str, TurnPolicy]:
-    """The house players in seats a and b for the match of `seed`: pairs vary over the seeds."""
+def _seating(game: TurnGame[Any], policies: dict[str, TurnPolicy], seed: int) -> dict[str, Any]:
+    """The house players in the game's seats (a, b, c, ...) for the match of `seed`: pairs (and
+    groups) vary over the seeds."""
     names = sorted(policies)
-    return {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
+    seats = seats_played(game.id, game)
+    seated = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
+    for i, seat in enumerate(seats[2:], start=2):
+        seated[seat] = policies[names[(seed + i) % len(names)]]
+    return seated
 
 
 def _hidden(
@@ -166,7 +174,7 @@ def _hidden(
                         f"{where}: the observation changes with what the seat may not see"
                     )
 
-        play(game, _seating(policies, seed) | third, seed, look=look)
+        play(game, _seating(game, policies, seed) | third, seed, look=look)
     if not changed:
         raise ContractBroken("redraw_hidden never changed a state: it checks nothing")
 

@@ -19,7 +19,26 @@ from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import GAMES as MATRIX_GAMES
-from pdbench.games.base import TurnGame, TurnPolicy
+from pdbench.games.base import SEAT_LETTERS, TurnGame, TurnPolicy, player_seats
+
+
+@dataclass(frozen=True)
+class Seats:
+    """How many player seats ("a", "b", "c", ...) a game may have; a condition binds each seat
+    it plays to an agent (`agent_a`, `agent_b`, `agent_c`, ...). A game whose number varies
+    says it through its rules' `seats` (public goods: `players` x `groups`, its options), and
+    `option` names the option a user sets it with, for messages."""
+
+    default: int = 2
+    minimum: int = 2
+    maximum: int = 2
+    option: str = ""  # the game option setting the number ("": always `default`)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.minimum <= self.default <= self.maximum <= len(SEAT_LETTERS):
+            raise ValueError(f"seats must hold 1 <= minimum <= default <= maximum <= 10: {self}")
+        if self.maximum > self.minimum and not self.option:
+            raise ValueError("a game whose number of seats varies names the option setting it")
 
 
 @dataclass(frozen=True)
@@ -42,6 +61,10 @@ class TurnGameEntry:
     # What `pdbench ladder` ranks this game's agents on by default: the AgentDuel contests are
     # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
     ranked_on: Literal["wins", "payoff"] = "wins"
+    seats: Seats = Seats()
+    # Whether the LLM agent has this game's prompts and answer parser (prompts/<id>/); False: an
+    # LLM player is refused when the config is read, saying so.
+    llm_plays: bool = True
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -83,6 +106,17 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             metrics="pdbench.games.debate_aggregates",
             third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
         ),
+        TurnGameEntry(
+            id="public_goods",
+            platform_name="public-goods",
+            rules="pdbench.games.public_goods.rules:PublicGoods",
+            policies="pdbench.games.public_goods.policies:PUBLIC_GOODS_POLICIES",
+            summary="N players contribute to a shared pot, multiplied and split; may talk, punish",
+            metrics="pdbench.games.public_goods.metrics",
+            ranked_on="payoff",
+            seats=Seats(default=4, minimum=2, maximum=10, option="players"),
+            llm_plays=False,  # its prompts, answer parser and mock play are not written yet
+        ),
     )
 }
 
@@ -102,6 +136,21 @@ def build_turn_game(game_id: str, **options: Any) -> TurnGame[Any]:
     """The rules of `game_id` for the variant `options` name (the rules class's fields)."""
     rules_class = _resolve(turn_game_entry(game_id).rules)
     return rules_class(**options)
+
+
+def seats_played(game_id: str, rules: TurnGame[Any]) -> tuple[str, ...]:
+    """The player seats a condition of `game_id` plays with these rules (its options): the
+    rules' own `seats` when the number varies, else the game's fixed number."""
+    seats = turn_game_entry(game_id).seats
+    if seats.maximum == seats.minimum:
+        return player_seats(seats.default)
+    count = len(getattr(rules, "seats", ()))
+    if not seats.minimum <= count <= seats.maximum:
+        raise ValueError(
+            f"game.options.{seats.option}: {game_id} seats {seats.minimum} to {seats.maximum} "
+            f"players in all, these options seat {count}"
+        )
+    return player_seats(count)
 
 
 def turn_policies(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:

@@ -113,7 +113,10 @@ class MatchSetting:
 def _agents_for(
     loaded: LoadedExperiment, planned: PlannedMatch, setting: MatchSetting
 ) -> list[AgentBase]:
-    agents = [_agent_for(loaded, planned, setting, side) for side in ("a", "b")]
+    agents = [
+        _agent_for(loaded, planned, setting, side.removeprefix("agent_"))
+        for side in planned.condition.players  # a, b, and a group's further seats
+    ]
     # then a turn game's third parties (the Keeper, the judge) in the game's order; a panel of
     # judges plays its one seat (pdbench.agents.panel)
     for role in planned.turn_game.third_roles if planned.turn_game is not None else ():

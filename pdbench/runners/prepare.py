@@ -17,7 +17,7 @@ import orjson
 
 from pdbench.agents.kinds import files_read
 from pdbench.config.load import load_config
-from pdbench.config.schema import ExperimentSpec
+from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS, ExperimentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 from pdbench.core.redact import key_shaped_in
@@ -67,11 +67,14 @@ class LoadedExperiment:
         snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
         for condition in snapshot["conditions"]:
             _without_unused_talk(condition)
-            for role in ("keeper", "judge"):  # unbound (a game without the role): no result
+            # unbound (a game without the role, or fewer seats): no result, and a pair's
+            # condition keeps the hash it had before groups existed
+            for role in ("keeper", "judge", *EXTRA_SEAT_FIELDS):
                 if condition.get(role) is None:
                     condition.pop(role, None)
-            for side in ("agent_a", "agent_b"):
-                condition[side].pop("trace", None)  # an arena agent's training log: no result
+            for side in SEAT_FIELDS:
+                if side in condition:
+                    condition[side].pop("trace", None)  # an arena agent's training log: no result
         _without_a_server_list(snapshot)
         _without_provider_costs(snapshot)
         payload = {"spec": snapshot, "files": self.referenced_files}
@@ -130,7 +133,9 @@ def _without_unused_talk(condition: dict[str, Any]) -> None:
     if condition["game"].get("negotiation") is not None:
         return
     condition["game"].pop("negotiation", None)
-    for side in ("agent_a", "agent_b"):
+    for side in SEAT_FIELDS:
+        if condition.get(side) is None:
+            continue
         condition[side].pop("negotiate_prompt", None)  # an LLM agent's, read only to talk
         if not condition[side].get("messages", True):  # a policy's canned messages: none
             condition[side].pop("messages")

@@ -82,6 +82,11 @@ class ManifestWriter:
                     type_a=c.agent_a.type,
                     type_b=c.agent_b.type,
                     third_parties=c.third_party_labels,
+                    further_seats={
+                        side: spec.display_name
+                        for side, spec in c.players.items()
+                        if side not in ("agent_a", "agent_b")
+                    },
                 )
                 for c in spec.conditions
             },

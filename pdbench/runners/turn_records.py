@@ -90,17 +90,19 @@ def turn_lines(
         "replicate": planned.replicate,
         "game": planned.game_id,
         "family": FAMILY,
-        "agent_a": condition.agent_a.display_name,
-        "agent_b": condition.agent_b.display_name,
+        # agent_a, agent_b, and a group's further seats (agent_c, ...)
+        **{side: spec.display_name for side, spec in condition.players.items()},
     }
     marked = {
-        "a": condition.agent_a.can_fail_to_answer,
-        "b": condition.agent_b.can_fail_to_answer,
+        side.removeprefix("agent_"): spec.can_fail_to_answer
+        for side, spec in condition.players.items()
     }
     scores = result.scores
     winner = None
-    if result.error is None and scores["a"] != scores["b"]:
-        winner = "a" if scores["a"] > scores["b"] else "b"
+    if result.error is None:  # the one seat with the highest score; a tie has no winner
+        best = max(scores.values())
+        leaders = [seat for seat, score in scores.items() if score == best]
+        winner = leaders[0] if len(leaders) == 1 else None
     rules = planned.turn_game
     is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
     # the fields the rules are built from (not those they derive, e.g. passcode's loaded words)
@@ -185,7 +187,7 @@ def seat_rules(planned: PlannedMatch) -> dict[str, SeatRule]:
     """Each role's on_invalid and re-asks (the players' and the third parties'), from its
     agent's config."""
     condition = planned.condition
-    roles = {"a": condition.agent_a, "b": condition.agent_b}
+    roles = {side.removeprefix("agent_"): spec for side, spec in condition.players.items()}
     for role in ("keeper", "judge"):  # a panel follows its chair's (the first judge's)
         if getattr(condition, role) is not None:
             roles[role] = condition.role_specs(role)[0]

@@ -27,10 +27,11 @@ async def play_planned_turns(
     halt: Callable[[str, str], None],
     stop_requested: Callable[[], bool] = lambda: False,
 ) -> FinishedMatch | None:
-    """Play `planned` between `agents` (a, b, then the game's third roles in order); None when it
-    must stay unfinished (a provider failed, the budget is spent, a stop came: `halt` is told the
-    run's status and why)."""
-    roles = ("a", "b", *planned.turn_game.third_roles)
+    """Play `planned` between `agents` (its player seats a, b, c, ..., then the game's third
+    roles in order); None when it must stay unfinished (a provider failed, the budget is spent,
+    a stop came: `halt` is told the run's status and why)."""
+    seats = tuple(side.removeprefix("agent_") for side in planned.condition.players)
+    roles = (*seats, *planned.turn_game.third_roles)
     try:
         result = await play_turn_match(
             planned.turn_game,
@@ -39,6 +40,7 @@ async def play_planned_turns(
             agent_seeds={
                 "a": planned.seed_a,
                 "b": planned.seed_b,
+                # a group's further seats and the third parties: a stream of their own each
                 **{role: third_party_seed(planned, role) for role in roles[2:]},
             },
             rules=seat_rules(planned),

@@ -154,6 +154,7 @@ async def play_turn_match(
 ) -> TurnMatchResult:
     """Play one match of `game` from `seed` between `agents` (role -> agent: "a", "b" and the
     game's third roles), each reset with its seed from `agent_seeds`."""
+    players = [role for role in agents if role not in game.third_roles]
     missing = [r for r in (*PLAYER_SEATS, *game.third_roles) if r not in agents]
     if missing:
         raise ValueError(f"{game.id} needs an agent for role(s) {', '.join(missing)}")
@@ -198,12 +199,12 @@ async def play_turn_match(
         aborted = tuple(stopped.attempts)
     finally:
         scores = game.scores(state)
-        for role in PLAYER_SEATS:
-            other = "b" if role == "a" else "a"
+        for role in players:  # the others' mean: a pair's opponent's total
+            opponents = [scores[other] for other in players if other != role]
             agents[role].end_match(
                 MatchSummary(
                     your_total=scores[role],
-                    opponent_total=scores[other],
+                    opponent_total=sum(opponents) / len(opponents),
                     rounds=game.round_number(state) - 1,
                 )
             )

@@ -79,6 +79,9 @@ class Matchup(_Record):
     type_b: str | None = None
     # a turn game's third roles: role -> who played it ("... (house default)": the game's own)
     third_parties: dict[str, str] = {}
+    # a group game's seats beyond a and b: field (agent_c, ...) -> who played it; {} for a pair
+    # (then left out of the stored manifest, which stays as it was)
+    further_seats: dict[str, str] = {}
 
 
 class Sampling(_Record):
@@ -169,6 +172,9 @@ class RunManifest(_Record):
         data = self.model_dump(mode="json")
         if data["shards"] is None:
             del data["shards"]
+        for matchup in data["matchups"].values():
+            if not matchup["further_seats"]:
+                del matchup["further_seats"]
         return data
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pdbench.config.schema import SEAT_FIELDS
 from pdbench.config.tree import group_options
 from pdbench.games.registry import TURN_GAMES, turn_policies, turn_policy_games
 from pdbench.runners.prepare import load
@@ -31,8 +32,10 @@ def _cases():
                 overrides.append(f"agent_a={sorted(turn_policies(option))[0]}")
             elif turn_game is not None:
                 overrides.append(f"game={turn_game}")
-            if turn_game is not None:
-                overrides.append(f"agent_b={sorted(turn_policies(turn_game))[0]}")
+            if turn_game is not None:  # every other seat the game plays by default
+                seats = SEAT_FIELDS[1 : TURN_GAMES[turn_game].seats.default]
+                house = sorted(turn_policies(turn_game))[0]
+                overrides.extend(f"{side}={house}" for side in seats)
             yield pytest.param(overrides, id=f"{group}={option}")
 
 

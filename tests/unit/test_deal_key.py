@@ -18,7 +18,7 @@ from helpers import TEST_DEAL
 
 from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
-from pdbench.config.schema import ExperimentSpec, LLMAgentSpec
+from pdbench.config.schema import SEAT_FIELDS, ExperimentSpec, LLMAgentSpec
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.rng import UNKEYED, DealKey, derive_seed
@@ -53,12 +53,14 @@ HOUSE = {
     "passcode": "passcode_halving",
     "nuclear_war": "debate_fixed",
     "nil_recruitment": "debate_fixed",
+    "public_goods": "pgg_random",
 }
 
 
 def turn_condition(game_id: str) -> dict:
     house = {"type": "policy", "policy": HOUSE[game_id]}
-    return {"name": game_id, "game": {"id": game_id}, "agent_a": house, "agent_b": house}
+    seats = SEAT_FIELDS[: TURN_GAMES[game_id].seats.default]  # every seat the game plays
+    return {"name": game_id, "game": {"id": game_id}, **dict.fromkeys(seats, house)}
 
 
 def streams(match: PlannedMatch) -> tuple[int, ...]:
@@ -137,6 +139,10 @@ DEALT = {
     "passcode": lambda game, seed: [game.secret_word(seed, n) for n in (1, 2, 3)],
     "nuclear_war": lambda game, seed: [game.draw(seed, n).record for n in (1, 2, 3)],
     "nil_recruitment": lambda game, seed: [game.draw(seed, n).record for n in (1, 2, 3)],
+    # the anonymous labels each seat is shown (and, under strangers, the groups)
+    "public_goods": lambda game, seed: [
+        game.observe(game.initial_state(seed), seat)["you"] for seat in game.seats
+    ],
 }
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pdbench.config.schema import SEAT_FIELDS
 from pdbench.config.tree import group_options
 from pdbench.core.errors import ConfigError
 from pdbench.games.registry import TURN_GAMES, turn_policies
@@ -31,6 +32,11 @@ def _game_id(option: str) -> str:
     return str(node.game.id if "game" in node else node.id)
 
 
+def _seats(game_id: str) -> int:
+    """How many seats a condition of the game binds by default (two in a 2x2 game)."""
+    return TURN_GAMES[game_id].seats.default if game_id in TURN_GAMES else 2
+
+
 def _house_player(game_id: str) -> str:
     """A house player of the game that conf/agent/ has an option for (tft in a 2x2 game)."""
     if game_id not in TURN_GAMES:
@@ -42,12 +48,20 @@ def _house_player(game_id: str) -> str:
 @pytest.mark.parametrize("option", group_options("game", PROJECT))
 def test_an_llm_agent_plays_every_game_with_the_default_composition(option):
     game_id = _game_id(option)
-    loaded = load(
-        PRIMARY,
-        [f"game={option}", f"agent_a={_house_player(game_id)}", "agent_b=llm_default"],
-        project_root=PROJECT,
-    )
+    overrides = [
+        f"game={option}",
+        f"agent_a={_house_player(game_id)}",
+        "agent_b=llm_default",
+        *(f"{side}={_house_player(game_id)}" for side in SEAT_FIELDS[2 : _seats(game_id)]),
+    ]
     entry = TURN_GAMES.get(game_id)
+    if entry is not None and not entry.llm_plays:  # said when the config is read, not later
+        with pytest.raises(
+            ConfigError, match=f"agent_b.type: the llm agent does not play {game_id}"
+        ):
+            load(PRIMARY, overrides, project_root=PROJECT)
+        return
+    loaded = load(PRIMARY, overrides, project_root=PROJECT)
     expected = entry.default_persona if entry else "cooperative"
     assert loaded.spec.conditions[0].agent_b.persona == expected
 

@@ -31,7 +31,15 @@ from pdbench.storage import jsonl
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 
-SEATS = ("a", "b")
+SEATS = ("a", "b")  # the player seats of a pair; a group's are read from its rows
+SIDES = ("agent_a", "agent_b")
+
+
+def seats_in(table: pd.DataFrame) -> tuple[str, ...]:
+    """The player seats whose columns `table` holds (a pair's a and b at least)."""
+    prefix = "fallbacks_"
+    found = {str(c)[len(prefix) :] for c in table.columns if str(c).startswith(prefix)}
+    return tuple(sorted(found | set(SEATS)))
 
 
 def is_turn_run(manifest: RunManifest) -> bool:
@@ -69,11 +77,20 @@ def _match_row(game_id: str, turns: list[dict[str, Any]], where: str) -> dict[st
     if outcome["error"] is None and game.scores(state) != outcome["scores"]:
         raise PdbenchError(f"{where}: the replayed scores differ from the stored ones")
     row: dict[str, Any] = {"n_turns": len(turns), "n_rounds": turns[-1]["round"]}
-    for seat in SEATS:
+    # a group's further seats: who played them, as the turn lines name them (agent_c, ...)
+    row.update({k: v for k, v in turns[0].items() if k.startswith("agent_") and k not in SIDES})
+    for seat in sorted(outcome["scores"]):  # every player seat: a, b, c, ...
         marks = [turn.get("decisions", {}).get(seat, {}) for turn in turns]
         row[f"fallbacks_{seat}"] = sum(bool(m.get("fallback")) for m in marks)
         row[f"invalid_outputs_{seat}"] = sum(int(m.get("invalid_outputs", 0)) for m in marks)
-    for seat, values in turn_metrics(game_id).match_row(state).items():
+    metrics = turn_metrics(game_id)
+    # a metrics module measures the replayed final state, or (MATCH_ROW_READS "turns") the
+    # stored turn lines themselves
+    if getattr(metrics, "MATCH_ROW_READS", "state") == "turns":
+        measured = metrics.match_row(turns, outcome["options"])
+    else:
+        measured = metrics.match_row(state)
+    for seat, values in measured.items():
         row.update({f"{name}_{seat}": value for name, value in values.items()})
     return row
 
@@ -150,12 +167,13 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
         "condition": str(name),
         "agent_a": matchup.agent_a,
         "agent_b": matchup.agent_b,
+        **matchup.further_seats,  # a group's agent_c, ...
         "game": matchup.game,
         "n_replicates": len(group),
         "n_finished": len(finished),
         "n_aborted": len(group) - len(finished),
     }
-    for seat in SEATS:
+    for seat in seats_in(group):
         for stem in metrics.METRICS:
             column = f"{stem}_{seat}"
             present = finished[column] if column in finished else pd.Series(dtype=float)
@@ -185,7 +203,7 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
 
 def finish_table(table: pd.DataFrame) -> pd.DataFrame:
     """The per-match lists of faced bids as JSON text (parquet keeps one type per column)."""
-    for seat in SEATS:
+    for seat in seats_in(table):
         for column in (f"faced_{seat}", f"won_per_side_{seat}"):  # lists, mappings per match
             if column in table:
                 table[column] = [

@@ -292,6 +292,16 @@ POOLED: dict[str, tuple[str, str]] = {
     "talk_consistency": ("kept", "statements"),
 }
 SCHEDULE_TYPES = ("conditional_cooperator", "free_rider", "hump", "other")
+# The aggregates hook hands `match_row` the match's stored turn lines and options (the rules'
+# final state is what the other games' hooks measure).
+MATCH_ROW_READS = "turns"
+# The end-of-run table's columns (column stem -> header), each shown for every seat
+SHOWN = {
+    "score": "score",
+    "contribution_share": "contributed",
+    "free_riding_share_pooled": "free riding",
+    "points_given": "punished",
+}
 
 
 def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:
