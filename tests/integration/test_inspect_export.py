@@ -294,10 +294,14 @@ def test_every_game_opens_as_an_inspect_log(family, tmp_path, monkeypatch):
     manifest, ledger = reader.manifest(), reader.ledger()
     logs = read_exported(tmp_path / "out")
     assert sorted(logs) == sorted(manifest.conditions)
+    all_events = 0
     for condition, log in logs.items():
         entries = [entry for entry in ledger if entry.condition == condition]
         assert log.status == "success" and len(log.samples) == len(entries) > 0, condition
         calls = manifest.provider_calls_by_condition[condition]
         events = [event for sample in log.samples for event in model_events(sample)]
-        assert len(events) == calls.live + calls.cached > 0, condition
+        # a condition of house players only (a group of public goods players) makes no call
+        assert len(events) == calls.live + calls.cached, condition
+        all_events += len(events)
         assert all(sample.scores and "outcome" in sample.scores for sample in log.samples)
+    assert all_events > 0
