@@ -107,3 +107,138 @@ def test_openskill_takes_the_ranks_of_n_teams_of_one():
     assert mu[0] > mu[1] > mu[2]
     assert np.all(sigma < 25 / 3)
     np.testing.assert_allclose(ordinal, mu - 3 * sigma)
+
+
+# --- the ladder on outcome tables of N players --------------------------------------------------
+
+
+def group_outcomes(theta, n_matches, seats, seed, game="groups"):
+    """An outcome table of `seats`-player matches (one row per seat), orders from Plackett-Luce,
+    a seat's score its place counted from the bottom and its payoff the score plus noise."""
+    import pandas as pd
+
+    from pdbench.config.agent_identity import AgentIdentity
+    from pdbench.ladder.outcomes import OUTCOME_COLUMNS, Outcomes
+
+    rng = np.random.default_rng(seed)
+    names = [f"agent{i}" for i in range(len(theta))]
+    agents = {n: AgentIdentity("policy", n, {"policy": n}) for n in names}
+    matches = simulated_orders(np.asarray(theta), n_matches, seats, rng)
+    score = (seats - matches.rank).astype(float)
+    table = pd.DataFrame(
+        {
+            "game": game,
+            "run_id": "synthetic",
+            "condition": "groups",
+            "replicate": matches.match,
+            "match_id": [f"m{m:05d}" for m in matches.match],
+            "seat": np.tile(list("abcdefghij"[:seats]), n_matches),
+            "agent": [agents[names[a]].key for a in matches.agent],
+            "score": score,
+            "payoff": score + rng.normal(size=len(score)),
+            "rank": matches.rank,
+        },
+        columns=OUTCOME_COLUMNS,
+    )
+    return Outcomes(table, {a.key: a for a in agents.values()}, ranked_on={game: "wins"})
+
+
+THETA = np.array([-1.0, -0.3, 0.0, 0.4, 0.9])
+
+
+def test_the_ladder_rates_four_player_matches_with_plackett_luce_and_says_so():
+    from pdbench.ladder.build import LadderOptions, counted, ladder_table
+    from pdbench.ladder.output import ratings
+    from pdbench.ladder.ratings import ELO_MEAN, ELO_SCALE
+
+    outcomes = group_outcomes(THETA, 500, 4, seed=8)
+    rows = ratings(ladder_table(counted(outcomes), LadderOptions())).set_index("agent")
+    assert rows["interval"].str.startswith("Plackett-Luce").all()
+    truth = ELO_MEAN + ELO_SCALE * (THETA - THETA.mean())
+    for n, true_rating in enumerate(truth):
+        row = rows.loc[f"agent{n}"]
+        assert row.ci_low <= true_rating <= row.ci_high, (n, row.to_dict())
+    assert list(rows.sort_values("rank").index) == [f"agent{n}" for n in range(5)][::-1]
+    # W/D/L per pair: each match gives a seat 3 pairwise results; matches are matches
+    assert (rows["wins"] + rows["draws"] + rows["losses"] == 3 * rows["matches"]).all()
+    assert rows["matches"].sum() == 4 * 500
+    assert rows["openskill_mu"].idxmax() == "agent4"
+
+
+def test_the_pair_reduction_is_an_option_and_its_rows_say_their_intervals_are_too_narrow():
+    from pdbench.ladder.build import LadderOptions, counted, ladder_table
+    from pdbench.ladder.output import ratings
+
+    outcomes = group_outcomes(THETA, 300, 4, seed=9)
+    pl = ratings(ladder_table(counted(outcomes), LadderOptions())).set_index("agent")
+    pairs = ratings(ladder_table(counted(outcomes), LadderOptions(n_player="pairs")))
+    pairs = pairs.set_index("agent")
+    assert pairs["interval"].str.contains("pairs of each match").all()
+    assert pairs["interval"].str.contains("too narrow").all()
+    assert list(pairs.sort_values("rank").index) == list(pl.sort_values("rank").index)
+
+
+def test_payoff_ratings_of_n_player_matches_use_the_mean_of_the_others():
+    from pdbench.ladder.build import LadderOptions, counted, ladder_table
+    from pdbench.ladder.output import ratings
+
+    outcomes = group_outcomes(THETA, 400, 4, seed=10)
+    rows = ratings(ladder_table(counted(outcomes), LadderOptions("payoff"))).set_index("agent")
+    assert rows["interval"].str.contains("the mean of the others").all()
+    # every agent met every other often: the rating is close to its mean payoff
+    np.testing.assert_allclose(rows["rating"], rows["mean_payoff"], atol=0.15)
+    assert (rows["ci_low"] <= rows["rating"]).all() and rows["identified"].all()
+
+
+def test_an_agent_that_won_every_n_player_match_is_flagged_and_groups_that_never_met_are_said():
+    from pdbench.ladder.build import LadderOptions, counted, ladder_table
+    from pdbench.ladder.output import ratings
+
+    outcomes = group_outcomes(THETA, 200, 3, seed=11)
+    table = outcomes.table
+    top = next(key for key, agent in outcomes.agents.items() if agent.name == "agent0")
+    played = table.groupby("match_id")["agent"].transform(lambda a: (a == top).any())
+    # agent0 first wherever it played; the others keep their order below it
+    table.loc[played, "rank"] = np.where(
+        table.loc[played, "agent"] == top, 1, table.loc[played, "rank"] + 1
+    )
+    rows = ratings(ladder_table(counted(outcomes), LadderOptions())).set_index("agent")
+    assert rows.loc["agent0", "flag"].startswith("won every match")
+    assert not rows.loc["agent0", "identified"]
+    # two populations that never met: two groups, each rated alone
+    import pandas as pd
+
+    from pdbench.ladder.outcomes import Outcomes
+
+    left = group_outcomes(THETA[:3], 60, 3, seed=12)
+    right = group_outcomes(THETA[:3], 60, 3, seed=13)
+    right.table["agent"] = right.table["agent"] + "-other"
+    right.table["match_id"] = right.table["match_id"] + "-other"
+    right.agents = {
+        key + "-other": type(agent)("policy", agent.name + "'", {"p": agent.name + "'"})
+        for key, agent in right.agents.items()
+    }
+    both = Outcomes(
+        pd.concat([left.table, right.table], ignore_index=True),
+        {**left.agents, **right.agents},
+        ranked_on={"groups": "wins"},
+    )
+    table = ladder_table(counted(both), LadderOptions())
+    assert ratings(table)["component"].nunique() == 2
+    assert table[table["table"] == "note"]["note"].str.contains("2 groups never compared").all()
+
+
+def test_the_printed_table_names_the_n_player_model_and_what_w_d_l_count():
+    from rich.console import Console
+
+    from pdbench.cli.ladder import game_table
+    from pdbench.ladder.build import LadderOptions, counted, ladder_table
+    from pdbench.ladder.output import ratings
+
+    outcomes = group_outcomes(THETA, 100, 4, seed=14)
+    for n_player, title in (("pl", "Plackett-Luce ratings"), ("pairs", "each match's pairs")):
+        rows = ratings(ladder_table(counted(outcomes), LadderOptions(n_player=n_player)))
+        console = Console(width=400, record=True)
+        console.print(game_table("groups", rows, "score"))
+        text = " ".join(console.export_text().split())  # the caption wraps
+        assert title in text and "opponents outranked, tied, outranked by" in text, text
