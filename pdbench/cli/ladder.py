@@ -82,7 +82,7 @@ def ladder(
             "--n-player",
             help="Matches of more than two players, on wins: pl (Plackett-Luce on each match's "
             "ranks) or pairs (Bradley-Terry-Davidson on each match's pairwise results; its "
-            "intervals are too narrow). Two-player matches are rated as always.",
+            "intervals are clustered by match). Two-player matches are rated as always.",
         ),
     ] = NPlayer.pl,
 ) -> None:

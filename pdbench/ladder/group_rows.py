@@ -4,8 +4,8 @@ each match's ranks.
 
 - On wins: Plackett-Luce on each match's finishing order (pdbench.ladder.rank_ratings; ties by
   Breslow's rule), or, with `LadderOptions.n_player == "pairs"`, Bradley-Terry-Davidson on every
-  match's N(N-1)/2 pairwise results (a tie a draw), whose intervals are too narrow (the pairs of
-  a match are not independent; the `interval` column says so with the measured coverage).
+  match's N(N-1)/2 pairwise results (a tie a draw), with Wald intervals clustered by match (the
+  pairs of a match are not independent: plain Wald intervals covered 0.86-0.90 at 95%).
   OpenSkill's Plackett-Luce takes each match as N teams of one with its ranks.
 - On payoff: the additive model with the mean of what the others of the match concede
   (pdbench.ladder.payoff_ratings.group_payoff_model).
@@ -29,14 +29,11 @@ from pdbench.ladder.rank_ratings import (
     GroupMatches,
     openskill_ranks,
     pair_reduction,
+    pairs_bradley_terry,
     plackett_luce,
 )
-from pdbench.ladder.ratings import PRIOR_SD, bradley_terry, components, to_elo
+from pdbench.ladder.ratings import PRIOR_SD, components, to_elo
 from pdbench.ladder.ratings import unidentified as unidentified_on_wins
-
-# The pair reduction's 95% intervals held the truth this often in the coverage simulation of
-# 4-player matches (tests/ladder_populations.py, docs/ladder.md): printed in every row using it.
-PAIRS_COVERAGE = "0.85"
 
 PL_METHOD = (
     "Plackett-Luce on each match's ranks (N players; ties by Breslow's rule), maximum likelihood "
@@ -45,9 +42,7 @@ PL_METHOD = (
 PAIRS_METHOD = (
     "Bradley-Terry-Davidson on the pairs of each match (N players: N(N-1)/2 results a match, a tie "
     "a draw), maximum likelihood with a weak prior (sd {sd:g} on log strength); {level:.0%} Wald "
-    "interval, too narrow: the pairs of a match are not independent (measured coverage "
-    + PAIRS_COVERAGE
-    + " at 95% with 4 players)"
+    "interval clustered by match (the pairs of a match are not independent)"
 )
 GROUP_PAYOFF_METHOD = (
     "additive model of each seat's payoff (earned - the mean of the others' conceded, N players), "
@@ -93,13 +88,11 @@ def group_rows(
         pairs = component[first] == group
         one, two = local[first[pairs]], local[second[pairs]]
         member_names = [names[m] for m in members]
+        ranked = GroupMatches.from_rows(group_match, local[agent[rows]], rank[rows])
         if options.n_player == "pairs":
-            fitted = bradley_terry(
-                one, two, result[pairs], len(members), confidence=options.confidence
-            )
+            fitted = pairs_bradley_terry(ranked, len(members), confidence=options.confidence)
             method, nu = PAIRS_METHOD, fitted.nu
         else:
-            ranked = GroupMatches.from_rows(group_match, local[agent[rows]], rank[rows])
             fitted = plackett_luce(ranked, len(members), confidence=options.confidence)
             method, nu = PL_METHOD, float("nan")
         n = len(members)
