@@ -248,3 +248,38 @@ def test_the_printed_table_names_the_n_player_model_and_what_w_d_l_count():
         console.print(game_table("groups", rows, "score"))
         text = " ".join(console.export_text().split())  # the caption wraps
         assert title in text and "opponents outranked, tied, outranked by" in text, text
+
+
+# --- the turn reader takes the seats a stored record holds ---------------------------------------
+
+
+def test_stored_scores_of_n_seats_are_checked_seat_by_seat_against_the_replay():
+    from pdbench.ladder.turn_reader import checked_scores
+
+    replayed = {"a": 31.0, "b": 12.0, "c": 31.0, "d": 8.0}
+    assert checked_scores(dict(replayed), replayed) == (replayed, None)
+    _, problem = checked_scores({**replayed, "c": 30.0}, replayed)
+    assert problem == (
+        "its stored scores (a 31.0, b 12.0, c 30.0, d 8.0) differ from the replay's "
+        "(a 31.0, b 12.0, c 31.0, d 8.0)"
+    )
+    # two seats: the message the reader always gave
+    assert checked_scores({"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 3.0})[1] == (
+        "its stored scores (a 1.0, b 2.0) differ from the replay's (a 1.0, b 3.0)"
+    )
+
+
+def test_a_match_of_four_seats_gives_four_outcome_rows_ranked_by_score():
+    from pdbench.ladder.outcomes import Condition, OutcomeRows
+
+    condition = Condition(
+        "pgg", "public_goods", {}, "ka", "kb", "settings", agents={s: f"k{s}" for s in "abcd"}
+    )
+    rows = OutcomeRows()
+    scores = {"a": 31.0, "b": 12.0, "c": 31.0, "d": 8.0}
+    rows.add_seats("pgg", 0, condition, scores, scores, "m1")
+    table = rows.table("run1")
+    assert table["seat"].tolist() == ["a", "b", "c", "d"]
+    assert table["agent"].tolist() == ["ka", "kb", "kc", "kd"]
+    assert table["rank"].tolist() == [1, 3, 1, 4]
+    assert (table["match_id"] == "m1").all() and (table["run_id"] == "run1").all()
