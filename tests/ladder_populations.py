@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdbench.core.blas import one_blas_thread
-from pdbench.ladder.payoff_ratings import payoff_model
+from pdbench.ladder.payoff_ratings import group_payoff_model, payoff_model
 from pdbench.ladder.rank_ratings import (
     GroupMatches,
     pair_reduction,
@@ -182,6 +182,39 @@ def group_coverage(regime: GroupRegime, populations: int, seed: int, model: str 
     return inside / (populations * k)
 
 
+@dataclass(frozen=True)
+class GroupPayoffRegime:
+    matches: int  # matches of `seats` of the six agents, drawn at random
+    seats: int
+    shared_sd: float = 0.0  # a match's noise shared by its seats (one pot), beside unit noise
+
+
+GROUP_PAYOFF_REGIMES = {
+    "4 players, 200 matches": GroupPayoffRegime(200, 4),
+    "4 players, 200 matches, shared noise sd 1": GroupPayoffRegime(200, 4, shared_sd=1.0),
+}
+
+
+def group_payoff_coverage(regime: GroupPayoffRegime, populations: int, seed: int) -> float:
+    """Coverage of the N-player payoff ratings (payoff = mu + earn_me - mean of the others'
+    concede + noise), the noise independent or partly shared by a match's seats."""
+    rng = np.random.default_rng(seed)
+    k, mean, n, seats = len(EARN), 2.0, regime.matches, regime.seats
+    truth = np.array([mean + EARN[i] - np.delete(CONCEDE, i).mean() for i in range(k)])
+    inside = counted = 0
+    for _ in range(populations):
+        players = np.argsort(rng.random((n, k)), axis=1)[:, :seats]
+        conceded = CONCEDE[players]
+        others = (conceded.sum(axis=1, keepdims=True) - conceded) / (seats - 1)
+        shared = regime.shared_sd * rng.normal(size=(n, 1))
+        payoff = mean + EARN[players] - others + shared + rng.normal(size=players.shape)
+        fit = group_payoff_model(np.repeat(np.arange(n), seats), players.ravel(), payoff.ravel(), k)
+        held = (fit.ci_low <= truth) & (truth <= fit.ci_high)
+        inside += int(np.sum(held[fit.estimable]))
+        counted += int(np.sum(fit.estimable))
+    return inside / counted
+
+
 if __name__ == "__main__":
     populations = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     print(f"| ladder | regime | coverage of 95% intervals ({populations} populations) | CPU s |")
@@ -202,3 +235,8 @@ if __name__ == "__main__":
         start = time.process_time()
         coverage = payoff_coverage(payoff_regime, populations, seed=1)
         print(f"| payoff | {name} | {coverage:.3f} | {time.process_time() - start:.1f} |")
+    for name, group_payoff_regime in GROUP_PAYOFF_REGIMES.items():
+        start = time.process_time()
+        coverage = group_payoff_coverage(group_payoff_regime, populations, seed=1)
+        elapsed = time.process_time() - start
+        print(f"| payoff, N players | {name} | {coverage:.3f} | {elapsed:.1f} |")

@@ -4,7 +4,7 @@ A match's rows share its `match_id` and say who played in which seat (an agent i
 the seat's score (what decides the match: a 2x2 game's total payoff, a turn game's score), its
 payoff (what it earned: a 2x2 game's mean payoff per round, a turn game's score) and its rank in
 the match (1 for the best score, equal scores share a rank). Two rows make a pair's match; a game
-of N players will give N rows with their ranks, read the same way.
+of N players gives N rows with their ranks (rated by pdbench.ladder.group_rows).
 
 Every stored format has one reader that turns a run dir into these rows (`OUTCOME_READERS` in
 pdbench.ladder.readers: pdbench.ladder.matrix_reader, pdbench.ladder.turn_reader), and each checks what it reads before

@@ -42,3 +42,13 @@ def test_the_intervals_of_four_player_matches_cover_and_the_plain_pairs_do_not()
         coverage = group_coverage(regime, 300, seed=7, model=model)
         assert 0.933 <= coverage <= 0.967, (model, coverage)
     assert group_coverage(regime, 300, seed=7, model="pairs, plain Wald") < 0.92
+
+
+def test_the_payoff_intervals_of_four_player_matches_cover():
+    """The payoff model with the others' mean, its noise independent or partly shared by a
+    match's seats (one pot): 300 populations of six agents (1,800 intervals, s.e. 0.005)."""
+    from ladder_populations import GROUP_PAYOFF_REGIMES, group_payoff_coverage
+
+    for name, regime in GROUP_PAYOFF_REGIMES.items():
+        coverage = group_payoff_coverage(regime, 300, seed=7)
+        assert 0.935 <= coverage <= 0.965, (name, coverage)

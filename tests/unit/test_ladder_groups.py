@@ -283,3 +283,22 @@ def test_a_match_of_four_seats_gives_four_outcome_rows_ranked_by_score():
     assert table["agent"].tolist() == ["ka", "kb", "kc", "kd"]
     assert table["rank"].tolist() == [1, 3, 1, 4]
     assert (table["match_id"] == "m1").all() and (table["run_id"] == "run1").all()
+
+
+def test_the_group_payoff_model_on_two_seats_is_the_pairs_payoff_model():
+    from pdbench.ladder.payoff_ratings import group_payoff_model, payoff_model
+
+    rng = np.random.default_rng(15)
+    first = rng.integers(0, 4, 200)
+    second = (first + rng.integers(1, 4, 200)) % 4
+    pay_first, pay_second = rng.normal(size=200), rng.normal(size=200)
+    pairs = payoff_model(first, second, pay_first, pay_second, 4)
+    match = np.repeat(np.arange(200), 2)
+    groups = group_payoff_model(
+        match,
+        np.stack([first, second], axis=1).ravel(),
+        np.stack([pay_first, pay_second], axis=1).ravel(),
+        4,
+    )
+    np.testing.assert_allclose(groups.rating, pairs.rating, atol=1e-10)
+    np.testing.assert_allclose(groups.se, pairs.se, atol=1e-10)
