@@ -40,6 +40,20 @@ class RankOn(StrEnum):
     payoff = "payoff"
 
 
+class NPlayer(StrEnum):
+    pl = "pl"
+    pairs = "pairs"
+
+
+# the title of a game of N players ranked on wins, by the model its rows name
+N_PLAYER_TITLES = {
+    "Plackett-Luce": "ranked on wins (each match's ranks, N players): Plackett-Luce ratings, Elo "
+    "scale",
+    "Bradley-Terry-Davidson on the pairs": "ranked on wins (each match's pairs, N players): "
+    "Bradley-Terry-Davidson ratings, Elo scale",
+}
+
+
 def ladder(
     run_dirs: Annotated[
         list[Path], typer.Argument(help="Run folders, e.g. data/runs/<run_id> (one or more).")
@@ -62,6 +76,15 @@ def ladder(
             show_default=False,
         ),
     ] = None,
+    n_player: Annotated[
+        NPlayer,
+        typer.Option(
+            "--n-player",
+            help="Matches of more than two players, on wins: pl (Plackett-Luce on each match's "
+            "ranks) or pairs (Bradley-Terry-Davidson on each match's pairwise results; its "
+            "intervals are clustered by match). Two-player matches are rated as always.",
+        ),
+    ] = NPlayer.pl,
 ) -> None:
     """Rate every agent of the runs given, per game, from their finished matches, each checked
     against its game first: on wins (Bradley-Terry with Davidson's draws, OpenSkill) or on
@@ -80,7 +103,9 @@ def ladder(
             f"{', '.join(map(str, run_dirs))}: no finished match between two different agents"
             + (f" ({_left_out_text(outcomes.skipped)})" if outcomes.skipped else "")
         )
-    options = LadderOptions(rank_on=None if rank_on is None else rank_on.value)
+    options = LadderOptions(
+        rank_on=None if rank_on is None else rank_on.value, n_player=n_player.value
+    )
     table = ladder_table(outcomes, options)
     if out is None:
         from pdbench.config.tree import find_project_root
@@ -141,13 +166,23 @@ def game_table(game: str, rows: pd.DataFrame, payoff_unit: str) -> Table:
     on_wins = currency == "wins"
     several = rows["component"].nunique() > 1
     other = "payoff" if on_wins else "wins"
+    method = str(rows["interval"].iloc[0])
+    title = next(
+        (t for start, t in N_PLAYER_TITLES.items() if method.startswith(start)),
+        CURRENCY_TITLES[currency].format(unit=payoff_unit),
+    )
+    n_players = "N players" in method
     result = Table(
-        title=f"{game}: {CURRENCY_TITLES[currency].format(unit=payoff_unit)}",
+        title=f"{game}: {title}",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         caption=f"{rows['interval'].iloc[0]}"
         + ("; openskill: Plackett-Luce mu (ordinal mu - 3 sigma)" if on_wins else "")
-        + "; W/D/L: wins, draws, losses"
+        + (
+            "; W/D/L: opponents outranked, tied, outranked by (N-1 a match)"
+            if n_players
+            else "; W/D/L: wins, draws, losses"
+        )
         + ("" if rows["identified"].astype(bool).all() else "; * not identified (below)")
         + ("; ratings compare only within a group" if several else "")
         + f". Rank on {other} instead: --rank-on {other}",

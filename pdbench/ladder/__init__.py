@@ -5,7 +5,8 @@ pdbench.config.agent_identity; a match's identity by what determines it), one ch
 stored format (matrix_reader: each round against the game's payoffs; turn_reader: the stored
 actions replayed through the rules), ratings (on wins: Bradley-Terry with Davidson's draws, Wald
 intervals on the penalised fit, which ratings the data identify, OpenSkill, connected
-components), payoff_ratings (on payoff: an additive model of what each agent earns), game_rows
-and build (outcome tables -> the ladder table, in each game's currency) and output
+components), payoff_ratings (on payoff: an additive model of what each agent earns), rank_ratings (matches
+of N players on their ranks: Plackett-Luce, the reduction to pairs, OpenSkill with N teams),
+game_rows, group_rows (a game whose matches have more than two players) and build (outcome tables -> the ladder table, in each game's currency) and output
 (ladder.parquet). No match is played again and no provider is called.
 """

@@ -18,6 +18,7 @@ import pandas as pd
 
 from pdbench.core.blas import one_blas_thread
 from pdbench.ladder.game_rows import LadderOptions, game_rows
+from pdbench.ladder.group_rows import group_rows, more_than_two_seats
 from pdbench.ladder.outcomes import OUTCOME_COLUMNS, Outcomes, RankedOn, Skipped
 from pdbench.ladder.output import as_table
 
@@ -59,6 +60,8 @@ def inputs_hash(outcomes: Outcomes, options: LadderOptions) -> str:
     digest = hashlib.sha256()
     digest.update(outcomes.table[OUTCOME_COLUMNS].to_csv(index=False).encode())
     digest.update(repr(options).encode())
+    if options.n_player != "pl":  # not in the repr: a two-player ladder's hash stays what it was
+        digest.update(f"n_player={options.n_player}".encode())
     return digest.hexdigest()
 
 
@@ -73,7 +76,9 @@ def ladder_table(outcomes: Outcomes, options: LadderOptions) -> pd.DataFrame:
     table = outcomes.table
     for game in sorted(table["game"].unique()):
         currency = currency_of(str(game), outcomes, options)
-        rows += game_rows(str(game), table[table["game"] == game], outcomes, currency, options)
+        played = table[table["game"] == game]
+        rate = group_rows if more_than_two_seats(played) else game_rows
+        rows += rate(str(game), played, outcomes, currency, options)
     rows += [
         {
             "table": "skipped",

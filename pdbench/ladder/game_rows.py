@@ -16,16 +16,19 @@ A rating is flagged, and not shown as knowledge, when
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from pdbench.ladder.outcomes import Outcomes, RankedOn, pair_matches
-from pdbench.ladder.payoff_ratings import payoff_model
+from pdbench.ladder.payoff_ratings import PayoffFit, payoff_model
 from pdbench.ladder.ratings import PRIOR_SD, bradley_terry, components, openskill, to_elo
 from pdbench.ladder.ratings import unidentified as unidentified_on_wins
+
+NPlayerModel = Literal["pl", "pairs"]
 
 # Fewer matches than this and a rating is flagged (docs/ladder.md, "Ratings the data do not
 # identify"): below it a rating on wins is mostly the prior's.
@@ -38,6 +41,10 @@ class LadderOptions:
 
     rank_on: RankedOn | None = None  # None: each game's own default
     confidence: float = 0.95
+    # matches of more than two players on wins: Plackett-Luce on their ranks ("pl") or
+    # Bradley-Terry-Davidson on their pairs ("pairs"); out of the repr (and so of a two-player
+    # ladder's inputs hash, pdbench.ladder.build), which it does not change
+    n_player: NPlayerModel = field(default="pl", repr=False)
 
 
 WINS_METHOD = (
@@ -66,25 +73,57 @@ def game_rows(
     result = matches.result
     k = len(keys)
     component = components(first, second, k)
-    groups = sorted(set(component.tolist()))
     record = _records(first, second, result, matches, k)
     if currency == "wins":
         mu, sigma, ordinal = openskill(first, second, result, k)
     names = [outcomes.agents[key].name for key in keys]
+
+    def fit_group(group: int, members: np.ndarray, local: np.ndarray) -> Fitted:
+        inside = component[first] == group
+        one, two = local[first[inside]], local[second[inside]]
+        if currency == "wins":
+            return _on_wins(one, two, result[inside], [names[m] for m in members], options)
+        return _on_payoff(
+            one, two, matches.payoff_a[inside], matches.payoff_b[inside], len(members), options
+        )
+
+    return rated_rows(
+        game,
+        currency,
+        keys,
+        outcomes,
+        component,
+        record,
+        fit_group,
+        (mu, sigma, ordinal) if currency == "wins" else None,
+    )
+
+
+Fitted = tuple[dict[str, np.ndarray], list[list[str]]]  # rating fields per agent, flags per agent
+
+
+def rated_rows(
+    game: str,
+    currency: RankedOn,
+    keys: list[str],
+    outcomes: Outcomes,
+    component: np.ndarray,
+    record: list[dict[str, Any]],
+    fit_group: Callable[[int, np.ndarray, np.ndarray], Fitted],
+    openskill_columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+) -> list[dict[str, object]]:
+    """The rating rows of one game's agents (`keys`, in the index order of `component` and
+    `record`), each component fitted by `fit_group(group, members, local index of every agent)`,
+    and a note when the agents fall into groups that never met."""
+    k = len(keys)
+    names = [outcomes.agents[key].name for key in keys]
+    groups = sorted(set(component.tolist()))
     rows: list[dict[str, object]] = []
     for group in groups:
         members = np.flatnonzero(component == group)
         local = np.full(k, -1, dtype=np.int64)
         local[members] = np.arange(len(members))
-        inside = component[first] == group
-        one, two = local[first[inside]], local[second[inside]]
-        member_names = [names[m] for m in members]
-        if currency == "wins":
-            fields, reasons = _on_wins(one, two, result[inside], member_names, options)
-        else:
-            fields, reasons = _on_payoff(
-                one, two, matches.payoff_a[inside], matches.payoff_b[inside], len(members), options
-            )
+        fields, reasons = fit_group(group, members, local)
         ranked = fields["rating"]
         rounded = np.round(np.where(np.isnan(ranked), -np.inf, ranked), 6)
         # equal ratings share a rank (1, 2, 2, 4): ALLC and TFT drawing everyone alike are tied
@@ -111,7 +150,8 @@ def game_rows(
                 "flag": "; ".join(flags) or None,
                 **record[agent],
             }
-            if currency == "wins":
+            if openskill_columns is not None:
+                mu, sigma, ordinal = openskill_columns
                 row |= {
                     "openskill_mu": float(mu[agent]),
                     "openskill_sigma": float(sigma[agent]),
@@ -167,12 +207,18 @@ def _on_payoff(
     options: LadderOptions,
 ) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     fit = payoff_model(first, second, payoff_first, payoff_second, k, confidence=options.confidence)
+    return payoff_fields(fit, PAYOFF_METHOD.format(level=options.confidence))
+
+
+def payoff_fields(fit: PayoffFit, method: str) -> Fitted:
+    """The rating fields and flags of a payoff fit (two players or N)."""
+    k = len(fit.rating)
     fields = {
         "rating": fit.rating,
         "ci_low": fit.ci_low,
         "ci_high": fit.ci_high,
         "unit": np.full(k, "payoff", dtype=object),
-        "interval": np.full(k, PAYOFF_METHOD.format(level=options.confidence), dtype=object),
+        "interval": np.full(k, method, dtype=object),
         "noise_sd": np.full(k, fit.noise_sd),
     }
     reasons: list[list[str]] = []

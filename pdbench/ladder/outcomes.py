@@ -4,7 +4,7 @@ A match's rows share its `match_id` and say who played in which seat (an agent i
 the seat's score (what decides the match: a 2x2 game's total payoff, a turn game's score), its
 payoff (what it earned: a 2x2 game's mean payoff per round, a turn game's score) and its rank in
 the match (1 for the best score, equal scores share a rank). Two rows make a pair's match; a game
-of N players will give N rows with their ranks, read the same way.
+of N players gives N rows with their ranks (rated by pdbench.ladder.group_rows).
 
 Every stored format has one reader that turns a run dir into these rows (`OUTCOME_READERS` in
 pdbench.ladder.readers: pdbench.ladder.matrix_reader, pdbench.ladder.turn_reader), and each checks what it reads before
@@ -24,6 +24,7 @@ and outcome). A copy of a run under another run id holds the same matches and co
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -238,6 +239,12 @@ class Condition:
     agent_a: str  # identity keys
     agent_b: str
     settings: str  # sha256 of what the condition plays, its name and labels aside
+    # every player seat's agent (a game of N seats: "a", "b", "c", ...; two: a and b)
+    agents: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.agents:
+            object.__setattr__(self, "agents", {"a": self.agent_a, "b": self.agent_b})
 
 
 class Conditions:
@@ -258,20 +265,22 @@ class Conditions:
         from pdbench.games.registry import default_ranked_on
 
         spec = condition_spec(self.manifest, name)
-        keys = []
-        for side in ("agent_a", "agent_b"):
+        # agent_a, agent_b, and a game of N seats' agent_c, agent_d, ... (one letter a seat)
+        more = sorted(side for side in spec if re.fullmatch(r"agent_[c-z]", side))
+        sides = ["agent_a", "agent_b", *more]
+        seats: dict[str, str] = {}
+        for side in sides:
             agent = identify(self.manifest, spec[side], f"{name}.{side}")
             self.outcomes.agents[agent.key] = agent
-            keys.append(agent.key)
+            seats[side.removeprefix("agent_")] = agent.key
+        keys = [seats["a"], seats["b"]]
         game = game_name(spec)
         self.outcomes.ranked_on[game] = default_ranked_on(str(spec.get("game", {}).get("id")))
         self.outcomes.payoff_units[game] = self.payoff_unit
         # what the condition plays: everything but its name, its labels and the agents' specs
         # (their identities stand in for them: a display name changes no match)
-        plays = {
-            k: v for k, v in spec.items() if k not in ("name", "factors", "agent_a", "agent_b")
-        }
-        return Condition(name, game, spec, keys[0], keys[1], _digest(plays))
+        plays = {k: v for k, v in spec.items() if k not in ("name", "factors", *sides)}
+        return Condition(name, game, spec, keys[0], keys[1], _digest(plays), seats)
 
     def game_spec(self, condition: Condition) -> GameSpec:
         return game_spec(self.manifest, condition.name, condition.spec)
@@ -284,7 +293,7 @@ def match_id(condition: Condition, replicate: int, seeds: dict[str, Any], conten
     return _digest(
         {
             "settings": condition.settings,
-            "agents": [condition.agent_a, condition.agent_b],
+            "agents": [condition.agents[seat] for seat in sorted(condition.agents)],
             "replicate": int(replicate),
             "seeds": seeds,
             "content": hashlib.sha256(content).hexdigest(),
@@ -303,6 +312,7 @@ class OutcomeRows:
         self.columns: dict[str, list[Any]] = {
             name: [] for name in ("g", "c", "r", "a", "b", "sa", "sb", "pa", "pb", "id")
         }
+        self.groups: list[dict[str, Any]] = []  # matches of more than two seats, a row a seat
 
     def add(
         self,
@@ -326,12 +336,49 @@ class OutcomeRows:
         for name, value in zip(self.columns, values, strict=True):
             self.columns[name].append(value)
 
+    def add_seats(
+        self,
+        condition_name: str,
+        replicate: int,
+        condition: Condition,
+        scores: dict[str, float],
+        payoffs: dict[str, float],
+        identity: str,
+    ) -> None:
+        """A match of any number of seats (two seats: as `add`), each seat's agent the
+        condition's; equal scores share a rank (1 + the seats that scored more)."""
+        if set(scores) == {"a", "b"}:
+            both = (scores["a"], scores["b"])
+            self.add(
+                condition_name, replicate, condition, both, (payoffs["a"], payoffs["b"]), identity
+            )
+            return
+        for seat in sorted(scores):
+            self.groups.append(
+                {
+                    "game": condition.game,
+                    "condition": condition_name,
+                    "replicate": int(replicate),
+                    "match_id": identity,
+                    "seat": seat,
+                    "agent": condition.agents[seat],
+                    "score": float(scores[seat]),
+                    "payoff": float(payoffs[seat]),
+                    "rank": 1 + sum(other > scores[seat] for other in scores.values()),
+                }
+            )
+
     def table(self, run_id: str) -> pd.DataFrame:
         c = self.columns
-        return outcome_table(
+        pairs = outcome_table(
             c["g"], run_id, c["c"], c["r"], c["a"], c["b"], c["sa"], c["sb"], c["pa"], c["pb"],
             c["id"],
         )  # fmt: skip
+        if not self.groups:
+            return pairs
+        groups = pd.DataFrame(self.groups).assign(run_id=run_id)[OUTCOME_COLUMNS]
+        groups = groups.astype({"replicate": np.int64, "rank": np.int64})
+        return pd.concat([pairs, groups] if len(pairs) else [groups], ignore_index=True)
 
 
 SELF_PLAY = "self-play (the same agent on both sides)"

@@ -4,7 +4,7 @@ One long table; the `table` column says what a row is:
 
 | table | one row per | columns |
 |---|---|---|
-| rating | game x agent | ranked_on ("wins" or "payoff": the currency of rating), component, rank (within its component; empty when the rating is not determined), agent (name shown), agent_key (sha256 of its identity), kind, rating, ci_low, ci_high (in `unit`: Elo on wins, the game's payoff on payoff), unit, interval (the method, in words), identified, flag (why not, when not), theta, draw_nu, openskill_mu, openskill_sigma, openskill_ordinal (on wins), noise_sd (on payoff), matches, wins, draws, losses, runs, mean_payoff |
+| rating | game x agent | ranked_on ("wins" or "payoff": the currency of rating), component, rank (within its component; empty when the rating is not determined), agent (name shown), agent_key (sha256 of its identity), kind, rating, ci_low, ci_high (in `unit`: Elo on wins, the game's payoff on payoff), unit, interval (the method, in words; with N players it names Plackett-Luce or the pair reduction), identified, flag (why not, when not), theta, draw_nu (NaN under Plackett-Luce), openskill_mu, openskill_sigma, openskill_ordinal (on wins), noise_sd (on payoff), matches, wins, draws, losses (N players: per pair, N-1 results a match), runs, mean_payoff |
 | note | game | ranked_on, note: e.g. which groups of agents never met (a disconnected comparison graph) |
 | skipped | stored match not counted | run_id, condition, replicate, note (why) |
 

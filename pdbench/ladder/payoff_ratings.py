@@ -62,17 +62,42 @@ def payoff_model(
     confidence: float = 0.95,
 ) -> PayoffFit:
     """Fit one connected component (agents 0..k-1) from its matches' seats' payoffs."""
-    from scipy.special import stdtrit  # Student's t quantile (scipy.stats is slow to import)
-
     me = np.concatenate([first, second])
     them = np.concatenate([second, first])
     y = np.concatenate([payoff_first, payoff_second]).astype(float)
-    n, p = len(y), 1 + 2 * k
+    n = len(y)
     # the design: a row [1, e_me, -e_them] per observation
-    design = np.zeros((n, p))
+    design = np.zeros((n, 1 + 2 * k))
     design[:, 0] = 1.0
     design[np.arange(n), 1 + me] = 1.0
     design[np.arange(n), 1 + k + them] = -1.0
+    return _least_squares(design, y, k, confidence)
+
+
+def group_payoff_model(
+    match: np.ndarray, agent: np.ndarray, payoff: np.ndarray, k: int, *, confidence: float = 0.95
+) -> PayoffFit:
+    """The same model for matches of any number of players (one row per seat): a seat's payoff
+    is mu + earn_me - the mean of what the others of its match concede, plus noise. With two
+    players it is `payoff_model`; the rating is the same contrast (what an agent earns against
+    the others of its group, each met equally often)."""
+    n = len(payoff)
+    seats = np.bincount(match)[match]
+    design = np.zeros((n, 1 + 2 * k))
+    design[:, 0] = 1.0
+    design[np.arange(n), 1 + agent] = 1.0
+    # -(sum of the match's concede indicators - my own) / (seats - 1)
+    per_match = np.zeros((int(match.max()) + 1, k))
+    np.add.at(per_match, (match, agent), 1.0)
+    others = per_match[match] - np.eye(k)[agent]
+    design[:, 1 + k :] = -others / (seats - 1)[:, None]
+    return _least_squares(design, np.asarray(payoff, dtype=float), k, confidence)
+
+
+def _least_squares(design: np.ndarray, y: np.ndarray, k: int, confidence: float) -> PayoffFit:
+    from scipy.special import stdtrit  # Student's t quantile (scipy.stats is slow to import)
+
+    n, p = design.shape
     gram, moment = design.T @ design, design.T @ y
     values, vectors = np.linalg.eigh(gram)
     keep = values > RANK_TOLERANCE * values.max()

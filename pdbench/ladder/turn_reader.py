@@ -14,6 +14,7 @@ Finished matches only; a match is left out, with its reason, when
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ def turn_outcomes(run_dir: Path) -> Outcomes:
             continue
         assert entry is not None and outcome is not None
         condition = conditions[name]
-        if condition.agent_a == condition.agent_b:
+        if len(set(condition.agents.values())) == 1:
             outcomes.skipped.append(Skipped(run_id, name, replicate, SELF_PLAY))
             continue
         configured = conditions.game_spec(condition).build_turn()
@@ -82,7 +83,14 @@ def turn_outcomes(run_dir: Path) -> Outcomes:
             },
             option=orjson.OPT_SORT_KEYS,
         )
-        rows.add(
+        if set(scores) != set(condition.agents):
+            problem = (
+                f"its replay has seats {', '.join(sorted(scores))} but its condition names agents "
+                f"for {', '.join(sorted(condition.agents))}"
+            )
+            outcomes.skipped.append(Skipped(run_id, name, replicate, f"failed a check: {problem}"))
+            continue
+        rows.add_seats(
             name,
             replicate,
             condition,
@@ -96,14 +104,14 @@ def turn_outcomes(run_dir: Path) -> Outcomes:
 
 def _replayed_scores(
     configured: TurnGame[Any], turns: list[dict[str, Any]], ledger_turns: int
-) -> tuple[tuple[float, float], str | None]:
-    """Seat a's and seat b's scores from the match's stored actions replayed through the rules
+) -> tuple[dict[str, float], str | None]:
+    """Every player seat's score from the match's stored actions replayed through the rules
     (`configured`: its condition's game), or why the stored match cannot be what the rules
     produced."""
     from pdbench.games.registry import build_turn_game
     from pdbench.games.replay import replay
 
-    none = (0.0, 0.0)
+    none: dict[str, float] = {}
     if len(turns) != ledger_turns:
         return none, f"it has {len(turns)} turns stored but its ledger line says {ledger_turns}"
     numbers = [turn.get("turn") for turn in turns]
@@ -123,11 +131,18 @@ def _replayed_scores(
         return none, f"the rules refuse its {error}"
     if not game.match_over(state):
         return none, f"its {len(turns)} stored turns do not end the match under the rules"
-    replayed = game.scores(state)
-    stored = outcome.get("scores") or {}
-    if any(stored.get(seat) != replayed[seat] for seat in ("a", "b")):
-        return none, (
-            f"its stored scores (a {stored.get('a')}, b {stored.get('b')}) differ from the "
-            f"replay's (a {replayed['a']}, b {replayed['b']})"
-        )
-    return (float(replayed["a"]), float(replayed["b"])), None
+    return checked_scores(outcome.get("scores") or {}, game.scores(state))
+
+
+def checked_scores(
+    stored: dict[str, Any], replayed: dict[str, float]
+) -> tuple[dict[str, float], str | None]:
+    """The replay's score of every player seat it has ("a", "b", "c", ...: two, or N; a third
+    role's seat is no player's), when the stored scores are the same seat by seat; else why
+    not."""
+    seats = sorted(seat for seat in replayed if re.fullmatch(r"[a-z]", seat))
+    if any(stored.get(seat) != replayed[seat] for seat in seats):
+        mine = ", ".join(f"{seat} {stored.get(seat)}" for seat in seats)
+        theirs = ", ".join(f"{seat} {replayed[seat]}" for seat in seats)
+        return {}, f"its stored scores ({mine}) differ from the replay's ({theirs})"
+    return {seat: float(replayed[seat]) for seat in seats}, None

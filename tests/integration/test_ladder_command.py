@@ -204,3 +204,14 @@ def test_without_out_the_ladder_goes_to_a_folder_named_by_its_inputs(tmp_path, t
     other = run_front_door("cli", [*ladder_of_first, "--rank-on", "wins"], cwd=project, env=env)
     assert again.code == other.code == 0
     assert len(list((project / "data" / "ladders").iterdir())) == 2
+
+
+def test_the_n_player_option_leaves_a_two_player_ladder_as_it_was(tmp_path, tft_alld):
+    """`--n-player` chooses how matches of more than two players are rated; a ladder of
+    two-player matches is the same table with either choice, and a bad choice is one line."""
+    default, printed = ladder(tmp_path, tft_alld, out="default")
+    pairs, printed_pairs = ladder(tmp_path, tft_alld, out="pairs", options=("--n-player", "pairs"))
+    pd.testing.assert_frame_equal(default, pairs)
+    assert printed.replace("default", "pairs") == printed_pairs
+    wrong = pdbench(tmp_path, "ladder", str(tft_alld), "--n-player", "triples")
+    assert wrong.code == 2 and "--n-player" in wrong.stderr
