@@ -182,20 +182,28 @@ def _on_wins(
 ) -> tuple[dict[str, np.ndarray], list[list[str]]]:
     fit = bradley_terry(first, second, result, len(names), confidence=options.confidence)
     method = WINS_METHOD.format(sd=PRIOR_SD, level=options.confidence)
-    k = len(names)
-    fields = {
-        "rating": to_elo(fit.theta),
-        "ci_low": to_elo(fit.ci_low),
-        "ci_high": to_elo(fit.ci_high),
-        "unit": np.full(k, "Elo", dtype=object),
-        "interval": np.full(k, method, dtype=object),
-        "theta": fit.theta,
-        "draw_nu": np.full(k, fit.nu),
-    }
+    fields = elo_fields(fit.theta, fit.ci_low, fit.ci_high, method, fit.nu)
     reasons = [
         [reason] if reason else [] for reason in unidentified_on_wins(first, second, result, names)
     ]
     return fields, reasons
+
+
+def elo_fields(
+    theta: np.ndarray, ci_low: np.ndarray, ci_high: np.ndarray, method: str, nu: float
+) -> dict[str, np.ndarray]:
+    """A group's ladder columns from a rating fit on the log scale: ratings and interval on the
+    Elo scale, the method's sentence and the draw propensity (nan where the model has none)."""
+    k = len(theta)
+    return {
+        "rating": to_elo(theta),
+        "ci_low": to_elo(ci_low),
+        "ci_high": to_elo(ci_high),
+        "unit": np.full(k, "Elo", dtype=object),
+        "interval": np.full(k, method, dtype=object),
+        "theta": theta,
+        "draw_nu": np.full(k, nu),
+    }
 
 
 def _on_payoff(

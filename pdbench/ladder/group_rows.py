@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pdbench.ladder.game_rows import Fitted, LadderOptions, payoff_fields, rated_rows
+from pdbench.ladder.game_rows import (
+    Fitted,
+    LadderOptions,
+    elo_fields,
+    payoff_fields,
+    rated_rows,
+)
 from pdbench.ladder.outcomes import Outcomes, RankedOn
 from pdbench.ladder.payoff_ratings import group_payoff_model
 from pdbench.ladder.rank_ratings import (
@@ -32,7 +38,7 @@ from pdbench.ladder.rank_ratings import (
     pairs_bradley_terry,
     plackett_luce,
 )
-from pdbench.ladder.ratings import PRIOR_SD, components, to_elo
+from pdbench.ladder.ratings import PRIOR_SD, components
 from pdbench.ladder.ratings import unidentified as unidentified_on_wins
 
 PL_METHOD = (
@@ -95,18 +101,8 @@ def group_rows(
         else:
             fitted = plackett_luce(ranked, len(members), confidence=options.confidence)
             method, nu = PL_METHOD, float("nan")
-        n = len(members)
-        fields = {
-            "rating": to_elo(fitted.theta),
-            "ci_low": to_elo(fitted.ci_low),
-            "ci_high": to_elo(fitted.ci_high),
-            "unit": np.full(n, "Elo", dtype=object),
-            "interval": np.full(
-                n, method.format(sd=PRIOR_SD, level=options.confidence), dtype=object
-            ),
-            "theta": fitted.theta,
-            "draw_nu": np.full(n, nu),
-        }
+        shown = method.format(sd=PRIOR_SD, level=options.confidence)
+        fields = elo_fields(fitted.theta, fitted.ci_low, fitted.ci_high, shown, nu)
         reasons = unidentified_on_wins(one, two, result[pairs], member_names)
         return fields, [[reason] if reason else [] for reason in reasons]
 
