@@ -163,7 +163,14 @@ class PairMatches:
 
 
 def pair_matches(table: pd.DataFrame) -> PairMatches:
-    """The two-player matches of an outcome table (its seat a and seat b rows, by match id)."""
+    """The two-player matches of an outcome table (its seat a and seat b rows, by match id).
+    A match of more than two seats is refused: reading its seats a and b only would drop the
+    others silently (group_rows rates such tables)."""
+    seats = int(table.groupby("match_id", sort=False).size().max()) if len(table) else 0
+    if seats > 2:
+        raise ValueError(
+            f"a match of {seats} seats read as a pair: rate it from its ranks (group_rows)"
+        )
     a = table[table["seat"] == "a"].reset_index(drop=True)
     b = table[table["seat"] == "b"].set_index("match_id").loc[a["match_id"]]
     return PairMatches(

@@ -302,3 +302,15 @@ def test_the_group_payoff_model_on_two_seats_is_the_pairs_payoff_model():
     )
     np.testing.assert_allclose(groups.rating, pairs.rating, atol=1e-10)
     np.testing.assert_allclose(groups.se, pairs.se, atol=1e-10)
+
+
+def test_reading_a_match_of_more_than_two_seats_as_a_pair_is_refused():
+    """What reads pairs (train's result, the two-player ladder) never drops seats c, d, ...
+    silently: an N-seat outcome table is refused in one sentence saying what to use."""
+    from pdbench.ladder.outcomes import pair_matches
+
+    outcomes = group_outcomes(THETA, n_matches=3, seats=4, seed=0)
+    with pytest.raises(ValueError, match="4 seats"):
+        pair_matches(outcomes.table)
+    pairs = group_outcomes(THETA, n_matches=3, seats=2, seed=0)
+    assert len(pair_matches(pairs.table).agent_a) == 3
