@@ -24,7 +24,6 @@ and outcome). A copy of a run under another run id holds the same matches and co
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -35,6 +34,7 @@ import pandas as pd
 
 from pdbench.config.agent_identity import AgentIdentity
 from pdbench.core.errors import PdbenchError
+from pdbench.games.base import PLAYER_SEATS, SEAT_LETTERS
 from pdbench.storage.manifest import RunManifest
 
 if TYPE_CHECKING:
@@ -272,9 +272,12 @@ class Conditions:
         from pdbench.games.registry import default_ranked_on
 
         spec = condition_spec(self.manifest, name)
-        # agent_a, agent_b, and a game of N seats' agent_c, agent_d, ... (one letter a seat)
-        more = sorted(side for side in spec if re.fullmatch(r"agent_[c-z]", side))
-        sides = ["agent_a", "agent_b", *more]
+        # agent_a, agent_b, and a game of N seats' agent_c, agent_d, ... where it binds them
+        sides = [
+            f"agent_{seat}"
+            for seat in SEAT_LETTERS
+            if seat in PLAYER_SEATS or f"agent_{seat}" in spec
+        ]
         seats: dict[str, str] = {}
         for side in sides:
             agent = identify(self.manifest, spec[side], f"{name}.{side}")

@@ -14,14 +14,13 @@ Finished matches only; a match is left out, with its reason, when
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pandas as pd
 
-from pdbench.games.base import TurnGame
+from pdbench.games.base import SEAT_LETTERS, TurnGame
 from pdbench.ladder.outcomes import (
     OUTCOME_COLUMNS,
     SELF_PLAY,
@@ -140,7 +139,7 @@ def checked_scores(
     """The replay's score of every player seat it has ("a", "b", "c", ...: two, or N; a third
     role's seat is no player's), when the stored scores are the same seat by seat; else why
     not."""
-    seats = sorted(seat for seat in replayed if re.fullmatch(r"[a-z]", seat))
+    seats = [seat for seat in SEAT_LETTERS if seat in replayed]
     if any(stored.get(seat) != replayed[seat] for seat in seats):
         mine = ", ".join(f"{seat} {stored.get(seat)}" for seat in seats)
         theirs = ", ".join(f"{seat} {replayed[seat]}" for seat in seats)
