@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pdbench.config.schema import EXTRA_SEAT_FIELDS
 from pdbench.core.errors import WriteFailed
 from pdbench.core.rng import Deal
 from pdbench.runners.estimate import estimate_plan
@@ -85,7 +86,7 @@ class ManifestWriter:
                     further_seats={
                         side: spec.display_name
                         for side, spec in c.players.items()
-                        if side not in ("agent_a", "agent_b")
+                        if side in EXTRA_SEAT_FIELDS
                     },
                 )
                 for c in spec.conditions
