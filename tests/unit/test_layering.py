@@ -70,6 +70,17 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 
+# Inside a game's package (`pdbench/games/<id>/`, issue 43: everything that is one game's), a
+# module named for its role imports what that role's layer may; any other module is rules,
+# house players or metrics, pure like the rest of games. The prompt adapter (`prompts`) stays
+# pure: text in, an action out.
+GAME_MODULE_ROLES: dict[str, set[str]] = {
+    "mock": {"core", "games", "config"},  # the offline mock's play (config: MockBehaviour)
+    "transcript": {"core", "games", "storage", "analysis"},  # read from stored runs
+    "view": {"core", "games", "storage", "analysis", "ladder.output", "ui"},  # the viewer's page
+}
+
+
 def _pdbench_imports(path: Path) -> set[str]:
     """The pdbench modules a file imports, as "package.module" (or "package" for the package)."""
     found = set()
@@ -85,9 +96,18 @@ def _pdbench_imports(path: Path) -> set[str]:
     return found
 
 
-def _allowed(imported: str, package: str) -> bool:
+def _allowed(imported: str, package: str, role: str | None = None) -> bool:
+    may = ALLOWED[package] if role is None else GAME_MODULE_ROLES[role]
     top = imported.split(".")[0]
-    return top == package or top in ALLOWED[package] or imported in ALLOWED[package]
+    return top == package or top in may or imported in may
+
+
+def _game_module_role(path: Path) -> str | None:
+    """The role of a module inside a game's package (see GAME_MODULE_ROLES), else None."""
+    inside = path.relative_to(PACKAGE).parts
+    if len(inside) == 3 and inside[0] == "games" and path.stem in GAME_MODULE_ROLES:
+        return path.stem
+    return None
 
 
 def test_every_package_is_in_the_table():
@@ -98,8 +118,21 @@ def test_every_package_is_in_the_table():
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_only_what_it_may(package):
     for path in sorted((PACKAGE / package).rglob("*.py")):
-        reached = sorted(m for m in _pdbench_imports(path) if not _allowed(m, package))
+        role = _game_module_role(path)
+        reached = sorted(m for m in _pdbench_imports(path) if not _allowed(m, package, role))
         assert not reached, f"{path.relative_to(PACKAGE.parent)} imports pdbench.{reached}"
+
+
+def test_a_game_packages_modules_import_what_their_role_may():
+    games = PACKAGE / "games"
+    assert _game_module_role(games / "public_goods" / "view.py") == "view"
+    assert _game_module_role(games / "public_goods" / "mock.py") == "mock"
+    assert _game_module_role(games / "public_goods" / "payoff.py") is None  # rules: pure
+    assert _game_module_role(games / "view.py") is None  # not inside a game's package
+    assert _allowed("ui.charts", "games", "view")
+    assert not _allowed("ui.charts", "games")
+    assert not _allowed("providers.mock", "games", "mock")  # the mock's play, not the provider
+    assert not _allowed("runners.turns", "games", "view")
 
 
 @pytest.mark.slow  # imports the whole viewer in a fresh interpreter
