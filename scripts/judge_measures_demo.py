@@ -14,12 +14,12 @@ from pdbench.analysis.judging.keeper import keeper_truthfulness
 from pdbench.analysis.judging.panel import panel_agreement
 from pdbench.analysis.judging.swap import position_swap
 from pdbench.analysis.judging.table import verdict_table
-from pdbench.games.debate import JUDGE
-from pdbench.games.debate_policies import FixedDebater, PrioritiesDebater, ScriptedJudge
+from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
+from pdbench.games.debate.rules import JUDGE
 from pdbench.games.judged_metrics import passcode_metrics
-from pdbench.games.nuclear_war import NuclearWar
-from pdbench.games.passcode import KEEPER_SEATS, Passcode
-from pdbench.games.passcode_policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.passcode.rules import KEEPER_SEATS, Passcode
 
 MATCHES, ROUNDS = 10, 4
 

@@ -1,5 +1,5 @@
 """The placeholders of a Liar's Dice prompt (prompts/liars_dice/turn.md), filled from the seat's
-round_state alone (`pdbench.games.liars_dice.observe`), in the sentences of the one phrase table
+round_state alone (`pdbench.games.liars_dice.rules.observe`), in the sentences of the one phrase table
 (`pdbench.core.phrases`), so the offline mock reads back exactly what the agent wrote.
 
 | placeholder       | what it holds                                                          |
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from pdbench.core import phrases
-from pdbench.games.liars_dice import Bid, LiarsDiceRules, action_dict, legal_after
+from pdbench.games.liars_dice.rules import Bid, LiarsDiceRules, action_dict, legal_after
 
 
 def _dice(values: list[int]) -> str:

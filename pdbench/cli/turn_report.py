@@ -17,7 +17,7 @@ from pdbench.cli.table_fit import Column, Fitted, fit, left_out_note
 from pdbench.storage.manifest import RunManifest
 
 # column stem -> header (each shown "A/B"): Liar's Dice's; a game's metrics module may hold its
-# own SHOWN (pdbench.games.passcode_aggregates, debate_aggregates)
+# own SHOWN (pdbench.games.passcode.aggregates, debate_aggregates)
 SHOWN = {
     "win_rate": "win",
     "challenge_accuracy_pooled": "challenge acc.",

@@ -1,6 +1,6 @@
 """Scripted judges of the debate games (nuclear_war, nil_recruitment): pure rules over what a judge
 is shown (its priorities, the sides to choose between, the arguments in speaking order). The house
-judges (`pdbench.games.debate_policies`) and the offline mock reading a judge prompt
+judges (`pdbench.games.debate.policies`) and the offline mock reading a judge prompt
 (`pdbench.providers.mock_roles`) both decide with these functions, so they agree by construction.
 
 Rules (`JUDGE_RULES`):

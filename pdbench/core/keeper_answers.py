@@ -1,5 +1,5 @@
 """The truthful Secret Keeper of passcode: a small fixed grammar of questions about the word, each
-answered exactly. A pure function, so the house Keeper (`pdbench.games.passcode_policies`), the
+answered exactly. A pure function, so the house Keeper (`pdbench.games.passcode.policies`), the
 offline mock reading a Keeper prompt (`pdbench.providers.mock_roles`) and the truthfulness check
 (`pdbench.analysis.judging.keeper`) give the same answer to the same question.
 

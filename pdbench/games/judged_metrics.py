@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pdbench.games.debate import PLAYER_SEATS, DebateState
-from pdbench.games.passcode import PasscodeState
+from pdbench.games.debate.rules import PLAYER_SEATS, DebateState
+from pdbench.games.passcode.rules import PasscodeState
 
 
 @dataclass(frozen=True)

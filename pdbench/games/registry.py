@@ -62,6 +62,10 @@ class TurnGameEntry:
     # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
     ranked_on: Literal["wins", "payoff"] = "wins"
     seats: Seats = Seats()
+    # "module" of the game's page in the viewer (a `pdbench.ui.game_views.GameView`: its
+    # measures and a match's transcript), imported only when a run of the game is opened; ""
+    # when the game has no page yet (the viewer says so and shows the other tabs).
+    view: str = ""
     # Whether the LLM agent has this game's prompts and answer parser (prompts/<id>/); False: an
     # LLM player is refused when the config is read, saying so.
     llm_plays: bool = True
@@ -72,39 +76,43 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
     for entry in (
         TurnGameEntry(
             id="liars_dice",
+            view="pdbench.games.liars_dice.view",
             platform_name="liars-dice",
-            rules="pdbench.games.liars_dice_game:LiarsDice",
-            policies="pdbench.games.liars_dice_policies:LIARS_DICE_POLICIES",
+            rules="pdbench.games.liars_dice.game:LiarsDice",
+            policies="pdbench.games.liars_dice.policies:LIARS_DICE_POLICIES",
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
-            metrics="pdbench.games.liars_dice_metrics",
+            metrics="pdbench.games.liars_dice.metrics",
             default_persona="cooperative",
         ),
         TurnGameEntry(
             id="passcode",
+            view="pdbench.games.passcode.view",
             platform_name="passcode",
-            rules="pdbench.games.passcode:Passcode",
-            policies="pdbench.games.passcode_policies:PASSCODE_POLICIES",
+            rules="pdbench.games.passcode.rules:Passcode",
+            policies="pdbench.games.passcode.policies:PASSCODE_POLICIES",
             summary="ask a Secret Keeper questions, then guess its word before the other player",
-            metrics="pdbench.games.passcode_aggregates",
-            third_parties="pdbench.games.passcode_policies:PASSCODE_THIRD_PARTIES",
+            metrics="pdbench.games.passcode.aggregates",
+            third_parties="pdbench.games.passcode.policies:PASSCODE_THIRD_PARTIES",
         ),
         TurnGameEntry(
             id="nuclear_war",
+            view="pdbench.games.nuclear_war.view",
             platform_name="nuclear-war",
-            rules="pdbench.games.nuclear_war:NuclearWar",
-            policies="pdbench.games.debate_policies:DEBATE_POLICIES",
+            rules="pdbench.games.nuclear_war.rules:NuclearWar",
+            policies="pdbench.games.debate.policies:DEBATE_POLICIES",
             summary="argue for or against a nuclear strike; a President decides",
-            metrics="pdbench.games.debate_aggregates",
-            third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
+            metrics="pdbench.games.debate.aggregates",
+            third_parties="pdbench.games.debate.policies:DEBATE_THIRD_PARTIES",
         ),
         TurnGameEntry(
             id="nil_recruitment",
+            view="pdbench.games.nil_recruitment.view",
             platform_name="nil-recruitment",
-            rules="pdbench.games.nil_recruitment:NilRecruitment",
-            policies="pdbench.games.debate_policies:DEBATE_POLICIES",
+            rules="pdbench.games.nil_recruitment.rules:NilRecruitment",
+            policies="pdbench.games.debate.policies:DEBATE_POLICIES",
             summary="pitch a university to a football recruit, who commits to one",
-            metrics="pdbench.games.debate_aggregates",
-            third_parties="pdbench.games.debate_policies:DEBATE_THIRD_PARTIES",
+            metrics="pdbench.games.debate.aggregates",
+            third_parties="pdbench.games.debate.policies:DEBATE_THIRD_PARTIES",
         ),
         TurnGameEntry(
             id="public_goods",

@@ -6,7 +6,7 @@ What it reads: the faces ("Each die shows a face from 1 to F."), whether ones ar
 are wild: yes|no."), its own dice ("Your dice: 2, 3, 5"), both dice counts ("Dice in play: you
 have N, your opponent has M.") and the bid to beat ("The bid to beat: Q x F.", or none yet).
 
-What it answers, as the house players would (`pdbench.games.liars_dice_policies`):
+What it answers, as the house players would (`pdbench.games.liars_dice.policies`):
 - strategy `random`: a uniformly random legal move (drawn from a hash of the request's cache key,
   so one request always gets one answer);
 - every other strategy: the probability player's move: challenge when the bid to beat is less
@@ -28,7 +28,7 @@ import numpy as np
 
 from pdbench.config.schema import MockBehaviour
 from pdbench.core import phrases
-from pdbench.games.liars_dice_policies import Bluffer, LiarsPolicy, ProbabilityLiar, RandomLiar
+from pdbench.games.liars_dice.policies import Bluffer, LiarsPolicy, ProbabilityLiar, RandomLiar
 
 GARBAGE = ("I bid high.", "Let me think about the odds first.", "BID three fives")
 

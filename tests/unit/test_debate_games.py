@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from pdbench.games.debate import CUT_MARK, JUDGE
-from pdbench.games.debate_policies import FixedDebater, PrioritiesDebater, ScriptedJudge
-from pdbench.games.nil_recruitment import NilRecruitment
-from pdbench.games.nuclear_war import NuclearWar
+from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
+from pdbench.games.debate.rules import CUT_MARK, JUDGE
+from pdbench.games.nil_recruitment.rules import NilRecruitment
+from pdbench.games.nuclear_war.rules import NuclearWar
 
 GAMES = [NuclearWar, NilRecruitment]
 KEYS = {

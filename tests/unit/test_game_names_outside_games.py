@@ -15,7 +15,7 @@ from pathlib import Path
 from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, third_roles
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
-CEILING = 280  # lines, counted on main at a3b4f48 (2026-11-28); lower it as games move
+CEILING = 228  # lines, counted 2026-11-29 after the turn games became packages; lower it as games move
 
 
 def _names() -> set[str]:

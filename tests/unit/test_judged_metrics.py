@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdbench.games.debate import JUDGE
-from pdbench.games.debate_policies import FixedDebater, PrioritiesDebater, ScriptedJudge
+from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
+from pdbench.games.debate.rules import JUDGE
 from pdbench.games.judged_metrics import debate_metrics, passcode_metrics
-from pdbench.games.nuclear_war import NuclearWar
-from pdbench.games.passcode import KEEPER_SEATS, Passcode
-from pdbench.games.passcode_policies import HalvingQuestioner, TruthfulKeeper
+from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.policies import HalvingQuestioner, TruthfulKeeper
+from pdbench.games.passcode.rules import KEEPER_SEATS, Passcode
 
 
 class Guesser:

@@ -16,12 +16,12 @@ from pdbench.analysis.judging.panel import cohen_kappa, fleiss_kappa, panel_agre
 from pdbench.analysis.judging.proportions import share
 from pdbench.analysis.judging.swap import position_swap
 from pdbench.analysis.judging.table import verdict_table
-from pdbench.games.debate import JUDGE
-from pdbench.games.debate_policies import FixedDebater, PrioritiesDebater, ScriptedJudge
-from pdbench.games.nil_recruitment import NilRecruitment
-from pdbench.games.nuclear_war import NuclearWar
-from pdbench.games.passcode import KEEPER_SEATS, Passcode
-from pdbench.games.passcode_policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
+from pdbench.games.debate.rules import JUDGE
+from pdbench.games.nil_recruitment.rules import NilRecruitment
+from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.passcode.rules import KEEPER_SEATS, Passcode
 
 
 class CoinJudge:

@@ -66,7 +66,8 @@ ALLOWED: dict[str, set[str]] = {
         "ladder",
     },
     # ladder.output reads ladder.parquet with pandas only (no config)
-    "ui": {"core", "storage", "analysis", "ladder.output"},
+    # games.registry: which module is a game's page (its entry's `view`), data only
+    "ui": {"core", "storage", "analysis", "ladder.output", "games.registry"},
 }
 
 

@@ -9,7 +9,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from pdbench.games.liars_dice import (
+from pdbench.games.liars_dice.metrics import calibration, player_metrics, showdown_is_consistent
+from pdbench.games.liars_dice.odds import bid_probability
+from pdbench.games.liars_dice.policies import (
+    LIARS_DICE_POLICIES,
+    Bluffer,
+    ProbabilityLiar,
+    RandomLiar,
+)
+from pdbench.games.liars_dice.rules import (
     CHALLENGE,
     Bid,
     LiarsDiceRules,
@@ -23,14 +31,6 @@ from pdbench.games.liars_dice import (
     problem,
     roll,
     scores,
-)
-from pdbench.games.liars_dice_metrics import calibration, player_metrics, showdown_is_consistent
-from pdbench.games.liars_dice_odds import bid_probability
-from pdbench.games.liars_dice_policies import (
-    LIARS_DICE_POLICIES,
-    Bluffer,
-    ProbabilityLiar,
-    RandomLiar,
 )
 
 PLAIN = LiarsDiceRules()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pdbench.analysis.metrics.turn_aggregates import read_turns
-from pdbench.games.liars_dice import roll
-from pdbench.games.liars_dice_audit import face_tally
+from pdbench.games.liars_dice.audit import face_tally
+from pdbench.games.liars_dice.rules import roll
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 

@@ -13,10 +13,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pdbench.agents.policy import TurnPolicyAgent
-from pdbench.analysis.per_run.liars_dice_transcript import transcript_frames
-from pdbench.games.liars_dice import Bid, LiarsDiceRules
-from pdbench.games.liars_dice_odds import bid_probability
-from pdbench.games.liars_dice_policies import Bluffer, ProbabilityLiar
+from pdbench.games.liars_dice.odds import bid_probability
+from pdbench.games.liars_dice.policies import Bluffer, ProbabilityLiar
+from pdbench.games.liars_dice.rules import Bid, LiarsDiceRules
+from pdbench.games.liars_dice.transcript import transcript_frames
 from pdbench.games.registry import build_turn_game
 from pdbench.runners.turn_records import turn_line
 from pdbench.runners.turns import SeatRule, play_turn_match
@@ -86,7 +86,7 @@ def test_a_round_in_play_shows_no_dice_and_no_probability():
 
 def _render(turns: list[dict]) -> AppTest:
     def app(turns: list[dict]) -> None:
-        from pdbench.ui.game_views import liars_dice
+        from pdbench.games.liars_dice import view as liars_dice
 
         liars_dice.render(
             turns,

@@ -21,7 +21,7 @@ from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.errors import ConfigError
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.phrases import liars_answer_action, liars_answer_text
-from pdbench.games.liars_dice_policies import (
+from pdbench.games.liars_dice.policies import (
     LIARS_DICE_POLICIES,
     Bluffer,
     ProbabilityLiar,

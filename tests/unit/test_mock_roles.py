@@ -12,11 +12,11 @@ import pytest
 
 from pdbench.agents.judged_prompts import action_from_answer, prompt_path, render_prompt
 from pdbench.core.errors import ConfigError
-from pdbench.games.debate_policies import FixedDebater, PrioritiesDebater, ScriptedJudge
-from pdbench.games.nil_recruitment import NilRecruitment
-from pdbench.games.nuclear_war import NuclearWar
-from pdbench.games.passcode import Passcode
-from pdbench.games.passcode_policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
+from pdbench.games.nil_recruitment.rules import NilRecruitment
+from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.passcode.rules import Passcode
 from pdbench.providers.base import CompletionRequest
 from pdbench.providers.mock import MockProvider
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from pdbench.core.keeper_answers import keeper_answer
-from pdbench.games.passcode import FALLBACK_QUESTION, KEEPER_SEATS, Passcode
-from pdbench.games.passcode_policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
+from pdbench.games.passcode.rules import FALLBACK_QUESTION, KEEPER_SEATS, Passcode
 
 
 def play(game, players, seed, keeper=None):

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from pdbench.core.errors import ConfigError
-from pdbench.games.nil_recruitment import NilRecruitment
-from pdbench.games.nuclear_war import NuclearWar
-from pdbench.games.passcode import Passcode
+from pdbench.games.nil_recruitment.rules import NilRecruitment
+from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.rules import Passcode
 from pdbench.games.scenarios import load_nuclear, load_recruitment, load_words
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
 from pdbench.agents.policy import TurnPolicyAgent
-from pdbench.games.liars_dice_policies import Bluffer, ProbabilityLiar, RandomLiar
+from pdbench.games.liars_dice.policies import Bluffer, ProbabilityLiar, RandomLiar
 from pdbench.games.registry import build_turn_game
 from pdbench.games.replay import replay
 from pdbench.runners.turn_records import turn_line

@@ -12,7 +12,7 @@ import pytest
 
 from pdbench.core.errors import ConfigError
 from pdbench.games.check import check_game
-from pdbench.games.liars_dice_game import LiarsDice
+from pdbench.games.liars_dice.game import LiarsDice
 from pdbench.games.registry import TURN_GAMES, build_turn_game
 
 GAME_IDS = sorted(TURN_GAMES)

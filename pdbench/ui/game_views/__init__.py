@@ -1,15 +1,14 @@
 """Each turn game's page in the viewer: its transcript, and the measures its Metrics tab shows.
 
-One module per game, registered in `GAME_VIEWS` by the module's name and imported only when a
-run of that game is opened (as the games' own registry names their rules). A module holds
+A game's page is a module of its own package (`pdbench/games/<id>/view.py`), named by its
+registry entry's `view` and imported only when a run of that game is opened. A module holds
 
 - `MEASURES`: the game's measures (`Measure`), stored per player in aggregates.parquet
   (`<stem>_a`, `<stem>_b`, one value per match), shown with their intervals per condition;
 - `render_transcript(match: MatchView)`: one match as a reader wants it, showing at each point
   only what the rules had revealed by then (dice, words), as the players saw it.
 
-The next milestone moves each module into its game's package (`pdbench/games/<id>/`): the
-module and its row here move together.
+This module holds what every page shares (the shapes above) and finds a game's page.
 """
 
 from __future__ import annotations
@@ -18,14 +17,6 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
-
-# game id -> the module of its page (tests/unit/test_judged_transcripts.py: every turn game has one)
-GAME_VIEWS: dict[str, str] = {
-    "liars_dice": "pdbench.ui.game_views.liars_dice",
-    "passcode": "pdbench.ui.game_views.passcode",
-    "nuclear_war": "pdbench.ui.game_views.nuclear_war",
-    "nil_recruitment": "pdbench.ui.game_views.nil_recruitment",
-}
 
 MeasureKind = Literal["share", "count", "round"]
 
@@ -61,6 +52,9 @@ class GameView(Protocol):
 
 
 def game_view(game_id: str) -> GameView | None:
-    """The page of `game_id`, or None when no module is registered for it."""
-    module = GAME_VIEWS.get(game_id)
-    return None if module is None else importlib.import_module(module)
+    """The page of the turn game `game_id` (its registry entry's `view`), or None when the game
+    has no page (or is not a turn game)."""
+    from pdbench.games.registry import TURN_GAMES
+
+    entry = TURN_GAMES.get(game_id)
+    return importlib.import_module(entry.view) if entry is not None and entry.view else None

@@ -1,6 +1,6 @@
 """NIL Recruitment: two university recruiters pitch a name-image-likeness deal to a football
 recruit, who commits to one school (AgentDuel's public "nil-recruitment" page; the shared
-rules are in `pdbench.games.debate`).
+rules are in `pdbench.games.debate.rules`).
 
 - Phases `intro`, `persuasion_1`, `persuasion_2`, `persuasion_3`, `closing`; actions
   `{"type": "pitch", "text": ...}`; the athlete's (seat "judge") `{"type": "response", "text":
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pdbench.games.debate import DebateGame, DebateState, Scenario
+from pdbench.games.debate.rules import DebateGame, DebateState, Scenario
 from pdbench.games.scenarios import RecruitmentScenarios, load_recruitment, stream
 
 _ATHLETE, _SCHOOLS = 5, 6  # purposes of the seeded streams (scenarios.stream)

@@ -1,9 +1,9 @@
-"""What the judged debates' pages share (nuclear_war, nil_recruitment, as `pdbench.games.debate`
+"""What the judged debates' pages share (nuclear_war, nil_recruitment, as `pdbench.games.debate.rules`
 holds their shared rules): a match round by round, with its scenario and the judge's persona,
 each phase's speeches in the order spoken and the judge's response after it, then the decision
 (a panel's every verdict with it). With `swap_sides` the two rounds of a scenario stand side by
 side, under a line saying whether the verdict followed the player or the side. Built by
-`pdbench.analysis.per_run.debate_transcript` from the stored turns.
+`pdbench.games.debate.transcript` from the stored turns.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.per_run.debate_transcript import DebateRound, debate_transcript
+from pdbench.games.debate.transcript import DebateRound, debate_transcript
 from pdbench.ui import charts
 from pdbench.ui.display import literal
 from pdbench.ui.game_views import MatchView, Measure

@@ -1,7 +1,7 @@
 """Liar's Dice's page (`pdbench.ui.game_views`): a match as a transcript, round by round: the moves in order with the
 probability of each bid given what its bidder could see, then the showdown (both hands, how many
 dice met the challenged bid, who lost a die). Built by
-`pdbench.analysis.per_run.liars_dice_transcript.transcript_frames` from the stored turn lines; a round
+`pdbench.games.liars_dice.transcript.transcript_frames` from the stored turn lines; a round
 still in play shows its moves only (its dice are not revealed yet)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.per_run.liars_dice_transcript import transcript_frames
+from pdbench.games.liars_dice.transcript import transcript_frames
 from pdbench.ui.game_views import MatchView, Measure
 
 MEASURES = (

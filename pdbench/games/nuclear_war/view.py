@@ -1,18 +1,18 @@
 """Nuclear War's page (`pdbench.ui.game_views`): the shared debate transcript
-(`pdbench.ui.game_views.debate`) in the game's words, a crisis and a President, and its measures:
+(`pdbench.games.debate.view`) in the game's words, a crisis and a President, and its measures:
 the win rate overall, speaking first, and on each fixed side ("for" / "against" the strike)."""
 
 from __future__ import annotations
 
-from pdbench.ui.game_views import MatchView, Measure
-from pdbench.ui.game_views.debate import (
+from pdbench.games.debate.view import (
     WIN_RATE,
     WIN_SPEAKING_FIRST,
     DebateWords,
 )
-from pdbench.ui.game_views.debate import (
+from pdbench.games.debate.view import (
     render_transcript as debate,
 )
+from pdbench.ui.game_views import MatchView, Measure
 
 MEASURES = (
     WIN_RATE,

@@ -1,19 +1,19 @@
 """NIL Recruitment's page (`pdbench.ui.game_views`): the shared debate transcript
-(`pdbench.ui.game_views.debate`) in the game's words, two universities pitching to an athlete, and
+(`pdbench.games.debate.view`) in the game's words, two universities pitching to an athlete, and
 its measures: the win rate overall and speaking first (a side is a university, different in every
 scenario, so there is no fixed side to rate)."""
 
 from __future__ import annotations
 
-from pdbench.ui.game_views import MatchView
-from pdbench.ui.game_views.debate import (
+from pdbench.games.debate.view import (
     WIN_RATE,
     WIN_SPEAKING_FIRST,
     DebateWords,
 )
-from pdbench.ui.game_views.debate import (
+from pdbench.games.debate.view import (
     render_transcript as debate,
 )
+from pdbench.ui.game_views import MatchView
 
 MEASURES = (WIN_RATE, WIN_SPEAKING_FIRST)
 WORDS = DebateWords(

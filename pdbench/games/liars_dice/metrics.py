@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pdbench.games.liars_dice import (
+from pdbench.games.liars_dice.odds import bid_probability
+from pdbench.games.liars_dice.rules import (
     LiarsDiceRules,
     LiarsDiceState,
     Player,
     Showdown,
     matching,
 )
-from pdbench.games.liars_dice_odds import bid_probability
 
 BLUFF_BELOW = 0.5
 

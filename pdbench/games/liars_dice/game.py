@@ -1,5 +1,5 @@
 """Liar's Dice as the engine plays it: the `pdbench.games.base.TurnGame` over the rules functions
-of `pdbench.games.liars_dice` (seats "a" and "b" for players 0 and 1; the showdown made public)."""
+of `pdbench.games.liars_dice.rules` (seats "a" and "b" for players 0 and 1; the showdown made public)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from pdbench.games.liars_dice import (
+from pdbench.games.liars_dice.rules import (
     LiarsDiceRules,
     LiarsDiceState,
     Player,

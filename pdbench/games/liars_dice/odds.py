@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from pdbench.games.liars_dice import Bid, LiarsDiceRules, matching
+from pdbench.games.liars_dice.rules import Bid, LiarsDiceRules, matching
 
 
 def bid_probability(

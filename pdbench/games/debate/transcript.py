@@ -1,4 +1,4 @@
-"""A judged debate's match as a transcript (the games of `pdbench.games.debate`: nuclear_war,
+"""A judged debate's match as a transcript (the games of `pdbench.games.debate.rules`: nuclear_war,
 nil_recruitment), from its stored turn lines: per round, the scenario and the judge's persona,
 every phase's speeches in the order spoken with the judge's response after each, and the
 decision (a panel's every verdict with it); with `swap_sides`, the pairs of rounds that played
@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from pdbench.core.errors import PdbenchError
-from pdbench.games.debate import JUDGE, PLAYER_SEATS, DebateGame, DebateState
+from pdbench.games.debate.rules import JUDGE, PLAYER_SEATS, DebateGame, DebateState
 from pdbench.games.registry import build_turn_game
 
 SPEECH_COLUMNS = ("phase", "speaker", "side", "text", "marks")

@@ -1,6 +1,6 @@
 """Passcode's page (`pdbench.ui.game_views`): a match word by word and round by round, each
 player's question, the Keeper's private answer to it (and the audit's, when the condition had
-one), its guess; built by `pdbench.analysis.per_run.passcode_transcript` from the stored turns.
+one), its guess; built by `pdbench.games.passcode.transcript` from the stored turns.
 
 The players side by side, each in its own box: what one player asked and was told, the other
 never saw. The secret word appears in the header of the round whose guesses ended the word, where
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.per_run.passcode_transcript import PLAYERS, passcode_transcript
+from pdbench.games.passcode.transcript import PLAYERS, passcode_transcript
 from pdbench.ui.display import is_missing, literal
 from pdbench.ui.game_views import MatchView, Measure
 

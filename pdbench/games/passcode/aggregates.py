@@ -5,7 +5,7 @@ ratios need (summed over a condition's matches by `pdbench.analysis.metrics.turn
 from __future__ import annotations
 
 from pdbench.games.judged_metrics import passcode_metrics
-from pdbench.games.passcode import PasscodeState
+from pdbench.games.passcode.rules import PasscodeState
 
 METRICS: dict[str, str] = {
     "win_rate": "share of matches the player won (more points than the other player)",

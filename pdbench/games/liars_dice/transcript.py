@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from pdbench.games.liars_dice import Bid, LiarsDiceRules
-from pdbench.games.liars_dice_odds import bid_probability
+from pdbench.games.liars_dice.odds import bid_probability
+from pdbench.games.liars_dice.rules import Bid, LiarsDiceRules
 
 MOVE_COLUMNS = ("round", "turn", "player", "move", "probability")
 SHOWDOWN_COLUMNS = (

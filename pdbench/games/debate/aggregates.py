@@ -9,7 +9,7 @@ scenario's universities, so its per-side counts are kept per match (`won_per_sid
 
 from __future__ import annotations
 
-from pdbench.games.debate import DebateState
+from pdbench.games.debate.rules import DebateState
 from pdbench.games.judged_metrics import debate_metrics
 
 FIXED_SIDES = ("for", "against")

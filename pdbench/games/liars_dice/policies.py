@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdbench.games.liars_dice import (
+from pdbench.games.liars_dice.odds import bid_probability
+from pdbench.games.liars_dice.rules import (
     CHALLENGE,
     Bid,
     LiarsDiceRules,
@@ -29,7 +30,6 @@ from pdbench.games.liars_dice import (
     legal_after,
     matching,
 )
-from pdbench.games.liars_dice_odds import bid_probability
 
 
 def _rules(round_state: dict) -> LiarsDiceRules:

@@ -1,6 +1,6 @@
 """Nuclear War: two advisers argue for and against a nuclear strike before a President, who
 decides (AgentDuel's public "nuclear-war" page; the shared rules are in
-`pdbench.games.debate`).
+`pdbench.games.debate.rules`).
 
 - Phases `intro`, `debate_1`, `debate_2`, `debate_3`, `closing`; actions `{"type": "argument",
   "text": ...}`; the President's (seat "judge") `{"type": "response", "text": ...}` and, after
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pdbench.games.debate import DebateGame, DebateState, Scenario
+from pdbench.games.debate.rules import DebateGame, DebateState, Scenario
 from pdbench.games.scenarios import NuclearScenarios, load_nuclear, stream
 
 _PRESIDENT, _CRISIS, _SIDES = 2, 3, 4  # purposes of the seeded streams (scenarios.stream)

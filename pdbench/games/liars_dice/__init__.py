@@ -1,0 +1,15 @@
+"""Liar's Dice for two players (AgentDuel's liars-dice), as one package: everything that is this
+game's (issue 43's game contract).
+
+- `rules`: the rules as pure functions of (state, action) with seeded dice; `game` the
+  `LiarsDice` turn game built on them (what each seat observes, when a match ends).
+- `policies`: the house players (`LIARS_DICE_POLICIES`); `odds` the bid probabilities they and
+  the measures use.
+- `metrics`: the per-player measures, from the stored turns; `audit` the tallies that check a
+  match's showdowns from its stored dice.
+- `transcript` and `view`: the viewer's page of a match (as the players saw it, turn by turn).
+
+Registered in `pdbench.games.registry`. Its LLM prompts and the offline mock's play are still in
+pdbench/agents/liars_dice_prompts.py and pdbench/providers/mock_liars_dice.py (their move waits
+for the per-game prompt adapter).
+"""
