@@ -15,7 +15,7 @@ from pathlib import Path
 from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, third_roles
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
-CEILING = 280  # lines, counted on main at a3b4f48 (2026-11-28); lower it as games move
+CEILING = 276  # lines, counted on pgg-train (2026-11-29: train asks the game entry); lower it as games move
 
 
 def _names() -> set[str]:
