@@ -61,6 +61,8 @@ def training_table(
         overrides.append(f"game.options.{seating.option}={seats}")
     others = player_seats(count)[1:]
     chosen = (against,) if against is not None else house
+    if not chosen:  # a game entry that names none: ask for one rather than fail on an index
+        raise ValueError(f"--against: {game_id} names no training opponent; name a house agent")
     opponents = {f"agent_{seat}": chosen[i % len(chosen)] for i, seat in enumerate(others)}
     return TrainingTable(opponents=opponents, overrides=tuple(overrides))
 

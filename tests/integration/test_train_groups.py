@@ -5,14 +5,17 @@ game's number of rounds when the game has one (asked of the game, not guessed fr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import orjson
+import pytest
 from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
 
+from pdbench.cli.train_table import training_table
 from pdbench.games.registry import TURN_GAMES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agents" / "public_goods.py"
@@ -100,3 +103,23 @@ def test_every_game_declares_its_training_opponents_and_whether_it_sets_its_roun
         assert set(entry.training_opponents) <= house, entry.id
     assert ENTRY.rounds_option == "rounds"
     assert TURN_GAMES["liars_dice"].rounds_option == ""
+
+
+def test_the_training_table_asks_the_game_and_refuses_what_it_cannot_take(monkeypatch):
+    pair = training_table("pd", None, 4, None)
+    assert (pair.opponents, pair.overrides) == ({"agent_b": "tft"}, ("horizon.rounds=4",))
+    group = training_table("public_goods", None, 2, 5)
+    assert list(group.opponents) == ["agent_b", "agent_c", "agent_d", "agent_e"]
+    assert group.opponents["agent_e"] == ENTRY.training_opponents[0]  # cycled
+    assert group.overrides == ("game.options.rounds=2", "game.options.players=5")
+    with pytest.raises(ValueError, match="--seats: pd seats 2 players, always"):
+        training_table("pd", None, None, 3)
+    with pytest.raises(ValueError, match="--seats: public_goods seats 2 to 10 players, not 11"):
+        training_table("public_goods", None, None, 11)
+    bare = dataclasses.replace(ENTRY, training_opponents=())
+    monkeypatch.setitem(TURN_GAMES, "public_goods", bare)
+    with pytest.raises(ValueError, match="public_goods names no training opponent"):
+        training_table("public_goods", None, None, None)
+    assert training_table("public_goods", "pgg_random", None, None).opponents["agent_c"] == (
+        "pgg_random"
+    )
