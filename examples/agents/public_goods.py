@@ -2,9 +2,10 @@
 conditional cooperator, reading only its round_state (docs/public-goods.md has every key).
 
 It opens with half its endowment, then contributes the mean of what the others in its group gave
-last round (`history[-1]["contributions"]`, without its own label `you`), says so when the round
-has a talk phase, and in a punish phase gives one point to each player who contributed less
-than half of what it did itself, within `max_punish`. Run it in a group of four, e.g.,
+last round (`history[-1]["contributions"]`, without its own label `you`) and prints it (its log
+keeps its prints; `pdbench train` shows them), says so when the round has a talk phase, and in a
+punish phase gives one point to each player who contributed less than half of what it did
+itself, within `max_punish`. Run it in a group of four, e.g.,
 
     uv run pdbench run conf/config.yaml game=public_goods agent_a=arena \
         agent_a.path=examples/agents/public_goods.py agent_b=pgg_free_rider \
@@ -32,7 +33,9 @@ class Agent:
                 "text": f"I will contribute {self.contribution(round_state)}.",
             }
         if phase == "contribute":
-            return {"type": "contribute", "amount": self.contribution(round_state)}
+            amount = self.contribution(round_state)
+            print(f"round {round_state['round_number']}: I match the others' last mean, {amount}")
+            return {"type": "contribute", "amount": amount}
         given = round_state["contributions"]
         mine = given[round_state["you"]]
         left = round_state["max_punish"]

@@ -14,12 +14,18 @@ import json
 import re
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pdbench.cli import exits
 from pdbench.core.visible import visible
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pdbench.cli.train_table import TrainingTable
+    from pdbench.config.agent_identity import AgentIdentity
 
 # A note on a turn ("round 2 turn 5 (commit) saw: {...}", "(intro) answered: {...}"): the place
 # is pdbench's (arena.turns.turn_label), so it is matched by its own shape, never by a word that
@@ -28,15 +34,6 @@ TRACE_NOTE = re.compile(
     r"(?P<where>(?:round \d+ )?(?:turn \d+ )?\([^()]*\)|round \d+(?: turn \d+)?) "
     r"(?P<kind>saw|answered): (?P<rest>.*)"
 )
-DEFAULT_AGAINST = "tft"
-# The house opponent of a game when --against is not given (any other game: DEFAULT_AGAINST). A
-# judged game's third party (the Keeper, the judge) is its house default, named in the header.
-DEFAULT_AGAINST_IN = {
-    "liars_dice": "liars_probability",
-    "passcode": "passcode_halving",
-    "nuclear_war": "debate_fixed",
-    "nil_recruitment": "debate_fixed",
-}
 
 
 def train(
@@ -46,16 +43,23 @@ def train(
     against: Annotated[
         str | None,
         typer.Option(
-            help="The house agent to play: a name from conf/agent/ (pdbench list agents); "
-            "default: tft; liars_probability in Liar's Dice, passcode_halving in Passcode, "
-            "debate_fixed in the debates (nuclear-war, nil-recruitment)."
+            help="The house agent to play in every other seat: a name from conf/agent/ "
+            "(pdbench list agents); default: the game's training opponents (tft in a 2x2 "
+            "game; docs/ladder.md lists each game's)."
         ),
     ] = None,
     rounds: Annotated[
         int | None,
         typer.Option(
-            help="Rounds of the match; default: the game's (5 in split or steal). A turn game "
-            "(Liar's Dice, Passcode, the debates) plays until its rules end the match."
+            help="Rounds of the match; default: the game's (5 in split or steal). A game whose "
+            "rules end a match (Liar's Dice, Passcode, the debates) refuses it."
+        ),
+    ] = None,
+    seats: Annotated[
+        int | None,
+        typer.Option(
+            help="Players in the match, for a game whose number varies (public goods); "
+            "default: the game's."
         ),
     ] = None,
     game: Annotated[
@@ -72,6 +76,7 @@ def train(
     stores the match as a run under data/runs/train-<file>-<hash>/."""
     from pdbench.agents.arena.training import AgentFileError, declared_game, game_of
     from pdbench.cli.bounds import SEED_MAX, check_between
+    from pdbench.cli.train_table import training_table
 
     check_between("--seed", seed, 0, SEED_MAX)
     if rounds is not None:
@@ -84,15 +89,12 @@ def train(
             exits.say(line)
         raise typer.Exit(exits.BAD_INPUT) from None
     game_id = game_of(agent_file, declared, game)
-    from pdbench.games.registry import GAME_FAMILIES
-
-    turn_game = GAME_FAMILIES[game_id] == "turn"
-    if turn_game and rounds is not None:
-        exits.say(f"error: --rounds: {game_id} has no set number of rounds (its rules end a match)")
-        raise typer.Exit(exits.BAD_INPUT)
-    if against is None:
-        against = DEFAULT_AGAINST_IN.get(game_id, DEFAULT_AGAINST)
-    _play(agent_file.resolve(), game_id, against, rounds, seed, output_dir)
+    try:
+        table = training_table(game_id, against, rounds, seats)
+    except ValueError as problem:
+        exits.say(f"error: {problem}")
+        raise typer.Exit(exits.BAD_INPUT) from None
+    _play(agent_file.resolve(), game_id, table, seed, output_dir)
 
 
 def _game_option(game_id: str, project_root: Path) -> str:
@@ -105,7 +107,7 @@ def _game_option(game_id: str, project_root: Path) -> str:
 
 
 def _play(
-    path: Path, game_id: str, against: str, rounds: int | None, seed: int, output_dir: str | None
+    path: Path, game_id: str, table: TrainingTable, seed: int, output_dir: str | None
 ) -> None:
     from pdbench.agents.arena import agent_log_path
     from pdbench.agents.base import AgentContext
@@ -119,17 +121,18 @@ def _play(
     from pdbench.core.errors import PdbenchError, unknown_choice
 
     house = [name for name in group_options("agent", root) if name != "arena"]
-    if against not in house:
-        raise PdbenchError(unknown_choice("--against", against, house))
+    for against in table.opponents.values():
+        if against not in house:
+            raise PdbenchError(unknown_choice("--against", against, house))
     overrides = [
         f"game={_game_option(game_id, root)}",
         "agent_a=arena",
         f"agent_a.path={path}",
         "agent_a.trace=true",
-        f"agent_b={against}",
+        *(f"{seat}={against}" for seat, against in table.opponents.items()),
         "run.replicates=1",
         f"run.seed={seed}",
-        *([f"horizon.rounds={rounds}"] if rounds is not None else []),
+        *table.overrides,
         *([f"run.output_dir={output_dir}"] if output_dir is not None else []),
     ]
     loaded = load(root / "conf" / "config.yaml", overrides)
@@ -148,17 +151,14 @@ def _play(
         run_dir=run_dir,
     )
     log_path = agent_log_path(context, path)
-    from pdbench.games.registry import GAME_FAMILIES
+    from pdbench.cli.train_table import match_length
 
-    length = (
-        "until its rules end the match"
-        if GAME_FAMILIES[condition.game.id] == "turn"
-        else f"{condition.horizon.rounds if condition.horizon.type == 'fixed' else '?'} rounds"
-    )
+    players = condition.players
+    others = ", ".join(spec.display_name for side, spec in players.items() if side != "agent_a")
     third = "".join(f", {role}: {who}" for role, who in condition.third_party_labels.items())
     _echo(
         f"training {path.name} ({condition.agent_a.display_name}) against "
-        f"{condition.agent_b.display_name} in {condition.game.id}{third}: {length}"
+        f"{others} in {condition.game.id}{third}: {match_length(condition)}"
     )
     from pdbench.runners.stopping import RunInterrupted
 
@@ -194,7 +194,6 @@ def _play(
 def _show_result(run_dir: Path, name: str) -> tuple[int, str | None]:
     """Print the match's result; return how many of the agent's turns failed, and why the match
     was aborted if it was (its first line; the agent's log shows the rest above)."""
-    from pdbench.ladder.outcomes import pair_matches
     from pdbench.ladder.readers import read_outcomes
 
     failed = 0
@@ -208,23 +207,33 @@ def _show_result(run_dir: Path, name: str) -> tuple[int, str | None]:
             if said["speaker"] == "a" and said["error"]
         )
     outcomes = read_outcomes(run_dir)
-    matches = pair_matches(outcomes.table)
-    for key_a, key_b, score_a, score_b, result in zip(
-        matches.agent_a,
-        matches.agent_b,
-        matches.score_a,
-        matches.score_b,
-        matches.result,
-        strict=True,
-    ):
-        a, b = outcomes.agents[str(key_a)].name, outcomes.agents[str(key_b)].name
-        winner = {"a": f"{a} wins", "b": f"{b} wins", "draw": "a draw"}[str(result)]
-        _echo(f"result: {a} {score_a:g} - {score_b:g} {b}: {winner}")
+    for _, match in outcomes.table.groupby("match_id", sort=False):
+        _echo(f"result: {_result_line(match, outcomes.agents)}")
     aborted = None
     for skipped in outcomes.skipped:
         _echo(f"result: none ({skipped.reason.splitlines()[0]})")
         aborted = skipped.reason.splitlines()[0]
     return failed, aborted
+
+
+def _result_line(match: pd.DataFrame, agents: dict[str, AgentIdentity]) -> str:
+    """One match's result, seat by seat in seat order: "A 3 - 5 B: B wins" for a pair (as the
+    ladder reads it), "A 30 - B 25 - C 41: C wins" for a group (the best score wins; equal best
+    scores are a draw between them)."""
+    rows = match.sort_values("seat")
+    names = [agents[str(key)].name for key in rows["agent"]]
+    scores = [float(score) for score in rows["score"]]
+    best = [name for name, score in zip(names, scores, strict=True) if score == max(scores)]
+    if len(best) == len(names):
+        winner = "a draw"
+    elif len(best) == 1:
+        winner = f"{best[0]} wins"
+    else:
+        winner = "a draw between " + ", ".join(best)
+    if len(names) == 2:
+        return f"{names[0]} {scores[0]:g} - {scores[1]:g} {names[1]}: {winner}"
+    shown = " - ".join(f"{name} {score:g}" for name, score in zip(names, scores, strict=True))
+    return f"{shown}: {winner}"
 
 
 def _shortened(round_state: str) -> str:

@@ -69,6 +69,13 @@ class TurnGameEntry:
     # Whether the LLM agent has this game's prompts and answer parser (prompts/<id>/); False: an
     # LLM player is refused when the config is read, saying so.
     llm_plays: bool = True
+    # The house agents (conf/agent/ names) `pdbench train` seats against a user's file when
+    # --against names none: seat b gets the first, seat c the second, ..., cycling through them
+    # for the seats the game has. A judged game's third party is its house default, not here.
+    training_opponents: tuple[str, ...] = ()
+    # The game option setting how many rounds a match has ("": the rules end a match, as a die
+    # count or a verdict does), so `train --rounds` and a header's length ask the game.
+    rounds_option: str = ""
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -83,6 +90,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
             metrics="pdbench.games.liars_dice.metrics",
             default_persona="cooperative",
+            training_opponents=("liars_probability",),
         ),
         TurnGameEntry(
             id="passcode",
@@ -93,6 +101,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             summary="ask a Secret Keeper questions, then guess its word before the other player",
             metrics="pdbench.games.passcode.aggregates",
             third_parties="pdbench.games.passcode.policies:PASSCODE_THIRD_PARTIES",
+            training_opponents=("passcode_halving",),
         ),
         TurnGameEntry(
             id="nuclear_war",
@@ -103,6 +112,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             summary="argue for or against a nuclear strike; a President decides",
             metrics="pdbench.games.debate.aggregates",
             third_parties="pdbench.games.debate.policies:DEBATE_THIRD_PARTIES",
+            training_opponents=("debate_fixed",),
         ),
         TurnGameEntry(
             id="nil_recruitment",
@@ -113,6 +123,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             summary="pitch a university to a football recruit, who commits to one",
             metrics="pdbench.games.debate.aggregates",
             third_parties="pdbench.games.debate.policies:DEBATE_THIRD_PARTIES",
+            training_opponents=("debate_fixed",),
         ),
         TurnGameEntry(
             id="public_goods",
@@ -124,6 +135,14 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             ranked_on="payoff",
             seats=Seats(default=4, minimum=2, maximum=10, option="players"),
             llm_plays=False,  # its prompts, answer parser and mock play are not written yet
+            # a group of mixed kinds, so a file meets a cooperator, a free rider and a
+            # conditional cooperator at once (the Fischbacher, Gaechter & Fehr 2001 types)
+            training_opponents=(
+                "pgg_conditional_cooperator",
+                "pgg_free_rider",
+                "pgg_full_contributor",
+            ),
+            rounds_option="rounds",
         ),
     )
 }

@@ -1,6 +1,7 @@
 """Issue 31's done-when for training: `pdbench train` on the examples' agent files of every game
 (every file in examples/agents/ whose GAME is one of the platform's five games: split-or-steal,
-liars-dice, passcode, nuclear-war, nil-recruitment) shows the agent's prints under its turns and
+liars-dice, passcode, nuclear-war, nil-recruitment; and public-goods, a group of four, issue 44)
+shows the agent's prints under its turns and
 ends with its result. A judged game plays its default house opponent, and its third party (the
 Keeper, the judge) is the game's house default, named in the header line."""
 
@@ -16,7 +17,14 @@ from in_process import run_front_door
 from project_copy import command_env, shared_copy
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
-GAMES = ("split-or-steal", "liars-dice", "passcode", "nuclear-war", "nil-recruitment")
+GAMES = (
+    "split-or-steal",
+    "liars-dice",
+    "passcode",
+    "nuclear-war",
+    "nil-recruitment",
+    "public-goods",
+)
 THIRD_PARTY = {"passcode": "keeper: TRUTHFUL (house default)"} | {
     game: "judge: SCRIPTED_JUDGE (house default)" for game in ("nuclear-war", "nil-recruitment")
 }
@@ -76,6 +84,12 @@ def test_training_an_example_shows_its_prints_and_ends_with_its_result(tmp_path,
         return
     (last,) = [turn for turn in stored if "outcome" in turn]
     scores = last["outcome"]["scores"]
-    assert f" {scores['a']:g} - {scores['b']:g} " in lines[result]
+    if len(scores) == 2:
+        assert f" {scores['a']:g} - {scores['b']:g} " in lines[result]
+    else:  # a group: every seat's score, in seat order
+        shown = lines[result].rsplit(": ", 1)[0].split(" - ")
+        assert [part.rsplit(" ", 1)[1] for part in shown] == [
+            f"{scores[seat]:g}" for seat in sorted(scores)
+        ]
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
     assert manifest["status"] == "complete"

@@ -31,7 +31,12 @@ def test_an_optional_option_may_be_unset_and_a_pair_given_as_a_list():
     the rules take (punish_rounds: [1, 6]); a wrong type is still refused by the rules."""
     rules = GameSpec(
         id="public_goods",
-        options={"talk_max_chars": None, "talk_max_words": 50, "punish_rounds": [1, 6]},
+        options={
+            "talk_max_chars": None,
+            "talk_max_words": 50,
+            "punish": True,
+            "punish_rounds": [1, 6],
+        },
     ).build_turn()
     assert (rules.talk_max_chars, rules.talk_max_words, rules.punish_rounds) == (None, 50, (1, 6))
     with pytest.raises(ValueError, match=r"options\.talk_max_words: talk_max_words must be"):

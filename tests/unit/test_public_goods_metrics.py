@@ -167,7 +167,7 @@ def random_variants():
             rounds=int(rng.integers(2, 6)),
             talk=index % 2 == 0,
             punish=index % 5 != 4,
-            punish_rounds=(2, 3) if index % 7 == 1 else None,
+            punish_rounds=(2, 3) if index % 7 == 1 and index % 5 != 4 else None,
             punish_fine=float(rng.choice([3, 2.5, 1])),
             punish_cost=float(rng.choice([1, 0.5])),
             punish_one_target=capped,

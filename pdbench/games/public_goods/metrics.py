@@ -6,6 +6,10 @@ Per player:
   accounting its balance, None when that was 0); `mean_share`; `share_slope`, the OLS slope of
   the shares on the round number (per round); `first_share`, `last_share` and `end_game_drop`,
   the mean share of the rounds before the last minus the last round's (the end-game effect).
+- `share_with_punishment`, `share_without_punishment`: its mean share in the rounds that had a
+  punish phase and in those that had none (None when there were no such rounds), so a design
+  switching punishment on for some rounds (`punish_rounds`, Fehr & Gaechter 2002) compares its
+  two treatments within one match.
 - `free_riding_share`: the share of rounds in which it contributed 0.
 - `points_given`, `points_received`: punishment points that took effect (after caps), in all.
 - `antisocial_share`: of the points it asked to give, the share aimed at players who
@@ -49,6 +53,8 @@ class PlayerMeasures:
     first_share: float | None
     last_share: float | None
     end_game_drop: float | None
+    share_with_punishment: float | None
+    share_without_punishment: float | None
     zero_rounds: int  # rounds it contributed 0
     rounds: int
     points_given: int
@@ -132,6 +138,12 @@ def player_measures(
         first_share=shares[0] if shares else None,
         last_share=shares[-1] if shares else None,
         end_game_drop=drop,
+        share_with_punishment=_mean(
+            [s for r, s in zip(rounds, shares, strict=True) if r.punish_phase and s is not None]
+        ),
+        share_without_punishment=_mean(
+            [s for r, s in zip(rounds, shares, strict=True) if not r.punish_phase and s is not None]
+        ),
         zero_rounds=sum(r.contributions[seat] == 0 for r in rounds),
         rounds=len(rounds),
         points_given=sum(sum(r.punished.get(seat, {}).values()) for r in rounds),
@@ -267,6 +279,8 @@ def match_measures(
 # seat; POOLED ratios are summed over matches from their counts before dividing).
 METRICS: dict[str, str] = {
     "contribution_share": "mean share of what it could contribute that it contributed",
+    "contribution_share_punish": "its mean contribution share in the rounds with a punish phase",
+    "contribution_share_no_punish": "its mean contribution share in the rounds without one",
     "contribution_slope": "slope of its contribution share on the round number (per round)",
     "first_round_share": "its contribution share in round 1",
     "last_round_share": "its contribution share in the last round",
@@ -319,6 +333,8 @@ def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, di
         kind = found.schedule.type
         rows[seat] = {
             "contribution_share": found.mean_share,
+            "contribution_share_punish": found.share_with_punishment,
+            "contribution_share_no_punish": found.share_without_punishment,
             "contribution_slope": found.share_slope,
             "first_round_share": found.first_share,
             "last_round_share": found.last_share,

@@ -14,7 +14,7 @@ a ValueError naming the option and the value, as every turn game's rules do).
 | `talk_max_words` | None | most words in a message (pgg_bench: 50) |
 | `talk_order` | "rotate" | "rotate": P1 opens round 1, P2 round 2, ...; "shuffle": a seeded order each round |
 | `punish` | False | a punishment phase closes each round (or the rounds of `punish_rounds`) |
-| `punish_rounds` | None | (first, last): the rounds with a punish phase when `punish` (None: every round) |
+| `punish_rounds` | None | (first, last): the rounds with a punish phase (None: every round); needs `punish` |
 | `max_punish` | 10 | the most points one player may give in a round, in all |
 | `punish_cost` | 1 | what a point costs its giver |
 | `punish_fine` | 3 | what a point takes from its target |
@@ -138,6 +138,10 @@ class Options:
     def _check_punish_rounds(self) -> None:
         if self.punish_rounds is None:
             return
+        if not self.punish:  # else the span would be dropped in silence: no round punishes
+            raise ValueError(
+                "punish_rounds needs punish true (with false no round has a punish phase)"
+            )
         span = self.punish_rounds
         if not isinstance(span, list | tuple) or len(span) != 2:
             raise ValueError(f"punish_rounds must be [first, last], got {span!r}")

@@ -20,6 +20,9 @@ PGG_BENCH = "lechmazur/pgg_bench@4be972bf10262dd26465d03d27ae40bc424d8638"
 COOPEVAL = "Xiao215/CoopEval@8559e858b5cc33e0a29ac592c0b21eab007feb57"
 FG2002 = "Fehr & Gaechter 2002, Nature 415, 137-140"
 FACTS = "shared/references/groups-and-mechanisms.md"
+# A course presentation of the paper (240 subjects, ten sessions of 24, six groups of four, two
+# 6-period treatments): the session size is read there, not in the paper's methods text.
+FG2002_SESSIONS = "https://www.scribd.com/presentation/296629015/Altruistic-Punishment-in-Humans"
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,8 @@ FEHR_GAECHTER_2002 = Preset(
         "punish_fine": f"{FACTS}: and the punished 3 MU",
         "matching": f"{FACTS}: perfect strangers (never the same group twice)",
         "groups": "pdbench: the fewest groups of 4 whose grid design keeps everyone apart for "
-        "6 rounds (7; the sessions had 24 subjects, 6 groups: not a valid grid)",
+        "6 rounds (7; the sessions had 24 subjects, 6 groups: not a valid grid; "
+        f"{FG2002_SESSIONS})",
         "stranger_block": "pdbench: perfect strangers within each 6-period part",
     },
     matched=(
@@ -85,11 +89,14 @@ FEHR_GAECHTER_2002 = Preset(
         "the reference curve: the paper's figure (mean contribution per period) could not be "
         "read here, so none is given",
         "the session size: 28 players (7 groups) instead of 24 (6 groups), which no grid "
-        "design keeps apart for 6 rounds",
+        "design keeps apart for 6 rounds (and a search found no other schedule here)",
+        "perfect strangers across the two parts: 12 rounds x 3 others exceed the 27 others, so "
+        "pairs meet again in the second part (how the sessions drew it could not be read)",
         "the most points a player may give (max_punish) and whether a round's earnings could go "
         "negative: not readable here; pdbench's defaults (10 points in all; no negative "
         "earnings) are used",
-        "the instructions' wording and the monetary stakes of the laboratory",
+        "the instructions' wording, the human subjects and the monetary stakes of the laboratory",
+        "a runnable experiment file: 28 seats are more than a condition binds (10)",
         "whether the second part was announced in advance (here the round_state shows the "
         "punish phase only when it comes)",
     ),

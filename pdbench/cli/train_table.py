@@ -1,0 +1,83 @@
+"""Who `pdbench train` seats against a user's file, and how long the match is: asked of the
+game (its entry in pdbench/games/registry.py names its training opponents, its seats and the
+option setting its rounds), never guessed from its name or family."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pdbench.config.schema import ConditionSpec
+
+# The house opponent of a 2x2 game's file when --against is not given. A turn game names its own
+# (`training_opponents`), and a judged game's third party (the Keeper, the judge) is its house
+# default, named in the header.
+DEFAULT_AGAINST = "tft"
+
+
+@dataclass(frozen=True)
+class TrainingTable:
+    """Who sits where and what the command line changes: the house agent of each seat after
+    seat a (the user's file), and the overrides setting the rounds and the number of seats."""
+
+    opponents: dict[str, str]  # seat field (agent_b, agent_c, ...) -> house agent
+    overrides: tuple[str, ...]
+
+
+def training_table(
+    game_id: str, against: str | None, rounds: int | None, seats: int | None
+) -> TrainingTable:
+    """The seats and overrides of training a file of `game_id`, asked of the game's entry (its
+    opponents, its seats, whether it sets its rounds); a flag the game cannot take is a
+    ValueError naming it."""
+    from pdbench.games.base import player_seats
+    from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, Seats
+
+    overrides: list[str] = []
+    if GAME_FAMILIES[game_id] == "turn":
+        entry = TURN_GAMES[game_id]
+        house, seating, rounds_option = entry.training_opponents, entry.seats, entry.rounds_option
+        if rounds is not None:
+            if not rounds_option:
+                raise ValueError(
+                    f"--rounds: {game_id} has no set number of rounds (its rules end a match)"
+                )
+            overrides.append(f"game.options.{rounds_option}={rounds}")
+    else:
+        house, seating = (DEFAULT_AGAINST,), Seats()
+        if rounds is not None:
+            overrides.append(f"horizon.rounds={rounds}")
+    count = seating.default
+    if seats is not None:
+        if seating.minimum == seating.maximum:
+            raise ValueError(f"--seats: {game_id} seats {seating.default} players, always")
+        if not seating.minimum <= seats <= seating.maximum:
+            raise ValueError(
+                f"--seats: {game_id} seats {seating.minimum} to {seating.maximum} players, "
+                f"not {seats}"
+            )
+        count = seats
+        overrides.append(f"game.options.{seating.option}={seats}")
+    others = player_seats(count)[1:]
+    chosen = (against,) if against is not None else house
+    if not chosen:  # a game entry that names none: ask for one rather than fail on an index
+        raise ValueError(f"--against: {game_id} names no training opponent; name a house agent")
+    opponents = {f"agent_{seat}": chosen[i % len(chosen)] for i, seat in enumerate(others)}
+    return TrainingTable(opponents=opponents, overrides=tuple(overrides))
+
+
+def match_length(condition: ConditionSpec) -> str:
+    """How long the match is, as the game says: its rounds option, the horizon's rounds of a 2x2
+    game, or until its rules end it."""
+    from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES
+
+    if GAME_FAMILIES[condition.game.id] == "matrix":
+        horizon = condition.horizon
+        return f"{horizon.rounds if horizon.type == 'fixed' else '?'} rounds"
+    option = TURN_GAMES[condition.game.id].rounds_option
+    if not option:
+        return "until its rules end the match"
+    from pdbench.games.registry import build_turn_game
+
+    return f"{getattr(build_turn_game(condition.game.id, **condition.game.options), option)} rounds"
