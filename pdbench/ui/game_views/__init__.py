@@ -9,8 +9,9 @@ run of that game is opened (as the games' own registry names their rules). A mod
 - `render_transcript(match: MatchView)`: one match as a reader wants it, showing at each point
   only what the rules had revealed by then (dice, words), as the players saw it.
 
-The next milestone moves each module into its game's package (`pdbench/games/<id>/`): the
-module and its row here move together.
+A page may live in its game's package, as `pdbench/games/<id>/view.py` (public goods' does; the
+layering rules let a game's `view` module import ui); the next milestone moves the others there,
+each module with its row here.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ GAME_VIEWS: dict[str, str] = {
     "passcode": "pdbench.ui.game_views.passcode",
     "nuclear_war": "pdbench.ui.game_views.nuclear_war",
     "nil_recruitment": "pdbench.ui.game_views.nil_recruitment",
+    "public_goods": "pdbench.games.public_goods.view",  # a page in its game's package (issue 43)
 }
 
 MeasureKind = Literal["share", "count", "round", "signed"]

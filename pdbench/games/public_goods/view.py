@@ -1,0 +1,277 @@
+"""The public goods game's page in the viewer (`pdbench.ui.game_views`, registered in
+GAME_VIEWS): one match read back from its stored turns (`stored.read_rounds`), and the measures
+its Metrics tab shows (`metrics.METRICS`, one column per player seat).
+
+- Contributions: one line per player seat over the rounds, from 0 to the endowment (under
+  balance accounting to the most any player could give).
+- Punishment: who punished whom, the points that took effect (after the caps), summed over the
+  match or in the round chosen. A pair never in one group in those rounds (strangers, or several
+  groups) could not punish each other: its cell is empty, not 0.
+- Each round: every group's talk, in the order said, beside its contributions, punishment and
+  earnings; the label (P1 .. PN) is the one the players saw that round.
+- Earnings: each player's score and what it gave and received.
+
+Everything is read from the stored seats (who was in which group, and labelled how, in each
+round), so under strangers the groups shown are the ones drawn that round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from pdbench.games.public_goods.metrics import METRICS
+from pdbench.games.public_goods.options import Options
+from pdbench.games.public_goods.stored import StoredRound, options_of, read_rounds
+from pdbench.ui.charts import round_ticks, seat_color
+from pdbench.ui.display import literal
+from pdbench.ui.game_views import MatchView, Measure, MeasureKind
+
+
+def _measure(stem: str, label: str, kind: MeasureKind, decimals: int = 2) -> Measure:
+    meaning = METRICS[stem]
+    return Measure(stem, label, kind, meaning[0].upper() + meaning[1:] + ".", decimals)
+
+
+MEASURES = (
+    _measure("contribution_share", "Contribution share", "share"),
+    _measure("contribution_slope", "Contribution slope", "signed", decimals=3),
+    _measure("first_round_share", "First-round share", "share"),
+    _measure("last_round_share", "Last-round share", "share"),
+    _measure("end_game_drop", "End-game drop", "signed"),
+    _measure("free_riding_share", "Free riding", "share"),
+    _measure("efficiency", "Efficiency", "signed"),
+    _measure("points_given", "Punishment given", "count", decimals=1),
+    _measure("points_received", "Punishment received", "count", decimals=1),
+    _measure("antisocial_share", "Antisocial punishment", "share"),
+    _measure("retaliation_rate", "Retaliation", "share"),
+    _measure("talk_consistency", "Talk kept", "share"),
+    _measure("schedule_slope", "Schedule slope", "signed"),
+    _measure("schedule_conditional_cooperator", "Conditional cooperator", "share"),
+    _measure("score", "Score", "signed", decimals=1),
+)
+ALL_ROUNDS = "every round"
+
+
+def match_options(turns: Sequence[Mapping[str, Any]], configured: Mapping[str, Any]) -> dict:
+    """The variant played: the stored outcome's options, or (a match cut short stores none) the
+    condition's options over the game's defaults."""
+    if turns and "outcome" in turns[-1]:
+        return options_of(turns)
+    return asdict(Options(**configured))
+
+
+def seat_order(rounds: Sequence[StoredRound]) -> list[str]:
+    """Every player seat of the match: a, b, ..., z, aa, ab, ..."""
+    return sorted(rounds[0].labels, key=lambda seat: (len(seat), seat)) if rounds else []
+
+
+def round_frame(rounds: Sequence[StoredRound], names: Mapping[str, str]) -> pd.DataFrame:
+    """One row per round and player seat: its group that round (1, 2, ...), the label it was
+    shown as, what it could give, gave, gave and received in punishment, and earned."""
+    rows = []
+    for played in rounds:
+        for number, group in enumerate(played.groups, 1):
+            for seat in group:
+                rows.append(
+                    {
+                        "round": played.round_number,
+                        "seat": seat,
+                        "player": names.get(seat, seat.upper()),
+                        "group": number,
+                        "label": played.labels[seat],
+                        "could give": played.available[seat],
+                        "contribution": played.contributions[seat],
+                        "punished": sum(played.punished.get(seat, {}).values()),
+                        "was punished": sum(g.get(seat, 0) for g in played.punished.values()),
+                        "earnings": played.earnings[seat],
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def punishment_frame(
+    rounds: Sequence[StoredRound], names: Mapping[str, str], round_number: int | None = None
+) -> pd.DataFrame:
+    """Who punished whom: one row per ordered pair of seats, the points that took effect summed
+    over the match (or in `round_number`), and `together`, the rounds with a punish phase in
+    which the two shared a group (None points when that is 0: they could not punish each
+    other)."""
+    chosen = [r for r in rounds if round_number is None or r.round_number == round_number]
+    seats = seat_order(rounds)
+    rows = []
+    for punisher in seats:
+        for target in seats:
+            if target == punisher:
+                continue
+            together = sum(r.punish_phase and target in r.group_of(punisher) for r in chosen)
+            points = sum(r.punished.get(punisher, {}).get(target, 0) for r in chosen)
+            rows.append(
+                {
+                    "punisher": names.get(punisher, punisher.upper()),
+                    "target": names.get(target, target.upper()),
+                    "points": points if together else None,
+                    "together": together,
+                }
+            )
+    return pd.DataFrame(rows, columns=["punisher", "target", "points", "together"])
+
+
+def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) -> alt.Chart:
+    """One line per player seat: its contribution each round, on 0..`top`."""
+    players = [frame[frame["seat"] == seat]["player"].iloc[0] for seat in seats]
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                "round:Q", title="round", axis=alt.Axis(values=round_ticks(frame["round"].max()))
+            ),
+            y=alt.Y("contribution:Q", scale=alt.Scale(domain=[0, top]), title="contribution"),
+            color=alt.Color(
+                "player:N",
+                scale=alt.Scale(domain=players, range=[seat_color(s) for s in seats]),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=["round:Q", "player:N", "label:N", "group:Q", "contribution:Q", "earnings:Q"],
+        )
+        .properties(height=300)
+    )
+
+
+def punishment_chart(frame: pd.DataFrame, order: Sequence[str]) -> alt.LayerChart | alt.FacetChart:
+    """The who-punished-whom heat map, each cell's points written in it (empty: never together)."""
+    size = 44 * len(order) + 120
+    base = alt.Chart(frame).encode(
+        x=alt.X("target:N", sort=list(order), title="target", axis=alt.Axis(labelLimit=180)),
+        y=alt.Y("punisher:N", sort=list(order), title="punisher", axis=alt.Axis(labelLimit=180)),
+        tooltip=[
+            "punisher:N",
+            "target:N",
+            "points:Q",
+            alt.Tooltip("together:Q", title="rounds together"),
+        ],
+    )
+    cells = base.mark_rect(stroke="white").encode(
+        color=alt.Color("points:Q", scale=alt.Scale(scheme="reds", domainMin=0), title="points")
+    )
+    text = base.mark_text(fontSize=13).encode(text=alt.Text("points:Q", format="d"))
+    return alt.layer(cells, text).properties(width=size, height=size)
+
+
+def render_transcript(match: MatchView) -> None:
+    options = match_options(match.turns, match.options)
+    rounds = read_rounds(match.turns, options) if match.turns else []
+    st.subheader("Public goods", anchor=False)
+    st.caption(_variant(options))
+    if not rounds:
+        st.info("No round of this match was finished: nothing to show yet.")
+        return
+    names = dict(match.names)
+    seats = seat_order(rounds)
+    frame = round_frame(rounds, names)
+    order = [names.get(seat, seat.upper()) for seat in seats]
+    _earnings(frame, order, match.turns)
+    top = max(float(options["endowment"]), float(frame["could give"].max()))
+    st.markdown("##### Contributions per round")
+    st.altair_chart(contribution_chart(frame, seats, top), width="stretch")
+    choices: list[int | None] = [None, *(r.round_number for r in rounds)]
+    number = st.selectbox(
+        "Round",
+        choices,
+        format_func=lambda n: ALL_ROUNDS if n is None else f"round {n}",
+        key="pgg_round",
+        help="The round whose punishment and talk are shown.",
+    )
+    _punishment(rounds, names, order, number)
+    for played in rounds:
+        if number is None or played.round_number == number:
+            _round(played, frame[frame["round"] == played.round_number], names)
+
+
+def _variant(options: Mapping[str, Any]) -> str:
+    phases = (
+        ["talk"] * bool(options["talk"]) + ["contribute"] + ["punish"] * bool(options["punish"])
+    )
+    return (
+        f"{options['groups']} group(s) of {options['players']} players, {options['matching']}; "
+        f"endowment {options['endowment']}, multiplier {options['multiplier']}; "
+        f"phases: {', '.join(phases)}; {options['accounting'].replace('_', ' ')} accounting."
+    )
+
+
+def _earnings(frame: pd.DataFrame, order: list[str], turns: Sequence[Mapping[str, Any]]) -> None:
+    outcome = turns[-1].get("outcome") or {}
+    per_player = frame.groupby("player", sort=False).agg(
+        seat=("seat", "first"),
+        contributed=("contribution", "sum"),
+        punished=("punished", "sum"),
+        was_punished=("was punished", "sum"),
+        earned=("earnings", "sum"),
+    )
+    scores = outcome.get("scores") or {}
+    per_player["score"] = [scores.get(seat) for seat in per_player["seat"]]
+    table = per_player.reindex(order).reset_index()
+    st.markdown("##### What each player earned")
+    st.dataframe(
+        table.rename(columns={"was_punished": "was punished", "earned": "earnings, summed"}),
+        hide_index=True,
+        key="pgg_earnings",
+        column_order=[
+            "player",
+            "score",
+            "earnings, summed",
+            "contributed",
+            "punished",
+            "was punished",
+        ],
+    )
+    st.caption(
+        "score: the match's stored result (under balance accounting the final balance); "
+        "punished / was punished: points that took effect."
+    )
+
+
+def _punishment(
+    rounds: Sequence[StoredRound], names: Mapping[str, str], order: list[str], number: int | None
+) -> None:
+    st.markdown(f"##### Who punished whom ({'the match' if number is None else f'round {number}'})")
+    if not any(r.punish_phase for r in rounds):
+        st.caption("No punish phase in this match.")
+        return
+    frame = punishment_frame(rounds, names, number)
+    if frame["together"].sum() == 0:
+        st.caption(f"No punish phase in round {number}.")
+        return
+    st.altair_chart(punishment_chart(frame, order), width="content")
+    st.caption(
+        "Rows punish columns: points that took effect (after the caps). An empty cell: the two "
+        "were never in one group in a round with a punish phase."
+    )
+
+
+def _round(played: StoredRound, frame: pd.DataFrame, names: Mapping[str, str]) -> None:
+    st.markdown(f"##### Round {played.round_number}")
+    for number, group in enumerate(played.groups, 1):
+        if len(played.groups) > 1:
+            st.markdown(f"Group {number}")
+        talk, table = st.columns([3, 2])
+        with talk:
+            said = [(seat, text) for seat, text in played.messages if seat in group]
+            if not said:
+                st.caption("No talk.")
+            for seat, text in said:
+                who = literal(f"{names.get(seat, seat.upper())} ({played.labels[seat]})")
+                st.markdown(f"**{who}**: {literal(text) if text else '*(said nothing)*'}")
+        with table:
+            mine = frame[frame["group"] == number]
+            st.dataframe(
+                mine[["player", "label", "contribution", "punished", "was punished", "earnings"]],
+                hide_index=True,
+                key=f"pgg_round_{played.round_number}_{number}",
+            )
