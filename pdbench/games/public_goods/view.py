@@ -115,11 +115,12 @@ def punishment_frame(
                 {
                     "punisher": names.get(punisher, punisher.upper()),
                     "target": names.get(target, target.upper()),
+                    "target seat": target.upper(),
                     "points": points if together else None,
                     "together": together,
                 }
             )
-    return pd.DataFrame(rows, columns=["punisher", "target", "points", "together"])
+    return pd.DataFrame(rows, columns=["punisher", "target", "target seat", "points", "together"])
 
 
 def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) -> alt.Chart:
@@ -136,7 +137,8 @@ def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) ->
             color=alt.Color(
                 "player:N",
                 scale=alt.Scale(domain=players, range=[seat_color(s) for s in seats]),
-                legend=alt.Legend(title=None, orient="top"),
+                # whole names (a legend cuts at 160 px by default), beside the chart
+                legend=alt.Legend(title=None, orient="right", labelLimit=0),
             ),
             tooltip=["round:Q", "player:N", "label:N", "group:Q", "contribution:Q", "earnings:Q"],
         )
@@ -145,23 +147,30 @@ def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) ->
 
 
 def punishment_chart(frame: pd.DataFrame, order: Sequence[str]) -> alt.LayerChart | alt.FacetChart:
-    """The who-punished-whom heat map, each cell's points written in it (empty: never together)."""
-    size = 44 * len(order) + 120
+    """The who-punished-whom heat map, each cell's points written in it (empty: never together);
+    the rows name the punishers in full, the columns their seat letter (the names are long)."""
+    letters = [name.split(" · ")[0] for name in order]
+    tooltip: list[str | alt.Tooltip] = [
+        "punisher:N",
+        "target:N",
+        alt.Tooltip("points:Q", title="points that took effect"),
+        alt.Tooltip("together:Q", title="rounds in one group, punishing"),
+    ]
     base = alt.Chart(frame).encode(
-        x=alt.X("target:N", sort=list(order), title="target", axis=alt.Axis(labelLimit=180)),
-        y=alt.Y("punisher:N", sort=list(order), title="punisher", axis=alt.Axis(labelLimit=180)),
-        tooltip=[
-            "punisher:N",
-            "target:N",
-            "points:Q",
-            alt.Tooltip("together:Q", title="rounds together"),
-        ],
+        x=alt.X("target seat:N", sort=letters, title="target", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("punisher:N", sort=list(order), title="punisher", axis=alt.Axis(labelLimit=0)),
+        tooltip=tooltip,
     )
-    cells = base.mark_rect(stroke="white").encode(
+    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
         color=alt.Color("points:Q", scale=alt.Scale(scheme="reds", domainMin=0), title="points")
     )
-    text = base.mark_text(fontSize=13).encode(text=alt.Text("points:Q", format="d"))
-    return alt.layer(cells, text).properties(width=size, height=size)
+    most = float(pd.to_numeric(frame["points"]).max() or 0)
+    text = base.mark_text(fontSize=13).encode(
+        text=alt.Text("points:Q", format="d"),
+        # white on the dark end of the scale, black elsewhere
+        color=alt.condition(alt.datum.points > most / 2, alt.value("white"), alt.value("black")),
+    )
+    return alt.layer(cells, text).properties(height=max(160, 40 * len(order)))
 
 
 def render_transcript(match: MatchView) -> None:
@@ -176,7 +185,8 @@ def render_transcript(match: MatchView) -> None:
     seats = seat_order(rounds)
     frame = round_frame(rounds, names)
     order = [names.get(seat, seat.upper()) for seat in seats]
-    _earnings(frame, order, match.turns)
+    balance = options["accounting"] == "balance"
+    _earnings(frame, order, match.turns, float(options["endowment"]) if balance else 0.0)
     top = max(float(options["endowment"]), float(frame["could give"].max()))
     st.markdown("##### Contributions per round")
     st.altair_chart(contribution_chart(frame, seats, top), width="stretch")
@@ -205,8 +215,11 @@ def _variant(options: Mapping[str, Any]) -> str:
     )
 
 
-def _earnings(frame: pd.DataFrame, order: list[str], turns: Sequence[Mapping[str, Any]]) -> None:
-    outcome = turns[-1].get("outcome") or {}
+def _earnings(
+    frame: pd.DataFrame, order: list[str], turns: Sequence[Mapping[str, Any]], start: float
+) -> None:
+    """Each player's score: the stored result, or (a match cut short stores none) `start` plus
+    its finished rounds' earnings."""
     per_player = frame.groupby("player", sort=False).agg(
         seat=("seat", "first"),
         contributed=("contribution", "sum"),
@@ -214,26 +227,22 @@ def _earnings(frame: pd.DataFrame, order: list[str], turns: Sequence[Mapping[str
         was_punished=("was punished", "sum"),
         earned=("earnings", "sum"),
     )
-    scores = outcome.get("scores") or {}
-    per_player["score"] = [scores.get(seat) for seat in per_player["seat"]]
+    scores = (turns[-1].get("outcome") or {}).get("scores")
+    per_player["score"] = (
+        [scores[seat] for seat in per_player["seat"]] if scores else per_player["earned"] + start
+    )
     table = per_player.reindex(order).reset_index()
     st.markdown("##### What each player earned")
     st.dataframe(
-        table.rename(columns={"was_punished": "was punished", "earned": "earnings, summed"}),
+        table.rename(columns={"was_punished": "was punished"}),
         hide_index=True,
         key="pgg_earnings",
-        column_order=[
-            "player",
-            "score",
-            "earnings, summed",
-            "contributed",
-            "punished",
-            "was punished",
-        ],
+        column_order=["player", "score", "contributed", "punished", "was punished"],
     )
     st.caption(
-        "score: the match's stored result (under balance accounting the final balance); "
-        "punished / was punished: points that took effect."
+        "score: the match's result (under balance accounting the final balance; in a match cut "
+        "short, what its finished rounds gave); contributed: over the match; punished / was "
+        "punished: points that took effect."
     )
 
 
@@ -248,10 +257,11 @@ def _punishment(
     if frame["together"].sum() == 0:
         st.caption(f"No punish phase in round {number}.")
         return
-    st.altair_chart(punishment_chart(frame, order), width="content")
+    st.altair_chart(punishment_chart(frame, order), width="stretch")
     st.caption(
-        "Rows punish columns: points that took effect (after the caps). An empty cell: the two "
-        "were never in one group in a round with a punish phase."
+        "Each row's player punished each column's (its seat letter): the points that took effect "
+        "(after the caps). An empty cell: the two were never in one group in a round with a "
+        "punish phase."
     )
 
 
@@ -269,9 +279,22 @@ def _round(played: StoredRound, frame: pd.DataFrame, names: Mapping[str, str]) -
                 who = literal(f"{names.get(seat, seat.upper())} ({played.labels[seat]})")
                 st.markdown(f"**{who}**: {literal(text) if text else '*(said nothing)*'}")
         with table:
-            mine = frame[frame["group"] == number]
-            st.dataframe(
-                mine[["player", "label", "contribution", "punished", "was punished", "earnings"]],
-                hide_index=True,
-                key=f"pgg_round_{played.round_number}_{number}",
-            )
+            for seat in group:
+                st.markdown(_deeds(played, seat, names))
+
+
+def _deeds(played: StoredRound, seat: str, names: Mapping[str, str]) -> str:
+    """'**P2** · B · NAME: gave 20 of 20; earned 21.2; punished P1 3' (text that wraps: a narrow
+    column cuts nothing)."""
+    label = played.labels
+    given = played.punished.get(seat, {})
+    parts = [
+        f"gave **{played.contributions[seat]}** of {played.available[seat]:g}",
+        f"earned **{round(played.earnings[seat], 2):g}**",
+    ]
+    if given:
+        parts.append("punished " + ", ".join(f"{label[t]} {n}" for t, n in given.items()))
+    received = sum(g.get(seat, 0) for g in played.punished.values())
+    if received:
+        parts.append(f"received {received}")
+    return f"**{label[seat]}** · {literal(names.get(seat, seat.upper()))}: " + "; ".join(parts)
