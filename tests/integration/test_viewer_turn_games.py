@@ -62,8 +62,13 @@ def test_each_game_shows_its_measures_with_intervals_and_its_own_facts(kind, run
     found = [description for label, description in cards if label == first]
     assert len(found) == len(seats) and all(d.startswith(("95% CI ", "no CI")) for d in found)
     assert any(d.startswith("95% CI ") for d in found)  # 2 or 3 matches: an interval
-    measures = next(df.value for df in at.dataframe if "A 95% CI" in df.value.columns)
-    assert len(measures) == len(at.selectbox(key="condition").options)
+    # every condition's row (a pair's seats side by side; a group's a row per player)
+    conditions = len(at.selectbox(key="condition").options)
+    measures = next(df.value for df in at.dataframe if "matches" in df.value.columns)
+    if len(seats) == 2:
+        assert "A 95% CI" in measures.columns and len(measures) == conditions
+    else:
+        assert list(measures["player"]) == [s[-1].upper() for s in seats] * conditions
     # Run facts: turns played, not the 2000-turn safety cap; no collapse settings
     seeds = next(df.value for df in at.dataframe if "seed of" in df.value.columns)
     assert "2000" not in " ".join(seeds["played"]) and "turns" in " ".join(seeds["played"])

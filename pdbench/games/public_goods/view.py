@@ -29,6 +29,7 @@ from pdbench.games.public_goods.metrics import METRICS
 from pdbench.games.public_goods.options import Options
 from pdbench.games.public_goods.stored import StoredRound, options_of, read_rounds
 from pdbench.ui.charts import round_ticks, seat_color
+from pdbench.ui.condition_charts import DASHES, SHAPES, line_offsets
 from pdbench.ui.display import literal
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind
 
@@ -124,21 +125,46 @@ def punishment_frame(
 
 
 def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) -> alt.Chart:
-    """One line per player seat: its contribution each round, on 0..`top`."""
+    """One line per player seat: its contribution each round, on 0..`top`. Each line has its own
+    colour, dash and point shape and a small vertical offset (`line_offsets`, 1% of the axis a
+    line at most), so players giving the same amount stay visible; the tooltip gives the exact
+    amount."""
     players = [frame[frame["seat"] == seat]["player"].iloc[0] for seat in seats]
+    offsets = {p: top * o for p, o in line_offsets(players, spread=0.02).items()}
+    drawn = frame.assign(drawn=frame["contribution"] + frame["player"].map(offsets))
+    margin = max(abs(o) for o in offsets.values())
+    # whole names (a legend cuts at 160 px by default), beside the chart
+    legend = alt.Legend(title=None, orient="right", labelLimit=0, symbolStrokeWidth=2)
     return (
-        alt.Chart(frame)
-        .mark_line(point=True)
+        alt.Chart(drawn)
+        .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(size=40, filled=True))
         .encode(
             x=alt.X(
                 "round:Q", title="round", axis=alt.Axis(values=round_ticks(frame["round"].max()))
             ),
-            y=alt.Y("contribution:Q", scale=alt.Scale(domain=[0, top]), title="contribution"),
+            y=alt.Y(
+                "drawn:Q",
+                scale=alt.Scale(domain=[-margin, top + margin], nice=False),
+                title="contribution",
+            ),
             color=alt.Color(
                 "player:N",
                 scale=alt.Scale(domain=players, range=[seat_color(s) for s in seats]),
-                # whole names (a legend cuts at 160 px by default), beside the chart
-                legend=alt.Legend(title=None, orient="right", labelLimit=0),
+                legend=legend,
+            ),
+            strokeDash=alt.StrokeDash(
+                "player:N",
+                scale=alt.Scale(
+                    domain=players, range=[DASHES[i % len(DASHES)] for i in range(len(players))]
+                ),
+                legend=legend,
+            ),
+            shape=alt.Shape(
+                "player:N",
+                scale=alt.Scale(
+                    domain=players, range=[SHAPES[i % len(SHAPES)] for i in range(len(players))]
+                ),
+                legend=legend,
             ),
             tooltip=["round:Q", "player:N", "label:N", "group:Q", "contribution:Q", "earnings:Q"],
         )
@@ -165,10 +191,16 @@ def punishment_chart(frame: pd.DataFrame, order: Sequence[str]) -> alt.LayerChar
         color=alt.Color("points:Q", scale=alt.Scale(scheme="reds", domainMin=0), title="points")
     )
     most = float(pd.to_numeric(frame["points"]).max() or 0)
-    text = base.mark_text(fontSize=13).encode(
-        text=alt.Text("points:Q", format="d"),
-        # white on the dark end of the scale, black elsewhere
-        color=alt.condition(alt.datum.points > most / 2, alt.value("white"), alt.value("black")),
+    text = (
+        base.transform_filter("isValid(datum.points)")
+        .mark_text(fontSize=13)
+        .encode(
+            text=alt.Text("points:Q", format="d"),
+            # white on the dark end of the scale, black elsewhere
+            color=alt.condition(
+                alt.datum.points > most / 2, alt.value("white"), alt.value("black")
+            ),
+        )
     )
     return alt.layer(cells, text).properties(height=max(160, 40 * len(order)))
 
@@ -231,6 +263,7 @@ def _earnings(
     per_player["score"] = (
         [scores[seat] for seat in per_player["seat"]] if scores else per_player["earned"] + start
     )
+    per_player["score"] = per_player["score"].astype(float).round(2)
     table = per_player.reindex(order).reset_index()
     st.markdown("##### What each player earned")
     st.dataframe(

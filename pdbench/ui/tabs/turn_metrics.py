@@ -105,36 +105,59 @@ def _all_conditions(
         ),
         width="stretch",
     )
-    rows = []
-    for name in order:
-        mine = chosen[chosen["condition"] == name].set_index("seat")
-        rows.append(
-            {
-                "condition": name,
-                **{
-                    f"{seat.upper()}": value_text(mine.loc[seat, "mean"], measure) for seat in seats
-                },
-                **{
-                    f"{seat.upper()} 95% CI": interval_text(mine.loc[seat], measure).removeprefix(
-                        "95% CI "
-                    )
-                    for seat in seats
-                },
-                "matches": int(mine["n"].max()),
-            }
-        )
+    if len(seats) > 2:
+        # a group: a row per condition and player (a pair's two columns per seat would scroll)
+        table, columns = _long_table(chosen, order, measure), ["condition", "player"]
+    else:
+        table, columns = _wide_table(chosen, order, seats, measure), ["condition"]
+    measured = [c for c in table.columns if c not in (*columns, "matches")]
     st.dataframe(
-        pd.DataFrame(rows),
+        table,
         hide_index=True,
         width="stretch",
-        height=table_height(len(rows)),
+        height=table_height(len(table)),
         key="turn_measure_table",
-        column_order=[
-            "condition",
-            *(f"{seat.upper()}{part}" for seat in seats for part in ("", " 95% CI")),
-            "matches",
-        ],
+        column_order=[*columns, *measured, "matches"],
         # a long override list is cut here (whole in the chart and the sidebar, and on hover)
         column_config={"condition": st.column_config.TextColumn("condition", width="medium")},
     )
     st.caption(f"{measure.label}: {measure.help} Dots: the condition mean; bars: its 95% CI.")
+
+
+def _wide_table(
+    chosen: pd.DataFrame, order: list[str], seats: list[str], measure: Measure
+) -> pd.DataFrame:
+    """A pair's table: a row per condition, each seat's mean and 95% CI side by side."""
+    rows = []
+    for name in order:
+        mine = {str(row["seat"]): row for _, row in chosen[chosen["condition"] == name].iterrows()}
+        rows.append(
+            {
+                "condition": name,
+                **{seat.upper(): value_text(mine[seat]["mean"], measure) for seat in seats},
+                **{f"{seat.upper()} 95% CI": _interval(mine[seat], measure) for seat in seats},
+                "matches": max(int(row["n"]) for row in mine.values()),
+            }
+        )
+    columns = [f"{seat.upper()}{part}" for seat in seats for part in ("", " 95% CI")]
+    return pd.DataFrame(rows, columns=["condition", *columns, "matches"])
+
+
+def _long_table(chosen: pd.DataFrame, order: list[str], measure: Measure) -> pd.DataFrame:
+    """A group's table: a row per condition and player seat, its mean, 95% CI and matches."""
+    rows = [
+        {
+            "condition": name,
+            "player": str(row["seat"]).upper(),
+            measure.label: value_text(row["mean"], measure),
+            "95% CI": _interval(row, measure),
+            "matches": int(row["n"]),
+        }
+        for name in order
+        for _, row in chosen[chosen["condition"] == name].iterrows()
+    ]
+    return pd.DataFrame(rows, columns=["condition", "player", measure.label, "95% CI", "matches"])
+
+
+def _interval(row: pd.Series, measure: Measure) -> str:
+    return interval_text(row, measure).removeprefix("95% CI ")
