@@ -32,7 +32,7 @@ def value_text(values: Sequence[float], matches: int) -> str:
     mean, count = float(found["mean"]), "" if defined.size == matches else f" n={defined.size}"
     if defined.size < 2:
         return f"{mean:.2f}{count}"
-    if found["ci_high"] == found["ci_low"]:
+    if np.allclose(defined, defined[0], rtol=1e-9, atol=1e-12):  # alike but for float noise
         return f"{mean:.2f} same{count}"
     return f"{mean:.2f} ±{(float(found['ci_high']) - mean):.2f}{count}"
 
@@ -44,8 +44,9 @@ def _number(value: object) -> float:
 
 
 def measure_lines(table: pd.DataFrame) -> dict[str, list[str]]:
-    """Per condition of a turn game's aggregates, one line per measure: its name, then each
-    seat's value (`value_text`), columns aligned; the pooled ratios after."""
+    """Per condition of a turn game's aggregates: a line with the matches finished and each
+    seat's agent, then one line per measure, its name and each seat's value (`value_text`),
+    columns aligned; the pooled ratios after."""
     replicates = table[table["level"] == "replicate"]
     conditions = table[table["level"] == "condition"].set_index("condition")
     seats = seats_in(table)
@@ -75,5 +76,6 @@ def measure_lines(table: pd.DataFrame) -> dict[str, list[str]]:
             for row in rows
         ]
         agents = ", ".join(f"{seat.upper()} · {mine[f'agent_{seat}'].iloc[0]}" for seat in seats)
-        found[f"{condition} ({len(finished)} of {len(mine)} matches finished; {agents})"] = lines
+        played = f"{len(finished)} of {len(mine)} matches finished; {agents}"
+        found[str(condition)] = [played, *lines]
     return found

@@ -72,7 +72,7 @@ def test_four_house_players_play_a_group_with_artifacts(tmp_path):
     # analyze prints every measure of every seat: the two matches are alike (house players)
     done = run_front_door("cli", ["analyze", str(run_dir)], cwd=ROOT, env=env)
     assert done.code == 0, done.stderr
-    cells = [re.split(r"\s{2,}", line.strip()) for line in done.stdout.splitlines()[2:]]
+    cells = [re.split(r"\s{2,}", line.strip()) for line in done.stdout.splitlines()[3:]]
     rows = {row[0]: row[1:] for row in cells}
     assert rows["measure"] == ["A", "B", "C", "D"]
     assert rows["contribution_share"] == ["0.60 same", "0.00 same", "1.00 same", "1.00 same"]

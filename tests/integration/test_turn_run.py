@@ -167,7 +167,7 @@ def test_tournament_refuses_a_turn_game_run_clearly_and_analyze_prints_its_measu
     # analyze prints the game's measures per seat (not fingerprints of C/D rounds), writes nothing
     done = console_in_process("analyze", str(run_dir), monkeypatch=monkeypatch)
     assert done.returncode == 0, done
-    assert "c (2 of 2 matches finished; A · LIARS_RANDOM, B · LIARS_PROBABILITY):" in done.stdout
+    assert "c:\n  2 of 2 matches finished; A · LIARS_RANDOM, B · LIARS_PROBABILITY\n" in done.stdout
     wins = pd.read_parquet(run_dir / "aggregates.parquet").query("level == 'replicate'")
     line = next(line.split() for line in done.stdout.splitlines() if "win_rate " in line)
     won = wins["win_rate_a"].tolist()
