@@ -50,7 +50,9 @@ def ci_chart(
     )
     y_offset = alt.YOffset("series:N", sort=series, scale=alt.Scale(paddingOuter=0.3))
     x_scale = alt.Scale(domain=list(domain), clamp=True) if domain else alt.Scale(zero=True)
-    color = alt.Color("series:N", scale=series_scale, legend=alt.Legend(title=None, orient="top"))
+    # a group's ten seats: two legend rows of five, not one row cut at the chart's edge
+    legend = alt.Legend(title=None, orient="top", columns=5)
+    color = alt.Color("series:N", scale=series_scale, legend=legend)
     tooltip = [
         "condition:N",
         "series:N",

@@ -4,9 +4,9 @@ interval, from the replicate rows of aggregates.parquet (one value per match, `<
 for every player seat the run stores: a pair's a and b, a group's a, b, c, ...).
 
 The mean is the one aggregates.parquet stores for the condition (the same finished matches); the
-interval is computed here, as the 2x2 aggregates compute theirs: a measure whose every value is
-0 or 1 (a match won or lost) is a share of matches, with a Wilson interval, sound at 0 % and
-100 %; any other gets a Student t interval, kept inside the measure's range. Fewer than two
+interval is computed here, as the 2x2 aggregates compute theirs: a "share" measure whose every
+value is 0 or 1 (a match won or lost) is a share of matches, with a Wilson interval, sound at 0 %
+and 100 %; any other gets a Student t interval, kept inside the measure's range. Fewer than two
 values give no interval. Pure pandas: no Streamlit here.
 """
 
@@ -41,7 +41,9 @@ def measure_interval(values: Sequence[float], measure: Measure) -> dict[str, obj
     mean = float(defined.mean())
     if n < 2:
         return {"mean": mean, "ci_low": None, "ci_high": None, "n": n, "method": None}
-    if np.isin(defined, (0.0, 1.0)).all():
+    # a share of matches (each value 0 or 1); a count or a slope that is 0 or 1 in every match
+    # is no share, and gets Student t like any other
+    if measure.kind == "share" and np.isin(defined, (0.0, 1.0)).all():
         low, high = wilson_interval(int(defined.sum()), n)
         return {
             "mean": mean,

@@ -71,3 +71,10 @@ def test_a_groups_every_seat_is_measured_and_a_signed_measure_keeps_its_negative
     e = table[table["seat"] == "e"].iloc[0]
     assert e["ci_high"] == pytest.approx(expected["ci_high"]) and e["ci_high"] < 0
     assert e["ci_low"] == pytest.approx(expected["ci_low"])
+
+
+def test_a_count_or_slope_at_0_in_every_match_is_not_read_as_a_share_of_matches():
+    given = Measure("points_given", "Punishment given", "count", "points")
+    found = measure_interval([0.0, 0.0, 0.0], given)
+    assert found["method"] == "Student t" and (found["ci_low"], found["ci_high"]) == (0.0, 0.0)
+    assert measure_interval([0.0, 1.0, 1.0], WIN)["method"] == "Wilson"  # a share still is

@@ -130,6 +130,7 @@ def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) ->
     line at most), so players giving the same amount stay visible; the tooltip gives the exact
     amount."""
     players = [frame[frame["seat"] == seat]["player"].iloc[0] for seat in seats]
+    last = int(frame["round"].max())
     offsets = {p: top * o for p, o in line_offsets(players, spread=0.02).items()}
     drawn = frame.assign(drawn=frame["contribution"] + frame["player"].map(offsets))
     margin = max(abs(o) for o in offsets.values())
@@ -140,7 +141,13 @@ def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) ->
         .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(size=40, filled=True))
         .encode(
             x=alt.X(
-                "round:Q", title="round", axis=alt.Axis(values=round_ticks(frame["round"].max()))
+                "round:Q",
+                title="round",
+                scale=alt.Scale(domain=[1, max(2, last)], nice=False),
+                # whole rounds: each up to 40, beyond that every 10th (`round_ticks`)
+                axis=alt.Axis(
+                    values=list(range(1, last + 1)) if last <= 40 else round_ticks(last), format="d"
+                ),
             ),
             y=alt.Y(
                 "drawn:Q",
