@@ -176,7 +176,7 @@ def test_public_goods_shows_contributions_the_punishment_matrix_and_talk(runs, m
     said = f"**{literal(f'{names[seat]} ({label})')}**: {literal(talk['actions'][seat]['text'])}"
     assert said in shown_text(at)
     # choosing a round shows that round's matrix and talk only
-    at.selectbox(key="pgg_round").set_value(talk["round"]).run()
+    next(box for box in at.selectbox if box.label == "Round").set_value(talk["round"]).run()
     assert not at.exception
     rounds = [m.value for m in at.markdown if m.value.startswith("##### Round")]
     assert rounds == [f"##### Round {talk['round']}"] and said in shown_text(at)

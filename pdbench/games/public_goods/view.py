@@ -179,10 +179,13 @@ def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) ->
     )
 
 
-def punishment_chart(frame: pd.DataFrame, order: Sequence[str]) -> alt.LayerChart | alt.FacetChart:
+def punishment_chart(
+    frame: pd.DataFrame, order: Sequence[str], seats: Sequence[str]
+) -> alt.LayerChart | alt.FacetChart:
     """The who-punished-whom heat map, each cell's points written in it (empty: never together);
-    the rows name the punishers in full, the columns their seat letter (the names are long)."""
-    letters = [name.split(" · ")[0] for name in order]
+    the rows name the punishers in full (`order`), the columns their seat letter (the names are
+    long)."""
+    letters = [seat.upper() for seat in seats]
     tooltip: list[str | alt.Tooltip] = [
         "punisher:N",
         "target:N",
@@ -197,7 +200,7 @@ def punishment_chart(frame: pd.DataFrame, order: Sequence[str]) -> alt.LayerChar
     cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
         color=alt.Color("points:Q", scale=alt.Scale(scheme="reds", domainMin=0), title="points")
     )
-    most = float(pd.to_numeric(frame["points"]).max() or 0)
+    most = float(pd.to_numeric(frame["points"]).fillna(0).max())
     text = (
         base.transform_filter("isValid(datum.points)")
         .mark_text(fontSize=13)
@@ -234,13 +237,13 @@ def render_transcript(match: MatchView) -> None:
         "Round",
         choices,
         format_func=lambda n: ALL_ROUNDS if n is None else f"round {n}",
-        key="pgg_round",
+        key=f"pgg_round::{match.seed}",  # a match's own: another may have fewer rounds
         help="The round whose punishment and talk are shown.",
     )
-    _punishment(rounds, names, order, number)
+    _punishment(rounds, names, seats, number)
     for played in rounds:
         if number is None or played.round_number == number:
-            _round(played, frame[frame["round"] == played.round_number], names)
+            _round(played, names, talked=bool(options["talk"]))
 
 
 def _variant(options: Mapping[str, Any]) -> str:
@@ -287,7 +290,7 @@ def _earnings(
 
 
 def _punishment(
-    rounds: Sequence[StoredRound], names: Mapping[str, str], order: list[str], number: int | None
+    rounds: Sequence[StoredRound], names: Mapping[str, str], seats: list[str], number: int | None
 ) -> None:
     st.markdown(f"##### Who punished whom ({'the match' if number is None else f'round {number}'})")
     if not any(r.punish_phase for r in rounds):
@@ -297,7 +300,8 @@ def _punishment(
     if frame["together"].sum() == 0:
         st.caption(f"No punish phase in round {number}.")
         return
-    st.altair_chart(punishment_chart(frame, order), width="stretch")
+    order = [names.get(seat, seat.upper()) for seat in seats]
+    st.altair_chart(punishment_chart(frame, order, seats), width="stretch")
     st.caption(
         "Each row's player punished each column's (its seat letter): the points that took effect "
         "(after the caps). An empty cell: the two were never in one group in a round with a "
@@ -305,20 +309,19 @@ def _punishment(
     )
 
 
-def _round(played: StoredRound, frame: pd.DataFrame, names: Mapping[str, str]) -> None:
+def _round(played: StoredRound, names: Mapping[str, str], talked: bool) -> None:
+    """Each group's talk (when the variant has a talk phase) beside what each member did."""
     st.markdown(f"##### Round {played.round_number}")
     for number, group in enumerate(played.groups, 1):
         if len(played.groups) > 1:
             st.markdown(f"Group {number}")
-        talk, table = st.columns([3, 2])
-        with talk:
-            said = [(seat, text) for seat, text in played.messages if seat in group]
-            if not said:
-                st.caption("No talk.")
-            for seat, text in said:
-                who = literal(f"{names.get(seat, seat.upper())} ({played.labels[seat]})")
-                st.markdown(f"**{who}**: {literal(text) if text else '*(said nothing)*'}")
-        with table:
+        talk, deeds = st.columns([3, 2]) if talked else (None, st.container())
+        if talk is not None:
+            with talk:
+                for seat, text in [(s, t) for s, t in played.messages if s in group]:
+                    who = literal(f"{names.get(seat, seat.upper())} ({played.labels[seat]})")
+                    st.markdown(f"**{who}**: {literal(text) if text else '*(said nothing)*'}")
+        with deeds:
             for seat in group:
                 st.markdown(_deeds(played, seat, names))
 
