@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
+from pandas import DataFrame, Series, isna, to_numeric
 
 from pdbench.analysis.metrics.turn_aggregates import seats_in
 from pdbench.analysis.stats.intervals import mean_interval
@@ -25,7 +25,7 @@ def value_text(values: Sequence[float], matches: int) -> str:
     """'0.62 ±0.21' (the mean and its 95% Student t half-width), '1.00 same' (every match gave
     it: no spread to estimate from), '0.50' (one match), '-' (none); ' n=2' added when fewer
     than the `matches` finished measured it (a share of nothing is undefined)."""
-    defined = np.asarray([v for v in values if v is not None and not pd.isna(v)], dtype=float)
+    defined = np.asarray([v for v in values if v is not None and not isna(v)], dtype=float)
     if defined.size == 0:
         return "-"
     found = mean_interval(defined)
@@ -39,11 +39,11 @@ def value_text(values: Sequence[float], matches: int) -> str:
 
 def _number(value: object) -> float:
     """A stored value as a float, NaN when missing (None, NaN or absent)."""
-    number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
-    return math.nan if pd.isna(number) else float(number)
+    number = to_numeric(Series([value]), errors="coerce").iloc[0]
+    return math.nan if isna(number) else float(number)
 
 
-def measure_lines(table: pd.DataFrame) -> dict[str, list[str]]:
+def measure_lines(table: DataFrame) -> dict[str, list[str]]:
     """Per condition of a turn game's aggregates: a line with the matches finished and each
     seat's agent, then one line per measure, its name and each seat's value (`value_text`),
     columns aligned; the pooled ratios after."""
@@ -66,9 +66,9 @@ def measure_lines(table: pd.DataFrame) -> dict[str, list[str]]:
             columns = [f"{stem}_{seat}_pooled" for seat in seats]
             mean_row = conditions.loc[condition]
             pooled = [_number(mean_row.get(c)) for c in columns]
-            if all(pd.isna(v) for v in pooled):
+            if all(isna(v) for v in pooled):
                 continue
-            shown = ("-" if pd.isna(v) else f"{float(v):.2f}" for v in pooled)
+            shown = ("-" if isna(v) else f"{float(v):.2f}" for v in pooled)
             rows.append([f"{stem} (pooled)", *shown])
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines = [

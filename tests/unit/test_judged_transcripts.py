@@ -60,8 +60,8 @@ def debate_turns():
 
 
 def test_every_turn_game_has_a_page_whose_measures_the_aggregates_store():
-    assert set(GAME_VIEWS) == set(TURN_GAMES)
-    for game_id in GAME_VIEWS:
+    assert set(GAME_VIEWS) <= set(TURN_GAMES)
+    for game_id in TURN_GAMES:  # a row in GAME_VIEWS, or a view module in the game's package
         view = game_view(game_id)
         assert view is not None and callable(view.render_transcript)
         stored = set(turn_metrics(game_id).METRICS)

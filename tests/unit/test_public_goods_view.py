@@ -19,6 +19,7 @@ from pdbench.games.public_goods.view import (
     punishment_frame,
     round_frame,
 )
+from pdbench.ui.game_views import GAME_VIEWS, game_view
 from tests.public_goods_loop import play
 
 GAME = PublicGoods(
@@ -108,3 +109,11 @@ def test_the_metrics_tab_shows_measures_the_aggregates_store():
     assert MEASURES[0].stem == "contribution_share"
     slopes = [m for m in MEASURES if m.stem in ("contribution_slope", "end_game_drop")]
     assert {m.kind for m in slopes} == {"signed"}  # a falling share is negative: not cut at 0
+
+
+def test_the_page_is_found_in_the_games_package_and_a_stored_id_is_never_a_module_path():
+    page = game_view("public_goods")
+    assert page is not None and page.__name__ == "pdbench.games.public_goods.view"
+    assert "public_goods" not in GAME_VIEWS  # no row: found by its package's view module
+    for stored in ("no_such_game", "public_goods.view", "../public_goods", "", "base"):
+        assert game_view(stored) is None, stored

@@ -9,25 +9,26 @@ run of that game is opened (as the games' own registry names their rules). A mod
 - `render_transcript(match: MatchView)`: one match as a reader wants it, showing at each point
   only what the rules had revealed by then (dice, words), as the players saw it.
 
-A page may live in its game's package, as `pdbench/games/<id>/view.py` (public goods' does; the
-layering rules let a game's `view` module import ui); the next milestone moves the others there,
-each module with its row here.
+A page may live in its game's package instead, as `pdbench/games/<id>/view.py`, found there with
+no row here (the layering rules let a game's `view` module import ui); the next milestone moves
+the others there, each module leaving its row here.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-# game id -> the module of its page (tests/unit/test_judged_transcripts.py: every turn game has one)
+# game id -> the module of its page, for the games whose page is not in their package yet
+# (tests/unit/test_judged_transcripts.py: every turn game has a page, here or in its package)
 GAME_VIEWS: dict[str, str] = {
     "liars_dice": "pdbench.ui.game_views.liars_dice",
     "passcode": "pdbench.ui.game_views.passcode",
     "nuclear_war": "pdbench.ui.game_views.nuclear_war",
     "nil_recruitment": "pdbench.ui.game_views.nil_recruitment",
-    "public_goods": "pdbench.games.public_goods.view",  # a page in its game's package (issue 43)
 }
 
 MeasureKind = Literal["share", "count", "round", "signed"]
@@ -65,6 +66,20 @@ class GameView(Protocol):
 
 
 def game_view(game_id: str) -> GameView | None:
-    """The page of `game_id`, or None when no module is registered for it."""
-    module = GAME_VIEWS.get(game_id)
+    """The page of `game_id`: its row in GAME_VIEWS, else its package's `view` module
+    (`pdbench/games/<id>/view.py`); None when it has neither."""
+    module = GAME_VIEWS.get(game_id) or _package_view(game_id)
     return None if module is None else importlib.import_module(module)
+
+
+def _package_view(game_id: str) -> str | None:
+    """`pdbench.games.<id>.view` when the game is a package holding a view module. The id is
+    read from a run's files: only a plain name is looked up, never a dotted path."""
+    if not game_id.isidentifier():
+        return None
+    package = f"pdbench.games.{game_id}"
+    try:
+        found = importlib.util.find_spec(f"{package}.view")
+    except ModuleNotFoundError:  # no such package (a game of one module, or no game)
+        return None
+    return None if found is None else found.name
