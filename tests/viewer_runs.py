@@ -38,9 +38,18 @@ STATUS_KINDS = ("aborted", "partial", "empty", "unfinished", "interrupted", "noi
 # a run of each turn game, tiny (house players, the mock as LLM player, Keeper or judge): Liar's
 # Dice with a match aborted by its LLM player, Passcode over two words with an audited LLM
 # Keeper, Nuclear War with an LLM judge and the sides swapped, NIL Recruitment with a panel of
-# three judges beside a single one, sides swapped
-GAME_KINDS = ("liars_dice", "passcode", "nuclear_war", "nil_recruitment")
+# three judges beside a single one, sides swapped; public goods with two groups of three re-drawn
+# every round (strangers), talk and punishment
+GAME_KINDS = ("liars_dice", "passcode", "nuclear_war", "nil_recruitment", "public_goods")
 KINDS = STATUS_KINDS + GAME_KINDS
+PGG_PLAYERS = (
+    "pgg_punisher",
+    "pgg_free_rider",
+    "pgg_conditional_cooperator",
+    "pgg_antisocial_punisher",
+    "pgg_full_contributor",
+    "pgg_hump",
+)
 PANEL_EXPERIMENT = """\
 run: {seed: 2, replicates: 2}
 game: {id: nil_recruitment, options: {rounds: 1, swap_sides: true}}
@@ -129,6 +138,20 @@ def make_viewer_runs(tmp: Path) -> dict[str, Path]:
                 "agent_b=passcode_lengths",
                 "keeper=llm",
                 "keeper_audit=truthful",
+                "run.replicates=2",
+            ],
+            "public_goods": [
+                "game=public_goods",
+                *(
+                    f"agent_{seat}={player}"
+                    for seat, player in zip("abcdef", PGG_PLAYERS, strict=True)
+                ),
+                "game.options.players=3",
+                "game.options.groups=2",
+                "game.options.matching=strangers",
+                "game.options.talk=true",
+                "game.options.punish=true",
+                "game.options.rounds=4",
                 "run.replicates=2",
             ],
             "nuclear_war": [

@@ -122,7 +122,11 @@ def analyze(
             f"--name {name!r}: use letters, digits, '.', '_' and '-' (at most 80, starting with "
             "a letter or digit)"
         )
-    if _print_judge_report(run_dir) or _print_keeper_report(run_dir):
+    if (
+        _print_judge_report(run_dir)
+        or _print_keeper_report(run_dir)
+        or _print_turn_measures(run_dir)
+    ):
         return
     play = read_stored_play(run_dir)
     if not play.conditions:
@@ -163,6 +167,34 @@ def _print_judge_report(run_dir: Path) -> bool:
         parties = manifest.matchups[condition].third_parties
         judge = parties.get("judge") or "panel " + ", ".join(parties.values())
         typer.echo(f"{condition} (judge {judge}):")
+        for line in lines:
+            typer.echo(f"  {line}")
+    return True
+
+
+def _print_turn_measures(run_dir: Path) -> bool:
+    """Any other turn game's run (no C/D rounds to fingerprint): print its game's measures per
+    condition and seat with their intervals (pdbench.cli.turn_measures); True when it was one.
+    Nothing is written: aggregates.parquet holds every value."""
+    from pdbench.analysis.metrics.turn_aggregates import is_turn_run
+    from pdbench.analysis.per_run.aggregates import read_aggregates
+    from pdbench.cli.turn_measures import measure_lines
+    from pdbench.storage.reader import RunReader
+    from pdbench.storage.run_store import read_manifest
+
+    if not is_turn_run(read_manifest(run_dir)):
+        return False
+    aggregates = read_aggregates(RunReader.open(run_dir))
+    report = measure_lines(aggregates.table)
+    if not report:
+        raise PdbenchError(f"{run_dir}: no stored match to analyse yet")
+    typer.echo(
+        "Each measure's mean over the condition's finished matches ± its 95% CI's half-width "
+        "(Student t; 'same': every match gave that value); fingerprints, strategies and "
+        "comparisons read 2x2 rounds only."
+    )
+    for condition, lines in report.items():
+        typer.echo(f"{condition}:")
         for line in lines:
             typer.echo(f"  {line}")
     return True

@@ -127,6 +127,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
         ),
         TurnGameEntry(
             id="public_goods",
+            view="pdbench.games.public_goods.view",
             platform_name="public-goods",
             rules="pdbench.games.public_goods.rules:PublicGoods",
             policies="pdbench.games.public_goods.policies:PUBLIC_GOODS_POLICIES",

@@ -15,6 +15,20 @@ C_COLOR = "#0072B2"  # cooperate: blue
 D_COLOR = "#D55E00"  # defect: vermilion
 A_COLOR = "#332288"  # agent A: indigo
 B_COLOR = "#117733"  # agent B: green
+# a group's further seats C, D, ... (Paul Tol's muted scheme, after A and B: told apart in
+# colour-blind vision too)
+SEAT_COLORS = (
+    A_COLOR,
+    B_COLOR,
+    "#88CCEE",
+    "#CC6677",
+    "#DDCC77",
+    "#AA4499",
+    "#44AA99",
+    "#999933",
+    "#882255",
+    "#661100",
+)
 BOTH_COLOR = "#555555"
 REFERENCE_COLOR = "#AAAAAA"
 
@@ -94,6 +108,11 @@ def timeline_chart(
             ).encode(text="label:N", tooltip=tooltip)
         )
     return alt.layer(*layers).properties(height=alt.Step(40))
+
+
+def seat_color(seat: str) -> str:
+    """The colour of player seat "a", "b", "c", ... (A's and B's as everywhere)."""
+    return SEAT_COLORS[(ord(seat) - ord("a")) % len(SEAT_COLORS)]
 
 
 def last_round(frame: pd.DataFrame, default: int) -> int:

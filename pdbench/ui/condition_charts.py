@@ -6,6 +6,8 @@ per condition. Altair, from the frames of `pdbench.ui.condition_frames`; colours
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import altair as alt
 import pandas as pd
 
@@ -22,16 +24,19 @@ def ci_chart(
     series: list[str] | None = None,
     title: str = "Cooperation rate",
     domain: tuple[float, float] | None = (0.0, 1.0),
+    colors: Mapping[str, str] | None = None,
 ) -> alt.LayerChart | alt.FacetChart:
     """Per condition (one row each, in `order`), the mean of each of `series` (default: both
     agents, A and B; the cooperation rate unless `title` names another measure) with its 95% CI
     bar, and every replicate as a faint dot, on the x range `domain` (None: from the data, with
-    0). The chart grows with the number of conditions and series, so 30+ rows stay legible."""
+    0), coloured by `colors` (series -> colour; both agents, A and B their own by default).
+    The chart grows with the number of conditions and series, so 30+ rows stay legible."""
     series = series or list(CI_SERIES.values())
     ci = ci[ci["series"].isin(series)]
     points = points[points["series"].isin(series)]
-    colors = dict(zip(CI_SERIES.values(), [BOTH_COLOR, A_COLOR, B_COLOR], strict=True))
-    series_scale = alt.Scale(domain=series, range=[colors[name] for name in series])
+    known = dict(zip(CI_SERIES.values(), [BOTH_COLOR, A_COLOR, B_COLOR], strict=True))
+    colors = {**known, **dict(colors or {})}
+    series_scale = alt.Scale(domain=series, range=[colors.get(name, BOTH_COLOR) for name in series])
     # a long condition name (a Hydra run's override list) is written one override a line, not
     # cut at the label's limit; a short one (a grid's "persona=x, agent_b=y") stays one line
     y = alt.Y(
@@ -45,7 +50,9 @@ def ci_chart(
     )
     y_offset = alt.YOffset("series:N", sort=series, scale=alt.Scale(paddingOuter=0.3))
     x_scale = alt.Scale(domain=list(domain), clamp=True) if domain else alt.Scale(zero=True)
-    color = alt.Color("series:N", scale=series_scale, legend=alt.Legend(title=None, orient="top"))
+    # a group's ten seats: two legend rows of five, not one row cut at the chart's edge
+    legend = alt.Legend(title=None, orient="top", columns=5)
+    color = alt.Color("series:N", scale=series_scale, legend=legend)
     tooltip = [
         "condition:N",
         "series:N",

@@ -1,17 +1,19 @@
 """The frames of a turn game's Metrics tab: per condition and player, each of the game's measures
 (`pdbench.ui.game_views.Measure`) as the mean over the condition's finished matches with its 95%
-interval, from the replicate rows of aggregates.parquet (one value per match, `<stem>_<seat>`).
+interval, from the replicate rows of aggregates.parquet (one value per match, `<stem>_<seat>`,
+for every player seat the run stores: a pair's a and b, a group's a, b, c, ...).
 
 The mean is the one aggregates.parquet stores for the condition (the same finished matches); the
-interval is computed here, as the 2x2 aggregates compute theirs: a measure whose every value is
-0 or 1 (a match won or lost) is a share of matches, with a Wilson interval, sound at 0 % and
-100 %; any other gets a Student t interval, kept inside the measure's range. Fewer than two
+interval is computed here, as the 2x2 aggregates compute theirs: a "share" measure whose every
+value is 0 or 1 (a match won or lost) is a share of matches, with a Wilson interval, sound at 0 %
+and 100 %; any other gets a Student t interval, kept inside the measure's range. Fewer than two
 values give no interval. Pure pandas: no Streamlit here.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,8 +23,12 @@ from pdbench.analysis.stats.intervals import mean_interval, wilson_interval
 from pdbench.ui.display import is_missing
 from pdbench.ui.game_views import Measure
 
-SEATS = ("a", "b")
-RANGES = {"share": (0.0, 1.0), "count": (0.0, math.inf), "round": (1.0, math.inf)}
+RANGES = {
+    "share": (0.0, 1.0),
+    "count": (0.0, math.inf),
+    "round": (1.0, math.inf),
+    "signed": (-math.inf, math.inf),
+}
 COLUMNS = ("condition", "stem", "label", "seat", "mean", "ci_low", "ci_high", "n", "method")
 
 
@@ -35,7 +41,9 @@ def measure_interval(values: Sequence[float], measure: Measure) -> dict[str, obj
     mean = float(defined.mean())
     if n < 2:
         return {"mean": mean, "ci_low": None, "ci_high": None, "n": n, "method": None}
-    if np.isin(defined, (0.0, 1.0)).all():
+    # a share of matches (each value 0 or 1); a count or a slope that is 0 or 1 in every match
+    # is no share, and gets Student t like any other
+    if measure.kind == "share" and np.isin(defined, (0.0, 1.0)).all():
         low, high = wilson_interval(int(defined.sum()), n)
         return {
             "mean": mean,
@@ -55,15 +63,25 @@ def measure_interval(values: Sequence[float], measure: Measure) -> dict[str, obj
     }
 
 
+def measured_seats(replicates: pd.DataFrame, measures: Sequence[Measure]) -> tuple[str, ...]:
+    """The player seats ("a", "b", "c", ...) holding a column of one of `measures`, in order."""
+    stems = "|".join(re.escape(m.stem) for m in measures)
+    pattern = re.compile(rf"(?:{stems})_([a-z])")
+    found = {match.group(1) for c in replicates.columns if (match := pattern.fullmatch(str(c)))}
+    return tuple(sorted(found))
+
+
 def measure_table(replicates: pd.DataFrame, measures: Sequence[Measure]) -> pd.DataFrame:
     """One row per (condition, measure, seat) in the run's order (COLUMNS), over the finished
-    matches; a measure the run holds no column for is left out."""
+    matches, for every seat the run measured (`measured_seats`); a measure the run holds no
+    column for is left out."""
     finished = replicates[replicates["match_status"] == "finished"]
+    seats = measured_seats(replicates, measures) if measures else ()
     rows = []
     for condition in dict.fromkeys(replicates["condition"]):
         mine = finished[finished["condition"] == condition]
         for measure in measures:
-            for seat in SEATS:
+            for seat in seats:
                 column = f"{measure.stem}_{seat}"
                 if column not in replicates:
                     continue

@@ -6,6 +6,8 @@ instead of through them."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -72,6 +74,12 @@ def _played(row: pd.Series) -> str:
     return f"{turns} · aborted" if row["match_status"] == "aborted" else turns
 
 
+def player_seats(row: pd.Series) -> list[str]:
+    """The player seats a match row names an agent for: a pair's a and b, a group's a, b, c, ..."""
+    found = (re.fullmatch(r"agent_([a-z])", str(column)) for column in row.index)
+    return sorted(m.group(1) for m in found if m and not is_missing(row[m.group(0)]))
+
+
 def _match_view(run: LoadedRun, condition: str, replicate: int, row: pd.Series) -> MatchView:
     turns = run.match(condition, replicate)
     entry = ledger_entry(run.ledger, condition, replicate)
@@ -82,7 +90,7 @@ def _match_view(run: LoadedRun, condition: str, replicate: int, row: pd.Series) 
     matchup = run.manifest.matchups.get(condition)
     return MatchView(
         turns=turns,
-        names={"a": f"A · {row['agent_a']}", "b": f"B · {row['agent_b']}"},
+        names={seat: f"{seat.upper()} · {row[f'agent_{seat}']}" for seat in player_seats(row)},
         options=game.get("options") or {},
         seed=seed,
         third_parties=dict(matchup.third_parties) if matchup is not None else {},

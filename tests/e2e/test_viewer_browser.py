@@ -13,6 +13,7 @@ names (CI can keep them); among them viewer-conditions-grid.png, the heat map of
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -23,11 +24,14 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 from in_process import run_front_door
 from persona_grid import shared_persona_grid
 from project_copy import copy_project
 from viewer_runs import GAME_KINDS, STATUS_KINDS, expected_tally, shared_viewer_runs, tally_words
+
+from pdbench.ui.game_views import game_view
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("PDBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
@@ -609,7 +613,19 @@ TRANSCRIPTS = {
         "NIL Recruitment transcript", "universities swapped", "persuasion_3",
         "Every verdict of the panel", "Decision:",
     ),
+    "public_goods": (
+        "Public goods", "What each player earned", "Contributions per round",
+        "Who punished whom", "Group 2", "I will contribute",
+    ),
 }  # fmt: skip
+# The charts a game's transcript draws (public goods: contributions and the punishment matrix)
+TRANSCRIPT_CHARTS = {"public_goods": 2}
+
+
+def expected_seats(run_dir: Path) -> int:
+    """The player seats of a run's matches, from its first stored turn (agent_a, agent_b, ...)."""
+    first = orjson.loads((run_dir / "rounds.jsonl").read_bytes().splitlines()[0])
+    return sum(re.fullmatch(r"agent_[a-z]", key) is not None for key in first)
 
 
 def test_every_game_reads_whole_on_each_tab_at_1440_and_1024(page, every_kind_of_run):
@@ -628,16 +644,19 @@ def test_every_game_reads_whole_on_each_tab_at_1440_and_1024(page, every_kind_of
             timeout=60_000,
         )
         visible_text(page, *TRANSCRIPTS[kind])
-        read_whole(page, f"{kind}-transcript")
+        read_whole(page, f"{kind}-transcript", charts=TRANSCRIPT_CHARTS.get(kind, 0))
         open_tab(page, "Metrics")
-        page.wait_for_selector('[data-testid="stMetric"]:visible:has-text("Win rate")')
-        win = page.evaluate(
-            """() => Array.from(document.querySelectorAll('[data-testid=stMetric]'))
+        first = game_view(kind).MEASURES[0].label  # a contest's win rate
+        page.wait_for_selector(f'[data-testid="stMetric"]:visible:has-text("{first}")')
+        cards = page.evaluate(
+            """(first) => Array.from(document.querySelectorAll('[data-testid=stMetric]'))
                    .filter(card => card.offsetParent !== null && card.querySelector(
-                       '[data-testid=stMetricLabel]').innerText.trim() === 'Win rate')
-                   .map(card => card.innerText)"""
+                       '[data-testid=stMetricLabel]').innerText.trim() === first)
+                   .map(card => card.innerText)""",
+            first,
         )
-        assert len(win) == 2 and any("95% CI" in card for card in win), win  # A and B
+        seats = expected_seats(run_dir)  # A and B, a group's A, B, C, ...
+        assert len(cards) == seats and any("95% CI" in card for card in cards), cards
         read_whole(page, f"{kind}-metrics", charts=1)
         (measure,) = drawn_marks(page)
         assert measure["symbol"] >= 2 and measure["rule"] >= 1  # A and B: means and intervals

@@ -6,6 +6,7 @@ summary; the numbers are the rules' (checked by hand in the first round below)."
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import orjson
@@ -68,6 +69,18 @@ def test_four_house_players_play_a_group_with_artifacts(tmp_path):
     # the summary names every seat's agent and shows every seat's measures
     assert "A vs B vs C vs D" in done.stdout
     assert "PGG_FREE_RIDER" in done.stdout and "PGG_PUNISHER" in done.stdout
+    # analyze prints every measure of every seat: the two matches are alike (house players)
+    done = run_front_door("cli", ["analyze", str(run_dir)], cwd=ROOT, env=env)
+    assert done.code == 0, done.stderr
+    cells = [re.split(r"\s{2,}", line.strip()) for line in done.stdout.splitlines()[3:]]
+    rows = {row[0]: row[1:] for row in cells}
+    assert rows["measure"] == ["A", "B", "C", "D"]
+    assert rows["contribution_share"] == ["0.60 same", "0.00 same", "1.00 same", "1.00 same"]
+    assert rows["points_given"] == ["0.00 same"] * 3 + ["9.00 same"]
+    assert rows["points_received"] == ["0.00 same", "9.00 same", "0.00 same", "0.00 same"]
+    assert rows["score"] == ["86.40 same", "95.40 same", "62.40 same", "53.40 same"]
+    assert rows["free_riding_share (pooled)"] == ["0.00", "1.00", "0.00", "0.00"]
+    assert "talk_consistency" not in rows  # no talk: no match measured it
 
 
 def test_the_example_agent_file_plays_a_seat_of_the_group(tmp_path):

@@ -149,8 +149,9 @@ def test_a_bad_option_or_an_agent_that_cannot_play_the_game_is_exit_2_naming_the
     assert field in lines[0] and words in lines[0], lines[0]
 
 
-@pytest.mark.parametrize("command", ["analyze", "tournament"])
-def test_the_2x2_readers_refuse_a_turn_game_run_clearly(command, tmp_path, monkeypatch):
+def test_tournament_refuses_a_turn_game_run_clearly_and_analyze_prints_its_measures(
+    tmp_path, monkeypatch
+):
     config = tmp_path / "liars.yaml"
     config.write_text(
         "run: {seed: 1, replicates: 2}\ngame: {id: liars_dice}\n"
@@ -158,10 +159,20 @@ def test_the_2x2_readers_refuse_a_turn_game_run_clearly(command, tmp_path, monke
     )
     loaded = load(config, [f"run.output_dir={tmp_path / 'runs'}"], run_id="r", project_root=ROOT)
     assert run_experiment(loaded).status == "complete"
-    done = console_in_process(command, str(tmp_path / "runs" / "r"), monkeypatch=monkeypatch)
+    run_dir = tmp_path / "runs" / "r"
+    done = console_in_process("tournament", str(run_dir), monkeypatch=monkeypatch)
     assert done.returncode == 2, done
     assert "holds the turns of the turn-based game liars_dice, not 2x2 rounds" in done.stderr
     assert "Traceback" not in done.stderr
+    # analyze prints the game's measures per seat (not fingerprints of C/D rounds), writes nothing
+    done = console_in_process("analyze", str(run_dir), monkeypatch=monkeypatch)
+    assert done.returncode == 0, done
+    assert "c:\n  2 of 2 matches finished; A · LIARS_RANDOM, B · LIARS_PROBABILITY\n" in done.stdout
+    wins = pd.read_parquet(run_dir / "aggregates.parquet").query("level == 'replicate'")
+    line = next(line.split() for line in done.stdout.splitlines() if "win_rate " in line)
+    won = wins["win_rate_a"].tolist()
+    assert line[:2] == ["win_rate", f"{sum(won) / 2:.2f}"], line  # the mean of the two matches
+    assert not list(run_dir.glob("analysis*.parquet"))
 
 
 def test_validate_says_a_turn_game_ends_by_its_rules_not_by_the_horizon(monkeypatch):

@@ -1,19 +1,25 @@
 """A run of every turn game opens on its transcript, its measures and its facts (issue 41), driven
 headless by streamlit.testing on the session's shared runs (tests/viewer_runs.py): Liar's Dice with
 an aborted match, Passcode with an audited LLM Keeper, Nuclear War with an LLM judge and swapped
-sides, NIL Recruitment with a panel of judges. The browser test checks the same pages' layout."""
+sides, NIL Recruitment with a panel of judges, public goods with two groups re-drawn every round.
+The browser test checks the same pages' layout."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 
 import orjson
+import pandas as pd
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit_scan import components_scanned_once  # noqa: F401 (a fixture)
 from viewer_runs import GAME_KINDS, shared_viewer_runs
 
 from pdbench.ui.display import literal
+from pdbench.ui.game_views import game_view
 from pdbench.ui.loaders import RUN_DIR_ENV
 
 APP = Path(__file__).resolve().parents[2] / "pdbench" / "ui" / "app.py"
@@ -49,12 +55,20 @@ def opened(kind: str, runs: dict[str, Path], monkeypatch) -> AppTest:
 @pytest.mark.parametrize("kind", GAME_KINDS)
 def test_each_game_shows_its_measures_with_intervals_and_its_own_facts(kind, runs, monkeypatch):
     at = opened(kind, runs, monkeypatch)
-    cards = {(m.label, m.proto.delta_description) for m in at.metric}
-    win = [description for label, description in cards if label == "Win rate"]
-    assert len(win) == 2 and all(d.startswith(("95% CI ", "no CI")) for d in win), cards
-    assert any(d.startswith("95% CI ") for d in win)  # 2 or 3 matches: an interval
-    measures = next(df.value for df in at.dataframe if "A 95% CI" in df.value.columns)
-    assert len(measures) == len(at.selectbox(key="condition").options)
+    # the game's first measure (a contest's win rate), one card per player seat
+    first = game_view(kind).MEASURES[0].label
+    seats = [key for key in lines(runs[kind])[0] if re.fullmatch(r"agent_[a-z]", key)]
+    cards = [(m.label, m.proto.delta_description) for m in at.metric]
+    found = [description for label, description in cards if label == first]
+    assert len(found) == len(seats) and all(d.startswith(("95% CI ", "no CI")) for d in found)
+    assert any(d.startswith("95% CI ") for d in found)  # 2 or 3 matches: an interval
+    # every condition's row (a pair's seats side by side; a group's a row per player)
+    conditions = len(at.selectbox(key="condition").options)
+    measures = next(df.value for df in at.dataframe if "matches" in df.value.columns)
+    if len(seats) == 2:
+        assert "A 95% CI" in measures.columns and len(measures) == conditions
+    else:
+        assert list(measures["player"]) == [s[-1].upper() for s in seats] * conditions
     # Run facts: turns played, not the 2000-turn safety cap; no collapse settings
     seeds = next(df.value for df in at.dataframe if "seed of" in df.value.columns)
     assert "2000" not in " ".join(seeds["played"]) and "turns" in " ".join(seeds["played"])
@@ -120,3 +134,49 @@ def test_nil_recruitment_shows_every_verdict_of_the_panel(runs, monkeypatch):
     )
     for vote in panel["actions"]["judge"]["panel"]:
         assert f"{literal(vote['judge'])}: {literal(vote['winner'])}" in text
+
+
+def chart_data(at: AppTest, mark: str) -> pd.DataFrame:
+    """The data of the one chart whose (first layer's) mark is `mark`, as the page sent it."""
+    found = []
+    for element in at.get("vega_lite_chart"):
+        spec = orjson.loads(element.proto.spec)
+        marks = [spec.get("mark")] + [layer.get("mark") for layer in spec.get("layer", [])]
+        if any((m or {}).get("type") == mark for m in marks):
+            found.append(element)
+    assert len(found) == 1, mark
+    return pa.ipc.open_stream(found[0].proto.datasets[0].data.data).read_pandas()
+
+
+def test_public_goods_shows_contributions_the_punishment_matrix_and_talk(runs, monkeypatch):
+    at = opened("public_goods", runs, monkeypatch)
+    match = [t for t in lines(runs["public_goods"]) if t["replicate"] == 0]
+    names = {seat: f"{seat.upper()} · {match[0][f'agent_{seat}']}" for seat in "abcdef"}
+    contributed = chart_data(at, "line")  # one line per seat, every round
+    contribute = [t for t in match if t["phase"] == "contribute"]
+    assert len(contributed) == 6 * len(contribute) == 6 * 4
+    for turn in contribute:
+        shown = contributed[contributed["round"] == turn["round"]].set_index("seat")
+        assert shown["contribution"].to_dict() == turn["revealed"]["contributions"]
+    # the matrix: the points that took effect, summed from the stored rounds, per pair
+    stored = Counter()
+    for turn in match:
+        for punisher, given in ((turn["revealed"] or {}).get("punished") or {}).items():
+            stored.update({(names[punisher], names[t]): n for t, n in given.items()})
+    matrix = chart_data(at, "rect")
+    assert len(matrix) == 6 * 5 and sum(stored.values()) > 0
+    cells = {(r.punisher, r.target): r.points for r in matrix.itertuples()}
+    assert {pair: n for pair, n in cells.items() if n == n and n} == dict(
+        stored
+    )  # n == n: a number
+    # talk beside its round: a stored message, said by the seat that said it, as it was labelled
+    talk = next(t for t in match if t["phase"] == "talk" and t["actions"][t["seats"][0]]["text"])
+    seat = talk["seats"][0]
+    label = next(t for t in contribute if t["round"] == talk["round"])["revealed"]["labels"][seat]
+    said = f"**{literal(f'{names[seat]} ({label})')}**: {literal(talk['actions'][seat]['text'])}"
+    assert said in shown_text(at)
+    # choosing a round shows that round's matrix and talk only
+    next(box for box in at.selectbox if box.label == "Round").set_value(talk["round"]).run()
+    assert not at.exception
+    rounds = [m.value for m in at.markdown if m.value.startswith("##### Round")]
+    assert rounds == [f"##### Round {talk['round']}"] and said in shown_text(at)

@@ -52,3 +52,29 @@ def test_the_table_averages_finished_matches_only_per_condition_and_seat():
     c1_a = table[(table["condition"] == "c1") & (table["seat"] == "a")].iloc[0]
     assert c1_a["mean"] == 0.5 and c1_a["n"] == 2  # the aborted match is not counted
     assert interval_text(c1_a, WIN).startswith("95% CI 0.")
+
+
+def test_a_groups_every_seat_is_measured_and_a_signed_measure_keeps_its_negative_interval():
+    slope = Measure("contribution_slope", "Contribution slope", "signed", "per round")
+    replicates = pd.DataFrame(
+        {
+            "condition": ["g"] * 3,
+            "match_status": ["finished"] * 3,
+            **{f"contribution_slope_{seat}": [-0.2, -0.1, -0.15] for seat in "abcde"},
+            "contribution_slope_a_n": [3, 3, 3],  # a condition row's count: no seat "n"
+            "fallbacks_f": [0, 0, 0],  # no measure column for f: not a measured seat
+        }
+    )
+    table = measure_table(replicates, [slope])
+    assert list(table["seat"]) == list("abcde")
+    expected = mean_interval([-0.2, -0.1, -0.15])
+    e = table[table["seat"] == "e"].iloc[0]
+    assert e["ci_high"] == pytest.approx(expected["ci_high"]) and e["ci_high"] < 0
+    assert e["ci_low"] == pytest.approx(expected["ci_low"])
+
+
+def test_a_count_or_slope_at_0_in_every_match_is_not_read_as_a_share_of_matches():
+    given = Measure("points_given", "Punishment given", "count", "points")
+    found = measure_interval([0.0, 0.0, 0.0], given)
+    assert found["method"] == "Student t" and (found["ci_low"], found["ci_high"]) == (0.0, 0.0)
+    assert measure_interval([0.0, 1.0, 1.0], WIN)["method"] == "Wilson"  # a share still is

@@ -116,7 +116,7 @@ def _refuse_turn_lines(path: Path) -> None:
     if isinstance(first, dict) and first.get("family") == "turn":
         raise PdbenchError(
             f"{path}: holds the turns of the turn-based game {first.get('game')}, not 2x2 "
-            "rounds; this reads 2x2 runs only (a turn game's metrics: pdbench aggregate, "
+            "rounds; this reads 2x2 runs only (a turn game's measures: pdbench analyze, "
             "aggregates.parquet)"
         )
 

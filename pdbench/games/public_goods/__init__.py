@@ -4,7 +4,7 @@ measures and the published designs it can reproduce.
 
 - `rules`: `PublicGoods`, the rules as a turn game with N player seats ("a", "b", "c", ...);
   `options` its variant, `matching` the seeded groups, labels and orders, `payoff` the money,
-  `state` the state, `view` a player's round_state.
+  `state` the state, `observation` a player's round_state.
 - `policies`: the house players (`PUBLIC_GOODS_POLICIES`), answering from round_state alone.
 - `talk`: what counts as a stated contribution in a message.
 - `stored`, `metrics`, `schedule`, `recompute`: the measures, computed from the stored turns

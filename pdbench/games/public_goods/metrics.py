@@ -310,11 +310,15 @@ SCHEDULE_TYPES = ("conditional_cooperator", "free_rider", "hump", "other")
 # final state is what the other games' hooks measure).
 MATCH_ROW_READS = "turns"
 # The end-of-run table's columns (column stem -> header), each shown for every seat
+# (a narrow terminal leaves out the last first, saying so; `pdbench analyze` prints them all)
 SHOWN = {
     "score": "score",
     "contribution_share": "contributed",
     "free_riding_share_pooled": "free riding",
+    "end_game_drop": "end-game drop",
+    "efficiency": "efficiency",
     "points_given": "punished",
+    "points_received": "punished by",
 }
 
 

@@ -1,5 +1,5 @@
 """House players of the public goods game. Each answers from its round_state alone
-(`view.round_state`), in the action shapes of `rules`, so it can see nothing an agent could not;
+(`observation.round_state`), in the action shapes of `rules`, so it can see nothing an agent could not;
 `rng` is its own seeded stream.
 
 Each one says, in the talk phase, the contribution it is about to make ("I will contribute 12.",

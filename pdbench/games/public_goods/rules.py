@@ -14,7 +14,7 @@ Earnings of player i (per-round accounting): E - c_i + m * sum(c) / N - punish_c
 given - punish_fine * points received; the caps and the no-negative rule are in `payoff`.
 
 Fallbacks (an agent gave no legal answer; the engine marks them): message "", contribution 0,
-no punishment. `observe` is `view.round_state`; `revealed` records for the experimenter what
+no punishment. `observe` is `observation.round_state`; `revealed` records for the experimenter what
 each phase made known (module `stored` reads it back): after `contribute` the groups, labels and
 contributions (and the public accounts under balance accounting), after `punish` the points that
 took effect, and when a round closes every player's earnings.
@@ -29,10 +29,10 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from pdbench.games.public_goods.matching import draw_round, punish_order, seat_ids, talk_order
+from pdbench.games.public_goods.observation import as_number, available, round_state
 from pdbench.games.public_goods.options import Options
 from pdbench.games.public_goods.payoff import PunishRules, exact, fund, resolve_punishment, shown
 from pdbench.games.public_goods.state import PublicGoodsState, RoundRecord
-from pdbench.games.public_goods.view import as_number, available, round_state
 
 ACTION_OF_PHASE = {"talk": "message", "contribute": "contribute", "punish": "punish"}
 

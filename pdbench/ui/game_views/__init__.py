@@ -4,7 +4,8 @@ A game's page is a module of its own package (`pdbench/games/<id>/view.py`), nam
 registry entry's `view` and imported only when a run of that game is opened. A module holds
 
 - `MEASURES`: the game's measures (`Measure`), stored per player in aggregates.parquet
-  (`<stem>_a`, `<stem>_b`, one value per match), shown with their intervals per condition;
+  (`<stem>_a`, `<stem>_b`, ... one per seat, one value per match), shown with their intervals
+  per condition;
 - `render_transcript(match: MatchView)`: one match as a reader wants it, showing at each point
   only what the rules had revealed by then (dice, words), as the players saw it.
 
@@ -14,18 +15,20 @@ This module holds what every page shares (the shapes above) and finds a game's p
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-MeasureKind = Literal["share", "count", "round"]
+MeasureKind = Literal["share", "count", "round", "signed"]
 
 
 @dataclass(frozen=True)
 class Measure:
-    """A per-player measure of a game: `stem` names the aggregates' columns (`<stem>_a`,
-    `<stem>_b`); a "share" lies in [0, 1], a "count" is at least 0, a "round" at least 1 (the
-    interval is kept inside that range)."""
+    """A per-player measure of a game: `stem` names the aggregates' columns, one per player seat
+    (`<stem>_a`, `<stem>_b`, and a group's `<stem>_c` ... `<stem>_j`); a "share" lies in [0, 1],
+    a "count" is at least 0, a "round" at least 1 (the interval is kept inside that range), a
+    "signed" value (a slope, a difference) has no bound."""
 
     stem: str
     label: str
@@ -39,7 +42,7 @@ class MatchView:
     """What a game's transcript reads: one match's stored turn lines and what the run says of it."""
 
     turns: list[dict[str, Any]]
-    names: Mapping[str, str]  # "a" / "b" -> "A · NAME"
+    names: Mapping[str, str]  # every player seat ("a", "b", "c", ...) -> "A · NAME"
     options: Mapping[str, Any]  # the condition's game options
     seed: int | None  # the match's game seed (the ledger's), None when not stored
     third_parties: Mapping[str, str] = field(default_factory=dict)  # role -> who played it

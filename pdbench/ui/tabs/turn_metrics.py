@@ -11,12 +11,14 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.ui import charts, condition_charts
-from pdbench.ui.condition_frames import CI_SERIES
-from pdbench.ui.display import table_height
+from pdbench.ui.display import is_missing, table_height
 from pdbench.ui.game_views import Measure
 from pdbench.ui.turn_metric_frames import interval_text, measure_table, value_text
 
-SERIES = {"a": CI_SERIES["cooperation_rate_a"], "b": CI_SERIES["cooperation_rate_b"]}  # agent A/B
+
+def series_name(seat: str) -> str:
+    """A player seat's series in the charts: "agent A", "agent B", "agent C", ..."""
+    return f"agent {seat.upper()}"
 
 
 def render(
@@ -40,10 +42,12 @@ def render(
         st.info("No measure of this game is defined in any finished match of this run.")
         return
     first = mine.iloc[0]
-    for seat, agent in (("a", first["agent_a"]), ("b", first["agent_b"])):
+    # the seats this condition seats: a pair's a and b, a group's a, b, c, ...
+    seats = [s for s in dict.fromkeys(table["seat"]) if not is_missing(first.get(f"agent_{s}"))]
+    for seat in seats:
         st.markdown(
-            f"<div style='color:{(charts.A_COLOR, charts.B_COLOR)[seat == 'b']};"
-            f"font-weight:600'>{seat.upper()} · {agent}</div>",
+            f"<div style='color:{charts.seat_color(seat)};"
+            f"font-weight:600'>{seat.upper()} · {first[f'agent_{seat}']}</div>",
             unsafe_allow_html=True,
         )
         # cards as wide as their text, wrapping to the next line: nothing is cut at any width
@@ -83,9 +87,10 @@ def _all_conditions(
         format_func=lambda m: m.label,
         key=f"turn_measure::{run_id}",
     )
+    seats = list(dict.fromkeys(table["seat"]))
     chosen = table[table["stem"] == measure.stem].assign(
         condition=lambda frame: frame["condition"].map(lambda name: labels.get(name, name)),
-        series=lambda frame: frame["seat"].map(SERIES),
+        series=lambda frame: frame["seat"].map(series_name),
     )
     order = list(dict.fromkeys(chosen["condition"]))
     st.altair_chart(
@@ -93,39 +98,66 @@ def _all_conditions(
             chosen,
             pd.DataFrame(columns=["condition", "series", "value", "replicate"]),
             order,
-            list(SERIES.values()),
+            [series_name(seat) for seat in seats],
             title=measure.label,
             domain=(0.0, 1.0) if measure.kind == "share" else None,
+            colors={series_name(seat): charts.seat_color(seat) for seat in seats},
         ),
         width="stretch",
     )
-    rows = []
-    for name in order:
-        mine = chosen[chosen["condition"] == name].set_index("seat")
-        rows.append(
-            {
-                "condition": name,
-                **{
-                    f"{seat.upper()}": f"{value_text(mine.loc[seat, 'mean'], measure)}"
-                    for seat in SERIES
-                },
-                **{
-                    f"{seat.upper()} 95% CI": interval_text(mine.loc[seat], measure).removeprefix(
-                        "95% CI "
-                    )
-                    for seat in SERIES
-                },
-                "matches": int(mine["n"].max()),
-            }
-        )
+    if len(seats) > 2:
+        # a group: a row per condition and player (a pair's two columns per seat would scroll)
+        table, columns = _long_table(chosen, order, measure), ["condition", "player"]
+    else:
+        table, columns = _wide_table(chosen, order, seats, measure), ["condition"]
+    measured = [c for c in table.columns if c not in (*columns, "matches")]
     st.dataframe(
-        pd.DataFrame(rows),
+        table,
         hide_index=True,
         width="stretch",
-        height=table_height(len(rows)),
+        height=table_height(len(table)),
         key="turn_measure_table",
-        column_order=["condition", "A", "A 95% CI", "B", "B 95% CI", "matches"],
+        column_order=[*columns, *measured, "matches"],
         # a long override list is cut here (whole in the chart and the sidebar, and on hover)
         column_config={"condition": st.column_config.TextColumn("condition", width="medium")},
     )
     st.caption(f"{measure.label}: {measure.help} Dots: the condition mean; bars: its 95% CI.")
+
+
+def _wide_table(
+    chosen: pd.DataFrame, order: list[str], seats: list[str], measure: Measure
+) -> pd.DataFrame:
+    """A pair's table: a row per condition, each seat's mean and 95% CI side by side."""
+    rows = []
+    for name in order:
+        mine = {str(row["seat"]): row for _, row in chosen[chosen["condition"] == name].iterrows()}
+        rows.append(
+            {
+                "condition": name,
+                **{seat.upper(): value_text(mine[seat]["mean"], measure) for seat in seats},
+                **{f"{seat.upper()} 95% CI": _interval(mine[seat], measure) for seat in seats},
+                "matches": max(int(row["n"]) for row in mine.values()),
+            }
+        )
+    columns = [f"{seat.upper()}{part}" for seat in seats for part in ("", " 95% CI")]
+    return pd.DataFrame(rows, columns=["condition", *columns, "matches"])
+
+
+def _long_table(chosen: pd.DataFrame, order: list[str], measure: Measure) -> pd.DataFrame:
+    """A group's table: a row per condition and player seat, its mean, 95% CI and matches."""
+    rows = [
+        {
+            "condition": name,
+            "player": str(row["seat"]).upper(),
+            measure.label: value_text(row["mean"], measure),
+            "95% CI": _interval(row, measure),
+            "matches": int(row["n"]),
+        }
+        for name in order
+        for _, row in chosen[chosen["condition"] == name].iterrows()
+    ]
+    return pd.DataFrame(rows, columns=["condition", "player", measure.label, "95% CI", "matches"])
+
+
+def _interval(row: pd.Series, measure: Measure) -> str:
+    return interval_text(row, measure).removeprefix("95% CI ")
