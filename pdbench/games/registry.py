@@ -65,6 +65,11 @@ class TurnGameEntry:
     # Whether the LLM agent has this game's prompts and answer parser (prompts/<id>/); False: an
     # LLM player is refused when the config is read, saying so.
     llm_plays: bool = True
+    # The module playing a condition of house players only for many matches at once, numpy over
+    # the matches ("" : none, the turn loop plays every match): `problem(rules, players,
+    # max_turns)` says why it cannot (None: it can), `play(rules, players, game_seeds,
+    # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all.
+    vectorised: str = ""
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -116,6 +121,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             ranked_on="payoff",
             seats=Seats(default=4, minimum=2, maximum=10, option="players"),
             llm_plays=False,  # its prompts, answer parser and mock play are not written yet
+            vectorised="pdbench.games.public_goods.vectorised",
         ),
     )
 }
