@@ -71,6 +71,9 @@ def play(
 
 
 class _Play:
+    """The state of every match between rounds: arrays over the matches for the numbers (totals
+    in units, the others' last mean), text per match for the histories and messages."""
+
     def __init__(
         self,
         rules: PublicGoods,
@@ -178,7 +181,7 @@ class _Play:
         rules = self.rules
         said = [self.players[s].act_batch("talk", self._seen(s)) for s in range(self.population)]
         for text in {t for texts in said for t in texts}:
-            why = rules._message_problem(text)
+            why = rules._message_problem(text)  # the rules' own check of a message
             if why is not None:  # the turn loop would refuse it and play the fallback
                 raise Unplayable(f"a house player's message is refused by the rules: {why}")
         orders = [
