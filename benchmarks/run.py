@@ -980,6 +980,7 @@ def bench_public_goods(ctx: Context) -> None:
     walls: dict[str, list[float]] = {name: [] for name in cases}
     cpus: dict[str, list[float]] = {name: [] for name in cases}
     phases: dict[str, list[float]] = {name: [] for name in cases}
+    played_cpus: dict[str, list[float]] = {name: [] for name in cases}
     floor_walls, floor_cpus = [], []
     for i in range(ctx.repeat):
         for name, (groups, every_phase, prefix) in cases.items():
@@ -994,12 +995,20 @@ def bench_public_goods(ctx: Context) -> None:
             result = run_measured(command, env=ctx.env(ctx.work / f"cache-{run_id}"))
             turns = s.pgg_rounds * ((4 + 2) if every_phase else 1)
             manifest = check_run(runs / run_id, rounds=groups * turns)
+            # The same aggregation again, alone: its CPU, taken from the command's, leaves the
+            # CPU of start-up, play and storing (the run has no switch to skip aggregating).
+            again = run_measured(
+                [*ctx.pdbench, "aggregate", str(runs / run_id)],
+                env=ctx.env(ctx.work / f"cache-{run_id}"),
+            )
             walls[name].append(result.wall_s)
             cpus[name].append(result.cpu_s or 0.0)
+            played_cpus[name].append((result.cpu_s or 0.0) - (again.cpu_s or 0.0))
             phases[name].append(run_phase_s(manifest))
             _log(
                 f"  run {i + 1}, {name}: {result.wall_s:.1f} s wall, {result.cpu_s or 0:.1f} s "
-                f"CPU, run phase {phases[name][-1]:.1f} s"
+                f"CPU ({played_cpus[name][-1]:.1f} s without aggregating), run phase "
+                f"{phases[name][-1]:.1f} s"
             )
             if name == "contributions":
                 floor = run_measured(
@@ -1019,35 +1028,31 @@ def bench_public_goods(ctx: Context) -> None:
                 _log(f"  run {i + 1}, numpy floor: {floor.stdout.strip()}")
             shutil.rmtree(runs / run_id)
     small = f"turn loop, {s.pgg_turn_groups:,} groups"
-    for row in (
-        Row(
-            label,
-            "contributions only: wall / CPU, whole command",
-            _pair(walls, cpus, "contributions"),
-        ),
-        Row(
-            label, "contributions only: run phase (1)", measured(phases["contributions"], unit="s")
-        ),
-        Row(
-            label,
-            "contributions only: numpy floor writing the same rounds, wall / CPU (2)",
-            f"{measured(floor_walls, unit='s')} / {measured(floor_cpus, unit='s')}",
-        ),
-        Row(
-            label,
-            "every phase (talk, punish): wall / CPU, whole command",
-            _pair(walls, cpus, "every phase"),
-        ),
-        Row(label, "every phase: run phase (1)", measured(phases["every phase"], unit="s")),
-        Row(
-            label,
-            f"{small}, contributions only: wall / CPU, whole command",
-            _pair(walls, cpus, "turn loop"),
-        ),
-        Row(label, f"{small}: run phase (1)", measured(phases["turn loop"], unit="s")),
-        Row(label, "machine load (1/5/15 min) at start / end", _loads(load_start, _load_average())),
+    for title, name in (
+        ("contributions only", "contributions"),
+        ("every phase (talk, punish)", "every phase"),
+        (f"{small}, contributions only", "turn loop"),
     ):
-        ctx.add(row)
+        ctx.add(Row(label, f"{title}: wall / CPU, whole command", _pair(walls, cpus, name)))
+        ctx.add(Row(label, f"{title}: run phase (1)", measured(phases[name], unit="s")))
+        ctx.add(
+            Row(
+                label,
+                f"{title}: CPU without aggregating (2)",
+                measured(played_cpus[name], unit="s"),
+            )
+        )
+        if name == "contributions":
+            ctx.add(
+                Row(
+                    label,
+                    "contributions only: numpy floor writing the same rounds, wall / CPU (3)",
+                    f"{measured(floor_walls, unit='s')} / {measured(floor_cpus, unit='s')}",
+                )
+            )
+    ctx.add(
+        Row(label, "machine load (1/5/15 min) at start / end", _loads(load_start, _load_average()))
+    )
 
 
 def _pair(walls: dict[str, list[float]], cpus: dict[str, list[float]], name: str) -> str:
@@ -1208,6 +1213,9 @@ def readme_tables(
         pgg_notes = [
             "Run phase: the manifest's started_utc to its final updated_utc (play and write "
             "rounds.jsonl; no start-up, config loading or aggregation).",
+            "The command's CPU less the CPU of `pdbench aggregate` on its run folder (the same "
+            "aggregation again): start-up, play and storing. The turn aggregates replay every "
+            "match through the rules, which is most of the whole command's CPU.",
             "The floor (benchmarks/public_goods_floor.py): numpy over all groups at once and "
             "the same rounds.jsonl lines written with orjson, checked line for line against "
             "the run's; no plan, agents, ledger, manifest or aggregates. Timed inside its "
