@@ -48,7 +48,7 @@ def make_agent(
     return factory(spec, game=game, horizon=horizon, context=context)
 
 
-def is_batchable(agent_a: AgentSpecBase, agent_b: AgentSpecBase) -> bool:
-    """Both agents are of a batchable kind and have a numpy batch form (a user's policy without
-    one plays through the match loop)."""
-    return all(agent.kind_batchable and agent.has_batch_form for agent in (agent_a, agent_b))
+def is_batchable(*agents: AgentSpecBase) -> bool:
+    """Every agent (a pair's two, a group's N) is of a batchable kind and has a numpy batch form
+    (a user's policy without one plays through the match loop)."""
+    return all(agent.kind_batchable and agent.has_batch_form for agent in agents)

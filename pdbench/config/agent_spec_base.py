@@ -8,7 +8,7 @@ config is validated against from this registry."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pdbench.config.frozen import Frozen
 from pdbench.core.plugins import load_group
@@ -55,6 +55,11 @@ class AgentSpecBase(Frozen):
     def batch_policy(self, game: Game) -> Policy | None:
         """The policy the numpy batch path plays for this agent in `game` (seen from its own
         side), or None when it has no batch form."""
+        return None
+
+    def batch_turn_player(self) -> Any | None:
+        """The house player the vectorised path of a turn game (`runners.turn_batch`) plays for
+        this agent, or None when it has no batch form there."""
         return None
 
     def provider_calls_per_round(self, negotiate_turns: int) -> int:

@@ -90,11 +90,18 @@ class PolicyAgentSpec(AgentSpecBase):
         )
 
     def batch_policy(self, game: Game) -> Policy | None:
-        if not self.has_batch_form:
+        if not self.has_batch_form or self.turn_game is not None:
             return None
         from pdbench.strategies import make_policy
 
         return make_policy(self.policy, game, self.params)
+
+    def batch_turn_player(self) -> Any | None:
+        if self.turn_game is None or not self.has_batch_form:
+            return None
+        from pdbench.games.registry import house_factories
+
+        return house_factories(self.turn_game)[self.policy](**self.params)
 
     def problem_in_game(self, game: Game, *, negotiates: bool) -> str | None:
         from pdbench.core.errors import ConfigError
@@ -130,10 +137,16 @@ class PolicyAgentSpec(AgentSpecBase):
 
     @property
     def has_batch_form(self) -> bool:
-        """Whether the policy can be played by the numpy batch path (else: the match loop)."""
+        """Whether the policy can be played by the numpy batch path (else: the match loop); a
+        turn game's house player has one when it acts for many matches at once (`act_batch`)."""
         from pdbench.strategies import policy_has_batch_form
 
-        return self.turn_game is None and policy_has_batch_form(self.policy)
+        if self.turn_game is not None:
+            from pdbench.games.registry import house_factories
+
+            factory = house_factories(self.turn_game)[self.policy]
+            return callable(getattr(factory, "act_batch", None))
+        return policy_has_batch_form(self.policy)
 
     def warnings(self, game: Game) -> list[PolicyWarning]:
         """Legal parameters that probably do not mean what they say in `game` (e.g. GTFT's

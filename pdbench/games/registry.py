@@ -76,6 +76,11 @@ class TurnGameEntry:
     # The game option setting how many rounds a match has ("": the rules end a match, as a die
     # count or a verdict does), so `train --rounds` and a header's length ask the game.
     rounds_option: str = ""
+    # The module playing a condition of house players only for many matches at once, numpy over
+    # the matches ("" : none, the turn loop plays every match): `problem(rules, players,
+    # max_turns)` says why it cannot (None: it can), `play(rules, players, game_seeds,
+    # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all.
+    vectorised: str = ""
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -144,6 +149,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
                 "pgg_full_contributor",
             ),
             rounds_option="rounds",
+            vectorised="pdbench.games.public_goods.vectorised",
         ),
     )
 }

@@ -2,7 +2,8 @@
 
 Matches run concurrently on one event loop (LLM agents wait on providers, bounded by the gateway's
 `max_concurrency`); the `OrderedWriter` stores them strictly in plan order. Policy-only conditions
-are played as numpy batches (`runners.batch`), turn games by `runners.turn_run`. A transport
+are played as numpy batches (`runners.batch`), turn games by `runners.turn_run`, or, when every
+seat is a house player of a game with a vectorised path, together (`runners.turn_batch`). A transport
 failure or a spent budget sets the `Halt` (no new match starts); `runners.experiment` turns it,
 and what was stored, into the run's status.
 """
@@ -37,11 +38,12 @@ from pdbench.runners.records import (
     timestamp_utc,
 )
 from pdbench.runners.stopping import Stopping
+from pdbench.runners.turn_batch import CHUNK, play_turn_batch, vectorised_players
 from pdbench.runners.turn_run import play_planned_turns
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch
-from pdbench.storage.schema import CallCounts
+from pdbench.storage.schema import CallCounts, StorePrompts
 
 if TYPE_CHECKING:
     from pdbench.providers.gateway import ProviderGateway
@@ -63,16 +65,29 @@ class Halt:
 
 
 def _play_batchable(
-    pending: list[PlannedMatch], writer: OrderedWriter, *, run_id: str, on_match_done: MatchDone
+    pending: list[PlannedMatch],
+    writer: OrderedWriter,
+    *,
+    run_id: str,
+    on_match_done: MatchDone,
+    store_prompts: StorePrompts,
 ) -> list[tuple[int, PlannedMatch]]:
     """Play every policy-only condition with the batch path; return the matches left to loop."""
     groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
+    turn_groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
+    players: dict[str, dict[str, Any]] = {}  # a turn condition's house players, by condition
     rest = []
     for index, planned in enumerate(pending):
         # Talk is played by the match loop only (the batch path has no negotiation phase);
-        # turn games by the turn loop.
+        # turn games by the turn loop, or together when the game has a vectorised path.
         if planned.game is None:
-            rest.append((index, planned))
+            name = planned.condition.name
+            if name not in players:
+                players[name] = vectorised_players(planned) or {}
+            if players[name]:
+                turn_groups.setdefault(name, []).append((index, planned))
+            else:
+                rest.append((index, planned))
             continue
         talks = planned.game.negotiation is not None
         if not talks and is_batchable(planned.condition.agent_a, planned.condition.agent_b):
@@ -97,7 +112,22 @@ def _play_batchable(
             )
             writer.add(index, finished)
             on_match_done(finished, finished.ledger.calls)
-    return rest
+    for name, members in turn_groups.items():
+        for start in range(0, len(members), CHUNK):
+            chunk = members[start : start + CHUNK]
+            played = play_turn_batch(
+                [planned for _, planned in chunk],
+                players[name],
+                run_id=run_id,
+                store_prompts=store_prompts,
+            )
+            if played is None:  # the game found it cannot after all: the turn loop plays them
+                rest.extend(chunk)
+                continue
+            for (index, _), finished in zip(chunk, played, strict=True):
+                writer.add(index, finished)
+                on_match_done(finished, finished.ledger.calls)
+    return sorted(rest, key=lambda item: item[0])
 
 
 @dataclass(frozen=True)
@@ -271,7 +301,9 @@ async def play_pending(
     if main is not None:
         writer.on_failure = lambda: loop.call_soon_threadsafe(main.cancel)
     # Policy-only conditions are played here, all replicates at once; the rest concurrently.
-    looped = _play_batchable(pending, writer, run_id=run_id, on_match_done=on_match_done)
+    looped = _play_batchable(
+        pending, writer, run_id=run_id, on_match_done=on_match_done, store_prompts=store_prompts
+    )
     tasks = [asyncio.create_task(play(i, m)) for i, m in looped]
     stopping.cancel_after_grace(tasks)
     try:

@@ -206,3 +206,44 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+# --- benchmark 7 (opt-in): public goods groups, their floor checked against a real small run ---
+
+
+def test_the_public_goods_case_is_opt_in_with_its_own_readme_block(bench):
+    assert "pgg" not in bench.parse_args([]).only and "pgg" in bench.RUNNERS
+    rows = [
+        bench.Row("1. round robin", "rounds/s", "1"),
+        bench.Row(bench.PGG_LABEL + " (x)", "r", "2"),
+    ]
+    only_pgg = bench.readme_tables(_machine(bench), rows, [], ["pgg"])
+    assert [markers for markers, _ in only_pgg] == [(bench.PGG_START, bench.PGG_END)]
+    assert "round robin" not in only_pgg[0][1] and bench.PGG_LABEL in only_pgg[0][1]
+    main = bench.readme_tables(_machine(bench), rows, [], ["rr"])
+    assert bench.PGG_LABEL not in main[0][1]
+    text = bench.README.read_text()
+    assert text.index(bench.PGG_START) < text.index(bench.PGG_END)
+
+
+def test_the_numpy_floor_writes_the_rounds_the_run_writes(bench, tmp_path):
+    """The floor plays the benchmark's condition and writes rounds.jsonl as pdbench does (its
+    check would say False otherwise: a byte changed in the floor's line fails it)."""
+    from pdbench.runners.experiment import run_experiment
+    from pdbench.runners.prepare import load
+
+    experiment = tmp_path / "pgg.yaml"
+    experiment.write_text(
+        bench.pgg_experiment(output_dir=tmp_path, groups=6, rounds=4, every_phase=False)
+    )
+    run_dir = run_experiment(load(experiment, run_id="r", project_root=SCRIPT.parents[1])).run_dir
+    floor_spec = importlib.util.spec_from_file_location(
+        "pdbench_benchmarks_floor", SCRIPT.with_name("public_goods_floor.py")
+    )
+    floor = importlib.util.module_from_spec(floor_spec)
+    floor_spec.loader.exec_module(floor)
+    assert floor.write_floor(run_dir, tmp_path / "floor.jsonl") == 6 * 4
+    assert floor.check_same_rounds(run_dir, tmp_path / "floor.jsonl")
+    changed = (tmp_path / "floor.jsonl").read_bytes().replace(b'"amount":20', b'"amount":19', 1)
+    (tmp_path / "floor.jsonl").write_bytes(changed)
+    assert not floor.check_same_rounds(run_dir, tmp_path / "floor.jsonl")

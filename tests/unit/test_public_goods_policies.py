@@ -17,6 +17,7 @@ from pdbench.games.public_goods.policies import (
     FullContributor,
     HumpContributor,
     RandomPlayer,
+    Seen,
 )
 from pdbench.games.public_goods.rules import PublicGoods
 from pdbench.games.public_goods.stored import read_rounds
@@ -170,3 +171,63 @@ def test_the_schedule_estimate_recovers_each_house_type(seed):
     unconditional = schedule_of(FullContributor(), seed)
     assert unconditional.type == "other" and unconditional.slope == 0
     assert schedule_of(RandomPlayer(), seed).type == "other"
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC_GOODS_POLICIES))
+def test_each_house_players_act_batch_answers_as_act_does_match_by_match(name):
+    """`act_batch` (many matches at once, the vectorised path's) gives, in every match, the
+    answer `act` gives that match's round_state, drawing from each match's stream in act's
+    order: talk, contribute, punish; ten players, so labels sort "P1", "P10", "P2", ..."""
+    size, count = 10, 60
+    draws = np.random.default_rng(len(name))
+    labels = [f"P{k}" for k in range(1, size + 1)]
+    last = draws.integers(0, 21, (count, size))  # last round's contributions, P1..P10
+    now = draws.integers(0, 21, (count, size))
+    now[:10] = 7  # ties everywhere: the first label as strings sort wins
+    you = draws.integers(0, size, count)
+    top = draws.integers(0, 12, count)
+    mean = (last.sum(axis=1) - last[np.arange(count), you]) / (size - 1)
+    player = PUBLIC_GOODS_POLICIES[name]()
+    for opening in (True, False):
+        seen = Seen(
+            20,
+            None if opening else mean,
+            [np.random.default_rng([m, 1]) for m in range(count)],
+            position=you,
+            contributions=now,
+            max_punish=top,
+        )
+        batch = [player.act_batch(phase, seen) for phase in ("talk", "contribute", "punish")]
+        rngs = [np.random.default_rng([m, 1]) for m in range(count)]
+        for m in range(count):
+            history = [
+                {
+                    "round_number": 1,
+                    "you": labels[you[m]],
+                    "contributions": dict(zip(labels, last[m].tolist(), strict=True)),
+                    "earnings": {},
+                    "punished": {},
+                }
+            ]
+            base = {
+                "round_number": 1 if opening else 2,
+                "you": labels[you[m]],
+                "players": labels,
+                "endowment": 20,
+                "multiplier": 1.6,
+                "history": [] if opening else history,
+                "messages": [],
+            }
+            said = player.act({**base, "phase": "talk"}, rngs[m])
+            given = player.act({**base, "phase": "contribute"}, rngs[m])
+            punish = {
+                **base,
+                "phase": "punish",
+                "contributions": dict(zip(labels, now[m].tolist(), strict=True)),
+                "max_punish": int(top[m]),
+            }
+            points = player.act(punish, rngs[m])["points"]
+            assert said["text"] == batch[0][m], (name, m)
+            assert given["amount"] == batch[1][m], (name, m)
+            expected = {labels[k]: n for k, n in enumerate(batch[2][m].tolist()) if n > 0}
+            assert points == expected, (name, m)

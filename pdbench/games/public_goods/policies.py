@@ -17,6 +17,10 @@ FGF 2001 is Fischbacher, Gaechter & Fehr, "Are people conditionally cooperative?
 public goods experiment", Economics Letters 71 (2001): the contribution schedules (own
 contribution against the others' average) of conditional cooperators, free riders and
 hump-shaped ("triangle") contributors.
+
+Each house player also acts for many groups at once (`act_batch`: one seat of many matches, its
+observations as arrays, `Seen`), for the vectorised path (`vectorised`); it answers exactly as
+`act` does for each of them, drawing from each match's own stream in the same order.
 """
 
 from __future__ import annotations
@@ -33,6 +37,49 @@ RoundState = dict[str, Any]
 
 def round_half_up(value: float) -> int:
     return math.floor(value + 0.5)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One seat's round_state in many matches at once (arrays over the matches, row m the
+    match m), holding what the house players read; labels are positions 0..N-1 ("P1".."PN").
+
+    `others_last_mean` is None in round 1 (no history); `contributions` (this round's, its
+    group's, by label position), `max_punish` and `position` (its own label) are for the punish
+    phase; `rngs` are the seat's streams, one a match."""
+
+    endowment: int
+    others_last_mean: np.ndarray | None
+    rngs: list[np.random.Generator]
+    position: np.ndarray | None = None
+    contributions: np.ndarray | None = None
+    max_punish: np.ndarray | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.rngs)
+
+
+def label_rank(size: int) -> np.ndarray:
+    """Each label position's place when the labels sort as strings ("P10" before "P2"), as
+    `min` over (amount, label) pairs breaks ties."""
+    labels = [f"P{k}" for k in range(1, size + 1)]
+    return np.array([sorted(labels).index(label) for label in labels])
+
+
+def _pick(seen: Seen, wanted: np.ndarray, key: np.ndarray, points: int) -> np.ndarray:
+    """Points per match and label position: `points` (at most max_punish) to the member of
+    smallest `key` among the `wanted` ones (ties: the first label as strings sort), else 0."""
+    assert seen.contributions is not None and seen.max_punish is not None
+    size = seen.contributions.shape[1]
+    ordered = key * size + label_rank(size)  # key first, then the label's string order
+    ordered = np.where(wanted, ordered, np.iinfo(np.int64).max)
+    target = np.argmin(ordered, axis=1)
+    given = np.minimum(points, seen.max_punish)
+    given = np.where(wanted.any(axis=1) & (given > 0), given, 0)
+    out = np.zeros_like(seen.contributions)
+    out[np.arange(seen.count), target] = given
+    return out
 
 
 def most(round_state: RoundState) -> int:
@@ -71,6 +118,40 @@ class HousePlayer:
     def punishment(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, int]:
         return {}
 
+    # --- the same for many matches at once (module docstring) ----------------------------
+
+    def act_batch(self, phase: str, seen: Seen) -> list[str] | np.ndarray:
+        """The answers of `phase` in every match: the messages' texts (talk), the amounts
+        (contribute), or the points per label position (punish, shape matches x N)."""
+        if phase == "talk":
+            return self.say_batch(seen)
+        if phase == "contribute":
+            return np.minimum(seen.endowment, np.maximum(0, self.contribution_batch(seen)))
+        return self.punishment_batch(seen)
+
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        raise NotImplementedError
+
+    def say_batch(self, seen: Seen) -> list[str]:
+        amounts = np.minimum(seen.endowment, np.maximum(0, self.contribution_batch(seen)))
+        return _texts("I will contribute {}.", amounts)
+
+    def punishment_batch(self, seen: Seen) -> np.ndarray:
+        assert seen.contributions is not None
+        return np.zeros_like(seen.contributions)
+
+
+def _texts(template: str, amounts: np.ndarray) -> list[str]:
+    said = {int(a): template.format(int(a)) for a in np.unique(amounts)}
+    return [said[a] for a in amounts.tolist()]
+
+
+def _matching_mean(seen: Seen, opening: float) -> np.ndarray:
+    """The others' last mean rounded half up, `opening` x E in round 1 (as floats, like `act`)."""
+    if seen.others_last_mean is None:
+        return np.full(seen.count, round_half_up(opening * seen.endowment))
+    return np.floor(seen.others_last_mean + 0.5).astype(np.int64)
+
 
 @dataclass(frozen=True)
 class FullContributor(HousePlayer):
@@ -78,6 +159,9 @@ class FullContributor(HousePlayer):
 
     def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
         return most(round_state)
+
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        return np.full(seen.count, seen.endowment)
 
 
 @dataclass(frozen=True)
@@ -93,6 +177,12 @@ class FreeRider(HousePlayer):
     def say(self, round_state: RoundState, rng: np.random.Generator) -> str:
         return f"I will contribute {0 if self.claim is None else self.claim}."
 
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        return np.zeros(seen.count, dtype=np.int64)
+
+    def say_batch(self, seen: Seen) -> list[str]:
+        return [f"I will contribute {0 if self.claim is None else self.claim}."] * seen.count
+
 
 @dataclass(frozen=True)
 class ConditionalCooperator(HousePlayer):
@@ -106,6 +196,9 @@ class ConditionalCooperator(HousePlayer):
         if mean is None:
             return round_half_up(self.opening * most(round_state))
         return round_half_up(mean)
+
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        return _matching_mean(seen, self.opening)
 
 
 @dataclass(frozen=True)
@@ -123,6 +216,14 @@ class HumpContributor(HousePlayer):
             return round_half_up(self.opening * most(round_state))
         top = self.peak * round_state["endowment"]
         return round_half_up(mean if mean <= top else max(0.0, 2 * top - mean))
+
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        if seen.others_last_mean is None:
+            return _matching_mean(seen, self.opening)
+        mean = seen.others_last_mean
+        top = self.peak * seen.endowment
+        shaped = np.where(mean <= top, mean, np.maximum(0.0, 2 * top - mean))
+        return np.floor(shaped + 0.5).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -151,6 +252,20 @@ class FreeRiderPunisher(HousePlayer):
         points = min(self.points, round_state["max_punish"])
         return {min(lower)[1]: points} if lower and points > 0 else {}
 
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        return np.full(seen.count, round_half_up(self.share * seen.endowment))
+
+    def say_batch(self, seen: Seen) -> list[str]:
+        amounts = np.minimum(seen.endowment, self.contribution_batch(seen))
+        return _texts("I will contribute {}, and I will punish whoever gives less.", amounts)
+
+    def punishment_batch(self, seen: Seen) -> np.ndarray:
+        assert seen.contributions is not None and seen.position is not None
+        given = seen.contributions
+        mine = given[np.arange(seen.count), seen.position][:, None]
+        others = np.arange(given.shape[1])[None, :] != seen.position[:, None]
+        return _pick(seen, others & (given < mine), given, self.points)
+
 
 @dataclass(frozen=True)
 class AntisocialPunisher(HousePlayer):
@@ -176,6 +291,16 @@ class AntisocialPunisher(HousePlayer):
         points = min(self.points, round_state["max_punish"])
         return {min(higher)[1]: points} if higher and points > 0 else {}
 
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        return np.full(seen.count, round_half_up(self.share * seen.endowment))
+
+    def punishment_batch(self, seen: Seen) -> np.ndarray:
+        assert seen.contributions is not None and seen.position is not None
+        given = seen.contributions
+        mine = given[np.arange(seen.count), seen.position][:, None]
+        others = np.arange(given.shape[1])[None, :] != seen.position[:, None]
+        return _pick(seen, others & (given >= mine), -given, self.points)
+
 
 @dataclass(frozen=True)
 class RandomPlayer(HousePlayer):
@@ -197,6 +322,29 @@ class RandomPlayer(HousePlayer):
         if top < 1 or rng.random() >= self.punish_probability:
             return {}
         return {others[int(rng.integers(len(others)))]: int(rng.integers(1, top + 1))}
+
+    # Each match's own stream, drawn in the order `act` draws: a loop over the matches.
+
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        return np.array([int(rng.integers(seen.endowment + 1)) for rng in seen.rngs])
+
+    def say_batch(self, seen: Seen) -> list[str]:
+        return [f"I will contribute {int(rng.integers(seen.endowment + 1))}." for rng in seen.rngs]
+
+    def punishment_batch(self, seen: Seen) -> np.ndarray:
+        assert seen.contributions is not None and seen.position is not None
+        assert seen.max_punish is not None
+        out = np.zeros_like(seen.contributions)
+        size = out.shape[1]
+        for m, (rng, you, top) in enumerate(
+            zip(seen.rngs, seen.position.tolist(), seen.max_punish.tolist(), strict=True)
+        ):
+            if top < 1 or rng.random() >= self.punish_probability:
+                continue
+            others = [k for k in range(size) if k != you]
+            target = others[int(rng.integers(len(others)))]  # drawn first, as in `punishment`
+            out[m, target] = int(rng.integers(1, top + 1))
+        return out
 
 
 # policy name -> factory taking the policy's parameters (names prefixed: policy names are
