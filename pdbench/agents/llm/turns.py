@@ -31,11 +31,13 @@ from pdbench.agents.judged_prompts import (
 )
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.games.base import TurnGame
+from pdbench.games.registry import game_id, prompt_adapter, turn_game_entry
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
 
-# The answer's length limit when the spec sets none: a Liar's Dice move is a few tokens, a
-# question, argument or verdict of the judged games a paragraph.
+# The answer's length limit when the spec sets none and the game has no prompt adapter (which
+# says its own): a Liar's Dice move is a few tokens, a question, argument or verdict of the
+# judged games a paragraph.
 TURN_MAX_TOKENS = {"liars-dice": 16}
 TEXT_MAX_TOKENS = 300
 TURN_FORMAT = "turn"  # the request's response format: the game's own answer format
@@ -47,8 +49,14 @@ BuildRequest = Callable[..., CompletionRequest]
 Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 
 
-def turn_max_tokens(spec: LLMAgentSpec, game: str) -> int:
-    return spec.max_tokens or TURN_MAX_TOKENS.get(game, TEXT_MAX_TOKENS)
+def turn_max_tokens(spec: LLMAgentSpec, round_state: dict[str, Any]) -> int:
+    """The spec's limit, else the game's adapter's for this turn, else this module's table."""
+    if spec.max_tokens:
+        return spec.max_tokens
+    adapter = prompt_adapter(turn_game_entry(game_id(round_state["game"])))
+    if adapter is not None:
+        return adapter.max_tokens(round_state)
+    return TURN_MAX_TOKENS.get(round_state["game"], TEXT_MAX_TOKENS)
 
 
 async def take_turn(
@@ -69,7 +77,7 @@ async def take_turn(
         call = build_request(
             tuple(messages),
             response_format=TURN_FORMAT,
-            max_tokens=turn_max_tokens(spec, request.game),
+            max_tokens=turn_max_tokens(spec, request.round_state),
             constrain="grammar" if allowed else "none",
             labels=allowed,
         )
