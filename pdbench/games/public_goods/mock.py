@@ -88,7 +88,9 @@ def read_round_state(prompt: str) -> RoundState | None:
     you, players, most = (
         p.pattern.search(prompt) for p in (phrases.YOU, phrases.PLAYERS, phrases.AVAILABLE)
     )
-    if phase is None or you is None or players is None or most is None:
+    if phase is None or you is None or players is None:
+        return None
+    if most is None and phase != "punish":  # the punish phase asks for no contribution
         return None
     history = [
         {
@@ -105,7 +107,7 @@ def read_round_state(prompt: str) -> RoundState | None:
         "phase": phase,
         "you": you["you"],
         "players": players["players"].split(", "),
-        "endowment": int(most["most"]),
+        "endowment": 0 if most is None else int(most["most"]),
         "history": history,
     }
     if phase == "punish":

@@ -12,9 +12,9 @@ back, so the two cannot drift apart.
 | group_size     | players in your group (the same every round)                              |
 | multiplier     | the factor the group's account is multiplied by                           |
 | round_number   | the round in play                                                         |
-| state          | round, you, players, what you may contribute, scores, past rounds, this   |
-|                | round's messages; in punish also this round's contributions, cost, fine,  |
-|                | the most points you may give                                              |
+| state          | round, you, players, what you may contribute (not in punish), scores,     |
+|                | past rounds, this round's messages; in punish also this round's           |
+|                | contributions, the cost and fine of a point, the most points you may give |
 | answer_format  | the phase's one answer format                                             |
 
 Answers (strict; anything else is refused with the reason and the model is re-asked):
@@ -133,7 +133,7 @@ def _state(round_state: dict[str, Any]) -> str:
         else ROUND.render(round=number, limit=limit),
         YOU.render(you=round_state["you"]),
         PLAYERS.render(players=", ".join(round_state["players"])),
-        AVAILABLE.render(most=_most(round_state)),
+        *([] if round_state["phase"] == "punish" else [AVAILABLE.render(most=_most(round_state))]),
         SCORES.render(scores=", ".join(scores)),
         "",
         "Past rounds:",
