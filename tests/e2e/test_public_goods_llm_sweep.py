@@ -2,12 +2,14 @@
 of the offline mock as an LLM player against a group of house players, every phase on (talk,
 contribute, punish), over two personas, runs offline; the aggregates hold the measures of the
 LLM seat; a second sweep replays every answer from the cache (0 live calls) and stores the same
-rounds; no contribute prompt holds a contribution of the round in play; `pdbench validate` passes
+rounds; no contribute prompt holds a contribution of the round in play; the run exports as Inspect logs
+(with the inspect group installed); `pdbench validate` passes
 and a persona the game has no file for exits 2 naming the field. Run in this process
 (tests/in_process.py) in the shared copy of the committed project."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -80,6 +82,16 @@ def test_a_sweep_of_an_llm_player_against_house_groups_runs_offline_and_replays(
         if line["phase"] == "punish":
             assert all(CONTRIBUTIONS_NOW.pattern.search(p) for p in prompts)
     assert calls(first)["live"] > 0
+
+    if importlib.util.find_spec("inspect_ai") is not None:  # the inspect group is installed
+        exported = run_front_door(
+            "cli",
+            ["export", str(first), "--inspect", str(tmp_path / "inspect")],
+            cwd=tmp_path,
+            env=command_env(tmp_path),
+        )
+        assert exported.code == 0, exported.stderr
+        assert len(list((tmp_path / "inspect").glob("*.eval"))) == 2  # a log per condition
 
     second = sweep(tmp_path, "second")  # the same sweep again, the same cache
     assert calls(second)["live"] == 0
