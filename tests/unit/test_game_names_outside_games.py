@@ -15,7 +15,8 @@ from pathlib import Path
 from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, third_roles
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
-CEILING = 280  # lines, counted on main at a3b4f48 (2026-11-28); lower it as games move
+CEILING = 275  # lines, counted on main at a3b4f48 (2026-11-28): 280; 275 once the prompt folder
+# of a game came from its id, not a table (pgg-llm); lower it as games move
 
 
 def _names() -> set[str]:
