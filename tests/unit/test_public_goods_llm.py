@@ -7,6 +7,7 @@ persona, as the house players do."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +22,10 @@ from pdbench.agents.judged_prompts import (
     render_prompt,
 )
 from pdbench.agents.kinds import make_agent
+from pdbench.agents.llm.turns import turn_prompt_files
 from pdbench.agents.policy import TurnPolicyAgent
 from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
+from pdbench.core.errors import ConfigError
 from pdbench.core.horizon import FixedHorizon
 from pdbench.games.public_goods import prompts as phrases
 from pdbench.games.public_goods.mock import read_round_state
@@ -242,6 +245,22 @@ def test_a_message_over_the_cap_is_refused_with_the_limit_and_reasked_never_cut(
     assert "at most 280 characters, this one has 281" in first.error and second.valid
     assert "message to the group alone" in client.requests[-1].messages[-1][1]
     assert client.requests[0].max_tokens == phrases.PROMPTS.talk_tokens
+
+
+def test_every_phase_prompt_is_checked_and_listed_before_anything_runs(tmp_path):
+    """The files the agent reads (hashed into the manifest) are every phase's, and a later
+    phase's broken file is a ConfigError naming it when the config is read, not mid-match."""
+    rules = game(punish_rounds=[2, 3])  # no punish phase in the first round
+    assert turn_prompt_files(rules, ROOT, "exploitative") == [
+        f"prompts/public_goods/{name}"
+        for name in ("contribute.md", "personas/exploitative.md", "punish.md", "talk.md")
+    ]
+    shutil.copytree(ROOT / "prompts" / "public_goods", tmp_path / "prompts" / "public_goods")
+    contribute = tmp_path / "prompts" / "public_goods" / "contribute.md"
+    contribute.write_text(contribute.read_text() + "{nowhere}\n")
+    with pytest.raises(ConfigError, match="unknown placeholder") as raised:
+        turn_prompt_files(rules, tmp_path)
+    assert raised.value.file == "prompts/public_goods/contribute.md"
 
 
 def test_public_goods_names_its_adapter_and_mock_and_so_an_llm_plays_it():
