@@ -151,8 +151,10 @@ def prompt_adapter(entry: TurnGameEntry) -> PromptAdapter | None:
     return _resolve(entry.llm) if entry.llm else None
 
 
+@functools.cache
 def game_mocks() -> tuple[GameMock, ...]:
-    """How the offline mock plays each game that says (`TurnGameEntry.mock`)."""
+    """How the offline mock plays each game that says (`TurnGameEntry.mock`); imported once,
+    when the mock first answers."""
     return tuple(_resolve(entry.mock) for entry in TURN_GAMES.values() if entry.mock)
 
 
