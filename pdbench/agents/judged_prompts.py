@@ -1,6 +1,9 @@
-"""Prompts of the turn games for every seat (Liar's Dice; the judged games passcode, nuclear_war,
-nil_recruitment), from files under prompts/<game>/, and the seat's action read back from a model's
-answer.
+"""Prompts of the turn games for every seat, from files under prompts/<game>/, and the seat's
+action read back from a model's answer. A game with its own prompt adapter (`TurnGameEntry.llm`,
+`pdbench.games.prompt_adapter`: public goods) is asked for its file, placeholders, answer parser,
+re-ask reminder and legal answers; for the others (Liar's Dice; the judged games passcode,
+nuclear_war, nil_recruitment) this module still holds that knowledge (issue 43 moves it into
+each game's package).
 
 A prompt is built from the seat's observation alone (`TurnGame.observe`: a player's round_state,
 or the Keeper's / judge's request), so a model is shown exactly what an arena agent or a house
@@ -35,18 +38,26 @@ from pdbench.agents.llm.templates import persona_not_found
 from pdbench.agents.template_syntax import placeholders
 from pdbench.core.errors import ConfigError
 from pdbench.core.phrases import LIARS_ANSWER_FORMAT, liars_answer_action
+from pdbench.games.prompt_adapter import PromptAdapter
+from pdbench.games.registry import game_id, prompt_adapter, turn_game_entry
 
-PLATFORM_TO_DIR = {
-    "liars-dice": "liars_dice",
-    "passcode": "passcode",
-    "nuclear-war": "nuclear_war",
-    "nil-recruitment": "nil_recruitment",
-}
+
+def _folder(round_state: dict[str, Any]) -> str:
+    """The game's id (its prompts' folder, prompts/<id>/) from the platform name in round_state."""
+    return game_id(round_state["game"])
+
+
+def _adapter(round_state: dict[str, Any]) -> PromptAdapter | None:
+    """The game's own prompt adapter (`TurnGameEntry.llm`), or None: this module's code below."""
+    return prompt_adapter(turn_game_entry(_folder(round_state)))
 
 
 def prompt_path(round_state: dict[str, Any]) -> str:
     """The prompt file (relative to the project) for the seat that was shown `round_state`."""
-    folder = PLATFORM_TO_DIR[round_state["game"]]
+    folder = _folder(round_state)
+    adapter = _adapter(round_state)
+    if adapter is not None:
+        return f"prompts/{folder}/{adapter.prompt_file(round_state)}"
     role = round_state.get("role")
     if folder == "liars_dice":
         name = "turn"
@@ -86,6 +97,9 @@ def _fields_of(values: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 def prompt_fields(round_state: dict[str, Any]) -> dict[str, str]:
     """Every placeholder a turn game's prompt file may use, from the observation."""
+    adapter = _adapter(round_state)
+    if adapter is not None:
+        return adapter.fields(round_state)
     if round_state["game"] == "liars-dice":
         return liars_dice_fields(round_state)
     fields: dict[str, str] = {
@@ -135,7 +149,7 @@ def prompt_fields(round_state: dict[str, Any]) -> dict[str, str]:
 
 def persona_path(round_state: dict[str, Any], persona: str) -> str:
     """A persona's file for this game (prompts/<game>/personas/<persona>.md)."""
-    return f"prompts/{PLATFORM_TO_DIR[round_state['game']]}/personas/{persona}.md"
+    return f"prompts/{_folder(round_state)}/personas/{persona}.md"
 
 
 def persona_text(root: Path, round_state: dict[str, Any], persona: str | None) -> str:
@@ -147,7 +161,7 @@ def persona_text(root: Path, round_state: dict[str, Any], persona: str | None) -
     try:
         return (root / relative).read_text(encoding="utf-8").strip()
     except OSError:
-        game = PLATFORM_TO_DIR[round_state["game"]]  # pdbench's id, as the config names it
+        game = _folder(round_state)  # pdbench's id, as the config names it
         message = persona_not_found(persona, Path(relative).parent, root, game=game)
         raise ConfigError(message, field="persona") from None
 
@@ -185,6 +199,9 @@ def check_prompt_folder(root: Path, round_state: dict[str, Any]) -> None:
 def action_from_answer(round_state: dict[str, Any], answer: str) -> dict[str, Any]:
     """The seat's action from a model's answer to its prompt. A decision must name exactly one
     of the choices (ValueError otherwise: the model is re-asked, as an invalid answer is)."""
+    adapter = _adapter(round_state)
+    if adapter is not None:
+        return adapter.action(round_state, answer)
     text = answer.strip()
     if round_state["game"] == "liars-dice":
         return liars_answer_action(text)
@@ -212,6 +229,9 @@ def action_from_answer(round_state: dict[str, Any], answer: str) -> dict[str, An
 
 def answer_reminder(round_state: dict[str, Any]) -> str:
     """What a re-ask repeats after the refusal's reason: the answer format the prompt asked for."""
+    adapter = _adapter(round_state)
+    if adapter is not None:
+        return adapter.reminder(round_state)
     if round_state["game"] == "liars-dice":
         return LIARS_ANSWER_FORMAT
     return "Answer as the prompt above asks."
@@ -220,6 +240,9 @@ def answer_reminder(round_state: dict[str, Any]) -> str:
 def constrained_answers(round_state: dict[str, Any]) -> tuple[str, ...] | None:
     """The exact answers a constrained model may give this turn (a GBNF grammar is built from
     them), or None when the game's answers are free text (the judged games)."""
+    adapter = _adapter(round_state)
+    if adapter is not None:
+        return adapter.legal_answers(round_state)
     if round_state["game"] == "liars-dice":
         return liars_dice_answers(round_state)
     return None

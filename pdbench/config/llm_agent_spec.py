@@ -182,20 +182,20 @@ class LLMAgentSpec(AgentSpecBase):
         # rather than silently ignored.
         from pdbench.games.registry import turn_game_entry
 
-        if not turn_game_entry(game_id).llm_plays:
+        entry = turn_game_entry(game_id)
+        if not entry.llm_plays:
             return f"type: the llm agent does not play {game_id} yet (no prompts for it)"
         if self.response_format != "label":
             return (
                 f"response_format: a turn game ({game_id}) has its own answer format (see its "
                 "prompt file); leave response_format at label"
             )
-        if self.constrain == "json_schema" or (
-            self.constrain == "grammar" and game_id != "liars_dice"
-        ):
+        # grammar: the game lists a turn's legal answers (Liar's Dice; a game whose adapter
+        # does, for the turns it can: a turn without a list is sent unconstrained)
+        grammar = game_id == "liars_dice" or bool(entry.llm)
+        if self.constrain == "json_schema" or (self.constrain == "grammar" and not grammar):
             return f"constrain: {self.constrain} is not available in {game_id}; use none" + (
-                " or grammar (the turn's legal moves as a GBNF grammar)"
-                if game_id == "liars_dice"
-                else ""
+                " or grammar (the turn's legal moves as a GBNF grammar)" if grammar else ""
             )
         return None
 

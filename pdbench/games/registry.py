@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import GAMES as MATRIX_GAMES
 from pdbench.games.base import SEAT_LETTERS, TurnGame, TurnPolicy, player_seats
+from pdbench.games.prompt_adapter import GameMock, PromptAdapter
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,6 @@ class TurnGameEntry:
     # measures and a match's transcript), imported only when a run of the game is opened; ""
     # when the game has no page yet (the viewer says so and shows the other tabs).
     view: str = ""
-    # Whether the LLM agent has this game's prompts and answer parser (prompts/<id>/); False: an
-    # LLM player is refused when the config is read, saying so.
-    llm_plays: bool = True
     # The house agents (conf/agent/ names) `pdbench train` seats against a user's file when
     # --against names none: seat b gets the first, seat c the second, ..., cycling through them
     # for the seats the game has. A judged game's third party is its house default, not here.
@@ -81,6 +79,26 @@ class TurnGameEntry:
     # max_turns)` says why it cannot (None: it can), `play(rules, players, game_seeds,
     # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all.
     vectorised: str = ""
+    # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
+    # its LLM players' prompt files, placeholders, answer parser, legal answers and answer
+    # limits. "" for a game whose prompts are still the LLM agent's own code (see `llm_plays`).
+    llm: str = ""
+    # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`);
+    # "" for a game the mock provider still plays with its own code.
+    mock: str = ""
+
+    @property
+    def llm_plays(self) -> bool:
+        """Whether an LLM agent can play this game: it has a prompt adapter, or its prompts
+        are among those `pdbench.agents.judged_prompts` still holds (issue 43 moves them into
+        the games' packages); otherwise an LLM player is refused when the config is read."""
+        return bool(self.llm) or self.id in PROMPTS_IN_AGENTS
+
+
+# The games whose prompts, answer parser and mock play still live outside their game's code
+# (agents.judged_prompts, agents.liars_dice_prompts, providers.mock_*); a game with an adapter
+# (`TurnGameEntry.llm`) needs no row here.
+PROMPTS_IN_AGENTS = frozenset({"liars_dice", "passcode", "nuclear_war", "nil_recruitment"})
 
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -140,7 +158,9 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             metrics="pdbench.games.public_goods.metrics",
             ranked_on="payoff",
             seats=Seats(default=4, minimum=2, maximum=10, option="players"),
-            llm_plays=False,  # its prompts, answer parser and mock play are not written yet
+            default_persona="cooperative",
+            llm="pdbench.games.public_goods.prompts:PROMPTS",
+            mock="pdbench.games.public_goods.mock:play",
             # a group of mixed kinds, so a file meets a cooperator, a free rider and a
             # conditional cooperator at once (the Fischbacher, Gaechter & Fehr 2001 types)
             training_opponents=(
@@ -158,6 +178,18 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
 def _resolve(entry_point: str) -> Any:
     module, _, attribute = entry_point.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def prompt_adapter(entry: TurnGameEntry) -> PromptAdapter | None:
+    """The game's prompt adapter, or None when it has none (`TurnGameEntry.llm`)."""
+    return _resolve(entry.llm) if entry.llm else None
+
+
+@functools.cache
+def game_mocks() -> tuple[GameMock, ...]:
+    """How the offline mock plays each game that says (`TurnGameEntry.mock`); imported once,
+    when the mock first answers."""
+    return tuple(_resolve(entry.mock) for entry in TURN_GAMES.values() if entry.mock)
 
 
 def turn_game_entry(game_id: str) -> TurnGameEntry:

@@ -1,6 +1,11 @@
 """An offline model that plays a fixed strategy, for tests, demos, benchmarks and for running a
 published design end to end without a key.
 
+A turn game that says how the mock plays it (`TurnGameEntry.mock`, e.g. public goods' own
+`mock` module) is asked first: the first game's mock that reads the prompt as its own answers,
+with the persona's lean named below. Liar's Dice (`mock_liars_dice`) and the third parties
+(`mock_roles`) are still this package's modules.
+
 It reads what it needs from the rendered prompt, the way a real model would
 (`pdbench.providers.prompt_reading`): the two action words (from the payoff rules, else from the
 answer instruction `Answer with exactly one of: <cooperate>, <defect>.`), the rules' payoffs, the
@@ -58,6 +63,7 @@ from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.transcript import Observation
+from pdbench.games.registry import game_mocks
 from pdbench.providers.base import Completion, CompletionRequest, ProviderError
 from pdbench.providers.mock_liars_dice import answer_liars_dice_prompt
 from pdbench.providers.mock_roles import answer_role_prompt
@@ -156,6 +162,9 @@ class MockProvider:
         as_third_party = answer_role_prompt(text)  # a Keeper's or judge's prompt (mock_roles)
         if as_third_party is not None:
             return as_third_party
+        as_player = self._game_answer(text, request)  # a game that plays its own mock
+        if as_player is not None:
+            return as_player
         leaning = persona_lean(text) if self.behaviour.strategy == "reciprocate" else None
         as_liar = answer_liars_dice_prompt(
             text,
@@ -219,6 +228,22 @@ class MockProvider:
         if request.response_format == "reasoning":
             return f"{reason} This round calls for {label}.\n{label}"
         return label
+
+    def _game_answer(self, text: str, request: CompletionRequest) -> str | None:
+        """The answer of the first registered game's mock (`TurnGameEntry.mock`) that reads
+        `text` as its prompt, with the persona's lean it holds; None when none does."""
+        lean = persona_lean(text)
+        for play in game_mocks():
+            answer = play(
+                text,
+                self.behaviour,
+                request.cache_key(),
+                lean=None if lean is None else lean.name,
+                allowed=request.allowed_answers(),
+            )
+            if answer is not None:
+                return answer
+        return None
 
     def _reason(self) -> str:
         if self.behaviour.strategy == "policy":

@@ -15,7 +15,7 @@ from pathlib import Path
 from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, third_roles
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
-CEILING = 224  # lines, counted 2026-11-29 (turn games are packages; train asks the game entry)
+CEILING = 219  # lines, counted 2026-11-29 (turn games are packages; train asks the game entry)
 
 
 def _names() -> set[str]:

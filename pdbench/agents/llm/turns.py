@@ -31,11 +31,14 @@ from pdbench.agents.judged_prompts import (
 )
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.games.base import TurnGame
+from pdbench.games.prompt_adapter import PromptAdapter
+from pdbench.games.registry import game_id, prompt_adapter, turn_game_entry
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
 
-# The answer's length limit when the spec sets none: a Liar's Dice move is a few tokens, a
-# question, argument or verdict of the judged games a paragraph.
+# The answer's length limit when the spec sets none and the game has no prompt adapter (which
+# says its own): a Liar's Dice move is a few tokens, a question, argument or verdict of the
+# judged games a paragraph.
 TURN_MAX_TOKENS = {"liars-dice": 16}
 TEXT_MAX_TOKENS = 300
 TURN_FORMAT = "turn"  # the request's response format: the game's own answer format
@@ -47,8 +50,14 @@ BuildRequest = Callable[..., CompletionRequest]
 Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 
 
-def turn_max_tokens(spec: LLMAgentSpec, game: str) -> int:
-    return spec.max_tokens or TURN_MAX_TOKENS.get(game, TEXT_MAX_TOKENS)
+def turn_max_tokens(spec: LLMAgentSpec, round_state: dict[str, Any]) -> int:
+    """The spec's limit, else the game's adapter's for this turn, else this module's table."""
+    if spec.max_tokens:
+        return spec.max_tokens
+    adapter = _adapter_of(round_state)
+    if adapter is not None:
+        return adapter.max_tokens(round_state)
+    return TURN_MAX_TOKENS.get(round_state["game"], TEXT_MAX_TOKENS)
 
 
 async def take_turn(
@@ -69,7 +78,7 @@ async def take_turn(
         call = build_request(
             tuple(messages),
             response_format=TURN_FORMAT,
-            max_tokens=turn_max_tokens(spec, request.game),
+            max_tokens=turn_max_tokens(spec, request.round_state),
             constrain="grammar" if allowed else "none",
             labels=allowed,
         )
@@ -126,17 +135,44 @@ def _attempt(
 
 
 def turn_prompt_files(game: TurnGame[Any], root: Path, persona: str | None = None) -> list[str]:
-    """The prompt files an LLM agent reads in `game`, each rendered once from the opening
-    observation of a match (a missing file or an unknown placeholder is a ConfigError naming
-    the file, before anything runs); every prompt file of the game is checked for conversions
-    and format specs (`check_prompt_folder`)."""
-    state = game.initial_state(0)
+    """The prompt files an LLM agent reads in `game`, each rendered once from an observation of
+    a match (`_observations_to_check`; a missing file or an unknown placeholder is a
+    ConfigError naming the file, before anything runs); every prompt file of the game is checked
+    for conversions and format specs (`check_prompt_folder`). A game with a prompt adapter lists
+    every prompt file of its folder, read or not in the first round (a later phase's, e.g. a
+    punishment phase that opens in round 7), so the run's manifest holds each one's hash."""
     files = []
-    for seat in game.to_move(state):
-        seen = game.observe(state, seat)
+    for seen in _observations_to_check(game):
         check_prompt_folder(root, seen)
         render_prompt(root, seen, persona_text(root, seen, persona))
         files.append(prompt_path(seen))
         if persona is not None:
             files.append(persona_path(seen, persona))
+        if _adapter_of(seen) is not None:
+            folder = Path(prompt_path(seen)).parent
+            files += [f"{folder.as_posix()}/{p.name}" for p in (root / folder).glob("*.md")]
     return sorted(set(files))
+
+
+CHECK_TURNS = 200  # turns walked to reach every phase of a first round (a safety bound)
+
+
+def _observations_to_check(game: TurnGame[Any]) -> list[dict[str, Any]]:
+    """The opening observations of a match; for a game with a prompt adapter, every seat's
+    observation through the first round (every phase's prompt, played with the rules'
+    fallbacks), so a later phase's prompt file fails before anything runs, not mid-match."""
+    state = game.initial_state(0)
+    seen = [game.observe(state, seat) for seat in game.to_move(state)]
+    if not seen or _adapter_of(seen[0]) is None:
+        return seen
+    for _ in range(CHECK_TURNS):
+        moves = {seat: game.fallback(state, seat, "timeout") for seat in game.to_move(state)}
+        state = game.apply(state, moves)
+        if game.match_over(state) or game.round_number(state) > 1:
+            break
+        seen += [game.observe(state, seat) for seat in game.to_move(state)]
+    return seen
+
+
+def _adapter_of(round_state: dict[str, Any]) -> PromptAdapter | None:
+    return prompt_adapter(turn_game_entry(game_id(round_state["game"])))

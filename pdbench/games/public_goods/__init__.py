@@ -10,7 +10,11 @@ measures and the published designs it can reproduce.
 - `stored`, `metrics`, `schedule`, `recompute`: the measures, computed from the stored turns
   alone, and an independent recomputation of every payoff.
 - `published`: pgg_fehr_gaechter2002, pgg_bench and coopeval_public_goods (docs/public-goods.md).
+- `prompts` and `mock`: its LLM players' prompt adapter and the offline mock's play.
+- `vectorised`, `vectorised_rounds`, `observed_json`: a condition of house players played for
+  many matches at once, numpy over the matches, writing the turn loop's records.
+- `view`: its page in the viewer.
 
-The rules import only pdbench.core and numpy; nothing here is registered or played by the runner
-yet: the one game contract (issue 43) will bind it.
+Registered in `pdbench.games.registry`, which names each of these parts. The rules import only
+pdbench.core and numpy; `mock` and `view` import what their roles may (tests/unit/test_layering.py).
 """

@@ -1,0 +1,74 @@
+"""A game's prompt adapter and its offline mock, the shapes a game package gives the LLM agent
+and the mock model (issue 43: a game's prompts live in its own package). A `TurnGameEntry`
+names them lazily, `llm="module:NAME"` (a `PromptAdapter`) and `mock="module:function"` (a
+`GameMock`); the LLM agent (`pdbench.agents.judged_prompts`, `agents.llm.turns`) and the mock
+provider (`pdbench.providers.mock`) ask the entry instead of switching on the game's name.
+
+Everything an adapter answers is a pure function of one seat's round_state (the game's
+observation), so a prompt shows exactly what an agent file or a house player is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class MockSettings(Protocol):
+    """What a game's mock reads of the mock's behaviour (`pdbench.config.provider_spec.
+    MockBehaviour`, named structurally: games import only core)."""
+
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def invalid_rate(self) -> float: ...
+    @property
+    def policy(self) -> str | None: ...
+    @property
+    def params(self) -> dict[str, Any]: ...
+
+
+class PromptAdapter(Protocol):
+    """How an LLM player is asked for one turn of a game and how its answer is read."""
+
+    def prompt_file(self, round_state: dict[str, Any]) -> str:
+        """The prompt template's file name under prompts/<game id>/ ("contribute.md")."""
+        ...
+
+    def fields(self, round_state: dict[str, Any]) -> dict[str, str]:
+        """Every placeholder the template may use, filled from `round_state` alone."""
+        ...
+
+    def action(self, round_state: dict[str, Any], answer: str) -> dict[str, Any]:
+        """The action a model's answer names; ValueError with the reason when it names none
+        (the model is re-asked with the reason and `reminder`)."""
+        ...
+
+    def reminder(self, round_state: dict[str, Any]) -> str:
+        """What a re-ask repeats after the refusal's reason: the answer format."""
+        ...
+
+    def legal_answers(self, round_state: dict[str, Any]) -> tuple[str, ...] | None:
+        """The exact answers a grammar-constrained model may give, or None (free text, or too
+        many to list)."""
+        ...
+
+    def max_tokens(self, round_state: dict[str, Any]) -> int:
+        """The answer's token limit when the agent's spec sets none."""
+        ...
+
+
+class GameMock(Protocol):
+    """The offline mock as a player of one game: its answer to a prompt of that game, or None
+    for a prompt that is not the game's. `key` is the request's cache key (the mock's choices
+    are pure functions of it), `lean` the persona's lean the mock provider read from the prompt
+    ("cooperative", "competitive" or None), `allowed` the request's constrained answers."""
+
+    def __call__(
+        self,
+        prompt: str,
+        behaviour: MockSettings,
+        key: str,
+        *,
+        lean: str | None,
+        allowed: tuple[str, ...] | None,
+    ) -> str | None: ...

@@ -1,0 +1,173 @@
+"""The offline mock as a public goods player (`pdbench.games.prompt_adapter.GameMock`): it reads
+the prompt the LLM agent wrote (prompts/public_goods/*.md, its state lines written from the
+phrases of `prompts`, which this module reads back, so the two cannot drift) and answers as a
+house player (`policies`) would on the round_state the prompt shows.
+
+Who it plays, by the mock's strategy and the persona's lean (the mock provider reads the lean
+from the prompt's words, `pdbench.providers.mock.LEANS`):
+
+| strategy                 | lean        | plays                                                    |
+| ------------------------ | ----------- | -------------------------------------------------------- |
+| reciprocate (default)    | cooperative | a conditional cooperator (opens with 3/4 of what it may  |
+|                          |             | give, then the others' last mean) who punishes the       |
+|                          |             | lowest contributor below it with 3 points                |
+| reciprocate              | competitive | a free rider (contributes 0, says so)                    |
+| reciprocate              | none        | a conditional cooperator (opens with half), no punishing |
+| cooperate / defect       | any         | a full contributor / a free rider                        |
+| random                   | any         | the random house player                                  |
+| policy (a pgg_* policy)  | any         | that house player with its params; another policy: as    |
+|                          |             | reciprocate                                              |
+
+In the talk phase it announces the amount it is about to contribute ("I will contribute 12.",
+`talk.stated_amount`'s grammar), and keeps its word: its contribution depends on the rounds
+shown alone, and the talk and contribute prompts of a round show the same ones (the random
+player aside, whose talk means nothing, as the house one's). Its draws are pure functions of the
+request's cache key. A share `invalid_rate` of its contribute and punish answers are garbage (so
+re-asks can be tested), never a talk answer (any short text is a message) and never under a
+constraint, which it honours as a server honours a grammar.
+
+`play` returns None for a prompt that is not a public goods player's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pdbench.games.prompt_adapter import MockSettings
+from pdbench.games.public_goods import prompts as phrases
+from pdbench.games.public_goods.policies import (
+    PUBLIC_GOODS_POLICIES,
+    ConditionalCooperator,
+    FreeRider,
+    FreeRiderPunisher,
+    FullContributor,
+    HousePlayer,
+    RandomPlayer,
+    RoundState,
+)
+
+GARBAGE = ("I think I will give a fair share.", "CONTRIBUTE some", "Let me weigh the group first.")
+
+
+@dataclass(frozen=True)
+class PunishingCooperator(ConditionalCooperator):
+    """A conditional cooperator who punishes as the free riders' punisher does: all `points` on
+    the lowest contributor of the round among those who gave less than it did."""
+
+    opening: float = 0.75
+    points: int = 3
+
+    def punishment(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, int]:
+        return FreeRiderPunisher(points=self.points).punishment(round_state, rng)
+
+
+def _rng(key: str, salt: str) -> np.random.Generator:
+    digest = hashlib.sha256(f"{key}\x1f{salt}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+
+
+def _phase(prompt: str) -> str | None:
+    for phase, phrase in (
+        ("talk", phrases.TALK_FORMAT),
+        ("contribute", phrases.CONTRIBUTE_FORMAT),
+        ("punish", phrases.PUNISH_FORMAT),
+    ):
+        if phrase.pattern.search(prompt):
+            return phase
+    return None
+
+
+def read_round_state(prompt: str) -> RoundState | None:
+    """What a public goods prompt shows, in round_state's shape (the keys the house players
+    read); None if it is not one."""
+    phase = _phase(prompt)
+    you, players, most = (
+        p.pattern.search(prompt) for p in (phrases.YOU, phrases.PLAYERS, phrases.AVAILABLE)
+    )
+    if phase is None or you is None or players is None:
+        return None
+    if most is None and phase != "punish":  # the punish phase asks for no contribution
+        return None
+    history = [
+        {
+            "round_number": int(past["round"]),
+            "you": past["you"],
+            "contributions": {
+                label: int(amount)
+                for label, amount in phrases.read_pairs(past["contributions"]).items()
+            },
+        }
+        for past in phrases.PAST_ROUND.pattern.finditer(prompt)
+    ]
+    seen: RoundState = {
+        "phase": phase,
+        "you": you["you"],
+        "players": players["players"].split(", "),
+        "endowment": 0 if most is None else int(most["most"]),
+        "history": history,
+    }
+    if phase == "punish":
+        now = phrases.CONTRIBUTIONS_NOW.pattern.search(prompt)
+        terms = phrases.PUNISH_TERMS.pattern.search(prompt)
+        if now is None or terms is None:
+            return None
+        seen["contributions"] = {
+            label: int(amount) for label, amount in phrases.read_pairs(now["contributions"]).items()
+        }
+        seen["max_punish"] = int(terms["most"])
+    return seen
+
+
+def house_player(behaviour: MockSettings, lean: str | None) -> HousePlayer:
+    """The house player the mock plays as (module docstring's table)."""
+    if behaviour.strategy == "cooperate":
+        return FullContributor()
+    if behaviour.strategy == "defect":
+        return FreeRider()
+    if behaviour.strategy == "random":
+        return RandomPlayer()
+    if behaviour.strategy == "policy" and behaviour.policy in PUBLIC_GOODS_POLICIES:
+        return PUBLIC_GOODS_POLICIES[behaviour.policy](**behaviour.params)
+    if lean == "competitive":
+        return FreeRider()
+    if lean == "cooperative":
+        return PunishingCooperator()
+    return ConditionalCooperator()
+
+
+def answer_text(action: dict[str, Any]) -> str:
+    """An action in the adapter's answer format (what `prompts.PROMPTS.action` reads back)."""
+    if action["type"] == "message":
+        return str(action["text"])
+    if action["type"] == "contribute":
+        return f"CONTRIBUTE {action['amount']}"
+    points = {label: n for label, n in action["points"].items() if n > 0}
+    if not points:
+        return "PUNISH NONE"
+    return "PUNISH " + ", ".join(f"{label}={n}" for label, n in points.items())
+
+
+def play(
+    prompt: str,
+    behaviour: MockSettings,
+    key: str,
+    *,
+    lean: str | None,
+    allowed: tuple[str, ...] | None,
+) -> str | None:
+    """The mock's answer to a public goods player's prompt (module docstring), or None."""
+    round_state = read_round_state(prompt)
+    if round_state is None:
+        return None
+    moving = round_state["phase"] != "talk"
+    if moving and allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
+        return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
+    action = house_player(behaviour, lean).act(round_state, _rng(key, "move"))
+    answer = answer_text(action)
+    if allowed is not None and answer not in allowed:
+        return allowed[0]  # cannot happen for a legal move; the grammar would force one anyway
+    return answer
