@@ -38,6 +38,13 @@ LEFT_OUT = {
         "uv run python -m pdbench agent_a=llm_default agent_b=tft provider=local "
         "agent_a.constrain=grammar",
     ),
+    (
+        "docs/public-goods.md",
+        "COLUMNS=200 uv run pdbench run conf/config.yaml game=public_goods "
+        "agent_a=pgg_conditional_cooperator agent_b=pgg_free_rider agent_c=pgg_random "
+        "agent_d=pgg_punisher game.options.punish=true game.options.talk=true "
+        "game.options.rounds=5 -q",
+    ),
     ("docs/published-designs.md", "uv run pdbench run conf/experiment/fontana2025_alpha.yaml"),
     (
         "docs/published-designs.md",

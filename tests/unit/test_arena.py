@@ -492,3 +492,23 @@ def test_what_an_agent_printed_before_it_answered_is_handed_on_first():
             ("answer", b'{"choice": "split"}'),
             ("answer", None),
         ]
+
+
+def test_a_long_condition_name_gives_a_log_and_work_folder_name_a_file_system_takes(tmp_path):
+    """A group's condition is named by every seat's override (a public goods train run's was
+    356 characters): its agent log and work folder names stay within the 255 bytes a file name
+    may have, and two long names that differ only at the end stay apart."""
+    from dataclasses import replace
+
+    from pdbench.agents.arena.log import agent_log_path, match_slug
+
+    seats = "_".join(f"agent_{s}=pgg_conditional_cooperator" for s in "bcdefghij")
+    long_names = [f"agent_a.path=examples_agents_public_goods.py_{seats}_x={n}" for n in (1, 2)]
+    slugs = [match_slug(replace(context_in(tmp_path), condition=name)) for name in long_names]
+    assert all(len(f"{slug}.log".encode()) <= 255 for slug in slugs)
+    assert slugs[0] != slugs[1]
+    assert slugs[0].endswith("__rep0__a")
+    path = agent_log_path(replace(context_in(tmp_path), condition=long_names[0]), ROOT)
+    path.parent.mkdir(parents=True)
+    path.write_text("opens\n")  # the file system takes the name
+    assert match_slug(context_in(tmp_path)) == "c__rep0__a"  # a short name is kept as it is

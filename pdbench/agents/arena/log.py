@@ -11,6 +11,7 @@ written as `\\xNN`.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import re
 import tempfile
@@ -32,10 +33,22 @@ _NOTE_MARK = re.compile(r"\[pdbench [^\]\n]*\] ")
 LineKind = Literal["agent", "note", "note continued"]
 
 
+# A file name may have 255 bytes; ".log" and the replicate and side take some. A group's condition
+# is named by every seat's override (a public goods train run's was 356 characters).
+CONDITION_IN_NAME_MAX = 160
+
+
 def match_slug(context: AgentContext) -> str:
-    """<condition>__rep<replicate>__<side>, safe as a file name: one agent in one match."""
-    name = f"{context.condition}__rep{context.replicate}__{context.side}"
-    return re.sub(r"[^\w.=+-]", "_", name)
+    """<condition>__rep<replicate>__<side>, safe as a file name: one agent in one match. A
+    condition name too long for a file name is cut and ends in a digest of the whole name, so
+    two conditions never share a log."""
+    condition = re.sub(r"[^\w.=+-]", "_", context.condition)
+    if len(condition.encode()) > CONDITION_IN_NAME_MAX:
+        digest = hashlib.sha256(context.condition.encode()).hexdigest()[:12]
+        cut = condition.encode()[: CONDITION_IN_NAME_MAX - 13].decode(errors="ignore")
+        condition = f"{cut}~{digest}"
+    side = re.sub(r"[^\w.=+-]", "_", context.side)
+    return f"{condition}__rep{context.replicate}__{side}"
 
 
 def agent_log_path(context: AgentContext | None, agent_path: Path) -> Path:
