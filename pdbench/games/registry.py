@@ -80,6 +80,9 @@ KEEPER_AUDIT = ThirdRole(
     shown="what the Keeper is shown",
     audits="keeper",
     unbound="null_hashed",
+    measures="pdbench.analysis.judging.stored_keeper:keeper_audit_report",
+    missing="no Keeper audit stored (bind keeper_audit in the condition; "
+    "a passcode run's metrics: pdbench aggregate, aggregates.parquet)",
 )
 JUDGE = ThirdRole(
     name="judge",
@@ -87,6 +90,8 @@ JUDGE = ThirdRole(
     house="pdbench.games.debate_policies:JUDGES",
     panel=True,
     unbound="null",
+    measures="pdbench.analysis.judging.stored:judge_report",
+    missing="no stored verdict to analyse yet",
 )
 
 TURN_GAMES: dict[str, TurnGameEntry] = {
@@ -274,6 +279,11 @@ def game_roles(game_id: str) -> tuple[ThirdRole, ...]:
 def third_roles(game_id: str) -> tuple[str, ...]:
     """The roles of `game_id` that play a seat besides the players (the Keeper, the judge)."""
     return tuple(role.name for role in game_roles(game_id) if role.played)
+
+
+def role_measures(role: ThirdRole) -> Callable[[Any], dict[str, list[str]]]:
+    """The function printing `role`'s own measures of a stored run (`ThirdRole.measures`)."""
+    return _resolve(role.measures)
 
 
 def declared_roles() -> dict[str, ThirdRole]:

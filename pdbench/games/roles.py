@@ -42,6 +42,12 @@ class ThirdRole:
     # audited role is asked, answers alongside it, and its answers are stored, never played.
     audits: str = ""
     unbound: Unbound = "absent"
+    # "module:function" (run_dir) -> {condition: [lines]}: what `pdbench analyze` prints of the
+    # role's own measures on a stored run of the game (the judge's biases, an audit's
+    # disagreement); "" when it has none. `missing` is what it says, exit 2, when a run of the
+    # game stored nothing for them to measure.
+    measures: str = ""
+    missing: str = ""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name.startswith("agent_"):
@@ -50,6 +56,10 @@ class ThirdRole:
             raise ValueError(f"{self.name} audits {self.audits}: it has no house party or panel")
         if not self.audits and not self.house:
             raise ValueError(f"{self.name} is played: it needs a house party as its default")
+        if bool(self.measures) != bool(self.missing):
+            raise ValueError(
+                f"{self.name}: measures and what to say when there are none go together"
+            )
 
     @property
     def options_group(self) -> str:

@@ -132,14 +132,14 @@ def _agents_for(
         if len(specs) == 1:
             agents.append(_agent_for(loaded, planned, setting, role, specs[0]))
             continue
-        from pdbench.agents.panel import PanelJudge
+        from pdbench.agents.panel import Panel
 
         members = [
             _agent_for(loaded, planned, setting, f"{role}_{i}", spec)
             for i, spec in enumerate(specs)
         ]
         labels = planned.condition.third_party_labels  # "SCRIPTED_JUDGE(rule=longer)": distinct
-        agents.append(PanelJudge(members, [labels[f"{role}[{i}]"] for i in range(len(specs))]))
+        agents.append(Panel(members, [labels[f"{role}[{i}]"] for i in range(len(specs))]))
     return agents
 
 

@@ -71,3 +71,12 @@ def test_a_role_a_new_game_declares_is_a_field_left_out_when_unbound(monkeypatch
         model(name="c", agent_a=TFT, agent_b=TFT, herald=TFT)
     with pytest.raises(ValueError, match="a panel playing herald is an odd number"):
         model(name="c", agent_a=TFT, agent_b=TFT, herald=[TFT, TFT])
+
+
+def test_a_roles_own_measures_are_found_through_its_declaration():
+    """`pdbench analyze` asks a game's roles for their measures (tested end to end in
+    tests/integration/test_judged_runs.py and test_keeper_audit.py): each declared one exists."""
+    measured = [role for role in registry.declared_roles().values() if role.measures]
+    assert measured
+    for role in measured:
+        assert callable(registry.role_measures(role)) and role.missing, role.name
