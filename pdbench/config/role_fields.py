@@ -16,7 +16,7 @@ from pydantic import Field, ValidationInfo, create_model, field_validator
 
 from pdbench.config.agent_spec import AgentSpec
 from pdbench.config.frozen import Frozen
-from pdbench.games.registry import TURN_GAMES, declared_roles
+from pdbench.games.registry import TURN_GAMES, declared_roles, game_roles
 from pdbench.games.roles import ThirdRole
 
 
@@ -65,6 +65,28 @@ def _odd_panel(cls: type, value: object, info: ValidationInfo) -> object:
             f"without ties), got {len(value)}"
         )
     return value
+
+
+def check_roles(condition: Any) -> None:
+    """Every role a condition (`ConditionFields`) binds is one its game declares, played by an
+    agent the role admits (an audit by one that could play the role it audits); else a
+    ValueError naming the field and, for a role the game lacks, the roles it has."""
+    game_id = condition.game.id
+    roles = {role.name: role for role in game_roles(game_id)}
+    game = game_id if condition.game.is_turn_game else f"the 2x2 game {game_id}"
+    for name in declared_roles():
+        bound = condition.bound_role(name)
+        if bound is None:
+            continue
+        if name not in roles:
+            has = f"its third roles: {', '.join(roles)}" if roles else "it has no third role"
+            raise ValueError(f"{name}: {game} has no {name} role ({has})")
+        played_as = roles[name].audits or name
+        panel = isinstance(bound, tuple)
+        for i, spec in enumerate(bound if panel else (bound,)):
+            problem = spec.problem_as_third_party(game_id, played_as)
+            if problem is not None:
+                raise ValueError(f"{name}{f'[{i}]' if panel else ''}.{problem}")
 
 
 def role_names() -> tuple[str, ...]:

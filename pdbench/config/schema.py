@@ -30,7 +30,7 @@ from pdbench.config.llm_agent_spec import DEFAULT_MAX_TOKENS, LLMAgentSpec
 from pdbench.config.names import name_problem, run_id_problem
 from pdbench.config.policy_agent_spec import PolicyAgentSpec
 from pdbench.config.provider_spec import MockBehaviour, ProviderSpec
-from pdbench.config.role_fields import with_role_fields
+from pdbench.config.role_fields import check_roles, with_role_fields
 from pdbench.games.base import SEAT_LETTERS
 
 __all__ = [
@@ -295,12 +295,12 @@ class ConditionFields(Frozen):
                 problem = getattr(self, side).problem_in_turn_game(self.game.id)
                 if problem is not None:
                     raise ValueError(f"{side}.{problem}")
-            self._check_roles()
+            check_roles(self)
             return self
         for side in self.players:
             if side not in ("agent_a", "agent_b"):
                 raise ValueError(f"{side}: the 2x2 game {self.game.id} seats two players")
-        self._check_roles()
+        check_roles(self)
         try:
             game = self.game.build()  # payoffs, labels and the PD check
         except ConfigError as error:
@@ -314,26 +314,6 @@ class ConditionFields(Frozen):
                 raise ValueError(f"{side}.{problem}")
         return self
 
-    def _check_roles(self) -> None:
-        """Every role bound is one the game declares, played by an agent the role admits (an
-        audit by one that could play the role it audits)."""
-        from pdbench.games.registry import declared_roles, game_roles
-
-        roles = {role.name: role for role in game_roles(self.game.id)}
-        game = self.game.id if self.game.is_turn_game else f"the 2x2 game {self.game.id}"
-        for name in declared_roles():
-            bound = self.bound_role(name)
-            if bound is None:
-                continue
-            if name not in roles:
-                raise ValueError(f"{name}: {game} has no {name} role" + _roles(tuple(roles)))
-            played_as = roles[name].audits or name
-            panel = isinstance(bound, tuple)
-            for i, spec in enumerate(bound if isinstance(bound, tuple) else (bound,)):
-                problem = spec.problem_as_third_party(self.game.id, played_as)
-                if problem is not None:
-                    raise ValueError(f"{name}{f'[{i}]' if panel else ''}.{problem}")
-
 
 if TYPE_CHECKING:
     ConditionSpec = ConditionFields
@@ -342,10 +322,6 @@ else:
 # The fields binding player seats "a", "b", "c", ... (a game plays as many as it seats).
 SEAT_FIELDS = tuple(f"agent_{letter}" for letter in SEAT_LETTERS)
 EXTRA_SEAT_FIELDS = SEAT_FIELDS[2:]  # beyond a pair: absent from a two-player condition
-
-
-def _roles(roles: tuple[str, ...]) -> str:
-    return f" (its third roles: {', '.join(roles)})" if roles else " (it has no third role)"
 
 
 class ExperimentSpec(Frozen):

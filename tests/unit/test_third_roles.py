@@ -37,6 +37,7 @@ def test_the_condition_binds_exactly_the_roles_the_games_declare():
     chosen = {key for entry in defaults if not isinstance(entry, str) for key in entry}
     for name, role in registry.declared_roles().items():
         assert name in chosen, f"conf/config.yaml's defaults list binds no {name}"
+        assert (ROOT / "conf" / name).is_dir(), f"no conf/{name}/ (a link for an audit)"
         assert tree.group_options(tree.group_folder(name), ROOT), name
         assert tree.group_folder(name) == role.options_group
 
