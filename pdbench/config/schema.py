@@ -219,12 +219,9 @@ class ConditionFields(Frozen):
         """The bound audits: audit role -> agent (`pdbench.games.roles.ThirdRole.audits`)."""
         from pdbench.games.registry import declared_roles
 
-        bound = {role.name: self.bound_role(role.name) for role in declared_roles().values()}
-        return {
-            name: spec
-            for name, spec in bound.items()
-            if declared_roles()[name].audits and isinstance(spec, AgentSpecBase)
-        }
+        audits = [role.name for role in declared_roles().values() if role.audits]
+        bound = {name: self.bound_role(name) for name in audits}
+        return {name: spec for name, spec in bound.items() if isinstance(spec, AgentSpecBase)}
 
     def audit_of(self, role: str) -> tuple[str, AgentSpec] | None:
         """The audit bound to the played role `role`, (its role, its agent), or None."""
