@@ -1,16 +1,17 @@
-"""A panel of judges in one judge seat (issue 30): the first judge listed (the chair) gives the
-responses between phases; at the decision every judge decides, each through its own agent (an LLM
-judge through the gateway, as alone), and the majority verdict is the panel's.
+"""A panel in one third role's seat (issue 30; a role whose `ThirdRole.panel` allows one, in
+the games of `pdbench.games.roles`): the first member listed (the chair) gives the responses
+between phases; at the decision every member decides, each through its own agent (an LLM through
+the gateway, as alone), and the majority verdict is the panel's.
 
-A judge whose verdict is missing or refused by the rules is left out of the count (its attempts
+A member whose verdict is missing or refused by the rules is left out of the count (its attempts
 are still stored). The panel is odd, so with every verdict valid there is no tie; a tie left by a
-missing verdict goes to the chair's side if the chair decided, else to the earliest listed judge
+missing verdict goes to the chair's side if the chair decided, else to the earliest listed member
 among the tied sides. No valid verdict at all: the panel gives none, and the engine plays the
 game's fallback or aborts per the chair's `on_invalid`.
 
 The stored action is the majority's `{"type": "decision", "winner": ...}` plus `panel`: every
-judge's name and verdict (None when invalid), so the analysis reads each judge's verdict from
-the stored rounds."""
+member's name (stored under the key the first panels' records used) and verdict (None when
+invalid), so the analysis reads each member's verdict from the stored rounds."""
 
 from __future__ import annotations
 
@@ -20,28 +21,28 @@ from collections import Counter
 from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
 
 
-class PanelJudge(AgentBase):
-    def __init__(self, judges: list[AgentBase], names: list[str]) -> None:
-        self.judges = judges
+class Panel(AgentBase):
+    def __init__(self, members: list[AgentBase], names: list[str]) -> None:
+        self.members = members
         self.names = names
         self.name = "PANEL(" + ", ".join(names) + ")"
 
     def reset(self, seed: int | None = None) -> None:
-        for judge in self.judges:
-            judge.reset(seed)
+        for member in self.members:
+            member.reset(seed)
 
     def close(self) -> None:
-        for judge in self.judges:
-            judge.close()
+        for member in self.members:
+            member.close()
 
     def stop_now(self) -> None:
-        for judge in self.judges:
-            judge.stop_now()
+        for member in self.members:
+            member.stop_now()
 
     async def take_turn(self, request: TurnRequest) -> TurnDecision:
         if request.round_state.get("request") != "decision":
-            return await self.judges[0].take_turn(request)
-        decided = await asyncio.gather(*(judge.take_turn(request) for judge in self.judges))
+            return await self.members[0].take_turn(request)
+        decided = await asyncio.gather(*(member.take_turn(request) for member in self.members))
         verdicts = [
             None
             if d.action is None or request.check(d.action) is not None

@@ -122,11 +122,7 @@ def analyze(
             f"--name {name!r}: use letters, digits, '.', '_' and '-' (at most 80, starting with "
             "a letter or digit)"
         )
-    if (
-        _print_judge_report(run_dir)
-        or _print_keeper_report(run_dir)
-        or _print_turn_measures(run_dir)
-    ):
+    if _print_role_measures(run_dir) or _print_turn_measures(run_dir):
         return
     play = read_stored_play(run_dir)
     if not play.conditions:
@@ -150,25 +146,31 @@ def analyze(
     print_report(table, play.manifest.run_id, path)
 
 
-def _print_judge_report(run_dir: Path) -> bool:
-    """A debate run (nuclear_war, nil_recruitment) has no C/D rounds to fingerprint: print its
-    judge's measures from the stored verdicts instead (True when it was one)."""
-    from pdbench.analysis.judging.stored import DEBATES, judge_report
+def _print_role_measures(run_dir: Path) -> bool:
+    """A run of games whose third roles have measures of their own (`ThirdRole.measures`: a
+    decider's biases, an audit's disagreement) has no C/D rounds to fingerprint: print those
+    measures per condition instead (True when it was such a run)."""
+    from pdbench.games.registry import game_roles, role_measures
     from pdbench.storage.run_store import read_manifest
 
     manifest = read_manifest(run_dir)
     games = {matchup.game for matchup in manifest.matchups.values()}
-    if not games or not games <= set(DEBATES):
+    measured = {g: [role for role in game_roles(g) if role.measures] for g in sorted(games)}
+    if not games or not all(measured.values()):
         return False
-    report = judge_report(run_dir)
-    if not report:
-        raise PdbenchError(f"{run_dir}: no stored verdict to analyse yet")
-    for condition, lines in report.items():
-        parties = manifest.matchups[condition].third_parties
-        judge = parties.get("judge") or "panel " + ", ".join(parties.values())
-        typer.echo(f"{condition} (judge {judge}):")
-        for line in lines:
-            typer.echo(f"  {line}")
+    roles = {role.name: role for found in measured.values() for role in found}
+    for role in roles.values():
+        report = role_measures(role)(run_dir)
+        if not report:
+            raise PdbenchError(f"{run_dir}: {role.missing}")
+        measured_role = role.audits or role.name  # an audit measures the role it audits
+        for condition, lines in report.items():
+            parties = manifest.matchups[condition].third_parties
+            panel = [who for name, who in parties.items() if name.startswith(f"{measured_role}[")]
+            who = parties.get(measured_role) or ("panel " + ", ".join(panel) if panel else "?")
+            typer.echo(f"{condition} ({measured_role} {who}):")
+            for line in lines:
+                typer.echo(f"  {line}")
     return True
 
 
@@ -195,30 +197,6 @@ def _print_turn_measures(run_dir: Path) -> bool:
     )
     for condition, lines in report.items():
         typer.echo(f"{condition}:")
-        for line in lines:
-            typer.echo(f"  {line}")
-    return True
-
-
-def _print_keeper_report(run_dir: Path) -> bool:
-    """A passcode run whose Keeper had an audit (`keeper_audit`): print the disagreement rate of
-    the stored (Keeper, audit) answer pairs per condition (True when there was any)."""
-    from pdbench.analysis.judging.stored_keeper import KEEPER_GAMES, keeper_audit_report
-    from pdbench.storage.run_store import read_manifest
-
-    manifest = read_manifest(run_dir)
-    games = {matchup.game for matchup in manifest.matchups.values()}
-    if not games or not games <= set(KEEPER_GAMES):
-        return False
-    report = keeper_audit_report(run_dir)
-    if not report:  # a passcode run without an audit: none of the judge measures to print
-        raise PdbenchError(
-            f"{run_dir}: no Keeper audit stored (bind keeper_audit in the condition; "
-            "a passcode run's metrics: pdbench aggregate, aggregates.parquet)"
-        )
-    for condition, lines in report.items():
-        keeper = manifest.matchups[condition].third_parties.get("keeper", "?")
-        typer.echo(f"{condition} (keeper {keeper}):")
         for line in lines:
             typer.echo(f"  {line}")
     return True

@@ -1,5 +1,6 @@
 """`pdbench list`: what the config tree offers (agents, personas, games, providers, horizons,
-keepers, judges), each with its description (the first sentence of its file's comment)."""
+and the options of each third role the games declare, `pdbench.games.roles`), each with its
+description (the first sentence of its file's comment)."""
 
 from __future__ import annotations
 
@@ -11,22 +12,30 @@ import typer
 
 from pdbench.core.errors import PdbenchError
 
-LISTABLE = {
+PLAYERS_AND_SETTINGS = {
     "agents": "agent",
     "personas": "persona",
     "games": "game",
     "providers": "provider",
     "horizons": "horizon",
-    "keepers": "keeper",
-    "judges": "judge",
 }
+
+
+def listable() -> dict[str, str]:
+    """What `pdbench list` may show -> its conf/ folder: the groups above, then each third
+    role's options folder, by its plural."""
+    from pdbench.config.tree import ROLES
+
+    folders = dict.fromkeys(role.options_group for role in ROLES.values())
+    return PLAYERS_AND_SETTINGS | {f"{folder}s": folder for folder in folders}
 
 
 def list_options(
     what: Annotated[
         str | None,
         typer.Argument(
-            help="agents, personas, games, providers, horizons, keepers or judges; default: all."
+            help="agents, personas, games, providers, horizons, or a third role's options "
+            "(the plural of its name); default: all."
         ),
     ] = None,
 ) -> None:
@@ -35,9 +44,10 @@ def list_options(
     from pdbench.core.errors import unknown_choice
 
     root = find_project_root()
-    if what is not None and what not in LISTABLE:
-        raise PdbenchError(unknown_choice("list", what, LISTABLE))
-    for title, group in LISTABLE.items():
+    choices = listable()
+    if what is not None and what not in choices:
+        raise PdbenchError(unknown_choice("list", what, choices))
+    for title, group in choices.items():
         if what not in (None, title):
             continue
         typer.echo(f"{title} (conf/{group}/):")

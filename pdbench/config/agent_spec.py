@@ -1,4 +1,4 @@
-"""Who plays: the `AgentSpec` union a config's agents (and the third roles, keeper and judge,
+"""Who plays: the `AgentSpec` union a config's agents (and the games' third roles,
 in `pdbench.config.schema`) are validated against, built from the `@agent_kind` registry each
 time a config is validated (so a kind registered after this module was imported counts).
 

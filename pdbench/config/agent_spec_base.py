@@ -94,8 +94,8 @@ class AgentSpecBase(Frozen):
         return f"type: {self.type} agents cannot play the turn-based game {game_id}"
 
     def problem_as_third_party(self, game_id: str, role: str) -> str | None:
-        """What makes this agent unfit for the third role `role` of `game_id` (the Keeper, the
-        judge), as "field: reason" within the agent, or None."""
+        """What makes this agent unfit for the third role `role` of `game_id` (one its entry
+        declares, `pdbench.games.roles`), as "field: reason" within the agent, or None."""
         return self.problem_in_turn_game(game_id)
 
     @property

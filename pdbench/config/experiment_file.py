@@ -20,7 +20,7 @@ from pdbench.config.schema import (
 )
 from pdbench.config.tournament import DEFAULTS as TOURNAMENT_DEFAULTS
 from pdbench.config.tournament import tournament_conditions
-from pdbench.config.tree import LoadedConfig, conf_dir
+from pdbench.config.tree import ROLES, LoadedConfig, conf_dir, group_folder
 from pdbench.config.validation import (
     assemble,
     condition_dict,
@@ -36,9 +36,7 @@ TOP_LEVEL_KEYS = (
     "provider",
     "persona",
     "conditions",
-    "keeper",
-    "keeper_audit",
-    "judge",
+    *ROLES,  # the games' third roles, bound for every condition
     "tournament",
     "metrics",
 )
@@ -46,17 +44,12 @@ CONDITION_KEYS = (
     "name",
     "factors",
     *SEAT_FIELDS,
-    "keeper",
-    "keeper_audit",
-    "judge",
+    # the third roles the registered games declare, by name (`tree.ROLES`)
+    *ROLES,
     "game",
     "horizon",
     "overrides",
 )
-# A turn game's third roles: bound per condition, or at the top for every condition.
-THIRD_ROLE_KEYS = ("keeper", "judge", "keeper_audit")
-# The conf/ group a third-role key names its options from (keeper_audit: a Keeper's options).
-ROLE_GROUP = {"keeper_audit": "keeper"}
 # Groups whose option a command line may pick by name, as in Hydra (`game=stag_hunt`).
 FILE_GROUPS = ("game", "horizon", "provider", "persona")
 
@@ -188,11 +181,11 @@ def _condition(
             shown=shown,
             where=f"{where}.{side}",
         )
-    for role in THIRD_ROLE_KEYS:
+    for role in ROLES:  # bound per condition, or at the top for every condition
         bound = raw.get(role, cfg.get(role))
         if bound is None:
             continue
-        panel = isinstance(bound, ListConfig)  # several judges: a panel
+        panel = isinstance(bound, ListConfig)  # several agents: a panel
         resolved = [
             resolve_agent(
                 member,
@@ -200,7 +193,7 @@ def _condition(
                 project_root=project_root,
                 shown=shown,
                 where=f"{where}.{role}" + (f"[{i}]" if panel else ""),
-                group=ROLE_GROUP.get(role, role),
+                group=group_folder(role),
             )
             for i, member in enumerate(bound if panel else [bound])
         ]
@@ -218,7 +211,7 @@ def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
     """Merge a condition's overrides; a horizon or agent whose `type` changes is replaced whole,
     since the fields of a fixed horizon mean nothing to a geometric one. Agents are merged as
     refs are (`merge_agent`): provider fields merge onto the shared provider."""
-    for key in ("horizon", *SEAT_FIELDS, "keeper", "judge", "keeper_audit"):
+    for key in ("horizon", *SEAT_FIELDS, *ROLES):
         replacement = overrides.get(key)
         if (
             isinstance(replacement, DictConfig)
@@ -227,7 +220,7 @@ def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:
         ):
             node[key] = replacement
             overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != key])
-    for side in (*SEAT_FIELDS, "keeper", "judge"):
+    for side in (*SEAT_FIELDS, *ROLES):
         if isinstance(overrides.get(side), DictConfig) and isinstance(node.get(side), DictConfig):
             node[side] = merge_agent(node[side], overrides[side])
             overrides = OmegaConf.masked_copy(overrides, [str(k) for k in overrides if k != side])

@@ -52,7 +52,7 @@ def resolve_agent(
     group: str = "agent",
 ) -> DictConfig:
     """Turn a group name or `{ref, overrides}` into a full agent config, following nested refs.
-    A name is an option of `group` (conf/agent/, or conf/keeper/, conf/judge/ for a third role)."""
+    A name is an option of `group` (conf/agent/, or a third role's options folder)."""
     if isinstance(value, str):
         options = group_options(group, project_root)
         if value not in options:

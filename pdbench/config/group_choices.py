@@ -14,8 +14,14 @@ from omegaconf import DictConfig, ListConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from pdbench.config.overrides import Overrides, parse_overrides
-from pdbench.config.schema import SEAT_FIELDS
-from pdbench.config.tree import GROUPS, HYDRA_GROUPS, group_options, unknown_option
+from pdbench.config.role_panels import listed_options
+from pdbench.config.tree import (
+    GROUPS,
+    HYDRA_GROUPS,
+    group_folder,
+    group_options,
+    unknown_option,
+)
 from pdbench.config.yaml_reader import read_yaml
 from pdbench.core.errors import ConfigError
 from pdbench.games.registry import known_game_id
@@ -79,10 +85,6 @@ def check_command_line(
     check_hydra_overrides(path, overrides, shown)
 
 
-# The folder a Hydra group's options are in, where it is not the group's own name.
-GROUP_FOLDER = {**{side: "agent" for side in SEAT_FIELDS}, "keeper_audit": "keeper"}
-
-
 def check_default_choices(
     path: Path, overrides: Iterable[str], project_root: Path, shown: str
 ) -> None:
@@ -98,7 +100,7 @@ def check_default_choices(
             group = str(key)
             if group in chosen or group not in HYDRA_GROUPS or option is None:
                 continue
-            folder = GROUP_FOLDER.get(group, group)
+            folder = group_folder(group)
             if str(option) not in group_options(folder, project_root):
                 raise ConfigError(
                     unknown_option(folder, str(option), project_root) + " (the default of "
@@ -119,7 +121,10 @@ def check_group_overrides(
         group = override.key_or_group
         if group not in HYDRA_GROUPS and group not in GROUPS:
             continue
-        if override.is_sweep_override():
+        panel = listed_options(override, shown)  # <role>=[a,b,c]: a panel's members
+        if panel is not None:
+            values = panel
+        elif override.is_sweep_override():
             glob = override.value_type == ValueType.GLOB_CHOICE_SWEEP
             if glob or not override.is_choice_sweep():
                 continue  # glob() is matched against the options in sweep.expand; range() left
@@ -128,7 +133,7 @@ def check_group_overrides(
             continue  # ~group deletes the choice
         else:
             values = [str(override.value())]
-        folder = GROUP_FOLDER.get(group, group)
+        folder = group_folder(group)
         options = group_options(folder, project_root)
         for option in values:
             if option not in options:

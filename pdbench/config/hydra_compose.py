@@ -23,9 +23,10 @@ from pdbench.config.overrides import (
     cli_options_as_overrides,
     parse_overrides,
 )
+from pdbench.config.role_panels import command_line_panels
 from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS
 from pdbench.config.sweep import expand, sweep_id
-from pdbench.config.tree import GROUPS, HYDRA_GROUPS, LoadedConfig
+from pdbench.config.tree import GROUPS, HYDRA_GROUPS, ROLES, LoadedConfig
 from pdbench.config.validation import (
     assemble,
     condition_dict,
@@ -41,9 +42,8 @@ PRIMARY_KEYS = (
     "game",
     "horizon",
     *SEAT_FIELDS,
-    "keeper",
-    "judge",
-    "keeper_audit",
+    # the third roles the registered games declare, by name (`tree.ROLES`)
+    *ROLES,
     "persona",
     "provider",
     "run",
@@ -89,10 +89,12 @@ def condition_from_composed(
     *,
     condition_name: str,
     shown: str,
+    project_root: Path,
     overrides: Overrides = NO_OVERRIDES,
     factors: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """One condition (as a plain dict) from a Hydra composition."""
+    """One condition (as a plain dict) from a Hydra composition; a role the command line binds
+    to a panel (`<role>=[a,b,c]`) takes its agents from `role_panels`, not the composition."""
     for key in cfg:
         if key not in PRIMARY_KEYS:
             raise ConfigError(
@@ -109,6 +111,8 @@ def condition_from_composed(
                     cfg.game[part] = None
     if "persona" not in keys:
         cfg = _the_games_own_persona(cfg)
+    roles = {role: cfg[role] for role in ROLES if cfg.get(role) is not None}
+    roles |= command_line_panels(overrides, project_root, shown)
     node = OmegaConf.create(
         {
             "name": condition_name,
@@ -120,11 +124,7 @@ def condition_from_composed(
             # a group game's further seats (agent_c=...), when the command binds them
             **{side: cfg[side] for side in EXTRA_SEAT_FIELDS if cfg.get(side) is not None},
             # a third role (keeper=..., judge=...), when the command binds one
-            **{
-                role: cfg[role]
-                for role in ("keeper", "judge", "keeper_audit")
-                if cfg.get(role) is not None
-            },
+            **roles,
         }
     )
     return condition_dict(node, cfg, shown)
@@ -156,7 +156,12 @@ def spec_from_composed(
 ) -> LoadedConfig:
     """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
     condition = condition_from_composed(
-        cfg, condition_name=condition_name, shown=source, overrides=overrides, factors=factors
+        cfg,
+        condition_name=condition_name,
+        shown=source,
+        project_root=project_root,
+        overrides=overrides,
+        factors=factors,
     )
     return _loaded(cfg, [condition], project_root=project_root, source=source, overrides=overrides)
 
@@ -282,6 +287,7 @@ def load_primary_file(
                 last,
                 condition_name=job.name,
                 shown=shown,
+                project_root=project_root,
                 overrides=job_overrides,
                 factors=job.factors,
             )

@@ -7,7 +7,7 @@ typo is an error that names the field, never a silently ignored setting.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     Field,
@@ -15,7 +15,7 @@ from pydantic import (
     model_validator,
 )
 
-from pdbench.config.agent_spec import AgentSpec
+from pdbench.config.agent_spec import AgentSpec, AgentSpecBase
 from pdbench.config.arena_agent_spec import ArenaAgentSpec
 from pdbench.config.frozen import Frozen
 from pdbench.config.game_spec import (
@@ -30,6 +30,7 @@ from pdbench.config.llm_agent_spec import DEFAULT_MAX_TOKENS, LLMAgentSpec
 from pdbench.config.names import name_problem, run_id_problem
 from pdbench.config.policy_agent_spec import PolicyAgentSpec
 from pdbench.config.provider_spec import MockBehaviour, ProviderSpec
+from pdbench.config.role_fields import check_roles, with_role_fields
 from pdbench.games.base import SEAT_LETTERS
 
 __all__ = [
@@ -135,8 +136,10 @@ def _unbound(value: object) -> bool:
     return value is None
 
 
-class ConditionSpec(Frozen):
-    """One cell of the grid: a game, a horizon and two fully specified agents."""
+class ConditionFields(Frozen):
+    """One cell of the grid: a game, a horizon, an agent for every player seat, and an agent (or
+    a panel) for each third role of the game. `ConditionSpec` is this model with the third
+    roles' fields (`pdbench.config.role_fields`)."""
 
     name: str = Field(min_length=1)
 
@@ -167,33 +170,9 @@ class ConditionSpec(Frozen):
     agent_h: AgentSpec | None = Field(None, exclude_if=_unbound)
     agent_i: AgentSpec | None = Field(None, exclude_if=_unbound)
     agent_j: AgentSpec | None = Field(None, exclude_if=_unbound)
-    keeper: AgentSpec | None = Field(
-        None,
-        description="passcode's Secret Keeper, bound like an agent (default: the house truthful "
-        "Keeper); only for a game with a keeper role",
-    )
-    keeper_audit: AgentSpec | None = Field(
-        None,
-        description="an audit of the Keeper (issue 30): every Keeper question is asked again of "
-        "this agent with the same Keeper prompt; its answer is stored with the turn "
-        "(`audit`), never played, and `pdbench analyze` reports the disagreement rate",
-    )
-    judge: AgentSpec | tuple[AgentSpec, ...] | None = Field(
-        None,
-        description="the debates' judge (President, athlete), bound like an agent (default: the "
-        "house scripted judge, rule priorities), or a list: an odd panel deciding by majority "
-        "(pdbench.agents.panel); only for a game with a judge role",
-    )
-
-    @field_validator("judge")
-    @classmethod
-    def _odd_panel(cls, value: object) -> object:
-        if isinstance(value, tuple) and (len(value) < 3 or len(value) % 2 == 0):
-            raise ValueError(
-                f"a panel of judges is an odd number of at least 3 (a majority without ties), "
-                f"got {len(value)}"
-            )
-        return value
+    # Then a field for each third role the registered games declare (`keeper`, `judge`, ...),
+    # added by `role_fields.with_role_fields` below: one agent, or an odd panel where the role
+    # allows one; unbound, the game's house default is written in.
 
     @model_validator(mode="before")
     @classmethod
@@ -215,17 +194,41 @@ class ConditionSpec(Frozen):
         }
         return {**data, **unbound} if unbound else data
 
+    def bound_role(self, role: str) -> AgentSpec | tuple[AgentSpec, ...] | None:
+        """What the condition binds to the third role `role`: an agent, a panel, or None."""
+        return getattr(self, role, None)
+
     @property
     def third_parties(self) -> dict[str, AgentSpec]:
-        """The bound third roles: role -> agent (a panel's judges as judge[0], judge[1], ...)."""
+        """The bound roles that play a seat: role -> agent (a panel's as <role>[0], <role>[1], ...)."""
+        from pdbench.games.registry import declared_roles
+
         bound: dict[str, AgentSpec] = {}
-        for role in THIRD_ROLES:
-            spec = getattr(self, role)
+        for role in declared_roles().values():
+            spec = self.bound_role(role.name)
+            if not role.played or spec is None:
+                continue
             if isinstance(spec, tuple):
-                bound.update({f"{role}[{i}]": judge for i, judge in enumerate(spec)})
-            elif spec is not None:
-                bound[role] = spec
+                bound.update({f"{role.name}[{i}]": one for i, one in enumerate(spec)})
+            else:
+                bound[role.name] = spec
         return bound
+
+    @property
+    def audits(self) -> dict[str, AgentSpec]:
+        """The bound audits: audit role -> agent (`pdbench.games.roles.ThirdRole.audits`)."""
+        from pdbench.games.registry import declared_roles
+
+        audits = [role.name for role in declared_roles().values() if role.audits]
+        bound = {name: self.bound_role(name) for name in audits}
+        return {name: spec for name, spec in bound.items() if isinstance(spec, AgentSpecBase)}
+
+    def audit_of(self, role: str) -> tuple[str, AgentSpec] | None:
+        """The audit bound to the played role `role`, (its role, its agent), or None."""
+        from pdbench.games.registry import declared_roles
+
+        found = [(n, s) for n, s in self.audits.items() if declared_roles()[n].audits == role]
+        return found[0] if found else None
 
     @property
     def players(self) -> dict[str, AgentSpec]:
@@ -238,20 +241,17 @@ class ConditionSpec(Frozen):
         """Every agent the condition binds, by field: its players (agent_a, agent_b, ...) and its
         third parties (what the budget, the cache, the files and the sampling must all take
         into account)."""
-        audit = {"keeper_audit": self.keeper_audit} if self.keeper_audit is not None else {}
-        return {**self.players, **self.third_parties, **audit}
+        return {**self.players, **self.third_parties, **self.audits}
 
     @property
     def third_party_labels(self) -> dict[str, str]:
         """role -> who plays it, as the manifest states it: the agent's name, its parameters, and
-        "(house default)" when it is the game's default third party; the Keeper's audit too
-        (`keeper_audit`), when bound."""
+        "(house default)" when it is the game's default third party; a bound audit too."""
         from pdbench.games.registry import default_third_parties
 
         defaults = default_third_parties(self.game.id) if self.game.is_turn_game else {}
         labels: dict[str, str] = {}
-        audit = {"keeper_audit": self.keeper_audit} if self.keeper_audit is not None else {}
-        for role, spec in {**self.third_parties, **audit}.items():
+        for role, spec in {**self.third_parties, **self.audits}.items():
             params = getattr(spec, "params", None)
             label = spec.display_name + (
                 "(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else ""
@@ -261,16 +261,18 @@ class ConditionSpec(Frozen):
         return labels
 
     def role_specs(self, role: str) -> tuple[AgentSpec, ...]:
-        """The agent(s) bound to a third role: one, or a panel's judges in order."""
-        spec = getattr(self, role)
+        """The agent(s) bound to a third role: one, or a panel's agents in order."""
+        spec = self.bound_role(role)
+        if spec is None:
+            return ()
         return spec if isinstance(spec, tuple) else (spec,)
 
     @model_validator(mode="after")
-    def _game_is_consistent(self) -> ConditionSpec:
+    def _game_is_consistent(self) -> ConditionFields:
         from pdbench.core.errors import ConfigError
 
         if self.game.is_turn_game:
-            from pdbench.games.registry import seats_played, third_roles
+            from pdbench.games.registry import seats_played
 
             seats = seats_played(self.game.id, self.game.build_turn())
             for side in SEAT_FIELDS:
@@ -290,27 +292,12 @@ class ConditionSpec(Frozen):
                 problem = getattr(self, side).problem_in_turn_game(self.game.id)
                 if problem is not None:
                     raise ValueError(f"{side}.{problem}")
-            roles = third_roles(self.game.id)
-            for bound, spec in self.third_parties.items():
-                role = bound.partition("[")[0]
-                if role not in roles:
-                    raise ValueError(f"{role}: {self.game.id} has no {role} role" + _roles(roles))
-                problem = spec.problem_as_third_party(self.game.id, role)
-                if problem is not None:
-                    raise ValueError(f"{bound}.{problem}")
-            if self.keeper_audit is not None:
-                if "keeper" not in roles:
-                    raise ValueError(f"keeper_audit: {self.game.id} has no keeper role")
-                problem = self.keeper_audit.problem_as_third_party(self.game.id, "keeper")
-                if problem is not None:
-                    raise ValueError(f"keeper_audit.{problem}")
+            check_roles(self)
             return self
         for side in self.players:
             if side not in ("agent_a", "agent_b"):
                 raise ValueError(f"{side}: the 2x2 game {self.game.id} seats two players")
-        for bound in [*self.third_parties, *(["keeper_audit"] if self.keeper_audit else [])]:
-            role = bound.partition("[")[0]
-            raise ValueError(f"{role}: the 2x2 game {self.game.id} has no {role} role")
+        check_roles(self)
         try:
             game = self.game.build()  # payoffs, labels and the PD check
         except ConfigError as error:
@@ -325,15 +312,13 @@ class ConditionSpec(Frozen):
         return self
 
 
-# The roles a condition may bind besides its players (a game lists those it has).
-THIRD_ROLES = ("keeper", "judge")
+if TYPE_CHECKING:
+    ConditionSpec = ConditionFields
+else:
+    ConditionSpec = with_role_fields(ConditionFields, "ConditionSpec")
 # The fields binding player seats "a", "b", "c", ... (a game plays as many as it seats).
 SEAT_FIELDS = tuple(f"agent_{letter}" for letter in SEAT_LETTERS)
 EXTRA_SEAT_FIELDS = SEAT_FIELDS[2:]  # beyond a pair: absent from a two-player condition
-
-
-def _roles(roles: tuple[str, ...]) -> str:
-    return f" (its third roles: {', '.join(roles)})" if roles else " (it has no third role)"
 
 
 class ExperimentSpec(Frozen):

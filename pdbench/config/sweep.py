@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pdbench.config.overrides import parse_overrides
-from pdbench.config.tree import GROUPS, group_options
+from pdbench.config.tree import ROLES, group_folder, group_options
 from pdbench.core.errors import ConfigError
 from pdbench.core.redact import redact_text
 
@@ -52,8 +52,8 @@ def condition_name(factors: dict[str, str]) -> str:
 def _group_folder(key: str) -> str | None:
     if key in ("agent_a", "agent_b"):
         return "agent"
-    # keeper=/judge= pick from conf/keeper/, conf/judge/ (GROUPS)
-    return key if key in GROUPS else None
+    # a third role (keeper=, judge=) picks from its options group (`tree.group_folder`)
+    return group_folder(key) if key in ROLES else None
 
 
 def _values(override: Any, project_root: Path, shown: str) -> list[str]:

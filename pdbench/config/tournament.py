@@ -196,6 +196,7 @@ def load_primary_tournament(
                 composed,
                 condition_name=str(condition.name),
                 shown=shown,
+                project_root=project_root,
                 overrides=rest,
                 factors={str(k): str(v) for k, v in condition.factors.items()},
             )

@@ -13,21 +13,40 @@ from pdbench.config.schema import (
     ExperimentSpec,
 )
 from pdbench.core.errors import did_you_mean
+from pdbench.games.registry import declared_roles
 
-# Config groups of the Hydra tree; agent_a and agent_b are links to agent/.
-# keeper/ and judge/ bind a turn game's third role (house third parties and LLM specs).
-GROUPS = ("game", "horizon", "agent", "persona", "provider", "keeper", "judge")
-# keeper_audit (a link to keeper/) binds the Keeper's audit (pdbench.agents.audited).
+# The third roles the registered games declare (`keeper`, `judge`, ...): each is a Hydra group
+# (`keeper=llm`) and a condition's field, bound from the options of conf/<its options group>/.
+ROLES = declared_roles()
+# Config groups: the folders under conf/ whose options a config chooses by name.
+GROUPS = (
+    "game",
+    "horizon",
+    "agent",
+    "persona",
+    "provider",
+    *dict.fromkeys(role.options_group for role in ROLES.values()),
+)
+# Config groups of the Hydra tree: agent_a, agent_b, ... are links to agent/, an audit role's
+# group (keeper_audit) a link to the folder of the role it audits.
 HYDRA_GROUPS = (
     "game",
     "horizon",
     *SEAT_FIELDS,  # agent_a, agent_b, ... agent_j: a group game's seats, links to agent/
     "persona",
     "provider",
-    "keeper",
-    "judge",
-    "keeper_audit",
+    *ROLES,
 )
+
+
+def group_folder(group: str) -> str:
+    """The conf/ folder a Hydra group's options are in: agent/ for a seat, the options group
+    of a third role (`ThirdRole.options_group`), else the group's own name."""
+    if group in SEAT_FIELDS:
+        return "agent"
+    return ROLES[group].options_group if group in ROLES else group
+
+
 LAUNCH_DIR_ENV = "PDBENCH_LAUNCH_DIR"  # set for Ray jobs by conf/hydra/launcher/ray.yaml
 
 

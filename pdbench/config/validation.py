@@ -13,6 +13,7 @@ from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from pydantic import BaseModel, ValidationError
 
 from pdbench.config.agent_spec import agent_kinds
+from pdbench.config.role_fields import role_names
 from pdbench.config.schema import (
     SEAT_FIELDS,
     ExperimentSpec,
@@ -35,7 +36,7 @@ def _format_location(loc: tuple, conditions: list[str]) -> str:
             parts[-1] = parts[-1] + label if parts else label
         elif (
             i > 0
-            and loc[i - 1] in (*SEAT_FIELDS, "keeper", "judge", "keeper_audit", "horizon")
+            and loc[i - 1] in (*SEAT_FIELDS, *role_names(), "horizon")
             and item in _tagged_models()
         ):
             continue  # the discriminator tag pydantic inserts into the location
@@ -163,9 +164,9 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     )
     plain = to_plain(root, shown)
     condition = plain["condition"]
-    for side in (*SEAT_FIELDS, "keeper", "judge", "keeper_audit"):
+    for side in (*SEAT_FIELDS, *role_names()):
         bound = condition.get(side)
-        for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each judge
+        for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each member
             kind = agent_kinds().get(str(agent.get("type"))) if isinstance(agent, dict) else None
             if kind is not None and kind.uses_provider:  # it takes the shared provider
                 own = agent.get("provider")

@@ -37,6 +37,7 @@ from pdbench.games.registry import (
     build_turn_game,
     house_third_parties,
     seats_played,
+    third_roles,
     turn_game_entry,
     turn_policies,
 )
@@ -112,11 +113,10 @@ def _registry_row(game_id: str, game: TurnGame[Any]) -> None:
             f"the rules say id {game.id!r}, platform name {game.platform_name!r}; the registry "
             f"{entry.id!r}, {entry.platform_name!r}"
         )
-    declared, housed = set(game.third_roles), set(house_third_parties(game_id))
-    if declared != housed:
+    if tuple(game.third_roles) != third_roles(game_id):
         raise ContractBroken(
-            f"third roles {sorted(declared)} in the rules, house third parties for "
-            f"{sorted(housed)}: each role needs a house default"
+            f"third roles {list(game.third_roles)} in the rules, {list(third_roles(game_id))} "
+            "played in the registry's entry (`TurnGameEntry.third_roles`)"
         )
 
 

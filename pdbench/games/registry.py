@@ -21,6 +21,7 @@ from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import GAMES as MATRIX_GAMES
 from pdbench.games.base import SEAT_LETTERS, TurnGame, TurnPolicy, player_seats
 from pdbench.games.prompt_adapter import GameMock, PromptAdapter
+from pdbench.games.roles import ThirdRole
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,9 @@ class TurnGameEntry:
     # "module:NAME" of a module holding METRICS (stem -> meaning, stored per player seat), POOLED
     # (ratio stem -> (numerator, denominator) counts) and match_row(final state) -> per seat
     metrics: str = ""
-    # "module:NAME": a dict, third role -> {house third party's name: factory}; "" when the game
-    # has no third role. The first name of each role is its default.
-    third_parties: str = ""
+    # The game's roles besides its players (`pdbench.games.roles`), in the order their seats
+    # are bound; () when it has none.
+    third_roles: tuple[ThirdRole, ...] = ()
     # The persona an LLM player gets when the command line names none (a file in
     # prompts/<id>/personas/); None: the game has no personas (the judged games' prompts
     # describe the player's side themselves).
@@ -101,6 +102,32 @@ class TurnGameEntry:
 PROMPTS_IN_AGENTS = frozenset({"liars_dice", "passcode", "nuclear_war", "nil_recruitment"})
 
 
+# The third roles of the judged games (the debates share their judge).
+KEEPER = ThirdRole(
+    name="keeper",
+    shown="the secret word and the question it is asked",
+    house="pdbench.games.passcode.policies:KEEPERS",
+    unbound="null",
+)
+KEEPER_AUDIT = ThirdRole(
+    name="keeper_audit",
+    shown="what the Keeper is shown",
+    audits="keeper",
+    unbound="null_hashed",
+    measures="pdbench.analysis.judging.stored_keeper:keeper_audit_report",
+    missing="no Keeper audit stored (bind keeper_audit in the condition; "
+    "a passcode run's metrics: pdbench aggregate, aggregates.parquet)",
+)
+JUDGE = ThirdRole(
+    name="judge",
+    shown="the scenario, its persona and the speeches",
+    house="pdbench.games.debate.policies:JUDGES",
+    panel=True,
+    unbound="null",
+    measures="pdbench.analysis.judging.stored:judge_report",
+    missing="no stored verdict to analyse yet",
+)
+
 TURN_GAMES: dict[str, TurnGameEntry] = {
     entry.id: entry
     for entry in (
@@ -123,7 +150,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             policies="pdbench.games.passcode.policies:PASSCODE_POLICIES",
             summary="ask a Secret Keeper questions, then guess its word before the other player",
             metrics="pdbench.games.passcode.aggregates",
-            third_parties="pdbench.games.passcode.policies:PASSCODE_THIRD_PARTIES",
+            third_roles=(KEEPER, KEEPER_AUDIT),
             training_opponents=("passcode_halving",),
         ),
         TurnGameEntry(
@@ -134,7 +161,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             policies="pdbench.games.debate.policies:DEBATE_POLICIES",
             summary="argue for or against a nuclear strike; a President decides",
             metrics="pdbench.games.debate.aggregates",
-            third_parties="pdbench.games.debate.policies:DEBATE_THIRD_PARTIES",
+            third_roles=(JUDGE,),
             training_opponents=("debate_fixed",),
         ),
         TurnGameEntry(
@@ -145,7 +172,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             policies="pdbench.games.debate.policies:DEBATE_POLICIES",
             summary="pitch a university to a football recruit, who commits to one",
             metrics="pdbench.games.debate.aggregates",
-            third_parties="pdbench.games.debate.policies:DEBATE_THIRD_PARTIES",
+            third_roles=(JUDGE,),
             training_opponents=("debate_fixed",),
         ),
         TurnGameEntry(
@@ -305,10 +332,47 @@ def default_third_parties(game_id: str) -> dict[str, str]:
 
 def house_third_parties(game_id: str) -> dict[str, dict[str, Callable[..., TurnPolicy]]]:
     """The house third parties of `game_id`: role -> {name: factory} (empty: no third role)."""
-    entry = turn_game_entry(game_id)
-    return _resolve(entry.third_parties) if entry.third_parties else {}
+    return {role.name: _resolve(role.house) for role in game_roles(game_id) if role.house}
+
+
+def game_roles(game_id: str) -> tuple[ThirdRole, ...]:
+    """Every third role `game_id` declares, played or audits, in the order they are bound;
+    () for a game without one (a 2x2 game too)."""
+    entry = TURN_GAMES.get(game_id)
+    return entry.third_roles if entry is not None else ()
 
 
 def third_roles(game_id: str) -> tuple[str, ...]:
-    """The roles of `game_id` besides the two players (the Keeper, the judge); () for none."""
-    return tuple(_resolve(turn_game_entry(game_id).rules).third_roles)
+    """The roles of `game_id` that play a seat besides the players (the Keeper, the judge)."""
+    return tuple(role.name for role in game_roles(game_id) if role.played)
+
+
+def role_measures(role: ThirdRole) -> Callable[[Any], dict[str, list[str]]]:
+    """The function printing `role`'s own measures of a stored run (`ThirdRole.measures`)."""
+    return _resolve(role.measures)
+
+
+def declared_roles() -> dict[str, ThirdRole]:
+    """Every third role some registered game declares, by name, in the order the games declare
+    them: the fields a condition may bind. A role several games declare (the debates' judge) is
+    declared the same way by each (`check_roles_agree`)."""
+    roles: dict[str, ThirdRole] = {}
+    for entry in TURN_GAMES.values():
+        for role in entry.third_roles:
+            roles.setdefault(role.name, role)
+    return roles
+
+
+def check_roles_agree() -> None:
+    """Two games declaring a role by the same name declare it alike: the config has one field,
+    one Hydra group and one way of storing it for the name."""
+    roles = declared_roles()
+    for entry in TURN_GAMES.values():
+        for role in entry.third_roles:
+            if role != roles[role.name]:
+                raise ValueError(f"{entry.id} declares {role.name} otherwise than another game")
+            if role.audits and role.audits not in third_roles(entry.id):
+                raise ValueError(f"{entry.id}: {role.name} audits {role.audits}, not its role")
+
+
+check_roles_agree()

@@ -74,7 +74,7 @@ class PlannedMatch:
             turns_cap = self.condition.game.max_turns
             return sum(
                 turns_cap * agent.provider_calls_per_round(0)
-                for agent in self.condition.agents.values()  # a judge or Keeper too
+                for agent in self.condition.agents.values()  # a third party too
             )
         talk = self.game.negotiation
         turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange

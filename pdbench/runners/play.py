@@ -147,29 +147,29 @@ def _agents_for(
         _agent_for(loaded, planned, setting, side.removeprefix("agent_"))
         for side in planned.condition.players  # a, b, and a group's further seats
     ]
-    # then a turn game's third parties (the Keeper, the judge) in the game's order; a panel of
-    # judges plays its one seat (pdbench.agents.panel)
+    # then a turn game's third parties in the game's order; a panel plays its role's one seat
+    # (pdbench.agents.panel); a role with an audit bound is asked alongside it
     for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
         specs = planned.condition.role_specs(role)
-        audit = planned.condition.keeper_audit if role == "keeper" else None
+        audit = planned.condition.audit_of(role)
         if len(specs) == 1 and audit is not None:  # the audit's answers are stored, not played
-            from pdbench.agents.audited import AuditedKeeper
+            from pdbench.agents.audited import Audited
 
-            keeper = _agent_for(loaded, planned, setting, role, specs[0])
-            audit_agent = _agent_for(loaded, planned, setting, "keeper_audit", audit)
-            agents.append(AuditedKeeper(keeper, audit_agent))
+            played = _agent_for(loaded, planned, setting, role, specs[0])
+            audit_agent = _agent_for(loaded, planned, setting, *audit)
+            agents.append(Audited(played, audit_agent))
             continue
         if len(specs) == 1:
             agents.append(_agent_for(loaded, planned, setting, role, specs[0]))
             continue
-        from pdbench.agents.panel import PanelJudge
+        from pdbench.agents.panel import Panel
 
         members = [
             _agent_for(loaded, planned, setting, f"{role}_{i}", spec)
             for i, spec in enumerate(specs)
         ]
         labels = planned.condition.third_party_labels  # "SCRIPTED_JUDGE(rule=longer)": distinct
-        agents.append(PanelJudge(members, [labels[f"{role}[{i}]"] for i in range(len(specs))]))
+        agents.append(Panel(members, [labels[f"{role}[{i}]"] for i in range(len(specs))]))
     return agents
 
 

@@ -17,7 +17,8 @@ import orjson
 
 from pdbench.agents.kinds import files_read
 from pdbench.config.load import load_config
-from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS, THIRD_ROLES, ExperimentSpec
+from pdbench.config.role_fields import roles_left_out_of_the_hash
+from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS, ExperimentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 from pdbench.core.redact import key_shaped_in
@@ -69,7 +70,7 @@ class LoadedExperiment:
             _without_unused_talk(condition)
             # unbound (a game without the role, or fewer seats): no result, and a pair's
             # condition keeps the hash it had before groups existed
-            for role in (*THIRD_ROLES, *EXTRA_SEAT_FIELDS):
+            for role in (*roles_left_out_of_the_hash(), *EXTRA_SEAT_FIELDS):
                 if condition.get(role) is None:
                     condition.pop(role, None)
             for side in SEAT_FIELDS:

@@ -188,8 +188,8 @@ def seat_rules(planned: PlannedMatch) -> dict[str, SeatRule]:
     agent's config."""
     condition = planned.condition
     roles = {side.removeprefix("agent_"): spec for side, spec in condition.players.items()}
-    for role in ("keeper", "judge"):  # a panel follows its chair's (the first judge's)
-        if getattr(condition, role) is not None:
+    for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
+        if condition.role_specs(role):  # a panel follows its chair's (the first member's)
             roles[role] = condition.role_specs(role)[0]
     return {
         role: SeatRule(on_invalid=spec.turn_on_invalid, retries=spec.turn_retries)

@@ -68,5 +68,5 @@ async def play_planned_turns(
 
 def third_party_seed(planned: PlannedMatch, role: str) -> int:
     """A third party's own seed for the match: the match's game seed and the role, derived with
-    the run's deal (a stream of its own, so binding a judge changes no player's draws)."""
+    the run's deal (a stream of its own, so binding a third party changes no player's draws)."""
     return planned.deal.derive(planned.game_seed, planned.replicate, rng.agent_stream(role))

@@ -7,7 +7,7 @@ refused answer; with no legal action in the end it plays the game's `fallback` (
 the match, as the agent's `turn_on_invalid` says (an LLM agent's `on_invalid`). Nothing is
 silently repaired: every turn's record says how its action was reached.
 
-Roles are bound by name (`{"a": agent, "b": agent, "keeper": agent}`), so a third role is a
+Roles are bound by name (`{"a": agent, "b": agent, "<role>": agent}`), so a third role is a
 binding in the condition, not a change here. A match that reaches `max_turns` is aborted, saying
 so. `pdbench.games.replay` rebuilds a match's state from its seed and stored actions.
 """

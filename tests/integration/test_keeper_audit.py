@@ -102,8 +102,8 @@ def test_the_audit_is_a_hydra_group_and_analyze_reports_it(tmp_path, monkeypatch
     ("overrides", "words"),
     [
         (["game=nuclear_war", "agent_a=debate_fixed", "agent_b=debate_fixed",
-          "keeper_audit=llm"], "keeper_audit: nuclear_war has no keeper role"),
-        (["keeper_audit=truthful"], "keeper_audit: the 2x2 game pd has no keeper_audit role"),
+          "keeper_audit=llm"], "keeper_audit: nuclear_war has no keeper_audit role (its third roles: judge)"),
+        (["keeper_audit=truthful"], "keeper_audit: the 2x2 game pd has no keeper_audit role (it has no third role)"),
         (["game=passcode", "agent_a=passcode_halving", "agent_b=passcode_lengths",
           "keeper_audit=truthful", "keeper_audit.policy=scripted_judge"],
          "keeper_audit.policy: scripted_judge is not a house keeper of passcode"),

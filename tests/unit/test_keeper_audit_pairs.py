@@ -6,7 +6,7 @@ import asyncio
 
 import orjson
 
-from pdbench.agents.audited import AuditedKeeper
+from pdbench.agents.audited import Audited
 from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
 from pdbench.analysis.judging.stored_keeper import keeper_audit_pairs, keeper_audit_report
 
@@ -45,10 +45,10 @@ def ask(agent: AgentBase) -> TurnDecision:
 
 
 def test_the_keeper_answer_is_played_and_the_audit_only_rides_along():
-    assert ask(AuditedKeeper(Says("Yes."), Says("No."))).action == {
+    assert ask(Audited(Says("Yes."), Says("No."))).action == {
         "type": "answer", "text": "Yes.", "audit": "No."
     }  # fmt: skip
-    assert ask(AuditedKeeper(Says("Yes."), Says(None))).action == {
+    assert ask(Audited(Says("Yes."), Says(None))).action == {
         "type": "answer", "text": "Yes.", "audit": None
     }  # fmt: skip
-    assert ask(AuditedKeeper(Says(None), Says("No."))).action is None  # the Keeper's fallback
+    assert ask(Audited(Says(None), Says("No."))).action is None  # the Keeper's fallback

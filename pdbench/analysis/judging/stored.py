@@ -1,5 +1,5 @@
-"""The judge measures of a stored debate run (nuclear_war, nil_recruitment): per condition, the
-verdict table built from its stored decisions (each decision turn's `revealed` record) and the
+"""The judge measures of a stored debate run (a game whose judge reveals a `decision`): per
+condition, the verdict table built from its stored decisions (each decision turn's `revealed` record) and the
 order, length and position-swap measures of this package on it. Read from rounds.jsonl alone:
 no provider is called, and a replayed run reports the same."""
 
@@ -17,8 +17,6 @@ from pdbench.analysis.judging.swap import position_swap
 from pdbench.analysis.judging.table import verdict_table
 from pdbench.storage import jsonl
 
-DEBATES = ("nuclear_war", "nil_recruitment")
-
 
 def stored_decisions(rounds_file: Path) -> dict[str, list[tuple[Any, dict[str, Any]]]]:
     """condition -> [(replicate, revealed decision record)], in stored order; a panel's
@@ -32,7 +30,7 @@ def stored_decisions(rounds_file: Path) -> dict[str, list[tuple[Any, dict[str, A
     for line in data.splitlines():
         record = orjson.loads(line)
         shown = record.get("revealed")
-        if record.get("game") in DEBATES and isinstance(shown, dict) and "decision" in shown:
+        if isinstance(shown, dict) and "decision" in shown:
             panel = record.get("actions", {}).get("judge", {}).get("panel")
             found[record["condition"]].append((record["replicate"], {**shown, "panel": panel}))
     return found

@@ -1,7 +1,8 @@
-"""The Keeper audit of a stored passcode run (issue 30, `keeper_audit`): per condition, the
-pairs (Keeper's answer, audit's answer) read from each answer turn's stored actions (`text`, and
-`audit` when the condition had an audit) and their disagreement rate (`keeper.audit_disagreement`).
-Read from rounds.jsonl alone: no provider is called, and a replayed run reports the same."""
+"""The audit of a stored run's third party (issue 30; a role that `audits` another,
+`pdbench.games.roles`): per condition, the pairs (played answer, audit's answer) read from each
+audited turn's stored actions (`text`, and `audit`, which only an audited seat's action holds,
+`pdbench.agents.audited`) and their disagreement rate (`keeper.audit_disagreement`). Read from
+rounds.jsonl alone: no provider is called, and a replayed run reports the same."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ import orjson
 
 from pdbench.analysis.judging.keeper import audit_disagreement
 from pdbench.storage import jsonl
-
-KEEPER_GAMES = ("passcode",)
 
 
 def keeper_audit_pairs(rounds_file: Path) -> dict[str, list[dict[str, Any]]]:
@@ -28,10 +27,8 @@ def keeper_audit_pairs(rounds_file: Path) -> dict[str, list[dict[str, Any]]]:
         data = handle.read(end)
     for line in data.splitlines():
         record = orjson.loads(line)
-        if record.get("game") not in KEEPER_GAMES:
-            continue
-        for seat, action in sorted(record.get("actions", {}).items()):
-            if seat.startswith("keeper") and isinstance(action, dict) and "audit" in action:
+        for _seat, action in sorted(record.get("actions", {}).items()):
+            if isinstance(action, dict) and "audit" in action:
                 found[record["condition"]].append(
                     {"keeper_answer": action["text"], "audit_answer": action["audit"]}
                 )

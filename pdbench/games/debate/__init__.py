@@ -1,6 +1,6 @@
 """The judged debates' shared family (AgentDuel's nuclear-war and nil-recruitment): what the two
-games have in common, used by their packages (`pdbench.games.nuclear_war`,
-`pdbench.games.nil_recruitment`).
+games have in common, used by their packages (`pdbench.games.nuclear_war.rules`,
+`pdbench.games.nil_recruitment.rules`).
 
 - `rules`: `DebateGame`, a debate judged by a third seat, and its state.
 - `policies`: the house debaters and house judges.

@@ -7,7 +7,7 @@ Players (`DEBATE_POLICIES`, the same for both games; they read `your_position` o
 - `debate_priorities`: names the first `named` (default 2) of the judge's published priorities,
   one sentence each, for its side.
 
-Judges (`DEBATE_THIRD_PARTIES`, role "judge"): `scripted_judge` decides by a rule of
+Judges (`JUDGES`, the third role the registry declares): `scripted_judge` decides by a rule of
 `pdbench.core.judge_rules` (`rule`, default "priorities", the documented fair rule; the biased
 "first_speaker", "first_listed" and "longer" exist for measuring the measurements) and responds
 between phases with `judge_response`.
@@ -91,7 +91,5 @@ DEBATE_POLICIES: dict[str, Callable[..., Any]] = {
     "debate_priorities": PrioritiesDebater,
 }
 
-# role -> {name: factory}; the first name of each role is its default
-DEBATE_THIRD_PARTIES: dict[str, dict[str, Callable[..., Any]]] = {
-    "judge": {"scripted_judge": ScriptedJudge},
-}
+# name -> factory; the first is the role's default
+JUDGES: dict[str, Callable[..., Any]] = {"scripted_judge": ScriptedJudge}

@@ -11,7 +11,7 @@ Players (`PASSCODE_POLICIES`):
 - `passcode_lengths`: asks the length, then guesses a random word of the list of that length every
   round (a weak baseline).
 
-Third parties (`PASSCODE_THIRD_PARTIES`, role "keeper"):
+Keepers (`KEEPERS`, the third role the registry declares):
 - `truthful`: answers with `keeper_answer(secret_word, question)`, exactly.
 """
 
@@ -82,7 +82,5 @@ PASSCODE_POLICIES: dict[str, Callable[..., Any]] = {
     "passcode_lengths": LengthGuesser,
 }
 
-# role -> {name: factory}; the first name of each role is its default
-PASSCODE_THIRD_PARTIES: dict[str, dict[str, Callable[..., Any]]] = {
-    "keeper": {"truthful": TruthfulKeeper},
-}
+# name -> factory; the first is the role's default
+KEEPERS: dict[str, Callable[..., Any]] = {"truthful": TruthfulKeeper}
