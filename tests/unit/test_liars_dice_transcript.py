@@ -86,7 +86,7 @@ def test_a_round_in_play_shows_no_dice_and_no_probability():
 
 def _render(turns: list[dict]) -> AppTest:
     def app(turns: list[dict]) -> None:
-        from pdbench.games.liars_dice.rules import view as liars_dice
+        from pdbench.games.liars_dice import view as liars_dice
 
         liars_dice.render(
             turns,
