@@ -124,10 +124,13 @@ def _play(
     for against in table.opponents.values():
         if against not in house:
             raise PdbenchError(unknown_choice("--against", against, house))
+    # A file inside the project is named from its root (as a config names it), so the run's
+    # condition name, id and log names do not depend on where the project is checked out.
+    named = path.relative_to(root) if path.is_relative_to(root) else path
     overrides = [
         f"game={_game_option(game_id, root)}",
         "agent_a=arena",
-        f"agent_a.path={path}",
+        f"agent_a.path={named}",
         "agent_a.trace=true",
         *(f"{seat}={against}" for seat, against in table.opponents.items()),
         "run.replicates=1",

@@ -123,3 +123,16 @@ def test_the_training_table_asks_the_game_and_refuses_what_it_cannot_take(monkey
     assert training_table("public_goods", "pgg_random", None, None).opponents["agent_c"] == (
         "pgg_random"
     )
+
+
+def test_a_file_inside_the_project_is_named_from_its_root_so_the_run_is_the_same_anywhere(
+    tmp_path,
+):
+    """The run id, the condition and the agent log's name come from the file as the project
+    names it: the same in any checkout (the docs' blocks and a colleague's run agree)."""
+    done = train(tmp_path, "examples/agents/public_goods.py", "--rounds", "2")
+    assert done.code == 0, done.stderr
+    manifest = json.loads((only_run_dir(tmp_path / "runs") / "run_manifest.json").read_text())
+    (condition,) = manifest["conditions"]
+    assert "agent_a.path=examples/agents/public_goods.py" in condition
+    assert str(shared_copy()) not in json.dumps(manifest)
