@@ -1,7 +1,7 @@
 """Prompts of the turn games for every seat, from files under prompts/<game>/, and the seat's
 action read back from a model's answer. A game with its own prompt adapter (`TurnGameEntry.llm`,
-`pdbench.games.prompt_adapter`: public goods) is asked for its file, placeholders, answer parser,
-re-ask reminder and legal answers; for the others (Liar's Dice; the judged games passcode,
+`pdbench.games.prompt_adapter`: Liar's Dice, public goods) is asked for its file, placeholders,
+answer parser, re-ask reminder and legal answers; for the others (the judged games passcode,
 nuclear_war, nil_recruitment) this module still holds that knowledge (issue 43 moves it into
 each game's package).
 
@@ -11,7 +11,6 @@ policy is. The files (placeholders in braces, filled by `prompt_fields`):
 
 | game            | seat                | file                                 |
 | --------------- | ------------------- | ------------------------------------ |
-| liars_dice      | a / b               | prompts/liars_dice/turn.md           |
 | passcode        | a / b, question     | prompts/passcode/question.md         |
 | passcode        | a / b, guess        | prompts/passcode/guess.md            |
 | passcode        | keeper:a / keeper:b | prompts/passcode/keeper.md           |
@@ -21,10 +20,7 @@ policy is. The files (placeholders in braces, filled by `prompt_fields`):
 
 The offline mock reads the Keeper's and the judge's prompts back (`pdbench.providers.mock_roles`),
 so the lines it reads ("The secret word is: ", "Question: ", "Your name: ", "Your priorities: ",
-"Choices: ", transcript lines "- [phase] speaker: text") must stay in these files. Liar's Dice's
-placeholders are `pdbench.agents.liars_dice_prompts`; its answer is "BID <quantity> <face>" or
-"CHALLENGE" (`pdbench.core.phrases.liars_answer_action`), and the mock reads its prompt through
-the same phrase table (`pdbench.providers.mock_liars_dice`).
+"Choices: ", transcript lines "- [phase] speaker: text") must stay in these files.
 """
 
 from __future__ import annotations
@@ -33,11 +29,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pdbench.agents.liars_dice_prompts import liars_dice_answers, liars_dice_fields
 from pdbench.agents.llm.templates import persona_not_found
 from pdbench.agents.template_syntax import placeholders
 from pdbench.core.errors import ConfigError
-from pdbench.core.phrases import LIARS_ANSWER_FORMAT, liars_answer_action
 from pdbench.games.prompt_adapter import PromptAdapter
 from pdbench.games.registry import game_id, prompt_adapter, turn_game_entry
 
@@ -59,9 +53,7 @@ def prompt_path(round_state: dict[str, Any]) -> str:
     if adapter is not None:
         return f"prompts/{folder}/{adapter.prompt_file(round_state)}"
     role = round_state.get("role")
-    if folder == "liars_dice":
-        name = "turn"
-    elif role == "keeper":
+    if role == "keeper":
         name = "keeper"
     elif role == "judge":
         name = f"judge_{round_state['request']}"
@@ -100,8 +92,6 @@ def prompt_fields(round_state: dict[str, Any]) -> dict[str, str]:
     adapter = _adapter(round_state)
     if adapter is not None:
         return adapter.fields(round_state)
-    if round_state["game"] == "liars-dice":
-        return liars_dice_fields(round_state)
     fields: dict[str, str] = {
         key: str(round_state[key])
         for key in ("round_number", "phase", "round_limit", "your_score", "opponent_score")
@@ -203,8 +193,6 @@ def action_from_answer(round_state: dict[str, Any], answer: str) -> dict[str, An
     if adapter is not None:
         return adapter.action(round_state, answer)
     text = answer.strip()
-    if round_state["game"] == "liars-dice":
-        return liars_answer_action(text)
     role = round_state.get("role")
     if role == "keeper":
         return {"type": "answer", "text": text}
@@ -232,8 +220,6 @@ def answer_reminder(round_state: dict[str, Any]) -> str:
     adapter = _adapter(round_state)
     if adapter is not None:
         return adapter.reminder(round_state)
-    if round_state["game"] == "liars-dice":
-        return LIARS_ANSWER_FORMAT
     return "Answer as the prompt above asks."
 
 
@@ -243,6 +229,4 @@ def constrained_answers(round_state: dict[str, Any]) -> tuple[str, ...] | None:
     adapter = _adapter(round_state)
     if adapter is not None:
         return adapter.legal_answers(round_state)
-    if round_state["game"] == "liars-dice":
-        return liars_dice_answers(round_state)
     return None

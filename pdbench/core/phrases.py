@@ -149,8 +149,8 @@ PAST_ROUND_PHRASES: tuple[Phrase, ...] = (*HISTORY_LINE.both, *HISTORY_SENTENCE.
 # Every phrase that shows one payoff rule, with the slots own, other, mine and theirs.
 PAYOFF_PHRASES: tuple[Phrase, ...] = (*PAYOFF_LINE.both, *PAYOFF_SENTENCE.both)
 
-# --- Liar's Dice (prompts/liars_dice/turn.md, rendered by pdbench.agents.liars_dice_prompts) -----
-# The mock reads these back (pdbench.providers.mock_liars_dice): what the variant is, the dice
+# --- Liar's Dice (prompts/liars_dice/turn.md, rendered by pdbench.games.liars_dice.prompts) -----
+# The mock reads these back (pdbench.games.liars_dice.mock): what the variant is, the dice
 # it holds and counts, and the bid it must beat.
 
 LIARS_FACES = Phrase(

@@ -97,9 +97,9 @@ class TurnGameEntry:
 
 
 # The games whose prompts, answer parser and mock play still live outside their game's code
-# (agents.judged_prompts, agents.liars_dice_prompts, providers.mock_*); a game with an adapter
+# (agents.judged_prompts, providers.mock_roles); a game with an adapter
 # (`TurnGameEntry.llm`) needs no row here.
-PROMPTS_IN_AGENTS = frozenset({"liars_dice", "passcode", "nuclear_war", "nil_recruitment"})
+PROMPTS_IN_AGENTS = frozenset({"passcode", "nuclear_war", "nil_recruitment"})
 
 
 # The third roles of the judged games (the debates share their judge).
@@ -140,6 +140,8 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             summary="bid on all dice or challenge; the loser of a challenge loses a die",
             metrics="pdbench.games.liars_dice.metrics",
             default_persona="cooperative",
+            llm="pdbench.games.liars_dice.prompts:PROMPTS",
+            mock="pdbench.games.liars_dice.mock:play",
             training_opponents=("liars_probability",),
         ),
         TurnGameEntry(

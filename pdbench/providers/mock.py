@@ -3,8 +3,8 @@ published design end to end without a key.
 
 A turn game that says how the mock plays it (`TurnGameEntry.mock`, e.g. public goods' own
 `mock` module) is asked first: the first game's mock that reads the prompt as its own answers,
-with the persona's lean named below. Liar's Dice (`mock_liars_dice`) and the third parties
-(`mock_roles`) are still this package's modules.
+with the persona's lean named below (Liar's Dice's and public goods' mocks live in their
+packages). The third parties (`mock_roles`) are still this package's module.
 
 It reads what it needs from the rendered prompt, the way a real model would
 (`pdbench.providers.prompt_reading`): the two action words (from the payoff rules, else from the
@@ -65,7 +65,6 @@ from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.transcript import Observation
 from pdbench.games.registry import game_mocks
 from pdbench.providers.base import Completion, CompletionRequest, ProviderError
-from pdbench.providers.mock_liars_dice import answer_liars_dice_prompt
 from pdbench.providers.mock_roles import answer_role_prompt
 from pdbench.providers.prompt_reading import (
     ReadPrompt,
@@ -165,16 +164,6 @@ class MockProvider:
         as_player = self._game_answer(text, request)  # a game that plays its own mock
         if as_player is not None:
             return as_player
-        leaning = persona_lean(text) if self.behaviour.strategy == "reciprocate" else None
-        as_liar = answer_liars_dice_prompt(
-            text,
-            self.behaviour,
-            request.cache_key(),
-            bluffs=leaning is LEANS[0],
-            allowed=request.allowed_answers(),
-        )
-        if as_liar is not None:  # a Liar's Dice player's prompt (mock_liars_dice)
-            return as_liar
         try:
             seen = read_prompt(text)
         except UnreadablePrompt as error:

@@ -1,6 +1,6 @@
 """An LLM agent in a turn-based game (pdbench.agents.llm.turns): the Liar's Dice prompt from
 prompts/liars_dice/turn.md and the seat's round_state alone, the one strict answer format, re-asks
-with the refusal's reason, every attempt recorded; and the offline mock (providers/mock_liars_dice)
+with the refusal's reason, every attempt recorded; and the offline mock (games/liars_dice/mock)
 reading that prompt back to play legal matches, replayed from a real cache with no live call."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.errors import ConfigError
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.phrases import liars_answer_action, liars_answer_text
+from pdbench.games.liars_dice.mock import read_round_state
 from pdbench.games.liars_dice.policies import (
     LIARS_DICE_POLICIES,
     Bluffer,
@@ -30,7 +31,6 @@ from pdbench.games.liars_dice.policies import (
 from pdbench.games.registry import build_turn_game
 from pdbench.providers.base import Completion
 from pdbench.providers.gateway import ProviderGateway
-from pdbench.providers.mock_liars_dice import read_round_state
 from pdbench.runners.turns import SeatRule, play_turn_match
 
 ROOT = Path(__file__).resolve().parents[2]

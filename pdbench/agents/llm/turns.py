@@ -37,9 +37,7 @@ from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
 
 # The answer's length limit when the spec sets none and the game has no prompt adapter (which
-# says its own): a Liar's Dice move is a few tokens, a question, argument or verdict of the
-# judged games a paragraph.
-TURN_MAX_TOKENS = {"liars-dice": 16}
+# says its own): a question, argument or verdict of the judged games is a paragraph.
 TEXT_MAX_TOKENS = 300
 TURN_FORMAT = "turn"  # the request's response format: the game's own answer format
 
@@ -51,13 +49,13 @@ Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 
 
 def turn_max_tokens(spec: LLMAgentSpec, round_state: dict[str, Any]) -> int:
-    """The spec's limit, else the game's adapter's for this turn, else this module's table."""
+    """The spec's limit, else the game's adapter's for this turn, else a paragraph's."""
     if spec.max_tokens:
         return spec.max_tokens
     adapter = _adapter_of(round_state)
     if adapter is not None:
         return adapter.max_tokens(round_state)
-    return TURN_MAX_TOKENS.get(round_state["game"], TEXT_MAX_TOKENS)
+    return TEXT_MAX_TOKENS
 
 
 async def take_turn(

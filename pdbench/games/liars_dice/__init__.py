@@ -8,8 +8,9 @@ game's (issue 43's game contract).
 - `metrics`: the per-player measures, from the stored turns; `audit` the tallies that check a
   match's showdowns from its stored dice.
 - `transcript` and `view`: the viewer's page of a match (as the players saw it, turn by turn).
+- `prompts` and `mock`: its LLM players' prompt adapter (the placeholders of
+  prompts/liars_dice/turn.md, the strict answer, the legal answers for a grammar) and the offline
+  mock's play.
 
-Registered in `pdbench.games.registry`. Its LLM prompts and the offline mock's play are still in
-pdbench/agents/liars_dice_prompts.py and pdbench/providers/mock_liars_dice.py (their move waits
-for the per-game prompt adapter).
+Registered in `pdbench.games.registry`, which names each of these parts.
 """

@@ -91,3 +91,17 @@ def answer_liars_dice_prompt(
     if allowed is not None and answer not in allowed:
         return allowed[0]  # cannot happen for a legal move; the grammar would force one anyway
     return answer
+
+
+def play(
+    prompt: str,
+    behaviour: MockBehaviour,
+    key: str,
+    *,
+    lean: str | None,
+    allowed: tuple[str, ...] | None,
+) -> str | None:
+    """The game's mock (`pdbench.games.prompt_adapter.GameMock`, named by its registry entry):
+    the bluffer's move where the default strategy (`reciprocate`) meets a competitive persona."""
+    bluffs = behaviour.strategy == "reciprocate" and lean == "competitive"
+    return answer_liars_dice_prompt(prompt, behaviour, key, bluffs=bluffs, allowed=allowed)

@@ -1,4 +1,5 @@
-"""The placeholders of a Liar's Dice prompt (prompts/liars_dice/turn.md), filled from the seat's
+"""Liar's Dice's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`, named by the
+game's registry entry): the placeholders of its prompt (prompts/liars_dice/turn.md), filled from the seat's
 round_state alone (`pdbench.games.liars_dice.rules.observe`), in the sentences of the one phrase table
 (`pdbench.core.phrases`), so the offline mock reads back exactly what the agent wrote.
 
@@ -94,3 +95,34 @@ def liars_dice_answers(round_state: dict[str, Any]) -> tuple[str, ...]:
     total = round_state["your_dice_count"] + round_state["opponent_dice_count"]
     moves = legal_after(rules, None if current is None else Bid(**current), total)
     return tuple(phrases.liars_answer_text(action_dict(move)) for move in moves)
+
+
+# A move is a few tokens ("BID 3 4", "CHALLENGE").
+ANSWER_MAX_TOKENS = 16
+
+
+class LiarsDicePrompts:
+    """How an LLM player is asked for a Liar's Dice turn and how its answer is read: one prompt
+    file for every turn (prompts/liars_dice/turn.md), the answer "BID <quantity> <face>" or
+    "CHALLENGE" read strictly (`pdbench.core.phrases.liars_answer_action`)."""
+
+    def prompt_file(self, round_state: dict[str, Any]) -> str:
+        return "turn.md"
+
+    def fields(self, round_state: dict[str, Any]) -> dict[str, str]:
+        return liars_dice_fields(round_state)
+
+    def action(self, round_state: dict[str, Any], answer: str) -> dict[str, Any]:
+        return phrases.liars_answer_action(answer.strip())
+
+    def reminder(self, round_state: dict[str, Any]) -> str:
+        return phrases.LIARS_ANSWER_FORMAT
+
+    def legal_answers(self, round_state: dict[str, Any]) -> tuple[str, ...] | None:
+        return liars_dice_answers(round_state)
+
+    def max_tokens(self, round_state: dict[str, Any]) -> int:
+        return ANSWER_MAX_TOKENS
+
+
+PROMPTS = LiarsDicePrompts()
