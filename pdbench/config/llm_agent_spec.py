@@ -180,7 +180,7 @@ class LLMAgentSpec(AgentSpecBase):
         # file, prompts/<game>/personas/, checked with the files) and its answer the game's own
         # format (pdbench.agents.llm.turns): a 2x2 setting that would change neither is refused
         # rather than silently ignored.
-        from pdbench.games.registry import turn_game_entry
+        from pdbench.games.registry import prompt_adapter, turn_game_entry
 
         entry = turn_game_entry(game_id)
         if not entry.llm_plays:
@@ -190,9 +190,10 @@ class LLMAgentSpec(AgentSpecBase):
                 f"response_format: a turn game ({game_id}) has its own answer format (see its "
                 "prompt file); leave response_format at label"
             )
-        # grammar: the game lists a turn's legal answers (Liar's Dice; a game whose adapter
-        # does, for the turns it can: a turn without a list is sent unconstrained)
-        grammar = game_id == "liars_dice" or bool(entry.llm)
+        # grammar: the game's adapter lists a turn's legal answers, for the turns it can (a
+        # turn without a list is sent unconstrained)
+        adapter = prompt_adapter(entry)
+        grammar = adapter is not None and adapter.lists_answers
         if self.constrain == "json_schema" or (self.constrain == "grammar" and not grammar):
             return f"constrain: {self.constrain} is not available in {game_id}; use none" + (
                 " or grammar (the turn's legal moves as a GBNF grammar)" if grammar else ""

@@ -30,6 +30,10 @@ class MockSettings(Protocol):
 class PromptAdapter(Protocol):
     """How an LLM player is asked for one turn of a game and how its answer is read."""
 
+    # Whether `legal_answers` lists a turn's answers (for some turns at least), so that
+    # `constrain: grammar` can be offered; False: the game's answers are free text.
+    lists_answers: bool
+
     def prompt_file(self, round_state: dict[str, Any]) -> str:
         """The prompt template's file name under prompts/<game id>/ ("contribute.md")."""
         ...

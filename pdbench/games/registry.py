@@ -82,7 +82,7 @@ class TurnGameEntry:
     vectorised: str = ""
     # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
     # its LLM players' prompt files, placeholders, answer parser, legal answers and answer
-    # limits. "" for a game whose prompts are still the LLM agent's own code (see `llm_plays`).
+    # limits. "": the game has no LLM players.
     llm: str = ""
     # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`);
     # "" for a game the mock provider still plays with its own code.
@@ -90,16 +90,9 @@ class TurnGameEntry:
 
     @property
     def llm_plays(self) -> bool:
-        """Whether an LLM agent can play this game: it has a prompt adapter, or its prompts
-        are among those `pdbench.agents.judged_prompts` still holds (issue 43 moves them into
-        the games' packages); otherwise an LLM player is refused when the config is read."""
-        return bool(self.llm) or self.id in PROMPTS_IN_AGENTS
-
-
-# The games whose prompts, answer parser and mock play still live outside their game's code
-# (agents.judged_prompts, providers.mock_roles); a game with an adapter
-# (`TurnGameEntry.llm`) needs no row here.
-PROMPTS_IN_AGENTS = frozenset({"passcode", "nuclear_war", "nil_recruitment"})
+        """Whether an LLM agent can play this game (it has a prompt adapter); otherwise an LLM
+        player is refused when the config is read."""
+        return bool(self.llm)
 
 
 # The third roles of the judged games (the debates share their judge).
@@ -146,6 +139,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
         ),
         TurnGameEntry(
             id="passcode",
+            llm="pdbench.games.judged_prompts:PROMPTS",
             view="pdbench.games.passcode.view",
             platform_name="passcode",
             rules="pdbench.games.passcode.rules:Passcode",
@@ -157,6 +151,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
         ),
         TurnGameEntry(
             id="nuclear_war",
+            llm="pdbench.games.judged_prompts:PROMPTS",
             view="pdbench.games.nuclear_war.view",
             platform_name="nuclear-war",
             rules="pdbench.games.nuclear_war.rules:NuclearWar",
@@ -168,6 +163,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
         ),
         TurnGameEntry(
             id="nil_recruitment",
+            llm="pdbench.games.judged_prompts:PROMPTS",
             view="pdbench.games.nil_recruitment.view",
             platform_name="nil-recruitment",
             rules="pdbench.games.nil_recruitment.rules:NilRecruitment",

@@ -1,5 +1,5 @@
 """The offline mock as a game's third party: it reads a Keeper's or a judge's prompt back (the
-files of prompts/<game>/, rendered by `pdbench.agents.judged_prompts`) and answers with the same
+files of prompts/<game>/, filled by `pdbench.games.judged_prompts`) and answers with the same
 pure functions as the house third parties, so a match with the mock as Keeper or judge plays
 exactly as one with the house Keeper or the `priorities` judge (tests/unit/test_mock_roles.py).
 

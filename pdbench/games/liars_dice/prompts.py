@@ -106,6 +106,8 @@ class LiarsDicePrompts:
     file for every turn (prompts/liars_dice/turn.md), the answer "BID <quantity> <face>" or
     "CHALLENGE" read strictly (`pdbench.core.phrases.liars_answer_action`)."""
 
+    lists_answers = True  # every bid and the challenge
+
     def prompt_file(self, round_state: dict[str, Any]) -> str:
         return "turn.md"
 

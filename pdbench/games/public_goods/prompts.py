@@ -187,6 +187,8 @@ def _answer_format(round_state: dict[str, Any]) -> str:
 class PublicGoodsPrompts:
     """The adapter (module docstring)."""
 
+    lists_answers = True  # contribute: 0..E; talk and punish are free
+
     talk_tokens: int = 120  # a message of at most 280 characters is about 70 tokens
     move_tokens: int = 40
 
