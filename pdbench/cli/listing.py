@@ -52,12 +52,15 @@ def list_options(
             continue
         typer.echo(f"{title} (conf/{group}/):")
         options = group_options(group, root)
-        width = max((len(o) for o in options), default=0)
-        for option in options:
+        described = {option: describe_option(group, option, root) for option in options}
+        if group == "game":
+            described |= _installed_games(set(options))
+        width = max((len(o) for o in described), default=0)
+        for option, description in described.items():
             # wrapped between words under its own column, never cut (the terminal's width)
             typer.echo(
                 textwrap.fill(
-                    describe_option(group, option, root),
+                    description,
                     width=max(shutil.get_terminal_size().columns, width + 40),
                     initial_indent=f"  {option.ljust(width)}  ",
                     subsequent_indent=" " * (width + 4),
@@ -65,3 +68,15 @@ def list_options(
                     break_on_hyphens=False,
                 )
             )
+
+
+def _installed_games(in_conf: set[str]) -> dict[str, str]:
+    """The registered games without a conf/game/ file (a plugin's, `pdbench.games`), each with
+    its summary and how a config names it."""
+    from pdbench.games.registry import TURN_GAMES
+
+    return {
+        game_id: f"{entry.summary} (installed, no conf/game/ file: game.id={game_id})"
+        for game_id, entry in TURN_GAMES.items()
+        if game_id not in in_conf
+    }

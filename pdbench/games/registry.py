@@ -14,86 +14,14 @@ import difflib
 import functools
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import GAMES as MATRIX_GAMES
-from pdbench.games.base import SEAT_LETTERS, TurnGame, TurnPolicy, player_seats
+from pdbench.games.base import TurnGame, TurnPolicy, player_seats
+from pdbench.games.entry import Seats, TurnGameEntry
 from pdbench.games.prompt_adapter import GameMock, PromptAdapter
 from pdbench.games.roles import ThirdRole
-
-
-@dataclass(frozen=True)
-class Seats:
-    """How many player seats ("a", "b", "c", ...) a game may have; a condition binds each seat
-    it plays to an agent (`agent_a`, `agent_b`, `agent_c`, ...). A game whose number varies
-    says it through its rules' `seats` (public goods: `players` x `groups`, its options), and
-    `option` names the option a user sets it with, for messages."""
-
-    default: int = 2
-    minimum: int = 2
-    maximum: int = 2
-    option: str = ""  # the game option setting the number ("": always `default`)
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.minimum <= self.default <= self.maximum <= len(SEAT_LETTERS):
-            raise ValueError(f"seats must hold 1 <= minimum <= default <= maximum <= 10: {self}")
-        if self.maximum > self.minimum and not self.option:
-            raise ValueError("a game whose number of seats varies names the option setting it")
-
-
-@dataclass(frozen=True)
-class TurnGameEntry:
-    id: str  # pdbench's id: conf/game/<id>.yaml, `game.id`
-    platform_name: str  # AgentDuel's spelling: an agent file's GAME, round_state["game"]
-    rules: str  # "module:Class": the TurnGame, built with the condition's game options
-    policies: str  # "module:NAME": a dict, policy name -> factory taking the policy's parameters
-    summary: str  # one line for listings and errors
-    # "module:NAME" of a module holding METRICS (stem -> meaning, stored per player seat), POOLED
-    # (ratio stem -> (numerator, denominator) counts) and match_row(final state) -> per seat
-    metrics: str = ""
-    # The game's roles besides its players (`pdbench.games.roles`), in the order their seats
-    # are bound; () when it has none.
-    third_roles: tuple[ThirdRole, ...] = ()
-    # The persona an LLM player gets when the command line names none (a file in
-    # prompts/<id>/personas/); None: the game has no personas (the judged games' prompts
-    # describe the player's side themselves).
-    default_persona: str | None = None
-    # What `pdbench ladder` ranks this game's agents on by default: the AgentDuel contests are
-    # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
-    ranked_on: Literal["wins", "payoff"] = "wins"
-    seats: Seats = Seats()
-    # "module" of the game's page in the viewer (a `pdbench.ui.game_views.GameView`: its
-    # measures and a match's transcript), imported only when a run of the game is opened; ""
-    # when the game has no page yet (the viewer says so and shows the other tabs).
-    view: str = ""
-    # The house agents (conf/agent/ names) `pdbench train` seats against a user's file when
-    # --against names none: seat b gets the first, seat c the second, ..., cycling through them
-    # for the seats the game has. A judged game's third party is its house default, not here.
-    training_opponents: tuple[str, ...] = ()
-    # The game option setting how many rounds a match has ("": the rules end a match, as a die
-    # count or a verdict does), so `train --rounds` and a header's length ask the game.
-    rounds_option: str = ""
-    # The module playing a condition of house players only for many matches at once, numpy over
-    # the matches ("" : none, the turn loop plays every match): `problem(rules, players,
-    # max_turns)` says why it cannot (None: it can), `play(rules, players, game_seeds,
-    # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all.
-    vectorised: str = ""
-    # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
-    # its LLM players' prompt files, placeholders, answer parser, legal answers and answer
-    # limits. "": the game has no LLM players.
-    llm: str = ""
-    # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`);
-    # "" for a game the mock provider still plays with its own code.
-    mock: str = ""
-
-    @property
-    def llm_plays(self) -> bool:
-        """Whether an LLM agent can play this game (it has a prompt adapter); otherwise an LLM
-        player is refused when the config is read."""
-        return bool(self.llm)
-
 
 # The third roles of the judged games (the debates share their judge).
 KEEPER = ThirdRole(
@@ -248,6 +176,35 @@ def turn_policies(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:
     """The house policies of `game_id`, by name."""
     return _resolve(turn_game_entry(game_id).policies)
 
+
+def _add_plugin_games() -> None:
+    """The games of installed plugins (entry point group `pdbench.games`, each a
+    `TurnGameEntry` named by its id) joined to the built-ins. A plugin game whose entry is not
+    an entry, is named otherwise, or takes a built-in game's id or name is left out and said in
+    one line, as a plugin that fails to import is (`pdbench.core.plugins`)."""
+    import sys
+
+    from pdbench.core.plugins import FAILED, load_group
+
+    taken = {*MATRIX_GAMES, *TURN_GAMES} | {e.platform_name for e in TURN_GAMES.values()}
+    for name, entry in load_group("pdbench.games").items():
+        if name in TURN_GAMES and TURN_GAMES[name] is entry:
+            continue  # a built-in declared as an entry point as well
+        names = {getattr(entry, "id", None), getattr(entry, "platform_name", None)}
+        if isinstance(entry, TurnGameEntry) and entry.id == name and not names & taken:
+            TURN_GAMES[name] = entry
+            taken |= {entry.id, entry.platform_name}
+            continue
+        line = (
+            f"warning: plugin game {name} (pdbench.games) was not loaded: its entry point must "
+            "be a pdbench.games.entry.TurnGameEntry whose id is the entry point's name and "
+            "whose id and platform name no other game has"
+        )
+        FAILED.append(line)
+        print(line, file=sys.stderr)
+
+
+_add_plugin_games()
 
 Family = Literal["matrix", "turn"]
 

@@ -1,7 +1,8 @@
-"""examples/plugin/ is a package of its own (its own pyproject.toml) that adds an agent kind and
-a metric through entry points (issue 43): installed into a fresh environment, `pdbench validate`
-and `pdbench run` use its kind from a config, and its metric is a column of the run's aggregates,
-with no line of pdbench changed and no import of it anywhere.
+"""examples/plugin/ is a package of its own (its own pyproject.toml) that adds an agent kind, a
+metric and a game through entry points (issue 43): installed into a fresh environment, `pdbench
+validate` and `pdbench run` use its kind from a config, its metric is a column of the run's
+aggregates, and its game is listed, checked (`check-game`), validated, run, measured and rated
+(`ladder`), with no line of pdbench changed and no import of it anywhere.
 
 The environment: a new virtual environment (`uv venv`) into which the plugin is installed
 offline (`uv pip install --offline --no-deps`, built with hatchling from uv's cache). pdbench and
@@ -37,8 +38,8 @@ def _uv() -> str:
     return found
 
 
-@pytest.mark.slow  # builds and installs a package, and starts three interpreters
-def test_an_installed_plugin_adds_an_agent_kind_and_a_metric(tmp_path):
+@pytest.mark.slow  # builds and installs a package, and starts interpreters
+def test_an_installed_plugin_adds_an_agent_kind_a_metric_and_a_game(tmp_path):
     uv = _uv()
     venv = tmp_path / "venv"
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_OFFLINE": "1"}
@@ -87,3 +88,26 @@ def test_an_installed_plugin_adds_an_agent_kind_and_a_metric(tmp_path):
         "alternate_vs_alld": 0.5,
         "alternate_vs_tft": 0.5,
     }
+
+    # The game: listed, its contract checked, validated, run with its measures, rated.
+    listed = pdbench("list", "games")
+    assert listed.returncode == 0, listed.stderr
+    assert "odds_and_evens" in listed.stdout
+    checked = pdbench("check-game", "odds_and_evens")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    game_runs = f"run.output_dir={tmp_path / 'game_runs'}"
+    game = str(PLUGIN / "odds_and_evens.yaml")
+    validated = pdbench("validate", game, game_runs)
+    assert validated.returncode == 0, validated.stderr
+    ran = pdbench("run", game, game_runs)
+    assert ran.returncode == 0, ran.stderr
+    (game_dir,) = (tmp_path / "game_runs").glob("odds_and_evens-*")
+    table = pd.read_parquet(game_dir / "aggregates.parquet")
+    matches = table[table["level"] == "replicate"]
+    assert len(matches) == 8 and matches["two_fingers_share_a"].between(0, 1).all()
+    # the copycat shows one finger first, then what the random player showed the round before
+    copycat_first = matches[matches["condition"] == "copycat_vs_random"]
+    assert (copycat_first["two_fingers_share_a"] < 1).all()
+    rated = pdbench("ladder", str(game_dir), "--out", str(tmp_path / "ladder"))
+    assert rated.returncode == 0, rated.stderr
+    assert "oe_random" in rated.stdout.casefold() and "oe_copycat" in rated.stdout.casefold()

@@ -92,3 +92,28 @@ def test_check_game_says_ok_fail_and_refuses_a_matrix_game(monkeypatch, tmp_path
 def test_an_unknown_game_names_the_field_and_the_choices():
     with pytest.raises(ConfigError, match=r"game\.id.*liars_dice"):
         build_turn_game("liars_die")
+
+
+def test_a_plugin_game_that_is_no_entry_or_takes_a_taken_name_is_left_out_in_one_line(
+    monkeypatch, capsys
+):
+    import dataclasses
+
+    from pdbench.core import plugins
+    from pdbench.games import registry
+
+    before = dict(registry.TURN_GAMES)
+    twin = dataclasses.replace(before["liars_dice"], id="dice_twin")  # liars-dice taken
+    odd = dataclasses.replace(before["liars_dice"], id="other", platform_name="other")
+    fine = dataclasses.replace(before["liars_dice"], id="fine", platform_name="fine-game")
+    offered = {"not_an_entry": object(), "dice_twin": twin, "misnamed": odd, "fine": fine}
+    monkeypatch.setattr(plugins, "load_group", lambda group: offered)
+    monkeypatch.setattr(plugins, "FAILED", [])
+    monkeypatch.setattr(registry, "TURN_GAMES", dict(before))
+    registry._add_plugin_games()
+    assert set(registry.TURN_GAMES) == {*before, "fine"}
+    warned = capsys.readouterr().err.splitlines()
+    assert len(warned) == 3
+    assert all(line.startswith("warning: plugin game ") for line in warned)
+    assert {line.split()[3] for line in warned} == {"not_an_entry", "dice_twin", "misnamed"}
+    assert plugins.FAILED == warned

@@ -1,0 +1,86 @@
+"""What a game is, as data: `TurnGameEntry`, the one registration shape of a turn game (its
+parts named lazily as "module:attribute" strings, so listing games imports nothing heavy), and
+`Seats`. A game outside pdbench (a plugin) builds its entry from this module and declares it in
+its package's entry points (group `pdbench.games`, docs/extending.md); pdbench's own games are
+the rows of `pdbench.games.registry`. This module imports no game, so a plugin's module can
+import it while the registry loads plugins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pdbench.games.base import SEAT_LETTERS
+from pdbench.games.roles import ThirdRole
+
+
+@dataclass(frozen=True)
+class Seats:
+    """How many player seats ("a", "b", "c", ...) a game may have; a condition binds each seat
+    it plays to an agent (`agent_a`, `agent_b`, `agent_c`, ...). A game whose number varies
+    says it through its rules' `seats` (public goods: `players` x `groups`, its options), and
+    `option` names the option a user sets it with, for messages."""
+
+    default: int = 2
+    minimum: int = 2
+    maximum: int = 2
+    option: str = ""  # the game option setting the number ("": always `default`)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.minimum <= self.default <= self.maximum <= len(SEAT_LETTERS):
+            raise ValueError(f"seats must hold 1 <= minimum <= default <= maximum <= 10: {self}")
+        if self.maximum > self.minimum and not self.option:
+            raise ValueError("a game whose number of seats varies names the option setting it")
+
+
+@dataclass(frozen=True)
+class TurnGameEntry:
+    id: str  # pdbench's id: conf/game/<id>.yaml, `game.id`
+    platform_name: str  # AgentDuel's spelling: an agent file's GAME, round_state["game"]
+    rules: str  # "module:Class": the TurnGame, built with the condition's game options
+    policies: str  # "module:NAME": a dict, policy name -> factory taking the policy's parameters
+    summary: str  # one line for listings and errors
+    # "module:NAME" of a module holding METRICS (stem -> meaning, stored per player seat), POOLED
+    # (ratio stem -> (numerator, denominator) counts) and match_row(final state) -> per seat
+    metrics: str = ""
+    # The game's roles besides its players (`pdbench.games.roles`), in the order their seats
+    # are bound; () when it has none.
+    third_roles: tuple[ThirdRole, ...] = ()
+    # The persona an LLM player gets when the command line names none (a file in
+    # prompts/<id>/personas/); None: the game has no personas (the judged games' prompts
+    # describe the player's side themselves).
+    default_persona: str | None = None
+    # What `pdbench ladder` ranks this game's agents on by default: the AgentDuel contests are
+    # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
+    ranked_on: Literal["wins", "payoff"] = "wins"
+    seats: Seats = Seats()
+    # "module" of the game's page in the viewer (a `pdbench.ui.game_views.GameView`: its
+    # measures and a match's transcript), imported only when a run of the game is opened; ""
+    # when the game has no page yet (the viewer says so and shows the other tabs).
+    view: str = ""
+    # The house agents (conf/agent/ names) `pdbench train` seats against a user's file when
+    # --against names none: seat b gets the first, seat c the second, ..., cycling through them
+    # for the seats the game has. A judged game's third party is its house default, not here.
+    training_opponents: tuple[str, ...] = ()
+    # The game option setting how many rounds a match has ("": the rules end a match, as a die
+    # count or a verdict does), so `train --rounds` and a header's length ask the game.
+    rounds_option: str = ""
+    # The module playing a condition of house players only for many matches at once, numpy over
+    # the matches ("" : none, the turn loop plays every match): `problem(rules, players,
+    # max_turns)` says why it cannot (None: it can), `play(rules, players, game_seeds,
+    # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all.
+    vectorised: str = ""
+    # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
+    # its LLM players' prompt files, placeholders, answer parser, legal answers and answer
+    # limits. "": the game has no LLM players.
+    llm: str = ""
+    # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`);
+    # "" for a game the mock provider still plays with its own code.
+    mock: str = ""
+
+    @property
+    def llm_plays(self) -> bool:
+        """Whether an LLM agent can play this game (it has a prompt adapter); otherwise an LLM
+        player is refused when the config is read."""
+        return bool(self.llm)
