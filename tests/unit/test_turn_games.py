@@ -116,4 +116,4 @@ def test_a_plugin_game_that_is_no_entry_or_takes_a_taken_name_is_left_out_in_one
     assert len(warned) == 3
     assert all(line.startswith("warning: plugin game ") for line in warned)
     assert {line.split()[3] for line in warned} == {"not_an_entry", "dice_twin", "misnamed"}
-    assert plugins.FAILED == warned
+    assert warned == plugins.FAILED
