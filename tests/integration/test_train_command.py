@@ -10,25 +10,11 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import only_run_dir
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
+from training import only_run, train
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
-
-
-def train(tmp: Path, *args: str):
-    return run_front_door(
-        "cli",
-        ["train", *args, "--output-dir", str(tmp / "runs")],
-        cwd=shared_copy(),
-        env=command_env(tmp),
-    )
-
-
-def only_run(tmp: Path) -> Path:
-    run_dir = only_run_dir(tmp / "runs")
-    return run_dir
 
 
 @pytest.mark.parametrize(

@@ -12,23 +12,14 @@ from pathlib import Path
 import orjson
 import pytest
 from helpers import only_run_dir
-from in_process import run_front_door
-from project_copy import command_env, shared_copy
+from project_copy import shared_copy
+from training import train
 
 from pdbench.cli.train_table import training_table
 from pdbench.games.registry import TURN_GAMES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agents" / "public_goods.py"
 ENTRY = TURN_GAMES["public_goods"]
-
-
-def train(tmp: Path, *args: str):
-    return run_front_door(
-        "cli",
-        ["train", *args, "--output-dir", str(tmp / "runs")],
-        cwd=shared_copy(),
-        env=command_env(tmp),
-    )
 
 
 def stored_turns(run_dir: Path) -> list[dict]:

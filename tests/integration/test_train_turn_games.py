@@ -9,25 +9,9 @@ import json
 from pathlib import Path
 
 import orjson
-from helpers import only_run_dir
-from in_process import run_front_door
-from project_copy import command_env, shared_copy
+from training import only_run, train
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
-
-
-def train(tmp: Path, *args: str):
-    return run_front_door(
-        "cli",
-        ["train", *args, "--output-dir", str(tmp / "runs")],
-        cwd=shared_copy(),
-        env=command_env(tmp),
-    )
-
-
-def only_run(tmp: Path) -> Path:
-    run_dir = only_run_dir(tmp / "runs")
-    return run_dir
 
 
 def stored_turns(run_dir: Path) -> list[dict]:
