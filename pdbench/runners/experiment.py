@@ -174,10 +174,12 @@ def _run(
         cache_rejected=lambda: gateway.cache_rejected if gateway is not None else 0,
     )
     save = run_manifest.save
-    save(manifests.STATUS_STARTED)
     halt = Halt()
     writer = OrderedWriter(store, on_stored=run_manifest.save_after_store)
-    try:  # from the first manifest on, a Ctrl-C (even one landing in on_start) is said below
+    # From the first manifest on, a Ctrl-C is said below: one landing the instant after the
+    # manifest is written, or in on_start, too (the save is the first step inside the try).
+    try:
+        save(manifests.STATUS_STARTED)
         if on_start:
             on_start(len(plan), skipped)
         if pending:
