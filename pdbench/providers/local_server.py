@@ -20,6 +20,7 @@ import contextlib
 import importlib.metadata
 import signal
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -41,6 +42,9 @@ LOG_ERRORS_ONLY = 1  # llama.cpp's log threshold: 1 errors, 2 warnings, 3 info
 # llama.cpp keeps the states of earlier prompts in memory to reuse them, 8 GiB by default; a
 # bounded cache keeps a long run's memory near what it is at start.
 PROMPT_CACHE_MIB = 256
+
+
+STOP_TIMEOUT_S = 60.0  # see LocalServer.stop
 
 
 class LocalServerError(PdbenchError):
@@ -151,6 +155,9 @@ class LocalServer:
         self.parallel = parallel
         self.ready_timeout_s = ready_timeout_s
         self.ready_s: float | None = None  # seconds from start() until /health answered ok
+        # How long stop() waits for llama.cpp to end its serving loop before it says so and
+        # leaves the rest to the process's exit.
+        self.stop_timeout_s = STOP_TIMEOUT_S
         self._server: Any = None
 
     @property
@@ -227,9 +234,26 @@ class LocalServer:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        """Stop serving and free the model (waits for the request being answered, if any)."""
+        """Stop serving and free the model (waits for the request being answered, if any, and
+        at most `stop_timeout_s`: then it says so on stderr and returns)."""
         server, self._server = self._server, None
-        del server  # the last reference: llama.cpp's destructor ends its loop and joins it
+        if server is None:
+            return
+        # The last reference is dropped on a thread of its own: llama.cpp's destructor ends its
+        # loop and joins it, a join that once hung for good in CI. Waiting a bounded time keeps
+        # a run (or the test suite) from hanging on it.
+        holder = [server]
+        del server
+        freeing = threading.Thread(target=holder.clear, name="pdbench-local-server-stop")
+        freeing.daemon = True
+        freeing.start()
+        freeing.join(self.stop_timeout_s)
+        if freeing.is_alive():
+            print(
+                f"warning: the local model server did not stop within {self.stop_timeout_s:g} s "
+                "(llama.cpp's shutdown); it ends with this process",
+                file=sys.stderr,
+            )
 
     @property
     def running(self) -> bool:
