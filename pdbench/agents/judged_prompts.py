@@ -27,7 +27,7 @@ def _folder(round_state: dict[str, Any]) -> str:
     return game_id(round_state["game"])
 
 
-def _adapter(round_state: dict[str, Any]) -> PromptAdapter:
+def game_prompts(round_state: dict[str, Any]) -> PromptAdapter:
     """The game's prompt adapter (`TurnGameEntry.llm`); a game without one has no LLM players
     (refused when the config is read)."""
     adapter = prompt_adapter(turn_game_entry(_folder(round_state)))
@@ -38,12 +38,12 @@ def _adapter(round_state: dict[str, Any]) -> PromptAdapter:
 
 def prompt_path(round_state: dict[str, Any]) -> str:
     """The prompt file (relative to the project) for the seat that was shown `round_state`."""
-    return f"prompts/{_folder(round_state)}/{_adapter(round_state).prompt_file(round_state)}"
+    return f"prompts/{_folder(round_state)}/{game_prompts(round_state).prompt_file(round_state)}"
 
 
 def prompt_fields(round_state: dict[str, Any]) -> dict[str, str]:
     """Every placeholder the seat's prompt file may use, from the observation."""
-    return _adapter(round_state).fields(round_state)
+    return game_prompts(round_state).fields(round_state)
 
 
 def persona_path(round_state: dict[str, Any], persona: str) -> str:
@@ -98,15 +98,15 @@ def check_prompt_folder(root: Path, round_state: dict[str, Any]) -> None:
 def action_from_answer(round_state: dict[str, Any], answer: str) -> dict[str, Any]:
     """The seat's action from a model's answer to its prompt (ValueError with the reason when
     it names none: the model is re-asked, as an invalid answer is)."""
-    return _adapter(round_state).action(round_state, answer)
+    return game_prompts(round_state).action(round_state, answer)
 
 
 def answer_reminder(round_state: dict[str, Any]) -> str:
     """What a re-ask repeats after the refusal's reason: the answer format the prompt asked for."""
-    return _adapter(round_state).reminder(round_state)
+    return game_prompts(round_state).reminder(round_state)
 
 
 def constrained_answers(round_state: dict[str, Any]) -> tuple[str, ...] | None:
     """The exact answers a constrained model may give this turn (a GBNF grammar is built from
     them), or None when the game's answers are free text (the judged games)."""
-    return _adapter(round_state).legal_answers(round_state)
+    return game_prompts(round_state).legal_answers(round_state)

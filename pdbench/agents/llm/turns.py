@@ -24,6 +24,7 @@ from pdbench.agents.judged_prompts import (
     answer_reminder,
     check_prompt_folder,
     constrained_answers,
+    game_prompts,
     persona_path,
     persona_text,
     prompt_path,
@@ -31,14 +32,9 @@ from pdbench.agents.judged_prompts import (
 )
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.games.base import TurnGame
-from pdbench.games.prompt_adapter import PromptAdapter
-from pdbench.games.registry import game_id, prompt_adapter, turn_game_entry
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.storage.schema import ProviderAttempt
 
-# The answer's length limit when the spec sets none and the game has no prompt adapter (which
-# says its own): a question, argument or verdict of the judged games is a paragraph.
-TEXT_MAX_TOKENS = 300
 TURN_FORMAT = "turn"  # the request's response format: the game's own answer format
 
 # What a turn needs of the agent, handed in so that this module need not know the agent's class
@@ -49,13 +45,8 @@ Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 
 
 def turn_max_tokens(spec: LLMAgentSpec, round_state: dict[str, Any]) -> int:
-    """The spec's limit, else the game's adapter's for this turn, else a paragraph's."""
-    if spec.max_tokens:
-        return spec.max_tokens
-    adapter = _adapter_of(round_state)
-    if adapter is not None:
-        return adapter.max_tokens(round_state)
-    return TEXT_MAX_TOKENS
+    """The spec's limit, else the game's for this turn (its prompt adapter's)."""
+    return spec.max_tokens or game_prompts(round_state).max_tokens(round_state)
 
 
 async def take_turn(
@@ -136,9 +127,9 @@ def turn_prompt_files(game: TurnGame[Any], root: Path, persona: str | None = Non
     """The prompt files an LLM agent reads in `game`, each rendered once from an observation of
     a match (`_observations_to_check`; a missing file or an unknown placeholder is a
     ConfigError naming the file, before anything runs); every prompt file of the game is checked
-    for conversions and format specs (`check_prompt_folder`). A game with a prompt adapter lists
-    every prompt file of its folder, read or not in the first round (a later phase's, e.g. a
-    punishment phase that opens in round 7), so the run's manifest holds each one's hash."""
+    for conversions and format specs (`check_prompt_folder`). Every prompt file of the game's
+    folder is listed, read or not in the first round (a later phase's, e.g. a punishment phase
+    that opens in round 7), so the run's manifest holds each one's hash."""
     files = []
     for seen in _observations_to_check(game):
         check_prompt_folder(root, seen)
@@ -146,9 +137,8 @@ def turn_prompt_files(game: TurnGame[Any], root: Path, persona: str | None = Non
         files.append(prompt_path(seen))
         if persona is not None:
             files.append(persona_path(seen, persona))
-        if _adapter_of(seen) is not None:
-            folder = Path(prompt_path(seen)).parent
-            files += [f"{folder.as_posix()}/{p.name}" for p in (root / folder).glob("*.md")]
+        folder = Path(prompt_path(seen)).parent
+        files += [f"{folder.as_posix()}/{p.name}" for p in (root / folder).glob("*.md")]
     return sorted(set(files))
 
 
@@ -156,12 +146,12 @@ CHECK_TURNS = 200  # turns walked to reach every phase of a first round (a safet
 
 
 def _observations_to_check(game: TurnGame[Any]) -> list[dict[str, Any]]:
-    """The opening observations of a match; for a game with a prompt adapter, every seat's
-    observation through the first round (every phase's prompt, played with the rules'
-    fallbacks), so a later phase's prompt file fails before anything runs, not mid-match."""
+    """The opening observations of a match: every seat's observation through the first round
+    (every phase's prompt, played with the rules' fallbacks), so a later phase's prompt file
+    fails before anything runs, not mid-match."""
     state = game.initial_state(0)
     seen = [game.observe(state, seat) for seat in game.to_move(state)]
-    if not seen or _adapter_of(seen[0]) is None:
+    if not seen:
         return seen
     for _ in range(CHECK_TURNS):
         moves = {seat: game.fallback(state, seat, "timeout") for seat in game.to_move(state)}
@@ -170,7 +160,3 @@ def _observations_to_check(game: TurnGame[Any]) -> list[dict[str, Any]]:
             break
         seen += [game.observe(state, seat) for seat in game.to_move(state)]
     return seen
-
-
-def _adapter_of(round_state: dict[str, Any]) -> PromptAdapter | None:
-    return prompt_adapter(turn_game_entry(game_id(round_state["game"])))
