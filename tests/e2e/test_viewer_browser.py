@@ -338,8 +338,31 @@ def grid_cells(page) -> list[list[str]]:
     )
 
 
+TAB = '[data-testid="stTab"]'
+
+
+def select_tab(page, tab, timeout_s: float = 60) -> None:
+    """Click a tab (a locator) until it is the selected one. st.tabs switches in the browser with
+    no script run, but a script run that redraws the tab bar (a run's tabs settling as its files
+    are read) puts the selection back on the first tab: a click that landed just before such a
+    redraw is lost (CI, once, under load), so it is repeated rather than waited on for a minute."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+    from playwright.sync_api import expect
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        tab.click(timeout=60_000)
+        page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
+        try:
+            expect(tab).to_have_attribute("aria-selected", "true", timeout=5_000)
+            return
+        except (AssertionError, PlaywrightTimeoutError):
+            if time.monotonic() > deadline:
+                raise
+
+
 def open_tab(page, name: str) -> None:
-    page.locator('[data-testid="stTab"]', has_text=name).click()
+    select_tab(page, page.locator(TAB, has_text=name))
 
 
 def test_every_tab_renders_without_an_exception(page):
@@ -503,16 +526,7 @@ def test_every_kind_of_run_opens_on_every_tab(page, every_kind_of_run):
         # Analysis and Tournament tabs come with their files), and a tab counted for the run
         # shown before must not be waited for.
         while index < tabs.count():
-            tabs.nth(index).click(timeout=60_000)
-            page.wait_for_selector(RUNNING, state="detached", timeout=60_000)
-            # The tab is shown once it is the selected one (st.tabs switches in the browser,
-            # with no script run): wait for that, not a fixed 300 ms.
-            page.wait_for_function(
-                """([selector, index]) => document.querySelectorAll(selector)[index]
-                       ?.getAttribute('aria-selected') === 'true'""",
-                arg=['[data-testid="stTab"]', index],
-                timeout=60_000,
-            )
+            select_tab(page, tabs.nth(index))
             assert page.locator(EXCEPTION).count() == 0, (kind, tabs.nth(index).inner_text())
             if tabs.nth(index).inner_text() == "Conditions":
                 # The comparison table fits at 1440 px and never prints "None" (issue 26).
