@@ -34,6 +34,7 @@ from pdbench.config.hydra_compose import (
     condition_name_from_overrides,
     spec_from_composed,
 )
+from pdbench.config.installed_options import store_installed_options
 from pdbench.config.overrides import Overrides
 from pdbench.config.sweep import (
     SWEEP_KEYS_ENV,
@@ -377,6 +378,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
             os.environ[SWEEP_COMMAND_ENV] = "python -m pdbench " + shlex.join(args)
             os.environ[LAUNCHER_PID_ENV] = str(os.getpid())
             os.environ[LAUNCH_DIR_ENV] = str(Path.cwd())  # for jobs that start elsewhere (Ray)
+    store_installed_options(project_root / "conf")  # a plugin game's, as Hydra options
     task = hydra.main(
         config_path=str(project_root / "conf"), config_name="config", version_base="1.3"
     )(_job)

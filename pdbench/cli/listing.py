@@ -53,8 +53,6 @@ def list_options(
         typer.echo(f"{title} (conf/{group}/):")
         options = group_options(group, root)
         described = {option: describe_option(group, option, root) for option in options}
-        if group == "game":
-            described |= _installed_games(set(options))
         width = max((len(o) for o in described), default=0)
         for option, description in described.items():
             # wrapped between words under its own column, never cut (the terminal's width)
@@ -68,15 +66,3 @@ def list_options(
                     break_on_hyphens=False,
                 )
             )
-
-
-def _installed_games(in_conf: set[str]) -> dict[str, str]:
-    """The registered games without a conf/game/ file (a plugin's, `pdbench.games`), each with
-    its summary and how a config names it."""
-    from pdbench.games.registry import TURN_GAMES
-
-    return {
-        game_id: f"{entry.summary} (installed, no conf/game/ file: game.id={game_id})"
-        for game_id, entry in TURN_GAMES.items()
-        if game_id not in in_conf
-    }

@@ -8,6 +8,7 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from pdbench.config.installed_options import installed_options
 from pdbench.config.override_fields import declared, unknown_field
 from pdbench.config.overrides import apply_overrides
 from pdbench.config.tree import conf_dir, group_options, unknown_option
@@ -24,6 +25,9 @@ def load_group_option(group: str, option: str, project_root: Path, shown: str) -
         option = known_game_id(option) or option
     if option not in options:
         raise ConfigError(unknown_option(group, option, project_root), file=shown, field=group)
+    installed = installed_options(group, conf_dir(project_root))
+    if option in installed:  # a plugin game's, without a file
+        return OmegaConf.create(installed[option])
     node = read_yaml(conf_dir(project_root) / group / f"{option}.yaml", project_root)
     if group == "persona":  # persona files are `@package _global_`: {persona: <name>}
         return node.get("persona")
@@ -57,6 +61,9 @@ def resolve_agent(
         options = group_options(group, project_root)
         if value not in options:
             raise ConfigError(unknown_option(group, value, project_root), file=shown, field=where)
+        installed = installed_options(group, conf_dir(project_root))
+        if value in installed:  # a plugin game's house player, without a file
+            return OmegaConf.create(installed[value])
         return resolve_ref(
             f"{group}/{value}.yaml",
             {},

@@ -10,6 +10,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from pdbench.config.group_choices import check_choices
+from pdbench.config.installed_options import store_installed_options
 from pdbench.config.override_fields import (
     already_set,
     declared,
@@ -26,7 +27,7 @@ from pdbench.config.overrides import (
 from pdbench.config.role_panels import command_line_panels
 from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS
 from pdbench.config.sweep import expand, sweep_id
-from pdbench.config.tree import GROUPS, HYDRA_GROUPS, ROLES, LoadedConfig
+from pdbench.config.tree import GROUPS, HYDRA_GROUPS, ROLES, LoadedConfig, conf_dir
 from pdbench.config.validation import (
     assemble,
     condition_dict,
@@ -194,6 +195,7 @@ def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path)
     shown = display_path(path, project_root)
     check_choices(path, overrides, project_root, shown)
     check_config_tree(path.parent, project_root)
+    store_installed_options(conf_dir(project_root))
     with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
         try:
             return compose(config_name=path.stem, overrides=list(overrides))

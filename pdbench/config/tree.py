@@ -8,12 +8,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pdbench.config.installed_options import installed_options
 from pdbench.config.schema import (
     SEAT_FIELDS,
     ExperimentSpec,
 )
 from pdbench.core.errors import did_you_mean
-from pdbench.games.registry import declared_roles
+from pdbench.games.registry import TURN_GAMES, declared_roles, turn_policy_games
 
 # The third roles the registered games declare (`keeper`, `judge`, ...): each is a Hydra group
 # (`keeper=llm`) and a condition's field, bound from the options of conf/<its options group>/.
@@ -80,9 +81,12 @@ def conf_dir(project_root: Path) -> Path:
 
 
 def group_options(group: str, project_root: Path) -> list[str]:
-    """Options of a config group, e.g. group_options("agent") -> ["allc", "alld", ...]."""
+    """Options of a config group, e.g. group_options("agent") -> ["allc", "alld", ...]: its
+    files, and the options an installed plugin's game brings without one
+    (`pdbench.config.installed_options`)."""
     folder = conf_dir(project_root) / group
-    return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+    files = [p.stem for p in folder.glob("*.yaml")] if folder.is_dir() else []
+    return sorted({*files, *installed_options(group, conf_dir(project_root))})
 
 
 def unknown_option(group: str, option: str, project_root: Path) -> str:
@@ -97,14 +101,20 @@ def unknown_option(group: str, option: str, project_root: Path) -> str:
     return (
         f'unknown {group} "{option}"{did_you_mean(option, options)}; choose one of: '
         + ", ".join(options)
-        + f" (looked in {folder})"
+        + f" (looked in {folder}{_and_installed(group, project_root)})"
     )
+
+
+def _and_installed(group: str, project_root: Path) -> str:
+    return " and installed games" if installed_options(group, conf_dir(project_root)) else ""
 
 
 def describe_option(group: str, option: str, project_root: Path) -> str:
     """A group option's description: the first sentence of the comment at the top of its file
     (its first lines starting with #), or the whole comment when it is one sentence."""
     path = conf_dir(project_root) / group / f"{option}.yaml"
+    if not path.is_file():
+        return _installed_description(group, option)
     lines = []
     for line in path.read_text().splitlines():
         if not line.startswith("#"):
@@ -115,3 +125,11 @@ def describe_option(group: str, option: str, project_root: Path) -> str:
     comment = " ".join(lines)
     # A sentence ends at a full stop followed by a capital ("et al. 2025", "e.g. x" go on).
     return re.split(r"(?<=\.)\s+(?=[A-Z])", comment, maxsplit=1)[0]
+
+
+def _installed_description(group: str, option: str) -> str:
+    """What `pdbench list` says of an option made from an installed game (no file to read)."""
+    if group == "game":
+        summary = TURN_GAMES[option].summary
+        return f"{summary} (installed, no conf/game/ file: game.id={option})"
+    return f"a house player of {turn_policy_games()[option]} (installed, no conf/agent/ file)"

@@ -19,8 +19,10 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections import Counter
 from pathlib import Path
 
+import orjson
 import pandas as pd
 import pytest
 
@@ -111,3 +113,28 @@ def test_an_installed_plugin_adds_an_agent_kind_a_metric_and_a_game(tmp_path):
     rated = pdbench("ladder", str(game_dir), "--out", str(tmp_path / "ladder"))
     assert rated.returncode == 0, rated.stderr
     assert "oe_random" in rated.stdout.casefold() and "oe_copycat" in rated.stdout.casefold()
+
+    # The Hydra door: the game and its house players are group choices with no file in conf/
+    # (a sweep over a seat, an option of the game overridden), and a misspelt one is refused in
+    # one line that names the installed options too.
+    def hydra_door(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(python), "-m", "pdbench", *args],
+            capture_output=True, text=True, cwd=ROOT,
+            env={**env, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")},
+        )  # fmt: skip
+
+    hydra_runs = tmp_path / "hydra_runs"
+    swept = hydra_door(
+        "-m", "game=odds_and_evens", "agent_a=oe_random", "agent_b=oe_copycat,oe_random",
+        "game.options.rounds=3", "run.replicates=1", f"run.output_dir={hydra_runs}",
+        "run.run_id=oe_sweep",
+    )  # fmt: skip
+    assert swept.returncode == 0, swept.stderr
+    rounds = [orjson.loads(line) for line in (hydra_runs / "oe_sweep" / "rounds.jsonl").open()]
+    per_condition = Counter(record["condition"] for record in rounds)
+    assert sorted(per_condition.values()) == [3, 3], per_condition
+    misspelt = hydra_door("game=odds_and_evens", "agent_a=oe_randon", "agent_b=oe_copycat")
+    assert misspelt.returncode == 2
+    assert misspelt.stderr.count("\n") == 1 and 'did you mean "oe_random"' in misspelt.stderr
+    assert "installed games" in misspelt.stderr
