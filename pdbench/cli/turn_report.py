@@ -16,14 +16,10 @@ from pdbench.analysis.metrics.turn_aggregates import SEATS, seats_in
 from pdbench.cli.table_fit import Column, Fitted, fit, left_out_note
 from pdbench.storage.manifest import RunManifest
 
-# column stem -> header (each shown "A/B"): Liar's Dice's; a game's metrics module may hold its
-# own SHOWN (pdbench.games.passcode.aggregates, debate_aggregates)
-SHOWN = {
-    "win_rate": "win",
-    "challenge_accuracy_pooled": "challenge acc.",
-    "bluff_rate_pooled": "bluff",
-    "dice_lost_per_challenge_pooled": "dice lost/chall.",
-}
+# column stem -> header (each shown "A/B"): a game's metrics module holds its own SHOWN (e.g.
+# pdbench.games.liars_dice.metrics); a game without one (a plugin's) shows its win rate, and
+# aggregates.parquet has all of its measures.
+SHOWN = {"win_rate": "win"}
 
 
 def _fmt(value: object) -> str:

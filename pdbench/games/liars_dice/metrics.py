@@ -28,6 +28,13 @@ from pdbench.games.liars_dice.rules import (
 )
 
 BLUFF_BELOW = 0.5
+# the run's end-of-run table (pdbench.cli.turn_report): column stem -> header
+SHOWN = {
+    "win_rate": "win",
+    "challenge_accuracy_pooled": "challenge acc.",
+    "bluff_rate_pooled": "bluff",
+    "dice_lost_per_challenge_pooled": "dice lost/chall.",
+}
 
 
 @dataclass(frozen=True)
