@@ -32,7 +32,8 @@ def training_table(
     opponents, its seats, whether it sets its rounds); a flag the game cannot take is a
     ValueError naming it."""
     from pdbench.games.base import player_seats
-    from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, Seats
+    from pdbench.games.entry import Seats
+    from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES
 
     overrides: list[str] = []
     if GAME_FAMILIES[game_id] == "turn":

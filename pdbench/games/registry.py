@@ -1,11 +1,13 @@
-"""Every game pdbench plays: the turn-based games, one row each naming where their parts live,
-and (`GAME_FAMILIES`) every game of both families, the 2x2 matrix games of `pdbench.core.game`
-included, so one place answers "which games are there, and is this one a matrix or a turn game".
+"""Every game pdbench plays: the built-in turn games (each package's `GAME`), the installed
+plugins' (entry point group `pdbench.games`), and (`GAME_FAMILIES`) every game of both families,
+the 2x2 matrix games of `pdbench.core.game` included, so one place answers "which games are
+there, and is this one a matrix or a turn game".
 
-The modules are imported only when a game is played (entry points, as for agent kinds and
-providers), so listing the games costs nothing. Adding a game is its rules module (a
-`pdbench.games.base.TurnGame`), its house policies, one row here, a `conf/game/<id>.yaml`, and its
-tests (tests/unit/test_turn_games.py runs every registered game through the contract).
+An entry names its parts as "module:attribute" strings, imported only when a game is played, so
+listing the games costs nothing. Adding a game is a package under pdbench/games/ whose
+`__init__` holds its `GAME` (docs/add-a-game.md), one line in `BUILT_IN_GAMES` (or an entry
+point, for a game of another package), a `conf/game/<id>.yaml`, and its tests
+(tests/unit/test_turn_games.py runs every registered game through the contract).
 """
 
 from __future__ import annotations
@@ -18,114 +20,22 @@ from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import GAMES as MATRIX_GAMES
+from pdbench.games import liars_dice, nil_recruitment, nuclear_war, passcode, public_goods
 from pdbench.games.base import TurnGame, TurnPolicy, player_seats
-from pdbench.games.entry import Seats, TurnGameEntry
+from pdbench.games.entry import TurnGameEntry
 from pdbench.games.prompt_adapter import GameMock, PromptAdapter
 from pdbench.games.roles import ThirdRole
 
-# The third roles of the judged games (the debates share their judge).
-KEEPER = ThirdRole(
-    name="keeper",
-    shown="the secret word and the question it is asked",
-    house="pdbench.games.passcode.policies:KEEPERS",
-    unbound="null",
+# The built-in turn games, each described by its package's `GAME` (everything that is one game's
+# lives in its package, issue 43); installed plugins' games join them below.
+BUILT_IN_GAMES: tuple[TurnGameEntry, ...] = (
+    liars_dice.GAME,
+    passcode.GAME,
+    nuclear_war.GAME,
+    nil_recruitment.GAME,
+    public_goods.GAME,
 )
-KEEPER_AUDIT = ThirdRole(
-    name="keeper_audit",
-    shown="what the Keeper is shown",
-    audits="keeper",
-    unbound="null_hashed",
-    measures="pdbench.analysis.judging.stored_keeper:keeper_audit_report",
-    missing="no Keeper audit stored (bind keeper_audit in the condition; "
-    "a passcode run's metrics: pdbench aggregate, aggregates.parquet)",
-)
-JUDGE = ThirdRole(
-    name="judge",
-    shown="the scenario, its persona and the speeches",
-    house="pdbench.games.debate.policies:JUDGES",
-    panel=True,
-    unbound="null",
-    measures="pdbench.analysis.judging.stored:judge_report",
-    missing="no stored verdict to analyse yet",
-)
-
-TURN_GAMES: dict[str, TurnGameEntry] = {
-    entry.id: entry
-    for entry in (
-        TurnGameEntry(
-            id="liars_dice",
-            view="pdbench.games.liars_dice.view",
-            platform_name="liars-dice",
-            rules="pdbench.games.liars_dice.game:LiarsDice",
-            policies="pdbench.games.liars_dice.policies:LIARS_DICE_POLICIES",
-            summary="bid on all dice or challenge; the loser of a challenge loses a die",
-            metrics="pdbench.games.liars_dice.metrics",
-            default_persona="cooperative",
-            llm="pdbench.games.liars_dice.prompts:PROMPTS",
-            mock="pdbench.games.liars_dice.mock:play",
-            training_opponents=("liars_probability",),
-        ),
-        TurnGameEntry(
-            id="passcode",
-            llm="pdbench.games.judged_prompts:PROMPTS",
-            view="pdbench.games.passcode.view",
-            platform_name="passcode",
-            rules="pdbench.games.passcode.rules:Passcode",
-            policies="pdbench.games.passcode.policies:PASSCODE_POLICIES",
-            summary="ask a Secret Keeper questions, then guess its word before the other player",
-            metrics="pdbench.games.passcode.aggregates",
-            third_roles=(KEEPER, KEEPER_AUDIT),
-            training_opponents=("passcode_halving",),
-        ),
-        TurnGameEntry(
-            id="nuclear_war",
-            llm="pdbench.games.judged_prompts:PROMPTS",
-            view="pdbench.games.nuclear_war.view",
-            platform_name="nuclear-war",
-            rules="pdbench.games.nuclear_war.rules:NuclearWar",
-            policies="pdbench.games.debate.policies:DEBATE_POLICIES",
-            summary="argue for or against a nuclear strike; a President decides",
-            metrics="pdbench.games.debate.aggregates",
-            third_roles=(JUDGE,),
-            training_opponents=("debate_fixed",),
-        ),
-        TurnGameEntry(
-            id="nil_recruitment",
-            llm="pdbench.games.judged_prompts:PROMPTS",
-            view="pdbench.games.nil_recruitment.view",
-            platform_name="nil-recruitment",
-            rules="pdbench.games.nil_recruitment.rules:NilRecruitment",
-            policies="pdbench.games.debate.policies:DEBATE_POLICIES",
-            summary="pitch a university to a football recruit, who commits to one",
-            metrics="pdbench.games.debate.aggregates",
-            third_roles=(JUDGE,),
-            training_opponents=("debate_fixed",),
-        ),
-        TurnGameEntry(
-            id="public_goods",
-            view="pdbench.games.public_goods.view",
-            platform_name="public-goods",
-            rules="pdbench.games.public_goods.rules:PublicGoods",
-            policies="pdbench.games.public_goods.policies:PUBLIC_GOODS_POLICIES",
-            summary="N players contribute to a shared pot, multiplied and split; may talk, punish",
-            metrics="pdbench.games.public_goods.metrics",
-            ranked_on="payoff",
-            seats=Seats(default=4, minimum=2, maximum=10, option="players"),
-            default_persona="cooperative",
-            llm="pdbench.games.public_goods.prompts:PROMPTS",
-            mock="pdbench.games.public_goods.mock:play",
-            # a group of mixed kinds, so a file meets a cooperator, a free rider and a
-            # conditional cooperator at once (the Fischbacher, Gaechter & Fehr 2001 types)
-            training_opponents=(
-                "pgg_conditional_cooperator",
-                "pgg_free_rider",
-                "pgg_full_contributor",
-            ),
-            rounds_option="rounds",
-            vectorised="pdbench.games.public_goods.vectorised",
-        ),
-    )
-}
+TURN_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_GAMES}
 
 
 def _resolve(entry_point: str) -> Any:

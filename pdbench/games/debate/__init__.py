@@ -7,3 +7,18 @@ games have in common, used by their packages (`pdbench.games.nuclear_war.rules`,
 - `aggregates`: the per-player measures of a finished debate.
 - `transcript` and `view`: the viewer's page of a debate; each game's own page adds its facts.
 """
+
+from __future__ import annotations
+
+from pdbench.games.roles import ThirdRole
+
+# The judge both debates are decided by (a condition's `judge`, one agent or an odd panel).
+JUDGE = ThirdRole(
+    name="judge",
+    shown="the scenario, its persona and the speeches",
+    house="pdbench.games.debate.policies:JUDGES",
+    panel=True,
+    unbound="null",
+    measures="pdbench.analysis.judging.stored:judge_report",
+    missing="no stored verdict to analyse yet",
+)

@@ -12,5 +12,24 @@ game's (issue 43's game contract).
   prompts/liars_dice/turn.md, the strict answer, the legal answers for a grammar) and the offline
   mock's play.
 
-Registered in `pdbench.games.registry`, which names each of these parts.
+`GAME` below names each of these parts; `pdbench.games.registry` lists it with the other
+built-in games.
 """
+
+from __future__ import annotations
+
+from pdbench.games.entry import TurnGameEntry
+
+GAME = TurnGameEntry(
+    id="liars_dice",
+    view="pdbench.games.liars_dice.view",
+    platform_name="liars-dice",
+    rules="pdbench.games.liars_dice.game:LiarsDice",
+    policies="pdbench.games.liars_dice.policies:LIARS_DICE_POLICIES",
+    summary="bid on all dice or challenge; the loser of a challenge loses a die",
+    metrics="pdbench.games.liars_dice.metrics",
+    default_persona="cooperative",
+    llm="pdbench.games.liars_dice.prompts:PROMPTS",
+    mock="pdbench.games.liars_dice.mock:play",
+    training_opponents=("liars_probability",),
+)

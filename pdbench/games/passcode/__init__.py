@@ -7,5 +7,41 @@ them, as one package: everything that is this game's (issue 43's game contract).
   measures are in `pdbench.games.judged_metrics`).
 - `transcript` and `view`: the viewer's page of a match.
 
-Registered in `pdbench.games.registry`.
+`GAME` below names each of these parts; `pdbench.games.registry` lists it with the other
+built-in games.
 """
+
+from __future__ import annotations
+
+from pdbench.games.entry import TurnGameEntry
+from pdbench.games.roles import ThirdRole
+
+# The Secret Keeper, and the audit of what it answers.
+KEEPER = ThirdRole(
+    name="keeper",
+    shown="the secret word and the question it is asked",
+    house="pdbench.games.passcode.policies:KEEPERS",
+    unbound="null",
+)
+KEEPER_AUDIT = ThirdRole(
+    name="keeper_audit",
+    shown="what the Keeper is shown",
+    audits="keeper",
+    unbound="null_hashed",
+    measures="pdbench.analysis.judging.stored_keeper:keeper_audit_report",
+    missing="no Keeper audit stored (bind keeper_audit in the condition; "
+    "a passcode run's metrics: pdbench aggregate, aggregates.parquet)",
+)
+
+GAME = TurnGameEntry(
+    id="passcode",
+    llm="pdbench.games.judged_prompts:PROMPTS",
+    view="pdbench.games.passcode.view",
+    platform_name="passcode",
+    rules="pdbench.games.passcode.rules:Passcode",
+    policies="pdbench.games.passcode.policies:PASSCODE_POLICIES",
+    summary="ask a Secret Keeper questions, then guess its word before the other player",
+    metrics="pdbench.games.passcode.aggregates",
+    third_roles=(KEEPER, KEEPER_AUDIT),
+    training_opponents=("passcode_halving",),
+)

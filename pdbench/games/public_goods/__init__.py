@@ -15,6 +15,35 @@ measures and the published designs it can reproduce.
   many matches at once, numpy over the matches, writing the turn loop's records.
 - `view`: its page in the viewer.
 
-Registered in `pdbench.games.registry`, which names each of these parts. The rules import only
+`GAME` below names each of these parts; `pdbench.games.registry` lists it with the other
+built-in games. The rules import only
 pdbench.core and numpy; `mock` and `view` import what their roles may (tests/unit/test_layering.py).
 """
+
+from __future__ import annotations
+
+from pdbench.games.entry import Seats, TurnGameEntry
+
+GAME = TurnGameEntry(
+    id="public_goods",
+    view="pdbench.games.public_goods.view",
+    platform_name="public-goods",
+    rules="pdbench.games.public_goods.rules:PublicGoods",
+    policies="pdbench.games.public_goods.policies:PUBLIC_GOODS_POLICIES",
+    summary="N players contribute to a shared pot, multiplied and split; may talk, punish",
+    metrics="pdbench.games.public_goods.metrics",
+    ranked_on="payoff",
+    seats=Seats(default=4, minimum=2, maximum=10, option="players"),
+    default_persona="cooperative",
+    llm="pdbench.games.public_goods.prompts:PROMPTS",
+    mock="pdbench.games.public_goods.mock:play",
+    # a group of mixed kinds, so a file meets a cooperator, a free rider and a
+    # conditional cooperator at once (the Fischbacher, Gaechter & Fehr 2001 types)
+    training_opponents=(
+        "pgg_conditional_cooperator",
+        "pgg_free_rider",
+        "pgg_full_contributor",
+    ),
+    rounds_option="rounds",
+    vectorised="pdbench.games.public_goods.vectorised",
+)
