@@ -12,7 +12,7 @@ the players, the Keeper and the judge.
 | the debates     | judge, response     | prompts/<game>/judge_response.md     |
 | the debates     | judge, decision     | prompts/<game>/judge_decision.md     |
 
-The offline mock reads the Keeper's and the judge's prompts back (`pdbench.providers.mock_roles`),
+The offline mock reads the Keeper's and the judge's prompts back (`ThirdRole.mock`: `pdbench.games.passcode.keeper_mock`, `pdbench.games.debate.judge_mock`),
 so the lines it reads ("The secret word is: ", "Question: ", "Your name: ", "Your priorities: ",
 "Choices: ", transcript lines "- [phase] speaker: text") must stay in these files. Answers are
 free text (no legal answers for a grammar); a decision must name exactly one of the choices.

@@ -55,6 +55,12 @@ def game_mocks() -> tuple[GameMock, ...]:
     return tuple(_resolve(entry.mock) for entry in TURN_GAMES.values() if entry.mock)
 
 
+def role_mocks() -> tuple[Callable[[str], str | None], ...]:
+    """How the offline mock plays each third role that says (`ThirdRole.mock`): each reads a
+    prompt and answers it as that role, or says None (not its prompt)."""
+    return tuple(_resolve(role.mock) for role in declared_roles().values() if role.mock)
+
+
 def turn_game_entry(game_id: str) -> TurnGameEntry:
     if game_id not in TURN_GAMES:
         raise ConfigError(unknown_choice("game", game_id, TURN_GAMES), field="game.id")

@@ -48,6 +48,9 @@ class ThirdRole:
     # game stored nothing for them to measure.
     measures: str = ""
     missing: str = ""
+    # "module:function" (prompt) -> answer or None: how the offline mock plays the role, reading
+    # the role's prompt back (None: the prompt is not this role's); "" when it has none.
+    mock: str = ""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name.startswith("agent_"):

@@ -4,7 +4,8 @@ published design end to end without a key.
 A turn game that says how the mock plays it (`TurnGameEntry.mock`, e.g. public goods' own
 `mock` module) is asked first: the first game's mock that reads the prompt as its own answers,
 with the persona's lean named below (Liar's Dice's and public goods' mocks live in their
-packages). The third parties (`mock_roles`) are still this package's module.
+packages). A third role is played by the mock its declaration names (`ThirdRole.mock`: the
+Keeper's in passcode's package, the judge's in the debate family's), asked before the games.
 
 It reads what it needs from the rendered prompt, the way a real model would
 (`pdbench.providers.prompt_reading`): the two action words (from the payoff rules, else from the
@@ -63,9 +64,8 @@ from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.transcript import Observation
-from pdbench.games.registry import game_mocks
+from pdbench.games.registry import game_mocks, role_mocks
 from pdbench.providers.base import Completion, CompletionRequest, ProviderError
-from pdbench.providers.mock_roles import answer_role_prompt
 from pdbench.providers.prompt_reading import (
     ReadPrompt,
     UnreadablePrompt,
@@ -158,9 +158,10 @@ class MockProvider:
         # The round's own prompt is the first user message; corrections follow it.
         round_prompt = next((c for r, c in request.messages if r == "user"), "")
         text = "\n".join([request.system, round_prompt])
-        as_third_party = answer_role_prompt(text)  # a Keeper's or judge's prompt (mock_roles)
-        if as_third_party is not None:
-            return as_third_party
+        for play_role in role_mocks():  # a Keeper's or judge's prompt (`ThirdRole.mock`)
+            as_third_party = play_role(text)
+            if as_third_party is not None:
+                return as_third_party
         as_player = self._game_answer(text, request)  # a game that plays its own mock
         if as_player is not None:
             return as_player

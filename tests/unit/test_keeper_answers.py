@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from pdbench.core.keeper_answers import NO, UNANSWERABLE, YES, is_in_grammar, keeper_answer
+from pdbench.games.passcode.keeper_answers import (
+    NO,
+    UNANSWERABLE,
+    YES,
+    is_in_grammar,
+    keeper_answer,
+)
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """The offline mock plays the Keeper and the judge from their prompt files: rendered from the
-seat's observation, read back by pdbench.providers.mock_roles, and answered with the house third
+seat's observation, read back by the mock each role declares (ThirdRole.mock: games/passcode/keeper_mock.py,
+games/debate/judge_mock.py), and answered with the house third
 parties' own rules, so a match with the mock in the third role is the house match, turn for turn.
 Players' prompt files render from every observation with no unknown placeholder."""
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from pdbench.core.keeper_answers import keeper_answer
+from pdbench.games.passcode.keeper_answers import keeper_answer
 from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
 from pdbench.games.passcode.rules import FALLBACK_QUESTION, KEEPER_SEATS, Passcode
 

@@ -2,7 +2,7 @@
 
 - `keeper_truthfulness`: for a Keeper whose rule is known (the mock and house Keeper), every
   stored answer is checked against the secret word with the truthful grammar
-  (`pdbench.core.keeper_answers`): the share of answers that are exactly right, over the
+  (`pdbench.games.passcode.keeper_answers`): the share of answers that are exactly right, over the
   questions in the grammar (questions outside it are counted apart: any reply is allowed there).
 - `audit_disagreement`: for an LLM Keeper, each question is put again to a second (audit) model;
   the share of stored pairs (Keeper's answer, audit's answer) whose verdicts disagree. Answers are
@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from pdbench.analysis.judging.proportions import Share, share
-from pdbench.core.keeper_answers import is_in_grammar, keeper_answer
+from pdbench.games.passcode.keeper_answers import is_in_grammar, keeper_answer
 
 
 @dataclass(frozen=True)

@@ -21,4 +21,5 @@ JUDGE = ThirdRole(
     unbound="null",
     measures="pdbench.analysis.judging.stored:judge_report",
     missing="no stored verdict to analyse yet",
+    mock="pdbench.games.debate.judge_mock:answer_as_judge",
 )

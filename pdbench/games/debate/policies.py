@@ -8,7 +8,7 @@ Players (`DEBATE_POLICIES`, the same for both games; they read `your_position` o
   one sentence each, for its side.
 
 Judges (`JUDGES`, the third role the registry declares): `scripted_judge` decides by a rule of
-`pdbench.core.judge_rules` (`rule`, default "priorities", the documented fair rule; the biased
+`pdbench.games.debate.judge_rules` (`rule`, default "priorities", the documented fair rule; the biased
 "first_speaker", "first_listed" and "longer" exist for measuring the measurements) and responds
 between phases with `judge_response`.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from pdbench.core.judge_rules import JUDGE_RULES, judge_response
+from pdbench.games.debate.judge_rules import JUDGE_RULES, judge_response
 
 
 def _side(round_state: dict[str, Any]) -> str:

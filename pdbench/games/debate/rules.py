@@ -17,7 +17,7 @@ speakers, a judge who responds after each phase and decides after the last.
   swap can tell side from player. The winning side's player earns 100 points, the other 0.
 - Fallbacks: a player's is the generic text for its side (the platform's timeout argument); the
   judge's is a neutral "please continue" response and, for the decision, the fair `priorities`
-  rule of `pdbench.core.judge_rules` (a condition may abort the match instead).
+  rule of `pdbench.games.debate.judge_rules` (a condition may abort the match instead).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from pdbench.core.judge_rules import decide_by_priorities
+from pdbench.games.debate.judge_rules import decide_by_priorities
 
 PLAYER_SEATS = ("a", "b")
 JUDGE = "judge"

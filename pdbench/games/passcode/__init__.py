@@ -22,6 +22,7 @@ KEEPER = ThirdRole(
     shown="the secret word and the question it is asked",
     house="pdbench.games.passcode.policies:KEEPERS",
     unbound="null",
+    mock="pdbench.games.passcode.keeper_mock:answer_as_keeper",
 )
 KEEPER_AUDIT = ThirdRole(
     name="keeper_audit",

@@ -4,7 +4,7 @@
 Players (`PASSCODE_POLICIES`):
 - `passcode_halving`: keeps the words of the public list it is shown (`candidate_words`, the
   game's word list) that agree with every answer it was given, asking each answer again of the
-  truthful Keeper's grammar (`pdbench.core.keeper_answers`); asks "Does the word come before "m"
+  truthful Keeper's grammar (`pdbench.games.passcode.keeper_answers`); asks "Does the word come before "m"
   alphabetically?" at the median candidate, which halves the list, and guesses once one word is
   left (else passes). With a truthful Keeper and the word in its list it needs about
   log2(len(list)) rounds; when no word agrees (a lying Keeper, another list) it asks the length.
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pdbench.core.keeper_answers import keeper_answer
+from pdbench.games.passcode.keeper_answers import keeper_answer
 
 LENGTH_QUESTION = "How many letters does the word have?"
 

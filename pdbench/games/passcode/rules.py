@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from pdbench.core.keeper_answers import UNANSWERABLE
+from pdbench.games.passcode.keeper_answers import UNANSWERABLE
 from pdbench.games.scenarios import Words, load_words, stream
 
 PLAYER_SEATS = ("a", "b")

@@ -1,7 +1,7 @@
 """Scripted judges of the debate games (nuclear_war, nil_recruitment): pure rules over what a judge
 is shown (its priorities, the sides to choose between, the arguments in speaking order). The house
 judges (`pdbench.games.debate.policies`) and the offline mock reading a judge prompt
-(`pdbench.providers.mock_roles`) both decide with these functions, so they agree by construction.
+(`ThirdRole.mock`: `pdbench.games.passcode.keeper_mock`, `pdbench.games.debate.judge_mock`) both decide with these functions, so they agree by construction.
 
 Rules (`JUDGE_RULES`):
 - `priorities` (the default, meant to be fair): a side scores one point per priority of the judge
