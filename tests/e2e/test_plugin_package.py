@@ -29,6 +29,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "examples" / "plugin"
 CLI = "import sys; from pdbench.cli import main; sys.argv[0] = 'pdbench'; main()"
+# The viewer headless (streamlit.testing) on a run: its tabs and what each shows, or its exception.
+VIEW_CHECK = """
+import os, sys
+from streamlit.testing.v1 import AppTest
+os.environ["PDBENCH_RUN_DIR"] = sys.argv[2]
+at = AppTest.from_file(sys.argv[1], default_timeout=90).run()
+if at.exception:
+    sys.exit("exception: " + " | ".join(str(e.value) for e in at.exception))
+print("tabs: " + ", ".join(t.label for t in at.tabs))
+print("\\n".join(str(e.value) for e in (*at.subheader, *at.markdown, *at.caption, *at.info)))
+print("\\n".join(str(m.label) for m in at.metric))
+"""
 
 
 def _uv() -> str:
@@ -113,6 +125,15 @@ def test_an_installed_plugin_adds_an_agent_kind_a_metric_and_a_game(tmp_path):
     rated = pdbench("ladder", str(game_dir), "--out", str(tmp_path / "ladder"))
     assert rated.returncode == 0, rated.stderr
     assert "oe_random" in rated.stdout.casefold() and "oe_copycat" in rated.stdout.casefold()
+
+    # The viewer: the game's own page (the entry's `view`), its transcript and its measures.
+    viewed = subprocess.run(
+        [str(python), "-c", VIEW_CHECK, str(ROOT / "pdbench" / "ui" / "app.py"), str(game_dir)],
+        capture_output=True, text=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert viewed.returncode == 0, viewed.stdout + viewed.stderr
+    assert "tabs: Transcript, Metrics, Run facts" in viewed.stdout
+    assert "Odds and evens" in viewed.stdout and "Two fingers" in viewed.stdout
 
     # The Hydra door: the game and its house players are group choices with no file in conf/
     # (a sweep over a seat, an option of the game overridden), and a misspelt one is refused in

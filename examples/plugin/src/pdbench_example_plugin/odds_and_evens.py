@@ -144,4 +144,5 @@ GAME = TurnGameEntry(
     policies="pdbench_example_plugin.odds_and_evens:POLICIES",
     summary="show one or two fingers at once; an odd sum wins the round for a, even for b",
     metrics="pdbench_example_plugin.odds_and_evens",
+    view="pdbench_example_plugin.view",
 )
