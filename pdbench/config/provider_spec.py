@@ -39,6 +39,9 @@ class ProviderKind:
     # "module:attribute" of (ProviderSpec) -> the (name, value) pairs besides the request that
     # decide its answers, for the cache key (the mock's behaviour, as a model's weights would).
     key_options_entry_point: str | None = None
+    # The field of ProviderSpec holding this kind's own options (the mock's `mock`), None when
+    # it has none: a config that sets them for another kind is refused, not silently ignored.
+    options_field: str | None = None
 
 
 PROVIDER_KINDS: dict[str, ProviderKind] = {}
@@ -65,6 +68,7 @@ MOCK = register_provider(
         deterministic_at_temperature_0=False,
         seeded_per_match=True,
         key_options_entry_point="pdbench.providers.mock:cache_key_options",
+        options_field="mock",
     )
 )
 LITELLM = register_provider(
@@ -195,6 +199,21 @@ class ProviderSpec(Frozen):
         if self.api_base is not None and self.api_bases:
             raise ValueError("give api_base (one server) or api_bases (several), not both")
         return self
+
+    def ignored_options(self) -> list[tuple[str, str]]:
+        """Options of another provider kind set away from their defaults (the mock's
+        `("mock", "mock.strategy")` on a litellm provider: (the kind, the option), as when an experiment written for the mock is run
+        with `provider=openai`): this provider never reads them, which `validate` and `run`
+        say in a warning line each rather than ignore in silence."""
+        own = provider_kinds()[self.name].options_field
+        ignored: list[tuple[str, str]] = []
+        for kind in provider_kinds().values():
+            field = kind.options_field
+            if field is None or field == own or field not in type(self).model_fields:
+                continue
+            changed = getattr(self, field).model_dump(exclude_defaults=True)
+            ignored.extend((kind.name, f"{field}.{option}") for option in sorted(changed))
+        return ignored
 
     @field_validator("api_base")
     @classmethod

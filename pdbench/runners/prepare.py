@@ -183,6 +183,14 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
                 if agent.uses_provider and relative not in files:
                     warnings.extend(_key_shaped_warning(relative, data))
                 files[relative] = hashlib.sha256(data).hexdigest()
+            provider = getattr(agent, "provider", None) if agent.uses_provider else None
+            ignored = provider.ignored_options() if provider is not None else []
+            for kind in dict.fromkeys(kind for kind, _ in ignored):
+                options = ", ".join(f"provider.{o}" for k, o in ignored if k == kind)
+                warnings.append(
+                    f"{spec.source}: {where}: {options}: the {kind} provider's options, which "
+                    f"{getattr(provider, 'name', '')} does not read (ignored)"
+                )
             if built is not None:  # the policies' warnings are about 2x2 payoffs
                 warnings.extend(
                     f"{spec.source}: {where}.{w.field}: {w.message}" for w in agent.warnings(game)
