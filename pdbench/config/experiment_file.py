@@ -10,6 +10,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.files import load_group_option, merge_agent, resolve_agent
 from pdbench.config.overrides import NO_OVERRIDES, Overrides, apply_cli_options, apply_overrides
+from pdbench.config.population import read_population
 from pdbench.config.schema import (
     SEAT_FIELDS,
     FixedHorizonSpec,
@@ -44,6 +45,7 @@ CONDITION_KEYS = (
     "name",
     "factors",
     *SEAT_FIELDS,
+    "population",  # or every seat at once (pdbench.config.population)
     # the third roles the registered games declare, by name (`tree.ROLES`)
     *ROLES,
     "game",
@@ -169,9 +171,19 @@ def _condition(
             "horizon": raw.get("horizon", cfg.get("horizon")) or {"type": "fixed"},
         }
     )
+    if raw.get("population") is not None:
+        node["population"] = read_population(
+            raw.population,
+            lambda value, field: resolve_agent(
+                value, base_dir=base_dir, project_root=project_root, shown=shown, where=field
+            ),
+            shown=shown,
+            where=f"{where}.population",
+        )
     for side in SEAT_FIELDS:
         if side not in raw:
-            if side in ("agent_a", "agent_b"):  # further seats: the game says how many
+            # further seats: the game says how many; a population binds them all
+            if side in ("agent_a", "agent_b") and "population" not in node:
                 raise ConfigError("missing", file=shown, field=f"{where}.{side}")
             continue
         node[side] = resolve_agent(

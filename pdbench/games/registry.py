@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import GAMES as MATRIX_GAMES
-from pdbench.games.base import TurnGame, TurnPolicy, player_seats
+from pdbench.games.base import MAX_SEATS, TurnGame, TurnPolicy, player_seats
 from pdbench.games.entry import Seats, TurnGameEntry
 from pdbench.games.prompt_adapter import GameMock, PromptAdapter
 from pdbench.games.roles import ThirdRole
@@ -110,7 +110,7 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             summary="N players contribute to a shared pot, multiplied and split; may talk, punish",
             metrics="pdbench.games.public_goods.metrics",
             ranked_on="payoff",
-            seats=Seats(default=4, minimum=2, maximum=10, option="players"),
+            seats=Seats(default=4, minimum=2, maximum=MAX_SEATS, option="players"),
             default_persona="cooperative",
             llm="pdbench.games.public_goods.prompts:PROMPTS",
             mock="pdbench.games.public_goods.mock:play",
