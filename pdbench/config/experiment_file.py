@@ -211,12 +211,25 @@ def _condition(
         ]
         node[role] = resolved if panel else resolved[0]
     condition_overrides = raw.get("overrides")
+    if condition_overrides and _changes_the_population(condition_overrides):
+        raise ConfigError(
+            "a population is given in the condition itself (its `population:`), not changed "
+            "by its overrides",
+            file=shown,
+            field=f"{where}.overrides.population",
+        )
     if condition_overrides:
         if isinstance(condition_overrides, ListConfig):
             node = apply_overrides(node, [str(o) for o in condition_overrides], shown)
         else:
             node = merge_condition(node, condition_overrides)
     return condition_dict(node, cfg, shown)
+
+
+def _changes_the_population(overrides: Any) -> bool:
+    if isinstance(overrides, ListConfig):
+        return any(str(line).lstrip("+~").startswith("population") for line in overrides)
+    return isinstance(overrides, DictConfig) and "population" in overrides
 
 
 def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:

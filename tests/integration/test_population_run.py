@@ -103,3 +103,29 @@ def test_the_ladders_outcome_rows_hold_all_twelve_seats(population_run):
     per_match = outcomes.table.groupby("match_id")["seat"].apply(list)
     assert len(per_match) == 2 and all(seats == list(SEATS) for seats in per_match)
     assert len(outcomes.agents) == len(POPULATION)
+
+
+def test_a_hydra_sweep_over_populations_of_different_sizes(tmp_path):
+    """`python -m pdbench -m population=...,...`: one condition per population, each its own
+    number of seats, and the summary says "-" for a seat a condition does not have."""
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "300"}
+    done = run_front_door(
+        "module",
+        [
+            "-m",
+            "game=public_goods",
+            "population={pgg_free_rider:2,pgg_hump:2},{pgg_random:3}",
+            "game.options.rounds=2",
+            "run.replicates=1",
+            f"run.output_dir={tmp_path / 'runs'}",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    assert done.code == 0, done.stderr
+    (run_dir,) = (tmp_path / "runs").glob("sweep-*")
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    seats = {name: len(m.get("further_seats", {})) + 2 for name, m in manifest["matchups"].items()}
+    assert sorted(seats.values()) == [3, 4]
+    assert "PGG_RANDOM vs PGG_RANDOM vs PGG_RANDOM vs -" in " ".join(done.stdout.split())
+    assert "nan" not in done.stdout

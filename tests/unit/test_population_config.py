@@ -146,6 +146,19 @@ def test_an_experiment_file_refuses_a_population_beside_a_seat(tmp_path):
         load(experiment, project_root=ROOT)
 
 
+@pytest.mark.parametrize(
+    "overrides", ["{population: {pgg_random: 4}}", "['population.pgg_hump=3']"]
+)
+def test_a_conditions_overrides_may_not_change_its_population(tmp_path, overrides):
+    experiment = tmp_path / "over.yaml"
+    experiment.write_text(
+        "game: {id: public_goods}\nconditions:\n"
+        f"  - {{name: x, population: {{pgg_hump: 4}}, overrides: {overrides}}}\n"
+    )
+    with pytest.raises(ConfigError, match=r"conditions\[0\]\(x\).overrides.population: "):
+        load(experiment, project_root=ROOT)
+
+
 def test_the_front_door_exits_2_with_one_line(tmp_path):
     env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
     done = run_front_door(
