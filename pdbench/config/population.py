@@ -5,14 +5,14 @@ Written two ways, on the Hydra command line and in experiment files alike:
 
     population: {llm_default: 4, tft: 2, alld: 2}        # conf/agent/ names -> counts
     population:                                           # or entries, each any agent binding
-      - {agent: pgg_conditional_cooperator, count: 14}
+      - {agent: tft, count: 14}
       - {agent: {ref: agent/llm_default.yaml, overrides: {persona: exploitative}}, count: 2}
 
 The first entry's agents take seats "a", "b", ..., the next entry's the seats after them
 (`pdbench.games.base.player_seats`), so `{tft: 2, alld: 2}` is agent_a = agent_b = tft and
 agent_c = agent_d = alld: four players, two of them tft. A population binds every seat, so a
 condition gives it or agent_a/agent_b/..., never both. Its total must be the game's number of
-seats; when the game's seat option (`Seats.option`, public goods' `players`) is not given, the
+seats; when the game's seat option (`Seats.option`, e.g. a group size) is not given, the
 total sets it. The stored condition holds the population (its entries with resolved agents) in
 place of agent_a and agent_b.
 """

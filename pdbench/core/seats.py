@@ -33,7 +33,8 @@ def seat_index(seat: str) -> int:
 
 
 def seats_among(names: Iterable[str]) -> tuple[str, ...]:
-    """The player seats among `names` (seat names and others: "keeper", "judge:a"), in order."""
+    """The player seats among `names` (seat names and others: a third role, "<role>:a"), in
+    order."""
     return tuple(sorted(name for name in set(names) if re.fullmatch(SEAT_PATTERN, name)))
 
 
