@@ -19,6 +19,7 @@ from pdbench.cli.inspect_transcript import (
     walk_pair_round,
     walk_turn,
 )
+from pdbench.core.seats import stored_seat_agents
 from pdbench.storage.ledger import LedgerEntry
 
 if TYPE_CHECKING:
@@ -55,11 +56,12 @@ def condition_roles(manifest: RunManifest, condition: str) -> dict[str, Role]:
     config = manifest.condition_config(condition) or {}
     matchup = manifest.matchups.get(condition)
     roles = {}
+    seats = stored_seat_agents(config)  # its fields, or its population's seats
     for seat in ("a", "b"):
         name = f"agent_{seat}"
         player = getattr(matchup, name, name) if matchup else name
         kind = (getattr(matchup, f"type_{seat}", None) if matchup else None) or "agent"
-        roles[name] = _role(name, player, kind, config.get(name))
+        roles[name] = _role(name, player, kind, seats.get(name))
     for name, player in (matchup.third_parties if matchup else {}).items():
         kind = "house third party" if "(house default)" in player else "third party"
         roles[name] = _role(name, player, kind, config.get(name))

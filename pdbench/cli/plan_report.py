@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:
+    from pdbench.config.schema import ConditionSpec
     from pdbench.runners.prepare import LoadedExperiment
 
 
@@ -30,8 +31,7 @@ def print_validation(loaded: LoadedExperiment) -> None:
     typer.echo(f"  conditions    {len(spec.conditions)}")
     for condition in spec.conditions:
         typer.echo(
-            f"    {condition.name}: "
-            + " vs ".join(agent.display_name for agent in condition.players.values())
+            f"    {condition.name}: {_players_text(condition)}"
             + f" | {condition.game.id} | {_horizon_text(condition)}"
         )
     typer.echo(f"  replicates    {spec.run.replicates}")
@@ -43,6 +43,21 @@ def print_validation(loaded: LoadedExperiment) -> None:
     typer.echo(f"  matches       {len(plan)}  ({size})")
     typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
     print_estimate(loaded, plan)
+
+
+def _players_text(condition: ConditionSpec) -> str:
+    """Who plays: "TFT vs ALLD", or a population's entries with their counts and the seats
+    they fill ("population of 28: 14 x PGG_CONDITIONAL_COOPERATOR (a-n), ...")."""
+    if condition.population is None:
+        return " vs ".join(agent.display_name for agent in condition.players.values())
+    seats = [side.removeprefix("agent_") for side in condition.players]
+    parts, first = [], 0
+    for entry in condition.population:
+        last = first + entry.count - 1
+        where = seats[first] if last == first else f"{seats[first]}-{seats[last]}"
+        parts.append(f"{entry.count} x {entry.agent.display_name} ({where})")
+        first = last + 1
+    return f"population of {len(seats)}: " + ", ".join(parts)
 
 
 def _horizon_text(condition: Any) -> str:

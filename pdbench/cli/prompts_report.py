@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from pdbench.core.errors import PdbenchError
+from pdbench.core.seats import stored_seat_agents
 
 GOOD_SHARE = 0.9  # what a prefix-friendly layout reaches (issue 33)
 
@@ -86,8 +87,9 @@ def _models(config: dict[str, Any]) -> dict[tuple[str, str], str]:
     """(condition, side) -> the model an LLM agent of the stored config asks."""
     models = {}
     for condition in config.get("conditions") or []:
+        seats = stored_seat_agents(condition)  # its fields, or its population's seats
         for side in ("a", "b"):
-            agent = condition.get(f"agent_{side}") or {}
+            agent = seats.get(f"agent_{side}") or {}
             provider = agent.get("provider") or {}
             if agent.get("type") == "llm" and provider.get("model"):
                 models[(condition.get("name"), side)] = str(provider["model"])

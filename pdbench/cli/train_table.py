@@ -31,7 +31,7 @@ def training_table(
     """The seats and overrides of training a file of `game_id`, asked of the game's entry (its
     opponents, its seats, whether it sets its rounds); a flag the game cannot take is a
     ValueError naming it."""
-    from pdbench.games.base import player_seats
+    from pdbench.games.base import SEAT_LETTERS, player_seats
     from pdbench.games.entry import Seats
     from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES
 
@@ -53,10 +53,11 @@ def training_table(
     if seats is not None:
         if seating.minimum == seating.maximum:
             raise ValueError(f"--seats: {game_id} seats {seating.default} players, always")
-        if not seating.minimum <= seats <= seating.maximum:
+        # train binds the seats one by one (agent_a .. agent_j), so at most ten of them
+        most = min(seating.maximum, len(SEAT_LETTERS))
+        if not seating.minimum <= seats <= most:
             raise ValueError(
-                f"--seats: {game_id} seats {seating.minimum} to {seating.maximum} players, "
-                f"not {seats}"
+                f"--seats: {game_id} seats {seating.minimum} to {most} players, not {seats}"
             )
         count = seats
         overrides.append(f"game.options.{seating.option}={seats}")

@@ -36,6 +36,13 @@ def _pair(row: pd.Series, stem: str, seats: tuple[str, ...] = SEATS) -> str:
     return "/".join(_fmt(row.get(f"{stem}_{side}")) for side in seats)
 
 
+def _agent(row: pd.Series, seat: str) -> str:
+    """Who played `seat` in the condition of `row`; "-" for a seat it does not have (a grid
+    whose conditions seat different numbers of players)."""
+    name = row.get(f"agent_{seat}")
+    return "-" if name is None or pd.isna(name) else str(name)
+
+
 def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
     """The columns of the run's games (each game's own, in order of first appearance)."""
     from pdbench.games.registry import turn_metrics
@@ -74,10 +81,12 @@ def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest, width: i
             if factors
             else [condition]
         )
+        agents = named.loc[condition]
+        assert isinstance(agents, pd.Series)  # conditions are named once each
         rows.append(
             [
                 *labels,
-                " vs ".join(str(named.loc[condition].get(f"agent_{s}", "-")) for s in seats),
+                " vs ".join(_agent(agents, seat) for seat in seats),
                 f"{int(row['n_finished'])}/{int(row['n_replicates'])}",
                 *(_pair(row, stem, seats) for stem in shown),
             ]

@@ -10,6 +10,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.files import load_group_option, merge_agent, resolve_agent
 from pdbench.config.overrides import NO_OVERRIDES, Overrides, apply_cli_options, apply_overrides
+from pdbench.config.population import read_population
 from pdbench.config.schema import (
     SEAT_FIELDS,
     FixedHorizonSpec,
@@ -44,6 +45,7 @@ CONDITION_KEYS = (
     "name",
     "factors",
     *SEAT_FIELDS,
+    "population",  # or every seat at once (pdbench.config.population)
     # the third roles the registered games declare, by name (`tree.ROLES`)
     *ROLES,
     "game",
@@ -169,9 +171,19 @@ def _condition(
             "horizon": raw.get("horizon", cfg.get("horizon")) or {"type": "fixed"},
         }
     )
+    if raw.get("population") is not None:
+        node["population"] = read_population(
+            raw.population,
+            lambda value, field: resolve_agent(
+                value, base_dir=base_dir, project_root=project_root, shown=shown, where=field
+            ),
+            shown=shown,
+            where=f"{where}.population",
+        )
     for side in SEAT_FIELDS:
         if side not in raw:
-            if side in ("agent_a", "agent_b"):  # further seats: the game says how many
+            # further seats: the game says how many; a population binds them all
+            if side in ("agent_a", "agent_b") and "population" not in node:
                 raise ConfigError("missing", file=shown, field=f"{where}.{side}")
             continue
         node[side] = resolve_agent(
@@ -199,12 +211,25 @@ def _condition(
         ]
         node[role] = resolved if panel else resolved[0]
     condition_overrides = raw.get("overrides")
+    if condition_overrides and _changes_the_population(condition_overrides):
+        raise ConfigError(
+            "a population is given in the condition itself (its `population:`), not changed "
+            "by its overrides",
+            file=shown,
+            field=f"{where}.overrides.population",
+        )
     if condition_overrides:
         if isinstance(condition_overrides, ListConfig):
             node = apply_overrides(node, [str(o) for o in condition_overrides], shown)
         else:
             node = merge_condition(node, condition_overrides)
     return condition_dict(node, cfg, shown)
+
+
+def _changes_the_population(overrides: Any) -> bool:
+    if isinstance(overrides, ListConfig):
+        return any(str(line).lstrip("+~").startswith("population") for line in overrides)
+    return isinstance(overrides, DictConfig) and "population" in overrides
 
 
 def merge_condition(node: DictConfig, overrides: DictConfig) -> DictConfig:

@@ -9,6 +9,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from pdbench.config.files import resolve_agent
 from pdbench.config.group_choices import check_choices
 from pdbench.config.installed_options import store_installed_options
 from pdbench.config.override_fields import (
@@ -24,6 +25,7 @@ from pdbench.config.overrides import (
     cli_options_as_overrides,
     parse_overrides,
 )
+from pdbench.config.population import read_population
 from pdbench.config.role_panels import command_line_panels
 from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS
 from pdbench.config.sweep import expand, sweep_id
@@ -43,6 +45,7 @@ PRIMARY_KEYS = (
     "game",
     "horizon",
     *SEAT_FIELDS,
+    "population",  # or every seat at once (pdbench.config.population)
     # the third roles the registered games declare, by name (`tree.ROLES`)
     *ROLES,
     "persona",
@@ -114,21 +117,65 @@ def condition_from_composed(
         cfg = _the_games_own_persona(cfg)
     roles = {role: cfg[role] for role in ROLES if cfg.get(role) is not None}
     roles |= command_line_panels(overrides, project_root, shown)
+    if cfg.get("population") is not None:
+        cfg, seats = composed_population(cfg, keys, project_root=project_root, shown=shown)
+    else:
+        seats = {
+            "agent_a": cfg.agent_a,
+            "agent_b": cfg.agent_b,
+            # a group game's further seats (agent_c=...), when the command binds them
+            **{side: cfg[side] for side in EXTRA_SEAT_FIELDS if cfg.get(side) is not None},
+        }
     node = OmegaConf.create(
         {
             "name": condition_name,
             "factors": factors or {},
             "game": cfg.game,
             "horizon": cfg.horizon,
-            "agent_a": cfg.agent_a,
-            "agent_b": cfg.agent_b,
-            # a group game's further seats (agent_c=...), when the command binds them
-            **{side: cfg[side] for side in EXTRA_SEAT_FIELDS if cfg.get(side) is not None},
+            **seats,
             # a third role (keeper=..., judge=...), when the command binds one
             **roles,
         }
     )
     return condition_dict(node, cfg, shown)
+
+
+def composed_population(
+    cfg: DictConfig, keys: Sequence[str], *, project_root: Path, shown: str
+) -> tuple[DictConfig, dict[str, Any]]:
+    """A composition binding `population`: its entries, each agent resolved from conf/agent/,
+    and `cfg` without the seat option conf/game/ gives (a default there) unless the command
+    line sets it, so the population's total sets it. The seats' defaults (agent_a=tft) are
+    not bound; a seat the command line binds too is refused naming both."""
+    seat_keys = [k for k in keys if k.split(".")[0] in SEAT_FIELDS]
+    if seat_keys:
+        raise ConfigError(
+            f"binds every seat, and {seat_keys[0]} is given too: give the population or the "
+            "seats' agent_a, agent_b, ..., not both",
+            file=shown,
+            field="population",
+        )
+    entries = read_population(
+        cfg.population,
+        lambda value, where: resolve_agent(
+            value,
+            base_dir=conf_dir(project_root),
+            project_root=project_root,
+            shown=shown,
+            where=where,
+        ),
+        shown=shown,
+        where="population",
+    )
+    entry = TURN_GAMES.get(str(OmegaConf.select(cfg, "game.id", default=None)))
+    option = entry.seats.option if entry is not None else ""
+    options = OmegaConf.select(cfg, "game.options", default=None)
+    given = f"game.options.{option}" in keys
+    if option and isinstance(options, DictConfig) and option in options and not given:
+        cfg = cfg.copy()
+        with open_dict(cfg.game.options):
+            del cfg.game.options[option]
+    return cfg, {"population": entries}
 
 
 def _the_games_own_persona(cfg: DictConfig) -> DictConfig:

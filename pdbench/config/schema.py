@@ -7,11 +7,13 @@ typo is an error that names the field, never a silently ignored setting.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import (
     Field,
+    SerializerFunctionWrapHandler,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -25,12 +27,20 @@ from pdbench.config.game_spec import (
     HorizonSpec,
     NegotiationSpec,
 )
-from pdbench.config.limits import LimitsSpec, PlannedCondition, check_size
+from pdbench.config.limits import PlannedCondition, check_size
 from pdbench.config.llm_agent_spec import DEFAULT_MAX_TOKENS, LLMAgentSpec
-from pdbench.config.names import name_problem, run_id_problem
+from pdbench.config.names import name_problem
 from pdbench.config.policy_agent_spec import PolicyAgentSpec
+from pdbench.config.population import (
+    PopulationEntry,
+    check_population,
+    fill_seats,
+    population_players,
+    seat_entry_field,
+)
 from pdbench.config.provider_spec import MockBehaviour, ProviderSpec
 from pdbench.config.role_fields import check_roles, with_role_fields
+from pdbench.config.run_spec import CacheSpec, RunSpec
 from pdbench.games.base import SEAT_LETTERS
 
 __all__ = [
@@ -57,68 +67,6 @@ __all__ = [
 
 
 # --- run, metrics, conditions ------------------------------------------------------------------
-
-
-class CacheSpec(Frozen):
-    dir: str = Field("data/cache", description="replay cache folder (env PDBENCH_CACHE_DIR wins)")
-    mode: Literal["readwrite", "off", "replay"] = Field(
-        "readwrite", description="off: never cached; replay: fail on the first miss, no live call"
-    )
-    namespace: str | None = Field(
-        None,
-        description="a name in every cache key: a new one draws fresh answers on purpose "
-        "(the run's results change, so it is part of the config hash)",
-    )
-
-
-class RunSpec(Frozen):
-    run_id: str | None = Field(None, description="folder name under output_dir; default derived")
-    # Within 64 bits: the seed is hashed with the config, as JSON.
-    seed: int = Field(
-        0, ge=-(2**63), lt=2**63, description="the one run seed every random stream derives from"
-    )
-    output_dir: str = Field("data/runs", description="where run folders are created")
-    # The key is the run's secret, not its config: the run folder keeps its own copy and the
-    # manifest its fingerprint, so the path is left out of the config hash (a run copied to
-    # another machine names the key at another path and is still the same run).
-    deal_key_file: str | None = Field(
-        None,
-        description="the deal key file a new run is dealt with (default: <output_dir>/deal.key, "
-        "made once); docs/security.md",
-    )
-    replicates: int = Field(3, gt=0, description="matches per condition")
-    max_concurrency: int = Field(8, gt=0, description="provider calls in flight at once")
-    store_prompts: bool | Literal["hash"] = Field(
-        True, description="log prompts and raw answers on every round (hash: their sha256)"
-    )
-    max_cost_usd: float | None = Field(None, gt=0, description="stop starting calls past this")
-    allow_unpriced_calls: bool = Field(
-        False,
-        description="with max_cost_usd: run although a model's price is unknown (its calls are "
-        "counted but cost nothing against the budget, which cannot stop them)",
-    )
-    batch: bool = Field(
-        False,
-        description="send the provider calls as batches where the provider offers them "
-        "(OpenAI's Batch API): half the price, a batch per round (docs/costs.md)",
-    )
-    batch_latency_s: float = Field(
-        3600.0,
-        gt=0,
-        description="the wall time one round's batch is expected to take, for the estimate "
-        "(an assumption: OpenAI promises at most 24 h)",
-    )
-    batch_poll_s: float = Field(60.0, gt=0, description="seconds between two polls of a batch")
-    cache: CacheSpec = CacheSpec()
-    limits: LimitsSpec = LimitsSpec()
-
-    @field_validator("run_id")
-    @classmethod
-    def _one_folder_name(cls, value: str | None) -> str | None:
-        problem = None if value is None else run_id_problem(value)
-        if problem:
-            raise ValueError(problem)
-        return value
 
 
 class CollapseSpec(Frozen):
@@ -170,9 +118,32 @@ class ConditionFields(Frozen):
     agent_h: AgentSpec | None = Field(None, exclude_if=_unbound)
     agent_i: AgentSpec | None = Field(None, exclude_if=_unbound)
     agent_j: AgentSpec | None = Field(None, exclude_if=_unbound)
+    # Or every seat at once, by agents with counts (`pdbench.config.population`); stored in
+    # place of agent_a and agent_b, and left out of a condition that binds seats one by one.
+    population: tuple[PopulationEntry, ...] | None = Field(
+        None,
+        exclude_if=_unbound,
+        description="agents with counts filling the game's seats in order, instead of "
+        "agent_a, agent_b, ...: {tft: 2, alld: 2} or [{agent: ..., count: n}, ...]",
+    )
     # Then a field for each third role the registered games declare (`keeper`, `judge`, ...),
     # added by `role_fields.with_role_fields` below: one agent, or an odd panel where the role
     # allows one; unbound, the game's house default is written in.
+
+    @model_validator(mode="before")
+    @classmethod
+    def _population_fills_the_seats(cls, data: Any) -> Any:
+        return fill_seats(data)
+
+    @model_serializer(mode="wrap")
+    def _population_in_place_of_seats(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A population's condition is stored with the population, not also its first two
+        seats (which validation fills in from it)."""
+        data = handler(self)
+        if self.population is not None and isinstance(data, dict):
+            data.pop("agent_a", None)
+            data.pop("agent_b", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -232,7 +203,10 @@ class ConditionFields(Frozen):
 
     @property
     def players(self) -> dict[str, AgentSpec]:
-        """The agent bound to each player seat, by field: agent_a, agent_b, agent_c, ..."""
+        """The agent bound to each player seat, by field: agent_a, agent_b, agent_c, ... (a
+        population's seats beyond j too: agent_k, ..., agent_za, ...)."""
+        if self.population is not None:
+            return population_players(self.population)
         bound = {side: getattr(self, side) for side in SEAT_FIELDS}
         return {side: spec for side, spec in bound.items() if spec is not None}
 
@@ -267,15 +241,27 @@ class ConditionFields(Frozen):
             return ()
         return spec if isinstance(spec, tuple) else (spec,)
 
+    def _seat_field(self, side: str) -> str:
+        """How a message names seat field `side`'s binding: itself, or its population entry."""
+        return side if self.population is None else seat_entry_field(self.population, side)
+
     @model_validator(mode="after")
     def _game_is_consistent(self) -> ConditionFields:
         from pdbench.core.errors import ConfigError
 
         if self.game.is_turn_game:
-            from pdbench.games.registry import seats_played
+            from pdbench.games.registry import TURN_GAMES, seats_played
 
             seats = seats_played(self.game.id, self.game.build_turn())
-            for side in SEAT_FIELDS:
+            if self.population is not None:
+                option = TURN_GAMES[self.game.id].seats.option
+                check_population(self.population, self.game.id, seats, option)
+            elif len(seats) > len(SEAT_FIELDS):
+                raise ValueError(
+                    f"population: missing: {self.game.id} plays {len(seats)} seats here, more "
+                    "than agent_a to agent_j bind one by one; bind them all with a population"
+                )
+            for side in SEAT_FIELDS if self.population is None else ():
                 plays = side.removeprefix("agent_") in seats
                 if plays and getattr(self, side) is None:
                     raise ValueError(
@@ -288,12 +274,14 @@ class ConditionFields(Frozen):
                         f"(agent_a to agent_{seats[-1]}), so there is no seat "
                         f"{side.removeprefix('agent_')}"
                     )
-            for side in self.players:
-                problem = getattr(self, side).problem_in_turn_game(self.game.id)
+            for side, spec in self.players.items():
+                problem = spec.problem_in_turn_game(self.game.id)
                 if problem is not None:
-                    raise ValueError(f"{side}.{problem}")
+                    raise ValueError(f"{self._seat_field(side)}.{problem}")
             check_roles(self)
             return self
+        if self.population is not None:
+            check_population(self.population, self.game.id, ("a", "b"), "")
         for side in self.players:
             if side not in ("agent_a", "agent_b"):
                 raise ValueError(f"{side}: the 2x2 game {self.game.id} seats two players")
@@ -308,7 +296,7 @@ class ConditionFields(Frozen):
                 game.seen_by(side[-1]), negotiates=self.game.negotiation is not None
             )
             if problem is not None:
-                raise ValueError(f"{side}.{problem}")
+                raise ValueError(f"{self._seat_field(side)}.{problem}")
         return self
 
 

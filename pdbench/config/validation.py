@@ -164,8 +164,9 @@ def condition_dict(node: DictConfig, shared: DictConfig, shown: str) -> dict:
     )
     plain = to_plain(root, shown)
     condition = plain["condition"]
-    for side in (*SEAT_FIELDS, *role_names()):
-        bound = condition.get(side)
+    population = [entry.get("agent") for entry in condition.get("population") or []]
+    for side in (*SEAT_FIELDS, *role_names(), "population"):
+        bound = population if side == "population" else condition.get(side)
         for agent in bound if isinstance(bound, list) else [bound]:  # a panel: each member
             kind = agent_kinds().get(str(agent.get("type"))) if isinstance(agent, dict) else None
             if kind is not None and kind.uses_provider:  # it takes the shared provider

@@ -42,11 +42,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
+from pdbench.core.seats import MAX_SEATS, SEAT_LETTERS, SEAT_PATTERN, player_seats
+
+__all__ = ["MAX_SEATS", "SEAT_LETTERS", "SEAT_PATTERN", "player_seats"]
+
 Seat = str  # "a", "b", or "<third role>" / "<third role>:<qualifier>"
 PLAYER_SEATS: tuple[Seat, Seat] = ("a", "b")
-# A game's player seats are letters in order: "a", "b", "c", ... (a two-player game's are
-# PLAYER_SEATS); a condition binds seat x to its `agent_x`. Ten at most (public goods' groups).
-SEAT_LETTERS = "abcdefghij"
+# A game's player seats are named in order by `pdbench.core.seats` ("a" .. "z", "za", ...); a
+# two-player game's are PLAYER_SEATS. A condition binds seat x to its `agent_x`: a to j one by
+# one (SEAT_LETTERS), any number at once by a `population`.
 FallbackReason = Literal["invalid", "timeout"]
 
 State = TypeVar("State")
@@ -55,13 +59,6 @@ State = TypeVar("State")
 def role_of(seat: Seat) -> str:
     """The role a seat belongs to: "keeper:a" -> "keeper", "a" -> "a"."""
     return seat.partition(":")[0]
-
-
-def player_seats(count: int) -> tuple[Seat, ...]:
-    """The first `count` player seats: "a", "b", "c", ..."""
-    if not 1 <= count <= len(SEAT_LETTERS):
-        raise ValueError(f"a game seats 1 to {len(SEAT_LETTERS)} players, not {count}")
-    return tuple(SEAT_LETTERS[:count])
 
 
 def other_player(seat: Seat) -> Seat:

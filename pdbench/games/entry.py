@@ -11,14 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pdbench.games.base import SEAT_LETTERS
+from pdbench.games.base import MAX_SEATS
 from pdbench.games.roles import ThirdRole
 
 
 @dataclass(frozen=True)
 class Seats:
-    """How many player seats ("a", "b", "c", ...) a game may have; a condition binds each seat
-    it plays to an agent (`agent_a`, `agent_b`, `agent_c`, ...). A game whose number varies
+    """How many player seats ("a", "b", "c", ...; `base.player_seats`) a game may have, at most
+    `base.MAX_SEATS`; a condition binds each seat it plays to an agent (`agent_a` .. `agent_j`
+    one by one, or all of them by a `population`). A game whose number varies
     says it through its rules' `seats` (public goods: `players` x `groups`, its options), and
     `option` names the option a user sets it with, for messages."""
 
@@ -28,8 +29,10 @@ class Seats:
     option: str = ""  # the game option setting the number ("": always `default`)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.minimum <= self.default <= self.maximum <= len(SEAT_LETTERS):
-            raise ValueError(f"seats must hold 1 <= minimum <= default <= maximum <= 10: {self}")
+        if not 1 <= self.minimum <= self.default <= self.maximum <= MAX_SEATS:
+            raise ValueError(
+                f"seats must hold 1 <= minimum <= default <= maximum <= {MAX_SEATS}: {self}"
+            )
         if self.maximum > self.minimum and not self.option:
             raise ValueError("a game whose number of seats varies names the option setting it")
 

@@ -34,7 +34,7 @@ import pandas as pd
 
 from pdbench.config.agent_identity import AgentIdentity
 from pdbench.core.errors import PdbenchError
-from pdbench.games.base import PLAYER_SEATS, SEAT_LETTERS
+from pdbench.core.seats import stored_seat_agents
 from pdbench.storage.manifest import RunManifest
 
 if TYPE_CHECKING:
@@ -272,15 +272,11 @@ class Conditions:
         from pdbench.games.registry import default_ranked_on
 
         spec = condition_spec(self.manifest, name)
-        # agent_a, agent_b, and a game of N seats' agent_c, agent_d, ... where it binds them
-        sides = [
-            f"agent_{seat}"
-            for seat in SEAT_LETTERS
-            if seat in PLAYER_SEATS or f"agent_{seat}" in spec
-        ]
+        # agent_a, agent_b, and a game of N seats' agent_c, agent_d, ... (or its population's)
+        sides = stored_seat_agents(spec)
         seats: dict[str, str] = {}
-        for side in sides:
-            agent = identify(self.manifest, spec[side], f"{name}.{side}")
+        for side, bound in sides.items():
+            agent = identify(self.manifest, bound, f"{name}.{side}")
             self.outcomes.agents[agent.key] = agent
             seats[side.removeprefix("agent_")] = agent.key
         keys = [seats["a"], seats["b"]]
@@ -289,7 +285,9 @@ class Conditions:
         self.outcomes.payoff_units[game] = self.payoff_unit
         # what the condition plays: everything but its name, its labels and the agents' specs
         # (their identities stand in for them: a display name changes no match)
-        plays = {k: v for k, v in spec.items() if k not in ("name", "factors", *sides)}
+        plays = {
+            k: v for k, v in spec.items() if k not in ("name", "factors", "population", *sides)
+        }
         return Condition(name, game, spec, keys[0], keys[1], _digest(plays), seats)
 
     def game_spec(self, condition: Condition) -> GameSpec:

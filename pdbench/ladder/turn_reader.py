@@ -20,7 +20,8 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from pdbench.games.base import SEAT_LETTERS, TurnGame
+from pdbench.core.seats import seats_among
+from pdbench.games.base import TurnGame
 from pdbench.ladder.outcomes import (
     OUTCOME_COLUMNS,
     SELF_PLAY,
@@ -139,7 +140,7 @@ def checked_scores(
     """The replay's score of every player seat it has ("a", "b", "c", ...: two, or N; a third
     role's seat is no player's), when the stored scores are the same seat by seat; else why
     not."""
-    seats = [seat for seat in SEAT_LETTERS if seat in replayed]
+    seats = seats_among(replayed)
     if any(stored.get(seat) != replayed[seat] for seat in seats):
         mine = ", ".join(f"{seat} {stored.get(seat)}" for seat in seats)
         theirs = ", ".join(f"{seat} {replayed[seat]}" for seat in seats)

@@ -196,7 +196,7 @@ def _agent_for(
         cache_namespace=spec.run.cache.namespace,
     )
     if agent_spec is None:
-        agent_spec = getattr(planned.condition, f"agent_{side}")
+        agent_spec = planned.condition.players[f"agent_{side}"]
     # Each agent gets the game from its own side (the same game unless it is asymmetric);
     # an agent of a turn game gets its rules.
     game: Any = planned.turn_game if planned.game is None else planned.game.seen_by(side)

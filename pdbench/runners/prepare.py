@@ -73,9 +73,8 @@ class LoadedExperiment:
             for role in (*roles_left_out_of_the_hash(), *EXTRA_SEAT_FIELDS):
                 if condition.get(role) is None:
                     condition.pop(role, None)
-            for side in SEAT_FIELDS:
-                if side in condition:
-                    condition[side].pop("trace", None)  # an arena agent's training log: no result
+            for agent in _seat_agents(condition):
+                agent.pop("trace", None)  # an arena agent's training log: no result
         _without_a_server_list(snapshot)
         _without_provider_costs(snapshot)
         payload = {"spec": snapshot, "files": self.referenced_files}
@@ -134,12 +133,17 @@ def _without_unused_talk(condition: dict[str, Any]) -> None:
     if condition["game"].get("negotiation") is not None:
         return
     condition["game"].pop("negotiation", None)
-    for side in SEAT_FIELDS:
-        if condition.get(side) is None:
-            continue
-        condition[side].pop("negotiate_prompt", None)  # an LLM agent's, read only to talk
-        if not condition[side].get("messages", True):  # a policy's canned messages: none
-            condition[side].pop("messages")
+    for agent in _seat_agents(condition):
+        agent.pop("negotiate_prompt", None)  # an LLM agent's, read only to talk
+        if not agent.get("messages", True):  # a policy's canned messages: none
+            agent.pop("messages")
+
+
+def _seat_agents(condition: dict[str, Any]) -> list[dict[str, Any]]:
+    """The agent config of every player seat field and population entry of a dumped
+    condition, each once (to be edited in place)."""
+    bound = [condition[side] for side in SEAT_FIELDS if condition.get(side) is not None]
+    return bound + [entry["agent"] for entry in condition.get("population") or []]
 
 
 def _key_shaped_warning(relative: str, data: bytes) -> list[str]:

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pdbench.config.schema import EXTRA_SEAT_FIELDS
 from pdbench.core.errors import WriteFailed
 from pdbench.core.rng import Deal
 from pdbench.runners.estimate import estimate_plan
@@ -83,10 +82,10 @@ class ManifestWriter:
                     type_a=c.agent_a.type,
                     type_b=c.agent_b.type,
                     third_parties=c.third_party_labels,
-                    further_seats={
+                    further_seats={  # agent_c, ..., a population's beyond j too
                         side: spec.display_name
                         for side, spec in c.players.items()
-                        if side in EXTRA_SEAT_FIELDS
+                        if side not in ("agent_a", "agent_b")
                     },
                 )
                 for c in spec.conditions

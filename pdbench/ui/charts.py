@@ -11,6 +11,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from pdbench.core.seats import seat_index
+
 C_COLOR = "#0072B2"  # cooperate: blue
 D_COLOR = "#D55E00"  # defect: vermilion
 A_COLOR = "#332288"  # agent A: indigo
@@ -112,7 +114,7 @@ def timeline_chart(
 
 def seat_color(seat: str) -> str:
     """The colour of player seat "a", "b", "c", ... (A's and B's as everywhere)."""
-    return SEAT_COLORS[(ord(seat) - ord("a")) % len(SEAT_COLORS)]
+    return SEAT_COLORS[seat_index(seat) % len(SEAT_COLORS)]
 
 
 def last_round(frame: pd.DataFrame, default: int) -> int:

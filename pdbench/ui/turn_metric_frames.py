@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pdbench.analysis.stats.intervals import mean_interval, wilson_interval
+from pdbench.core.seats import SEAT_PATTERN
 from pdbench.ui.display import is_missing
 from pdbench.ui.game_views import Measure
 
@@ -66,7 +67,7 @@ def measure_interval(values: Sequence[float], measure: Measure) -> dict[str, obj
 def measured_seats(replicates: pd.DataFrame, measures: Sequence[Measure]) -> tuple[str, ...]:
     """The player seats ("a", "b", "c", ...) holding a column of one of `measures`, in order."""
     stems = "|".join(re.escape(m.stem) for m in measures)
-    pattern = re.compile(rf"(?:{stems})_([a-z])")
+    pattern = re.compile(rf"(?:{stems})_({SEAT_PATTERN})")
     found = {match.group(1) for c in replicates.columns if (match := pattern.fullmatch(str(c)))}
     return tuple(sorted(found))
 

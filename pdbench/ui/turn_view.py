@@ -11,6 +11,7 @@ import re
 import pandas as pd
 import streamlit as st
 
+from pdbench.core.seats import SEAT_PATTERN
 from pdbench.ui import grid
 from pdbench.ui.display import is_missing
 from pdbench.ui.facts import condition_config, ledger_entry
@@ -76,7 +77,7 @@ def _played(row: pd.Series) -> str:
 
 def player_seats(row: pd.Series) -> list[str]:
     """The player seats a match row names an agent for: a pair's a and b, a group's a, b, c, ..."""
-    found = (re.fullmatch(r"agent_([a-z])", str(column)) for column in row.index)
+    found = (re.fullmatch(rf"agent_({SEAT_PATTERN})", str(column)) for column in row.index)
     return sorted(m.group(1) for m in found if m and not is_missing(row[m.group(0)]))
 
 

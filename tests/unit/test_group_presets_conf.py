@@ -1,7 +1,7 @@
-"""The published public goods designs that fit the seats a condition binds (2 to 10) are
-conf/experiment/ files that load, with exactly the preset's options (published.py holds where
-each comes from), so the file and the preset cannot drift apart. pgg_fehr_gaechter2002 plays 28
-seats (7 groups of 4): beyond the ten a condition binds, so it has no file yet."""
+"""The published public goods designs are conf/experiment/ files that load, with exactly the
+preset's options (published.py holds where each comes from), so the file and the preset cannot
+drift apart. pgg_fehr_gaechter2002 (28 seats, a population, two variants) is checked in
+tests/integration/test_fehr_gaechter_experiment.py."""
 
 from __future__ import annotations
 

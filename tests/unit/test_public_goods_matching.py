@@ -9,17 +9,11 @@ import itertools
 import numpy as np
 import pytest
 
-from pdbench.games.public_goods.matching import draw_round, perfect_stranger_problem, seat_ids
+from pdbench.games.public_goods.matching import draw_round, perfect_stranger_problem
 from pdbench.games.public_goods.policies import RandomPlayer
 from pdbench.games.public_goods.rules import PublicGoods
 from pdbench.games.replay import replay
 from tests.public_goods_loop import play
-
-
-def test_seat_ids_run_a_to_z_then_aa():
-    ids = seat_ids(60)
-    assert ids[:3] == ("a", "b", "c") and ids[25:28] == ("z", "aa", "ab") and ids[-1] == "bh"
-    assert len(set(ids)) == 60
 
 
 @pytest.mark.parametrize("matching", ["partners", "strangers", "perfect_strangers"])

@@ -48,7 +48,7 @@ def test_the_rules_are_a_turn_game_with_one_letter_seat_per_player():
     assert isinstance(game, TurnGame)
     assert game.seats == ("a", "b", "c", "d", "e", "f")
     assert (game.id, game.platform_name, game.third_roles) == ("public_goods", "public-goods", ())
-    assert PublicGoods(players=10, groups=3).seats[26:28] == ("aa", "ab")
+    assert PublicGoods(players=10, groups=3).seats[25:28] == ("z", "za", "zb")
 
 
 def test_one_round_pays_e_minus_c_plus_m_times_the_sum_over_n():

@@ -31,7 +31,7 @@ def test_every_game_declares_its_seats_and_the_pairs_have_two():
         assert len(seats_played(game_id, rules)) == entry.seats.default
         if entry.seats.maximum == 2:
             assert seats_played(game_id, rules) == ("a", "b")
-    assert TURN_GAMES["public_goods"].seats.maximum == 10
+    assert TURN_GAMES["public_goods"].seats.maximum == 100  # players x groups, MAX_SEATS
     assert tuple(f"agent_{letter}" for letter in "abcdefghij") == SEAT_FIELDS
 
 

@@ -22,6 +22,7 @@ pdbench.core and numpy; `mock` and `view` import what their roles may (tests/uni
 
 from __future__ import annotations
 
+from pdbench.games.base import MAX_SEATS
 from pdbench.games.entry import Seats, TurnGameEntry
 
 GAME = TurnGameEntry(
@@ -33,7 +34,7 @@ GAME = TurnGameEntry(
     summary="N players contribute to a shared pot, multiplied and split; may talk, punish",
     metrics="pdbench.games.public_goods.metrics",
     ranked_on="payoff",
-    seats=Seats(default=4, minimum=2, maximum=10, option="players"),
+    seats=Seats(default=4, minimum=2, maximum=MAX_SEATS, option="players"),
     default_persona="cooperative",
     llm="pdbench.games.public_goods.prompts:PROMPTS",
     mock="pdbench.games.public_goods.mock:play",

@@ -1,8 +1,8 @@
 """Who plays with whom, under which label, and who speaks when: pure functions of the match's
 seed and the round, so a match replays (and resumes) with the same groups and labels.
 
-- Seats. The population is `players x groups` seats, "a", "b", ..., "z", "aa", "ab", ...: the
-  ids the runner binds agents to. A player never sees a seat id, only labels.
+- Seats. The population is `players x groups` seats, named as every game's player seats
+  (`pdbench.games.base.player_seats`: "a" .. "z", "za", ...), the ids the runner binds agents to. A player never sees a seat id, only labels.
 - Labels. Each round every group's members are shown as "P1" .. "PN" (N the group size), a
   seeded permutation per group. Under `partners` the groups and labels are drawn once (round 0)
   and kept all match; under `strangers` and `perfect_strangers` both are drawn again each round,
@@ -40,18 +40,6 @@ _GROUPS, _LABELS, _TALK, _GRID, _PUNISH_ORDER = 1, 2, 3, 4, 5
 def stream(seed: int, purpose: int, number: int) -> np.random.Generator:
     """The seeded random stream of one purpose in one round (or block) of a match."""
     return np.random.Generator(np.random.PCG64([seed, purpose, number]))
-
-
-def seat_ids(count: int) -> tuple[str, ...]:
-    """The first `count` seat ids: "a" .. "z", then "aa", "ab", ... (as spreadsheet columns)."""
-    ids = []
-    for index in range(count):
-        name, number = "", index + 1
-        while number:
-            number, rest = divmod(number - 1, 26)
-            name = chr(ord("a") + rest) + name
-        ids.append(name)
-    return tuple(ids)
 
 
 def label_names(size: int) -> tuple[str, ...]:

@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from pdbench.games.base import MAX_SEATS
 from pdbench.games.public_goods.matching import (
     MATCHINGS,
     TALK_ORDERS,
@@ -55,7 +56,6 @@ from pdbench.games.public_goods.matching import (
 Accounting = Literal["per_round", "balance"]
 ACCOUNTINGS: tuple[str, ...] = ("per_round", "balance")
 MAX_PLAYERS = 10
-MAX_POPULATION = 26 * 27  # seat ids "a" .. "zz"
 
 
 def _whole(name: str, value: object, low: int, high: int | None = None) -> None:
@@ -108,8 +108,8 @@ class Options:
     def __post_init__(self) -> None:
         _whole("players", self.players, 2, MAX_PLAYERS)
         _whole("groups", self.groups, 1)
-        if self.players * self.groups > MAX_POPULATION:
-            raise ValueError(f"players x groups must be at most {MAX_POPULATION}")
+        if self.players * self.groups > MAX_SEATS:
+            raise ValueError(f"players x groups must be at most {MAX_SEATS}")
         _whole("endowment", self.endowment, 1)
         _number("multiplier", self.multiplier, positive=True)
         _whole("rounds", self.rounds, 1)

@@ -96,7 +96,8 @@ FEHR_GAECHTER_2002 = Preset(
         "negative: not readable here; pdbench's defaults (10 points in all; no negative "
         "earnings) are used",
         "the instructions' wording, the human subjects and the monetary stakes of the laboratory",
-        "a runnable experiment file: 28 seats are more than a condition binds (10)",
+        "the subjects: conf/experiment/pgg_fehr_gaechter2002.yaml is played by house players "
+        "in Fischbacher, Gaechter & Fehr (2001)'s type shares, none of whom punishes",
         "whether the second part was announced in advance (here the round_state shows the "
         "punish phase only when it comes)",
     ),

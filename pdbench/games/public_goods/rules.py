@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from pdbench.games.public_goods.matching import draw_round, punish_order, seat_ids, talk_order
+from pdbench.games.base import player_seats
+from pdbench.games.public_goods.matching import draw_round, punish_order, talk_order
 from pdbench.games.public_goods.observation import as_number, available, round_state
 from pdbench.games.public_goods.options import Options
 from pdbench.games.public_goods.payoff import PunishRules, exact, fund, resolve_punishment, shown
@@ -52,7 +53,7 @@ class PublicGoods(Options):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "seats", seat_ids(self.population))
+        object.__setattr__(self, "seats", player_seats(self.population))
         caps = (self.punish_cap_fraction, self.punish_cap_absolute)
         rules = PunishRules(
             cost=exact(self.punish_cost),

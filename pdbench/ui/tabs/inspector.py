@@ -9,6 +9,7 @@ import orjson
 import streamlit as st
 
 from pdbench.analysis.metrics.catalog import SIDES
+from pdbench.core.seats import stored_seat_agents
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui.facts import action_words, attempts_of, round_flags, store_prompts_of, usage_text
 
@@ -57,7 +58,7 @@ def render(
     for column, side in zip(columns, SIDES, strict=True):
         with column:
             # An agent's stored config names a provider exactly when it asks a model.
-            asks_model = "provider" in ((config or {}).get(f"agent_{side}") or {})
+            asks_model = "provider" in (stored_seat_agents(config or {}).get(f"agent_{side}") or {})
             _agent_round(record, side, names[side], asks_model, store_prompts)
     with st.expander("The stored round record (JSON)"):
         st.json(record, expanded=False)
