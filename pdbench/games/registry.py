@@ -124,6 +124,24 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             rounds_option="rounds",
             vectorised="pdbench.games.public_goods.vectorised",
         ),
+        TurnGameEntry(
+            id="donor_game",
+            view="pdbench.games.donor_game.view",
+            platform_name="donor-game",
+            rules="pdbench.games.donor_game.rules:DonorGame",
+            policies="pdbench.games.donor_game.policies:DONOR_GAME_POLICIES",
+            summary="N players each donate once a round (cost c, benefit b) seeing the "
+            "recipient's reputation",
+            metrics="pdbench.games.donor_game.metrics",
+            ranked_on="payoff",
+            seats=Seats(default=8, minimum=2, maximum=10, option="players"),
+            default_persona="cooperative",
+            llm="pdbench.games.donor_game.prompts:PROMPTS",
+            mock="pdbench.games.donor_game.mock:play",
+            # a discriminator, a defector and a cooperator, so a file meets each kind of donor
+            training_opponents=("donor_discriminator", "donor_never_give", "donor_always_give"),
+            rounds_option="rounds",
+        ),
     )
 }
 
