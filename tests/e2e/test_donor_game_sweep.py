@@ -1,6 +1,6 @@
 """Issue 45's done-when for the donor game, through the Hydra door: a sweep over the four norms
-and two personas of the offline mock as an LLM donor in a population of house players runs
-offline; every image the game stored is recomputed here, independently of the game's code, from
+of the offline mock as an LLM donor (the game's default persona, cooperative) in a population
+of house players runs offline; every image the game stored is recomputed here, independently of the game's code, from
 the stored choices and pairs alone (rounds.jsonl) under the norm's written table, and so is
 every player's giving and norm consistency the aggregates hold; a second sweep replays every
 answer from the cache (0 live calls) and stores the same rounds. Run in this process
@@ -35,7 +35,7 @@ POPULATION = [
     "agent_f=donor_random",
     "game.options.players=6",
     "game.options.rounds=6",
-    "run.replicates=2",
+    "run.replicates=1",
 ]
 
 
@@ -47,7 +47,6 @@ def sweep(tmp_path: Path, name: str) -> Path:
             "-m",
             *POPULATION,
             "game.options.norm=" + ",".join(NORMS),
-            "persona=cooperative,exploitative",
             f"run.output_dir={output}",
             f"hydra.sweep.dir={tmp_path / 'hydra' / name}",
         ],
@@ -96,7 +95,7 @@ def matches(run_dir: Path) -> dict[tuple[str, int], list[dict]]:
 def test_every_stored_image_is_the_norms_judgement_of_the_stored_choices(first):
     _, run_dir = first
     stored = matches(run_dir)
-    assert len(stored) == 4 * 2 * 2  # norms x personas x replicates
+    assert len(stored) == 4  # a match a norm
     for (condition, _), match in stored.items():
         norm = match[-1]["outcome"]["options"]["norm"]
         assert f"game.options.norm={norm}" in condition
@@ -151,18 +150,14 @@ def test_the_aggregates_giving_and_norm_consistency_are_the_stored_choices(first
         assert row["norm_image_scoring_d"] == 1.0 and row["norm_image_scoring_c"] == 0.0
 
 
-def test_the_mock_donor_plays_by_persona_and_a_second_sweep_replays_with_no_live_call(first):
+def test_the_mock_donor_discriminates_and_a_second_sweep_replays_with_no_live_call(first):
     tmp, run_dir = first
     table = pd.read_parquet(run_dir / "aggregates.parquet")
     conditions = table[table["level"] == "condition"]
-    exploitative = conditions[conditions["condition"].str.contains("persona=exploitative")]
-    cooperative = conditions[conditions["condition"].str.contains("persona=cooperative")]
-    assert (exploitative["giving_rate_a"] == 0.0).all()  # never gives
-    assert (cooperative["giving_rate_a"] > 0).all()
-    # the cooperative mock discriminates: it gives to the good, refuses the bad, when it met both
-    for _, line in cooperative.iterrows():
-        if pd.notna(line["discriminator_share_a"]):
-            assert line["discriminator_share_a"] == 1.0
+    assert len(conditions) == 4 and (conditions["giving_rate_a"] > 0).all()
+    # the cooperative mock is the discriminator: it gives to the good and refuses the bad
+    assert (conditions["give_to_good_a"] == 1.0).all()
+    assert (conditions["give_to_bad_a"].dropna() == 0.0).all()
     manifest = json.loads((run_dir / "run_manifest.json").read_text())
     assert manifest["provider_calls"]["live"] > 0
     second = sweep(tmp, "second")
