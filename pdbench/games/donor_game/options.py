@@ -60,12 +60,12 @@ class Options:
         for name in ("cost", "benefit", "endowment"):
             _number(name, getattr(self, name))
         if self.cost <= 0:
-            raise ValueError(f"cost must be above 0 (b > c > 0), got {self.cost}")
+            raise ValueError(f"cost must be above 0 (b > c > 0), got {self.cost:g}")
         if self.benefit <= self.cost:
             raise ValueError(
                 f"benefit must be above cost (b > c > 0: a gift must be worth more to its "
-                f"recipient than it costs its donor), got benefit {self.benefit} and cost "
-                f"{self.cost}"
+                f"recipient than it costs its donor), got benefit {self.benefit:g} and cost "
+                f"{self.cost:g}"
             )
         if self.norm not in NORM_CHOICES:
             raise ValueError(f"norm must be one of {', '.join(NORM_CHOICES)}, got {self.norm!r}")
