@@ -40,7 +40,14 @@ STATUS_KINDS = ("aborted", "partial", "empty", "unfinished", "interrupted", "noi
 # Keeper, Nuclear War with an LLM judge and the sides swapped, NIL Recruitment with a panel of
 # three judges beside a single one, sides swapped; public goods with two groups of three re-drawn
 # every round (strangers), talk and punishment
-GAME_KINDS = ("liars_dice", "passcode", "nuclear_war", "nil_recruitment", "public_goods")
+GAME_KINDS = (
+    "liars_dice",
+    "passcode",
+    "nuclear_war",
+    "nil_recruitment",
+    "public_goods",
+    "donor_game",
+)
 KINDS = STATUS_KINDS + GAME_KINDS
 PGG_PLAYERS = (
     "pgg_punisher",
@@ -152,6 +159,18 @@ def make_viewer_runs(tmp: Path) -> dict[str, Path]:
                 "game.options.talk=true",
                 "game.options.punish=true",
                 "game.options.rounds=4",
+                "run.replicates=2",
+            ],
+            "donor_game": [
+                "game=donor_game",
+                "game.options.players=5",
+                "game.options.rounds=4",
+                "game.options.norm=stern_judging",
+                "agent_a=llm_default",
+                "agent_b=donor_discriminator",
+                "agent_c=donor_never_give",
+                "agent_d=donor_always_give",
+                "agent_e=donor_random",
                 "run.replicates=2",
             ],
             "nuclear_war": [

@@ -170,6 +170,8 @@ class GameSpec(Frozen):
                 value = options[name] = tuple(value)  # YAML has lists; the rules take tuples
             if default is None:
                 continue  # no default to compare with: the rules check the value themselves
+            if isinstance(default, float) and type(value) is int:
+                value = options[name] = float(value)  # a whole number where a number is asked
             if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
                 value, type(default)
             ):

@@ -20,7 +20,14 @@ from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.core.game import GAMES as MATRIX_GAMES
-from pdbench.games import liars_dice, nil_recruitment, nuclear_war, passcode, public_goods
+from pdbench.games import (
+    donor_game,
+    liars_dice,
+    nil_recruitment,
+    nuclear_war,
+    passcode,
+    public_goods,
+)
 from pdbench.games.base import TurnGame, TurnPolicy, player_seats
 from pdbench.games.entry import TurnGameEntry
 from pdbench.games.prompt_adapter import GameMock, PromptAdapter
@@ -34,6 +41,7 @@ BUILT_IN_GAMES: tuple[TurnGameEntry, ...] = (
     nuclear_war.GAME,
     nil_recruitment.GAME,
     public_goods.GAME,
+    donor_game.GAME,
 )
 TURN_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_GAMES}
 

@@ -631,9 +631,14 @@ TRANSCRIPTS = {
         "Public goods", "What each player earned", "Contributions per round",
         "Who punished whom", "Group 2", "I will contribute",
     ),
+    "donor_game": (
+        "Donor game", "What each player earned", "Giving and image over the rounds",
+        "Who gave to whom", "The norms each player's choices agree with",
+    ),
 }  # fmt: skip
-# The charts a game's transcript draws (public goods: contributions and the punishment matrix)
-TRANSCRIPT_CHARTS = {"public_goods": 2}
+# The charts a game's transcript draws (public goods: contributions and the punishment matrix;
+# the donor game: giving and image over time, each player's choices, who gave to whom)
+TRANSCRIPT_CHARTS = {"public_goods": 2, "donor_game": 3}
 
 
 def expected_seats(run_dir: Path) -> int:

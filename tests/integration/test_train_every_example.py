@@ -1,6 +1,7 @@
 """Issue 31's done-when for training: `pdbench train` on the examples' agent files of every game
 (every file in examples/agents/ whose GAME is one of the platform's five games: split-or-steal,
-liars-dice, passcode, nuclear-war, nil-recruitment; and public-goods, a group of four, issue 44)
+liars-dice, passcode, nuclear-war, nil-recruitment; public-goods, a group of four, issue 44;
+and donor-game, a population of eight, issue 45)
 shows the agent's prints under its turns and
 ends with its result. A judged game plays its default house opponent, and its third party (the
 Keeper, the judge) is the game's house default, named in the header line."""
@@ -24,6 +25,7 @@ GAMES = (
     "nuclear-war",
     "nil-recruitment",
     "public-goods",
+    "donor-game",
 )
 THIRD_PARTY = {"passcode": "keeper: TRUTHFUL (house default)"} | {
     game: "judge: SCRIPTED_JUDGE (house default)" for game in ("nuclear-war", "nil-recruitment")

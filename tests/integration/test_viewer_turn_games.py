@@ -180,3 +180,25 @@ def test_public_goods_shows_contributions_the_punishment_matrix_and_talk(runs, m
     assert not at.exception
     rounds = [m.value for m in at.markdown if m.value.startswith("##### Round")]
     assert rounds == [f"##### Round {talk['round']}"] and said in shown_text(at)
+
+
+def test_the_donor_game_shows_giving_and_image_over_time_who_gave_to_whom_and_the_norms(
+    runs, monkeypatch
+):
+    at = opened("donor_game", runs, monkeypatch)
+    match = [t for t in lines(runs["donor_game"]) if t["replicate"] == 0]
+    over_time = chart_data(at, "line").pivot(index="round", columns="measure", values="value")
+    for turn in match:
+        gave = [a["give"] for a in turn["actions"].values()]
+        assert over_time.loc[turn["round"], "giving"] == sum(gave) / len(gave)
+        images = turn["revealed"]["images"].values()
+        assert over_time.loc[turn["round"], "image"] == sum(images) / len(images)
+    # the who-gave-to-whom matrix (the chart with a text layer) and the per-round choices
+    charts = [orjson.loads(e.proto.spec) for e in at.get("vega_lite_chart")]
+    layers = [[layer["mark"]["type"] for layer in spec.get("layer", [])] for spec in charts]
+    assert layers.count(["rect", "text"]) == 1
+    assert sum(spec.get("mark", {}).get("type") == "rect" for spec in charts) == 1
+    norms = next(df.value for df in at.dataframe if "most consistent" in df.value.columns)
+    assert len(norms) == 5 * 4 and norms["most consistent"].any()
+    rounds = [m.value for m in at.markdown if m.value.startswith("##### Round")]
+    assert rounds == [f"##### Round {n}" for n in range(1, 5)]

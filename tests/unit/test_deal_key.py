@@ -22,6 +22,7 @@ from pdbench.config.schema import SEAT_FIELDS, ExperimentSpec, LLMAgentSpec
 from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.rng import UNKEYED, DealKey, derive_seed
+from pdbench.games.donor_game.pairing import draw_recipients
 from pdbench.games.registry import TURN_GAMES
 from pdbench.runners.batch import play_batch
 from pdbench.runners.plan import PlannedMatch, plan_matches
@@ -54,6 +55,7 @@ HOUSE = {
     "nuclear_war": "debate_fixed",
     "nil_recruitment": "debate_fixed",
     "public_goods": "pgg_random",
+    "donor_game": "donor_random",
 }
 
 
@@ -142,6 +144,11 @@ DEALT = {
     # the anonymous labels each seat is shown (and, under strangers, the groups)
     "public_goods": lambda game, seed: [
         game.observe(game.initial_state(seed), seat)["you"] for seat in game.seats
+    ],
+    # the labels and every round's pairs (who donates to whom)
+    "donor_game": lambda game, seed: [
+        game.initial_state(seed).labels,
+        *(draw_recipients(seed, n, game.players) for n in (1, 2, 3)),
     ],
 }
 

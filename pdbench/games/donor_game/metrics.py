@@ -1,0 +1,157 @@
+"""What a researcher asks of a donor game match, per player seat, from its stored turns alone
+(`stored.read_rounds`; the variant's options tell the norm).
+
+Per player (its choices are its donations, one a round):
+- `giving_rate`: the share of its choices that were gifts; `received_rate`: the share of rounds
+  its donor gave to it.
+- `give_to_good`, `give_to_bad`: the share of its choices that were gifts when its recipient's
+  image was good, and when it was bad; `discriminator_share`, their difference
+  P(give | good) - P(give | bad): 1 for a perfect discriminator, 0 for a player blind to
+  reputation (unconditional or random), below 0 for one who favours the bad. The image is the
+  one the donor was shown (the game's norm); under norm none, where no image is shown, the
+  image-scoring image (good when the recipient's last action was a gift or it has none yet,
+  which `recent_actions` shows when k >= 1).
+- `norm_<norm>` for each norm (`norms.NORMS`): the share of its choices that norm judges good,
+  each judged on its recipient's image under that norm, recomputed from the stored choices and
+  pairs (`images_under`; for the game's own norm those are the images the donor was shown). The
+  norm with the highest share is the one its choices are most consistent with
+  (`most_consistent`); a discriminator is judged good every time by standing and by stern
+  judging alike, so ties are reported as ties. The viewer gives each share's Wilson interval.
+- `mean_image`: its image (1 good, 0 bad) averaged over the ends of the rounds, under the game's
+  norm (None under none); `score`: its final score.
+
+Over the population: `average_images`, the mean image after each round (the viewer's image over
+time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pdbench.games.donor_game.norms import NORMS, START_IMAGE, Norm, assess
+from pdbench.games.donor_game.stored import Line, StoredRound, read_rounds, seat_order
+
+
+def images_under(norm: Norm, rounds: Sequence[StoredRound]) -> list[dict[str, int]]:
+    """Every seat's image before each round and after the last (len(rounds) + 1 entries) had
+    `norm` judged the stored choices, everyone starting good."""
+    if not rounds:
+        return []
+    images = dict.fromkeys(rounds[0].labels, START_IMAGE)
+    found = [dict(images)]
+    for played in rounds:
+        images = {
+            donor: int(assess(norm, played.gave[donor], images[recipient] == 1))
+            for donor, recipient in played.recipients.items()
+        } | {seat: images[seat] for seat in images if seat not in played.recipients}
+        found.append(dict(images))
+    return found
+
+
+def shown_images(rounds: Sequence[StoredRound], norm: str) -> list[dict[str, int]]:
+    """The images a donor was shown each round (before it): the stored ones under a norm; under
+    none, the image-scoring images (module docstring)."""
+    if norm == "none":
+        return images_under("image_scoring", rounds)[:-1]
+    return [r.images_before or {} for r in rounds]
+
+
+def average_images(rounds: Sequence[StoredRound]) -> list[float | None]:
+    """The population's mean image after each round (None: no norm kept images)."""
+    return [None if r.images is None else sum(r.images.values()) / len(r.images) for r in rounds]
+
+
+def most_consistent(shares: Mapping[str, float | None]) -> tuple[str, ...]:
+    """The norms of the highest share (several when tied), () when none is defined."""
+    defined = {norm: share for norm, share in shares.items() if share is not None}
+    if not defined:
+        return ()
+    top = max(defined.values())
+    return tuple(norm for norm, share in defined.items() if abs(share - top) < 1e-12)
+
+
+def _ratio(top: int, bottom: int) -> float | None:
+    return top / bottom if bottom else None
+
+
+def counts(rounds: Sequence[StoredRound], options: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """Per seat, the counts every measure is a ratio of."""
+    seen = shown_images(rounds, str(options["norm"]))
+    judged = {norm: images_under(norm, rounds) for norm in NORMS}
+    found: dict[str, dict[str, int]] = {}
+    for seat in seat_order(rounds[0].labels) if rounds else []:
+        row = dict.fromkeys(
+            ("choices", "gives", "received", "met_good", "gave_good", "met_bad", "gave_bad"), 0
+        ) | {f"good_{norm}": 0 for norm in NORMS}
+        for number, played in enumerate(rounds):
+            gave, recipient = played.gave[seat], played.recipients[seat]
+            row["choices"] += 1
+            row["gives"] += gave
+            row["received"] += played.gave[played.donor_of(seat)]
+            side = "good" if seen[number].get(recipient, START_IMAGE) == 1 else "bad"
+            row[f"met_{side}"] += 1
+            row[f"gave_{side}"] += gave
+            for norm in NORMS:
+                row[f"good_{norm}"] += assess(norm, gave, judged[norm][number][recipient] == 1)
+        found[seat] = row
+    return found
+
+
+# The metric rows (the shape of the turn games' aggregates hook: stem -> meaning, per player
+# seat; POOLED ratios are summed over matches from their counts before dividing).
+METRICS: dict[str, str] = {
+    "giving_rate": "share of its donations that were gifts",
+    "received_rate": "share of rounds its donor gave to it",
+    "give_to_good": "share of gifts when its recipient's image was good",
+    "give_to_bad": "share of gifts when its recipient's image was bad",
+    "discriminator_share": "P(give | recipient good) - P(give | recipient bad)",
+    **{
+        f"norm_{norm}": f"share of its choices {norm.replace('_', ' ')} judges good"
+        for norm in NORMS
+    },
+    "mean_image": "its image (1 good, 0 bad) averaged over the rounds' ends, under the game's norm",
+    "score": "its final score",
+}
+POOLED: dict[str, tuple[str, str]] = {
+    "giving_rate": ("gives", "choices"),
+    "received_rate": ("received", "choices"),
+    "give_to_good": ("gave_good", "met_good"),
+    "give_to_bad": ("gave_bad", "met_bad"),
+    **{f"norm_{norm}": (f"good_{norm}", "choices") for norm in NORMS},
+}
+# The aggregates hook hands `match_row` the match's stored turn lines and options.
+MATCH_ROW_READS = "turns"
+# The end-of-run table's columns (column stem -> header), each shown for every seat
+SHOWN = {
+    "score": "score",
+    "giving_rate": "gave",
+    "received_rate": "received",
+    "discriminator_share": "discrimination",
+    "mean_image": "image",
+}
+
+
+def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:
+    """Per player seat, every METRICS stem and the counts POOLED needs."""
+    rounds = read_rounds(lines)
+    scores = lines[-1]["outcome"]["scores"] if lines and "outcome" in lines[-1] else {}
+    rows: dict[str, dict[str, object]] = {}
+    for seat, row in counts(rounds, options).items():
+        to_good = _ratio(row["gave_good"], row["met_good"])
+        to_bad = _ratio(row["gave_bad"], row["met_bad"])
+        images = [r.images[seat] for r in rounds if r.images is not None]
+        rows[seat] = {
+            "giving_rate": _ratio(row["gives"], row["choices"]),
+            "received_rate": _ratio(row["received"], row["choices"]),
+            "give_to_good": to_good,
+            "give_to_bad": to_bad,
+            "discriminator_share": (
+                None if to_good is None or to_bad is None else to_good - to_bad
+            ),
+            **{f"norm_{n}": _ratio(row[f"good_{n}"], row["choices"]) for n in NORMS},
+            "mean_image": sum(images) / len(images) if images else None,
+            "score": scores.get(seat),
+            **row,
+        }
+    return rows

@@ -1,0 +1,112 @@
+"""The offline mock as a donor game player (`pdbench.games.prompt_adapter.GameMock`): it reads
+the prompt the LLM agent wrote (prompts/donor_game/donate.md, its state lines written from the
+phrases of `prompts`, which this module reads back, so the two cannot drift) and answers as a
+house player (`policies`) would on the round_state the prompt shows.
+
+| strategy                 | lean        | plays                                              |
+| ------------------------ | ----------- | -------------------------------------------------- |
+| reciprocate (default)    | cooperative | the discriminator: gives iff the recipient is good |
+| reciprocate              | competitive | never gives                                        |
+| reciprocate              | none        | the threshold player (half its recent actions)     |
+| cooperate / defect       | any         | always gives / never gives                         |
+| random                   | any         | the random house player                            |
+| policy (a donor_* policy)| any         | that house player with its params; another policy: |
+|                          |             | as reciprocate                                     |
+
+Its draws are pure functions of the request's cache key. A share `invalid_rate` of its answers
+are garbage (so re-asks can be tested), never under a constraint, which it honours as a server
+honours a grammar. `play` returns None for a prompt that is not a donor's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from pdbench.games.donor_game import prompts as phrases
+from pdbench.games.donor_game.policies import (
+    DONOR_GAME_POLICIES,
+    AlwaysGive,
+    Discriminator,
+    HousePlayer,
+    NeverGive,
+    RandomGiver,
+    RoundState,
+    Threshold,
+)
+from pdbench.games.prompt_adapter import MockSettings
+
+GARBAGE = ("I would rather think about it.", "GIVE maybe", "Perhaps I refuse.")
+
+
+def _rng(key: str, salt: str) -> np.random.Generator:
+    digest = hashlib.sha256(f"{key}\x1f{salt}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+
+
+def read_round_state(prompt: str) -> RoundState | None:
+    """What a donor's prompt shows, in round_state's shape (the keys the house players read);
+    None if it is not one."""
+    answer, recipient = (
+        p.pattern.search(prompt) for p in (phrases.DONATE_FORMAT, phrases.RECIPIENT)
+    )
+    if answer is None or recipient is None:
+        return None
+    image = phrases.IMAGE.pattern.search(prompt)
+    recent = [
+        {
+            "round_number": int(found["round"]),
+            "recipient": found["target"],
+            "gave": found["verb"] == "gave to",
+        }
+        for found in phrases.ACTION.pattern.finditer(prompt)
+    ]
+    return {
+        "phase": "donate",
+        "recipient": {
+            "label": recipient["recipient"],
+            "reputation": {
+                "image_score": None if image is None else int(image["image"] == "good"),
+                "recent_actions": recent,
+            },
+        },
+    }
+
+
+def house_player(behaviour: MockSettings, lean: str | None) -> HousePlayer:
+    """The house player the mock plays as (module docstring's table)."""
+    if behaviour.strategy == "cooperate":
+        return AlwaysGive()
+    if behaviour.strategy == "defect":
+        return NeverGive()
+    if behaviour.strategy == "random":
+        return RandomGiver()
+    if behaviour.strategy == "policy" and behaviour.policy in DONOR_GAME_POLICIES:
+        return DONOR_GAME_POLICIES[behaviour.policy](**behaviour.params)
+    if lean == "competitive":
+        return NeverGive()
+    if lean == "cooperative":
+        return Discriminator()
+    return Threshold()
+
+
+def play(
+    prompt: str,
+    behaviour: MockSettings,
+    key: str,
+    *,
+    lean: str | None,
+    allowed: tuple[str, ...] | None,
+) -> str | None:
+    """The mock's answer to a donor's prompt (module docstring), or None."""
+    round_state = read_round_state(prompt)
+    if round_state is None:
+        return None
+    if allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
+        return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
+    action = house_player(behaviour, lean).act(round_state, _rng(key, "move"))
+    answer = phrases.GIVE if action["give"] else phrases.REFUSE
+    if allowed is not None and answer not in allowed:
+        return allowed[0]
+    return answer

@@ -1,0 +1,100 @@
+"""What one donor is shown (`DonorGame.observe`): exactly issue 45's round_state, plus `game`,
+`round_limit` and `norm`.
+
+- `phase` ("donate"), `round_number`, `round_limit` (`rounds`, or null when not disclosed),
+  `you` (your label, the same all match), `cost`, `benefit`, `norm` (the norm an image is
+  judged by, "none" when no image is kept), `your_score` (your score so far).
+- `recipient`: `{label, reputation: {image_score, recent_actions}}`. `image_score` is the
+  recipient's image under the norm, 1 (good) or 0 (bad), null under norm none; everyone starts
+  good (`norms.START_IMAGE`). `recent_actions` is the recipient's last k actions as a donor
+  (`recent_actions` option), oldest first, each `{round_number, recipient, gave}` naming whom
+  it donated to; with `second_order` each also holds `recipient_recent_actions`: that
+  recipient's last k donor actions before that round (first-order entries). [] in round 1.
+- `history`: your past rounds, each `{round_number, gave_to, gave, received_from, received,
+  earnings}`: whom you donated to and whether you gave, who donated to you and whether it gave.
+
+Nothing else: no seat id, no other player's image or deeds beyond what the options publish about
+your recipient, no choice of this round (all donors choose at once), and never the seed.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from pdbench.games.donor_game.options import Options
+from pdbench.games.donor_game.state import DonorState, RoundRecord
+
+
+def as_number(value: Fraction | float | int) -> int | float:
+    """A whole amount as an int, any other as a float."""
+    exact = value if isinstance(value, Fraction) else Fraction(str(value))
+    return int(exact) if exact.denominator == 1 else float(exact)
+
+
+def donor_actions(
+    finished: tuple[RoundRecord, ...], player: int, labels: tuple[str, ...], k: int, before: int
+) -> list[dict[str, Any]]:
+    """`player`'s last `k` actions as a donor in the rounds before round `before`, oldest
+    first."""
+    if k == 0:
+        return []
+    done = [r for r in finished if r.round_number < before][-k:]
+    return [
+        {
+            "round_number": r.round_number,
+            "recipient": labels[r.recipients[player]],
+            "gave": r.gave[player],
+        }
+        for r in done
+    ]
+
+
+def reputation(options: Options, state: DonorState, player: int) -> dict[str, Any]:
+    """What a donor is shown of `player`, its recipient this round."""
+    k, labels = options.recent_actions, state.labels
+    recent = donor_actions(state.finished, player, labels, k, state.round_number)
+    if options.second_order:
+        by_label = {label: i for i, label in enumerate(labels)}
+        for entry in recent:
+            other = by_label[entry["recipient"]]
+            entry["recipient_recent_actions"] = donor_actions(
+                state.finished, other, labels, k, entry["round_number"]
+            )
+    image = None if state.images is None else state.images[player]
+    return {"image_score": image, "recent_actions": recent}
+
+
+def _past_round(record: RoundRecord, player: int, labels: tuple[str, ...]) -> dict[str, Any]:
+    donor = record.recipients.index(player)
+    return {
+        "round_number": record.round_number,
+        "gave_to": labels[record.recipients[player]],
+        "gave": record.gave[player],
+        "received_from": labels[donor],
+        "received": record.gave[donor],
+        "earnings": as_number(record.earnings[player]),
+    }
+
+
+def round_state(
+    options: Options, platform_name: str, state: DonorState, player: int
+) -> dict[str, Any]:
+    """The round_state of `player` (population index) in `state`."""
+    recipient = state.recipients[player]
+    return {
+        "game": platform_name,
+        "phase": state.phase,
+        "round_number": state.round_number,
+        "round_limit": options.rounds if options.round_limit_disclosed else None,
+        "you": state.labels[player],
+        "recipient": {
+            "label": state.labels[recipient],
+            "reputation": reputation(options, state, recipient),
+        },
+        "cost": as_number(options.cost),
+        "benefit": as_number(options.benefit),
+        "norm": options.norm,
+        "your_score": as_number(state.totals[player]),
+        "history": [_past_round(r, player, state.labels) for r in state.finished],
+    }

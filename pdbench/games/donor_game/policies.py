@@ -1,0 +1,110 @@
+"""House players of the donor game. Each answers from its round_state alone
+(`observation.round_state`), in the action shape of `rules`, so it sees nothing an agent could
+not; `rng` is its own seeded stream.
+
+- `donor_always_give`: gives every time (the unconditional cooperator, ALLC).
+- `donor_never_give`: never gives (the defector, ALLD).
+- `donor_discriminator`: gives iff its recipient's image is good (image_score 1); under norm none
+  (no image shown) it judges the recipient by its last shown action instead: good when it gave,
+  or when it has none yet (the discriminator of Nowak & Sigmund 1998, with the image it is
+  shown).
+- `donor_threshold`: gives iff at least `threshold` of its recipient's shown recent actions were
+  gifts (a first-order image score counted from `recent_actions`; a recipient with none shown
+  gets the benefit of the doubt).
+- `donor_random`: gives with probability `p`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+RoundState = dict[str, Any]
+
+
+def recipient_good(round_state: RoundState) -> bool:
+    """The recipient's image as shown (image_score 1), or, without one, whether its last shown
+    action was a gift (good when it has none)."""
+    reputation = round_state["recipient"]["reputation"]
+    if reputation["image_score"] is not None:
+        return bool(reputation["image_score"])
+    recent = reputation["recent_actions"]
+    return bool(recent[-1]["gave"]) if recent else True
+
+
+class HousePlayer:
+    def act(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, Any]:
+        return {"type": "donate", "give": bool(self.gives(round_state, rng))}
+
+    def gives(self, round_state: RoundState, rng: np.random.Generator) -> bool:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class AlwaysGive(HousePlayer):
+    """Gives every time."""
+
+    def gives(self, round_state: RoundState, rng: np.random.Generator) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class NeverGive(HousePlayer):
+    """Never gives."""
+
+    def gives(self, round_state: RoundState, rng: np.random.Generator) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class Discriminator(HousePlayer):
+    """Gives iff the recipient is good (`recipient_good`)."""
+
+    def gives(self, round_state: RoundState, rng: np.random.Generator) -> bool:
+        return recipient_good(round_state)
+
+
+@dataclass(frozen=True)
+class Threshold(HousePlayer):
+    """Gives iff the share of gifts among the recipient's shown recent actions is at least
+    `threshold` (every recipient with none shown)."""
+
+    threshold: float = 0.5
+
+    def __post_init__(self) -> None:
+        if isinstance(self.threshold, bool) or not 0 <= self.threshold <= 1:
+            raise ValueError(f"threshold must be a share from 0 to 1, got {self.threshold!r}")
+
+    def gives(self, round_state: RoundState, rng: np.random.Generator) -> bool:
+        recent = round_state["recipient"]["reputation"]["recent_actions"]
+        if not recent:
+            return True
+        return sum(bool(a["gave"]) for a in recent) / len(recent) >= self.threshold
+
+
+@dataclass(frozen=True)
+class RandomGiver(HousePlayer):
+    """Gives with probability `p` (a baseline with no strategy)."""
+
+    p: float = 0.5
+
+    def __post_init__(self) -> None:
+        if isinstance(self.p, bool) or not 0 <= self.p <= 1:
+            raise ValueError(f"p must be a probability from 0 to 1, got {self.p!r}")
+
+    def gives(self, round_state: RoundState, rng: np.random.Generator) -> bool:
+        return bool(rng.random() < self.p)
+
+
+# policy name -> factory taking the policy's parameters (names prefixed: policy names are
+# shared by every game a policy agent can name)
+DONOR_GAME_POLICIES: dict[str, Callable[..., HousePlayer]] = {
+    "donor_always_give": AlwaysGive,
+    "donor_never_give": NeverGive,
+    "donor_discriminator": Discriminator,
+    "donor_threshold": Threshold,
+    "donor_random": RandomGiver,
+}

@@ -1,0 +1,215 @@
+"""The donor game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`): an LLM
+donor's prompt, filled from its round_state alone, and its answer read back.
+
+File: prompts/donor_game/donate.md: the game's fixed rules first (cost, benefit and what the
+reputation shows are the same every round and for every seat, so a provider's prompt cache reuses
+the prefix), then the persona, then `{state}`, the round written line by line from the phrases
+below, and last `{answer_format}`. The offline mock (`mock`) reads the same phrases back, so the
+two cannot drift apart.
+
+| placeholder      | what it holds                                                           |
+| ---------------- | ----------------------------------------------------------------------- |
+| cost, benefit    | what giving costs the donor and brings the recipient                    |
+| reputation_rule  | what a donor is shown of its recipient: the norm judging images, or     |
+|                  | none, and how many of its recent actions                                |
+| round_number     | the round in play                                                       |
+| state            | round, you, your score, your recipient, its image (under a norm), its   |
+|                  | recent actions (and theirs, second order), your past rounds             |
+| answer_format    | the one answer format                                                   |
+
+Answer (strict; anything else is refused with the reason and the model is re-asked): `GIVE` or
+`REFUSE`, listed for grammar-constrained decoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pdbench.core.phrases import Phrase
+
+_LABEL = r"[A-Za-z0-9]+"
+_NUMBER = r"-?\d+(?:\.\d+)?"
+GIVE, REFUSE = "GIVE", "REFUSE"
+VERBS = {True: "gave to", False: "refused to give to"}
+
+ROUND = Phrase("Round {round} of {limit}.", slots={"round": r"\d+", "limit": r"\d+"})
+ROUND_UNDISCLOSED = Phrase(
+    "Round {round} (the number of rounds is not told).", slots={"round": r"\d+"}
+)
+YOU = Phrase("You are player {you}.", slots={"you": _LABEL})
+SCORE = Phrase("Your score so far: {score}.", slots={"score": _NUMBER})
+RECIPIENT = Phrase("Your recipient this round: {recipient}.", slots={"recipient": _LABEL})
+IMAGE = Phrase("Its image: {image}.", slots={"image": r"good|bad"})
+RECENT_HEADER = Phrase("Its last actions as a donor (oldest first):", slots={})
+# one of the recipient's actions (no indent), and, second order, its recipient's (indented)
+ACTION = Phrase(
+    "- round {round}: {donor} {verb} {target}.",
+    slots={
+        "round": r"\d+",
+        "donor": _LABEL,
+        "verb": r"gave to|refused to give to",
+        "target": _LABEL,
+    },
+)
+EARLIER = Phrase(
+    "    before that, round {round}: {donor} {verb} {target}.",
+    slots={
+        "round": r"\d+",
+        "donor": _LABEL,
+        "verb": r"gave to|refused to give to",
+        "target": _LABEL,
+    },
+)
+PAST_ROUND = Phrase(
+    "- round {round}: you {verb} {target}; {donor} {their_verb} you; earnings {earnings}.",
+    slots={
+        "round": r"\d+",
+        "verb": r"gave to|refused to give to",
+        "target": _LABEL,
+        "donor": _LABEL,
+        "their_verb": r"gave to|refused to give to",
+        "earnings": _NUMBER,
+    },
+)
+DONATE_FORMAT = Phrase(
+    "Answer with exactly GIVE (you pay {cost}, {recipient} gains {benefit}) or REFUSE "
+    "(nobody pays or gains), nothing else.",
+    slots={"cost": _NUMBER, "recipient": _LABEL, "benefit": _NUMBER},
+)
+NOTHING_YET = "(none yet)"
+
+NORM_RULES = {
+    "image_scoring": "a donor who gives becomes good, one who refuses becomes bad, whoever "
+    "its recipient",
+    "standing": "a donor who gives becomes good; one who refuses a bad recipient becomes good, "
+    "one who refuses a good recipient bad",
+    "stern_judging": "a donor who gives to a good recipient or refuses a bad one becomes good; "
+    "one who gives to a bad recipient or refuses a good one becomes bad",
+    "shunning": "a donor who gives to a good recipient becomes good; every other donor becomes bad",
+}
+
+
+def number(value: Any) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
+
+
+def reputation_rule(round_state: dict[str, Any]) -> str:
+    """What a donor is told of its recipient, in words (the same every round of a match)."""
+    norm = round_state["norm"]
+    if norm == "none":
+        images = "No public image is kept."
+    else:
+        images = (
+            "Every player has a public image, good or bad; everyone starts good, and after "
+            f"each round {NORM_RULES[norm]}."
+        )
+    return (
+        f"{images} A donor is shown its recipient's image, if one is kept, and its most recent "
+        "actions as a donor."
+    )
+
+
+def _action_lines(entry: dict[str, Any], donor: str) -> list[str]:
+    lines = [
+        ACTION.render(
+            round=entry["round_number"],
+            donor=donor,
+            verb=VERBS[bool(entry["gave"])],
+            target=entry["recipient"],
+        )
+    ]
+    for earlier in entry.get("recipient_recent_actions", []):
+        lines.append(
+            EARLIER.render(
+                round=earlier["round_number"],
+                donor=entry["recipient"],
+                verb=VERBS[bool(earlier["gave"])],
+                target=earlier["recipient"],
+            )
+        )
+    return lines
+
+
+def _state(round_state: dict[str, Any]) -> str:
+    number_, limit = round_state["round_number"], round_state["round_limit"]
+    recipient = round_state["recipient"]
+    label, reputation = recipient["label"], recipient["reputation"]
+    lines = [
+        ROUND_UNDISCLOSED.render(round=number_)
+        if limit is None
+        else ROUND.render(round=number_, limit=limit),
+        YOU.render(you=round_state["you"]),
+        SCORE.render(score=number(round_state["your_score"])),
+        "",
+        RECIPIENT.render(recipient=label),
+    ]
+    if reputation["image_score"] is not None:
+        lines.append(IMAGE.render(image="good" if reputation["image_score"] else "bad"))
+    lines.append(RECENT_HEADER.render())
+    for entry in reputation["recent_actions"]:
+        lines += _action_lines(entry, label)
+    if not reputation["recent_actions"]:
+        lines.append(NOTHING_YET)
+    lines += ["", "Your past rounds:"]
+    for past in round_state["history"]:
+        lines.append(
+            PAST_ROUND.render(
+                round=past["round_number"],
+                verb=VERBS[bool(past["gave"])],
+                target=past["gave_to"],
+                donor=past["received_from"],
+                their_verb=VERBS[bool(past["received"])],
+                earnings=number(past["earnings"]),
+            )
+        )
+    if not round_state["history"]:
+        lines.append(NOTHING_YET)
+    return "\n".join(lines)
+
+
+def _answer_format(round_state: dict[str, Any]) -> str:
+    return DONATE_FORMAT.render(
+        cost=number(round_state["cost"]),
+        recipient=round_state["recipient"]["label"],
+        benefit=number(round_state["benefit"]),
+    )
+
+
+@dataclass(frozen=True)
+class DonorGamePrompts:
+    """The adapter (module docstring)."""
+
+    lists_answers = True
+    move_tokens: int = 10
+
+    def prompt_file(self, round_state: dict[str, Any]) -> str:
+        return f"{round_state['phase']}.md"
+
+    def fields(self, round_state: dict[str, Any]) -> dict[str, str]:
+        return {
+            "cost": number(round_state["cost"]),
+            "benefit": number(round_state["benefit"]),
+            "reputation_rule": reputation_rule(round_state),
+            "round_number": str(round_state["round_number"]),
+            "state": _state(round_state),
+            "answer_format": _answer_format(round_state),
+        }
+
+    def action(self, round_state: dict[str, Any], answer: str) -> dict[str, Any]:
+        text = answer.strip()
+        if text not in (GIVE, REFUSE):
+            raise ValueError("answer GIVE or REFUSE, nothing else")
+        return {"type": "donate", "give": text == GIVE}
+
+    def reminder(self, round_state: dict[str, Any]) -> str:
+        return _answer_format(round_state)
+
+    def legal_answers(self, round_state: dict[str, Any]) -> tuple[str, ...] | None:
+        return (GIVE, REFUSE)
+
+    def max_tokens(self, round_state: dict[str, Any]) -> int:
+        return self.move_tokens
+
+
+PROMPTS = DonorGamePrompts()

@@ -1,0 +1,182 @@
+"""The donor game (indirect reciprocity, issue 45) as a turn game: pure methods over an
+immutable state, all chance (labels, pairs) drawn from the match's seed (`pairing`).
+
+A population of N players (seats "a", "b", ...; each shown as a label "P1".."PN") plays
+`rounds` rounds. Each round every player is a donor once, to a recipient drawn for it
+(`pairing.draw_recipients`: everyone donates once and receives once), and all donors choose at
+once, each seeing its recipient's reputation (`observation`):
+`{"type": "donate", "give": true | false}`. A donor who gives pays `cost`, its recipient gains
+`benefit`; a donor who refuses pays nothing. A round's earnings of player i: benefit if its
+donor gave, minus cost if it gave. Its score: `endowment` plus its earnings.
+
+After the round the norm (`norms`) judges every donor on its action and its recipient's image
+when it chose, giving the donor's image for the next round (under norm none no image is kept).
+
+Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false), the
+action that costs nothing. `revealed` records for the experimenter, each round: the labels, who
+donated to whom, each donor's choice is the turn's actions, the images before and after the
+round (under a norm) and every player's earnings (module `stored` reads it back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from pdbench.games.base import player_seats
+from pdbench.games.donor_game.norms import START_IMAGE, next_images
+from pdbench.games.donor_game.observation import as_number, round_state
+from pdbench.games.donor_game.options import Options
+from pdbench.games.donor_game.pairing import draw_labels, draw_recipients
+from pdbench.games.donor_game.state import DonorState, RoundRecord
+
+
+def exact(value: float | int) -> Fraction:
+    """A config number as an exact fraction: 0.1 -> 1/10 (its shortest decimal form)."""
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
+@dataclass(frozen=True)
+class DonorGame(Options):
+    """The donor game (rules in the module docstring, options in `options`)."""
+
+    id: ClassVar[str] = "donor_game"
+    platform_name: ClassVar[str] = "donor-game"
+    third_roles: ClassVar[tuple[str, ...]] = ()
+
+    seats: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "seats", player_seats(self.players))
+
+    # --- the match -----------------------------------------------------------------------
+
+    def initial_state(self, seed: int) -> DonorState:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"a match's seed is a whole number of at least 0, got {seed!r}")
+        images = None if self.judged_by is None else (START_IMAGE,) * self.players
+        return DonorState(
+            seed=seed,
+            round_number=1,
+            phase="donate",
+            labels=draw_labels(seed, self.players),
+            recipients=draw_recipients(seed, 1, self.players),
+            images=images,
+            totals=(exact(self.endowment),) * self.players,
+        )
+
+    def to_move(self, state: DonorState) -> tuple[str, ...]:
+        return () if state.phase == "over" else self.seats
+
+    def observe(self, state: DonorState, seat: str) -> dict[str, Any]:
+        return round_state(self, self.platform_name, state, self.seats.index(seat))
+
+    def redraw_hidden(self, state: DonorState, seat: str, rng: Any) -> DonorState:
+        """The same state with what `seat` may not see drawn again (pdbench.games.check): the
+        seed (the rounds to come), the other donors' recipients this round, and every image
+        but its recipient's. Its observation must not change."""
+        me = self.seats.index(seat)
+        mine = state.recipients[me]
+        recipients = tuple(
+            mine if i == me else int(rng.integers(self.players)) for i in range(self.players)
+        )
+        images = state.images
+        if images is not None:
+            images = tuple(
+                images[i] if i == mine else int(rng.integers(2)) for i in range(self.players)
+            )
+        return replace(state, seed=int(rng.integers(2**62)), recipients=recipients, images=images)
+
+    # --- answers -------------------------------------------------------------------------
+
+    def problem(self, state: DonorState, seat: str, action: Mapping[str, Any]) -> str | None:
+        if seat not in self.to_move(state):
+            return f"{seat} does not act now (phase {state.phase})"
+        if not isinstance(action, Mapping):
+            return 'an answer is a JSON object with a "type"'
+        if action.get("type") != "donate":
+            return f'type must be "donate" in the donate phase, got {action.get("type")!r}'
+        if not isinstance(action.get("give"), bool):
+            return f'"give" must be true or false, got {action.get("give")!r}'
+        return None
+
+    def fallback(self, state: DonorState, seat: str, reason: str) -> dict[str, Any]:
+        return {"type": "donate", "give": False}
+
+    # --- applying a turn -----------------------------------------------------------------
+
+    def apply(self, state: DonorState, actions: Mapping[str, Mapping[str, Any]]) -> DonorState:
+        seats = self.to_move(state)
+        if set(actions) != set(seats):
+            raise ValueError(f"{len(seats)} seats act now ({state.phase}), got {sorted(actions)}")
+        for seat, action in actions.items():
+            reason = self.problem(state, seat, action)
+            if reason is not None:
+                raise ValueError(f"{seat}: {reason}")
+        gave = tuple(bool(actions[seat]["give"]) for seat in self.seats)
+        cost, benefit = exact(self.cost), exact(self.benefit)
+        earnings = [Fraction(0)] * self.players
+        for donor, recipient in enumerate(state.recipients):
+            if gave[donor]:
+                earnings[donor] -= cost
+                earnings[recipient] += benefit
+        norm = self.judged_by
+        after = (
+            None
+            if norm is None or state.images is None
+            else next_images(norm, state.images, state.recipients, gave)
+        )
+        record = RoundRecord(
+            round_number=state.round_number,
+            recipients=state.recipients,
+            gave=gave,
+            images_before=state.images,
+            images_after=after,
+            earnings=tuple(earnings),
+        )
+        totals = tuple(t + e for t, e in zip(state.totals, earnings, strict=True))
+        number = state.round_number + 1
+        over = state.round_number == self.rounds
+        return replace(
+            state,
+            round_number=number,
+            phase="over" if over else "donate",
+            recipients=state.recipients
+            if over
+            else draw_recipients(state.seed, number, self.players),
+            images=after,
+            totals=totals,
+            finished=(*state.finished, record),
+        )
+
+    # --- what is known -------------------------------------------------------------------
+
+    def round_number(self, state: DonorState) -> int:
+        return state.round_number
+
+    def phase(self, state: DonorState) -> str:
+        return state.phase
+
+    def revealed(self, before: DonorState, after: DonorState) -> dict[str, Any] | None:
+        """For the stored record (module docstring); the choices are the turn's actions."""
+        record = after.finished[-1]
+        seat = self.seats
+        shown: dict[str, Any] = {
+            "round_number": record.round_number,
+            "labels": dict(zip(seat, before.labels, strict=True)),
+            "recipients": {seat[d]: seat[r] for d, r in enumerate(record.recipients)},
+            "earnings": {seat[i]: as_number(e) for i, e in enumerate(record.earnings)},
+        }
+        if record.images_before is not None and record.images_after is not None:
+            shown["images_before"] = dict(zip(seat, record.images_before, strict=True))
+            shown["images"] = dict(zip(seat, record.images_after, strict=True))
+        return shown
+
+    def match_over(self, state: DonorState) -> bool:
+        return state.phase == "over"
+
+    def scores(self, state: DonorState) -> dict[str, float]:
+        return {seat: float(total) for seat, total in zip(self.seats, state.totals, strict=True)}

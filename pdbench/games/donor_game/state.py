@@ -1,0 +1,33 @@
+"""The donor game's state: immutable, indexed by population index (seat i is the i-th of
+`DonorGame.seats`), every amount exact (a `Fraction`, shown as a number)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """A finished round."""
+
+    round_number: int
+    recipients: tuple[int, ...]  # by donor: its recipient
+    gave: tuple[bool, ...]  # by donor
+    images_before: (
+        tuple[int, ...] | None
+    )  # each player's image when the donors chose (None: no norm)
+    images_after: tuple[int, ...] | None  # ... after the norm judged the round's donors
+    earnings: tuple[Fraction, ...]  # by player: benefit received minus cost paid
+
+
+@dataclass(frozen=True)
+class DonorState:
+    seed: int
+    round_number: int
+    phase: str  # "donate" | "over"
+    labels: tuple[str, ...]  # by population index, the whole match
+    recipients: tuple[int, ...]  # this round's, by donor
+    images: tuple[int, ...] | None  # each player's image now (None: the norm is none)
+    totals: tuple[Fraction, ...]  # each player's score (the endowment plus its earnings)
+    finished: tuple[RoundRecord, ...] = ()

@@ -1,0 +1,60 @@
+"""A stored donor game match read back into rounds, from its turn lines alone (the shape
+pdbench.runners.turn_records writes: per turn `round`, `phase`, `actions` {seat: action} and
+`revealed`; the last line's `outcome` with the scores and the variant's `options`). One turn is
+one round: the choices are its actions, who donated to whom, the labels, the images (under a
+norm) and the earnings its `revealed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Line = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredRound:
+    round_number: int
+    labels: dict[str, str]  # seat -> its label
+    recipients: dict[str, str]  # donor seat -> recipient seat
+    gave: dict[str, bool]  # donor seat -> whether it gave
+    images_before: dict[str, int] | None  # under a norm: each seat's image when donors chose
+    images: dict[str, int] | None  # ... after the round
+    earnings: dict[str, float]
+
+    def donor_of(self, seat: str) -> str:
+        return next(donor for donor, recipient in self.recipients.items() if recipient == seat)
+
+
+def options_of(lines: Sequence[Line]) -> dict[str, Any]:
+    """The variant's options, from the last line's outcome."""
+    return dict(lines[-1]["outcome"]["options"])
+
+
+def seat_order(seats: Sequence[str] | Mapping[str, Any]) -> list[str]:
+    """Seats in population order: a, b, ..., z, aa, ..."""
+    return sorted(seats, key=lambda s: (len(s), s))
+
+
+def read_rounds(lines: Sequence[Line]) -> list[StoredRound]:
+    """The match's finished rounds, in order (a turn without its revealed record, cut short,
+    ends them)."""
+    rounds = []
+    for line in lines:
+        shown = line.get("revealed") or {}
+        if line.get("phase") != "donate" or "recipients" not in shown:
+            break
+        rounds.append(
+            StoredRound(
+                round_number=int(line["round"]),
+                labels=dict(shown["labels"]),
+                recipients=dict(shown["recipients"]),
+                gave={seat: bool(action["give"]) for seat, action in line["actions"].items()},
+                images_before=dict(shown["images_before"]) if "images_before" in shown else None,
+                images=dict(shown["images"]) if "images" in shown else None,
+                earnings={seat: float(e) for seat, e in shown["earnings"].items()},
+            )
+        )
+    return rounds

@@ -1,0 +1,31 @@
+"""The donor_vallinder_hughes2024 preset: its experiment file plays exactly the preset's options
+(published.py holds where each comes from), every option has a source, and its population is the
+paper's 12 as soon as a condition can seat 12 (today 10: this test then asks for the file's
+players: 12 and its agent_k, agent_l)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pdbench.games.donor_game.published import VALLINDER_HUGHES_2024, VH_POPULATION
+from pdbench.runners.prepare import load
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_experiment_file_plays_the_presets_options_with_a_source_for_each():
+    preset = VALLINDER_HUGHES_2024
+    loaded = load(ROOT / "conf" / "experiment" / f"{preset.name}.yaml", project_root=ROOT)
+    assert len(loaded.spec.conditions) == 2
+    for condition in loaded.spec.conditions:
+        assert condition.game.build_turn() == preset.rules()
+        assert len(condition.players) == preset.options["players"]
+    assert set(preset.sources) == set(preset.options)
+    rules = preset.rules()
+    assert (rules.benefit / rules.cost, rules.endowment, rules.rounds) == (2, 10, 12)
+
+
+def test_the_population_is_the_papers():
+    assert VH_POPULATION == 12
+    assert VALLINDER_HUGHES_2024.options["players"] == VH_POPULATION
+    assert not any("10 players" in line for line in VALLINDER_HUGHES_2024.not_matched)
