@@ -145,6 +145,26 @@ def norm_frame(
     return pd.DataFrame(rows)
 
 
+def norm_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """`norm_frame` as the page shows it: the share and its interval in one column, so the
+    table reads whole at 1024 px."""
+
+    def shown(share: float | None, low: float, high: float) -> str:
+        return "-" if share is None or pd.isna(share) else f"{share:.2f} [{low:.2f}, {high:.2f}]"
+
+    return pd.DataFrame(
+        {
+            "player": frame["player"],
+            "norm": frame["norm"],
+            "share [95% CI]": [
+                shown(s, lo, hi) for s, lo, hi in zip(frame["share"], frame["low"], frame["high"])
+            ],
+            "n": frame["choices"],
+            "best": ["yes" if best else "" for best in frame["most consistent"]],
+        }
+    )
+
+
 def _round_axis(last: int) -> alt.X:
     return alt.X(
         "round:Q",
@@ -231,12 +251,11 @@ def render_transcript(match: MatchView) -> None:
     st.markdown("##### Who gave to whom (gifts / times its donor)")
     st.altair_chart(gift_chart(gift_frame(rounds, names), order, seats), width="stretch")
     st.markdown("##### The norms each player's choices agree with")
-    table = norm_frame(rounds, options, names)
-    st.dataframe(table, hide_index=True, key="donor_norms")
+    st.dataframe(norm_table(norm_frame(rounds, options, names)), hide_index=True, key="donor_norms")
     st.caption(
-        "share: of its choices, those the norm judges good, each on its recipient's image under "
-        "that norm (the game's own norm: the image it was shown); low/high: the 95% Wilson "
-        "interval over this match's choices; ties are all marked."
+        "share: of its n choices, those the norm judges good, each on its recipient's image under "
+        "that norm (the game's own norm: the image it was shown), with the 95% Wilson interval "
+        "over this match's choices; best: the norm(s) it agrees with most, ties all marked."
     )
     choices: list[int | None] = [None, *(r.round_number for r in rounds)]
     number = st.selectbox(
