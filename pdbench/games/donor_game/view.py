@@ -157,7 +157,8 @@ def norm_table(frame: pd.DataFrame) -> pd.DataFrame:
             "player": frame["player"],
             "norm": frame["norm"],
             "share [95% CI]": [
-                shown(s, lo, hi) for s, lo, hi in zip(frame["share"], frame["low"], frame["high"])
+                shown(s, lo, hi)
+                for s, lo, hi in zip(frame["share"], frame["low"], frame["high"], strict=True)
             ],
             "n": frame["choices"],
             "best": ["yes" if best else "" for best in frame["most consistent"]],
