@@ -35,11 +35,12 @@ from pdbench.config.validation import (
 from pdbench.config.yaml_reader import check_yaml, display_path
 from pdbench.core.errors import ConfigError, did_you_mean
 from pdbench.core.redact import redact_text
-from pdbench.games.registry import TURN_GAMES
+from pdbench.games.registry import TURN_GAMES, mechanism_seat, under_mechanism
 
 # What a composed config may hold at its top level (`hydra` is Hydra's own node).
 PRIMARY_KEYS = (
     "game",
+    "mechanism",
     "horizon",
     *SEAT_FIELDS,
     # the third roles the registered games declare, by name (`tree.ROLES`)
@@ -92,9 +93,11 @@ def condition_from_composed(
     project_root: Path,
     overrides: Overrides = NO_OVERRIDES,
     factors: dict[str, str] | None = None,
+    none_as_turn_game: bool = False,
 ) -> dict[str, Any]:
     """One condition (as a plain dict) from a Hydra composition; a role the command line binds
-    to a panel (`<role>=[a,b,c]`) takes its agents from `role_panels`, not the composition."""
+    to a panel (`<role>=[a,b,c]`) takes its agents from `role_panels`, not the composition.
+    `none_as_turn_game`: a sweep crossing mechanism none with others (`_under_mechanism`)."""
     for key in cfg:
         if key not in PRIMARY_KEYS:
             raise ConfigError(
@@ -109,6 +112,7 @@ def condition_from_composed(
             if not any(k == f"game.{part}" or k.startswith(f"game.{part}.") for k in keys):
                 with open_dict(cfg.game):
                     cfg.game[part] = None
+    cfg = _under_mechanism(cfg, shown, none_as_turn_game)
     if "persona" not in keys:
         cfg = _the_games_own_persona(cfg)
     roles = {role: cfg[role] for role in ROLES if cfg.get(role) is not None}
@@ -128,6 +132,45 @@ def condition_from_composed(
         }
     )
     return condition_dict(node, cfg, shown)
+
+
+def _plain(node: Any) -> dict[str, Any]:
+    return dict(OmegaConf.to_container(node, resolve=True) or {})  # type: ignore[arg-type]
+
+
+def sweeps_mechanism(swept: Iterable[str]) -> bool:
+    """Whether a sweep crosses mechanisms (its swept keys hold `mechanism`): its `none`
+    conditions then play as the game under a mechanism does (`_under_mechanism`), so that the
+    run plays one family of games. Decided from the keys alone, so that every job of a Hydra
+    sweep, which sees only its own composition, decides the same."""
+    return "mechanism" in swept
+
+
+def _under_mechanism(cfg: DictConfig, shown: str, none_as_turn_game: bool = False) -> DictConfig:
+    """The condition's game played under its mechanism (`mechanism=mediation`: the registry's
+    game under a mechanism, its 2x2 house players' counterparts in the seats); `none` or no
+    mechanism node leaves the composition as it is, except in a sweep that crosses none with
+    other mechanisms (`none_as_turn_game`), whose runs play one family of games."""
+    if cfg.get("mechanism") is None:
+        return cfg
+    plain = _plain
+    try:
+        game = under_mechanism(
+            plain(cfg.game), plain(cfg.mechanism), plain(cfg.horizon), none_as_turn_game
+        )
+    except ConfigError as error:
+        raise ConfigError(error.reason, file=shown, field=error.field) from None
+    if game is None:
+        return cfg
+    cfg = cfg.copy()
+    with open_dict(cfg):
+        cfg.game = game
+        for side in SEAT_FIELDS:
+            agent = cfg.get(side)
+            seated = mechanism_seat(plain(agent)) if agent is not None else None
+            if seated is not None:
+                cfg[side] = seated
+    return cfg
 
 
 def _the_games_own_persona(cfg: DictConfig) -> DictConfig:
@@ -154,7 +197,8 @@ def spec_from_composed(
     overrides: Overrides = NO_OVERRIDES,
     factors: dict[str, str] | None = None,
 ) -> LoadedConfig:
-    """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
+    """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`); a
+    sweep's factors say whether it crosses mechanisms (`sweeps_mechanism`)."""
     condition = condition_from_composed(
         cfg,
         condition_name=condition_name,
@@ -162,6 +206,7 @@ def spec_from_composed(
         project_root=project_root,
         overrides=overrides,
         factors=factors,
+        none_as_turn_game=sweeps_mechanism(factors or {}),
     )
     return _loaded(cfg, [condition], project_root=project_root, source=source, overrides=overrides)
 
@@ -290,6 +335,7 @@ def load_primary_file(
                 project_root=project_root,
                 overrides=job_overrides,
                 factors=job.factors,
+                none_as_turn_game=sweeps_mechanism(job.factors),
             )
         )
     assert last is not None

@@ -124,6 +124,23 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
             rounds_option="rounds",
             vectorised="pdbench.games.public_goods.vectorised",
         ),
+        TurnGameEntry(
+            id="normal_form",
+            view="pdbench.games.normal_form.view",
+            platform_name="normal-form",
+            rules="pdbench.games.normal_form.rules:NormalForm",
+            policies="pdbench.games.normal_form.policies:NORMAL_FORM_POLICIES",
+            summary="a 2x2 (or binary public goods) game under CoopEval's mediation, "
+            "contracting or repetition",
+            metrics="pdbench.games.normal_form.metrics",
+            ranked_on="payoff",
+            seats=Seats(default=2, minimum=2, maximum=4, option="players"),
+            default_persona="cooperative",
+            llm="pdbench.games.normal_form.prompts:PROMPTS",
+            mock="pdbench.games.normal_form.mock:play",
+            training_opponents=("mech_designer",),
+            rounds_option="rounds",
+        ),
     )
 }
 
@@ -131,6 +148,33 @@ TURN_GAMES: dict[str, TurnGameEntry] = {
 def _resolve(entry_point: str) -> Any:
     module, _, attribute = entry_point.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+# `game=pd mechanism=mediation`: the game a condition plays under a mechanism (a config group,
+# conf/mechanism/), and the seat agents that play it ("module:function" each).
+UNDER_MECHANISM = "pdbench.games.normal_form.compose:under_mechanism"
+MECHANISM_SEAT = "pdbench.games.normal_form.compose:counterpart"
+
+
+def under_mechanism(
+    game: dict[str, Any],
+    mechanism: dict[str, Any],
+    horizon: dict[str, Any],
+    none_as_turn_game: bool = False,
+) -> dict[str, Any] | None:
+    """The game node a condition plays under `mechanism` (None: `none`, the game as it is,
+    unless `none_as_turn_game`: a sweep crossing none with other mechanisms); a problem raises
+    ConfigError naming the field."""
+    problem = _resolve("pdbench.games.normal_form.compose:MechanismProblem")
+    try:
+        return _resolve(UNDER_MECHANISM)(game, mechanism, horizon, none_as_turn_game)
+    except problem as error:
+        raise ConfigError(error.reason, field=error.field) from None
+
+
+def mechanism_seat(agent: dict[str, Any]) -> dict[str, Any] | None:
+    """A seat's agent under a mechanism (a 2x2 house policy's counterpart), None: unchanged."""
+    return _resolve(MECHANISM_SEAT)(agent)
 
 
 def prompt_adapter(entry: TurnGameEntry) -> PromptAdapter | None:

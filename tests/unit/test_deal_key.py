@@ -54,6 +54,7 @@ HOUSE = {
     "nuclear_war": "debate_fixed",
     "nil_recruitment": "debate_fixed",
     "public_goods": "pgg_random",
+    "normal_form": "mech_random",
 }
 
 
@@ -143,7 +144,16 @@ DEALT = {
     "public_goods": lambda game, seed: [
         game.observe(game.initial_state(seed), seat)["you"] for seat in game.seats
     ],
+    # which of two equally approved designs wins (the tie-break no player can predict)
+    "normal_form": lambda game, seed: [tied_winner(game, seed)],
 }
+
+
+def tied_winner(game, seed: int) -> int | None:
+    state = game.initial_state(seed)
+    state = game.apply(state, {s: game.fallback(state, s, "invalid") for s in game.seats})
+    ballot = {"type": "vote", "approve": {"M1": True, "M2": True}}
+    return game.apply(state, dict.fromkeys(game.seats, ballot)).decision.winner
 
 
 def test_every_turn_game_says_what_it_deals():
