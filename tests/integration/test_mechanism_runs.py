@@ -141,3 +141,59 @@ def test_a_mediators_mapped_actions_are_recomputed_from_the_stored_rounds(tmp_pa
                 base = dict(zip("ab", payoffs[(played["a"], played["b"])], strict=True))
                 assert {s: Fraction(v) for s, v in shown["payoffs"].items()} == base
     assert delegations
+
+
+def test_three_players_share_a_contracts_payments_as_recomputed_from_the_stored_rounds(tmp_path):
+    """CoopEval's binary public goods game (N = 3, m = 1.5, endowment 1) under contracting: a
+    player's payment is shared by the other two, c[a] / (N - 1) each."""
+    run_dir = run(
+        tmp_path,
+        "game=public_goods",
+        "game.options.players=3",
+        "game.options.multiplier=1.5",
+        "mechanism=contracting",
+        "mechanism.rounds=3",
+        "mechanism.decide=every_round",
+        "agent_a=mech_random",
+        "agent_b=mech_random",
+        "agent_c=mech_allc",
+        "+agent_c.params.play=defect",  # signs, approves everything, rides free
+    )
+    moved = 0
+    for turns in matches(run_dir).values():
+        for turn in turns:
+            if turn["phase"] == "design":
+                designs = {s: a["contract"] for s, a in turn["actions"].items()}
+            elif turn["phase"] == "vote":
+                contract = designs[winner(turn)]
+            elif turn["phase"] == "sign":
+                active = all(a["sign"] for a in turn["actions"].values())
+            elif turn["phase"] == "play":
+                acts = {s: a["action"] for s, a in turn["actions"].items()}
+                pot = Fraction(3, 2) * sum(a == "A0" for a in acts.values()) / 3
+                for seat, action in acts.items():
+                    base = pot + (1 if action == "A1" else 0)
+                    mine = Fraction(contract[action]) if active else Fraction(0)
+                    others = sum(
+                        Fraction(contract[a]) for s, a in acts.items() if s != seat and active
+                    )
+                    transfer = mine - others / 2
+                    moved += transfer != 0
+                    assert Fraction(turn["revealed"]["payoffs"][seat]).limit_denominator() == (
+                        base + transfer
+                    ), (turn["revealed"], contract, active)
+    assert moved
+
+
+@pytest.mark.parametrize("preset", ["coopeval_pd_mediation", "coopeval_pd_contracting"])
+def test_the_coopeval_presets_run_offline(tmp_path, preset):
+    loaded = load(
+        ROOT / "conf" / "experiment" / f"{preset}.yaml",
+        [f"run.output_dir={tmp_path / 'runs'}"],
+        replicates=1,
+        project_root=ROOT,
+    )
+    options = loaded.spec.conditions[0].game.options
+    assert options["payoffs"]["DC"] == [3, 0] and options["strategies"] == "mixed"
+    outcome = run_experiment(loaded)
+    assert outcome.status == "complete", outcome.error

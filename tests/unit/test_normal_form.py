@@ -4,6 +4,7 @@ JSON, and the offline mock's personas playing every phase from the prompts alone
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -172,3 +173,37 @@ def test_the_mocks_personas_play_every_phase_from_the_prompts(strategies):
     assert not play_with_mock(contracting, "competitive").finished[-1].decision.active
     groups = NormalForm(base="public_goods", players=3, mechanism="contracting")
     assert play_with_mock(groups, None).finished  # three players, the group payoff lines
+
+
+def golden_lines(condition: str) -> list[dict]:
+    path = ROOT / "tests" / "golden" / "every_game" / "mechanisms.rounds.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return [line for line in lines if line["condition"] == condition and line["replicate"] == 0]
+
+
+def test_the_page_lists_every_phase_as_stored_and_renders():
+    from streamlit.testing.v1 import AppTest
+
+    from pdbench.games.normal_form.view import phase_rows
+
+    turns = golden_lines("mediation")
+    rows = phase_rows(turns, {"a": "A · MOCK", "b": "B · DESIGNER"})
+    assert [r["phase"] for r in rows[:6]] == ["design"] * 2 + ["vote"] * 2 + ["play"] * 2
+    play = next(t for t in turns if t["phase"] == "play")
+    delegator = next(s for s, d in play["revealed"]["delegated"].items() if d)
+    row = next(
+        r for r in rows if r["phase"] == "play" and r["player"].startswith(delegator.upper())
+    )
+    assert f"played {play['revealed']['actions'][delegator]} (delegated)" in row["outcome"]
+
+    def app(turns: list[dict]) -> None:
+        from pdbench.ui.game_views import MatchView, game_view
+
+        view = game_view("normal_form")
+        assert view is not None
+        view.render_transcript(MatchView(turns, {"a": "A · ONE", "b": "B · TWO"}, {}, seed=1))
+
+    test = AppTest.from_function(app, kwargs={"turns": turns}, default_timeout=60)
+    test.run()
+    assert not test.exception, [e.value for e in test.exception]
+    assert len(test.dataframe) == 1
