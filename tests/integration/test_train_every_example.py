@@ -24,6 +24,7 @@ GAMES = (
     "nuclear-war",
     "nil-recruitment",
     "public-goods",
+    "normal-form",
 )
 THIRD_PARTY = {"passcode": "keeper: TRUTHFUL (house default)"} | {
     game: "judge: SCRIPTED_JUDGE (house default)" for game in ("nuclear-war", "nil-recruitment")

@@ -107,13 +107,22 @@ def under_mechanism(
         built: dict[str, Any] = {k: tuple(v) if k == "labels" else v for k, v in options.items()}
         NormalForm(**built)
     except ValueError as error:
-        named = next((n for n in MECHANISM_OPTIONS if str(error).startswith(n)), None)
-        field = f"mechanism.{named}" if named else f"game.{str(error).split(' ')[0]}"
-        raise MechanismProblem(field, str(error)) from None
+        raise MechanismProblem(_field_of(str(error), game_id), str(error)) from None
     node: dict[str, Any] = {"id": GAME_ID, "options": options}
     if game.get("max_turns") is not None:
         node["max_turns"] = game["max_turns"]
     return node
+
+
+def _field_of(message: str, game_id: str) -> str:
+    """The field a problem of the built options is about: a mechanism option, a public goods
+    option (`game.options.players`), or a 2x2 game's own field (`game.payoffs`)."""
+    named = message.split(" ")[0].split(":")[0]
+    if named in MECHANISM_OPTIONS:
+        return f"mechanism.{named}"
+    if game_id == "public_goods":
+        return f"game.options.{named}"
+    return f"game.{named}"
 
 
 def counterpart(agent: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -88,9 +88,11 @@ class NormalForm(Options):
             return f"{seat} does not act now (phase {state.phase})"
         if not isinstance(action, Mapping):
             return 'an answer is a JSON object with a "type"'
-        expected = {"design": "design", "vote": "vote", "sign": "sign", "play": "play"}
-        if action.get("type") != expected[state.phase]:
-            return f'type must be "{state.phase}" in the {state.phase} phase, got {action.get("type")!r}'
+        if action.get("type") != state.phase:  # each phase's answer is typed by its name
+            return (
+                f'type must be "{state.phase}" in the {state.phase} phase, '
+                f"got {action.get('type')!r}"
+            )
         if state.phase == "design":
             if self.mechanism == "mediation":
                 return d.mediator_problem(self.game, action.get("mediator"))
