@@ -40,7 +40,7 @@ from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form.base_games import number, token
 from pdbench.games.normal_form.observation import proposal_key, round_state
 from pdbench.games.normal_form.options import Options
-from pdbench.games.normal_form.state import Decision, NormalFormState, PlayedRound
+from pdbench.games.normal_form.state import Decision, FinishedRound, NormalFormState
 
 _TIE, _DRAW = 1, 2  # purposes of the seeded streams
 
@@ -208,7 +208,7 @@ class NormalForm(Options):
         moved = (Fraction(0),) * len(profile)
         if decision is not None and decision.active and decision.winner is not None:
             moved = d.transfers(decision.designs[decision.winner], profile)
-        played = PlayedRound(
+        played = FinishedRound(
             round_number=state.round_number,
             distributions=tuple(distributions),
             drawn=tuple(drawn),

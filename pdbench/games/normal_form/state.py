@@ -28,7 +28,7 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class PlayedRound:
+class FinishedRound:
     round_number: int
     distributions: tuple[tuple[int, ...] | None, ...]  # per player: percentages, or None (pure)
     drawn: tuple[int, ...]  # per player: the action its answer came to (delegate: n actions)
@@ -50,4 +50,4 @@ class NormalFormState:
     phase: Phase
     totals: tuple[Fraction, ...]
     decision: Decision | None = None  # the decision being made, or in force
-    finished: tuple[PlayedRound, ...] = ()
+    finished: tuple[FinishedRound, ...] = ()
