@@ -185,7 +185,9 @@ def test_three_players_share_a_contracts_payments_as_recomputed_from_the_stored_
     assert moved
 
 
-@pytest.mark.parametrize("preset", ["coopeval_pd_mediation", "coopeval_pd_contracting"])
+@pytest.mark.parametrize(
+    "preset", sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("coopeval_pd_*.yaml"))
+)
 def test_the_coopeval_presets_run_offline(tmp_path, preset):
     loaded = load(
         ROOT / "conf" / "experiment" / f"{preset}.yaml",
