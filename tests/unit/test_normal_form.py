@@ -207,3 +207,36 @@ def test_the_page_lists_every_phase_as_stored_and_renders():
     test.run()
     assert not test.exception, [e.value for e in test.exception]
     assert len(test.dataframe) == 1
+
+
+def test_the_measures_count_what_each_player_did():
+    from pdbench.games.normal_form.metrics import state_row
+
+    rules = NormalForm(mechanism="contracting", rounds=2)  # pdbench's PD: R 3, P 1
+    state = rules.initial_state(0)
+    steps = [
+        {
+            "a": {"type": "design", "contract": {"A0": 0, "A1": -2}},  # T - R: an equilibrium
+            "b": {"type": "design", "contract": {"A0": 0, "A1": 0}},  # no payments: none
+        },
+        {
+            "a": {"type": "vote", "approve": {"C1": True, "C2": False}},
+            "b": {"type": "vote", "approve": {"C1": True, "C2": True}},
+        },
+        {"a": {"type": "sign", "sign": True}, "b": {"type": "sign", "sign": True}},
+        {"a": {"type": "play", "action": "A0"}, "b": {"type": "play", "action": "A0"}},
+        {"a": {"type": "play", "action": "A0"}, "b": {"type": "play", "action": "A1"}},
+    ]
+    for actions in steps:
+        state = rules.apply(state, actions)
+    rows = state_row(rules, state)
+    a, b = rows["a"], rows["b"]
+    assert (a["approval_rate"], b["approval_rate"]) == (0.5, 1.0)
+    assert (a["signing_rate"], a["contract_active_rate"]) == (1.0, 1.0)
+    assert (a["design_equilibrium"], b["design_equilibrium"]) == (1.0, 0.0)
+    assert a["winner_equilibrium"] == b["winner_equilibrium"] == 1.0  # C1 had 2 approvals
+    assert (a["cooperation_rate"], b["cooperation_rate"]) == (1.0, 0.5)
+    # round 2: S + 2 and T - 2 under the contract; welfare per player and round minus P = 1
+    assert (a["score"], b["score"]) == (3 + 0 + 2, 3 + 5 - 2)
+    assert a["welfare_gain"] == b["welfare_gain"] == (3 + 3 + 2 + 3) / 4 - 1
+    assert a["delegation_rate"] is None  # no mediator in this match

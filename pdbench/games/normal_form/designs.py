@@ -109,9 +109,7 @@ def mediator_is_equilibrium(game: BaseGame, mediator: Mediator) -> bool:
     everyone = game.payoffs(game.cooperative_profile())
     for seat in range(n):
         for own in range(game.actions):
-            profile = (
-                tuple(own if i == seat else mediator[n - 2] for i in range(n)) if n > 1 else (own,)
-            )
+            profile = tuple(own if i == seat else mediator[n - 2] for i in range(n))
             if game.payoffs(profile)[seat] > everyone[seat]:
                 return False
     return True
@@ -141,8 +139,6 @@ def punishing_mediator(game: BaseGame) -> Mediator:
     leaves a lone deviator the least it can get (its best reply's payoff), so that delegating
     is an equilibrium whenever some action can deter the deviation."""
     n = game.players
-    if n == 1:
-        return (COOPERATIVE,)
 
     def deviators_best(action: int) -> Fraction:
         return max(
@@ -182,9 +178,8 @@ def null_contract(game: BaseGame) -> Contract:
     return (0,) * game.actions
 
 
-def _security(seat: int, payoff_of: Sequence[Sequence[Fraction]]) -> Fraction:
+def _security(payoff_of: Sequence[Sequence[Fraction]]) -> Fraction:
     """max over own choices of min over the others' choices (rows: own choice)."""
-    del seat
     return max(min(row) for row in payoff_of)
 
 
@@ -200,7 +195,7 @@ def mediator_security(game: BaseGame, mediator: Mediator, seat: int) -> Fraction
             realised, _ = mediated(game, played, mediator)
             row.append(game.payoffs(realised)[seat])
         rows.append(row)
-    return _security(seat, rows)
+    return _security(rows)
 
 
 def contract_security(game: BaseGame, contract: Contract, seat: int) -> Fraction:
@@ -212,7 +207,7 @@ def contract_security(game: BaseGame, contract: Contract, seat: int) -> Fraction
             profile = (*others[:seat], own, *others[seat:])
             row.append(adjusted(game, contract, profile)[seat])
         rows.append(row)
-    return _security(seat, rows)
+    return _security(rows)
 
 
 def best_reply_to_cooperation(game: BaseGame, seat: int, contract: Contract | None) -> int:

@@ -72,18 +72,20 @@ def is_equilibrium(rules: NormalForm, design: tuple[int, ...]) -> bool:
     return d.contract_is_equilibrium(rules.game, design)
 
 
-def decisions(state: NormalFormState) -> list[Decision]:
-    """Every decision the match made, once each, in order (`decide=once`: one)."""
-    found: list[Decision] = []
-    for played in state.finished:
-        if played.decision is not None and (not found or found[-1] is not played.decision):
-            found.append(played.decision)
-    return found
+def decisions(rules: NormalForm, state: NormalFormState) -> list[Decision]:
+    """Every decision the match made, in order: the one of round 1 (`decide: once`), or one
+    per round (`every_round`)."""
+    return [
+        played.decision
+        for played in state.finished
+        if played.decision is not None
+        and (played.round_number == 1 or rules.decide == "every_round")
+    ]
 
 
 def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, object]]:
     """Per player seat, every METRICS stem and the counts POOLED needs."""
-    made = decisions(state)
+    made = decisions(rules, state)
     rounds = state.finished
     n = rules.game.players
     winners = [is_equilibrium(rules, m.designs[m.winner]) for m in made if m.winner is not None]
