@@ -10,6 +10,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from pdbench.config.group_choices import check_choices
+from pdbench.config.mechanism import under_its_mechanism
 from pdbench.config.override_fields import (
     already_set,
     declared,
@@ -35,7 +36,7 @@ from pdbench.config.validation import (
 from pdbench.config.yaml_reader import check_yaml, display_path
 from pdbench.core.errors import ConfigError, did_you_mean
 from pdbench.core.redact import redact_text
-from pdbench.games.registry import TURN_GAMES, mechanism_seat, under_mechanism
+from pdbench.games.registry import TURN_GAMES
 
 # What a composed config may hold at its top level (`hydra` is Hydra's own node).
 PRIMARY_KEYS = (
@@ -134,10 +135,6 @@ def condition_from_composed(
     return condition_dict(node, cfg, shown)
 
 
-def _plain(node: Any) -> dict[str, Any]:
-    return dict(OmegaConf.to_container(node, resolve=True) or {})  # type: ignore[arg-type]
-
-
 def sweeps_mechanism(swept: Iterable[str]) -> bool:
     """Whether a sweep crosses mechanisms (its swept keys hold `mechanism`): its `none`
     conditions then play as the game under a mechanism does (`_under_mechanism`), so that the
@@ -147,30 +144,10 @@ def sweeps_mechanism(swept: Iterable[str]) -> bool:
 
 
 def _under_mechanism(cfg: DictConfig, shown: str, none_as_turn_game: bool = False) -> DictConfig:
-    """The condition's game played under its mechanism (`mechanism=mediation`: the registry's
-    game under a mechanism, its 2x2 house players' counterparts in the seats); `none` or no
-    mechanism node leaves the composition as it is, except in a sweep that crosses none with
-    other mechanisms (`none_as_turn_game`), whose runs play one family of games."""
+    """The composition's game under its mechanism (`pdbench.config.mechanism`)."""
     if cfg.get("mechanism") is None:
         return cfg
-    plain = _plain
-    try:
-        game = under_mechanism(
-            plain(cfg.game), plain(cfg.mechanism), plain(cfg.horizon), none_as_turn_game
-        )
-    except ConfigError as error:
-        raise ConfigError(error.reason, file=shown, field=error.field) from None
-    if game is None:
-        return cfg
-    cfg = cfg.copy()
-    with open_dict(cfg):
-        cfg.game = game
-        for side in SEAT_FIELDS:
-            agent = cfg.get(side)
-            seated = mechanism_seat(plain(agent)) if agent is not None else None
-            if seated is not None:
-                cfg[side] = seated
-    return cfg
+    return under_its_mechanism(cfg, cfg.mechanism, shown=shown, none_as_turn_game=none_as_turn_game)
 
 
 def _the_games_own_persona(cfg: DictConfig) -> DictConfig:

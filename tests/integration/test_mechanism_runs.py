@@ -199,3 +199,32 @@ def test_the_coopeval_presets_run_offline(tmp_path, preset):
     assert options["payoffs"]["DC"] == [3, 0] and options["strategies"] == "mixed"
     outcome = run_experiment(loaded)
     assert outcome.status == "complete", outcome.error
+
+
+def test_an_experiment_file_names_a_mechanism_for_every_condition_or_one(tmp_path):
+    from pdbench.core.errors import ConfigError
+
+    path = tmp_path / "mechanisms.yaml"
+    path.write_text(
+        "game: {id: stag_hunt}\nmechanism: contracting\nconditions:\n"
+        "  - {name: contracting, agent_a: tft, agent_b: mech_designer}\n"
+        "  - {name: mediation, mechanism: mediation, agent_a: tft, agent_b: mech_designer}\n"
+        "  - {name: none, mechanism: none, agent_a: tft, agent_b: alld}\n"
+    )
+    spec = load(path, [], project_root=ROOT).spec
+    games = {c.name: c.game for c in spec.conditions}
+    assert {g.id for g in games.values()} == {"normal_form"}  # none too: one family a run
+    assert {n: g.options["mechanism"] for n, g in games.items()} == {
+        "contracting": "contracting",
+        "mediation": "mediation",
+        "none": "none",
+    }
+    assert games["none"].options["rounds"] == 20  # the fixed horizon's (conf/mechanism/none)
+    assert spec.conditions[0].agent_a.policy == "mech_tft"  # tft's counterpart
+    path.write_text(
+        "conditions:\n  - {name: x, mechanism: {type: mediation, rounds: 0}, "
+        "agent_a: tft, agent_b: tft}\n"
+    )
+    with pytest.raises(ConfigError) as refused:
+        load(path, [], project_root=ROOT)
+    assert refused.value.field == "conditions[0](x).mechanism.rounds"
