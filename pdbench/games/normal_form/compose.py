@@ -85,7 +85,10 @@ def under_mechanism(
     elif game_id == "public_goods":
         given = game.get("options") or {}
         options["players"] = given.get("players", 3)
-        options["multiplier"] = given.get("multiplier", 1.5)
+        multiplier = given.get("multiplier", 1.5)
+        # a whole multiplier (2) is the number 2.0 here, as public goods reads it
+        number = isinstance(multiplier, int) and not isinstance(multiplier, bool)
+        options["multiplier"] = float(multiplier) if number else multiplier
     else:
         raise MechanismProblem(
             "mechanism",
