@@ -29,7 +29,7 @@ from typing import Any
 
 from pdbench.core.game import GAMES as MATRIX_GAMES
 from pdbench.games.normal_form.options import MECHANISMS
-from pdbench.games.normal_form.rules import NormalForm
+from pdbench.games.normal_form.rules import NormalForm, rules_of
 
 GAME_ID = NormalForm.id
 MECHANISM_OPTIONS = ("rounds", "decide", "strategies", "lookup_depth")
@@ -107,8 +107,7 @@ def under_mechanism(
             )
         options["rounds"] = horizon.get("rounds", 20)
     try:
-        built: dict[str, Any] = {k: tuple(v) if k == "labels" else v for k, v in options.items()}
-        NormalForm(**built)
+        rules_of(options)
     except ValueError as error:
         raise MechanismProblem(_field_of(str(error), game_id), str(error)) from None
     node: dict[str, Any] = {"id": GAME_ID, "options": options}

@@ -28,7 +28,7 @@ from typing import Any
 
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form.base_games import COOPERATIVE
-from pdbench.games.normal_form.rules import NormalForm
+from pdbench.games.normal_form.rules import NormalForm, rules_of
 from pdbench.games.normal_form.state import Decision, NormalFormState
 from pdbench.games.replay import replay
 
@@ -136,15 +136,7 @@ def match_row(
     lines: Sequence[Mapping[str, Any]], options: Mapping[str, Any]
 ) -> dict[str, dict[str, object]]:
     """The measures of one stored match (its turn lines and options)."""
-    rules = NormalForm(**_options(options))
+    rules = rules_of(options)
     seed = lines[-1]["outcome"]["seed"] if lines and "outcome" in lines[-1] else 0
     state = replay(rules, seed, [line["actions"] for line in lines])
     return state_row(rules, state)
-
-
-def _options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """Stored options as the rules take them (a tuple stored as a list)."""
-    found = dict(options)
-    if isinstance(found.get("labels"), list):
-        found["labels"] = tuple(found["labels"])
-    return found

@@ -301,3 +301,12 @@ class NormalForm(Options):
             )
             state = replace(state, decision=replace(decision, approvals=ballots))
         return state
+
+
+def rules_of(options: Mapping[str, Any]) -> NormalForm:
+    """The rules of a variant as a config or a stored run holds its options (YAML and JSON
+    have lists where the rules take tuples: `labels`)."""
+    given: dict[str, Any] = dict(options)
+    if isinstance(given.get("labels"), list):
+        given["labels"] = tuple(given["labels"])
+    return NormalForm(**given)

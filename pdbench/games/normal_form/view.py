@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.games.normal_form.metrics import METRICS
+from pdbench.games.normal_form.rules import rules_of
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind
 
 
@@ -72,14 +73,23 @@ def phase_rows(
     return rows
 
 
+def action_words(options: Mapping[str, Any]) -> str:
+    """ "A0 = C, A1 = D": the base game's words for the tokens players are shown."""
+    try:
+        game = rules_of(options).game
+    except (TypeError, ValueError):
+        return "A0 is the cooperative action"
+    return ", ".join(f"{t} = {w}" for t, w in zip(game.tokens, game.names, strict=True))
+
+
 def render_transcript(match: MatchView) -> None:
     options = match.options
     st.subheader("Phases of the match", anchor=False)
     st.caption(
         f"base game {options.get('base')}, mechanism {options.get('mechanism')}, "
         f"{options.get('rounds')} round(s), decided {options.get('decide')}, "
-        f"{options.get('strategies')} strategies. Actions are tokens: A0 the cooperative one; "
-        "under mediation the last token delegates."
+        f"{options.get('strategies')} strategies. Players are shown tokens: "
+        f"{action_words(options)}; under mediation the next token delegates."
     )
     rows = phase_rows(match.turns, match.names)
     if not rows:
