@@ -1,6 +1,6 @@
-"""`pdbench list`: what the config tree offers (agents, personas, games, providers, horizons,
-and the options of each third role the games declare, `pdbench.games.roles`), each with its
-description (the first sentence of its file's comment)."""
+"""`pdbench list`: what the config tree offers (agents, personas, games, mechanisms, providers,
+horizons, and the options of each third role the games declare, `pdbench.games.roles`), each
+with its description (the first sentence of its file's comment)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ PLAYERS_AND_SETTINGS = {
     "agents": "agent",
     "personas": "persona",
     "games": "game",
+    "mechanisms": "mechanism",
     "providers": "provider",
     "horizons": "horizon",
 }
@@ -34,7 +35,8 @@ def list_options(
     what: Annotated[
         str | None,
         typer.Argument(
-            help="agents, personas, games, providers, horizons, or a third role's options "
+            help="agents, personas, games, mechanisms, providers, horizons, or a third role's "
+            "options "
             "(the plural of its name); default: all."
         ),
     ] = None,

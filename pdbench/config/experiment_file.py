@@ -9,6 +9,7 @@ from typing import Any
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from pdbench.config.files import load_group_option, merge_agent, resolve_agent
+from pdbench.config.mechanism import mechanism_type, under_its_mechanism
 from pdbench.config.overrides import NO_OVERRIDES, Overrides, apply_cli_options, apply_overrides
 from pdbench.config.population import read_population
 from pdbench.config.schema import (
@@ -33,6 +34,7 @@ from pdbench.core.errors import ConfigError, did_you_mean
 TOP_LEVEL_KEYS = (
     "run",
     "game",
+    "mechanism",  # conf/mechanism/ by name, or a mapping (docs/mechanisms.md)
     "horizon",
     "provider",
     "persona",
@@ -49,11 +51,12 @@ CONDITION_KEYS = (
     # the third roles the registered games declare, by name (`tree.ROLES`)
     *ROLES,
     "game",
+    "mechanism",
     "horizon",
     "overrides",
 )
 # Groups whose option a command line may pick by name, as in Hydra (`game=stag_hunt`).
-FILE_GROUPS = ("game", "horizon", "provider", "persona")
+FILE_GROUPS = ("game", "mechanism", "horizon", "provider", "persona")
 
 
 def load_experiment_file(
@@ -95,9 +98,11 @@ def load_experiment_file(
     if not isinstance(conditions_cfg, ListConfig) or len(conditions_cfg) == 0:
         raise ConfigError("at least one condition is needed", file=shown, field="conditions")
 
+    mechanisms = [_mechanism(raw, cfg, project_root, shown) for raw in conditions_cfg]
+    crossed = any(mechanism_type(m) != "none" for m in mechanisms if m is not None)
     conditions = [
-        _condition(raw, index, cfg, base_dir, project_root, shown)
-        for index, raw in enumerate(conditions_cfg)
+        _condition(raw, index, cfg, base_dir, project_root, shown, mechanism, crossed)
+        for index, (raw, mechanism) in enumerate(zip(conditions_cfg, mechanisms, strict=True))
     ]
     return assemble(
         cfg,
@@ -151,9 +156,29 @@ def _new_game_loads_its_own_payoffs(cfg: DictConfig, keys: Sequence[str]) -> Non
             cfg.game[part] = None
 
 
+def _mechanism(raw: Any, cfg: DictConfig, project_root: Path, shown: str) -> Any:
+    """A condition's mechanism (its own, else the file's): conf/mechanism/<name>.yaml when
+    named, a mapping as given; None when neither says one."""
+    value = raw.get("mechanism") if isinstance(raw, DictConfig) else None
+    if value is None:
+        value = cfg.get("mechanism")
+    if isinstance(value, str):
+        return load_group_option("mechanism", value, project_root, shown)
+    return value
+
+
 def _condition(
-    raw: Any, index: int, cfg: DictConfig, base_dir: Path, project_root: Path, shown: str
+    raw: Any,
+    index: int,
+    cfg: DictConfig,
+    base_dir: Path,
+    project_root: Path,
+    shown: str,
+    mechanism: Any = None,
+    crossed: bool = False,
 ) -> dict:
+    """One condition; `mechanism` plays its game under one (`pdbench.config.mechanism`),
+    `crossed`: the file crosses none with other mechanisms."""
     name = raw.get("name", f"condition_{index}") if isinstance(raw, DictConfig) else "?"
     name = None if name is None else str(name)  # `name:` left empty is missing, not "None"
     where = f"conditions[{index}]({name})"
@@ -223,6 +248,11 @@ def _condition(
             node = apply_overrides(node, [str(o) for o in condition_overrides], shown)
         else:
             node = merge_condition(node, condition_overrides)
+    if mechanism is not None:
+        here = where if isinstance(raw, DictConfig) and raw.get("mechanism") is not None else ""
+        node = under_its_mechanism(
+            node, mechanism, shown=shown, where=here, none_as_turn_game=crossed
+        )
     return condition_dict(node, cfg, shown)
 
 

@@ -12,6 +12,7 @@ from omegaconf.errors import OmegaConfBaseException
 from pdbench.config.files import resolve_agent
 from pdbench.config.group_choices import check_choices
 from pdbench.config.installed_options import store_installed_options
+from pdbench.config.mechanism import under_its_mechanism
 from pdbench.config.override_fields import (
     already_set,
     declared,
@@ -43,6 +44,7 @@ from pdbench.games.registry import TURN_GAMES
 # What a composed config may hold at its top level (`hydra` is Hydra's own node).
 PRIMARY_KEYS = (
     "game",
+    "mechanism",
     "horizon",
     *SEAT_FIELDS,
     "population",  # or every seat at once (pdbench.config.population)
@@ -96,9 +98,11 @@ def condition_from_composed(
     project_root: Path,
     overrides: Overrides = NO_OVERRIDES,
     factors: dict[str, str] | None = None,
+    none_as_turn_game: bool = False,
 ) -> dict[str, Any]:
     """One condition (as a plain dict) from a Hydra composition; a role the command line binds
-    to a panel (`<role>=[a,b,c]`) takes its agents from `role_panels`, not the composition."""
+    to a panel (`<role>=[a,b,c]`) takes its agents from `role_panels`, not the composition.
+    `none_as_turn_game`: a sweep crossing mechanism none with others (`_under_mechanism`)."""
     for key in cfg:
         if key not in PRIMARY_KEYS:
             raise ConfigError(
@@ -113,6 +117,7 @@ def condition_from_composed(
             if not any(k == f"game.{part}" or k.startswith(f"game.{part}.") for k in keys):
                 with open_dict(cfg.game):
                     cfg.game[part] = None
+    cfg = _under_mechanism(cfg, shown, none_as_turn_game)
     if "persona" not in keys:
         cfg = _the_games_own_persona(cfg)
     roles = {role: cfg[role] for role in ROLES if cfg.get(role) is not None}
@@ -178,6 +183,21 @@ def composed_population(
     return cfg, {"population": entries}
 
 
+def sweeps_mechanism(swept: Iterable[str]) -> bool:
+    """Whether a sweep crosses mechanisms (its swept keys hold `mechanism`): its `none`
+    conditions then play as the game under a mechanism does (`_under_mechanism`), so that the
+    run plays one family of games. Decided from the keys alone, so that every job of a Hydra
+    sweep, which sees only its own composition, decides the same."""
+    return "mechanism" in swept
+
+
+def _under_mechanism(cfg: DictConfig, shown: str, none_as_turn_game: bool = False) -> DictConfig:
+    """The composition's game under its mechanism (`pdbench.config.mechanism`)."""
+    if cfg.get("mechanism") is None:
+        return cfg
+    return under_its_mechanism(cfg, cfg.mechanism, shown=shown, none_as_turn_game=none_as_turn_game)
+
+
 def _the_games_own_persona(cfg: DictConfig) -> DictConfig:
     """conf/config.yaml's default persona is the 2x2 games' (cooperative), which the judged games
     do not have: a turn game the command line names no persona for plays its own default
@@ -202,7 +222,8 @@ def spec_from_composed(
     overrides: Overrides = NO_OVERRIDES,
     factors: dict[str, str] | None = None,
 ) -> LoadedConfig:
-    """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`)."""
+    """One condition from a Hydra composition (by `compose()` or inside `@hydra.main`); a
+    sweep's factors say whether it crosses mechanisms (`sweeps_mechanism`)."""
     condition = condition_from_composed(
         cfg,
         condition_name=condition_name,
@@ -210,6 +231,7 @@ def spec_from_composed(
         project_root=project_root,
         overrides=overrides,
         factors=factors,
+        none_as_turn_game=sweeps_mechanism(factors or {}),
     )
     return _loaded(cfg, [condition], project_root=project_root, source=source, overrides=overrides)
 
@@ -339,6 +361,7 @@ def load_primary_file(
                 project_root=project_root,
                 overrides=job_overrides,
                 factors=job.factors,
+                none_as_turn_game=sweeps_mechanism(job.factors),
             )
         )
     assert last is not None

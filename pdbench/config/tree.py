@@ -22,6 +22,7 @@ ROLES = declared_roles()
 # Config groups: the folders under conf/ whose options a config chooses by name.
 GROUPS = (
     "game",
+    "mechanism",
     "horizon",
     "agent",
     "persona",
@@ -32,6 +33,7 @@ GROUPS = (
 # group (keeper_audit) a link to the folder of the role it audits.
 HYDRA_GROUPS = (
     "game",
+    "mechanism",
     "horizon",
     *SEAT_FIELDS,  # agent_a, agent_b, ... agent_j: a group game's seats, links to agent/
     "persona",

@@ -24,6 +24,7 @@ from pdbench.games import (
     donor_game,
     liars_dice,
     nil_recruitment,
+    normal_form,
     nuclear_war,
     passcode,
     public_goods,
@@ -42,6 +43,7 @@ BUILT_IN_GAMES: tuple[TurnGameEntry, ...] = (
     nil_recruitment.GAME,
     public_goods.GAME,
     donor_game.GAME,
+    normal_form.GAME,
 )
 TURN_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_GAMES}
 
@@ -49,6 +51,33 @@ TURN_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_GA
 def _resolve(entry_point: str) -> Any:
     module, _, attribute = entry_point.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+# `game=pd mechanism=mediation`: the game a condition plays under a mechanism (a config group,
+# conf/mechanism/), and the seat agents that play it ("module:function" each).
+UNDER_MECHANISM = "pdbench.games.normal_form.compose:under_mechanism"
+MECHANISM_SEAT = "pdbench.games.normal_form.compose:counterpart"
+
+
+def under_mechanism(
+    game: dict[str, Any],
+    mechanism: dict[str, Any],
+    horizon: dict[str, Any],
+    none_as_turn_game: bool = False,
+) -> dict[str, Any] | None:
+    """The game node a condition plays under `mechanism` (None: `none`, the game as it is,
+    unless `none_as_turn_game`: a sweep crossing none with other mechanisms); a problem raises
+    ConfigError naming the field."""
+    problem = _resolve("pdbench.games.normal_form.compose:MechanismProblem")
+    try:
+        return _resolve(UNDER_MECHANISM)(game, mechanism, horizon, none_as_turn_game)
+    except problem as error:
+        raise ConfigError(error.reason, field=error.field) from None
+
+
+def mechanism_seat(agent: dict[str, Any]) -> dict[str, Any] | None:
+    """A seat's agent under a mechanism (a 2x2 house policy's counterpart), None: unchanged."""
+    return _resolve(MECHANISM_SEAT)(agent)
 
 
 def prompt_adapter(entry: TurnGameEntry) -> PromptAdapter | None:

@@ -168,6 +168,11 @@ VALUES = [
     value_file("not_a_dilemma.yaml", "game.payoffs"),
     value_file("max_cost_nan.yaml", "max_cost_usd"),
     Case("max_rounds_zero", "values", validate(PRIMARY, "horizon=geometric", "horizon.max_rounds=0"), line=(PRIMARY, "horizon.max_rounds")),
+    # a mechanism's options (issue 45): out of range, unknown, on a game without mechanisms
+    Case("mechanism_rounds_zero", "values", validate(PRIMARY, "mechanism=mediation", "mechanism.rounds=0"), line=(PRIMARY, "mechanism.rounds"), quick=True),
+    Case("mechanism_decide_unknown", "values", validate(PRIMARY, "mechanism=contracting", "mechanism.decide=sometimes"), line=(PRIMARY, "mechanism.decide"), quick=True),
+    Case("mechanism_on_liars_dice", "values", validate(PRIMARY, "game=liars_dice", "agent_a=liars_random", "agent_b=liars_random", "mechanism=contracting"), line=(PRIMARY, "mechanism:"), quick=True),
+    Case("mechanism_with_a_2x2_policy", "values", validate(PRIMARY, "mechanism=mediation", "agent_b=grim"), line=(PRIMARY, "agent_b.policy"), quick=True),
     value_file("empty_model.yaml", "model"),
     Case("blank_model_override", "values", validate(LLM, "provider.name=litellm", "provider.model='  '"), line=(LLM, "model")),
     Case("tab_in_label_override", "values", validate(POLICIES, "game.labels=['co\top',defect]"), line=(POLICIES, "game.labels")),

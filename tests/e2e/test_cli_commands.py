@@ -191,6 +191,7 @@ def test_list_everything_and_list_agents(project, tmp_path):
         ("agents", "agent"),
         ("personas", "persona"),
         ("games", "game"),
+        ("mechanisms", "mechanism"),
         ("providers", "provider"),
         ("horizons", "horizon"),
         ("keepers", "keeper"),
@@ -198,7 +199,7 @@ def test_list_everything_and_list_agents(project, tmp_path):
     ]:
         assert f"{title} (conf/{folder}/):" in everything
     for option in ("tft", "llm_default", "exploitative", "stag_hunt", "mock", "geometric",
-                   "truthful", "first_speaker"):  # fmt: skip
+                   "truthful", "first_speaker", "mediation"):  # fmt: skip
         assert re.search(rf"^\s+{option}\s+\S", everything, re.MULTILINE), option
 
     agents = ok(console(project, "list", "agents", tmp=tmp_path)).stdout  # `list` ran as uv above

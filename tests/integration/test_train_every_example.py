@@ -26,6 +26,7 @@ GAMES = (
     "nil-recruitment",
     "public-goods",
     "donor-game",
+    "normal-form",
 )
 THIRD_PARTY = {"passcode": "keeper: TRUTHFUL (house default)"} | {
     game: "judge: SCRIPTED_JUDGE (house default)" for game in ("nuclear-war", "nil-recruitment")

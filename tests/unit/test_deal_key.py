@@ -56,6 +56,7 @@ HOUSE = {
     "nil_recruitment": "debate_fixed",
     "public_goods": "pgg_random",
     "donor_game": "donor_random",
+    "normal_form": "mech_random",
 }
 
 
@@ -150,7 +151,16 @@ DEALT = {
         game.initial_state(seed).labels,
         *(draw_recipients(seed, n, game.players) for n in (1, 2, 3)),
     ],
+    # which of two equally approved designs wins (the tie-break no player can predict)
+    "normal_form": lambda game, seed: [tied_winner(game, seed)],
 }
+
+
+def tied_winner(game, seed: int) -> int | None:
+    state = game.initial_state(seed)
+    state = game.apply(state, {s: game.fallback(state, s, "invalid") for s in game.seats})
+    ballot = {"type": "vote", "approve": {"M1": True, "M2": True}}
+    return game.apply(state, dict.fromkeys(game.seats, ballot)).decision.winner
 
 
 def test_every_turn_game_says_what_it_deals():

@@ -1,0 +1,138 @@
+"""`game=pd mechanism=mediation` on the Hydra command line: the condition's game, a 2x2 game (or
+public goods) with a mechanism other than `none`, becomes this package's turn game built from it
+(the first step of issue 43's "2x2 games under the contract": one turn runner, turn records,
+turn aggregates), and its 2x2 house players their counterparts here.
+
+- A 2x2 game: `base` is its id, `payoffs` and `labels` the condition's (its conf/game/ file's,
+  or the command line's), so `game=pd` plays pd's payoffs; noise and a negotiation phase are not
+  played under a mechanism (refused).
+- `public_goods`: CoopEval's binary public goods game (research doc 2, 6.1) with the condition's
+  `players` and `multiplier` (the endowment is 1 and a contribution all or nothing: the other
+  public goods options do not apply).
+- The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
+  rounds), `decide`, `strategies`, `lookup_depth` (`options`).
+- Seats bound to the 2x2 policies allc, alld, tft or random (conf/config.yaml's default seats
+  are tft) play mech_allc, mech_alld, mech_tft, mech_random; any other 2x2 policy is refused
+  when the condition is validated, naming the seat.
+`mechanism=none` leaves the condition as it is: the 2x2 engine, byte for byte as before; only a
+sweep that crosses `none` with another mechanism (`mechanism=none,mediation`) plays its `none`
+conditions as this game with mechanism none (the base game each round, `rounds` from
+conf/mechanism/none.yaml or the horizon), since a run plays one family of games.
+
+A problem is a `MechanismProblem` naming the field (`mechanism.rounds`, `mechanism`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pdbench.core.game import GAMES as MATRIX_GAMES
+from pdbench.games.normal_form.options import MECHANISMS
+from pdbench.games.normal_form.rules import NormalForm, rules_of
+
+GAME_ID = NormalForm.id
+MECHANISM_OPTIONS = ("rounds", "decide", "strategies", "lookup_depth")
+COUNTERPARTS = {
+    "allc": "mech_allc",
+    "alld": "mech_alld",
+    "tft": "mech_tft",
+    "random": "mech_random",
+}
+
+
+class MechanismProblem(ValueError):
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(reason)
+        self.field = field
+        self.reason = reason
+
+
+def under_mechanism(
+    game: Mapping[str, Any],
+    mechanism: Mapping[str, Any],
+    horizon: Mapping[str, Any],
+    none_as_turn_game: bool = False,
+) -> dict[str, Any] | None:
+    """The game node of `game` played under `mechanism` (module docstring); None for `none`,
+    unless `none_as_turn_game` (a sweep crossing `none` with other mechanisms: a run plays one
+    family, so its `none` conditions play this game too, the base game each round)."""
+    kind = mechanism.get("type")
+    if kind not in MECHANISMS:
+        raise MechanismProblem(
+            "mechanism.type", f"must be one of {', '.join(MECHANISMS)}, got {kind!r}"
+        )
+    unknown = sorted(set(mechanism) - {"type", *MECHANISM_OPTIONS})
+    if unknown:
+        raise MechanismProblem(
+            f"mechanism.{unknown[0]}",
+            f"unknown field; a mechanism has {', '.join(MECHANISM_OPTIONS)}",
+        )
+    game_id = str(game.get("id"))
+    if kind == "none" and not (none_as_turn_game and game_id in (*MATRIX_GAMES, "public_goods")):
+        return None
+    options: dict[str, Any] = {"base": game_id, "mechanism": kind}
+    if game_id in MATRIX_GAMES:
+        for name in ("payoffs", "labels"):
+            if game.get(name) is not None:
+                options[name] = game[name] if name == "payoffs" else list(game[name])
+        if game.get("noise"):
+            raise MechanismProblem("game.noise", "a game under a mechanism is played without noise")
+        if game.get("negotiation") is not None:
+            raise MechanismProblem(
+                "game.negotiation", "a game under a mechanism has no negotiation phase"
+            )
+    elif game_id == "public_goods":
+        given = game.get("options") or {}
+        options["players"] = given.get("players", 3)
+        multiplier = given.get("multiplier", 1.5)
+        # a whole multiplier (2) is the number 2.0 here, as public goods reads it
+        number = isinstance(multiplier, int) and not isinstance(multiplier, bool)
+        options["multiplier"] = float(multiplier) if number else multiplier
+    else:
+        raise MechanismProblem(
+            "mechanism",
+            f"{game_id} is not played under a mechanism: mechanisms play the 2x2 games "
+            f"({', '.join(MATRIX_GAMES)}) and public_goods; leave mechanism=none",
+        )
+    for name in MECHANISM_OPTIONS:
+        if mechanism.get(name) is not None:
+            options[name] = mechanism[name]
+    if mechanism.get("rounds") is None:
+        if horizon.get("type") != "fixed":
+            raise MechanismProblem(
+                "mechanism.rounds",
+                "set the rounds of a match under a mechanism: it takes a fixed horizon's rounds, "
+                "and this horizon is not fixed",
+            )
+        options["rounds"] = horizon.get("rounds", 20)
+    try:
+        rules_of(options)
+    except ValueError as error:
+        raise MechanismProblem(_field_of(str(error), game_id), str(error)) from None
+    node: dict[str, Any] = {"id": GAME_ID, "options": options}
+    if game.get("max_turns") is not None:
+        node["max_turns"] = game["max_turns"]
+    return node
+
+
+def _field_of(message: str, game_id: str) -> str:
+    """The field a problem of the built options is about: a mechanism option, a public goods
+    option (`game.options.players`), or a 2x2 game's own field (`game.payoffs`)."""
+    named = message.split(" ")[0].split(":")[0]
+    if named in MECHANISM_OPTIONS:
+        return f"mechanism.{named}"
+    if game_id == "public_goods":
+        return f"game.options.{named}"
+    return f"game.{named}"
+
+
+def counterpart(agent: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The seat's agent under a mechanism when it is a 2x2 house policy with a counterpart
+    here (module docstring); None: keep it."""
+    if agent.get("type") != "policy" or agent.get("params"):
+        return None
+    policy = agent.get("policy")
+    if policy not in COUNTERPARTS:
+        return None
+    return {**agent, "policy": COUNTERPARTS[str(policy)]}

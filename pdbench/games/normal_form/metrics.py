@@ -1,0 +1,142 @@
+"""What a researcher asks of a match under a mechanism, per player seat, from the match's stored
+turns (replayed through the rules built from its stored options, so every number comes from what
+is on disk):
+
+- `cooperation_rate`: the share of rounds its realised action (a delegator's: the mediator's)
+  was the cooperative one, A0;
+- `approval_rate`: the share of the proposals on its ballots that it approved;
+- `signing_rate`: the share of contracts put to it that it signed;
+- `delegation_rate`: the share of rounds played with a mediator in which it delegated;
+- `design_equilibrium`: the share of its own designs that make mutual cooperation an equilibrium
+  (CoopEval's design quality: `designs.mediator_is_equilibrium`, `contract_is_equilibrium`,
+  checked against the base game's payoffs);
+- `winner_equilibrium`: the share of the match's decisions whose winning design does (the same
+  for every seat of a match);
+- `contract_active_rate`: the share of rounds played under a binding contract;
+- `welfare_gain`: the group's mean payoff per player and round (transfers included: they sum to
+  0) minus the base game's equilibrium payoff per player (`BaseGame.equilibrium_payoff`: PD's
+  mutual defection), the same for every seat of a match;
+- `mean_payoff` per round and `score`.
+A rate whose mechanism never asked it (no vote under `repetition`) is None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from pdbench.games.normal_form import designs as d
+from pdbench.games.normal_form.base_games import COOPERATIVE
+from pdbench.games.normal_form.rules import NormalForm, rules_of
+from pdbench.games.normal_form.state import Decision, NormalFormState
+from pdbench.games.replay import replay
+
+METRICS: dict[str, str] = {
+    "cooperation_rate": "share of rounds its realised action was the cooperative one (A0)",
+    "approval_rate": "share of the proposals on its ballots it approved",
+    "signing_rate": "share of the contracts put to it that it signed",
+    "delegation_rate": "share of the rounds with a mediator in which it delegated",
+    "design_equilibrium": "share of its designs making mutual cooperation an equilibrium",
+    "winner_equilibrium": "share of winning designs making mutual cooperation an equilibrium",
+    "contract_active_rate": "share of rounds played under a binding contract",
+    "welfare_gain": "mean payoff per player and round minus the base game's equilibrium payoff",
+    "mean_payoff": "its mean payoff per round",
+    "score": "its final score",
+}
+POOLED: dict[str, tuple[str, str]] = {
+    "cooperation_rate": ("cooperated", "rounds"),
+    "approval_rate": ("approved", "ballot_entries"),
+    "signing_rate": ("signed", "sign_asked"),
+    "delegation_rate": ("delegated", "mediated_rounds"),
+    "design_equilibrium": ("equilibrium_designs", "designs"),
+}
+MATCH_ROW_READS = "turns"
+SHOWN = {
+    "score": "score",
+    "cooperation_rate": "cooperated",
+    "approval_rate": "approved",
+    "signing_rate": "signed",
+    "delegation_rate": "delegated",
+    "welfare_gain": "welfare gain",
+}
+
+
+def _ratio(top: int, bottom: int) -> float | None:
+    return top / bottom if bottom else None
+
+
+def is_equilibrium(rules: NormalForm, design: tuple[int, ...]) -> bool:
+    if rules.mechanism == "mediation":
+        return d.mediator_is_equilibrium(rules.game, design)
+    return d.contract_is_equilibrium(rules.game, design)
+
+
+def decisions(rules: NormalForm, state: NormalFormState) -> list[Decision]:
+    """Every decision the match made, in order: the one of round 1 (`decide: once`), or one
+    per round (`every_round`)."""
+    return [
+        played.decision
+        for played in state.finished
+        if played.decision is not None
+        and (played.round_number == 1 or rules.decide == "every_round")
+    ]
+
+
+def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, object]]:
+    """Per player seat, every METRICS stem and the counts POOLED needs."""
+    made = decisions(rules, state)
+    rounds = state.finished
+    n = rules.game.players
+    winners = [is_equilibrium(rules, m.designs[m.winner]) for m in made if m.winner is not None]
+    welfare = None
+    if rounds:
+        mean = sum(sum(r.payoffs) for r in rounds) / (n * len(rounds))
+        welfare = float(mean - rules.game.equilibrium_payoff())
+    mediated = [r for r in rounds if rules.mechanism == "mediation" and r.decision is not None]
+    contracted = [r for r in rounds if r.decision is not None and r.decision.active]
+    rows: dict[str, dict[str, object]] = {}
+    for i, seat in enumerate(rules.seats):
+        cooperated = sum(r.realised[i] == COOPERATIVE for r in rounds)
+        ballots = [m.approvals[i] for m in made if m.approvals is not None]
+        approved = sum(sum(b) for b in ballots)
+        entries = sum(len(b) for b in ballots)
+        signatures = [m.signed[i] for m in made if m.signed is not None]
+        delegated = sum(r.delegated[i] for r in mediated)
+        own = [is_equilibrium(rules, m.designs[i]) for m in made]
+        total = sum((r.payoffs[i] for r in rounds), start=Fraction(0))
+        rows[seat] = {
+            "cooperation_rate": _ratio(cooperated, len(rounds)),
+            "approval_rate": _ratio(approved, entries),
+            "signing_rate": _ratio(sum(signatures), len(signatures)),
+            "delegation_rate": _ratio(delegated, len(mediated)),
+            "design_equilibrium": _ratio(sum(own), len(own)),
+            "winner_equilibrium": _ratio(sum(winners), len(winners)),
+            "contract_active_rate": (
+                _ratio(len(contracted), len(rounds)) if rules.mechanism == "contracting" else None
+            ),
+            "welfare_gain": welfare,
+            "mean_payoff": float(total / len(rounds)) if rounds else None,
+            "score": float(state.totals[i]),
+            "cooperated": cooperated,
+            "rounds": len(rounds),
+            "approved": approved,
+            "ballot_entries": entries,
+            "signed": sum(signatures),
+            "sign_asked": len(signatures),
+            "delegated": delegated,
+            "mediated_rounds": len(mediated),
+            "equilibrium_designs": sum(own),
+            "designs": len(own),
+        }
+    return rows
+
+
+def match_row(
+    lines: Sequence[Mapping[str, Any]], options: Mapping[str, Any]
+) -> dict[str, dict[str, object]]:
+    """The measures of one stored match (its turn lines and options)."""
+    rules = rules_of(options)
+    seed = lines[-1]["outcome"]["seed"] if lines and "outcome" in lines[-1] else 0
+    state = replay(rules, seed, [line["actions"] for line in lines])
+    return state_row(rules, state)

@@ -1,0 +1,105 @@
+"""What one player is shown (`NormalForm.observe`), its round_state:
+
+- `game` ("normal-form"), `phase` ("design" | "vote" | "sign" | "play"), `round_number`,
+  `round_limit`, `mechanism`, `strategies` ("pure" | "mixed"), `player` (your position, 1..N:
+  CoopEval's "Player {id}"), `players` (N), `actions` (the base game's tokens, "A0", ...).
+- `payoffs`: every profile, `[{"actions": ["A0", "A1"], "points": [0, 3]}, ...]`, actions and
+  points in player order (Player 1 first).
+- `your_score`, `scores` {"Player 1": total, ...}: totals so far.
+- `history`: the last `lookup_depth` rounds, oldest first, `[{"round_number", "actions":
+  {"Player 1": "A0", ...}}]`: the actions played (a delegator's the mediator's), as CoopEval's
+  repetition shows them, without payoffs.
+- vote phase: `proposals` `[{"id": "M1" | "C1", "proposer": 1, "mediator": {"1": "A0", ...}}
+  | {..., "contract": {"A0": 0, "A1": -2}}]`, every player's design in player order.
+- sign phase: `contract` `{"proposer": 2, "payments": {...}}`, the winning design.
+- play phase under mediation: `mediator` `{"proposer", "plays": {"1": ..., "N": ...}}` and
+  `delegate` (the token A{n} that delegates); under contracting: `contract` `{"proposer",
+  "payments"}`, `contract_active` and `refused_by` (the players who did not sign).
+
+Nothing else: no other player's design before the vote, no ballot (only the winner), no
+signature before all are in, no distribution another player answered, never the seed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pdbench.games.normal_form.base_games import number, token
+from pdbench.games.normal_form.designs import contract_json, mediator_json
+
+if TYPE_CHECKING:
+    from pdbench.games.normal_form.options import Options
+    from pdbench.games.normal_form.state import Decision, NormalFormState
+
+
+def player_name(index: int) -> str:
+    return f"Player {index + 1}"
+
+
+def proposal_key(mechanism: str, index: int) -> str:
+    """The key of player `index`'s design on a ballot: M1, M2, ... or C1, C2, ..."""
+    return f"{'M' if mechanism == 'mediation' else 'C'}{index + 1}"
+
+
+def _design(rules: Options, design: tuple[int, ...]) -> dict[str, Any]:
+    if rules.mechanism == "mediation":
+        return {"mediator": mediator_json(design)}
+    return {"contract": contract_json(design)}
+
+
+def _winner(decision: Decision) -> tuple[int, tuple[int, ...]]:
+    assert decision.winner is not None
+    return decision.winner + 1, decision.designs[decision.winner]
+
+
+def round_state(
+    rules: Options, platform_name: str, state: NormalFormState, player: int
+) -> dict[str, Any]:
+    game = rules.game
+    names = [player_name(i) for i in range(game.players)]
+    depth = rules.lookup_depth
+    shown = state.finished[max(0, len(state.finished) - depth) :] if depth else ()
+    seen: dict[str, Any] = {
+        "game": platform_name,
+        "phase": state.phase,
+        "round_number": state.round_number,
+        "round_limit": rules.rounds,
+        "mechanism": rules.mechanism,
+        "strategies": rules.strategies,
+        "player": player + 1,
+        "players": game.players,
+        "actions": list(game.tokens),
+        "payoffs": [
+            {"actions": [token(a) for a in p], "points": [number(x) for x in game.payoffs(p)]}
+            for p in game.profiles()
+        ],
+        "your_score": float(state.totals[player]),
+        "scores": {n: float(t) for n, t in zip(names, state.totals, strict=True)},
+        "history": [
+            {
+                "round_number": past.round_number,
+                "actions": {n: token(a) for n, a in zip(names, past.realised, strict=True)},
+            }
+            for past in shown
+        ],
+    }
+    decision = state.decision
+    if state.phase == "vote" and decision is not None:
+        seen["proposals"] = [
+            {"id": proposal_key(rules.mechanism, i), "proposer": i + 1, **_design(rules, design)}
+            for i, design in enumerate(decision.designs)
+        ]
+    if state.phase == "sign" and decision is not None:
+        proposer, design = _winner(decision)
+        seen["contract"] = {"proposer": proposer, "payments": contract_json(design)}
+    if state.phase == "play" and decision is not None and decision.winner is not None:
+        proposer, design = _winner(decision)
+        if rules.mechanism == "mediation":
+            seen["mediator"] = {"proposer": proposer, "plays": mediator_json(design)}
+            seen["delegate"] = token(game.actions)
+        else:
+            assert decision.signed is not None
+            seen["contract"] = {"proposer": proposer, "payments": contract_json(design)}
+            seen["contract_active"] = decision.active
+            seen["refused_by"] = [names[i] for i, s in enumerate(decision.signed) if not s]
+    return seen

@@ -1,0 +1,120 @@
+"""The options of a normal-form game under a mechanism, checked when the variant is built (a bad
+value is a ValueError starting with the option's name, as every turn game's rules raise).
+
+| option | default | meaning |
+|---|---|---|
+| `base` | "pd" | the base game: a 2x2 game's id (its payoff table) or "public_goods" (binary) |
+| `payoffs` | None | a 2x2 base's payoffs {"CC": [a, b], "CD": ..., "DC": ..., "DD": ...}; None: the table's |
+| `labels` | None | a 2x2 base's two action words (the record and viewer show them); None: the game's |
+| `players` | 2 | N; only a public goods base seats more than 2 (CoopEval: 3) |
+| `multiplier` | 1.5 | a public goods base's m (CoopEval: 1.5), 1 <= m <= N as CoopEval requires |
+| `mechanism` | "mediation" | "none" or "repetition" (the base game each round), "mediation", "contracting" |
+| `rounds` | 1 | rounds of the base game in a match (CoopEval: 1 under mediation and contracting, 15 under repetition) |
+| `decide` | "once" | "once": design, vote (and sign) before round 1 only, as CoopEval (design once, play once); "every_round": before every round |
+| `strategies` | "pure" | "pure": a play answer names one action; "mixed": integer percentages over the actions summing to 100, the action drawn from the match's seeded chance (CoopEval) |
+| `lookup_depth` | 3 | the past rounds a player is shown, newest last (CoopEval's repetition: 3); 0: none |
+
+Why the default is `pure`: house players and agent files answer one action, and a pure answer
+keeps a match's payoffs a function of the answers alone. CoopEval's presets set `mixed`, as its
+harness samples every answer (research doc section 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pdbench.games.normal_form.base_games import (
+    BASES,
+    BaseGame,
+    binary_public_goods,
+    matrix_game,
+)
+
+MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting")
+DECIDE: tuple[str, ...] = ("once", "every_round")
+STRATEGIES: tuple[str, ...] = ("pure", "mixed")
+OUTCOMES = ("CC", "CD", "DC", "DD")
+MAX_ROUNDS = 10_000
+MAX_PLAYERS = 4  # a public goods base: 2**N profiles are listed to every player
+
+
+def _whole(name: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Options:
+    base: str = "pd"
+    payoffs: dict[str, Any] | None = None
+    labels: tuple[str, str] | None = None
+    players: int = 2
+    multiplier: float = 1.5
+    mechanism: str = "mediation"
+    rounds: int = 1
+    decide: str = "once"
+    strategies: str = "pure"
+    lookup_depth: int = 3
+
+    game: BaseGame = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _choice("base", self.base, BASES)
+        _choice("mechanism", self.mechanism, MECHANISMS)
+        _choice("decide", self.decide, DECIDE)
+        _choice("strategies", self.strategies, STRATEGIES)
+        _whole("rounds", self.rounds, 1, MAX_ROUNDS)
+        _whole("lookup_depth", self.lookup_depth, 0, MAX_ROUNDS)
+        if self.base == "public_goods":
+            _whole("players", self.players, 2, MAX_PLAYERS)
+            value = self.multiplier
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"multiplier must be a number, got {value!r}")
+            if not 1 <= value <= self.players:
+                raise ValueError(
+                    f"multiplier must be from 1 to players ({self.players}), got {value}"
+                )
+            for name in ("payoffs", "labels"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name}: only a 2x2 base has them, not public_goods")
+            game = binary_public_goods(self.players, float(value))
+        else:
+            if self.players != 2:
+                raise ValueError(f"players must be 2 for the 2x2 game {self.base}")
+            game = matrix_game(self.base, self._payoffs(), self._labels())
+        object.__setattr__(self, "game", game)
+
+    def _payoffs(self) -> dict[str, list[float]] | None:
+        if self.payoffs is None:
+            return None
+        if not isinstance(self.payoffs, dict) or set(self.payoffs) != set(OUTCOMES):
+            raise ValueError(f"payoffs must give exactly the outcomes {', '.join(OUTCOMES)}")
+        checked = {}
+        for outcome, pair in self.payoffs.items():
+            if (
+                not isinstance(pair, list | tuple)
+                or len(pair) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int | float) for x in pair)
+            ):
+                raise ValueError(f"payoffs.{outcome} must be two numbers, got {pair!r}")
+            checked[outcome] = [float(x) for x in pair]
+        return checked
+
+    def _labels(self) -> tuple[str, str] | None:
+        if self.labels is None:
+            return None
+        labels = tuple(self.labels)
+        if len(labels) != 2 or not all(isinstance(x, str) and x for x in labels):
+            raise ValueError(f"labels must be two words, got {self.labels!r}")
+        return (labels[0], labels[1])
+
+    @property
+    def designs(self) -> bool:
+        """Whether the mechanism has a design phase (mediation, contracting)."""
+        return self.mechanism in ("mediation", "contracting")
