@@ -131,6 +131,8 @@ def condition_from_composed(
             # a group game's further seats (agent_c=...), when the command binds them
             **{side: cfg[side] for side in EXTRA_SEAT_FIELDS if cfg.get(side) is not None},
         }
+        if "game" in (factors or {}):  # a sweep crossing games of different sizes
+            seats = {side: agent for side, agent in seats.items() if seated(side, cfg.game)}
     node = OmegaConf.create(
         {
             "name": condition_name,
@@ -143,6 +145,24 @@ def condition_from_composed(
         }
     )
     return condition_dict(node, cfg, shown)
+
+
+def seated(side: str, game: DictConfig) -> bool:
+    """Whether seat field `side` is a seat of the composed `game`. A sweep crossing games
+    (`-m game=pd,public_goods agent_c=...`) binds the seats of its largest game; a smaller
+    game's conditions leave the others out (the Hydra door says so in a warning line, and the
+    condition's stored players show it) instead of refusing the whole sweep. A game that does
+    not build says nothing here: the condition's validation names the problem."""
+    from pdbench.config.game_spec import GameSpec
+    from pdbench.games.registry import seats_played
+
+    letter = side.removeprefix("agent_")
+    try:
+        spec = GameSpec.model_validate(OmegaConf.to_container(game, resolve=True))
+        seats = seats_played(spec.id, spec.build_turn()) if spec.is_turn_game else ("a", "b")
+    except (ValueError, ConfigError, OmegaConfBaseException):
+        return True
+    return letter in seats
 
 
 def composed_population(
