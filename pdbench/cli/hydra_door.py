@@ -36,7 +36,6 @@ from pdbench.config.hydra_compose import (
 )
 from pdbench.config.installed_options import store_installed_options
 from pdbench.config.overrides import Overrides
-from pdbench.config.schema import EXTRA_SEAT_FIELDS
 from pdbench.config.sweep import (
     SWEEP_KEYS_ENV,
     Job,
@@ -45,6 +44,7 @@ from pdbench.config.sweep import (
     factors_of,
     sweep_id,
 )
+from pdbench.config.sweep_seats import seats_left_out
 from pdbench.config.tournament import tournament_overrides
 from pdbench.config.tree import LAUNCH_DIR_ENV, conf_dir, find_project_root
 from pdbench.config.yaml_reader import display_path
@@ -298,27 +298,11 @@ def preflight(args: Any, project_root: Path) -> tuple[list[Job], Path | None]:
                 factors=job.factors,
             )
         )
-        for warning in [*loaded.warnings, *_seats_left_out(job_overrides, loaded, shown)]:
+        for warning in [*loaded.warnings, *seats_left_out(job_overrides, loaded, shown)]:
             if warning not in warned:
                 warned.add(warning)
                 print(f"warning: {warning}", file=sys.stderr)
     return (jobs, sweep_root) if grid else ([], None)
-
-
-def _seats_left_out(overrides: Overrides, loaded: Any, shown: str) -> list[str]:
-    """A seat the command line binds that a game of the sweep does not have: left out of that
-    game's conditions (`hydra_compose.seated`), said once per game."""
-    (condition,) = loaded.spec.conditions
-    keys = overrides.keys()  # the overridden keys (an Overrides iterates its lines)
-    bound = {key.split(".")[0] for key in keys} & set(EXTRA_SEAT_FIELDS)
-    left_out = sorted(bound - set(condition.players))
-    if not left_out:
-        return []
-    return [
-        f"{shown}: {', '.join(left_out)}: {condition.game.id} seats "
-        f"{len(condition.players)} players, so its conditions leave "
-        f"{'it' if len(left_out) == 1 else 'them'} out (the sweep crosses games)"
-    ]
 
 
 def run_tournament(args: Any, project_root: Path) -> int:

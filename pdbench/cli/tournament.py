@@ -1,4 +1,6 @@
-"""`pdbench tournament RUN_DIR`: a tournament run's ranking, payoff matrix and population dynamics.
+"""`pdbench tournament RUN_DIR`: a tournament run's ranking, payoff matrix and population dynamics;
+on a population run of a pairwise game (the donor game), the same from its encounters
+(pdbench.analysis.per_run.population_play).
 
 Writes tournament.parquet (pdbench.analysis.per_run.tournament_table) from the stored rounds of a run whose
 conditions are the pairs of a tournament (an experiment with a `tournament:` block), and prints
@@ -70,12 +72,13 @@ def tournament(
     ratings, and offline dynamics on the measured payoffs (replicator, Moran fixation, optional
     mutation and Payne's generations); writes tournament.parquet. Never calls a provider."""
     from pdbench.analysis.per_run.play import read_stored_play, tournament_matches
+    from pdbench.analysis.per_run.population_play import is_population_run, population_matches
     from pdbench.analysis.per_run.tournament_table import (
         TournamentOptions,
         tournament_table,
         write_tournament,
     )
-    from pdbench.cli.tournament_report import print_tournament
+    from pdbench.cli.tournament_report import TournamentSource, print_tournament
     from pdbench.storage.safe_files import refuse_links
 
     check_between("--selection", selection, 0, 1)
@@ -87,8 +90,14 @@ def tournament(
     check_between("--payne-exponent", payne_exponent, 0, bounds.PAYNE_EXPONENT_MAX)
     check_between("--seed", seed, 0, bounds.SEED_MAX)
     refuse_links(run_dir)  # its tables are written beside what the links point at
-    play = read_stored_play(run_dir)
-    matches, players = tournament_matches(play)
+    if is_population_run(run_dir):  # a turn game's population meeting in pairs (donor game)
+        matches, players, read = population_matches(run_dir)
+        source = TournamentSource(read.run_id, read.n_matches, read.left_out, population=True)
+        written_in = Path(run_dir).expanduser().resolve()
+    else:
+        play = read_stored_play(run_dir)
+        matches, players = tournament_matches(play)
+        source, written_in = TournamentSource.of_tournament(play), play.run_dir
     if len(players) < 2:
         raise PdbenchError(
             f"{run_dir}: a tournament needs at least two players with finished matches"
@@ -108,5 +117,5 @@ def tournament(
         table, summary = tournament_table(matches, players, options)
     except ValueError as error:  # e.g. a fitness that goes negative at this selection intensity
         raise PdbenchError(f"{run_dir}: {error}") from None
-    path = write_tournament(play.run_dir, table)
-    print_tournament(table, summary, play, options, path)
+    path = write_tournament(written_in, table)
+    print_tournament(table, summary, source, options, path)

@@ -4,6 +4,7 @@ shares and Payne generations). Reads only the table and summary it is given."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,28 +25,56 @@ def _records(table: pd.DataFrame, name: str) -> list[dict[str, Any]]:
     return part.where(part.notna(), None).to_dict("records")  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class TournamentSource:
+    """What the report's first lines say of the run read: a tournament's round robin, or a
+    population's pairwise encounters (`population`: its payoff matrix is measured at the run's
+    composition, which the dynamics then hold fixed)."""
+
+    run_id: str
+    n_matches: int
+    left_out: tuple[str, ...]  # why each left-out match was, the first one shown
+    population: bool = False
+
+    @classmethod
+    def of_tournament(cls, play: StoredPlay) -> TournamentSource:
+        return cls(
+            play.manifest.run_id, len(play.matches.keys), tuple(m.reason for m in play.left_out)
+        )
+
+
 def print_tournament(
     table: pd.DataFrame,
     summary: TournamentSummary,
-    play: StoredPlay,
+    source: TournamentSource,
     options: TournamentOptions,
     path: Path,
 ) -> None:
-    n_matches = len(play.matches.keys)
     self_play = (
         "counted in scores"
         if options.self_play_in_scores
         else "left out of scores, wins and cooperation (Axelrod's convention)"
     )
-    typer.echo(
-        f"tournament of run {play.manifest.run_id}: {len(summary.players)} players, "
-        f"{n_matches} finished matches over {len(summary.replicates)} replicates; self-play "
-        f"{self_play}"
-    )
-    if play.left_out:
+    if source.population:
         typer.echo(
-            f"  left out: {len(play.left_out)} unfinished matches ({play.left_out[0].reason})"
+            f"population of run {source.run_id}: {len(summary.players)} types, their pairwise "
+            f"encounters in {source.n_matches} finished matches over {len(summary.replicates)} "
+            f"replicates (a pair of seats that met in a match is one row; its score is per "
+            f"encounter); two seats of one type meeting are self-play, {self_play}"
         )
+        typer.echo(
+            "  the payoff matrix is measured at this run's composition and under its reputation "
+            "dynamics; the replicator and Moran analyses below hold each cell fixed as the "
+            "shares change, which play by reputation need not"
+        )
+    else:
+        typer.echo(
+            f"tournament of run {source.run_id}: {len(summary.players)} players, "
+            f"{source.n_matches} finished matches over {len(summary.replicates)} replicates; "
+            f"self-play {self_play}"
+        )
+    if source.left_out:
+        typer.echo(f"  left out: {len(source.left_out)} unfinished matches ({source.left_out[0]})")
     counts = ", ".join(f"{name} {n}" for name, n in table["table"].value_counts(sort=False).items())
     typer.echo(f"wrote {shown_path(path)} ({len(table)} rows: {counts})")
     print_table(ranking_table(table))

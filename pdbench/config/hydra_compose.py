@@ -30,6 +30,7 @@ from pdbench.config.population import read_population
 from pdbench.config.role_panels import command_line_panels
 from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS
 from pdbench.config.sweep import expand, sweep_id
+from pdbench.config.sweep_seats import seated
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, ROLES, LoadedConfig, conf_dir
 from pdbench.config.validation import (
     assemble,
@@ -145,24 +146,6 @@ def condition_from_composed(
         }
     )
     return condition_dict(node, cfg, shown)
-
-
-def seated(side: str, game: DictConfig) -> bool:
-    """Whether seat field `side` is a seat of the composed `game`. A sweep crossing games
-    (`-m game=pd,public_goods agent_c=...`) binds the seats of its largest game; a smaller
-    game's conditions leave the others out (the Hydra door says so in a warning line, and the
-    condition's stored players show it) instead of refusing the whole sweep. A game that does
-    not build says nothing here: the condition's validation names the problem."""
-    from pdbench.config.game_spec import GameSpec
-    from pdbench.games.registry import seats_played
-
-    letter = side.removeprefix("agent_")
-    try:
-        spec = GameSpec.model_validate(OmegaConf.to_container(game, resolve=True))
-        seats = seats_played(spec.id, spec.build_turn()) if spec.is_turn_game else ("a", "b")
-    except (ValueError, ConfigError, OmegaConfBaseException):
-        return True
-    return letter in seats
 
 
 def composed_population(

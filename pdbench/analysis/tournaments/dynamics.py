@@ -120,8 +120,12 @@ def _check_moran(payoffs: np.ndarray, selection_intensity: float, mutation_rate:
         raise ValueError(f"mutation rate must be in [0, 1], got {mutation_rate}")
     lowest = 1 - selection_intensity + selection_intensity * payoffs.min()
     if lowest < 0:
+        # 1 - w + w m >= 0 for the lowest payoff m < 0 when w <= 1 / (1 - m)
+        most = 1 / (1 - float(payoffs.min()))
         raise ValueError(
-            f"fitness 1 - w + w * payoff goes negative ({lowest:g}): lower w or shift the payoffs"
+            f"fitness 1 - w + w * payoff goes negative ({lowest:g}; the lowest payoff is "
+            f"{float(payoffs.min()):g}): lower w to at most {most:.4g} (--selection) or shift "
+            "the payoffs"
         )
 
 
@@ -234,7 +238,9 @@ def moran_fixation_probability(
     i = np.arange(1, size)
     f = 1 - w + w * ((i - 1) * a + (size - i) * b) / (size - 1)
     g = 1 - w + w * (i * c + (size - i - 1) * d) / (size - 1)
-    with np.errstate(divide="ignore"):
+    with np.errstate(
+        divide="ignore", invalid="ignore"
+    ):  # a negative fitness: refused by the caller
         products = np.exp(np.cumsum(np.log(g) - np.log(f)))  # prod_{i<=j} g_i / f_i, j = 1..N-1
     return float((1 + products[: mutants - 1].sum()) / (1 + products.sum()))
 

@@ -30,6 +30,7 @@ Conventions, following Axelrod-Python's ResultSet (axelrod/result_set.py, 4.13):
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -155,14 +156,20 @@ def summarise_tournament(
     opponent = np.concatenate([b[other], a[other], a[selfish]])
     score = np.concatenate([score_a[other], score_b[other], (score_a + score_b)[selfish] / 2])
     opponent_score = np.concatenate([score_b[other], score_a[other], score_b[selfish]])
+    coop_a = np.asarray(matches.cooperation_a, dtype=float)
+    coop_b = np.asarray(matches.cooperation_b, dtype=float)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a self-play pair where neither chose
+        coop_self = np.nanmean(np.stack([coop_a, coop_b]), axis=0)
     cooperations = np.concatenate(
-        [
-            (matches.cooperation_a * rounds)[other],
-            (matches.cooperation_b * rounds)[other],
-            ((matches.cooperation_a + matches.cooperation_b) * rounds / 2)[selfish],
-        ]
+        [(coop_a * rounds)[other], (coop_b * rounds)[other], (coop_self * rounds)[selfish]]
     )
     turns = np.concatenate([rounds[other], rounds[other], rounds[selfish]])
+    # A side that made no choice in a match (NaN: a population's recipient) is left out of its
+    # cooperation rating, its rounds too; a tournament's matches have none.
+    chose = ~np.isnan(cooperations)
+    cooperations = np.where(chose, cooperations, 0.0)
+    coop_weight = np.where(chose, turns, 0.0)
     when = np.concatenate([replicate[other], replicate[other], replicate[selfish]])
 
     matrix_stats = [
@@ -191,7 +198,7 @@ def summarise_tournament(
         wins[:, r] = np.bincount(player[won], minlength=k)
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        coop_turns = np.bincount(player[counted], weights=turns[counted], minlength=k)
+        coop_turns = np.bincount(player[counted], weights=coop_weight[counted], minlength=k)
         coop_rating = np.where(
             coop_turns > 0,
             np.bincount(player[counted], weights=cooperations[counted], minlength=k)

@@ -31,6 +31,7 @@ from typing import Any
 
 from pdbench.games.donor_game.norms import NORMS, START_IMAGE, Norm, assess
 from pdbench.games.donor_game.stored import Line, StoredRound, read_rounds, seat_order
+from pdbench.games.encounters import Encounter
 
 
 def images_under(norm: Norm, rounds: Sequence[StoredRound]) -> list[dict[str, int]]:
@@ -130,6 +131,24 @@ SHOWN = {
     "discriminator_share": "discrimination",
     "mean_image": "image",
 }
+
+
+def encounters(lines: Sequence[Line], options: Mapping[str, Any]) -> list[Encounter]:
+    """Each donation of the match as an encounter of its donor and its recipient: the donor
+    pays c and the recipient gets b when it gives, nothing otherwise; only the donor chose."""
+    cost, benefit = float(options["cost"]), float(options["benefit"])
+    return [
+        Encounter(
+            first=donor,
+            second=recipient,
+            payoff_first=-cost if played.gave[donor] else 0.0,
+            payoff_second=benefit if played.gave[donor] else 0.0,
+            cooperated_first=played.gave[donor],
+            cooperated_second=None,
+        )
+        for played in read_rounds(lines)
+        for donor, recipient in sorted(played.recipients.items())
+    ]
 
 
 def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:
