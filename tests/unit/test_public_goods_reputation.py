@@ -1,0 +1,222 @@
+"""CoopEval's reputation in the public goods game (issue 45): what each player is shown before a
+round is recomputed here, independently, from the stored turn lines alone (the groups, labels,
+contributions and earnings each round revealed), first order and order 3, and compared with every
+observation; nothing of the round in play and nothing outside the window is ever shown; the same
+seed shows the same; the options are checked; a game without reputation observes and records
+exactly what it did before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pdbench.games.base import recorded_options
+from pdbench.games.public_goods.policies import PUBLIC_GOODS_POLICIES, RandomPlayer
+from pdbench.games.public_goods.reputation import pseudonyms
+from pdbench.games.public_goods.rules import PublicGoods
+from tests.public_goods_loop import mixed, play
+
+Observed = list[tuple[int, str, str, dict[str, Any]]]  # (round, phase, seat, observation)
+
+
+def _play(game: PublicGoods, seed: int) -> tuple[list[dict[str, Any]], Observed]:
+    seen: Observed = []
+
+    def keep(state: Any, seat: str, observation: dict[str, Any]) -> None:
+        seen.append((state.round_number, state.phase, seat, observation))
+
+    kinds = [factory() for factory in PUBLIC_GOODS_POLICIES.values()]
+    players = mixed(game, kinds, np.random.default_rng(seed))
+    lines, _ = play(game, players, seed, seen=keep, check_json=True)
+    return lines, seen
+
+
+def _stored_rounds(lines: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Per round, from the stored lines: each seat's group (seats in label order), label,
+    contribution and earnings."""
+    found: dict[int, dict[str, Any]] = {}
+    for line in lines:
+        revealed = line["revealed"] or {}
+        if "groups" in revealed:
+            found[line["round"]] = {
+                "group": {s: tuple(g) for g in revealed["groups"] for s in g},
+                "label": revealed["labels"],
+                "given": revealed["contributions"],
+            }
+        if "earnings" in revealed:
+            found[line["round"]]["earned"] = revealed["earnings"]
+    return found
+
+
+def _expected(
+    stored: dict[int, dict[str, Any]],
+    seat: str,
+    before: int,
+    first: int,
+    level: int,
+    order: int,
+    name: dict[str, str],
+) -> list[dict[str, Any]]:
+    """`seat`'s rounds from `first` up to (not with) `before`, each with its co-players, nested
+    while the level is below `order`: CoopEval's tree, written from the stored lines."""
+    out = []
+    for number in range(first, before):
+        here = stored[number]
+        co = []
+        for other in here["group"][seat]:
+            if other == seat:
+                continue
+            entry = {
+                "agent": name[other],
+                "contribution": here["given"][other],
+                "earnings": here["earned"][other],
+            }
+            if level < order:
+                entry["history"] = _expected(stored, other, number, first, level + 1, order, name)
+            co.append(entry)
+        out.append(
+            {
+                "round_number": number,
+                "contribution": here["given"][seat],
+                "earnings": here["earned"][seat],
+                "co_players": co,
+            }
+        )
+    return out
+
+
+@pytest.mark.parametrize("order", [1, 3])
+@pytest.mark.parametrize("matching", ["strangers", "perfect_strangers"])
+def test_the_reputation_shown_is_recomputed_from_the_stored_rounds(order, matching):
+    game = PublicGoods(
+        players=3,
+        groups=7 if matching == "perfect_strangers" else 3,
+        rounds=7,
+        endowment=4,
+        talk=True,
+        punish=True,
+        matching=matching,
+        reputation_depth=3,
+        reputation_order=order,
+    )
+    lines, seen = _play(game, seed=11)
+    stored = _stored_rounds(lines)
+    names = dict(zip(game.seats, pseudonyms(11, game.population), strict=True))
+    assert sorted(names.values(), key=lambda n: int(n[7:])) == [
+        f"Agent #{k}" for k in range(1, game.population + 1)
+    ]
+    nested = 0
+    for number, _, seat, observation in seen:
+        shown = observation["reputation"]
+        first = max(1, number - 3)
+        assert shown["rounds"] == ([first, number - 1] if number > 1 else [])
+        # the group of this round, from the record the contribute turn revealed
+        group = stored[number]["group"][seat]
+        label = stored[number]["label"]
+        listed = [seat] + [s for s in group if s != seat]
+        name = {**names, seat: "You"}
+        assert shown["players"] == [
+            {
+                "label": label[s],
+                "agent": name[s],
+                "history": _expected(stored, s, number, first, 1, order, name),
+            }
+            for s in listed
+        ]
+        nested += any(
+            co.get("history")
+            for p in shown["players"]
+            for e in p["history"]
+            for co in e["co_players"]
+        )
+    assert (nested > 0) == (order > 1)  # order 3 did show co-players' earlier rounds
+
+
+def test_nothing_of_the_round_in_play_nor_outside_the_window_is_shown():
+    for depth, order, seed in [(1, 1, 1), (2, 2, 2), (3, 3, 3), (5, 4, 4)]:
+        game = PublicGoods(
+            players=3, groups=3, rounds=8, punish=True, matching="strangers",
+            reputation_depth=depth, reputation_order=order,
+        )  # fmt: skip
+        _, seen = _play(game, seed)
+        for number, _, _, observation in seen:
+            for listed in observation["reputation"]["players"]:
+                shown = _all_rounds(listed["history"])
+                assert all(max(1, number - depth) <= r < number for r in shown), (number, shown)
+                # a nested round comes before the encounter it hangs under
+                assert _nested_in_order(listed["history"])
+
+
+def _all_rounds(entries: list[dict[str, Any]]) -> list[int]:
+    out = []
+    for entry in entries:
+        out.append(entry["round_number"])
+        for co in entry["co_players"]:
+            out += _all_rounds(co.get("history", []))
+    return out
+
+
+def _nested_in_order(entries: list[dict[str, Any]]) -> bool:
+    return all(
+        all(inner < entry["round_number"] for inner in _all_rounds(co.get("history", [])))
+        and _nested_in_order(co.get("history", []))
+        for entry in entries
+        for co in entry["co_players"]
+    )
+
+
+def test_a_player_is_shown_only_rounds_of_its_own_phase_start_and_the_same_all_round():
+    """Every phase of a round shows the same reputation (drawn from finished rounds only), and
+    the same seed shows the same, round for round."""
+    game = PublicGoods(
+        players=3, groups=3, rounds=5, talk=True, punish=True, matching="strangers",
+        reputation_depth=3, reputation_order=3,
+    )  # fmt: skip
+    _, seen = _play(game, seed=5)
+    _, again = _play(game, seed=5)
+    assert seen == again
+    by_round: dict[tuple[int, str], list[Any]] = {}
+    for number, _, seat, observation in seen:
+        by_round.setdefault((number, seat), []).append(observation["reputation"])
+    assert all(all(r == shown[0] for r in shown) for shown in by_round.values())
+    _, other = _play(game, seed=6)
+    assert [o["reputation"] for *_, o in other] != [o["reputation"] for *_, o in seen]
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"reputation_depth": 3}, "reputation_depth"),  # partners: no re-drawn groups
+        ({"reputation_depth": -1, "matching": "strangers"}, "reputation_depth"),
+        ({"reputation_depth": 1.5, "matching": "strangers"}, "reputation_depth"),
+        (
+            {"reputation_depth": 3, "reputation_order": 0, "matching": "strangers"},
+            "reputation_order",
+        ),
+        ({"reputation_order": 3, "matching": "strangers"}, "reputation_order"),
+    ],
+)
+def test_bad_reputation_options_are_refused_naming_the_option(options, named):
+    with pytest.raises(ValueError, match=f"^{named} "):
+        PublicGoods(players=3, groups=3, **options)
+
+
+def test_without_reputation_nothing_changes_in_the_observation_nor_the_record():
+    game = PublicGoods(players=3, groups=3, rounds=3, matching="strangers")
+    _, seen = _play(game, seed=3)
+    assert not any("reputation" in observation for *_, observation in seen)
+    assert "reputation_depth" not in recorded_options(game)
+    assert "reputation_order" not in recorded_options(game)
+    shown = PublicGoods(players=3, groups=3, matching="strangers", reputation_depth=2)
+    assert recorded_options(shown)["reputation_depth"] == 2
+
+
+def test_a_random_group_is_shown_its_reputation_as_json():
+    game = PublicGoods(
+        players=4, groups=2, rounds=4, matching="strangers", reputation_depth=2,
+        reputation_order=2,
+    )  # fmt: skip
+    lines, _ = play(game, dict.fromkeys(game.seats, RandomPlayer()), 9, check_json=True)
+    assert lines[-1]["outcome"]["options"]["reputation_order"] == 2
