@@ -13,10 +13,13 @@ import numpy as np
 import pytest
 
 from pdbench.games.base import recorded_options
+from pdbench.games.public_goods.metrics import match_row
 from pdbench.games.public_goods.policies import PUBLIC_GOODS_POLICIES, RandomPlayer
-from pdbench.games.public_goods.reputation import pseudonyms
+from pdbench.games.public_goods.reputation import co_players_shown_share, pseudonyms
+from pdbench.games.public_goods.reputation_measures import faced
 from pdbench.games.public_goods.rules import PublicGoods
-from tests.public_goods_loop import mixed, play
+from pdbench.games.public_goods.stored import read_rounds
+from tests.public_goods_loop import mixed, play, stored_options
 
 Observed = list[tuple[int, str, str, dict[str, Any]]]  # (round, phase, seat, observation)
 
@@ -220,3 +223,35 @@ def test_a_random_group_is_shown_its_reputation_as_json():
     )  # fmt: skip
     lines, _ = play(game, dict.fromkeys(game.seats, RandomPlayer()), 9, check_json=True)
     assert lines[-1]["outcome"]["options"]["reputation_order"] == 2
+
+
+def test_the_measures_read_the_reputation_each_player_was_shown():
+    """`reputation_measures.faced` rebuilds, from the stored rounds, the group reputation every
+    contribute observation showed; the reciprocator's slope is about 1 and its gap large, a full
+    contributor's gap 0, and a game without reputation measures nothing."""
+    game = PublicGoods(
+        players=3, groups=3, rounds=30, endowment=20, matching="strangers", reputation_depth=3,
+    )  # fmt: skip
+    kinds = [PUBLIC_GOODS_POLICIES[n]() for n in ("pgg_reputation_reciprocator", "pgg_random")]
+    players = {s: kinds[i % 2] for i, s in enumerate(game.seats)}
+    players["c"] = PUBLIC_GOODS_POLICIES["pgg_full_contributor"]()
+    shown: dict[str, list[float]] = {}
+
+    def keep(state: Any, seat: str, observation: dict[str, Any]) -> None:
+        share = co_players_shown_share(observation)
+        if share is not None:
+            shown.setdefault(seat, []).append(share)
+
+    lines, _ = play(game, players, 8, seen=keep)
+    options = stored_options(game)
+    rounds = read_rounds(lines, options)
+    for seat in game.seats:
+        assert [x for x, _ in faced(rounds, options, seat)] == shown[seat]
+    rows = match_row(lines, options)
+    assert rows["a"]["reputation_slope"] == pytest.approx(1, abs=0.05)
+    assert rows["a"]["reputation_gap"] > 0.3
+    assert rows["c"]["reputation_gap"] == 0 and rows["c"]["reputation_slope"] == 0
+    plain = PublicGoods(players=3, groups=3, rounds=3, matching="strangers")
+    lines, _ = play(plain, dict.fromkeys(plain.seats, RandomPlayer()), 1)
+    row = match_row(lines, stored_options(plain))["a"]
+    assert row["reputation_gap"] is None and row["reputation_slope"] is None
