@@ -7,6 +7,7 @@ exactly what it did before."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from pdbench.games.public_goods.reputation import co_players_shown_share, pseudo
 from pdbench.games.public_goods.reputation_measures import faced
 from pdbench.games.public_goods.rules import PublicGoods
 from pdbench.games.public_goods.stored import read_rounds
+from pdbench.runners.prepare import load
 from tests.public_goods_loop import mixed, play, stored_options
 
 Observed = list[tuple[int, str, str, dict[str, Any]]]  # (round, phase, seat, observation)
@@ -255,3 +257,27 @@ def test_the_measures_read_the_reputation_each_player_was_shown():
     lines, _ = play(plain, dict.fromkeys(plain.seats, RandomPlayer()), 1)
     row = match_row(lines, stored_options(plain))["a"]
     assert row["reputation_gap"] is None and row["reputation_slope"] is None
+
+
+HYDRA_GROUP = [
+    "game=public_goods",
+    "agent_a=llm_default",
+    "agent_b=pgg_random",
+    "agent_c=pgg_hump",
+    "agent_d=pgg_punisher",
+    "game.options.matching=strangers",
+]
+
+
+def test_a_config_without_reputation_keeps_the_config_hash_it_had_before_the_options():
+    """conf/game/public_goods.yaml lists both options at their defaults; a config that does not
+    use them hashes as it did before they existed (these are main's hashes before issue 45)."""
+    root = Path(__file__).resolve().parents[2]
+    plain = load("conf/config.yaml", HYDRA_GROUP, project_root=root).config_hash
+    assert plain == "979f1eece6866b6f3f68369e97d1d399b5a995d687e60fc3aac7f637592de18e"
+    preset = load("conf/experiment/coopeval_public_goods.yaml", [], project_root=root)
+    assert preset.config_hash == "b6a9e1672a392817b650ac8732f01e803aa7b671aa04c1e6bbb21072bfbfe7ad"
+    used = load(
+        "conf/config.yaml", [*HYDRA_GROUP, "game.options.reputation_depth=3"], project_root=root
+    )
+    assert used.config_hash != plain
