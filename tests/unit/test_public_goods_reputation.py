@@ -17,7 +17,7 @@ from pdbench.games.base import recorded_options
 from pdbench.games.public_goods.metrics import match_row
 from pdbench.games.public_goods.policies import PUBLIC_GOODS_POLICIES, RandomPlayer
 from pdbench.games.public_goods.reputation import co_players_shown_share, pseudonyms
-from pdbench.games.public_goods.reputation_measures import faced
+from pdbench.games.public_goods.reputation_measures import faced, shown_to
 from pdbench.games.public_goods.rules import PublicGoods
 from pdbench.games.public_goods.stored import read_rounds
 from pdbench.runners.prepare import load
@@ -281,3 +281,19 @@ def test_a_config_without_reputation_keeps_the_config_hash_it_had_before_the_opt
         "conf/config.yaml", [*HYDRA_GROUP, "game.options.reputation_depth=3"], project_root=root
     )
     assert used.config_hash != plain
+
+
+def test_the_viewer_shows_the_reputation_each_player_was_shown():
+    """`reputation_measures.shown_to` (the viewer's round detail) rebuilds from the stored rounds
+    and the match's seed exactly the `reputation` of every observation, order 3."""
+    game = PublicGoods(
+        players=3, groups=3, rounds=5, punish=True, matching="strangers", reputation_depth=2,
+        reputation_order=3,
+    )  # fmt: skip
+    lines, seen = _play(game, seed=7)
+    options = stored_options(game)
+    rounds = read_rounds(lines, options)
+    seed = lines[-1]["outcome"]["seed"]
+    names = dict(zip(game.seats, pseudonyms(seed, game.population), strict=True))
+    for number, _, seat, observation in seen:
+        assert shown_to(rounds, options, seat, number - 1, names) == observation["reputation"]

@@ -32,6 +32,30 @@ from pdbench.games.public_goods.stored import StoredRound
 HIGH_REPUTATION = 0.5  # a group's shown share at or above it counts as high
 
 
+def shown_to(
+    rounds: Sequence[StoredRound],
+    options: Mapping[str, Any],
+    seat: str,
+    index: int,
+    names: Mapping[str, str],
+) -> dict[str, Any]:
+    """round_state's `reputation` as `seat` saw it before `rounds[index]`, rebuilt from the
+    stored rounds; `names` gives every other seat's "Agent #n" (any stable name will do for a
+    measure)."""
+    now = rounds[index]
+    group = now.group_of(seat)
+    listed = [(seat, now.labels[seat])] + [(s, now.labels[s]) for s in group if s != seat]
+    played = [Played(r.round_number, r.groups, r.contributions, r.earnings) for r in rounds]
+    return shown_reputation(
+        played[:index],
+        now.round_number,
+        int(options.get("reputation_depth", 0)),
+        int(options.get("reputation_order", 1)),
+        listed,
+        lambda s: YOU if s == seat else names[s],
+    )
+
+
 def faced(
     rounds: Sequence[StoredRound], options: Mapping[str, Any], seat: str
 ) -> list[tuple[float, float]]:
@@ -41,19 +65,11 @@ def faced(
     if not depth:
         return []
     endowment = float(options["endowment"])
-    played = [Played(r.round_number, r.groups, r.contributions, r.earnings) for r in rounds]
+    first_order = {**options, "reputation_order": 1}  # the co-players' own rounds suffice
+    itself = {s: s for s in rounds[0].labels} if rounds else {}
     points = []
     for index, now in enumerate(rounds):
-        group = now.group_of(seat)
-        listed = [(seat, now.labels[seat])] + [(s, now.labels[s]) for s in group if s != seat]
-        shown = shown_reputation(
-            played[:index],
-            now.round_number,
-            depth,
-            1,  # the co-players' own rounds are all the measure reads
-            listed,
-            lambda s: YOU if s == seat else s,
-        )
+        shown = shown_to(rounds, first_order, seat, index, itself)
         share = co_players_shown_share({"reputation": shown, "endowment": endowment})
         if share is not None:
             points.append((share, now.contributions[seat] / endowment))
