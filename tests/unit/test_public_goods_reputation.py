@@ -172,7 +172,7 @@ def _nested_in_order(entries: list[dict[str, Any]]) -> bool:
     )
 
 
-def test_a_player_is_shown_only_rounds_of_its_own_phase_start_and_the_same_all_round():
+def test_every_phase_of_a_round_shows_the_same_reputation_and_a_seed_the_same_again():
     """Every phase of a round shows the same reputation (drawn from finished rounds only), and
     the same seed shows the same, round for round."""
     game = PublicGoods(
