@@ -5,13 +5,13 @@ seats, actions, revealed; the last line's outcome with the scores, the seed and 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from pdbench.games.base import recorded_options
 from pdbench.games.public_goods.rules import PublicGoods
 
 Policy = Any  # act(round_state, rng) -> action
@@ -19,8 +19,8 @@ Seen = Callable[[Any, str, dict[str, Any]], None]  # (state, seat, observation)
 
 
 def stored_options(game: PublicGoods) -> dict[str, Any]:
-    """The options as the runner stores them (the rules class's init fields)."""
-    return {f.name: getattr(game, f.name) for f in dataclasses.fields(game) if f.init}
+    """The options as the runner stores them (`pdbench.games.base.recorded_options`)."""
+    return recorded_options(game)
 
 
 def play(

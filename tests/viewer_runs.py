@@ -159,6 +159,8 @@ def make_viewer_runs(tmp: Path) -> dict[str, Path]:
                 "game.options.talk=true",
                 "game.options.punish=true",
                 "game.options.rounds=4",
+                # CoopEval's reputation: the round detail shows what a player was shown
+                "game.options.reputation_depth=2",
                 "run.replicates=2",
             ],
             "donor_game": [

@@ -135,3 +135,26 @@ class TurnPolicy(Protocol):
     `rng` is the player's own seeded stream for the match."""
 
     def act(self, round_state: dict[str, Any], rng: Any) -> dict[str, Any]: ...
+
+
+# Dataclass field metadata of a rules option: {RECORDED_ONLY_WHEN_SET: True} keeps the option out
+# of a match's stored options while it holds its default, so an option added after records
+# existed leaves the record of every match that does not use it byte for byte as it was (a
+# reader takes the default when the key is absent).
+RECORDED_ONLY_WHEN_SET = "recorded_only_when_set"
+
+
+def recorded_options(rules: Any) -> dict[str, Any]:
+    """The options a turn game's rules (a dataclass instance) are built from, as a match's record
+    stores them: every init field, but a RECORDED_ONLY_WHEN_SET one only when not its default."""
+    import dataclasses
+
+    found = {}
+    for f in dataclasses.fields(rules):
+        if not f.init:
+            continue
+        value = getattr(rules, f.name)
+        if f.metadata.get(RECORDED_ONLY_WHEN_SET) and value == f.default:
+            continue
+        found[f.name] = value
+    return found

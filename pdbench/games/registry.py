@@ -29,7 +29,7 @@ from pdbench.games import (
     passcode,
     public_goods,
 )
-from pdbench.games.base import TurnGame, TurnPolicy, player_seats
+from pdbench.games.base import RECORDED_ONLY_WHEN_SET, TurnGame, TurnPolicy, player_seats
 from pdbench.games.entry import TurnGameEntry
 from pdbench.games.prompt_adapter import GameMock, PromptAdapter
 from pdbench.games.roles import ThirdRole
@@ -108,6 +108,23 @@ def build_turn_game(game_id: str, **options: Any) -> TurnGame[Any]:
     """The rules of `game_id` for the variant `options` name (the rules class's fields)."""
     rules_class = _resolve(turn_game_entry(game_id).rules)
     return rules_class(**options)
+
+
+def options_recorded_only_when_set(game_id: str) -> dict[str, Any]:
+    """A turn game's options marked `base.RECORDED_ONLY_WHEN_SET`, with their defaults ({} for
+    a game that has none, or is not a turn game)."""
+    import dataclasses
+
+    if game_id not in TURN_GAMES:
+        return {}
+    rules_class = _resolve(TURN_GAMES[game_id].rules)
+    if not dataclasses.is_dataclass(rules_class):
+        return {}
+    return {
+        f.name: f.default
+        for f in dataclasses.fields(rules_class)
+        if f.init and f.metadata.get(RECORDED_ONLY_WHEN_SET)
+    }
 
 
 def seats_played(game_id: str, rules: TurnGame[Any]) -> tuple[str, ...]:

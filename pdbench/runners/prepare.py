@@ -22,6 +22,7 @@ from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS, ExperimentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 from pdbench.core.redact import key_shaped_in
+from pdbench.games.registry import options_recorded_only_when_set
 
 # Fields that change how a run is executed or where it is stored, never what it produces.
 RESULT_NEUTRAL_FIELDS: dict[str, Any] = {
@@ -68,6 +69,7 @@ class LoadedExperiment:
         snapshot = self.spec.model_dump(mode="json", exclude=RESULT_NEUTRAL_FIELDS)
         for condition in snapshot["conditions"]:
             _without_unused_talk(condition)
+            _without_options_recorded_only_when_set(condition)
             # unbound (a game without the role, or fewer seats): no result, and a pair's
             # condition keeps the hash it had before groups existed
             for role in (*roles_left_out_of_the_hash(), *EXTRA_SEAT_FIELDS):
@@ -124,6 +126,19 @@ def _without_provider_costs(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _without_provider_costs(value)
+
+
+def _without_options_recorded_only_when_set(condition: dict[str, Any]) -> None:
+    """Leave out a turn game's option marked `RECORDED_ONLY_WHEN_SET` while it holds its
+    default, as the match records do: a run keeps the config hash (and run id) it had before
+    the option existed, when it does not use it."""
+    game = condition["game"]
+    options = game.get("options")
+    if not options:
+        return
+    for name, default in options_recorded_only_when_set(game["id"]).items():
+        if name in options and options[name] == default:
+            del options[name]
 
 
 def _without_unused_talk(condition: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from pdbench.games.base import recorded_options
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.records import timestamp_utc
 from pdbench.runners.turns import PlayedTurn, SeatRule, SeatTurn, TurnMatchResult
@@ -106,11 +107,7 @@ def turn_lines(
     rules = planned.turn_game
     is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
     # the fields the rules are built from (not those they derive, e.g. passcode's loaded words)
-    options = (
-        {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.init}
-        if is_instance
-        else {}
-    )
+    options = recorded_options(rules) if is_instance else {}
     # what a reader needs to replay the match: the dice's seed and the variant's options
     outcome = {
         "scores": scores,

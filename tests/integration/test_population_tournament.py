@@ -94,9 +94,7 @@ def test_a_donor_populations_payoff_matrix_and_dynamics(donor_run):
     assert "measured at this run's composition" in done.stdout
     table = pd.read_parquet(donor_run / "tournament.parquet")
     payoff = table[table["table"] == "payoff"]
-    found = {
-        (row.player, row.opponent): row.mean_payoff for row in payoff.itertuples(index=False)
-    }
+    found = {(row.player, row.opponent): row.mean_payoff for row in payoff.itertuples(index=False)}
     expected = expected_matrix(donor_run)
     assert found.keys() == expected.keys()
     for cell, value in expected.items():

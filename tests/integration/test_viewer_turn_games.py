@@ -180,6 +180,17 @@ def test_public_goods_shows_contributions_the_punishment_matrix_and_talk(runs, m
     assert not at.exception
     rounds = [m.value for m in at.markdown if m.value.startswith("##### Round")]
     assert rounds == [f"##### Round {talk['round']}"] and said in shown_text(at)
+    # ... and the reputation the chosen player (the first seat) was shown before it, as its
+    # prompt wrote it: the co-players' own rounds of the window, from the stored records
+    (block,) = [c.value for c in at.code if c.value.startswith("Reputation:")]
+    assert f"##### The reputation shown before round {talk['round']}" in shown_text(at)
+    group = next(g for g in contribute[talk["round"] - 1]["revealed"]["groups"] if "a" in g)
+    for turn in contribute[max(0, talk["round"] - 3) : talk["round"] - 1]:
+        given = turn["revealed"]["contributions"]["a"]
+        assert f"[Round {turn['round']}] You (contributed {given}," in block
+    assert block.count("History of play of Agent #") + block.count("has no prior history") == (
+        len(group) - 1
+    )
 
 
 def test_the_donor_game_shows_giving_and_image_over_time_who_gave_to_whom_and_the_norms(

@@ -116,3 +116,21 @@ def test_coopeval_is_its_config_three_players_times_one_and_a_half_all_or_nothin
 def test_an_unknown_variant_is_refused_naming_the_variants():
     with pytest.raises(ValueError, match="punishment_first, punishment_second"):
         PRESETS["pgg_fehr_gaechter2002"].rules("both")
+
+
+def test_the_coopeval_reputation_experiment_file_plays_the_presets_variants():
+    """conf/experiment/coopeval_public_goods_reputation.yaml: each condition's game is the
+    preset's variant (Reputation+ nests 3 levels, Reputation- 1), 9 seats."""
+    from pdbench.runners.prepare import load
+
+    root = Path(__file__).resolve().parents[2]
+    loaded = load("conf/experiment/coopeval_public_goods_reputation.yaml", [], project_root=root)
+    preset = PRESETS["coopeval_public_goods_reputation"]
+    assert [c.name for c in loaded.spec.conditions] == ["reputation_plus", "reputation_minus"]
+    for condition in loaded.spec.conditions:  # each condition is named for its variant
+        rules = condition.game.build_turn()
+        assert rules == preset.rules(condition.name)
+        assert len(rules.seats) == 9
+    plus = PRESETS["coopeval_public_goods_reputation"].rules("reputation_plus")
+    assert (plus.reputation_depth, plus.reputation_order, plus.rounds) == (3, 3, 15)
+    assert preset.rules("reputation_minus").reputation_order == 1

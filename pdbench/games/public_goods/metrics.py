@@ -21,6 +21,8 @@ Per player:
 - `talk_consistency`: of its messages that state an amount (`talk.stated_amount`), the share
   followed by a contribution of at least that amount in the same round.
 - `schedule`: its contribution schedule (`schedule.estimate_schedule`).
+- `reputation_gap`, `reputation_slope` (CoopEval's reputation only): how its contribution
+  follows the reputation its group was shown (`reputation_measures`).
 
 Per group and round (`group_rounds`): the mean share and the efficiency, the group's earnings
 over the most it could have earned (everyone contributing everything, nobody punishing: N E m a
@@ -40,6 +42,7 @@ from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
+from pdbench.games.public_goods.reputation_measures import reputation_row
 from pdbench.games.public_goods.schedule import ScheduleEstimate, estimate_schedule, fit
 from pdbench.games.public_goods.stored import Line, StoredRound, read_rounds
 from pdbench.games.public_goods.talk import stated_amount
@@ -296,6 +299,8 @@ METRICS: dict[str, str] = {
     "schedule_free_rider": "1 if its schedule reads as a free rider",
     "schedule_hump": "1 if its schedule reads as hump-shaped",
     "schedule_other": "1 if its schedule reads as none of those",
+    "reputation_gap": "its mean share facing groups shown at least half minus below half",
+    "reputation_slope": "slope of its contribution share on its group's shown mean share",
     "efficiency": "its groups' earnings over the most they could have earned",
     "score": "its final score",
 }
@@ -351,6 +356,7 @@ def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, di
             "talk_consistency": found.talk_consistency,
             "schedule_slope": found.schedule.slope,
             **{f"schedule_{t}": None if kind is None else float(kind == t) for t in SCHEDULE_TYPES},
+            **reputation_row(rounds, options, seat),
             "efficiency": efficiency,
             "score": scores.get(seat),
             "zero_rounds": found.zero_rounds,

@@ -11,6 +11,9 @@ from the prompt's words, `pdbench.providers.mock.LEANS`):
 | reciprocate (default)    | cooperative | a conditional cooperator (opens with 3/4 of what it may  |
 |                          |             | give, then the others' last mean) who punishes the       |
 |                          |             | lowest contributor below it with 3 points                |
+| reciprocate, reputation  | cooperative | the same punisher, contributing everything when its new  |
+| shown                    |             | group's shown mean share is at least 1/2 (or nothing of  |
+|                          |             | them is shown), else nothing (`ReputationCooperator`)    |
 | reciprocate              | competitive | a free rider (contributes 0, says so)                    |
 | reciprocate              | none        | a conditional cooperator (opens with half), no punishing |
 | cooperate / defect       | any         | a full contributor / a free rider                        |
@@ -39,6 +42,7 @@ import numpy as np
 
 from pdbench.games.prompt_adapter import MockSettings
 from pdbench.games.public_goods import prompts as phrases
+from pdbench.games.public_goods import reputation_prompt
 from pdbench.games.public_goods.policies import (
     PUBLIC_GOODS_POLICIES,
     ConditionalCooperator,
@@ -48,7 +52,9 @@ from pdbench.games.public_goods.policies import (
     HousePlayer,
     RandomPlayer,
     RoundState,
+    most,
 )
+from pdbench.games.public_goods.reputation import co_players_shown_share
 
 GARBAGE = ("I think I will give a fair share.", "CONTRIBUTE some", "Let me weigh the group first.")
 
@@ -63,6 +69,19 @@ class PunishingCooperator(ConditionalCooperator):
 
     def punishment(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, int]:
         return FreeRiderPunisher(points=self.points).punishment(round_state, rng)
+
+
+@dataclass(frozen=True)
+class ReputationCooperator(PunishingCooperator):
+    """The cooperative persona under CoopEval's reputation: gives everything to a group whose
+    co-players' shown contributions average at least `threshold` of the endowment (or when none
+    of them has a round shown), nothing to one below it; punishes as `PunishingCooperator`."""
+
+    threshold: float = 0.5
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        share = co_players_shown_share(round_state)
+        return most(round_state) if share is None or share >= self.threshold else 0
 
 
 def _rng(key: str, salt: str) -> np.random.Generator:
@@ -110,6 +129,14 @@ def read_round_state(prompt: str) -> RoundState | None:
         "endowment": 0 if most is None else int(most["most"]),
         "history": history,
     }
+    shown = reputation_prompt.read_co_players(prompt)
+    if shown is not None:  # the shape of round_state's reputation, as far as players read it
+        seen["reputation"] = {
+            "players": [
+                {"agent": agent, "history": [{"contribution": c} for c in given]}
+                for agent, given in shown.items()
+            ]
+        }
     if phase == "punish":
         now = phrases.CONTRIBUTIONS_NOW.pattern.search(prompt)
         terms = phrases.PUNISH_TERMS.pattern.search(prompt)
@@ -166,7 +193,10 @@ def play(
     moving = round_state["phase"] != "talk"
     if moving and allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
         return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
-    action = house_player(behaviour, lean).act(round_state, _rng(key, "move"))
+    player = house_player(behaviour, lean)
+    if type(player) is PunishingCooperator and "reputation" in round_state:
+        player = ReputationCooperator()
+    action = player.act(round_state, _rng(key, "move"))
     answer = answer_text(action)
     if allowed is not None and answer not in allowed:
         return allowed[0]  # cannot happen for a legal move; the grammar would force one anyway

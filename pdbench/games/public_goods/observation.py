@@ -13,6 +13,14 @@
   {label: number}, punished {punisher: {target: points}}} with the labels as shown in that
   round (under strangers, that round's group and labels); `punished` lists the points that took
   effect, positive ones only ({} without a punish phase).
+- `reputation` (only when `reputation_depth` k > 0; `reputation.shown_reputation`): `rounds`,
+  the window [first, last] of the global rounds shown ([] in round 1), and `players`: you first,
+  then the other members of your group in label order, each {label (this round's), agent ("You"
+  or "Agent #n", the same all match), history}; history lists that player's rounds in the window,
+  oldest first, each {round_number, contribution, earnings, co_players}, co_players the others
+  of its group then, each {agent, contribution, earnings} and, while the level is below
+  `reputation_order`, their own `history` of the window's rounds before that one (same shape).
+  The same all round (every phase): it is drawn from finished rounds only.
 - In the punish phase also `contributions` {label: int} of this round, `punish_cost`,
   `punish_fine` and `max_punish`: the most points you may give now (the option, or fewer when
   your contribution-stage earnings limit your spending).
@@ -27,6 +35,7 @@ from typing import Any
 
 from pdbench.games.public_goods.options import Options
 from pdbench.games.public_goods.payoff import shown
+from pdbench.games.public_goods.reputation import YOU, Played, pseudonyms, shown_reputation
 from pdbench.games.public_goods.state import PublicGoodsState, RoundRecord
 
 
@@ -68,6 +77,32 @@ def _past_round(record: RoundRecord, player: int) -> dict[str, Any]:
     }
 
 
+def _reputation(options: Options, state: PublicGoodsState, player: int) -> dict[str, Any]:
+    """What `player` is shown of its new group's last rounds (module `reputation`)."""
+    names = pseudonyms(state.seed, options.population)
+    recent = [
+        Played(
+            round_number=record.round_number,
+            groups=record.draw.groups,
+            contributions=dict(enumerate(record.contributions)),
+            earnings=dict(enumerate(record.shown_earnings)),
+        )
+        for record in state.finished[-options.reputation_depth :]
+    ]
+    members = state.draw.groups[state.draw.group_of(player)]
+    listed = [(player, state.draw.labels[player])] + [
+        (i, state.draw.labels[i]) for i in members if i != player
+    ]
+    return shown_reputation(
+        recent,
+        state.round_number,
+        options.reputation_depth,
+        options.reputation_order,
+        listed,
+        lambda i: YOU if i == player else names[i],
+    )
+
+
 def round_state(
     options: Options,
     platform_name: str,
@@ -98,6 +133,8 @@ def round_state(
         ],
         "history": [_past_round(record, player) for record in state.finished],
     }
+    if options.reputation_depth:
+        seen["reputation"] = _reputation(options, state, player)
     if state.phase == "punish" and state.contributions is not None:
         seen["contributions"] = {label[i]: state.contributions[i] for i in members}
         seen["punish_cost"] = options.punish_cost

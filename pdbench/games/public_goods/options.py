@@ -25,6 +25,8 @@ a ValueError naming the option and the value, as every turn game's rules do).
 | `accounting` | "per_round" | "per_round": E each round, score = sum of earnings; "balance": pgg_bench's |
 | `matching` | "partners" | "partners", "strangers" or "perfect_strangers" (`matching.py`) |
 | `stranger_block` | None | perfect strangers: rounds per block in which no two players meet twice |
+| `reputation_depth` | 0 | k: each round a player is shown its new group's last k rounds (0: none) |
+| `reputation_order` | 1 | levels of that history: 1 their own rounds, 2 also their co-players' earlier rounds, ... |
 
 `negative_earnings` is False by default: a round's fines are cut so that no player ends a round
 below zero, and a player may not spend more on punishing than it earned in the round's
@@ -37,14 +39,19 @@ are the formula's, whatever their sign.
 players start with E and contribute from their current balance; the pot is rounded down, shared
 in whole units, its remainder carried to the group's next round; the score is the final
 balance. It needs fixed groups (`partners`) and balances that cannot go negative.
+
+Reputation (`reputation_depth` k > 0) is CoopEval's mechanism (`reputation`): it needs groups
+re-drawn every round (`strangers` or `perfect_strangers`); with fixed partners a player already
+sees its group's rounds in its history. Both options are recorded only when set
+(`pdbench.games.base.RECORDED_ONLY_WHEN_SET`): a match without reputation is stored as before.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-from pdbench.games.base import MAX_SEATS
+from pdbench.games.base import MAX_SEATS, RECORDED_ONLY_WHEN_SET
 from pdbench.games.public_goods.matching import (
     MATCHINGS,
     TALK_ORDERS,
@@ -104,6 +111,8 @@ class Options:
     accounting: Accounting = "per_round"
     matching: Matching = "partners"
     stranger_block: int | None = None
+    reputation_depth: int = field(default=0, metadata={RECORDED_ONLY_WHEN_SET: True})
+    reputation_order: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
 
     def __post_init__(self) -> None:
         _whole("players", self.players, 2, MAX_PLAYERS)
@@ -117,6 +126,8 @@ class Options:
             if getattr(self, name) is not None:
                 _whole(name, getattr(self, name), 1)
         _choice("talk_order", self.talk_order, TALK_ORDERS)
+        _whole("reputation_depth", self.reputation_depth, 0)
+        _whole("reputation_order", self.reputation_order, 1)
         _whole("max_punish", self.max_punish, 0)
         _number("punish_cost", self.punish_cost)
         _number("punish_fine", self.punish_fine)
@@ -166,6 +177,13 @@ class Options:
                 raise ValueError(f"groups: {why}")
         elif self.stranger_block is not None:
             raise ValueError("stranger_block is for matching perfect_strangers only")
+        if self.reputation_depth and self.matching == "partners":
+            raise ValueError(
+                "reputation_depth needs groups re-drawn every round (matching strangers or "
+                "perfect_strangers): with partners a player's history already shows its group"
+            )
+        if self.reputation_order != 1 and not self.reputation_depth:
+            raise ValueError("reputation_order needs reputation_depth above 0 (nothing is shown)")
 
     @property
     def population(self) -> int:

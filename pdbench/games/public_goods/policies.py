@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from pdbench.games.public_goods.reputation import co_players_shown_share
+
 RoundState = dict[str, Any]
 
 
@@ -347,6 +349,22 @@ class RandomPlayer(HousePlayer):
         return out
 
 
+@dataclass(frozen=True)
+class ReputationReciprocator(HousePlayer):
+    """Contributes in proportion to its new group's reputation: the co-players' mean shown
+    contribution share (`reputation.co_players_shown_share`) of what it may give, everything
+    when nothing of them is shown (round 1, or no reputation); reciprocity on reputation, which
+    CoopEval's Reputation mechanism is about. The vectorised path plays no reputation
+    (`vectorised.problem`), so there it is shown nothing and gives everything."""
+
+    def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
+        share = co_players_shown_share(round_state)
+        return most(round_state) if share is None else round_half_up(share * most(round_state))
+
+    def contribution_batch(self, seen: Seen) -> np.ndarray:
+        return np.full(seen.count, seen.endowment)
+
+
 # policy name -> factory taking the policy's parameters (names prefixed: policy names are
 # shared by every game a policy agent can name)
 PUBLIC_GOODS_POLICIES: dict[str, Callable[..., HousePlayer]] = {
@@ -357,4 +375,5 @@ PUBLIC_GOODS_POLICIES: dict[str, Callable[..., HousePlayer]] = {
     "pgg_punisher": FreeRiderPunisher,
     "pgg_antisocial_punisher": AntisocialPunisher,
     "pgg_random": RandomPlayer,
+    "pgg_reputation_reciprocator": ReputationReciprocator,
 }

@@ -13,7 +13,9 @@ back, so the two cannot drift apart.
 | multiplier     | the factor the group's account is multiplied by                           |
 | round_number   | the round in play                                                         |
 | state          | round, you, players, what you may contribute (not in punish), scores,     |
-|                | past rounds, this round's messages; in punish also this round's           |
+|                | past rounds, the reputation block (only with `reputation_depth` > 0:      |
+|                | `reputation_prompt`, CoopEval's wording), this round's messages; in       |
+|                | punish also this round's                                                  |
 |                | contributions, the cost and fine of a point, the most points you may give |
 | answer_format  | the phase's one answer format                                             |
 
@@ -38,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pdbench.core.phrases import Phrase
+from pdbench.games.public_goods import reputation_prompt
 
 _LABEL = r"[A-Za-z0-9]+"
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -150,6 +153,8 @@ def _state(round_state: dict[str, Any]) -> str:
     ]
     if not round_state["history"]:
         lines.append(NOTHING_YET)
+    if "reputation" in round_state:  # CoopEval's reputation mechanism (`reputation_prompt`)
+        lines += ["", *reputation_prompt.render(round_state["reputation"])]
     said = [
         MESSAGE.render(author=m["author"], text=_one_line(m["text"]))
         for m in round_state["messages"]

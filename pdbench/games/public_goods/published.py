@@ -206,6 +206,63 @@ COOPEVAL_PRESET = Preset(
     ),
 )
 
+COOPEVAL_REPUTATION_PRESET = Preset(
+    name="coopeval_public_goods_reputation",
+    summary="CoopEval's public goods game under its reputation mechanism: 3 players, x1.5, "
+    "contribute 1 or nothing, 15 rounds, everyone re-matched each round and shown its new "
+    "group's last 3 rounds (Reputation+: 3 levels; Reputation-: 1)",
+    options={
+        "players": 3,
+        "endowment": 1,
+        "multiplier": 1.5,
+        "rounds": 15,
+        "round_limit_disclosed": False,
+        "matching": "strangers",
+        "groups": 3,
+        "reputation_depth": 3,
+    },
+    variants={"reputation_plus": {"reputation_order": 3}, "reputation_minus": {}},
+    sources={
+        "players": f"{COOPEVAL} configs/games/public_goods.yaml (num_players: 3)",
+        "endowment": f"{COOPEVAL} src/coopeval/games/public_goods.py (endowment normalised to 1)",
+        "multiplier": f"{COOPEVAL} configs/games/public_goods.yaml (multiplier: 1.5)",
+        "rounds": f"{COOPEVAL} configs/mechanisms/reputation.yaml (num_rounds: 15; no random "
+        "stop: mechanisms/reputation.py breaks after num_rounds)",
+        "round_limit_disclosed": f"{COOPEVAL} mechanisms/prompts.py REPUTATION_MECHANISM_PROMPT: "
+        "players are told an 80% chance of another round, never the 15",
+        "matching": f"{COOPEVAL} utils/match_scheduler_reputation.py: every round a uniform "
+        "random re-matching of the whole population",
+        "groups": "pdbench: 9 players (CoopEval's population is 6 models x 3 seats = 18, more "
+        "than a condition binds)",
+        "reputation_depth": f"{COOPEVAL} configs/mechanisms/reputation.yaml (lookup_depth: 3)",
+    },
+    matched=(
+        "the game: 3 players, endowment 1 contributed whole or not at all, x1.5 shared by 3",
+        "15 rounds, the whole population re-matched at random each round",
+        "what a player sees before each round: itself and its co-players, by a name fixed all "
+        "match, their rounds among the last 3 with every side's contribution and points, "
+        "nested 3 levels (Reputation+, max_recursion_depth 3) or 1 (Reputation-), earlier "
+        "encounters only (mechanisms/reputation.py)",
+    ),
+    not_matched=(
+        "the population: 9 players instead of 18; CoopEval forms each group from one agent "
+        "of each seat copy, here any 3 of the 9 (matching strangers)",
+        "CoopEval's players choose a probability for each action and the action is drawn; "
+        "here a player answers an amount (0 or 1)",
+        "the 80% continuation: CoopEval tells players an 80% chance of another round and "
+        "weights round t's points (1 - 0.8) 0.8^(t-1), round 15's 0.8^14 (the tail; "
+        "ranking_evaluations/payoffs_base.py); here players are "
+        "told nothing of the length and the score is the plain sum",
+        "the prompt's wording beyond the reputation block (the twist's preamble is not shown)",
+    ),
+)
+
 PRESETS: dict[str, Preset] = {
-    preset.name: preset for preset in (FEHR_GAECHTER_2002, PGG_BENCH_PRESET, COOPEVAL_PRESET)
+    preset.name: preset
+    for preset in (
+        FEHR_GAECHTER_2002,
+        PGG_BENCH_PRESET,
+        COOPEVAL_PRESET,
+        COOPEVAL_REPUTATION_PRESET,
+    )
 }

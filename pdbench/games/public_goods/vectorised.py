@@ -9,10 +9,10 @@ gives, built from its parts by `observed_json`) and the scores, all exact
 (`vectorised_rounds`, which plays them).
 
 Not played here (`problem` says so, and the runner plays the turn loop instead): balance
-accounting, pgg_bench's punishment caps (their order matters and is drawn per group), a
-player without `act_batch`, amounts too large to stay exact in float64, a match longer than
-its turn cap; and a message the rules would refuse (found while playing: `play` raises
-`Unplayable` and the runner plays those matches by the turn loop).
+accounting, reputation (`reputation_depth` > 0), pgg_bench's punishment caps (their order
+matters and is drawn per group), a player without `act_batch`, amounts too large to stay exact
+in float64, a match longer than its turn cap; and a message the rules would refuse (found
+while playing: `play` raises `Unplayable` and the runner plays those matches by the turn loop).
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ def problem(rules: PublicGoods, players: dict[str, Any], max_turns: int) -> str 
     """Why these rules and players cannot be played here (None: they can)."""
     if rules.accounting != "per_round":
         return "balance accounting is played by the turn loop"
+    if rules.reputation_depth:
+        return "reputation is played by the turn loop"
     if rules.punish_rules.sequential:
         return "punishment caps are played by the turn loop"
     missing = [seat for seat, player in players.items() if not hasattr(player, "act_batch")]

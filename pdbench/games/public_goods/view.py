@@ -10,6 +10,8 @@ its Metrics tab shows (`metrics.METRICS`, one column per player seat).
 - Each round: every group's talk, in the order said, beside its contributions, punishment and
   earnings; the label (P1 .. PN) is the one the players saw that round.
 - Earnings: each player's score and what it gave and received.
+- Reputation (`reputation_depth` > 0, a round chosen): the block a chosen player was shown
+  before that round, as its prompt wrote it (`reputation_measures.shown_to`).
 
 Everything is read from the stored seats (who was in which group, and labelled how, in each
 round), so under strangers the groups shown are the ones drawn that round.
@@ -25,8 +27,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from pdbench.games.public_goods import reputation_prompt
 from pdbench.games.public_goods.metrics import METRICS
 from pdbench.games.public_goods.options import Options
+from pdbench.games.public_goods.reputation import pseudonyms
+from pdbench.games.public_goods.reputation_measures import shown_to
 from pdbench.games.public_goods.stored import StoredRound, options_of, read_rounds
 from pdbench.ui.charts import round_ticks, seat_color
 from pdbench.ui.condition_charts import DASHES, SHAPES, line_offsets
@@ -241,9 +246,38 @@ def render_transcript(match: MatchView) -> None:
         help="The round whose punishment and talk are shown.",
     )
     _punishment(rounds, names, seats, number)
+    if number is not None and options.get("reputation_depth"):
+        _reputation(match, rounds, options, names, seats, number)
     for played in rounds:
         if number is None or played.round_number == number:
             _round(played, names, talked=bool(options["talk"]))
+
+
+def _reputation(
+    match: MatchView,
+    rounds: Sequence[StoredRound],
+    options: Mapping[str, Any],
+    names: Mapping[str, str],
+    seats: list[str],
+    number: int,
+) -> None:
+    """The reputation block a player was shown before round `number`, as its prompt wrote it,
+    rebuilt from the stored rounds (the "Agent #n" names come from the match's seed)."""
+    st.markdown(f"##### The reputation shown before round {number}")
+    outcome = match.turns[-1].get("outcome") or {}
+    if "seed" not in outcome:
+        st.caption("The players' names need the match's seed, stored when the match ends.")
+        return
+    seat = st.selectbox(
+        "Shown to",
+        seats,
+        format_func=lambda s: names.get(s, s.upper()),
+        key=f"pgg_reputation_seat::{match.seed}",
+    )
+    agents = dict(zip(seats, pseudonyms(int(outcome["seed"]), len(seats)), strict=True))
+    index = [r.round_number for r in rounds].index(number)
+    shown = shown_to(rounds, options, seat, index, agents)
+    st.code("\n".join(reputation_prompt.render(shown)), language=None)
 
 
 def _variant(options: Mapping[str, Any]) -> str:

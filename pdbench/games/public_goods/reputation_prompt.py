@@ -1,0 +1,144 @@
+"""The reputation block of a public goods prompt (round_state's `reputation`, module
+`reputation`), written in CoopEval's words where they fit and read back by the offline mock.
+
+CoopEval's text (Xiao215/CoopEval@8559e85 src/coopeval/mechanisms/prompts.py:145-163,
+REPUTATION_PLAYERS_HEADER and REPUTATION_NO_HISTORY_DESCRIPTION; reputation.py:120-160 and
+262-335 for the tree):
+
+    You are playing with 2 other agent(s): Agent #4, Agent #7.
+    Your history of play:
+    └─ [Round 4] You (played A0, received 1.0pts) vs Agent #2 (played A1, received 2.0pts) ...
+       └─ History of Agent #2 before this match:
+          └─ [Round 3] Agent #2 (played A1, received 1.5pts) vs ...
+    Agent #7 has no prior history of playing this game.
+
+Here "played A0" is "contributed <amount>" (a player answers an amount, not an action token),
+each listed co-player also gets its label this round ("Agent #4 (P2)"), so the block and the
+rest of the prompt name the same players, and a first line says the window. Rounds are newest
+first, as CoopEval lists them. The block sits in the prompt's `{state}` after the past rounds (the
+templates in prompts/public_goods/ are unchanged, so a game without reputation sends the prompt
+it always sent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pdbench.core.phrases import Phrase
+from pdbench.games.public_goods.reputation import YOU
+
+_AGENT = r"(?:You|Agent #\d+)"
+_NUMBER = r"-?\d+(?:\.\d+)?"
+
+WINDOW = Phrase(
+    "Reputation: the rounds {first} to {last} of you and of the players in your group this "
+    "round (the last {depth}), newest first.",
+    slots={"first": r"\d+", "last": r"\d+", "depth": r"\d+"},
+)
+NO_WINDOW = Phrase("Reputation: no round has been played yet.")
+PLAYERS_HEADER = Phrase(
+    "You are playing with {count} other agent(s): {agents}.", slots={"agents": r".+?"}
+)
+YOUR_HISTORY = Phrase("Your history of play:")
+HISTORY_OF = Phrase(
+    "History of play of {agent} ({label}):", slots={"agent": _AGENT, "label": r"[A-Za-z0-9]+"}
+)
+NO_HISTORY = Phrase(
+    "{agent} has no prior history of playing this game.", slots={"agent": r"Agent #\d+ \(\w+\)"}
+)
+YOU_NO_HISTORY = Phrase("You have no prior history of playing this game.")
+# a top-level round line: the listed player's own round (nested lines are indented)
+ROUND_LINE = Phrase(
+    "{branch} [Round {round}] {agent} (contributed {amount}, received {points}pts){rest}",
+    slots={
+        "branch": r"[├└]─",
+        "agent": _AGENT,
+        "amount": r"\d+",
+        "points": _NUMBER,
+        "rest": r".*",
+    },
+)
+
+
+def _number(value: Any) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
+
+
+def _side(agent: str, contribution: int, earnings: float) -> str:
+    return f"{agent} (contributed {contribution}, received {_number(earnings)}pts)"
+
+
+def _tree(agent: str, entries: list[dict[str, Any]], indent: str) -> list[str]:
+    """CoopEval's `_format_player_history_recursive`: newest first, co-players' earlier rounds
+    under each round."""
+    lines = []
+    newest_first = list(reversed(entries))
+    for i, entry in enumerate(newest_first):
+        last = i == len(newest_first) - 1
+        branch = "└─" if last else "├─"
+        child = indent + ("   " if last else "│  ")
+        sides = [_side(agent, entry["contribution"], entry["earnings"])] + [
+            _side(co["agent"], co["contribution"], co["earnings"]) for co in entry["co_players"]
+        ]
+        lines.append(f"{indent}{branch} [Round {entry['round_number']}] " + " vs ".join(sides))
+        for k, co in enumerate(entry["co_players"]):
+            if not co.get("history"):
+                continue
+            inner = child + ("   " if k == len(entry["co_players"]) - 1 else "│  ")
+            lines.append(f"{child}└─ History of {co['agent']} before this match:")
+            lines += _tree(co["agent"], co["history"], inner)
+    return lines
+
+
+def render(reputation: dict[str, Any]) -> list[str]:
+    """The block's lines, from round_state's `reputation`."""
+    window = reputation["rounds"]
+    lines = [
+        WINDOW.render(first=window[0], last=window[1], depth=window[1] - window[0] + 1)
+        if window
+        else NO_WINDOW.render()
+    ]
+    others = [p for p in reputation["players"] if p["agent"] != YOU]
+    lines.append(
+        PLAYERS_HEADER.render(
+            count=len(others), agents=", ".join(f"{p['agent']} ({p['label']})" for p in others)
+        )
+    )
+    for listed in reputation["players"]:
+        mine = listed["agent"] == YOU
+        if not listed["history"]:
+            lines.append(
+                YOU_NO_HISTORY.render()
+                if mine
+                else NO_HISTORY.render(agent=f"{listed['agent']} ({listed['label']})")
+            )
+            continue
+        lines.append(
+            YOUR_HISTORY.render()
+            if mine
+            else HISTORY_OF.render(agent=listed["agent"], label=listed["label"])
+        )
+        lines += _tree(listed["agent"], listed["history"], "")
+    return lines
+
+
+def read_co_players(prompt: str) -> dict[str, list[int]] | None:
+    """The co-players' own shown contributions, by "Agent #n", oldest first (round_state's
+    order), read back from a prompt's block (None: the prompt has no reputation block). A
+    co-player without history maps to []."""
+    if NO_WINDOW.pattern.search(prompt) is None and WINDOW.pattern.search(prompt) is None:
+        return None
+    found: dict[str, list[int]] = {}
+    listed: str | None = None
+    for line in prompt.splitlines():
+        if (header := HISTORY_OF.pattern.fullmatch(line)) is not None:
+            listed = header["agent"]
+            found[listed] = []
+        elif YOUR_HISTORY.pattern.fullmatch(line) is not None:
+            listed = None
+        elif (empty := NO_HISTORY.pattern.fullmatch(line)) is not None:
+            found[empty["agent"].split(" (")[0]] = []
+            listed = None
+        elif listed is not None and (own := ROUND_LINE.pattern.fullmatch(line)) is not None:
+            found[listed].insert(0, int(own["amount"]))  # the block lists newest first
+    return found
