@@ -123,7 +123,7 @@ def test_a_game_without_pairs_or_an_edited_run_is_refused(donor_run, tmp_path):
         "run.replicates=1",
     )
     done = _tournament(groups)
-    assert done.code == 2 and "public_goods does not say who met whom in pairs" in done.stderr
+    assert done.code == 2 and "and public_goods does not say who met whom in pairs" in done.stderr
     edited = tmp_path / "edited"
     edited.mkdir()
     for path in donor_run.iterdir():

@@ -62,9 +62,10 @@ def population_matches(run_dir: Path) -> tuple[TournamentMatches, list[str], Pop
     for game_id in sorted(games):
         if not hasattr(turn_metrics(game_id), "encounters"):
             raise PdbenchError(
-                f"{run_dir}: {game_id} does not say who met whom in pairs (its metrics module "
-                "has no `encounters`), so its run has no pairwise payoff matrix; a tournament "
-                "run has one, and so has a population run of a game whose players meet in pairs"
+                f"{run_dir} holds the turns of the turn-based game {game_id}, not 2x2 rounds, "
+                f"and {game_id} does not say who met whom in pairs (its metrics have no "
+                "`encounters`): no pairwise payoff matrix to analyse; a tournament run has one, "
+                "and so has a population run of a game whose players meet in pairs"
             )
     finished = {(e.condition, e.replicate): e for e in reader.ledger() if not e.error}
     turns_by_match: dict[tuple[str, int], list[dict[str, Any]]] = {}
