@@ -21,6 +21,7 @@ built-in games. docs/mechanisms.md is its page.
 
 from __future__ import annotations
 
+from pdbench.games.base import MAX_SEATS
 from pdbench.games.entry import Seats, TurnGameEntry
 
 GAME = TurnGameEntry(
@@ -33,7 +34,7 @@ GAME = TurnGameEntry(
     "contracting or repetition",
     metrics="pdbench.games.normal_form.metrics",
     ranked_on="payoff",
-    seats=Seats(default=2, minimum=2, maximum=4, option="players"),
+    seats=Seats(default=2, minimum=2, maximum=MAX_SEATS, option="players"),
     default_persona="cooperative",
     llm="pdbench.games.normal_form.prompts:PROMPTS",
     mock="pdbench.games.normal_form.mock:play",
