@@ -165,3 +165,30 @@ def test_reputation_with_too_few_seats_exits_2_naming_what_to_bind(tmp_path):
     assert bad.code == 2
     (line,) = bad.stderr.strip().splitlines()
     assert "population" in line and "at least 4 seats" in line and "2 seats bound" in line
+
+
+def test_an_experiment_file_sizes_each_conditions_groups_by_its_seats(tmp_path):
+    from pdbench.runners.prepare import load
+
+    path = tmp_path / "reputation.yaml"
+    path.write_text(
+        "game: {id: pd}\nmechanism: reputation\nconditions:\n"
+        "  - {name: pop, population: {mech_tft: 2, mech_alld: 2}}\n"
+        "  - {name: seats, agent_a: tft, agent_b: alld, agent_c: allc, agent_d: mech_reputation,"
+        " agent_e: tft, agent_f: tft}\n"
+        "  - {name: pg, game: {id: public_goods}, population: {pgg_free_rider: 4,"
+        " pgg_reputation_reciprocator: 4}}\n"
+    )
+    spec = load(path, [], project_root=shared_copy()).spec
+    games = {c.name: c.game for c in spec.conditions}
+    assert (games["pop"].id, games["pop"].options["groups"]) == ("normal_form", 2)
+    assert games["seats"].options["groups"] == 3
+    assert spec.conditions[1].agent_a.policy == "mech_tft"  # tft's counterpart
+    pg = games["pg"].options
+    assert games["pg"].id == "public_goods"
+    assert (pg["groups"], pg["matching"], pg["reputation_depth"], pg["reputation_order"]) == (
+        2,
+        "strangers",
+        3,
+        3,
+    )

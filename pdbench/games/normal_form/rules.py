@@ -18,7 +18,9 @@ in; `observation` says what each phase shows):
   the action drawn from the match's seed. Under mediation the extra action A{n} delegates: the k
   delegators all play mediator[k]. Payoffs are the base game's for the realised profile, plus a
   binding contract's transfers.
-Under `none` and `repetition` a round is the play phase alone. A player's score is the sum of its
+Under `none`, `repetition` and `reputation` a round is the play phase alone; under `reputation`
+the seats are a population of `players` x `groups`, re-drawn into groups every round (module
+`reputation`), each group playing the base game. A player's score is the sum of its
 payoffs over the rounds (CoopEval discounts its repetition rounds by 0.8; pdbench sums).
 
 Fallbacks (an agent gave no legal answer; the engine marks them): the design that changes
