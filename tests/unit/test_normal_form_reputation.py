@@ -182,3 +182,28 @@ def test_the_measures_and_encounters_follow_the_groups():
 def test_bad_options_name_the_field(options, named):
     with pytest.raises(ValueError, match=rf"^{named}"):
         rules_of({"base": "pd", **options})
+
+
+def test_the_viewer_says_whom_each_seat_met():
+    from pdbench.games.normal_form.view import phase_rows
+
+    rules = reputation_rules(1, rounds=2)
+    state = rules.initial_state(2)
+    turns = []
+    while not rules.match_over(state):
+        actions = {s: {"type": "play", "action": "A0"} for s in rules.seats}
+        after = rules.apply(state, actions)
+        turns.append(
+            {
+                "round": state.round_number,
+                "phase": "play",
+                "actions": actions,
+                "revealed": rules.revealed(state, after),
+            }
+        )
+        state = after
+    rows = phase_rows(turns, {s: s.upper() for s in rules.seats})
+    for row, (seat, turn) in zip(rows, [(s, t) for t in turns for s in rules.seats], strict=True):
+        (group,) = [g for g in turn["revealed"]["groups"] if seat in g]
+        (partner,) = [s for s in group if s != seat]
+        assert row["outcome"].endswith(f"; met {partner.upper()}")

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.game import GAMES as MATRIX_GAMES
+from pdbench.games.base import SEAT_LETTERS, player_seats
 from pdbench.games.normal_form.options import MECHANISMS
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 
@@ -133,12 +134,14 @@ def _groups(seats: int | None, size: int) -> int:
     """The groups a population of `seats` seats forms (module docstring)."""
     if seats is None or seats < 2 * size or seats % size:
         bound = "no seat count" if seats is None else f"{seats} seats"
+        fewest = 2 * size
+        how = "population: {agent: count, ...}"
+        if fewest <= len(SEAT_LETTERS):  # the seat fields agent_a .. agent_j can bind them too
+            how = f"agent_a .. agent_{player_seats(fewest)[-1]}, or {how}"
         raise MechanismProblem(
             "population",
             f"reputation re-matches a population every round into groups of {size}: bind a "
-            f"multiple of {size}, at least {2 * size} seats (agent_a .. "
-            f"agent_{chr(ord('a') + 2 * size - 1)}, or population: {{agent: count, ...}}); "
-            f"{bound} bound",
+            f"multiple of {size}, at least {fewest} seats ({how}); {bound} bound",
         )
     return seats // size
 
