@@ -207,3 +207,33 @@ def test_the_viewer_says_whom_each_seat_met():
         (group,) = [g for g in turn["revealed"]["groups"] if seat in g]
         (partner,) = [s for s in group if s != seat]
         assert row["outcome"].endswith(f"; met {partner.upper()}")
+
+
+def test_the_cooperative_mock_reciprocates_the_partners_newest_shown_round_from_its_prompt():
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from pdbench.agents.judged_prompts import render_prompt
+    from pdbench.games.normal_form import mock
+    from pdbench.games.normal_form.prompts import PROMPTS
+
+    root = Path(__file__).resolve().parents[2]
+    behaviour = SimpleNamespace(strategy="reciprocate", invalid_rate=0.0, policy=None, params={})
+    rules = reputation_rules(3, rounds=2)
+    state = rules.initial_state(6)
+    defectors = {"a", "d", "e"}
+    state = rules.apply(
+        state,
+        {s: {"type": "play", "action": "A1" if s in defectors else "A0"} for s in rules.seats},
+    )
+    moves = []
+    for seat in rules.seats:
+        shown = rules.observe(state, seat)
+        prompt = render_prompt(root, shown, "You believe in cooperation.")
+        assert "You are playing with 1 other agent(s): Agent #" in prompt
+        answer = mock.play(prompt, behaviour, seat, lean="cooperative", allowed=None)
+        (partner,) = [p for p in shown["reputation"]["players"] if p["agent"] != "You"]
+        partner_defected = partner["history"][-1]["action"] == "A1"
+        moves.append(PROMPTS.action(shown, answer)["action"])
+        assert moves[-1] == ("A1" if partner_defected else "A0")
+    assert set(moves) == {"A0", "A1"}  # it met partners shown on both sides
