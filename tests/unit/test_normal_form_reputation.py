@@ -237,3 +237,26 @@ def test_the_cooperative_mock_reciprocates_the_partners_newest_shown_round_from_
         moves.append(PROMPTS.action(shown, answer)["action"])
         assert moves[-1] == ("A1" if partner_defected else "A0")
     assert set(moves) == {"A0", "A1"}  # it met partners shown on both sides
+
+
+def test_mixed_answers_are_drawn_from_the_seed_in_every_group():
+    rules = rules_of(
+        {"base": "pd", "mechanism": "reputation", "rounds": 3, "groups": 4, "strategies": "mixed"}
+    )
+    half = {"type": "play", "distribution": {"A0": 50, "A1": 50}}
+
+    def finished(seed: int) -> tuple[Any, ...]:
+        state = rules.initial_state(seed)
+        while not rules.match_over(state):
+            state = rules.apply(state, dict.fromkeys(rules.seats, half))
+        return state.finished
+
+    once = finished(8)
+    assert once == finished(8)  # the same seed, the same draws and groups
+    assert once != finished(9)
+    drawn = [a for played in once for a in played.realised]
+    assert set(drawn) == {0, 1} and all(p.distributions[0] == (50, 50) for p in once)
+    for played in once:  # each pair's payoffs are pd's for the pair's drawn actions
+        for i, j in played.groups:
+            points = rules.game.payoffs((played.realised[i], played.realised[j]))
+            assert (played.payoffs[i], played.payoffs[j]) == tuple(points)
