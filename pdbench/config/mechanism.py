@@ -28,6 +28,22 @@ def mechanism_type(mechanism: Any) -> str:
     return str(plain(mechanism).get("type", "none"))
 
 
+def bound_seats(node: DictConfig) -> int:
+    """The seats `node` binds: a population's total, else its agent_a, agent_b, ... given (a
+    mechanism that re-matches a population sizes its groups by it)."""
+    population = node.get("population")
+    if population is None:
+        return sum(node.get(side) is not None for side in SEAT_FIELDS)
+    entries = plain(population).values() if isinstance(population, DictConfig) else population
+    total = 0
+    for entry in entries:
+        count = entry.get("count") if hasattr(entry, "get") else entry
+        if isinstance(count, bool) or not isinstance(count, int):
+            return 0  # a malformed population: read_population names the field
+        total += count
+    return total
+
+
 def under_its_mechanism(
     node: DictConfig,
     mechanism: Any,
@@ -41,7 +57,11 @@ def under_its_mechanism(
     `shown` and the field (prefixed by `where`, a condition's place in a file)."""
     try:
         game = under_mechanism(
-            plain(node.game), plain(mechanism), plain(node.get("horizon")), none_as_turn_game
+            plain(node.game),
+            plain(mechanism),
+            plain(node.get("horizon")),
+            none_as_turn_game,
+            bound_seats(node),
         )
     except ConfigError as error:
         field = f"{where}.{error.field}" if where else error.field
@@ -53,7 +73,7 @@ def under_its_mechanism(
         node.game = game
         for side in SEAT_FIELDS:
             agent = node.get(side)
-            seated = mechanism_seat(plain(agent)) if isinstance(agent, DictConfig) else None
+            seated = mechanism_seat(plain(agent), game) if isinstance(agent, DictConfig) else None
             if seated is not None:
                 node[side] = seated
     return node

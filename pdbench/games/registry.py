@@ -64,20 +64,22 @@ def under_mechanism(
     mechanism: dict[str, Any],
     horizon: dict[str, Any],
     none_as_turn_game: bool = False,
+    seats: int | None = None,
 ) -> dict[str, Any] | None:
     """The game node a condition plays under `mechanism` (None: `none`, the game as it is,
     unless `none_as_turn_game`: a sweep crossing none with other mechanisms); a problem raises
     ConfigError naming the field."""
     problem = _resolve("pdbench.games.normal_form.compose:MechanismProblem")
     try:
-        return _resolve(UNDER_MECHANISM)(game, mechanism, horizon, none_as_turn_game)
+        return _resolve(UNDER_MECHANISM)(game, mechanism, horizon, none_as_turn_game, seats)
     except problem as error:
         raise ConfigError(error.reason, field=error.field) from None
 
 
-def mechanism_seat(agent: dict[str, Any]) -> dict[str, Any] | None:
-    """A seat's agent under a mechanism (a 2x2 house policy's counterpart), None: unchanged."""
-    return _resolve(MECHANISM_SEAT)(agent)
+def mechanism_seat(agent: dict[str, Any], game: dict[str, Any]) -> dict[str, Any] | None:
+    """A seat's agent under a mechanism (a 2x2 house policy's counterpart in the game node
+    `game` played), None: unchanged."""
+    return _resolve(MECHANISM_SEAT)(agent, game)
 
 
 def prompt_adapter(entry: TurnGameEntry) -> PromptAdapter | None:

@@ -13,6 +13,8 @@ on the Hydra command line plays pd's payoffs under mediation as this turn game (
 - `metrics`: the measures, from the stored turns; `view`: the viewer's page.
 - `prompts` (with CoopEval's `texts`) and `mock`: the LLM players' prompt adapter and the offline
   mock's play.
+- `reputation` (with `reputation_prompt`): CoopEval's reputation mechanism, a population
+  re-matched every round and shown the shared reputation tree (`pdbench.games.reputation_tree`).
 - `compose`: a 2x2 game (or public goods) and a mechanism (conf/mechanism/) as this game.
 
 `GAME` below names each of these parts; `pdbench.games.registry` lists it with the other
@@ -21,6 +23,7 @@ built-in games. docs/mechanisms.md is its page.
 
 from __future__ import annotations
 
+from pdbench.games.base import MAX_SEATS
 from pdbench.games.entry import Seats, TurnGameEntry
 
 GAME = TurnGameEntry(
@@ -33,7 +36,7 @@ GAME = TurnGameEntry(
     "contracting or repetition",
     metrics="pdbench.games.normal_form.metrics",
     ranked_on="payoff",
-    seats=Seats(default=2, minimum=2, maximum=4, option="players"),
+    seats=Seats(default=2, minimum=2, maximum=MAX_SEATS, option="players"),
     default_persona="cooperative",
     llm="pdbench.games.normal_form.prompts:PROMPTS",
     mock="pdbench.games.normal_form.mock:play",

@@ -10,7 +10,15 @@ turn aggregates), and its 2x2 house players their counterparts here.
   `players` and `multiplier` (the endowment is 1 and a contribution all or nothing: the other
   public goods options do not apply).
 - The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
-  rounds), `decide`, `strategies`, `lookup_depth` (`options`).
+  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order` (`options`).
+- `reputation` (CoopEval's Reputation) re-matches a population every round, so it needs the
+  number of seats the condition binds (`seats`: agent_a, agent_b, ... or a population's total),
+  a multiple of the group size with at least 2 groups; fewer is a problem naming `population`
+  and what to bind. A 2x2 game plays this package's game with `groups` = seats / 2; public
+  goods plays its own game (it has reputation already, docs/public-goods.md) with its options
+  as composed and `matching: strangers`, `reputation_depth` = lookup_depth, `reputation_order`,
+  `rounds` (when the mechanism sets them) and `groups` = seats / its `players`; `strategies` and
+  `decide` do not apply there (an amount is answered), and its seats keep their agents.
 - Seats bound to the 2x2 policies allc, alld, tft or random (conf/config.yaml's default seats
   are tft) play mech_allc, mech_alld, mech_tft, mech_random; any other 2x2 policy is refused
   when the condition is validated, naming the seat.
@@ -28,11 +36,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.game import GAMES as MATRIX_GAMES
+from pdbench.games.base import SEAT_LETTERS, player_seats
 from pdbench.games.normal_form.options import MECHANISMS
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 
 GAME_ID = NormalForm.id
-MECHANISM_OPTIONS = ("rounds", "decide", "strategies", "lookup_depth")
+MECHANISM_OPTIONS = ("rounds", "decide", "strategies", "lookup_depth", "reputation_order")
 COUNTERPARTS = {
     "allc": "mech_allc",
     "alld": "mech_alld",
@@ -53,6 +62,7 @@ def under_mechanism(
     mechanism: Mapping[str, Any],
     horizon: Mapping[str, Any],
     none_as_turn_game: bool = False,
+    seats: int | None = None,
 ) -> dict[str, Any] | None:
     """The game node of `game` played under `mechanism` (module docstring); None for `none`,
     unless `none_as_turn_game` (a sweep crossing `none` with other mechanisms: a run plays one
@@ -69,6 +79,8 @@ def under_mechanism(
             f"unknown field; a mechanism has {', '.join(MECHANISM_OPTIONS)}",
         )
     game_id = str(game.get("id"))
+    if kind == "reputation" and game_id == "public_goods":
+        return _public_goods_reputation(game, mechanism, seats)
     if kind == "none" and not (none_as_turn_game and game_id in (*MATRIX_GAMES, "public_goods")):
         return None
     options: dict[str, Any] = {"base": game_id, "mechanism": kind}
@@ -98,6 +110,8 @@ def under_mechanism(
     for name in MECHANISM_OPTIONS:
         if mechanism.get(name) is not None:
             options[name] = mechanism[name]
+    if kind == "reputation":
+        options["groups"] = _groups(seats, int(options.get("players", 2)))
     if mechanism.get("rounds") is None:
         if horizon.get("type") != "fixed":
             raise MechanismProblem(
@@ -116,6 +130,38 @@ def under_mechanism(
     return node
 
 
+def _groups(seats: int | None, size: int) -> int:
+    """The groups a population of `seats` seats forms (module docstring)."""
+    if seats is None or seats < 2 * size or seats % size:
+        bound = "no seat count" if seats is None else f"{seats} seats"
+        fewest = 2 * size
+        how = "population: {agent: count, ...}"
+        if fewest <= len(SEAT_LETTERS):  # the seat fields agent_a .. agent_j can bind them too
+            how = f"agent_a .. agent_{player_seats(fewest)[-1]}, or {how}"
+        raise MechanismProblem(
+            "population",
+            f"reputation re-matches a population every round into groups of {size}: bind a "
+            f"multiple of {size}, at least {fewest} seats ({how}); {bound} bound",
+        )
+    return seats // size
+
+
+def _public_goods_reputation(
+    game: Mapping[str, Any], mechanism: Mapping[str, Any], seats: int | None
+) -> dict[str, Any]:
+    """Public goods' own reputation (module docstring)."""
+    options = dict(game.get("options") or {})
+    players = int(options.get("players", 4))
+    options["groups"] = _groups(seats, players)
+    options["matching"] = "strangers"
+    options["reputation_depth"] = mechanism.get("lookup_depth", 3)
+    options["reputation_order"] = mechanism.get("reputation_order", 1)
+    if mechanism.get("rounds") is not None:
+        options["rounds"] = mechanism["rounds"]
+    # the public goods rules check these when the condition is validated (game.options.*)
+    return {**game, "options": options}
+
+
 def _field_of(message: str, game_id: str) -> str:
     """The field a problem of the built options is about: a mechanism option, a public goods
     option (`game.options.players`), or a 2x2 game's own field (`game.payoffs`)."""
@@ -127,9 +173,13 @@ def _field_of(message: str, game_id: str) -> str:
     return f"game.{named}"
 
 
-def counterpart(agent: Mapping[str, Any]) -> dict[str, Any] | None:
+def counterpart(
+    agent: Mapping[str, Any], game: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
     """The seat's agent under a mechanism when it is a 2x2 house policy with a counterpart
-    here (module docstring); None: keep it."""
+    here (module docstring) and the game played is this one; None: keep it."""
+    if game is not None and game.get("id") != GAME_ID:
+        return None
     if agent.get("type") != "policy" or agent.get("params"):
         return None
     policy = agent.get("policy")

@@ -16,18 +16,29 @@ is on disk):
 - `welfare_gain`: the group's mean payoff per player and round (transfers included: they sum to
   0) minus the base game's equilibrium payoff per player (`BaseGame.equilibrium_payoff`: PD's
   mutual defection), the same for every seat of a match;
-- `mean_payoff` per round and `score`.
+- `mean_payoff` per round and `score`;
+- `reputation_gap` (under reputation only): its cooperation rate facing a co-player whose newest
+  shown round was cooperative minus facing one whose was not (rounds where a co-player had
+  nothing shown left out; None without rounds on both sides), the shown rounds rebuilt with the
+  observation's own reader (`reputation.shown_to`): about 1 for a discriminator, 0 for a player
+  that ignores reputation (as public goods' `reputation_gap`).
 A rate whose mechanism never asked it (no vote under `repetition`) is None.
+
+`encounters` lists a reputation match's pairwise games (each 2-player group of each round) for
+`pdbench tournament` on a population run (`pdbench.games.encounters`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from pdbench.games.encounters import Encounter
 from pdbench.games.normal_form import designs as d
-from pdbench.games.normal_form.base_games import COOPERATIVE
+from pdbench.games.normal_form.base_games import COOPERATIVE, token
+from pdbench.games.normal_form.reputation import partners_last_actions, shown_to
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 from pdbench.games.normal_form.state import Decision, NormalFormState
 from pdbench.games.replay import replay
@@ -42,6 +53,7 @@ METRICS: dict[str, str] = {
     "contract_active_rate": "share of rounds played under a binding contract",
     "welfare_gain": "mean payoff per player and round minus the base game's equilibrium payoff",
     "mean_payoff": "its mean payoff per round",
+    "reputation_gap": "cooperation facing a cooperative shown partner minus facing another",
     "score": "its final score",
 }
 POOLED: dict[str, tuple[str, str]] = {
@@ -87,7 +99,8 @@ def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, 
     """Per player seat, every METRICS stem and the counts POOLED needs."""
     made = decisions(rules, state)
     rounds = state.finished
-    n = rules.game.players
+    n = rules.population
+    gaps = reputation_gaps(rules, state)
     winners = [is_equilibrium(rules, m.designs[m.winner]) for m in made if m.winner is not None]
     welfare = None
     if rounds:
@@ -118,6 +131,7 @@ def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, 
             "welfare_gain": welfare,
             "mean_payoff": float(total / len(rounds)) if rounds else None,
             "score": float(state.totals[i]),
+            "reputation_gap": gaps.get(i),
             "cooperated": cooperated,
             "rounds": len(rounds),
             "approved": approved,
@@ -132,11 +146,69 @@ def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, 
     return rows
 
 
+def faced(rules: NormalForm, state: NormalFormState) -> dict[int, list[tuple[bool, bool]]]:
+    """Per population index, (every co-player's newest shown round was A0, it played A0), one
+    per round in which each co-player had a round shown (reputation only)."""
+    found: dict[int, list[tuple[bool, bool]]] = {i: [] for i in range(rules.population)}
+    if rules.mechanism != "reputation":
+        return found
+    first_order = replace(rules, reputation_order=1)  # the co-players' own rounds suffice
+    for k, played in enumerate(state.finished):
+        before = replace(
+            state,
+            round_number=played.round_number,
+            finished=state.finished[:k],
+            groups=played.groups,
+        )
+        for i in range(rules.population):
+            shown = partners_last_actions({"reputation": shown_to(first_order, before, i)})
+            if shown and None not in shown:
+                good = all(a == token(COOPERATIVE) for a in shown)
+                found[i].append((good, played.realised[i] == COOPERATIVE))
+    return found
+
+
+def reputation_gaps(rules: NormalForm, state: NormalFormState) -> dict[int, float]:
+    """Per population index with rounds on both sides, its `reputation_gap`."""
+    gaps = {}
+    for i, points in faced(rules, state).items():
+        good = [c for g, c in points if g]
+        bad = [c for g, c in points if not g]
+        if good and bad:
+            gaps[i] = sum(good) / len(good) - sum(bad) / len(bad)
+    return gaps
+
+
+def encounters(lines: Sequence[Mapping[str, Any]], options: Mapping[str, Any]) -> list[Encounter]:
+    """Each 2-player group of each round of a reputation match, as one encounter (module
+    docstring); [] for any other match (its players do not meet a population)."""
+    rules = rules_of(options)
+    if rules.mechanism != "reputation" or rules.game.players != 2:
+        return []
+    state = _replayed(rules, lines)
+    seat = rules.seats
+    return [
+        Encounter(
+            first=seat[i],
+            second=seat[j],
+            payoff_first=float(played.payoffs[i]),
+            payoff_second=float(played.payoffs[j]),
+            cooperated_first=played.realised[i] == COOPERATIVE,
+            cooperated_second=played.realised[j] == COOPERATIVE,
+        )
+        for played in state.finished
+        for i, j in played.groups or ()
+    ]
+
+
+def _replayed(rules: NormalForm, lines: Sequence[Mapping[str, Any]]) -> NormalFormState:
+    seed = lines[-1]["outcome"]["seed"] if lines and "outcome" in lines[-1] else 0
+    return replay(rules, seed, [line["actions"] for line in lines])
+
+
 def match_row(
     lines: Sequence[Mapping[str, Any]], options: Mapping[str, Any]
 ) -> dict[str, dict[str, object]]:
     """The measures of one stored match (its turn lines and options)."""
     rules = rules_of(options)
-    seed = lines[-1]["outcome"]["seed"] if lines and "outcome" in lines[-1] else 0
-    state = replay(rules, seed, [line["actions"] for line in lines])
-    return state_row(rules, state)
+    return state_row(rules, _replayed(rules, lines))

@@ -11,6 +11,7 @@ JSON (a pure action as a distribution of 100 when strategies are mixed).
 | reciprocate           | competitive | the reverse: designs the selfish mediator / no payments,      |
 |                       |             | approves the others, never signs or delegates, plays defect   |
 | reciprocate           | none        | tit for tat, maximin votes, signs, does not delegate          |
+| (under reputation)    | cooperative | A0 unless a co-player's newest shown round was not A0 (tft)   |
 | cooperate / defect    | any         | mech_allc / mech_alld                                         |
 | random                | any         | mech_random                                                   |
 | policy (a mech_*)     | any         | that house player with its params                             |
@@ -36,6 +37,7 @@ from pdbench.games.normal_form.policies import (
     RandomPlayer,
     TitForTat,
 )
+from pdbench.games.normal_form.reputation_prompt import read_reputation
 from pdbench.games.prompt_adapter import MockSettings
 
 GARBAGE = ("I would rather think about it.", '{"A0": "most"}', "Delegate, probably.")
@@ -167,6 +169,10 @@ def read_round_state(prompt: str) -> dict[str, Any] | None:
         "payoffs": rows,
         "history": _history(lines, me),
     }
+    reputation = read_reputation(prompt)
+    if reputation is not None:
+        seen["mechanism"] = "reputation"
+        seen["reputation"] = reputation
     if phase == "vote":
         seen["proposals"] = _proposals(lines, str(mechanism))
     selected = _found(p.CONTRACT_SELECTED, prompt)
@@ -182,7 +188,9 @@ def read_round_state(prompt: str) -> dict[str, Any] | None:
     return seen
 
 
-def house_player(behaviour: MockSettings, lean: str | None) -> MechanismPlayer:
+def house_player(
+    behaviour: MockSettings, lean: str | None, reputation: bool = False
+) -> MechanismPlayer:
     """The house player the mock plays as (module docstring's table)."""
     if behaviour.strategy == "cooperate":
         return AllC()
@@ -192,6 +200,8 @@ def house_player(behaviour: MockSettings, lean: str | None) -> MechanismPlayer:
         return RandomPlayer()
     if behaviour.strategy == "policy" and behaviour.policy in NORMAL_FORM_POLICIES:
         return NORMAL_FORM_POLICIES[behaviour.policy](**behaviour.params)
+    if lean == "cooperative" and reputation:
+        return TitForTat()  # reciprocates what the new partner did last in its shown rounds
     if lean == "cooperative":
         return MechanismPlayer(play="cooperate", vote="cooperative", delegate=True)
     if lean == "competitive":
@@ -229,5 +239,6 @@ def play(
         return None
     if allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
         return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
-    action = house_player(behaviour, lean).act(round_state, _rng(key, "move"))
+    player = house_player(behaviour, lean, "reputation" in round_state)
+    action = player.act(round_state, _rng(key, "move"))
     return answer_text(round_state, action)

@@ -16,6 +16,15 @@
   `delegate` (the token A{n} that delegates); under contracting: `contract` `{"proposer",
   "payments"}`, `contract_active` and `refused_by` (the players who did not sign).
 
+- under reputation (`reputation`, CoopEval's Reputation): `player` is your position in this
+  round's group, `players` the group's size, `population` every seat of the match, `your_score`
+  and `scores` your own total only (no co-player's total is shown), `history` empty (partners
+  change every round) and `reputation` `{"rounds": [first, last] | [], "players": [{"label":
+  "Player 1", "agent": "You" | "Agent #n", "history": [{"round_number", "action", "points",
+  "co_players": [{"agent", "action", "points", "history": [...]}]}]}]}`: you first, then your
+  co-players in position order, their rounds of the window oldest first, nested to
+  `reputation_order` levels (`normal_form.reputation`, `pdbench.games.reputation_tree`).
+
 Nothing else: no other player's design before the vote, no ballot (only the winner), no
 signature before all are in, no distribution another player answered, never the seed.
 """
@@ -52,9 +61,48 @@ def _winner(decision: Decision) -> tuple[int, tuple[int, ...]]:
     return decision.winner + 1, decision.designs[decision.winner]
 
 
+def _in_population(
+    rules: Options, platform_name: str, state: NormalFormState, player: int
+) -> dict[str, Any]:
+    """A reputation round's round_state for population index `player` (module docstring)."""
+    from pdbench.games.normal_form.reputation import position_of, shown_to
+
+    assert state.groups is not None
+    game = rules.game
+    position = position_of(state.groups, player)[1]
+    own = float(state.totals[player])
+    return {
+        "game": platform_name,
+        "phase": state.phase,
+        "round_number": state.round_number,
+        "round_limit": rules.rounds,
+        "mechanism": rules.mechanism,
+        "strategies": rules.strategies,
+        "player": position + 1,
+        "players": game.players,
+        "population": rules.population,
+        "actions": list(game.tokens),
+        "payoffs": _payoff_rows(rules),
+        "your_score": own,
+        "scores": {player_name(position): own},
+        "history": [],
+        "reputation": shown_to(rules, state, player),
+    }
+
+
+def _payoff_rows(rules: Options) -> list[dict[str, Any]]:
+    game = rules.game
+    return [
+        {"actions": [token(a) for a in p], "points": [number(x) for x in game.payoffs(p)]}
+        for p in game.profiles()
+    ]
+
+
 def round_state(
     rules: Options, platform_name: str, state: NormalFormState, player: int
 ) -> dict[str, Any]:
+    if rules.mechanism == "reputation":
+        return _in_population(rules, platform_name, state, player)
     game = rules.game
     names = [player_name(i) for i in range(game.players)]
     depth = rules.lookup_depth
@@ -69,10 +117,7 @@ def round_state(
         "player": player + 1,
         "players": game.players,
         "actions": list(game.tokens),
-        "payoffs": [
-            {"actions": [token(a) for a in p], "points": [number(x) for x in game.payoffs(p)]}
-            for p in game.profiles()
-        ],
+        "payoffs": _payoff_rows(rules),
         "your_score": float(state.totals[player]),
         "scores": {n: float(t) for n, t in zip(names, state.totals, strict=True)},
         "history": [

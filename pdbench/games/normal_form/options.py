@@ -12,7 +12,14 @@ value is a ValueError starting with the option's name, as every turn game's rule
 | `rounds` | 1 | rounds of the base game in a match (CoopEval: 1 under mediation and contracting, 15 under repetition) |
 | `decide` | "once" | "once": design, vote (and sign) before round 1 only, as CoopEval (design once, play once); "every_round": before every round |
 | `strategies` | "pure" | "pure": a play answer names one action; "mixed": integer percentages over the actions summing to 100, the action drawn from the match's seeded chance (CoopEval) |
-| `lookup_depth` | 3 | the past rounds a player is shown, newest last (CoopEval's repetition: 3); 0: none |
+| `lookup_depth` | 3 | the past rounds a player is shown, newest last (CoopEval's repetition: 3); 0: none; under reputation the window of global rounds (CoopEval: 3) |
+| `groups` | 1 | groups playing at once: the population is `players x groups` seats; above 1 only under reputation (at least 2 there) |
+| `reputation_order` | 1 | under reputation, the levels of the shown tree (CoopEval's max_recursion_depth: 3 Reputation+, 1 Reputation-) |
+
+`reputation` (CoopEval's Reputation, research doc 1.3): every round the population is re-matched
+(`reputation.draw_groups`), each group plays the base game once, and a player is shown the
+reputation tree of itself and its new co-players (`pdbench.games.reputation_tree`). `groups` and
+`reputation_order` are recorded only when set, so a record without reputation is as before.
 
 Why the default is `pure`: house players and agent files answer one action, and a pure answer
 keeps a match's payoffs a function of the answers alone. CoopEval's presets set `mixed`, as its
@@ -24,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pdbench.games.base import MAX_SEATS, RECORDED_ONLY_WHEN_SET
 from pdbench.games.normal_form.base_games import (
     BASES,
     BaseGame,
@@ -31,7 +39,7 @@ from pdbench.games.normal_form.base_games import (
     matrix_game,
 )
 
-MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting")
+MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting", "reputation")
 DECIDE: tuple[str, ...] = ("once", "every_round")
 STRATEGIES: tuple[str, ...] = ("pure", "mixed")
 OUTCOMES = ("CC", "CD", "DC", "DD")
@@ -61,6 +69,8 @@ class Options:
     decide: str = "once"
     strategies: str = "pure"
     lookup_depth: int = 3
+    groups: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
+    reputation_order: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
 
     game: BaseGame = field(init=False, repr=False, compare=False)
 
@@ -89,6 +99,31 @@ class Options:
                 raise ValueError(f"players must be 2 for the 2x2 game {self.base}")
             game = matrix_game(self.base, self._payoffs(), self._labels())
         object.__setattr__(self, "game", game)
+        self._check_reputation()
+
+    def _check_reputation(self) -> None:
+        _whole("groups", self.groups, 1, MAX_SEATS)
+        _whole("reputation_order", self.reputation_order, 1, MAX_ROUNDS)
+        if self.mechanism != "reputation":
+            if self.groups != 1:
+                raise ValueError(
+                    f"groups must be 1 under {self.mechanism}: only reputation re-matches a "
+                    "population of groups"
+                )
+            if self.reputation_order != 1:
+                raise ValueError(
+                    f"reputation_order is for mechanism reputation, not {self.mechanism}"
+                )
+            return
+        if self.groups < 2:
+            raise ValueError(
+                f"groups must be at least 2 under reputation (a population re-matched every "
+                f"round: at least {2 * self.players} seats), got {self.groups}"
+            )
+        if self.players * self.groups > MAX_SEATS:
+            raise ValueError(f"groups: players x groups must be at most {MAX_SEATS}")
+        if self.decide != "once":
+            raise ValueError("decide: reputation has no design phase; leave it once")
 
     def _payoffs(self) -> dict[str, list[float]] | None:
         if self.payoffs is None:
@@ -118,3 +153,8 @@ class Options:
     def designs(self) -> bool:
         """Whether the mechanism has a design phase (mediation, contracting)."""
         return self.mechanism in ("mediation", "contracting")
+
+    @property
+    def population(self) -> int:
+        """The seats: `players` x `groups` (one group unless under reputation)."""
+        return self.players * self.groups

@@ -4,7 +4,10 @@ the round_state lists; `rng` is its own seeded stream (only the random player dr
 
 A house player is five choices (its parameters):
 - `play`: "cooperate" (A0), "defect" (the last base action), "tft" (A0 first, then A0 only if
-  every other player played A0 in the last round shown), "best_reply" (its best action when all
+  every other player played A0 in the last round shown; under reputation, A0 unless a new
+  co-player's newest shown round was not A0), "reputation" (the discriminator: A0 only if every
+  co-player's newest shown round was A0, so not against one with nothing shown; without
+  reputation it plays as tft), "best_reply" (its best action when all
   the others cooperate, under a binding contract's payments; ties to A0), "random";
 - `design`: "cooperative" (the mediator playing A0 for every number of delegators; the contract
   making each other action cost its temptation, PD: T - R, `designs.temptation_contract`),
@@ -26,6 +29,7 @@ A house player is five choices (its parameters):
 | mech_designer | best_reply | cooperative | maximin | yes | yes |
 | mech_refuser | best_reply | selfish | maximin | no | no |
 | mech_random | random | random | random | random | random |
+| mech_reputation | reputation | cooperative | maximin | yes | no |
 """
 
 from __future__ import annotations
@@ -36,9 +40,10 @@ from typing import Any
 
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form.base_games import COOPERATIVE, BaseGame, exact, token
+from pdbench.games.normal_form.reputation import partners_last_actions
 
 RoundState = dict[str, Any]
-PLAYS = ("cooperate", "defect", "tft", "best_reply", "random")
+PLAYS = ("cooperate", "defect", "tft", "reputation", "best_reply", "random")
 DESIGNS = ("cooperative", "punishing", "selfish", "random")
 VOTES = ("maximin", "all", "own", "cooperative", "uncooperative", "random")
 
@@ -147,7 +152,12 @@ class MechanismPlayer:
             return token(game.actions - 1)
         if self.play == "random":
             return token(int(rng.integers(game.actions)))
-        if self.play == "tft":
+        if self.play in ("tft", "reputation") and "reputation" in round_state:
+            shown = partners_last_actions(round_state)
+            unknown_is_good = self.play == "tft"  # tft gives a stranger the benefit of the doubt
+            good = all(a == token(COOPERATIVE) or (a is None and unknown_is_good) for a in shown)
+            return token(COOPERATIVE if good else game.actions - 1)
+        if self.play in ("tft", "reputation"):
             history = round_state["history"]
             if not history:
                 return token(COOPERATIVE)
@@ -196,6 +206,11 @@ class RandomPlayer(MechanismPlayer):
     vote: str = "random"
 
 
+@dataclass(frozen=True)
+class Discriminator(MechanismPlayer):
+    play: str = "reputation"
+
+
 NORMAL_FORM_POLICIES = {
     "mech_allc": AllC,
     "mech_alld": AllD,
@@ -203,4 +218,5 @@ NORMAL_FORM_POLICIES = {
     "mech_designer": Designer,
     "mech_refuser": Refuser,
     "mech_random": RandomPlayer,
+    "mech_reputation": Discriminator,
 }

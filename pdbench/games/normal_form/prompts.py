@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pdbench.core.phrases import Phrase
+from pdbench.games.normal_form import reputation_prompt
 from pdbench.games.normal_form.texts import (
     CONTRACT_OUTPUT,
     DESIGN_CONTRACT,
@@ -229,6 +230,8 @@ def _twist(rs: dict[str, Any]) -> str:
 
 
 def _history(rs: dict[str, Any]) -> str:
+    if "reputation" in rs:  # mechanism reputation: the tree replaces the fixed partners' rounds
+        return "\n".join(reputation_prompt.render(rs))
     if rs["round_limit"] == 1:
         return ""
     lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=rs["round_number"] - 1), ""]

@@ -18,7 +18,9 @@ in; `observation` says what each phase shows):
   the action drawn from the match's seed. Under mediation the extra action A{n} delegates: the k
   delegators all play mediator[k]. Payoffs are the base game's for the realised profile, plus a
   binding contract's transfers.
-Under `none` and `repetition` a round is the play phase alone. A player's score is the sum of its
+Under `none`, `repetition` and `reputation` a round is the play phase alone; under `reputation`
+the seats are a population of `players` x `groups`, re-drawn into groups every round (module
+`reputation`), each group playing the base game. A player's score is the sum of its
 payoffs over the rounds (CoopEval discounts its repetition rounds by 0.8; pdbench sums).
 
 Fallbacks (an agent gave no legal answer; the engine marks them): the design that changes
@@ -40,7 +42,9 @@ from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form.base_games import number, token
 from pdbench.games.normal_form.observation import proposal_key, round_state
 from pdbench.games.normal_form.options import Options
+from pdbench.games.normal_form.reputation import draw_groups
 from pdbench.games.normal_form.state import Decision, FinishedRound, NormalFormState
+from pdbench.games.reputation_tree import pseudonyms
 
 _TIE, _DRAW = 1, 2  # purposes of the seeded streams
 
@@ -61,15 +65,22 @@ class NormalForm(Options):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "seats", player_seats(self.game.players))
+        object.__setattr__(self, "seats", player_seats(self.population))
 
     # --- the match -----------------------------------------------------------------------
 
     def initial_state(self, seed: int) -> NormalFormState:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"a match's seed is a whole number of at least 0, got {seed!r}")
-        zero = (Fraction(0),) * self.game.players
-        return NormalFormState(seed=seed, round_number=1, phase=self._opening(1), totals=zero)
+        zero = (Fraction(0),) * self.population
+        state = NormalFormState(seed=seed, round_number=1, phase=self._opening(1), totals=zero)
+        if self.mechanism != "reputation":
+            return state
+        names = pseudonyms(seed, self.population)
+        return replace(state, groups=self._groups(seed, 1), names=names)
+
+    def _groups(self, seed: int, number_: int) -> tuple[tuple[int, ...], ...]:
+        return draw_groups(seed, number_, self.game.players, self.groups)
 
     def _opening(self, number_: int) -> str:
         decide = self.designs and (number_ == 1 or self.decide == "every_round")
@@ -200,6 +211,8 @@ class NormalForm(Options):
             else:
                 distributions.append(None)
                 drawn.append(tokens.index(answer["action"]))
+        if state.groups is not None:  # reputation: each group plays the base game
+            return self._finish(state, self._grouped(state, distributions, tuple(drawn)))
         decision = state.decision
         profile = tuple(drawn)
         delegated = (False,) * len(profile)
@@ -218,6 +231,37 @@ class NormalForm(Options):
             transfers=moved,
             decision=decision,
         )
+        return self._finish(state, played)
+
+    def _grouped(
+        self,
+        state: NormalFormState,
+        distributions: list[tuple[int, ...] | None],
+        drawn: tuple[int, ...],
+    ) -> FinishedRound:
+        """A reputation round: every group's base game payoffs, by population index."""
+        assert state.groups is not None
+        base = [Fraction(0)] * self.population
+        for members in state.groups:
+            for player, points in zip(
+                members, self.game.payoffs(tuple(drawn[i] for i in members)), strict=True
+            ):
+                base[player] = points
+        return FinishedRound(
+            round_number=state.round_number,
+            distributions=tuple(distributions),
+            drawn=drawn,
+            realised=drawn,
+            delegated=(False,) * self.population,
+            base_payoffs=tuple(base),
+            transfers=(Fraction(0),) * self.population,
+            decision=None,
+            groups=state.groups,
+        )
+
+    def _finish(self, state: NormalFormState, played: FinishedRound) -> NormalFormState:
+        """`state` after the round `played`: the next round opened, or the match over."""
+        decision = state.decision
         totals = tuple(t + p for t, p in zip(state.totals, played.payoffs, strict=True))
         finished = (*state.finished, played)
         number_ = state.round_number + 1
@@ -234,6 +278,7 @@ class NormalForm(Options):
             totals=totals,
             finished=finished,
             decision=kept,
+            groups=None if state.groups is None else self._groups(state.seed, number_),
         )
 
     # --- what is known -------------------------------------------------------------------
@@ -279,6 +324,11 @@ class NormalForm(Options):
             "base_payoffs": {s: number(p) for s, p in zip(seat, played.base_payoffs, strict=True)},
             "transfers": {s: number(t) for s, t in zip(seat, played.transfers, strict=True)},
             "payoffs": {s: number(p) for s, p in zip(seat, played.payoffs, strict=True)},
+            **(
+                {"groups": [[seat[i] for i in members] for members in played.groups]}
+                if played.groups is not None
+                else {}
+            ),
         }
 
     def match_over(self, state: NormalFormState) -> bool:

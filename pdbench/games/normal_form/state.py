@@ -37,6 +37,9 @@ class FinishedRound:
     base_payoffs: tuple[Fraction, ...]
     transfers: tuple[Fraction, ...]  # a binding contract's payments (0 without one)
     decision: Decision | None  # the decision in force this round
+    # under reputation: the groups that played (population indices in position order); every
+    # per-player tuple above is then by population index
+    groups: tuple[tuple[int, ...], ...] | None = None
 
     @property
     def payoffs(self) -> tuple[Fraction, ...]:
@@ -51,3 +54,7 @@ class NormalFormState:
     totals: tuple[Fraction, ...]
     decision: Decision | None = None  # the decision being made, or in force
     finished: tuple[FinishedRound, ...] = ()
+    # under reputation: this round's groups (drawn when the round opens, so a redrawn seed
+    # changes only the rounds to come) and each population index's "Agent #n" for the match
+    groups: tuple[tuple[int, ...], ...] | None = None
+    names: tuple[str, ...] = ()

@@ -33,6 +33,11 @@ MEASURES = (
     _measure("design_equilibrium", "Own designs making cooperation an equilibrium", "share"),
     _measure("winner_equilibrium", "Winning designs making cooperation an equilibrium", "share"),
     _measure("welfare_gain", "Welfare gain over the base game's equilibrium", "signed"),
+    _measure(
+        "reputation_gap",
+        "Cooperation facing a partner shown cooperating, minus otherwise",
+        "signed",
+    ),
 )
 
 
@@ -69,6 +74,10 @@ def phase_rows(
                     f"base {shown['base_payoffs'][seat]}, transfer {shown['transfers'][seat]}, "
                     f"payoff {shown['payoffs'][seat]}"
                 )
+                for group in shown.get("groups", ()):  # reputation: who it met this round
+                    if seat in group:
+                        met = ", ".join(names.get(s, s) for s in group if s != seat)
+                        row["outcome"] += f"; met {met}"
             rows.append(row)
     return rows
 

@@ -84,8 +84,8 @@ def _reputation(options: Options, state: PublicGoodsState, player: int) -> dict[
         Played(
             round_number=record.round_number,
             groups=record.draw.groups,
-            contributions=dict(enumerate(record.contributions)),
-            earnings=dict(enumerate(record.shown_earnings)),
+            moves=dict(enumerate(record.contributions)),
+            points=dict(enumerate(record.shown_earnings)),
         )
         for record in state.finished[-options.reputation_depth :]
     ]

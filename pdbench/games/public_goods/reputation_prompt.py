@@ -22,10 +22,12 @@ it always sent).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.phrases import Phrase
 from pdbench.games.public_goods.reputation import YOU
+from pdbench.games.reputation_tree import render_tree
 
 _AGENT = r"(?:You|Agent #\d+)"
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -68,26 +70,8 @@ def _side(agent: str, contribution: int, earnings: float) -> str:
     return f"{agent} (contributed {contribution}, received {_number(earnings)}pts)"
 
 
-def _tree(agent: str, entries: list[dict[str, Any]], indent: str) -> list[str]:
-    """CoopEval's `_format_player_history_recursive`: newest first, co-players' earlier rounds
-    under each round."""
-    lines = []
-    newest_first = list(reversed(entries))
-    for i, entry in enumerate(newest_first):
-        last = i == len(newest_first) - 1
-        branch = "└─" if last else "├─"
-        child = indent + ("   " if last else "│  ")
-        sides = [_side(agent, entry["contribution"], entry["earnings"])] + [
-            _side(co["agent"], co["contribution"], co["earnings"]) for co in entry["co_players"]
-        ]
-        lines.append(f"{indent}{branch} [Round {entry['round_number']}] " + " vs ".join(sides))
-        for k, co in enumerate(entry["co_players"]):
-            if not co.get("history"):
-                continue
-            inner = child + ("   " if k == len(entry["co_players"]) - 1 else "│  ")
-            lines.append(f"{child}└─ History of {co['agent']} before this match:")
-            lines += _tree(co["agent"], co["history"], inner)
-    return lines
+def _side_of(agent: str, entry: Mapping[str, Any]) -> str:
+    return _side(agent, entry["contribution"], entry["earnings"])
 
 
 def render(reputation: dict[str, Any]) -> list[str]:
@@ -118,7 +102,7 @@ def render(reputation: dict[str, Any]) -> list[str]:
             if mine
             else HISTORY_OF.render(agent=listed["agent"], label=listed["label"])
         )
-        lines += _tree(listed["agent"], listed["history"], "")
+        lines += render_tree(listed["agent"], listed["history"], _side_of)
     return lines
 
 

@@ -1,0 +1,134 @@
+"""The reputation block of a normal-form prompt under `mechanism: reputation` (round_state's
+`reputation`, module `reputation`), in CoopEval's words, and read back by the offline mock.
+
+CoopEval's text (Xiao215/CoopEval@8559e85 src/coopeval/mechanisms/prompts.py:145-163, the
+preamble, REPUTATION_PLAYERS_HEADER and REPUTATION_NO_HISTORY_DESCRIPTION; reputation.py:262-335
+for the tree, drawn by the shared `pdbench.games.reputation_tree.render_tree`):
+
+    You are playing this game repeatedly but with varying players who you encounter at random.
+    The action you play in the current round will be visible to the players you encounter in
+    future rounds. ...
+    You are playing with 1 other agent(s): Agent #4 (Player 2).
+    Your history of play:
+    └─ [Round 4] You (played A0, received 2pts) vs Agent #2 (played A1, received 3pts)
+       └─ History of Agent #2 before this match:
+          └─ [Round 3] Agent #2 (played A1, received 1pts) vs ...
+    Agent #4 (Player 2) has no prior history of playing this game.
+
+pdbench's rounds are fixed (no continuation chance), so the preamble tells the number of rounds;
+each listed co-player also gets its position this round, and a line says the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pdbench.core.phrases import Phrase
+from pdbench.games.reputation_tree import YOU, render_tree
+
+_AGENT = r"(?:You|Agent #\d+)"
+_NUMBER = r"-?\d+(?:\.\d+)?"
+
+PREAMBLE = Phrase(
+    "You are playing this game repeatedly but with varying players who you encounter at "
+    "random, {limit} rounds in all. The action you play in the current round will be visible "
+    "to the players you encounter in future rounds. You have already played this game for "
+    "{played} round(s) in the past.",
+    slots={"limit": r"\d+", "played": r"\d+"},
+)
+WINDOW = Phrase(
+    "Reputation: the rounds {first} to {last} of you and of the players you meet this round "
+    "(the last {depth}), newest first.",
+    slots={"first": r"\d+", "last": r"\d+", "depth": r"\d+"},
+)
+NO_WINDOW = Phrase("Reputation: no round has been played yet.")
+PLAYERS_HEADER = Phrase(
+    "You are playing with {count} other agent(s): {agents}.", slots={"agents": r".+?"}
+)
+YOUR_HISTORY = Phrase("Your history of play:")
+HISTORY_OF = Phrase(
+    "History of play of {agent} ({label}):", slots={"agent": _AGENT, "label": r"Player \d+"}
+)
+NO_HISTORY = Phrase(
+    "{agent} has no prior history of playing this game.",
+    slots={"agent": r"Agent #\d+ \(Player \d+\)"},
+)
+YOU_NO_HISTORY = Phrase("You have no prior history of playing this game.")
+# a top-level round line: the listed player's own round (nested lines are indented)
+ROUND_LINE = Phrase(
+    "{branch} [Round {round}] {agent} (played {action}, received {points}pts){rest}",
+    slots={
+        "branch": r"[├└]─",
+        "agent": _AGENT,
+        "action": r"A\d+",
+        "points": _NUMBER,
+        "rest": r".*",
+    },
+)
+
+
+def _number(value: Any) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
+
+
+def _side(agent: str, entry: Mapping[str, Any]) -> str:
+    return f"{agent} (played {entry['action']}, received {_number(entry['points'])}pts)"
+
+
+def render(round_state: Mapping[str, Any]) -> list[str]:
+    """The block's lines: the preamble, the window, and every listed player's tree."""
+    reputation = round_state["reputation"]
+    window = reputation["rounds"]
+    lines = [
+        PREAMBLE.render(limit=round_state["round_limit"], played=round_state["round_number"] - 1),
+        "",
+        WINDOW.render(first=window[0], last=window[1], depth=window[1] - window[0] + 1)
+        if window
+        else NO_WINDOW.render(),
+    ]
+    others = [p for p in reputation["players"] if p["agent"] != YOU]
+    lines.append(
+        PLAYERS_HEADER.render(
+            count=len(others), agents=", ".join(f"{p['agent']} ({p['label']})" for p in others)
+        )
+    )
+    for listed in reputation["players"]:
+        mine = listed["agent"] == YOU
+        if not listed["history"]:
+            lines.append(
+                YOU_NO_HISTORY.render()
+                if mine
+                else NO_HISTORY.render(agent=f"{listed['agent']} ({listed['label']})")
+            )
+            continue
+        lines.append(
+            YOUR_HISTORY.render()
+            if mine
+            else HISTORY_OF.render(agent=listed["agent"], label=listed["label"])
+        )
+        lines += render_tree(listed["agent"], listed["history"], _side)
+    return lines
+
+
+def read_reputation(prompt: str) -> dict[str, Any] | None:
+    """round_state's `reputation` as far as a house player reads it (the co-players' own shown
+    rounds, first level, oldest first), read back from a prompt's block; None: no block."""
+    if PREAMBLE.pattern.search(prompt) is None:
+        return None
+    players: list[dict[str, Any]] = [{"label": "", "agent": YOU, "history": []}]
+    listed: dict[str, Any] | None = None
+    for line in prompt.splitlines():
+        if (header := HISTORY_OF.pattern.fullmatch(line)) is not None:
+            listed = {"label": header["label"], "agent": header["agent"], "history": []}
+            players.append(listed)
+        elif YOUR_HISTORY.pattern.fullmatch(line) is not None:
+            listed = None
+        elif (empty := NO_HISTORY.pattern.fullmatch(line)) is not None:
+            agent, label = empty["agent"].removesuffix(")").split(" (")
+            players.append({"label": label, "agent": agent, "history": []})
+            listed = None
+        elif listed is not None and (own := ROUND_LINE.pattern.fullmatch(line)) is not None:
+            entry = {"round_number": int(own["round"]), "action": own["action"]}
+            listed["history"].insert(0, entry)  # the block lists newest first
+    return {"players": players}
