@@ -82,7 +82,11 @@ def population_matches(run_dir: Path) -> tuple[TournamentMatches, list[str], Pop
         encounters = _checked_encounters(turns, where)
         rows += _pairs(encounters, types, key[1])
     if not rows:
-        raise PdbenchError(f"{run_dir}: no finished match with an encounter to read")
+        raise PdbenchError(
+            f"{run_dir}: no finished match of this run lists a pairwise encounter: its players "
+            "did not meet as a re-matched population (a game under a mechanism other than "
+            "reputation plays fixed groups), so it has no population payoff matrix"
+        )
     columns = list(zip(*rows, strict=True))
     players = list(dict.fromkeys(name for row in rows for name in row[:2]))
     matches = TournamentMatches(
