@@ -159,3 +159,48 @@ def render_tree(
             lines.append(f"{child}└─ History of {co['agent']} before this match:")
             lines += render_tree(co["agent"], co["history"], side, inner)
     return lines
+
+
+@dataclass(frozen=True)
+class TreePhrases:
+    """The sentences a game's reputation block lists its players with (each game words its
+    own, as CoopEval's prompts do: `pdbench.core.phrases.Phrase` objects, read back by the mock
+    and the house players)."""
+
+    players_header: Any  # "You are playing with {count} other agent(s): {agents}."
+    your_history: Any  # "Your history of play:"
+    history_of: Any  # "History of play of {agent} ({label}):"
+    no_history: Any  # "{agent} has no prior history of playing this game."
+    you_no_history: Any  # "You have no prior history of playing this game."
+
+
+def render_players(
+    players: Sequence[Mapping[str, Any]],
+    side: Callable[[str, Mapping[str, Any]], str],
+    phrases: TreePhrases,
+) -> list[str]:
+    """The block's lines after its window: who the player meets, then each listed player's tree
+    (you first), or that it has no history yet. `players` is round_state's
+    `reputation.players`; `side` writes one side of a round (`render_tree`)."""
+    others = [p for p in players if p["agent"] != YOU]
+    lines = [
+        phrases.players_header.render(
+            count=len(others), agents=", ".join(f"{p['agent']} ({p['label']})" for p in others)
+        )
+    ]
+    for listed in players:
+        mine = listed["agent"] == YOU
+        if not listed["history"]:
+            lines.append(
+                phrases.you_no_history.render()
+                if mine
+                else phrases.no_history.render(agent=f"{listed['agent']} ({listed['label']})")
+            )
+            continue
+        lines.append(
+            phrases.your_history.render()
+            if mine
+            else phrases.history_of.render(agent=listed["agent"], label=listed["label"])
+        )
+        lines += render_tree(listed["agent"], listed["history"], side)
+    return lines

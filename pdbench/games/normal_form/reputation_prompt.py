@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.phrases import Phrase
-from pdbench.games.reputation_tree import YOU, render_tree
+from pdbench.games.reputation_tree import YOU, TreePhrases, render_players
 
 _AGENT = r"(?:You|Agent #\d+)"
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -55,6 +55,7 @@ NO_HISTORY = Phrase(
     slots={"agent": r"Agent #\d+ \(Player \d+\)"},
 )
 YOU_NO_HISTORY = Phrase("You have no prior history of playing this game.")
+PHRASES = TreePhrases(PLAYERS_HEADER, YOUR_HISTORY, HISTORY_OF, NO_HISTORY, YOU_NO_HISTORY)
 # a top-level round line: the listed player's own round (nested lines are indented)
 ROUND_LINE = Phrase(
     "{branch} [Round {round}] {agent} (played {action}, received {points}pts){rest}",
@@ -87,28 +88,7 @@ def render(round_state: Mapping[str, Any]) -> list[str]:
         if window
         else NO_WINDOW.render(),
     ]
-    others = [p for p in reputation["players"] if p["agent"] != YOU]
-    lines.append(
-        PLAYERS_HEADER.render(
-            count=len(others), agents=", ".join(f"{p['agent']} ({p['label']})" for p in others)
-        )
-    )
-    for listed in reputation["players"]:
-        mine = listed["agent"] == YOU
-        if not listed["history"]:
-            lines.append(
-                YOU_NO_HISTORY.render()
-                if mine
-                else NO_HISTORY.render(agent=f"{listed['agent']} ({listed['label']})")
-            )
-            continue
-        lines.append(
-            YOUR_HISTORY.render()
-            if mine
-            else HISTORY_OF.render(agent=listed["agent"], label=listed["label"])
-        )
-        lines += render_tree(listed["agent"], listed["history"], _side)
-    return lines
+    return [*lines, *render_players(reputation["players"], _side, PHRASES)]
 
 
 def read_reputation(prompt: str) -> dict[str, Any] | None:
