@@ -20,10 +20,6 @@ honours a grammar. `play` returns None for a prompt that is not a donor's.
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
-
 from pdbench.games.donor_game import prompts as phrases
 from pdbench.games.donor_game.policies import (
     DONOR_GAME_POLICIES,
@@ -35,14 +31,10 @@ from pdbench.games.donor_game.policies import (
     RoundState,
     Threshold,
 )
+from pdbench.games.mock_play import MockPlayers, garbled, mock_rng
 from pdbench.games.prompt_adapter import MockSettings
 
 GARBAGE = ("I would rather think about it.", "GIVE maybe", "Perhaps I refuse.")
-
-
-def _rng(key: str, salt: str) -> np.random.Generator:
-    digest = hashlib.sha256(f"{key}\x1f{salt}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 
 
 def read_round_state(prompt: str) -> RoundState | None:
@@ -74,21 +66,22 @@ def read_round_state(prompt: str) -> RoundState | None:
     }
 
 
+# The house player the mock plays as (module docstring's table).
+PLAYERS = MockPlayers(
+    cooperate=AlwaysGive,
+    defect=NeverGive,
+    random=RandomGiver,
+    policies=DONOR_GAME_POLICIES,
+    competitive=NeverGive,
+    cooperative=Discriminator,
+    default=Threshold,
+)
+
+
 def house_player(behaviour: MockSettings, lean: str | None) -> HousePlayer:
     """The house player the mock plays as (module docstring's table)."""
-    if behaviour.strategy == "cooperate":
-        return AlwaysGive()
-    if behaviour.strategy == "defect":
-        return NeverGive()
-    if behaviour.strategy == "random":
-        return RandomGiver()
-    if behaviour.strategy == "policy" and behaviour.policy in DONOR_GAME_POLICIES:
-        return DONOR_GAME_POLICIES[behaviour.policy](**behaviour.params)
-    if lean == "competitive":
-        return NeverGive()
-    if lean == "cooperative":
-        return Discriminator()
-    return Threshold()
+    player: HousePlayer = PLAYERS.choose(behaviour, lean)
+    return player
 
 
 def play(
@@ -103,9 +96,10 @@ def play(
     round_state = read_round_state(prompt)
     if round_state is None:
         return None
-    if allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
-        return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
-    action = house_player(behaviour, lean).act(round_state, _rng(key, "move"))
+    garbage = garbled(key, behaviour, allowed, GARBAGE)
+    if garbage is not None:
+        return garbage
+    action = house_player(behaviour, lean).act(round_state, mock_rng(key, "move"))
     answer = phrases.GIVE if action["give"] else phrases.REFUSE
     if allowed is not None and answer not in allowed:
         return allowed[0]

@@ -22,20 +22,12 @@ never under a constraint (`constrain: grammar`), which it honours as llama.cpp's
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
-
 from pdbench.config.schema import MockBehaviour
 from pdbench.core import phrases
 from pdbench.games.liars_dice.policies import Bluffer, LiarsPolicy, ProbabilityLiar, RandomLiar
+from pdbench.games.mock_play import garbled, mock_rng
 
 GARBAGE = ("I bid high.", "Let me think about the odds first.", "BID three fives")
-
-
-def _rng(key: str, salt: str) -> np.random.Generator:
-    digest = hashlib.sha256(f"{key}\x1f{salt}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 
 
 def read_round_state(prompt: str) -> dict[str, object] | None:
@@ -80,14 +72,15 @@ def answer_liars_dice_prompt(
     if round_state is None:
         return None
     # A constrained request (`allowed`: its grammar's answers) is honoured as a server honours it.
-    if allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
-        return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
+    garbage = garbled(key, behaviour, allowed, GARBAGE)
+    if garbage is not None:
+        return garbage
     player: LiarsPolicy = ProbabilityLiar()
     if behaviour.strategy == "random":
         player = RandomLiar()
     elif bluffs:
         player = Bluffer(margin=1)
-    answer = phrases.liars_answer_text(player.act(round_state, _rng(key, "move")))
+    answer = phrases.liars_answer_text(player.act(round_state, mock_rng(key, "move")))
     if allowed is not None and answer not in allowed:
         return allowed[0]  # cannot happen for a legal move; the grammar would force one anyway
     return answer

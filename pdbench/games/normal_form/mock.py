@@ -22,12 +22,10 @@ functions of the request's cache key. `play` returns None for a prompt that is n
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
-import numpy as np
-
+from pdbench.games.mock_play import garbled, mock_rng
 from pdbench.games.normal_form import prompts as p
 from pdbench.games.normal_form.policies import (
     NORMAL_FORM_POLICIES,
@@ -41,11 +39,6 @@ from pdbench.games.normal_form.reputation_prompt import read_reputation
 from pdbench.games.prompt_adapter import MockSettings
 
 GARBAGE = ("I would rather think about it.", '{"A0": "most"}', "Delegate, probably.")
-
-
-def _rng(key: str, salt: str) -> np.random.Generator:
-    digest = hashlib.sha256(f"{key}\x1f{salt}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 
 
 def _found(phrase: Any, prompt: str) -> Any:
@@ -237,8 +230,9 @@ def play(
     round_state = read_round_state(prompt)
     if round_state is None:
         return None
-    if allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
-        return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
+    garbage = garbled(key, behaviour, allowed, GARBAGE)
+    if garbage is not None:
+        return garbage
     player = house_player(behaviour, lean, "reputation" in round_state)
-    action = player.act(round_state, _rng(key, "move"))
+    action = player.act(round_state, mock_rng(key, "move"))
     return answer_text(round_state, action)

@@ -34,12 +34,12 @@ constraint, which it honours as a server honours a grammar.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from pdbench.games.mock_play import MockPlayers, garbled, mock_rng
 from pdbench.games.prompt_adapter import MockSettings
 from pdbench.games.public_goods import prompts as phrases
 from pdbench.games.public_goods import reputation_prompt
@@ -82,11 +82,6 @@ class ReputationCooperator(PunishingCooperator):
     def contribution(self, round_state: RoundState, rng: np.random.Generator) -> int:
         share = co_players_shown_share(round_state)
         return most(round_state) if share is None or share >= self.threshold else 0
-
-
-def _rng(key: str, salt: str) -> np.random.Generator:
-    digest = hashlib.sha256(f"{key}\x1f{salt}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 
 
 def _phase(prompt: str) -> str | None:
@@ -149,21 +144,22 @@ def read_round_state(prompt: str) -> RoundState | None:
     return seen
 
 
+# The house player the mock plays as (module docstring's table).
+PLAYERS = MockPlayers(
+    cooperate=FullContributor,
+    defect=FreeRider,
+    random=RandomPlayer,
+    policies=PUBLIC_GOODS_POLICIES,
+    competitive=FreeRider,
+    cooperative=PunishingCooperator,
+    default=ConditionalCooperator,
+)
+
+
 def house_player(behaviour: MockSettings, lean: str | None) -> HousePlayer:
     """The house player the mock plays as (module docstring's table)."""
-    if behaviour.strategy == "cooperate":
-        return FullContributor()
-    if behaviour.strategy == "defect":
-        return FreeRider()
-    if behaviour.strategy == "random":
-        return RandomPlayer()
-    if behaviour.strategy == "policy" and behaviour.policy in PUBLIC_GOODS_POLICIES:
-        return PUBLIC_GOODS_POLICIES[behaviour.policy](**behaviour.params)
-    if lean == "competitive":
-        return FreeRider()
-    if lean == "cooperative":
-        return PunishingCooperator()
-    return ConditionalCooperator()
+    player: HousePlayer = PLAYERS.choose(behaviour, lean)
+    return player
 
 
 def answer_text(action: dict[str, Any]) -> str:
@@ -191,12 +187,13 @@ def play(
     if round_state is None:
         return None
     moving = round_state["phase"] != "talk"
-    if moving and allowed is None and _rng(key, "invalid").random() < behaviour.invalid_rate:
-        return GARBAGE[int(_rng(key, "garbage").integers(len(GARBAGE)))]
+    garbage = garbled(key, behaviour, allowed, GARBAGE) if moving else None
+    if garbage is not None:
+        return garbage
     player = house_player(behaviour, lean)
     if type(player) is PunishingCooperator and "reputation" in round_state:
         player = ReputationCooperator()
-    action = player.act(round_state, _rng(key, "move"))
+    action = player.act(round_state, mock_rng(key, "move"))
     answer = answer_text(action)
     if allowed is not None and answer not in allowed:
         return allowed[0]  # cannot happen for a legal move; the grammar would force one anyway
