@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from in_process import run_front_door
-from project_copy import command_env, shared_copy
+from sweeps import run_sweep, stored_rounds
 
 NORMS = ("image_scoring", "standing", "stern_judging", "shunning")
 # (gave, recipient good) -> the donor is good; shared/references/groups-and-mechanisms.md
@@ -40,29 +39,8 @@ POPULATION = [
 
 
 def sweep(tmp_path: Path, name: str) -> Path:
-    output = tmp_path / name
-    done = run_front_door(
-        "module",
-        [
-            "-m",
-            *POPULATION,
-            "game.options.norm=" + ",".join(NORMS),
-            f"run.output_dir={output}",
-            f"hydra.sweep.dir={tmp_path / 'hydra' / name}",
-        ],
-        cwd=shared_copy(),
-        env=command_env(tmp_path),
-    )
-    assert done.code == 0, done.stdout + done.stderr
-    (run_dir,) = [d for d in output.iterdir() if d.is_dir()]
+    run_dir, _ = run_sweep(tmp_path, name, [*POPULATION, "game.options.norm=" + ",".join(NORMS)])
     return run_dir
-
-
-def rounds(run_dir: Path) -> list[dict]:
-    lines = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
-    for line in lines:
-        line.pop("timestamp_utc"), line.pop("run_id")
-    return lines
 
 
 def images_under(norm: str, match: list[dict]) -> list[dict[str, int]]:
@@ -87,7 +65,7 @@ def first(tmp_path_factory) -> tuple[Path, Path]:
 
 def matches(run_dir: Path) -> dict[tuple[str, int], list[dict]]:
     found: dict[tuple[str, int], list[dict]] = defaultdict(list)
-    for line in rounds(run_dir):
+    for line in stored_rounds(run_dir):
         found[(line["condition"], line["replicate"])].append(line)
     return found
 
@@ -163,4 +141,4 @@ def test_the_mock_donor_discriminates_and_a_second_sweep_replays_with_no_live_ca
     second = sweep(tmp, "second")
     calls = json.loads((second / "run_manifest.json").read_text())["provider_calls"]
     assert calls["live"] == 0 and calls["cached"] == manifest["provider_calls"]["live"]
-    assert rounds(second) == rounds(run_dir)
+    assert stored_rounds(second) == stored_rounds(run_dir)

@@ -8,12 +8,10 @@ answer from the cache (0 live calls) and stores the same rounds. Run in this pro
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
-from in_process import run_front_door
-from project_copy import command_env, shared_copy
+from sweeps import provider_calls, run_sweep, stored_rounds
 
 GRID = [
     "game=pd,public_goods",
@@ -27,35 +25,16 @@ GRID = [
 
 
 def sweep(tmp_path: Path, name: str) -> Path:
-    output = tmp_path / name
-    done = run_front_door(
-        "module",
-        ["-m", *GRID, f"run.output_dir={output}", f"hydra.sweep.dir={tmp_path / 'hydra' / name}"],
-        cwd=shared_copy(),
-        env=command_env(tmp_path),
-    )
-    assert done.code == 0, done.stdout + done.stderr
+    run_dir, done = run_sweep(tmp_path, name, GRID)
     # pd seats two: the sweep's agent_c and agent_d sit in public goods' groups only, said once
     (left_out,) = [line for line in done.stderr.splitlines() if "leave them out" in line]
     assert "agent_c, agent_d: normal_form seats 2 players" in left_out
-    (run_dir,) = [d for d in output.iterdir() if d.is_dir()]
     return run_dir
-
-
-def rounds(run_dir: Path) -> list[dict]:
-    lines = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
-    for line in lines:
-        line.pop("timestamp_utc"), line.pop("run_id")
-    return lines
-
-
-def calls(run_dir: Path) -> dict[str, int]:
-    return json.loads((run_dir / "run_manifest.json").read_text())["provider_calls"]
 
 
 def test_a_sweep_over_mechanisms_runs_offline_stores_every_phase_and_replays(tmp_path):
     first = sweep(tmp_path, "first")
-    stored = rounds(first)
+    stored = stored_rounds(first)
     phases = {(line["condition"], line["phase"]) for line in stored}
     assert {line["game"] for line in stored} == {"normal_form"}  # one family: none plays it too
     for game in ("pd", "public_goods"):
@@ -80,9 +59,9 @@ def test_a_sweep_over_mechanisms_runs_offline_stores_every_phase_and_replays(tmp
         assert pd.isna(conditions.loc[f"game={game},mechanism=none", "approval_rate_a"])
     assert conditions.loc["game=pd,mechanism=contracting", "winner_equilibrium_a"] == 1.0
     assert (conditions["cooperation_rate_a"] == 1.0).all()
-    assert calls(first)["live"] > 0
+    assert provider_calls(first)["live"] > 0
 
     second = sweep(tmp_path, "second")  # the same sweep again, the same cache
-    assert calls(second)["live"] == 0
-    assert calls(second)["cached"] == calls(first)["live"]
-    assert rounds(second) == stored
+    assert provider_calls(second)["live"] == 0
+    assert provider_calls(second)["cached"] == provider_calls(first)["live"]
+    assert stored_rounds(second) == stored

@@ -20,6 +20,7 @@ import pandas as pd
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
 from reputation_records import expected_history
+from sweeps import provider_calls, stored_rounds
 
 from pdbench.games.normal_form.rules import rules_of
 from pdbench.games.reputation_tree import pseudonyms
@@ -53,17 +54,6 @@ def sweep(tmp_path: Path, name: str) -> Path:
     return run_dir
 
 
-def rounds(run_dir: Path) -> list[dict[str, Any]]:
-    lines = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
-    for line in lines:
-        line.pop("timestamp_utc"), line.pop("run_id")
-    return lines
-
-
-def calls(run_dir: Path) -> dict[str, int]:
-    return json.loads((run_dir / "run_manifest.json").read_text())["provider_calls"]
-
-
 def check_shown(match: list[dict[str, Any]]) -> None:
     """Every seat's observation before every round is the one the rules give from the stored
     actions (its digest), and its tree is the one the stored rounds give."""
@@ -90,7 +80,7 @@ def check_shown(match: list[dict[str, Any]]) -> None:
 
 def test_the_mechanism_sweep_of_pd_and_public_goods_runs_offline_and_replays(tmp_path):
     first = sweep(tmp_path, "first")
-    stored = rounds(first)
+    stored = stored_rounds(first)
     by_condition: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for line in stored:
         by_condition[line["condition"]].append(line)
@@ -111,12 +101,12 @@ def test_the_mechanism_sweep_of_pd_and_public_goods_runs_offline_and_replays(tmp
     table = pd.read_parquet(first / "aggregates.parquet")
     conditions = table[table["level"] == "condition"].set_index("condition")
     assert conditions.loc["game=pd,mechanism=reputation", "cooperation_rate_h"] == 1.0
-    assert calls(first)["live"] > 0
+    assert provider_calls(first)["live"] > 0
 
     second = sweep(tmp_path, "second")  # the same sweep again, the same cache
-    assert calls(second)["live"] == 0
-    assert calls(second)["cached"] == calls(first)["live"]
-    assert rounds(second) == stored
+    assert provider_calls(second)["live"] == 0
+    assert provider_calls(second)["cached"] == provider_calls(first)["live"]
+    assert stored_rounds(second) == stored
 
 
 def test_tournament_on_a_pd_reputation_population_gives_the_recorded_payoffs(tmp_path):

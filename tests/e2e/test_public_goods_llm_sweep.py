@@ -10,12 +10,12 @@ and a persona the game has no file for exits 2 naming the field. Run in this pro
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import pandas as pd
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
+from sweeps import provider_calls, run_sweep, stored_rounds
 
 from pdbench.games.public_goods.prompts import CONTRIBUTIONS_NOW
 
@@ -33,33 +33,8 @@ GROUP = [
 
 
 def sweep(tmp_path: Path, name: str) -> Path:
-    output = tmp_path / name
-    done = run_front_door(
-        "module",
-        [
-            "-m",
-            *GROUP,
-            "persona=cooperative,exploitative",
-            f"run.output_dir={output}",
-            f"hydra.sweep.dir={tmp_path / 'hydra' / name}",
-        ],
-        cwd=shared_copy(),
-        env=command_env(tmp_path),
-    )
-    assert done.code == 0, done.stdout + done.stderr
-    (run_dir,) = [d for d in output.iterdir() if d.is_dir()]
+    run_dir, _ = run_sweep(tmp_path, name, [*GROUP, "persona=cooperative,exploitative"])
     return run_dir
-
-
-def rounds(run_dir: Path) -> list[dict]:
-    lines = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
-    for line in lines:
-        line.pop("timestamp_utc"), line.pop("run_id")
-    return lines
-
-
-def calls(run_dir: Path) -> dict[str, int]:
-    return json.loads((run_dir / "run_manifest.json").read_text())["provider_calls"]
 
 
 def test_a_sweep_of_an_llm_player_against_house_groups_runs_offline_and_replays(tmp_path):
@@ -74,14 +49,14 @@ def test_a_sweep_of_an_llm_player_against_house_groups_runs_offline_and_replays(
     for measure in ("free_riding_share_a", "points_received_a", "contribution_share_b"):
         assert conditions[measure].notna().all(), measure
 
-    stored = rounds(first)
+    stored = stored_rounds(first)
     for line in stored:
         prompts = [a["prompt"] for a in line.get("decisions", {}).get("a", {}).get("attempts", [])]
         if line["phase"] == "contribute":  # this round's amounts are not in until all are in
             assert prompts and all(CONTRIBUTIONS_NOW.pattern.search(p) is None for p in prompts)
         if line["phase"] == "punish":
             assert all(CONTRIBUTIONS_NOW.pattern.search(p) for p in prompts)
-    assert calls(first)["live"] > 0
+    assert provider_calls(first)["live"] > 0
 
     if importlib.util.find_spec("inspect_ai") is not None:  # the inspect group is installed
         exported = run_front_door(
@@ -94,9 +69,9 @@ def test_a_sweep_of_an_llm_player_against_house_groups_runs_offline_and_replays(
         assert len(list((tmp_path / "inspect").glob("*.eval"))) == 2  # a log per condition
 
     second = sweep(tmp_path, "second")  # the same sweep again, the same cache
-    assert calls(second)["live"] == 0
-    assert calls(second)["cached"] == calls(first)["live"]
-    assert rounds(second) == stored
+    assert provider_calls(second)["live"] == 0
+    assert provider_calls(second)["cached"] == provider_calls(first)["live"]
+    assert stored_rounds(second) == stored
 
 
 def test_validate_passes_and_a_persona_without_a_file_exits_2_naming_the_field(tmp_path):

@@ -9,13 +9,13 @@ with fixed partners exits 2 naming the option. Run in this process (tests/in_pro
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
+from sweeps import provider_calls, run_sweep, stored_rounds
 
 from pdbench.games.public_goods.reputation import pseudonyms
 from pdbench.games.public_goods.reputation_prompt import read_co_players
@@ -42,33 +42,8 @@ GROUP = [
 
 
 def sweep(tmp_path: Path, name: str) -> Path:
-    output = tmp_path / name
-    done = run_front_door(
-        "module",
-        [
-            "-m",
-            *GROUP,
-            "persona=cooperative,exploitative",
-            f"run.output_dir={output}",
-            f"hydra.sweep.dir={tmp_path / 'hydra' / name}",
-        ],
-        cwd=shared_copy(),
-        env=command_env(tmp_path),
-    )
-    assert done.code == 0, done.stdout + done.stderr
-    (run_dir,) = [d for d in output.iterdir() if d.is_dir()]
+    run_dir, _ = run_sweep(tmp_path, name, [*GROUP, "persona=cooperative,exploitative"])
     return run_dir
-
-
-def rounds(run_dir: Path) -> list[dict[str, Any]]:
-    lines = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
-    for line in lines:
-        line.pop("timestamp_utc"), line.pop("run_id")
-    return lines
-
-
-def calls(run_dir: Path) -> dict[str, int]:
-    return json.loads((run_dir / "run_manifest.json").read_text())["provider_calls"]
 
 
 def shown_from_records(match: list[dict[str, Any]], seat: str, number: int) -> dict[str, list]:
@@ -90,7 +65,7 @@ def shown_from_records(match: list[dict[str, Any]], seat: str, number: int) -> d
 
 def test_a_reputation_sweep_runs_offline_shows_the_records_and_replays(tmp_path):
     first = sweep(tmp_path, "first")
-    stored = rounds(first)
+    stored = stored_rounds(first)
     given: dict[str, list[int]] = {}
     for condition in ("persona=cooperative", "persona=exploitative"):
         match = [line for line in stored if line["condition"] == condition]
@@ -111,12 +86,12 @@ def test_a_reputation_sweep_runs_offline_shows_the_records_and_replays(tmp_path)
     conditions = table[table["level"] == "condition"].set_index("condition")
     assert conditions["reputation_slope_b"].notna().all()  # the reciprocator's
     assert conditions.loc["persona=cooperative", "reputation_gap_a"] == 1.0
-    assert calls(first)["live"] > 0
+    assert provider_calls(first)["live"] > 0
 
     second = sweep(tmp_path, "second")  # the same sweep again, the same cache
-    assert calls(second)["live"] == 0
-    assert calls(second)["cached"] == calls(first)["live"]
-    assert rounds(second) == stored
+    assert provider_calls(second)["live"] == 0
+    assert provider_calls(second)["cached"] == provider_calls(first)["live"]
+    assert stored_rounds(second) == stored
 
 
 def test_reputation_with_fixed_partners_exits_2_naming_the_option(tmp_path):
