@@ -30,7 +30,7 @@ from pdbench.config.population import read_population
 from pdbench.config.role_panels import command_line_panels
 from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS
 from pdbench.config.sweep import expand, sweep_id
-from pdbench.config.sweep_seats import seated
+from pdbench.config.sweep_seats import game_seats
 from pdbench.config.tree import GROUPS, HYDRA_GROUPS, ROLES, LoadedConfig, conf_dir
 from pdbench.config.validation import (
     assemble,
@@ -132,8 +132,9 @@ def condition_from_composed(
             # a group game's further seats (agent_c=...), when the command binds them
             **{side: cfg[side] for side in EXTRA_SEAT_FIELDS if cfg.get(side) is not None},
         }
-        if "game" in (factors or {}):  # a sweep crossing games of different sizes
-            seats = {side: agent for side, agent in seats.items() if seated(side, cfg.game)}
+        kept = game_seats(cfg.game) if "game" in (factors or {}) else None
+        if kept is not None:  # a sweep crossing games of different sizes: this game's seats
+            seats = {side: agent for side, agent in seats.items() if side[len("agent_") :] in kept}
     node = OmegaConf.create(
         {
             "name": condition_name,

@@ -1,7 +1,7 @@
 """The seats of a Hydra sweep that crosses games of different sizes (a pair game and a group
 game, `-m game=<a>,<b> agent_c=... agent_d=...`): the command line binds the seats of its
-largest game, and a smaller game's conditions leave the seats it does not have out (`seated`,
-asked while each condition is composed) instead of refusing the whole sweep; the Hydra door
+largest game, and a smaller game's conditions leave the seats it does not have out (`game_seats`,
+asked once as each condition is composed) instead of refusing the whole sweep; the Hydra door
 says so in one warning line per game (`seats_left_out`), and each condition's stored players
 show it."""
 
@@ -17,24 +17,23 @@ from pdbench.config.schema import EXTRA_SEAT_FIELDS
 from pdbench.core.errors import ConfigError
 
 
-def seated(side: str, game: DictConfig) -> bool:
-    """Whether seat field `side` is a seat of the composed `game` (module doc). A game that
-    does not build says nothing here: the condition's validation names the problem."""
+def game_seats(game: DictConfig) -> tuple[str, ...] | None:
+    """The player seats ("a", "b", ...) of the composed `game`, so a condition keeps the seat
+    fields it has (module doc); None for a game that does not build: the condition's
+    validation names the problem."""
     from pdbench.config.game_spec import GameSpec
     from pdbench.games.registry import seats_played
 
-    letter = side.removeprefix("agent_")
     try:
         spec = GameSpec.model_validate(OmegaConf.to_container(game, resolve=True))
-        seats = seats_played(spec.id, spec.build_turn()) if spec.is_turn_game else ("a", "b")
+        return seats_played(spec.id, spec.build_turn()) if spec.is_turn_game else ("a", "b")
     except (ValueError, ConfigError, OmegaConfBaseException):
-        return True
-    return letter in seats
+        return None
 
 
 def seats_left_out(overrides: Overrides, loaded: Any, shown: str) -> list[str]:
     """A seat the command line binds that a game of the sweep does not have: left out of that
-    game's conditions (`seated`), said once per game."""
+    game's conditions (`game_seats`), said once per game."""
     (condition,) = loaded.spec.conditions
     keys = overrides.keys()  # the overridden keys (an Overrides iterates its lines)
     bound = {key.split(".")[0] for key in keys} & set(EXTRA_SEAT_FIELDS)
