@@ -141,3 +141,13 @@ def test_either_game_validates_under_every_mechanism(tmp_path, game):
             "cli", [*args, f"mechanism={mechanism}", *seats], cwd=tmp_path, env=env
         )
         assert ran.code == 0, (mechanism, ran.stderr)
+
+
+def test_a_best_reply_tied_with_cooperating_cooperates_in_the_travellers_dilemma():
+    """Under the temptation contract claiming 4 (A2) against 5 pays 6 - 1, as much as claiming
+    5: the tie goes to the cooperative action, not to the lowest index (claim 3, A1, also ties)."""
+    game = NormalForm(base="travellers_dilemma").game
+    contract = d.temptation_contract(game)
+    assert contract == (0, 0, -1, 0)
+    assert d.best_reply_to_cooperation(game, 0, contract) == game.cooperative
+    assert d.best_reply_to_cooperation(game, 0, None) == 2  # without it: undercut by one

@@ -212,11 +212,11 @@ def contract_security(game: BaseGame, contract: Contract, seat: int) -> Fraction
 
 def best_reply_to_cooperation(game: BaseGame, seat: int, contract: Contract | None) -> int:
     """`seat`'s best action when all the others cooperate (under `contract` when it binds);
-    ties go to the cooperative action (the lowest index)."""
+    ties go to the cooperative action, then to the lowest index."""
 
     def value(own: int) -> Fraction:
         profile = tuple(own if i == seat else game.cooperative for i in range(game.players))
         payoffs = adjusted(game, contract, profile) if contract else game.payoffs(profile)
         return payoffs[seat]
 
-    return max(range(game.actions), key=lambda a: (value(a), -a))
+    return max(range(game.actions), key=lambda a: (value(a), a == game.cooperative, -a))
