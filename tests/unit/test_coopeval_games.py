@@ -15,6 +15,7 @@ import pytest
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form.policies import NORMAL_FORM_POLICIES, game_of
 from pdbench.games.normal_form.rules import NormalForm
+from pdbench.runners.prepare import load
 from tests.in_process import run_front_door
 from tests.unit.test_normal_form import play_with_mock
 
@@ -151,3 +152,19 @@ def test_a_best_reply_tied_with_cooperating_cooperates_in_the_travellers_dilemma
     assert contract == (0, 0, -1, 0)
     assert d.best_reply_to_cooperation(game, 0, contract) == game.cooperative
     assert d.best_reply_to_cooperation(game, 0, None) == 2  # without it: undercut by one
+
+
+@pytest.mark.parametrize("mechanism", ["", "mechanism: contracting\n"])
+def test_an_experiment_file_names_either_game_with_or_without_a_mechanism(tmp_path, mechanism):
+    config = tmp_path / "experiment.yaml"
+    config.write_text(
+        "run: {seed: 1, replicates: 1}\n"
+        "game: {id: travellers_dilemma, options: {num_actions: 5}}\n"
+        f"{mechanism}"
+        "conditions:\n  - {name: c, agent_a: tft, agent_b: mech_designer}\n"
+    )
+    loaded = load(config, [], project_root=ROOT)
+    game = loaded.spec.conditions[0].game
+    assert game.id == "normal_form" and game.options["num_actions"] == 5
+    assert game.options["mechanism"] == (mechanism.split(": ")[1].strip() if mechanism else "none")
+    assert loaded.spec.conditions[0].agent_a.policy == "mech_tft"  # the 2x2 tft's counterpart
