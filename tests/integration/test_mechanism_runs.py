@@ -221,6 +221,7 @@ RUN_PRESETS = (
     "coopeval_travellers_dilemma_contracting",
     "coopeval_trust_game_mediation",
     "coopeval_stag_hunt_repetition",
+    "coopeval_travellers_dilemma_reputation",
 )
 
 
