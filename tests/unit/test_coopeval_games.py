@@ -168,3 +168,20 @@ def test_an_experiment_file_names_either_game_with_or_without_a_mechanism(tmp_pa
     assert game.id == "normal_form" and game.options["num_actions"] == 5
     assert game.options["mechanism"] == (mechanism.split(": ")[1].strip() if mechanism else "none")
     assert loaded.spec.conditions[0].agent_a.policy == "mech_tft"  # the 2x2 tft's counterpart
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"min_claim": float("nan")}, "min_claim"),
+        ({"min_claim": "2"}, "min_claim"),
+        ({"num_actions": 11}, "num_actions"),
+        ({"bonus": float("inf")}, "bonus"),
+        ({"payoffs": {"CC": [1, 1], "CD": [0, 2], "DC": [2, 0], "DD": [1, 1]}}, "payoffs"),
+    ],
+)
+def test_the_rules_refuse_a_bad_claim_option_by_its_name(options, named):
+    with pytest.raises(ValueError, match=f"^{named}"):
+        NormalForm(base="travellers_dilemma", **options)
+    with pytest.raises(ValueError, match=r"^bonus: only a travellers_dilemma base"):
+        NormalForm(base="trust_game", bonus=3)

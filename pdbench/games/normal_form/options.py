@@ -32,6 +32,7 @@ harness samples every answer (research doc section 0).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,12 @@ CLAIM_OPTIONS = ("min_claim", "num_actions", "claim_spacing", "bonus")
 def _whole(name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    return value
 
 
 def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
@@ -127,13 +134,11 @@ class Options:
             return trust_game()
         if self.base == "travellers_dilemma":
             _whole("num_actions", self.num_actions, 2, MAX_CLAIMS)
-            for name, low in (("min_claim", None), ("claim_spacing", 0), ("bonus", 0)):
-                value = getattr(self, name)
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    raise ValueError(f"{name} must be a number, got {value!r}")
-                if low is not None and (value < low or (name == "claim_spacing" and value == 0)):
-                    bound = "above" if name == "claim_spacing" else "at least"
-                    raise ValueError(f"{name} must be {bound} {low}, got {value}")
+            _number("min_claim", self.min_claim)
+            if _number("claim_spacing", self.claim_spacing) <= 0:
+                raise ValueError(f"claim_spacing must be above 0, got {self.claim_spacing}")
+            if _number("bonus", self.bonus) < 0:
+                raise ValueError(f"bonus must be at least 0, got {self.bonus}")
             return travellers_dilemma(
                 self.min_claim, self.num_actions, self.claim_spacing, self.bonus
             )
