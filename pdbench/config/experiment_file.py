@@ -248,11 +248,16 @@ def _condition(
             node = apply_overrides(node, [str(o) for o in condition_overrides], shown)
         else:
             node = merge_condition(node, condition_overrides)
-    if mechanism is not None:
-        here = where if isinstance(raw, DictConfig) and raw.get("mechanism") is not None else ""
-        node = under_its_mechanism(
-            node, mechanism, shown=shown, where=here, none_as_turn_game=crossed
-        )
+    # no mechanism named is `none`, as the Hydra door's default: it leaves a game as it is, but
+    # a game played only under the mechanisms' family becomes that family's game
+    here = where if isinstance(raw, DictConfig) and raw.get("mechanism") is not None else ""
+    node = under_its_mechanism(
+        node,
+        mechanism if mechanism is not None else {"type": "none"},
+        shown=shown,
+        where=here,
+        none_as_turn_game=crossed,
+    )
     return condition_dict(node, cfg, shown)
 
 

@@ -35,10 +35,15 @@ def matches(run_dir: Path) -> dict[int, list[dict]]:
     return found
 
 
+# CoopEval's trust game (trust_game.yaml@8559e85:1-7), (P1, P2): A0 Give, A1 Keep
+TRUST_GAME = {"CC": (10, 10), "CD": (0, 20), "DC": (6, 2), "DD": (4, 4)}
+
+
 def table(game_id: str) -> dict[tuple[str, str], tuple[Fraction, Fraction]]:
-    """The base game's payoffs by tokens, read from the core table (A0 is C, A1 is D)."""
+    """The base game's payoffs by tokens, read from the core table (A0 is C, A1 is D), or for
+    the trust game from CoopEval's numbers."""
     words = {"A0": "C", "A1": "D"}
-    outcomes = GAMES[game_id].payoffs.as_outcomes()
+    outcomes = TRUST_GAME if game_id == "trust_game" else GAMES[game_id].payoffs.as_outcomes()
     return {
         (a, b): tuple(Fraction(x) for x in outcomes[words[a] + words[b]])  # type: ignore[misc]
         for a in words
@@ -65,12 +70,17 @@ def winner(vote: dict) -> str:
 
 
 @pytest.mark.parametrize(
-    "players", [("mech_random", "mech_random"), ("mech_allc", "mech_designer")]
+    ("game", "players"),
+    [
+        ("pd", ("mech_random", "mech_random")),
+        ("pd", ("mech_allc", "mech_designer")),
+        ("trust_game", ("mech_random", "mech_random")),  # asymmetric: each seat its own points
+    ],
 )
-def test_a_contracts_transfers_are_recomputed_from_the_stored_rounds(tmp_path, players):
+def test_a_contracts_transfers_are_recomputed_from_the_stored_rounds(tmp_path, game, players):
     run_dir = run(
         tmp_path,
-        "game=pd",
+        f"game={game}",
         "mechanism=contracting",
         "mechanism.rounds=4",
         "mechanism.decide=every_round",
@@ -79,7 +89,7 @@ def test_a_contracts_transfers_are_recomputed_from_the_stored_rounds(tmp_path, p
         # a player that signs and defects, so that a binding contract moves points
         *(["+agent_a.params.play=defect"] if players[0] == "mech_allc" else []),
     )
-    payoffs = table("pd")
+    payoffs = table(game)
     moved = 0
     for turns in matches(run_dir).values():
         totals = {"a": Fraction(0), "b": Fraction(0)}
@@ -185,9 +195,65 @@ def test_three_players_share_a_contracts_payments_as_recomputed_from_the_stored_
     assert moved
 
 
-@pytest.mark.parametrize(
-    "preset", sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("coopeval_pd_*.yaml"))
+COOPEVAL_GAMES = ("pd", "stag_hunt", "public_goods", "travellers_dilemma", "trust_game")
+COOPEVAL_MECHANISMS = ("repetition", "reputation", "mediation", "contracting")
+# CoopEval's game parameters (research doc 2), as each preset's options must hold them
+COOPEVAL_OPTIONS: dict[str, dict[str, object]] = {
+    "pd": {"payoffs": {"CC": [2, 2], "CD": [0, 3], "DC": [3, 0], "DD": [1, 1]}},
+    "stag_hunt": {"payoffs": {"CC": [5, 5], "CD": [0, 3], "DC": [3, 0], "DD": [3, 3]}},
+    "public_goods": {"players": 3, "multiplier": 1.5},
+    "travellers_dilemma": {"min_claim": 2, "num_actions": 4, "claim_spacing": 1, "bonus": 2},
+    "trust_game": {},
+}
+# CoopEval's mechanism parameters (research doc 1, 3)
+COOPEVAL_MECHANISM_OPTIONS: dict[str, dict[str, object]] = {
+    "repetition": {"rounds": 15, "lookup_depth": 3},
+    "reputation": {"rounds": 15, "lookup_depth": 3, "reputation_order": 3},
+    "mediation": {"rounds": 1, "decide": "once"},
+    "contracting": {"rounds": 1, "decide": "once"},
+}
+# run, not only loaded (each in a fraction of a second): pd's, and one per other game
+RUN_PRESETS = (
+    "coopeval_pd_contracting",
+    "coopeval_pd_mediation",
+    "coopeval_pd_repetition",
+    "coopeval_pd_reputation",
+    "coopeval_travellers_dilemma_contracting",
+    "coopeval_trust_game_mediation",
+    "coopeval_stag_hunt_repetition",
+    "coopeval_travellers_dilemma_reputation",
 )
+
+
+@pytest.mark.parametrize("game", COOPEVAL_GAMES)
+@pytest.mark.parametrize("mechanism", COOPEVAL_MECHANISMS)
+def test_every_coopeval_preset_holds_coopevals_parameters(tmp_path, game, mechanism):
+    """coopeval_<game>_<mechanism>.yaml for every game and mechanism pdbench has (public goods
+    under reputation plays its own game: coopeval_public_goods_reputation.yaml, its own test)."""
+    loaded = load(
+        ROOT / "conf" / "experiment" / f"coopeval_{game}_{mechanism}.yaml",
+        [f"run.output_dir={tmp_path / 'runs'}"],
+        replicates=1,
+        project_root=ROOT,
+    )
+    for condition in loaded.spec.conditions:
+        assert condition.game.id in ("normal_form", "public_goods")
+        options = condition.game.options
+        if condition.game.id == "public_goods":  # its own reputation (compose.py)
+            assert (game, options["players"], options["multiplier"]) == ("public_goods", 3, 1.5)
+            assert options["endowment"] == 1 and options["reputation_depth"] == 3
+            continue
+        assert options["base"] == game and options["mechanism"] == mechanism
+        assert options["strategies"] == "mixed"
+        for name, value in COOPEVAL_OPTIONS[game].items():
+            assert options[name] == value, (name, options)
+        for name, value in COOPEVAL_MECHANISM_OPTIONS[mechanism].items():
+            if name == "reputation_order" and condition.name == "reputation_minus":
+                value = 1
+            assert options[name] == value, (name, options)
+
+
+@pytest.mark.parametrize("preset", RUN_PRESETS)
 def test_the_coopeval_presets_run_offline(tmp_path, preset):
     loaded = load(
         ROOT / "conf" / "experiment" / f"{preset}.yaml",
@@ -195,8 +261,7 @@ def test_the_coopeval_presets_run_offline(tmp_path, preset):
         replicates=1,
         project_root=ROOT,
     )
-    options = loaded.spec.conditions[0].game.options
-    assert options["payoffs"]["DC"] == [3, 0] and options["strategies"] == "mixed"
+    assert loaded.spec.conditions[0].game.options["strategies"] == "mixed"
     outcome = run_experiment(loaded)
     assert outcome.status == "complete", outcome.error
 

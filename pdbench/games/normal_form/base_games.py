@@ -9,9 +9,20 @@ whose payoffs are a function of the whole profile.
 - `public_goods`: CoopEval's binary public goods game (`public_goods.py@8559e85:23-153`, research
   doc 2): N players each contribute the whole endowment 1 (A0, Contribute) or nothing (A1,
   Free-ride); with k contributors a contributor gets m k / N and a free rider 1 + m k / N.
+- `travellers_dilemma`: CoopEval's traveller's dilemma (`travellers_dilemma.py@8559e85:13-167`,
+  `configs/games/travellers_dilemma.yaml:1-6`, research doc 2): A{i} claims min_claim + i x
+  claim_spacing (CoopEval: 2, 3, 4, 5); equal claims X both get X; unequal, the lower claimant gets
+  the lower claim + bonus and the higher claimant the lower claim - bonus (bonus 2).
+- `trust_game`: CoopEval's trust game (`trust_game.py@8559e85:12-151`, `trust_game.yaml:1-7`),
+  played simultaneously and asymmetric: A0 Give, A1 Keep; (P1, P2) GG 10,10, GK 0,20, KG 6,2,
+  KK 4,4. Each seat's prompt lists its own points first (`prompts`), as CoopEval gives each seat
+  its own payoff text.
 
-A0 is the cooperative action of every base game (CoopEval's `is_cooperate_action`: C, Stag,
-Contribute). Everything is exact (`Fraction`), so a transfer of 1/2 adds up.
+The cooperative action (`BaseGame.cooperative`, CoopEval's `is_cooperate_action`: C, Stag,
+Contribute, Give, the highest claim) is read from the payoffs, so that a house player, which
+sees only the shown table, finds the same one: the action whose all-play profile pays the most
+in total (ties to the lowest index). It is A0 in every game but the traveller's dilemma (A3).
+Everything is exact (`Fraction`), so a transfer of 1/2 adds up.
 """
 
 from __future__ import annotations
@@ -25,7 +36,6 @@ from pdbench.core.game import GAMES
 from pdbench.core.payoff import PayoffMatrix
 
 Profile = tuple[int, ...]  # one action index per seat, in seat order
-COOPERATIVE = 0  # A0
 
 
 def token(action: int) -> str:
@@ -68,8 +78,24 @@ class BaseGame:
     def payoffs(self, profile: Profile) -> tuple[Fraction, ...]:
         return self.table[profile]
 
+    def _everyone(self, action: int) -> Fraction:
+        return sum(self.payoffs((action,) * self.players), Fraction(0))
+
+    @property
+    def cooperative(self) -> int:
+        """The cooperative action (module docstring): the all-play profile paying most."""
+        return max(range(self.actions), key=lambda a: (self._everyone(a), -a))
+
+    @property
+    def defecting(self) -> int:
+        """The action a defector plays: of the others, the one whose all-play profile pays
+        least, ties to the highest index (the 2x2 games' A1, the traveller's dilemma's lowest
+        claim A0, its equilibrium)."""
+        others = [a for a in range(self.actions) if a != self.cooperative]
+        return min(others, key=lambda a: (self._everyone(a), -a))
+
     def cooperative_profile(self) -> Profile:
-        return (COOPERATIVE,) * self.players
+        return (self.cooperative,) * self.players
 
     def pure_equilibria(self) -> tuple[Profile, ...]:
         """The pure Nash equilibria: no seat gains by changing its own action alone."""
@@ -129,9 +155,39 @@ def binary_public_goods(players: int, multiplier: float) -> BaseGame:
     rate = exact(multiplier)
     table = {}
     for profile in itertools.product(range(2), repeat=players):
-        share = rate * profile.count(COOPERATIVE) / players
+        share = rate * profile.count(0) / players  # A0 contributes
         table[profile] = tuple(share + (1 if a else 0) for a in profile)
     return BaseGame("public_goods", players, ("Contribute", "Free-ride"), table)
 
 
-BASES: tuple[str, ...] = (*GAMES, "public_goods")
+def travellers_dilemma(
+    min_claim: float, num_actions: int, claim_spacing: float, bonus: float
+) -> BaseGame:
+    """CoopEval's traveller's dilemma (module docstring)."""
+    claims = [exact(min_claim) + i * exact(claim_spacing) for i in range(num_actions)]
+    reward = exact(bonus)
+    table: dict[Profile, tuple[Fraction, ...]] = {}
+    for a, b in itertools.product(range(num_actions), repeat=2):
+        low = min(claims[a], claims[b])
+        if a == b:
+            table[(a, b)] = (low, low)
+        else:
+            table[(a, b)] = (low + reward, low - reward) if a < b else (low - reward, low + reward)
+    names = tuple(f"Claim {number(c)}" for c in claims)
+    return BaseGame("travellers_dilemma", 2, names, table)
+
+
+TRUST_GAME = {(0, 0): (10, 10), (0, 1): (0, 20), (1, 0): (6, 2), (1, 1): (4, 4)}
+"""CoopEval's trust game, (P1, P2) points per profile, A0 Give, A1 Keep (module docstring)."""
+
+
+def trust_game() -> BaseGame:
+    table: dict[Profile, tuple[Fraction, ...]] = {
+        p: (exact(x), exact(y)) for p, (x, y) in TRUST_GAME.items()
+    }
+    return BaseGame("trust_game", 2, ("Give", "Keep"), table)
+
+
+OWN_BASES: tuple[str, ...] = ("public_goods", "travellers_dilemma", "trust_game")
+"""The base games this package builds itself (the others are the core 2x2 games)."""
+BASES: tuple[str, ...] = (*GAMES, *OWN_BASES)

@@ -9,6 +9,10 @@ turn aggregates), and its 2x2 house players their counterparts here.
 - `public_goods`: CoopEval's binary public goods game (research doc 2, 6.1) with the condition's
   `players` and `multiplier` (the endowment is 1 and a contribution all or nothing: the other
   public goods options do not apply).
+- `travellers_dilemma` and `trust_game` (CoopEval's, `base_games`): games of this package alone,
+  so `game=travellers_dilemma` plays this game under every mechanism, `none` too (the base game
+  each round); the traveller's dilemma's `options` (min_claim, num_actions, claim_spacing,
+  bonus) pass on as they are, the trust game has none.
 - The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
   rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order` (`options`).
 - `reputation` (CoopEval's Reputation) re-matches a population every round, so it needs the
@@ -37,10 +41,11 @@ from typing import Any
 
 from pdbench.core.game import GAMES as MATRIX_GAMES
 from pdbench.games.base import SEAT_LETTERS, player_seats
-from pdbench.games.normal_form.options import MECHANISMS
+from pdbench.games.normal_form.options import CLAIM_OPTIONS, MECHANISMS
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 
 GAME_ID = NormalForm.id
+TWO_PLAYER_BASES = ("travellers_dilemma", "trust_game")  # CoopEval's, played only as this game
 MECHANISM_OPTIONS = ("rounds", "decide", "strategies", "lookup_depth", "reputation_order")
 COUNTERPARTS = {
     "allc": "mech_allc",
@@ -81,7 +86,9 @@ def under_mechanism(
     game_id = str(game.get("id"))
     if kind == "reputation" and game_id == "public_goods":
         return _public_goods_reputation(game, mechanism, seats)
-    if kind == "none" and not (none_as_turn_game and game_id in (*MATRIX_GAMES, "public_goods")):
+    own_game = game_id in TWO_PLAYER_BASES  # played only here, under every mechanism and none
+    as_turn_game = own_game or (none_as_turn_game and game_id in (*MATRIX_GAMES, "public_goods"))
+    if kind == "none" and not as_turn_game:
         return None
     options: dict[str, Any] = {"base": game_id, "mechanism": kind}
     if game_id in MATRIX_GAMES:
@@ -101,11 +108,18 @@ def under_mechanism(
         # a whole multiplier (2) is the number 2.0 here, as public goods reads it
         number = isinstance(multiplier, int) and not isinstance(multiplier, bool)
         options["multiplier"] = float(multiplier) if number else multiplier
+    elif own_game:
+        given = dict(game.get("options") or {})
+        unknown = sorted(set(given) - set(CLAIM_OPTIONS if game_id == "travellers_dilemma" else ()))
+        if unknown:
+            raise MechanismProblem(f"game.options.{unknown[0]}", f"{game_id} has no such option")
+        options.update(given)
     else:
         raise MechanismProblem(
             "mechanism",
             f"{game_id} is not played under a mechanism: mechanisms play the 2x2 games "
-            f"({', '.join(MATRIX_GAMES)}) and public_goods; leave mechanism=none",
+            f"({', '.join(MATRIX_GAMES)}), public_goods, {' and '.join(TWO_PLAYER_BASES)}; "
+            "leave mechanism=none",
         )
     for name in MECHANISM_OPTIONS:
         if mechanism.get(name) is not None:
@@ -168,7 +182,7 @@ def _field_of(message: str, game_id: str) -> str:
     named = message.split(" ")[0].split(":")[0]
     if named in MECHANISM_OPTIONS:
         return f"mechanism.{named}"
-    if game_id == "public_goods":
+    if game_id == "public_goods" or game_id in TWO_PLAYER_BASES:
         return f"game.options.{named}"
     return f"game.{named}"
 

@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from pdbench.games.normal_form.base_games import COOPERATIVE, BaseGame, Profile, token
+from pdbench.games.normal_form.base_games import BaseGame, Profile, token
 
 Mediator = tuple[int, ...]  # index k-1: the action played for k delegators
 Contract = tuple[int, ...]  # index a: the payment for realised action a
@@ -104,7 +104,7 @@ def adjusted(game: BaseGame, contract: Contract, profile: Profile) -> tuple[Frac
 
 def mediator_is_equilibrium(game: BaseGame, mediator: Mediator) -> bool:
     n = game.players
-    if mediator[n - 1] != COOPERATIVE:
+    if mediator[n - 1] != game.cooperative:
         return False
     everyone = game.payoffs(game.cooperative_profile())
     for seat in range(n):
@@ -120,7 +120,7 @@ def contract_is_equilibrium(game: BaseGame, contract: Contract) -> bool:
     everyone = adjusted(game, contract, cooperative)
     for seat in range(game.players):
         for own in range(game.actions):
-            profile = tuple(own if i == seat else COOPERATIVE for i in range(game.players))
+            profile = tuple(own if i == seat else game.cooperative for i in range(game.players))
             if adjusted(game, contract, profile)[seat] > everyone[seat]:
                 return False
     return True
@@ -131,7 +131,7 @@ def contract_is_equilibrium(game: BaseGame, contract: Contract) -> bool:
 
 def cooperative_mediator(game: BaseGame) -> Mediator:
     """Plays the cooperative action for any number of delegators."""
-    return (COOPERATIVE,) * game.players
+    return (game.cooperative,) * game.players
 
 
 def punishing_mediator(game: BaseGame) -> Mediator:
@@ -148,12 +148,12 @@ def punishing_mediator(game: BaseGame) -> Mediator:
         )
 
     deterrent = min(range(game.actions), key=lambda a: (deviators_best(a), a))
-    return (deterrent,) * (n - 1) + (COOPERATIVE,)
+    return (deterrent,) * (n - 1) + (game.cooperative,)
 
 
 def selfish_mediator(game: BaseGame) -> Mediator:
-    """Plays the last base action (the defecting one) for any number of delegators."""
-    return (game.actions - 1,) * game.players
+    """Plays the defecting action for any number of delegators."""
+    return (game.defecting,) * game.players
 
 
 def temptation_contract(game: BaseGame) -> Contract:
@@ -164,13 +164,13 @@ def temptation_contract(game: BaseGame) -> Contract:
     contract = []
     for action in range(game.actions):
         gain = max(
-            game.payoffs(tuple(action if i == seat else COOPERATIVE for i in range(game.players)))[
-                seat
-            ]
+            game.payoffs(
+                tuple(action if i == seat else game.cooperative for i in range(game.players))
+            )[seat]
             - game.payoffs(cooperative)[seat]
             for seat in range(game.players)
         )
-        contract.append(-math.ceil(gain) if action != COOPERATIVE and gain > 0 else 0)
+        contract.append(-math.ceil(gain) if action != game.cooperative and gain > 0 else 0)
     return tuple(contract)
 
 
@@ -212,11 +212,11 @@ def contract_security(game: BaseGame, contract: Contract, seat: int) -> Fraction
 
 def best_reply_to_cooperation(game: BaseGame, seat: int, contract: Contract | None) -> int:
     """`seat`'s best action when all the others cooperate (under `contract` when it binds);
-    ties go to the cooperative action (the lowest index)."""
+    ties go to the cooperative action, then to the lowest index."""
 
     def value(own: int) -> Fraction:
-        profile = tuple(own if i == seat else COOPERATIVE for i in range(game.players))
+        profile = tuple(own if i == seat else game.cooperative for i in range(game.players))
         payoffs = adjusted(game, contract, profile) if contract else game.payoffs(profile)
         return payoffs[seat]
 
-    return max(range(game.actions), key=lambda a: (value(a), -a))
+    return max(range(game.actions), key=lambda a: (value(a), a == game.cooperative, -a))

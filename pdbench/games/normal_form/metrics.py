@@ -37,7 +37,7 @@ from typing import Any
 
 from pdbench.games.encounters import Encounter
 from pdbench.games.normal_form import designs as d
-from pdbench.games.normal_form.base_games import COOPERATIVE, token
+from pdbench.games.normal_form.base_games import token
 from pdbench.games.normal_form.reputation import partners_last_actions, shown_to
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 from pdbench.games.normal_form.state import Decision, NormalFormState
@@ -110,7 +110,7 @@ def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, 
     contracted = [r for r in rounds if r.decision is not None and r.decision.active]
     rows: dict[str, dict[str, object]] = {}
     for i, seat in enumerate(rules.seats):
-        cooperated = sum(r.realised[i] == COOPERATIVE for r in rounds)
+        cooperated = sum(r.realised[i] == rules.game.cooperative for r in rounds)
         ballots = [m.approvals[i] for m in made if m.approvals is not None]
         approved = sum(sum(b) for b in ballots)
         entries = sum(len(b) for b in ballots)
@@ -163,8 +163,8 @@ def faced(rules: NormalForm, state: NormalFormState) -> dict[int, list[tuple[boo
         for i in range(rules.population):
             shown = partners_last_actions({"reputation": shown_to(first_order, before, i)})
             if shown and None not in shown:
-                good = all(a == token(COOPERATIVE) for a in shown)
-                found[i].append((good, played.realised[i] == COOPERATIVE))
+                good = all(a == token(rules.game.cooperative) for a in shown)
+                found[i].append((good, played.realised[i] == rules.game.cooperative))
     return found
 
 
@@ -193,8 +193,8 @@ def encounters(lines: Sequence[Mapping[str, Any]], options: Mapping[str, Any]) -
             second=seat[j],
             payoff_first=float(played.payoffs[i]),
             payoff_second=float(played.payoffs[j]),
-            cooperated_first=played.realised[i] == COOPERATIVE,
-            cooperated_second=played.realised[j] == COOPERATIVE,
+            cooperated_first=played.realised[i] == rules.game.cooperative,
+            cooperated_second=played.realised[j] == rules.game.cooperative,
         )
         for played in state.finished
         for i, j in played.groups or ()

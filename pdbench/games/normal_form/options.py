@@ -3,11 +3,15 @@ value is a ValueError starting with the option's name, as every turn game's rule
 
 | option | default | meaning |
 |---|---|---|
-| `base` | "pd" | the base game: a 2x2 game's id (its payoff table) or "public_goods" (binary) |
+| `base` | "pd" | the base game: a 2x2 game's id (its payoff table), "public_goods" (binary), "travellers_dilemma" or "trust_game" (CoopEval's, `base_games`) |
 | `payoffs` | None | a 2x2 base's payoffs {"CC": [a, b], "CD": ..., "DC": ..., "DD": ...}; None: the table's |
 | `labels` | None | a 2x2 base's two action words (the record and viewer show them); None: the game's |
 | `players` | 2 | N; only a public goods base seats more than 2 (CoopEval: 3) |
 | `multiplier` | 1.5 | a public goods base's m (CoopEval: 1.5), 1 <= m <= N as CoopEval requires |
+| `min_claim` | 2 | a travellers_dilemma base's lowest claim A0 (CoopEval: 2) |
+| `num_actions` | 4 | a travellers_dilemma base's claims A0..A{n-1} (CoopEval: 4; 2..10) |
+| `claim_spacing` | 1 | a travellers_dilemma base's step between claims, above 0 (CoopEval: 1) |
+| `bonus` | 2 | a travellers_dilemma base's reward to the lower claimant, paid by the higher, at least 0 (CoopEval: 2) |
 | `mechanism` | "mediation" | "none" or "repetition" (the base game each round), "mediation", "contracting" |
 | `rounds` | 1 | rounds of the base game in a match (CoopEval: 1 under mediation and contracting, 15 under repetition) |
 | `decide` | "once" | "once": design, vote (and sign) before round 1 only, as CoopEval (design once, play once); "every_round": before every round |
@@ -28,6 +32,7 @@ harness samples every answer (research doc section 0).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +42,8 @@ from pdbench.games.normal_form.base_games import (
     BaseGame,
     binary_public_goods,
     matrix_game,
+    travellers_dilemma,
+    trust_game,
 )
 
 MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting", "reputation")
@@ -45,11 +52,19 @@ STRATEGIES: tuple[str, ...] = ("pure", "mixed")
 OUTCOMES = ("CC", "CD", "DC", "DD")
 MAX_ROUNDS = 10_000
 MAX_PLAYERS = 4  # a public goods base: 2**N profiles are listed to every player
+MAX_CLAIMS = 10  # a traveller's dilemma: N**2 profiles are listed to every player
+CLAIM_OPTIONS = ("min_claim", "num_actions", "claim_spacing", "bonus")
 
 
 def _whole(name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    return value
 
 
 def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
@@ -64,6 +79,11 @@ class Options:
     labels: tuple[str, str] | None = None
     players: int = 2
     multiplier: float = 1.5
+    # a traveller's dilemma's (recorded only when set, so that every other record is as before)
+    min_claim: float = field(default=2, metadata={RECORDED_ONLY_WHEN_SET: True})
+    num_actions: int = field(default=4, metadata={RECORDED_ONLY_WHEN_SET: True})
+    claim_spacing: float = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
+    bonus: float = field(default=2, metadata={RECORDED_ONLY_WHEN_SET: True})
     mechanism: str = "mediation"
     rounds: int = 1
     decide: str = "once"
@@ -81,6 +101,10 @@ class Options:
         _choice("strategies", self.strategies, STRATEGIES)
         _whole("rounds", self.rounds, 1, MAX_ROUNDS)
         _whole("lookup_depth", self.lookup_depth, 0, MAX_ROUNDS)
+        if self.base != "travellers_dilemma":
+            for name in CLAIM_OPTIONS:
+                if getattr(self, name) != getattr(Options, name):
+                    raise ValueError(f"{name}: only a travellers_dilemma base has it")
         if self.base == "public_goods":
             _whole("players", self.players, 2, MAX_PLAYERS)
             value = self.multiplier
@@ -97,9 +121,28 @@ class Options:
         else:
             if self.players != 2:
                 raise ValueError(f"players must be 2 for the 2x2 game {self.base}")
-            game = matrix_game(self.base, self._payoffs(), self._labels())
+            game = self._two_player_game()
         object.__setattr__(self, "game", game)
         self._check_reputation()
+
+    def _two_player_game(self) -> BaseGame:
+        if self.base in ("travellers_dilemma", "trust_game"):
+            for name in ("payoffs", "labels"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name}: only a 2x2 game of the core table has them")
+        if self.base == "trust_game":
+            return trust_game()
+        if self.base == "travellers_dilemma":
+            _whole("num_actions", self.num_actions, 2, MAX_CLAIMS)
+            _number("min_claim", self.min_claim)
+            if _number("claim_spacing", self.claim_spacing) <= 0:
+                raise ValueError(f"claim_spacing must be above 0, got {self.claim_spacing}")
+            if _number("bonus", self.bonus) < 0:
+                raise ValueError(f"bonus must be at least 0, got {self.bonus}")
+            return travellers_dilemma(
+                self.min_claim, self.num_actions, self.claim_spacing, self.bonus
+            )
+        return matrix_game(self.base, self._payoffs(), self._labels())
 
     def _check_reputation(self) -> None:
         _whole("groups", self.groups, 1, MAX_SEATS)

@@ -2,8 +2,12 @@
 alone (`observation`), in the action shapes of `rules`, computing what it needs from the payoffs
 the round_state lists; `rng` is its own seeded stream (only the random player draws).
 
+"A0" below stands for the game's cooperative action and "the defecting action" for its
+defecting one, both read from the shown payoffs (`BaseGame.cooperative`, `.defecting`): A0 and
+the last action in every base game but the traveller's dilemma (the highest claim, the lowest).
+
 A house player is five choices (its parameters):
-- `play`: "cooperate" (A0), "defect" (the last base action), "tft" (A0 first, then A0 only if
+- `play`: "cooperate" (A0), "defect" (the defecting action), "tft" (A0 first, then A0 only if
   every other player played A0 in the last round shown; under reputation, A0 unless a new
   co-player's newest shown round was not A0), "reputation" (the discriminator: A0 only if every
   co-player's newest shown round was A0, so not against one with nothing shown; without
@@ -39,7 +43,7 @@ from fractions import Fraction
 from typing import Any
 
 from pdbench.games.normal_form import designs as d
-from pdbench.games.normal_form.base_games import COOPERATIVE, BaseGame, exact, token
+from pdbench.games.normal_form.base_games import BaseGame, exact, token
 from pdbench.games.normal_form.reputation import partners_last_actions
 
 RoundState = dict[str, Any]
@@ -67,7 +71,7 @@ def _contract(round_state: RoundState, game: BaseGame) -> d.Contract | None:
 
 def _cooperative(game: BaseGame, proposal: dict[str, Any]) -> bool:
     if "mediator" in proposal:
-        return d.mediator_of(game, proposal["mediator"])[-1] == COOPERATIVE
+        return d.mediator_of(game, proposal["mediator"])[-1] == game.cooperative
     return d.contract_is_equilibrium(game, d.contract_of(game, proposal["contract"]))
 
 
@@ -147,24 +151,28 @@ class MechanismPlayer:
             return str(round_state["delegate"])
         me = int(round_state["player"]) - 1
         if self.play == "cooperate":
-            return token(COOPERATIVE)
+            return token(game.cooperative)
         if self.play == "defect":
-            return token(game.actions - 1)
+            return token(game.defecting)
         if self.play == "random":
             return token(int(rng.integers(game.actions)))
         if self.play in ("tft", "reputation") and "reputation" in round_state:
             shown = partners_last_actions(round_state)
             unknown_is_good = self.play == "tft"  # tft gives a stranger the benefit of the doubt
-            good = all(a == token(COOPERATIVE) or (a is None and unknown_is_good) for a in shown)
-            return token(COOPERATIVE if good else game.actions - 1)
+            good = all(
+                a == token(game.cooperative) or (a is None and unknown_is_good) for a in shown
+            )
+            return token(game.cooperative if good else game.defecting)
         if self.play in ("tft", "reputation"):
             history = round_state["history"]
             if not history:
-                return token(COOPERATIVE)
+                return token(game.cooperative)
             last = history[-1]["actions"]
             mine = f"Player {me + 1}"
-            others_cooperated = all(a == token(COOPERATIVE) for p, a in last.items() if p != mine)
-            return token(COOPERATIVE if others_cooperated else game.actions - 1)
+            others_cooperated = all(
+                a == token(game.cooperative) for p, a in last.items() if p != mine
+            )
+            return token(game.cooperative if others_cooperated else game.defecting)
         return token(d.best_reply_to_cooperation(game, me, _contract(round_state, game)))
 
 
