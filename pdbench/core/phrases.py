@@ -82,6 +82,13 @@ class Voiced:
         return (self.second, self.third)
 
 
+def written_number(value: object) -> str:
+    """A number as a prompt writes it: a whole one without its ".0" (20, not 20.0), any other
+    in Python's shortest general form (1.5, 0.333333)."""
+    number = float(value)  # type: ignore[arg-type]
+    return str(int(number)) if number.is_integer() else f"{number:g}"
+
+
 def _voiced(second: str, third: str) -> Voiced:
     return Voiced(Phrase(second), Phrase(third))
 

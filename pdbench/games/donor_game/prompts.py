@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pdbench.core.phrases import Phrase
+from pdbench.core.phrases import Phrase, written_number
 
 _LABEL = r"[A-Za-z0-9]+"
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -90,10 +90,6 @@ NORM_RULES = {
 }
 
 
-def number(value: Any) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
-
-
 def reputation_rule(round_state: dict[str, Any]) -> str:
     """What a donor is told of its recipient, in words (the same every round of a match)."""
     norm = round_state["norm"]
@@ -140,7 +136,7 @@ def _state(round_state: dict[str, Any]) -> str:
         if limit is None
         else ROUND.render(round=number_, limit=limit),
         YOU.render(you=round_state["you"]),
-        SCORE.render(score=number(round_state["your_score"])),
+        SCORE.render(score=written_number(round_state["your_score"])),
         "",
         RECIPIENT.render(recipient=label),
     ]
@@ -160,7 +156,7 @@ def _state(round_state: dict[str, Any]) -> str:
                 target=past["gave_to"],
                 donor=past["received_from"],
                 their_verb=VERBS[bool(past["received"])],
-                earnings=number(past["earnings"]),
+                earnings=written_number(past["earnings"]),
             )
         )
     if not round_state["history"]:
@@ -170,9 +166,9 @@ def _state(round_state: dict[str, Any]) -> str:
 
 def _answer_format(round_state: dict[str, Any]) -> str:
     return DONATE_FORMAT.render(
-        cost=number(round_state["cost"]),
+        cost=written_number(round_state["cost"]),
         recipient=round_state["recipient"]["label"],
-        benefit=number(round_state["benefit"]),
+        benefit=written_number(round_state["benefit"]),
     )
 
 
@@ -188,8 +184,8 @@ class DonorGamePrompts:
 
     def fields(self, round_state: dict[str, Any]) -> dict[str, str]:
         return {
-            "cost": number(round_state["cost"]),
-            "benefit": number(round_state["benefit"]),
+            "cost": written_number(round_state["cost"]),
+            "benefit": written_number(round_state["benefit"]),
             "reputation_rule": reputation_rule(round_state),
             "round_number": str(round_state["round_number"]),
             "state": _state(round_state),

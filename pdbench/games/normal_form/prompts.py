@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pdbench.core.phrases import Phrase
+from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.normal_form import reputation_prompt
 from pdbench.games.normal_form.texts import (
     CONTRACT_OUTPUT,
@@ -125,10 +125,6 @@ SIGN_FORMAT = Phrase('- Format: {{"sign": <BOOL>}} where <BOOL> is true or false
 _JSON = json.JSONDecoder()
 
 
-def _number(value: Any) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
-
-
 def _rules(rs: dict[str, Any]) -> str:
     n, me = rs["players"], rs["player"] - 1
     mixed = rs["strategies"] == "mixed"
@@ -141,14 +137,14 @@ def _rules(rs: dict[str, Any]) -> str:
                 PAYOFF_PAIR.render(
                     own=acts[me],
                     other=acts[other],
-                    mine=_number(points[me]),
-                    theirs=_number(points[other]),
+                    mine=written_number(points[me]),
+                    theirs=written_number(points[other]),
                 )
             )
         else:
             lines.append(
                 PAYOFF_GROUP.render(
-                    profile=", ".join(acts), points=", ".join(_number(p) for p in points)
+                    profile=", ".join(acts), points=", ".join(written_number(p) for p in points)
                 )
             )
     return SETUP.format(

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pdbench.core.phrases import Phrase
+from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.reputation_tree import YOU, TreePhrases, render_players
 
 _AGENT = r"(?:You|Agent #\d+)"
@@ -69,12 +69,8 @@ ROUND_LINE = Phrase(
 )
 
 
-def _number(value: Any) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
-
-
 def _side(agent: str, entry: Mapping[str, Any]) -> str:
-    return f"{agent} (played {entry['action']}, received {_number(entry['points'])}pts)"
+    return f"{agent} (played {entry['action']}, received {written_number(entry['points'])}pts)"
 
 
 def render(round_state: Mapping[str, Any]) -> list[str]:

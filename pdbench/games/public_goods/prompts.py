@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pdbench.core.phrases import Phrase
+from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.public_goods import reputation_prompt
 
 _LABEL = r"[A-Za-z0-9]+"
@@ -97,17 +97,13 @@ _PUNISH = re.compile(rf"PUNISH\s+((?:{_LABEL})\s*=\s*\d+(?:\s*,\s*{_LABEL}\s*=\s
 
 def pairs(values: dict[str, Any]) -> str:
     """{"P1": 10, "P2": 5} -> "P1=10, P2=5" (a number as the round_state holds it)."""
-    return ", ".join(f"{label}={_number(value)}" for label, value in values.items())
+    return ", ".join(f"{label}={written_number(value)}" for label, value in values.items())
 
 
 def read_pairs(text: str) -> dict[str, float]:
     """`pairs` read back."""
     found = re.findall(rf"({_LABEL})=({_NUMBER})", text)
     return {label: float(value) for label, value in found}
-
-
-def _number(value: Any) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
 
 
 def _one_line(text: str) -> str:
@@ -125,8 +121,8 @@ def _punished(punished: dict[str, dict[str, int]]) -> str:
 
 def _state(round_state: dict[str, Any]) -> str:
     number, limit = round_state["round_number"], round_state["round_limit"]
-    scores = [f"you {_number(round_state['your_score'])}"] + [
-        f"{label} {_number(total)}"
+    scores = [f"you {written_number(round_state['your_score'])}"] + [
+        f"{label} {written_number(total)}"
         for label, total in round_state["scores"].items()
         if label != round_state["you"]
     ]
@@ -165,8 +161,8 @@ def _state(round_state: dict[str, Any]) -> str:
             "",
             CONTRIBUTIONS_NOW.render(contributions=pairs(round_state["contributions"])),
             PUNISH_TERMS.render(
-                cost=_number(round_state["punish_cost"]),
-                fine=_number(round_state["punish_fine"]),
+                cost=written_number(round_state["punish_cost"]),
+                fine=written_number(round_state["punish_fine"]),
                 most=round_state["max_punish"],
             ),
         ]
@@ -203,7 +199,7 @@ class PublicGoodsPrompts:
     def fields(self, round_state: dict[str, Any]) -> dict[str, str]:
         return {
             "group_size": str(len(round_state["players"])),
-            "multiplier": _number(round_state["multiplier"]),
+            "multiplier": written_number(round_state["multiplier"]),
             "round_number": str(round_state["round_number"]),
             "state": _state(round_state),
             "answer_format": _answer_format(round_state),

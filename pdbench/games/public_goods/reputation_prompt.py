@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pdbench.core.phrases import Phrase
+from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.reputation_tree import TreePhrases, render_players
 
 _AGENT = r"(?:You|Agent #\d+)"
@@ -62,12 +62,8 @@ ROUND_LINE = Phrase(
 )
 
 
-def _number(value: Any) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
-
-
 def _side(agent: str, contribution: int, earnings: float) -> str:
-    return f"{agent} (contributed {contribution}, received {_number(earnings)}pts)"
+    return f"{agent} (contributed {contribution}, received {written_number(earnings)}pts)"
 
 
 def _side_of(agent: str, entry: Mapping[str, Any]) -> str:
