@@ -41,16 +41,20 @@ def column_types() -> dict[str, str]:
 
 def with_types(table: pd.DataFrame, manifest: RunManifest) -> pd.DataFrame:
     types = column_types()
-    table = table.reindex(columns=list(types))
+    table = table.reindex(columns=list(types)).reset_index(drop=True)
     table["run_id"] = manifest.run_id
-    for name, dtype in types.items():
-        if dtype == "Float64":
-            table[name] = pd.to_numeric(table[name], errors="coerce").astype("float64")
-        elif dtype == "Int64":
-            table[name] = pd.to_numeric(table[name], errors="coerce").astype("Int64")
-        else:
-            table[name] = table[name].astype(cast(Any, dtype))
-    return with_factor_columns(table.reset_index(drop=True), manifest.factors)
+    # Each column typed on its own and the frame built once: assigning ~200 columns one by one
+    # into a frame costs a copy of the frame's blocks each time (30 ms an aggregation).
+    typed = {name: _typed(table[name], dtype) for name, dtype in types.items()}
+    return with_factor_columns(pd.DataFrame(typed, index=table.index), manifest.factors)
+
+
+def _typed(column: pd.Series, dtype: str) -> pd.Series:
+    if dtype == "Float64":
+        return pd.to_numeric(column, errors="coerce").astype("float64")
+    if dtype == "Int64":
+        return pd.to_numeric(column, errors="coerce").astype("Int64")
+    return column.astype(cast(Any, dtype))
 
 
 def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]]) -> pd.DataFrame:
