@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from pdbench.games.base import fixed_length
+
 if TYPE_CHECKING:
     from pdbench.config.schema import ConditionSpec
     from pdbench.runners.prepare import LoadedExperiment
@@ -35,8 +37,10 @@ def print_validation(loaded: LoadedExperiment) -> None:
             + f" | {condition.game.id} | {_horizon_text(condition)}"
         )
     typer.echo(f"  replicates    {spec.run.replicates}")
-    turns = sum(m.n_rounds for m in plan if m.turn_game is not None)
-    rounds = sum(m.n_rounds for m in plan if m.turn_game is None)
+    turns = sum(m.most_turns for m in plan if m.turn_game is not None)
+    rounds = sum(m.n_rounds for m in plan if m.turn_game is None) + sum(
+        length.rounds for m in plan if (length := fixed_length(m.turn_game)) is not None
+    )
     size = ", ".join(
         [f"{rounds} rounds"] * bool(rounds or not turns) + [f"at most {turns} turns"] * bool(turns)
     )
@@ -64,7 +68,13 @@ def _horizon_text(condition: Any) -> str:
     """How a condition's matches end, as validate says it."""
     horizon = condition.horizon
     if condition.game.is_turn_game:  # ends by its rules; the horizon does not apply
-        return f"until the rules end it, at most {condition.game.max_turns} turns"
+        cap = condition.game.max_turns
+        length = fixed_length(condition.game.build_turn())
+        if length is None:
+            return f"until the rules end it, at most {cap} turns"
+        if length.turns > cap:
+            return f"{length.rounds} rounds by its rules, cut at game.max_turns ({cap} turns)"
+        return f"{length.rounds} rounds by its rules (at most {length.turns} turns)"
     if horizon.type == "fixed":
         return f"{horizon.rounds} rounds"
     cap = f", at most {horizon.max_rounds}" if horizon.max_rounds else ""

@@ -40,6 +40,7 @@ shown when it is re-asked.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 from pdbench.core.seats import MAX_SEATS, SEAT_LETTERS, SEAT_PATTERN, player_seats
@@ -126,6 +127,24 @@ class TurnGame(Protocol[State]):
     def scores(self, state: State) -> dict[Seat, float]:
         """Points per player seat ("a", "b") so far; final once `match_over`."""
         ...
+
+
+@dataclass(frozen=True)
+class FixedLength:
+    """How long a match lasts when the game's rules fix it (a number of rounds, each a set number
+    of turns): `validate` says it, and the plan bounds the provider calls by the turns a seat
+    takes instead of by `game.max_turns`. A game whose length depends on play (Liar's Dice ends
+    when a player runs out of dice) declares none."""
+
+    rounds: int
+    turns: int  # the turns of the whole match (a simultaneous turn counts once)
+    turns_per_seat: int  # the most turns in which one player seat is asked to act
+
+
+def fixed_length(rules: object) -> FixedLength | None:
+    """The length a game's rules fix (their optional `fixed_length()`), or None."""
+    declared = getattr(rules, "fixed_length", None)
+    return declared() if callable(declared) else None
 
 
 @runtime_checkable

@@ -15,6 +15,7 @@ from pdbench.config.schema import ConditionSpec, ExperimentSpec
 from pdbench.core import rng
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
+from pdbench.games.base import fixed_length
 from pdbench.storage.manifest import Sampling
 
 
@@ -67,14 +68,26 @@ class PlannedMatch:
         return seeds
 
     @property
+    def most_turns(self) -> int:
+        """A turn game's most turns: the length its rules fix, else (and at most) game.max_turns."""
+        length = fixed_length(self.turn_game)
+        cap = self.condition.game.max_turns
+        return cap if length is None else min(length.turns, cap)
+
+    @property
     def max_llm_calls(self) -> int:
         """Upper bound on provider calls: every LLM agent, every round, every retry, and one
         call per negotiate turn."""
         if self.game is None:  # a turn game: every turn, every retry, at most max_turns turns
             turns_cap = self.condition.game.max_turns
+            length = fixed_length(self.turn_game)  # rules that fix the length bound it closer
+            seat_turns = turns_cap if length is None else min(length.turns_per_seat, turns_cap)
+            match_turns = turns_cap if length is None else min(length.turns, turns_cap)
+            players = self.condition.players
             return sum(
-                turns_cap * agent.provider_calls_per_round(0)
-                for agent in self.condition.agents.values()  # a third party too
+                (seat_turns if field in players else match_turns)  # a third party: any turn
+                * agent.provider_calls_per_round(0)
+                for field, agent in self.condition.agents.items()
             )
         talk = self.game.negotiation
         turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange

@@ -185,6 +185,23 @@ def test_validate_says_a_turn_game_ends_by_its_rules_not_by_the_horizon(monkeypa
     assert "matches       3  (at most 6000 turns)" in done.stdout
 
 
+def test_validate_says_how_long_a_game_whose_rules_fix_its_length_lasts(monkeypatch):
+    """A public goods match lasts its `rounds` (a turn per phase): validate says so, and bounds the
+    LLM calls by the turns each seat takes, not by game.max_turns (2000)."""
+    done = console_in_process(
+        "validate", "conf/config.yaml", "game=public_goods", "agent_a=llm_default",
+        "agent_b=pgg_free_rider", "agent_c=pgg_random", "agent_d=pgg_conditional_cooperator",
+        "game.options.rounds=6", "game.options.talk=true", "game.options.punish=true",
+        "game.options.punish_rounds=[4,6]", "agent_a.max_retries=1", monkeypatch=monkeypatch,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    # a round: four talk turns (one speaker each), the contributions; rounds 4-6 a punish turn
+    assert "| public_goods | 6 rounds by its rules (at most 33 turns)" in done.stdout
+    assert "matches       3  (18 rounds, at most 99 turns)" in done.stdout
+    # the LLM seat: per round a message and a contribution, 3 punishments; 2 calls a turn
+    assert "LLM calls     at most 90 (every retry used)" in done.stdout
+
+
 def test_the_run_reader_gives_a_turn_matchs_lines_in_turn_order(tmp_path):
     from pdbench.storage.reader import RunReader
 

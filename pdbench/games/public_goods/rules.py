@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from pdbench.games.base import player_seats
+from pdbench.games.base import FixedLength, player_seats
 from pdbench.games.public_goods.matching import draw_round, punish_order, talk_order
 from pdbench.games.public_goods.observation import as_number, available, round_state
 from pdbench.games.public_goods.options import Options
@@ -66,6 +66,17 @@ class PublicGoods(Options):
         object.__setattr__(self, "rate", exact(self.multiplier))
 
     # --- the match -----------------------------------------------------------------------
+
+    def fixed_length(self) -> FixedLength:
+        """`rounds` rounds; each a talk turn per speaker of a group (the groups speak at once),
+        one contribution turn and, in a punishment round, one punishment turn."""
+        punish_rounds = sum(self.punish_in(number) for number in range(1, self.rounds + 1))
+        talk = self.players if self.talk else 0
+        return FixedLength(
+            rounds=self.rounds,
+            turns=self.rounds * (talk + 1) + punish_rounds,
+            turns_per_seat=self.rounds * (int(self.talk) + 1) + punish_rounds,
+        )
 
     def initial_state(self, seed: int) -> PublicGoodsState:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

@@ -28,15 +28,9 @@ from pdbench.games.public_goods.vectorised_rounds import (
     unit,
 )
 
-__all__ = ["PlayedGroups", "Turn", "Unplayable", "play", "problem", "turns_per_match"]
+__all__ = ["PlayedGroups", "Turn", "Unplayable", "play", "problem"]
 
 EXACT_LIMIT = 2**53  # integers a float64 holds exactly
-
-
-def turns_per_match(rules: PublicGoods) -> int:
-    punish_rounds = sum(rules.punish_in(r) for r in range(1, rules.rounds + 1))
-    talk = rules.players if rules.talk else 0
-    return rules.rounds * (talk + 1) + punish_rounds
 
 
 def problem(rules: PublicGoods, players: dict[str, Any], max_turns: int) -> str | None:
@@ -50,7 +44,7 @@ def problem(rules: PublicGoods, players: dict[str, Any], max_turns: int) -> str 
     missing = [seat for seat, player in players.items() if not hasattr(player, "act_batch")]
     if missing:
         return f"seat(s) {', '.join(missing)} have no vectorised act"
-    if turns_per_match(rules) > max_turns:
+    if rules.fixed_length().turns > max_turns:
         return "the match would reach its turn cap"
     costs = rules.punish_rules
     most = rules.rounds * (  # a bound on any amount or total of the match
