@@ -135,20 +135,30 @@ SHOWN = {
 
 def encounters(lines: Sequence[Line], options: Mapping[str, Any]) -> list[Encounter]:
     """Each donation of the match as an encounter of its donor and its recipient: the donor
-    pays c and the recipient gets b when it gives, nothing otherwise; only the donor chose."""
+    pays c and the recipient gets b when it gives, nothing otherwise (continuous giving: the
+    donor pays x, the recipient gets (b / c) x); only the donor chose."""
     cost, benefit = float(options["cost"]), float(options["benefit"])
-    return [
-        Encounter(
-            first=donor,
-            second=recipient,
-            payoff_first=-cost if played.gave[donor] else 0.0,
-            payoff_second=benefit if played.gave[donor] else 0.0,
-            cooperated_first=played.gave[donor],
-            cooperated_second=None,
-        )
-        for played in read_rounds(lines)
-        for donor, recipient in sorted(played.recipients.items())
-    ]
+
+    def paid(played: StoredRound, donor: str) -> tuple[float, float]:
+        if played.amounts is not None:
+            return played.amounts[donor], played.amounts[donor] * benefit / cost
+        return (cost, benefit) if played.gave[donor] else (0.0, 0.0)
+
+    found = []
+    for played in read_rounds(lines):
+        for donor, recipient in sorted(played.recipients.items()):
+            given, gained = paid(played, donor)
+            found.append(
+                Encounter(
+                    first=donor,
+                    second=recipient,
+                    payoff_first=-given if given else 0.0,
+                    payoff_second=gained,
+                    cooperated_first=played.gave[donor],
+                    cooperated_second=None,
+                )
+            )
+    return found
 
 
 def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:

@@ -13,6 +13,15 @@
 - `history`: your past rounds, each `{round_number, gave_to, gave, received_from, received,
   earnings}`: whom you donated to and whether you gave, who donated to you and whether it gave.
 
+Continuous giving (`amount: continuous`) adds `amount` ("continuous"), `endowment` (what
+everyone started with), `benefit_factor` (b / c:
+what a unit given brings its recipient) and `recipient.resources` (what it holds now: Vallinder
+& Hughes's donor sees it); `your_score` is then your resources, the most you may give. Each
+shown action then also holds `amount` and `share` (of the donor's resources when it chose; null
+when it held nothing), and each past round `amount` (what you gave) and `received_amount`.
+With `trace_links` 3 each second-order entry holds its own `recipient_recent_actions` (the
+chain's third link).
+
 Nothing else: no seat id, no other player's image or deeds beyond what the options publish about
 your recipient, no choice of this round (all donors choose at once), and never the seed.
 """
@@ -32,6 +41,19 @@ def as_number(value: Fraction | float | int) -> int | float:
     return int(exact) if exact.denominator == 1 else float(exact)
 
 
+def _entry(record: RoundRecord, player: int, labels: tuple[str, ...]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "round_number": record.round_number,
+        "recipient": labels[record.recipients[player]],
+        "gave": record.gave[player],
+    }
+    if record.amounts is not None:  # continuous giving: the amount and its share
+        share = record.share(player)
+        entry["amount"] = as_number(record.amounts[player])
+        entry["share"] = None if share is None else as_number(share)
+    return entry
+
+
 def donor_actions(
     finished: tuple[RoundRecord, ...], player: int, labels: tuple[str, ...], k: int, before: int
 ) -> list[dict[str, Any]]:
@@ -40,14 +62,27 @@ def donor_actions(
     if k == 0:
         return []
     done = [r for r in finished if r.round_number < before][-k:]
-    return [
-        {
-            "round_number": r.round_number,
-            "recipient": labels[r.recipients[player]],
-            "gave": r.gave[player],
-        }
-        for r in done
-    ]
+    return [_entry(r, player, labels) for r in done]
+
+
+def _chain(
+    finished: tuple[RoundRecord, ...],
+    entries: list[dict[str, Any]],
+    labels: tuple[str, ...],
+    k: int,
+    links: int,
+) -> None:
+    """Give each entry its recipient's last k donor actions before it, and theirs, down to a
+    chain of `links` links (the recipient's own action is the first)."""
+    if links < 2:
+        return
+    by_label = {label: i for i, label in enumerate(labels)}
+    for entry in entries:
+        earlier = donor_actions(
+            finished, by_label[entry["recipient"]], labels, k, entry["round_number"]
+        )
+        _chain(finished, earlier, labels, k, links - 1)
+        entry["recipient_recent_actions"] = earlier
 
 
 def reputation(options: Options, state: DonorState, player: int) -> dict[str, Any]:
@@ -55,19 +90,14 @@ def reputation(options: Options, state: DonorState, player: int) -> dict[str, An
     k, labels = options.recent_actions, state.labels
     recent = donor_actions(state.finished, player, labels, k, state.round_number)
     if options.second_order:
-        by_label = {label: i for i, label in enumerate(labels)}
-        for entry in recent:
-            other = by_label[entry["recipient"]]
-            entry["recipient_recent_actions"] = donor_actions(
-                state.finished, other, labels, k, entry["round_number"]
-            )
+        _chain(state.finished, recent, labels, k, options.trace_links)
     image = None if state.images is None else state.images[player]
     return {"image_score": image, "recent_actions": recent}
 
 
 def _past_round(record: RoundRecord, player: int, labels: tuple[str, ...]) -> dict[str, Any]:
     donor = record.recipients.index(player)
-    return {
+    past = {
         "round_number": record.round_number,
         "gave_to": labels[record.recipients[player]],
         "gave": record.gave[player],
@@ -75,6 +105,10 @@ def _past_round(record: RoundRecord, player: int, labels: tuple[str, ...]) -> di
         "received": record.gave[donor],
         "earnings": as_number(record.earnings[player]),
     }
+    if record.amounts is not None:
+        past["amount"] = as_number(record.amounts[player])
+        past["received_amount"] = as_number(record.amounts[donor])
+    return past
 
 
 def round_state(
@@ -82,7 +116,7 @@ def round_state(
 ) -> dict[str, Any]:
     """The round_state of `player` (population index) in `state`."""
     recipient = state.recipients[player]
-    return {
+    shown: dict[str, Any] = {
         "game": platform_name,
         "phase": state.phase,
         "round_number": state.round_number,
@@ -98,3 +132,9 @@ def round_state(
         "your_score": as_number(state.totals[player]),
         "history": [_past_round(r, player, state.labels) for r in state.finished],
     }
+    if options.continuous:  # what Vallinder & Hughes's donor sees besides the trace
+        shown["amount"] = "continuous"
+        shown["endowment"] = as_number(options.endowment)
+        shown["benefit_factor"] = as_number(options.benefit_factor)
+        shown["recipient"]["resources"] = as_number(state.totals[recipient])
+    return shown

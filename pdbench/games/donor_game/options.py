@@ -13,17 +13,26 @@ config's error names `game.options.<name>`).
 | `recent_actions` | 3 | k: the recipient's last k donor actions shown to its donor (0: none) |
 | `second_order` | False | each of those actions also shows what its recipient had done before (its last k) |
 | `round_limit_disclosed` | True | whether round_state's `round_limit` says `rounds` (else null) |
+| `amount` | "binary" | `binary`: give c (the recipient gets b) or nothing; `continuous`: give any amount x from 0 to your resources, the recipient gets (b / c) x (Vallinder & Hughes 2024) |
+| `trace_links` | 2 | with `second_order`, the links of the chain shown: 2, the recipient's action and its recipient's before it; 3 adds that one's recipient's before that (Vallinder & Hughes's three) |
 
-Giving is binary (give c, the recipient gets b, or nothing): Vallinder & Hughes 2024's donor
-gives any amount up to its resources (docs/donor-game.md says what the preset matches).
-A score may fall below the endowment and below 0: a donor may always give.
+Binary giving: a score may fall below the endowment and below 0 (a donor may always give).
+Continuous giving: a player's score is its resources, which start at `endowment` (above 0), carry
+over the rounds and never go below 0 (a gift is at most what the donor holds); a norm judges a
+gift or a refusal, and a gift of some share of one's resources is neither, so `norm` must be
+`none` (docs/donor-game.md).
+
+The options added after records existed (`amount`, `trace_links`) are stored in a match's
+record only when set (pdbench.games.base.RECORDED_ONLY_WHEN_SET), so a binary match's record is
+byte for byte what it was.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
-from pdbench.games.base import MAX_SEATS
+from pdbench.games.base import MAX_SEATS, RECORDED_ONLY_WHEN_SET
 from pdbench.games.donor_game.norms import NORM_CHOICES, NORMS, Norm
 
 
@@ -40,6 +49,14 @@ def _number(name: str, value: object) -> None:
         raise ValueError(f"{name} must be a number, got {value!r}")
 
 
+AMOUNTS = ("binary", "continuous")
+
+
+def exact(value: float | int) -> Fraction:
+    """A config number as an exact fraction: 0.1 -> 1/10 (its shortest decimal form)."""
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
 @dataclass(frozen=True)
 class Options:
     """A variant of the donor game (the table in the module docstring)."""
@@ -53,6 +70,8 @@ class Options:
     recent_actions: int = 3
     second_order: bool = False
     round_limit_disclosed: bool = True
+    amount: str = field(default="binary", metadata={RECORDED_ONLY_WHEN_SET: True})
+    trace_links: int = field(default=2, metadata={RECORDED_ONLY_WHEN_SET: True})
 
     def __post_init__(self) -> None:
         _whole("players", self.players, 2, MAX_SEATS)
@@ -75,6 +94,33 @@ class Options:
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.second_order and self.recent_actions == 0:  # else silently nothing to expand
             raise ValueError("second_order needs recent_actions of at least 1")
+        _whole("trace_links", self.trace_links, 2, 3)
+        if self.trace_links != 2 and not self.second_order:
+            raise ValueError("trace_links needs second_order true (it lengthens that chain)")
+        if self.amount not in AMOUNTS:
+            raise ValueError(f"amount must be one of {', '.join(AMOUNTS)}, got {self.amount!r}")
+        if self.continuous:
+            if self.norm != "none":
+                raise ValueError(
+                    f"norm must be none with amount continuous (a norm judges a gift or a "
+                    f"refusal, not a share of one's resources), got {self.norm!r}"
+                )
+            if self.endowment <= 0:
+                raise ValueError(
+                    f"endowment must be above 0 with amount continuous (the resources a donor "
+                    f"gives from), got {self.endowment:g}"
+                )
+
+    @property
+    def continuous(self) -> bool:
+        """Whether a donor gives any amount up to its resources (else c or nothing)."""
+        return self.amount == "continuous"
+
+    @property
+    def benefit_factor(self) -> Fraction:
+        """b / c: what a unit given brings its recipient under continuous giving (Vallinder &
+        Hughes's cooperationGain), exact."""
+        return exact(self.benefit) / exact(self.cost)
 
     @property
     def judged_by(self) -> Norm | None:

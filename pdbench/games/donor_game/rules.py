@@ -9,13 +9,21 @@ once, each seeing its recipient's reputation (`observation`):
 `benefit`; a donor who refuses pays nothing. A round's earnings of player i: benefit if its
 donor gave, minus cost if it gave. Its score: `endowment` plus its earnings.
 
+Continuous giving (`amount: continuous`, Vallinder & Hughes 2024): the answer is
+`{"type": "donate", "amount": x}` with 0 <= x <= the donor's resources (its score, which starts
+at `endowment`) when the round began; its recipient gains (b / c) x. An amount out of range is
+illegal (the engine's re-ask and fallback path, counted), never clipped; an amount that is the
+donor's resources as it is shown them (a float, or a prompt's six digits) gives all of them,
+and `revealed` stores each amount given, exact.
+
 After the round the norm (`norms`) judges every donor on its action and its recipient's image
 when it chose, giving the donor's image for the next round (under norm none no image is kept).
 
-Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false), the
-action that costs nothing. `revealed` records for the experimenter, each round: the labels, who
+Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false; amount 0),
+the action that costs nothing. `revealed` records for the experimenter, each round: the labels, who
 donated to whom, each donor's choice is the turn's actions, the images before and after the
-round (under a norm) and every player's earnings (module `stored` reads it back).
+round (under a norm), every player's earnings and, under continuous giving, its resources after
+the round (module `stored` reads it back).
 """
 
 from __future__ import annotations
@@ -25,17 +33,34 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from pdbench.core.phrases import written_number
 from pdbench.games.base import player_seats
 from pdbench.games.donor_game.norms import START_IMAGE, next_images
 from pdbench.games.donor_game.observation import as_number, round_state
-from pdbench.games.donor_game.options import Options
+from pdbench.games.donor_game.options import Options, exact
 from pdbench.games.donor_game.pairing import draw_labels, draw_recipients
 from pdbench.games.donor_game.state import DonorState, RoundRecord
 
 
-def exact(value: float | int) -> Fraction:
-    """A config number as an exact fraction: 0.1 -> 1/10 (its shortest decimal form)."""
-    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+def all_of(amount: Fraction, held: Fraction) -> bool:
+    """Whether `amount` is the resources `held` as a donor is shown them (a float, or a prompt's
+    six digits: 20/3 is shown 6.66667): giving that gives exactly all of them."""
+    shown = as_number(held)
+    return float(amount) == float(shown) or written_number(amount) == written_number(shown)
+
+
+def given(amount: Fraction, held: Fraction) -> Fraction:
+    """The amount a legal answer gives: all of `held` when it names them as shown."""
+    return min(amount, held)
+
+
+def _amount(value: object) -> Fraction | None:
+    """An answer's amount as an exact fraction (None: not a finite number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    return exact(value)
 
 
 @dataclass(frozen=True)
@@ -99,11 +124,27 @@ class DonorGame(Options):
             return 'an answer is a JSON object with a "type"'
         if action.get("type") != "donate":
             return f'type must be "donate" in the donate phase, got {action.get("type")!r}'
+        if self.continuous:
+            return self._amount_problem(state, seat, action)
         if not isinstance(action.get("give"), bool):
             return f'"give" must be true or false, got {action.get("give")!r}'
         return None
 
+    def _amount_problem(
+        self, state: DonorState, seat: str, action: Mapping[str, Any]
+    ) -> str | None:
+        amount = _amount(action.get("amount"))
+        if amount is None:
+            return f'"amount" must be a number, got {action.get("amount")!r}'
+        held = state.totals[self.seats.index(seat)]
+        if amount < 0 or (amount > held and not all_of(amount, held)):
+            shown = written_number(as_number(held))
+            return f'"amount" must be from 0 to your resources {shown}, got {action["amount"]!r}'
+        return None
+
     def fallback(self, state: DonorState, seat: str, reason: str) -> dict[str, Any]:
+        if self.continuous:
+            return {"type": "donate", "amount": 0}
         return {"type": "donate", "give": False}
 
     # --- applying a turn -----------------------------------------------------------------
@@ -116,13 +157,24 @@ class DonorGame(Options):
             reason = self.problem(state, seat, action)
             if reason is not None:
                 raise ValueError(f"{seat}: {reason}")
-        gave = tuple(bool(actions[seat]["give"]) for seat in self.seats)
-        cost, benefit = exact(self.cost), exact(self.benefit)
+        amounts: tuple[Fraction, ...] | None = None
         earnings = [Fraction(0)] * self.players
-        for donor, recipient in enumerate(state.recipients):
-            if gave[donor]:
-                earnings[donor] -= cost
-                earnings[recipient] += benefit
+        if self.continuous:  # donor i gives x, its recipient gains (b / c) x
+            amounts = tuple(
+                given(exact(actions[seat]["amount"]), held)
+                for seat, held in zip(self.seats, state.totals, strict=True)
+            )
+            gave = tuple(x > 0 for x in amounts)
+            for donor, recipient in enumerate(state.recipients):
+                earnings[donor] -= amounts[donor]
+                earnings[recipient] += self.benefit_factor * amounts[donor]
+        else:
+            gave = tuple(bool(actions[seat]["give"]) for seat in self.seats)
+            cost, benefit = exact(self.cost), exact(self.benefit)
+            for donor, recipient in enumerate(state.recipients):
+                if gave[donor]:
+                    earnings[donor] -= cost
+                    earnings[recipient] += benefit
         norm = self.judged_by
         after = (
             None
@@ -136,6 +188,8 @@ class DonorGame(Options):
             images_before=state.images,
             images_after=after,
             earnings=tuple(earnings),
+            amounts=amounts,
+            resources_before=None if amounts is None else state.totals,
         )
         totals = tuple(t + e for t, e in zip(state.totals, earnings, strict=True))
         number = state.round_number + 1
@@ -173,6 +227,9 @@ class DonorGame(Options):
         if record.images_before is not None and record.images_after is not None:
             shown["images_before"] = dict(zip(seat, record.images_before, strict=True))
             shown["images"] = dict(zip(seat, record.images_after, strict=True))
+        if record.amounts is not None:  # what each gave (exact) and its resources after
+            shown["amounts"] = {seat[i]: as_number(a) for i, a in enumerate(record.amounts)}
+            shown["resources"] = {seat[i]: as_number(t) for i, t in enumerate(after.totals)}
         return shown
 
     def match_over(self, state: DonorState) -> bool:

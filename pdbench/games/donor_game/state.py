@@ -19,6 +19,17 @@ class RoundRecord:
     )  # each player's image when the donors chose (None: no norm)
     images_after: tuple[int, ...] | None  # ... after the norm judged the round's donors
     earnings: tuple[Fraction, ...]  # by player: benefit received minus cost paid
+    # continuous giving only (None when binary): what each donor gave, and each player's
+    # resources when the donors chose (a gift's share of its donor's resources)
+    amounts: tuple[Fraction, ...] | None = None
+    resources_before: tuple[Fraction, ...] | None = None
+
+    def share(self, donor: int) -> Fraction | None:
+        """The share of its resources `donor` gave (None: binary, or it held nothing)."""
+        if self.amounts is None or self.resources_before is None:
+            return None
+        held = self.resources_before[donor]
+        return self.amounts[donor] / held if held else None
 
 
 @dataclass(frozen=True)
@@ -29,5 +40,6 @@ class DonorState:
     labels: tuple[str, ...]  # by population index, the whole match
     recipients: tuple[int, ...]  # this round's, by donor
     images: tuple[int, ...] | None  # each player's image now (None: the norm is none)
-    totals: tuple[Fraction, ...]  # each player's score (the endowment plus its earnings)
+    totals: tuple[Fraction, ...]  # each player's score (the endowment plus its earnings;
+    # under continuous giving, its resources)
     finished: tuple[RoundRecord, ...] = ()

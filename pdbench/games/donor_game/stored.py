@@ -2,7 +2,8 @@
 pdbench.runners.turn_records writes: per turn `round`, `phase`, `actions` {seat: action} and
 `revealed`; the last line's `outcome` with the scores and the variant's `options`). One turn is
 one round: the choices are its actions, who donated to whom, the labels, the images (under a
-norm) and the earnings its `revealed`.
+norm) and the earnings its `revealed`; under continuous giving also the amounts given (exact,
+as applied: a gift is one above 0) and each seat's resources after the round.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ class StoredRound:
     images_before: dict[str, int] | None  # under a norm: each seat's image when donors chose
     images: dict[str, int] | None  # ... after the round
     earnings: dict[str, float]
+    # continuous giving (None when binary): what each donor gave, each seat's resources after
+    amounts: dict[str, float] | None = None
+    resources: dict[str, float] | None = None
 
     def donor_of(self, seat: str) -> str:
         return next(donor for donor, recipient in self.recipients.items() if recipient == seat)
@@ -38,6 +42,10 @@ def seat_order(seats: Sequence[str] | Mapping[str, Any]) -> list[str]:
     return sorted(seats, key=lambda s: (len(s), s))
 
 
+def _numbers(found: Mapping[str, Any] | None) -> dict[str, float] | None:
+    return None if found is None else {seat: float(v) for seat, v in found.items()}
+
+
 def read_rounds(lines: Sequence[Line]) -> list[StoredRound]:
     """The match's finished rounds, in order (a turn without its revealed record, cut short,
     ends them)."""
@@ -46,15 +54,23 @@ def read_rounds(lines: Sequence[Line]) -> list[StoredRound]:
         shown = line.get("revealed") or {}
         if line.get("phase") != "donate" or "recipients" not in shown:
             break
+        amounts = _numbers(shown.get("amounts"))
+        gave = (
+            {seat: bool(action["give"]) for seat, action in line["actions"].items()}
+            if amounts is None
+            else {seat: amount > 0 for seat, amount in amounts.items()}
+        )
         rounds.append(
             StoredRound(
                 round_number=int(line["round"]),
                 labels=dict(shown["labels"]),
                 recipients=dict(shown["recipients"]),
-                gave={seat: bool(action["give"]) for seat, action in line["actions"].items()},
+                gave=gave,
                 images_before=dict(shown["images_before"]) if "images_before" in shown else None,
                 images=dict(shown["images"]) if "images" in shown else None,
                 earnings={seat: float(e) for seat, e in shown["earnings"].items()},
+                amounts=amounts,
+                resources=_numbers(shown.get("resources")),
             )
         )
     return rounds
