@@ -17,6 +17,7 @@ from public_goods_loop import play
 
 from pdbench.agents.judged_prompts import persona_text, render_prompt
 from pdbench.config.schema import MockBehaviour
+from pdbench.games import check
 from pdbench.games.base import recorded_options
 from pdbench.games.donor_game.metrics import encounters
 from pdbench.games.donor_game.mock import play as mock_play
@@ -240,3 +241,105 @@ def test_the_llm_prompt_shows_the_state_the_mock_reads_it_back_and_the_answer_is
         with pytest.raises(ValueError, match="answer GIVE x"):
             PROMPTS.action(state, bad)
     assert PROMPTS.legal_answers(state) is None
+
+
+def punishing(**options):
+    return game(punishment=True, **options)
+
+
+def test_a_punisher_pays_x_and_its_recipient_loses_the_factor_times_x_never_below_0():
+    rules = punishing(players=3, punishment_factor=3, cost=1, benefit=2)
+    state = rules.initial_state(4)
+    a, b, c = rules.seats
+    actions = {
+        a: {"type": "punish", "amount": 4},
+        b: {"type": "donate", "amount": 1},
+        c: {"type": "punish", "amount": 0.5},
+    }
+    after = rules.apply(state, actions)
+    expected = {s: Fraction(10) for s in rules.seats}
+    for donor, recipient in enumerate(state.recipients):
+        x = Fraction(str(actions[rules.seats[donor]]["amount"]))
+        expected[rules.seats[donor]] -= x
+        if actions[rules.seats[donor]]["type"] == "punish":
+            expected[rules.seats[recipient]] -= 3 * x
+        else:
+            expected[rules.seats[recipient]] += 2 * x
+    floored = {s: max(v, Fraction(0)) for s, v in expected.items()}
+    assert dict(zip(rules.seats, after.totals, strict=True)) == floored
+    assert min(expected.values()) < 0  # a floor was hit: 12 taken from whoever a punished
+    shown = rules.revealed(state, after)
+    assert shown["punished"] == {a: True, b: False, c: True}
+    rounds = read_rounds([{"round": 1, "phase": "donate", "actions": actions, "revealed": shown}])
+    assert rounds[0].gave == {a: False, b: True, c: False}  # a punishment is no gift
+    assert rounds[0].punished == {a: True, b: False, c: True}
+    # the next donor of a sees it punished, with the factor in its round_state
+    seen = [rules.observe(after, s) for s in rules.seats]
+    entry = next(
+        o["recipient"]["reputation"]["recent_actions"][-1]
+        for o in seen
+        if o["recipient"]["label"] == after.labels[0]
+    )
+    assert entry["punished"] is True and entry["amount"] == 4 and entry["gave"] is False
+    assert all(o["punishment_factor"] == 3 for o in seen)
+
+
+def test_punishment_needs_continuous_giving_and_is_refused_without_it():
+    with pytest.raises(ValueError, match=r"^punishment needs amount continuous"):
+        build_turn_game("donor_game", punishment=True)
+    with pytest.raises(ValueError, match=r"^punishment_factor must be above 0"):
+        punishing(punishment_factor=0)
+    rules = game()
+    reason = rules.problem(rules.initial_state(0), "a", {"type": "punish", "amount": 1})
+    assert reason == "type must be \"donate\" in the donate phase, got 'punish'"
+    assert "PUNISH" not in PROMPTS.fields(rules.observe(rules.initial_state(0), "a"))["state"]
+    with pytest.raises(ValueError, match="answer GIVE x, x the number"):
+        PROMPTS.action(rules.observe(rules.initial_state(0), "a"), "PUNISH 2")
+    stored = recorded_options(punishing())
+    assert stored["punishment"] is True and "punishment_factor" not in stored  # the default
+    meetings = encounters(
+        [
+            {
+                "round": 1,
+                "phase": "donate",
+                "actions": {"a": {"type": "punish", "amount": 1}},
+                "revealed": {
+                    "labels": {"a": "P1", "b": "P2"},
+                    "recipients": {"a": "b"},
+                    "earnings": {"a": -1, "b": -2},
+                    "amounts": {"a": 1},
+                    "punished": {"a": True},
+                },
+            }
+        ],
+        stored | {"cost": 1, "benefit": 2},
+    )
+    assert [(m.payoff_first, m.payoff_second) for m in meetings] == [(-1, -2)]
+
+
+def test_the_prompt_offers_punishment_and_shows_a_punishment_and_the_mock_reads_it():
+    rules = punishing(players=3, rounds=2)
+    state = rules.initial_state(2)
+    state = rules.apply(state, {s: {"type": "punish", "amount": 1} for s in rules.seats})
+    shown = rules.observe(state, "a")
+    text = render_prompt(ROOT, shown, persona_text(ROOT, shown, "cooperative"))
+    assert "PUNISH x" in text and "loses 2 times x units" in text
+    assert "spent 1 units (10% of its resources) punishing" in text
+    assert "spent 1 units punishing you" in text
+    read = read_round_state(text)
+    assert read is not None and read["recipient"]["reputation"]["recent_actions"][-1]["punished"]
+    assert PROMPTS.action(shown, "PUNISH 1.5") == {"type": "punish", "amount": 1.5}
+    # the cooperative mock matches the share its recipient gave: a punisher gets nothing
+    answer = mock_play(text, MockBehaviour(), "k", lean="cooperative", allowed=None)
+    assert answer == "GIVE 0"
+
+
+@pytest.mark.parametrize("options", [{}, {"punishment": True, "second_order": True}])
+def test_check_games_contract_holds_for_continuous_giving_and_punishment(options):
+    """check-game plays the default variant; its checks run here on these (house players'
+    whole legal matches, the same again from the seed, the resume, the hidden information)."""
+    rules = game(players=5, rounds=4, **options)
+    policies = {name: factory() for name, factory in DONOR_GAME_POLICIES.items()}
+    check._matches(rules, policies, {}, 3)
+    check._refusal_and_fallbacks(rules, 3)
+    check._hidden(rules, policies, {}, 3)

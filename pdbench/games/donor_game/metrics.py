@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pdbench.games.donor_game.norms import NORMS, START_IMAGE, Norm, assess
+from pdbench.games.donor_game.options import Options
 from pdbench.games.donor_game.stored import Line, StoredRound, read_rounds, seat_order
 from pdbench.games.encounters import Encounter
 
@@ -136,12 +137,18 @@ SHOWN = {
 def encounters(lines: Sequence[Line], options: Mapping[str, Any]) -> list[Encounter]:
     """Each donation of the match as an encounter of its donor and its recipient: the donor
     pays c and the recipient gets b when it gives, nothing otherwise (continuous giving: the
-    donor pays x, the recipient gets (b / c) x); only the donor chose."""
+    donor pays x, the recipient gets (b / c) x, or loses punishment_factor x when the donor
+    punished: the nominal amounts, before a player's resources are floored at 0); only the
+    donor chose."""
     cost, benefit = float(options["cost"]), float(options["benefit"])
 
     def paid(played: StoredRound, donor: str) -> tuple[float, float]:
         if played.amounts is not None:
-            return played.amounts[donor], played.amounts[donor] * benefit / cost
+            spent = played.amounts[donor]
+            if played.punished is not None and played.punished[donor]:
+                factor = options.get("punishment_factor", Options.punishment_factor)
+                return spent, -spent * float(factor)
+            return spent, spent * benefit / cost
         return (cost, benefit) if played.gave[donor] else (0.0, 0.0)
 
     found = []

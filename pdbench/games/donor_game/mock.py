@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pdbench.core.phrases import written_number
+from pdbench.games.donor_game import amount_prompts
 from pdbench.games.donor_game import prompts as phrases
 from pdbench.games.donor_game.policies import (
     DONOR_GAME_POLICIES,
@@ -51,19 +52,24 @@ GARBAGE = ("I would rather think about it.", "GIVE maybe", "Perhaps I refuse.")
 def _read_amount_state(prompt: str) -> RoundState | None:
     found = [
         p.pattern.search(prompt)
-        for p in (phrases.GIVE_AMOUNT_FORMAT, phrases.RECIPIENT, phrases.YOUR_RESOURCES)
+        for p in (
+            amount_prompts.GIVE_AMOUNT_FORMAT,
+            phrases.RECIPIENT,
+            amount_prompts.YOUR_RESOURCES,
+        )
     ]
     answer, recipient, resources = found
     if answer is None or recipient is None or resources is None:
         return None
     recent = []
-    for gift in phrases.GIFT.pattern.finditer(prompt):
+    for gift in amount_prompts.GIFT.pattern.finditer(prompt):
         share = gift["share"]
         recent.append(
             {
                 "round_number": int(gift["round"]),
                 "recipient": gift["target"],
-                "gave": float(gift["amount"]) > 0,
+                "gave": gift["verb"] == "gave" and float(gift["amount"]) > 0,
+                "punished": gift["verb"] == "spent",
                 "share": float(share.split("%")[0]) / 100 if "%" in share else None,
             }
         )
@@ -81,7 +87,7 @@ def _read_amount_state(prompt: str) -> RoundState | None:
 def read_round_state(prompt: str) -> RoundState | None:
     """What a donor's prompt shows, in round_state's shape (the keys the house players read);
     None if it is not one."""
-    if phrases.GIVE_AMOUNT_FORMAT.pattern.search(prompt) is not None:
+    if amount_prompts.GIVE_AMOUNT_FORMAT.pattern.search(prompt) is not None:
         return _read_amount_state(prompt)
     answer, recipient = (
         p.pattern.search(prompt) for p in (phrases.DONATE_FORMAT, phrases.RECIPIENT)

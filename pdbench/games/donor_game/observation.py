@@ -19,7 +19,9 @@ what a unit given brings its recipient) and `recipient.resources` (what it holds
 & Hughes's donor sees it); `your_score` is then your resources, the most you may give. Each
 shown action then also holds `amount` and `share` (of the donor's resources when it chose; null
 when it held nothing), and each past round `amount` (what you gave) and `received_amount`.
-With `trace_links` 3 each second-order entry holds its own `recipient_recent_actions` (the
+With `punishment` round_state adds `punishment_factor`, each shown action `punished` (it spent
+its amount punishing its recipient instead of giving), each past round `punished` (you) and
+`punished_by_donor`. With `trace_links` 3 each second-order entry holds its own `recipient_recent_actions` (the
 chain's third link).
 
 Nothing else: no seat id, no other player's image or deeds beyond what the options publish about
@@ -51,6 +53,8 @@ def _entry(record: RoundRecord, player: int, labels: tuple[str, ...]) -> dict[st
         share = record.share(player)
         entry["amount"] = as_number(record.amounts[player])
         entry["share"] = None if share is None else as_number(share)
+    if record.punished is not None:  # with punishment: spent punishing, not given
+        entry["punished"] = record.punished[player]
     return entry
 
 
@@ -108,6 +112,9 @@ def _past_round(record: RoundRecord, player: int, labels: tuple[str, ...]) -> di
     if record.amounts is not None:
         past["amount"] = as_number(record.amounts[player])
         past["received_amount"] = as_number(record.amounts[donor])
+    if record.punished is not None:
+        past["punished"] = record.punished[player]
+        past["punished_by_donor"] = record.punished[donor]
     return past
 
 
@@ -137,4 +144,6 @@ def round_state(
         shown["endowment"] = as_number(options.endowment)
         shown["benefit_factor"] = as_number(options.benefit_factor)
         shown["recipient"]["resources"] = as_number(state.totals[recipient])
+    if options.punishment:
+        shown["punishment_factor"] = as_number(options.punishment_factor)
     return shown

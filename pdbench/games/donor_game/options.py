@@ -14,6 +14,8 @@ config's error names `game.options.<name>`).
 | `second_order` | False | each of those actions also shows what its recipient had done before (its last k) |
 | `round_limit_disclosed` | True | whether round_state's `round_limit` says `rounds` (else null) |
 | `amount` | "binary" | `binary`: give c (the recipient gets b) or nothing; `continuous`: give any amount x from 0 to your resources, the recipient gets (b / c) x (Vallinder & Hughes 2024) |
+| `punishment` | False | with continuous giving, a donor may instead punish: spend x to remove `punishment_factor` x from its recipient (Vallinder & Hughes's costly punishment) |
+| `punishment_factor` | 2 | what a unit spent on punishment removes from the recipient (above 0) |
 | `trace_links` | 2 | with `second_order`, the links of the chain shown: 2, the recipient's action and its recipient's before it; 3 adds that one's recipient's before that (Vallinder & Hughes's three) |
 
 Binary giving: a score may fall below the endowment and below 0 (a donor may always give).
@@ -22,7 +24,8 @@ over the rounds and never go below 0 (a gift is at most what the donor holds); a
 gift or a refusal, and a gift of some share of one's resources is neither, so `norm` must be
 `none` (docs/donor-game.md).
 
-The options added after records existed (`amount`, `trace_links`) are stored in a match's
+The options added after records existed (`amount`, `punishment`, `punishment_factor`,
+`trace_links`) are stored in a match's
 record only when set (pdbench.games.base.RECORDED_ONLY_WHEN_SET), so a binary match's record is
 byte for byte what it was.
 """
@@ -72,6 +75,8 @@ class Options:
     round_limit_disclosed: bool = True
     amount: str = field(default="binary", metadata={RECORDED_ONLY_WHEN_SET: True})
     trace_links: int = field(default=2, metadata={RECORDED_ONLY_WHEN_SET: True})
+    punishment: bool = field(default=False, metadata={RECORDED_ONLY_WHEN_SET: True})
+    punishment_factor: float = field(default=2, metadata={RECORDED_ONLY_WHEN_SET: True})
 
     def __post_init__(self) -> None:
         _whole("players", self.players, 2, MAX_SEATS)
@@ -89,7 +94,7 @@ class Options:
         if self.norm not in NORM_CHOICES:
             raise ValueError(f"norm must be one of {', '.join(NORM_CHOICES)}, got {self.norm!r}")
         _whole("recent_actions", self.recent_actions, 0)
-        for name in ("second_order", "round_limit_disclosed"):
+        for name in ("second_order", "round_limit_disclosed", "punishment"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.second_order and self.recent_actions == 0:  # else silently nothing to expand
@@ -97,8 +102,16 @@ class Options:
         _whole("trace_links", self.trace_links, 2, 3)
         if self.trace_links != 2 and not self.second_order:
             raise ValueError("trace_links needs second_order true (it lengthens that chain)")
+        _number("punishment_factor", self.punishment_factor)
+        if self.punishment_factor <= 0:
+            raise ValueError(f"punishment_factor must be above 0, got {self.punishment_factor:g}")
         if self.amount not in AMOUNTS:
             raise ValueError(f"amount must be one of {', '.join(AMOUNTS)}, got {self.amount!r}")
+        if self.punishment and not self.continuous:
+            raise ValueError(
+                "punishment needs amount continuous (a donor spends x of its resources to "
+                "remove punishment_factor x from its recipient)"
+            )
         if self.continuous:
             if self.norm != "none":
                 raise ValueError(

@@ -50,9 +50,11 @@ def continuous(round_state: RoundState) -> bool:
 
 
 def latest_share(round_state: RoundState) -> float | None:
-    """The share of its resources the recipient gave in its latest shown action (None: none
-    shown, or it held nothing then)."""
+    """The share of its resources the recipient gave in its latest shown action (0 when it
+    punished; None: none shown, or it held nothing then)."""
     recent = round_state["recipient"]["reputation"]["recent_actions"]
+    if recent and recent[-1].get("punished"):
+        return 0.0
     return None if not recent or recent[-1].get("share") is None else float(recent[-1]["share"])
 
 

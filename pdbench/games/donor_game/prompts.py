@@ -29,26 +29,34 @@ model is re-asked with the reason); no list of answers (free amounts).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
+from pdbench.games.donor_game.amount_prompts import (
+    amount_action,
+    amount_answer_format,
+    amount_state,
+    continuous,
+    punishment_rule,
+)
+from pdbench.games.donor_game.phrases import (
+    LABEL,
+    NOTHING_YET,
+    NUMBER,
+    RECENT_HEADER,
+    RECIPIENT,
+    ROUND,
+    ROUND_UNDISCLOSED,
+    YOU,
+)
 
-_LABEL = r"[A-Za-z0-9]+"
-_NUMBER = r"-?\d+(?:\.\d+)?"
+_LABEL, _NUMBER = LABEL, NUMBER
 GIVE, REFUSE = "GIVE", "REFUSE"
 VERBS = {True: "gave to", False: "refused to give to"}
 
-ROUND = Phrase("Round {round} of {limit}.", slots={"round": r"\d+", "limit": r"\d+"})
-ROUND_UNDISCLOSED = Phrase(
-    "Round {round} (the number of rounds is not told).", slots={"round": r"\d+"}
-)
-YOU = Phrase("You are player {you}.", slots={"you": _LABEL})
 SCORE = Phrase("Your score so far: {score}.", slots={"score": _NUMBER})
-RECIPIENT = Phrase("Your recipient this round: {recipient}.", slots={"recipient": _LABEL})
 IMAGE = Phrase("Its image: {image}.", slots={"image": r"good|bad"})
-RECENT_HEADER = Phrase("Its last actions as a donor (oldest first):", slots={})
 # one of the recipient's actions (no indent), and, second order, its recipient's (indented)
 ACTION = Phrase(
     "- round {round}: {donor} {verb} {target}.",
@@ -84,38 +92,6 @@ DONATE_FORMAT = Phrase(
     "(nobody pays or gains), nothing else.",
     slots={"cost": _NUMBER, "recipient": _LABEL, "benefit": _NUMBER},
 )
-NOTHING_YET = "(none yet)"
-
-# continuous giving: amounts, shares and resources (Vallinder & Hughes 2024)
-_SHARE = r"\d+(?:\.\d+)?% of its resources|nothing, holding nothing"
-YOUR_RESOURCES = Phrase("You have {resources} units.", slots={"resources": _NUMBER})
-THEIR_RESOURCES = Phrase("It has {resources} units.", slots={"resources": _NUMBER})
-GIFT = Phrase(
-    "- round {round}: {donor} gave {amount} units ({share}) to {target}.",
-    slots={"round": r"\d+", "donor": _LABEL, "amount": _NUMBER, "share": _SHARE, "target": _LABEL},
-)
-EARLIER_GIFT = Phrase(
-    "before that, round {round}: {donor} gave {amount} units ({share}) to {target}.",
-    slots={"round": r"\d+", "donor": _LABEL, "amount": _NUMBER, "share": _SHARE, "target": _LABEL},
-)
-PAST_GIFT = Phrase(
-    "- round {round}: you gave {amount} units to {target}; {donor} gave you {received} "
-    "units; earnings {earnings}.",
-    slots={
-        "round": r"\d+",
-        "amount": _NUMBER,
-        "target": _LABEL,
-        "donor": _LABEL,
-        "received": _NUMBER,
-        "earnings": _NUMBER,
-    },
-)
-GIVE_AMOUNT_FORMAT = Phrase(
-    "Answer with exactly GIVE x, where x is the number of units you give up, from 0 to "
-    "{resources} ({recipient} gains {factor} times x), nothing else.",
-    slots={"resources": _NUMBER, "recipient": _LABEL, "factor": _NUMBER},
-)
-GIVE_AMOUNT = re.compile(rf"GIVE ({_NUMBER})")
 
 NORM_RULES = {
     "image_scoring": "a donor who gives becomes good, one who refuses becomes bad, whoever "
@@ -170,65 +146,6 @@ def _action_lines(entry: dict[str, Any], donor: str) -> list[str]:
     return lines
 
 
-def _share(entry: dict[str, Any]) -> str:
-    share = entry["share"]
-    if share is None:
-        return "nothing, holding nothing"
-    return f"{written_number(round(100 * float(share), 2))}% of its resources"
-
-
-def _gift_lines(entry: dict[str, Any], donor: str, depth: int = 0) -> list[str]:
-    """One shown gift and, second order, the chain before it (indented one step a link)."""
-    fields = {
-        "round": entry["round_number"],
-        "donor": donor,
-        "amount": written_number(entry["amount"]),
-        "share": _share(entry),
-        "target": entry["recipient"],
-    }
-    line = GIFT.render(**fields) if depth == 0 else "    " * depth + EARLIER_GIFT.render(**fields)
-    lines = [line]
-    for earlier in entry.get("recipient_recent_actions", []):
-        lines += _gift_lines(earlier, entry["recipient"], depth + 1)
-    return lines
-
-
-def _amount_state(round_state: dict[str, Any]) -> list[str]:
-    recipient = round_state["recipient"]
-    label, reputation = recipient["label"], recipient["reputation"]
-    lines = [
-        YOU.render(you=round_state["you"]),
-        YOUR_RESOURCES.render(resources=written_number(round_state["your_score"])),
-        "",
-        RECIPIENT.render(recipient=label),
-        THEIR_RESOURCES.render(resources=written_number(recipient["resources"])),
-        RECENT_HEADER.render(),
-    ]
-    for entry in reputation["recent_actions"]:
-        lines += _gift_lines(entry, label)
-    if not reputation["recent_actions"]:
-        lines.append(NOTHING_YET)
-    lines += ["", "Your past rounds:"]
-    for past in round_state["history"]:
-        lines.append(
-            PAST_GIFT.render(
-                round=past["round_number"],
-                amount=written_number(past["amount"]),
-                target=past["gave_to"],
-                donor=past["received_from"],
-                received=written_number(past["received_amount"]),
-                earnings=written_number(past["earnings"]),
-            )
-        )
-    if not round_state["history"]:
-        lines.append(NOTHING_YET)
-    return lines
-
-
-def continuous(round_state: dict[str, Any]) -> bool:
-    return round_state.get("amount") == "continuous"
-
-
 def _state(round_state: dict[str, Any]) -> str:
     number_, limit = round_state["round_number"], round_state["round_limit"]
     recipient = round_state["recipient"]
@@ -239,7 +156,7 @@ def _state(round_state: dict[str, Any]) -> str:
         else ROUND.render(round=number_, limit=limit)
     )
     if continuous(round_state):
-        return "\n".join([heading, *_amount_state(round_state)])
+        return "\n".join([heading, *amount_state(round_state)])
     lines = [
         heading,
         YOU.render(you=round_state["you"]),
@@ -273,21 +190,12 @@ def _state(round_state: dict[str, Any]) -> str:
 
 def _answer_format(round_state: dict[str, Any]) -> str:
     if continuous(round_state):
-        return GIVE_AMOUNT_FORMAT.render(
-            resources=written_number(round_state["your_score"]),
-            recipient=round_state["recipient"]["label"],
-            factor=written_number(round_state["benefit_factor"]),
-        )
+        return amount_answer_format(round_state)
     return DONATE_FORMAT.render(
         cost=written_number(round_state["cost"]),
         recipient=round_state["recipient"]["label"],
         benefit=written_number(round_state["benefit"]),
     )
-
-
-def _number(text: str) -> int | float:
-    number = float(text)
-    return int(number) if number.is_integer() and "." not in text else number
 
 
 @dataclass(frozen=True)
@@ -308,6 +216,7 @@ class DonorGamePrompts:
                 "endowment": written_number(round_state["endowment"]),
                 "factor": written_number(round_state["benefit_factor"]),
                 "reputation_rule": reputation_rule(round_state),
+                "punishment_rule": punishment_rule(round_state),
                 "round_number": str(round_state["round_number"]),
                 "state": _state(round_state),
                 "answer_format": _answer_format(round_state),
@@ -324,10 +233,7 @@ class DonorGamePrompts:
     def action(self, round_state: dict[str, Any], answer: str) -> dict[str, Any]:
         text = answer.strip()
         if continuous(round_state):
-            found = GIVE_AMOUNT.fullmatch(text)
-            if found is None:
-                raise ValueError("answer GIVE x, x the number of units you give up, nothing else")
-            return {"type": "donate", "amount": _number(found[1])}
+            return amount_action(round_state, text)
         if text not in (GIVE, REFUSE):
             raise ValueError("answer GIVE or REFUSE, nothing else")
         return {"type": "donate", "give": text == GIVE}

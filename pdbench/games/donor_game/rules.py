@@ -14,7 +14,8 @@ Continuous giving (`amount: continuous`, Vallinder & Hughes 2024): the answer is
 at `endowment`) when the round began; its recipient gains (b / c) x. An amount out of range is
 illegal (the engine's re-ask and fallback path, counted), never clipped; an amount that is the
 donor's resources as it is shown them (a float, or a prompt's six digits) gives all of them,
-and `revealed` stores each amount given, exact.
+and `revealed` stores each amount given, exact. With `punishment` a donor may instead answer
+`{"type": "punish", "amount": x}` (`payoffs` settles a round).
 
 After the round the norm (`norms`) judges every donor on its action and its recipient's image
 when it chose, giving the donor's image for the next round (under norm none no image is kept).
@@ -33,34 +34,13 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from pdbench.core.phrases import written_number
 from pdbench.games.base import player_seats
 from pdbench.games.donor_game.norms import START_IMAGE, next_images
 from pdbench.games.donor_game.observation import as_number, round_state
 from pdbench.games.donor_game.options import Options, exact
 from pdbench.games.donor_game.pairing import draw_labels, draw_recipients
+from pdbench.games.donor_game.payoffs import amount_problem, settle
 from pdbench.games.donor_game.state import DonorState, RoundRecord
-
-
-def all_of(amount: Fraction, held: Fraction) -> bool:
-    """Whether `amount` is the resources `held` as a donor is shown them (a float, or a prompt's
-    six digits: 20/3 is shown 6.66667): giving that gives exactly all of them."""
-    shown = as_number(held)
-    return float(amount) == float(shown) or written_number(amount) == written_number(shown)
-
-
-def given(amount: Fraction, held: Fraction) -> Fraction:
-    """The amount a legal answer gives: all of `held` when it names them as shown."""
-    return min(amount, held)
-
-
-def _amount(value: object) -> Fraction | None:
-    """An answer's amount as an exact fraction (None: not a finite number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        return None
-    return exact(value)
 
 
 @dataclass(frozen=True)
@@ -101,8 +81,9 @@ class DonorGame(Options):
 
     def redraw_hidden(self, state: DonorState, seat: str, rng: Any) -> DonorState:
         """The same state with what `seat` may not see drawn again (pdbench.games.check): the
-        seed (the rounds to come), the other donors' recipients this round, and every image
-        but its recipient's. Its observation must not change."""
+        seed (the rounds to come), the other donors' recipients this round, every image but its
+        recipient's and (continuous giving) every player's resources but its own and its
+        recipient's. Its observation must not change."""
         me = self.seats.index(seat)
         mine = state.recipients[me]
         recipients = tuple(
@@ -113,7 +94,19 @@ class DonorGame(Options):
             images = tuple(
                 images[i] if i == mine else int(rng.integers(2)) for i in range(self.players)
             )
-        return replace(state, seed=int(rng.integers(2**62)), recipients=recipients, images=images)
+        totals = state.totals
+        if self.continuous:  # resources: only its own and its recipient's are shown
+            totals = tuple(
+                t if i in (me, mine) else Fraction(int(rng.integers(100)))
+                for i, t in enumerate(totals)
+            )
+        return replace(
+            state,
+            seed=int(rng.integers(2**62)),
+            recipients=recipients,
+            images=images,
+            totals=totals,
+        )
 
     # --- answers -------------------------------------------------------------------------
 
@@ -122,24 +115,12 @@ class DonorGame(Options):
             return f"{seat} does not act now (phase {state.phase})"
         if not isinstance(action, Mapping):
             return 'an answer is a JSON object with a "type"'
+        if self.continuous:
+            return amount_problem(self, state.totals[self.seats.index(seat)], action)
         if action.get("type") != "donate":
             return f'type must be "donate" in the donate phase, got {action.get("type")!r}'
-        if self.continuous:
-            return self._amount_problem(state, seat, action)
         if not isinstance(action.get("give"), bool):
             return f'"give" must be true or false, got {action.get("give")!r}'
-        return None
-
-    def _amount_problem(
-        self, state: DonorState, seat: str, action: Mapping[str, Any]
-    ) -> str | None:
-        amount = _amount(action.get("amount"))
-        if amount is None:
-            return f'"amount" must be a number, got {action.get("amount")!r}'
-        held = state.totals[self.seats.index(seat)]
-        if amount < 0 or (amount > held and not all_of(amount, held)):
-            shown = written_number(as_number(held))
-            return f'"amount" must be from 0 to your resources {shown}, got {action["amount"]!r}'
         return None
 
     def fallback(self, state: DonorState, seat: str, reason: str) -> dict[str, Any]:
@@ -157,24 +138,10 @@ class DonorGame(Options):
             reason = self.problem(state, seat, action)
             if reason is not None:
                 raise ValueError(f"{seat}: {reason}")
-        amounts: tuple[Fraction, ...] | None = None
-        earnings = [Fraction(0)] * self.players
-        if self.continuous:  # donor i gives x, its recipient gains (b / c) x
-            amounts = tuple(
-                given(exact(actions[seat]["amount"]), held)
-                for seat, held in zip(self.seats, state.totals, strict=True)
-            )
-            gave = tuple(x > 0 for x in amounts)
-            for donor, recipient in enumerate(state.recipients):
-                earnings[donor] -= amounts[donor]
-                earnings[recipient] += self.benefit_factor * amounts[donor]
-        else:
-            gave = tuple(bool(actions[seat]["give"]) for seat in self.seats)
-            cost, benefit = exact(self.cost), exact(self.benefit)
-            for donor, recipient in enumerate(state.recipients):
-                if gave[donor]:
-                    earnings[donor] -= cost
-                    earnings[recipient] += benefit
+        settled = settle(
+            self, state.totals, state.recipients, [actions[seat] for seat in self.seats]
+        )
+        gave, earnings = settled.gave, settled.earnings
         norm = self.judged_by
         after = (
             None
@@ -188,8 +155,9 @@ class DonorGame(Options):
             images_before=state.images,
             images_after=after,
             earnings=tuple(earnings),
-            amounts=amounts,
-            resources_before=None if amounts is None else state.totals,
+            amounts=settled.amounts,
+            resources_before=None if settled.amounts is None else state.totals,
+            punished=settled.punished,
         )
         totals = tuple(t + e for t, e in zip(state.totals, earnings, strict=True))
         number = state.round_number + 1
@@ -229,6 +197,8 @@ class DonorGame(Options):
             shown["images"] = dict(zip(seat, record.images_after, strict=True))
         if record.amounts is not None:  # what each gave (exact) and its resources after
             shown["amounts"] = {seat[i]: as_number(a) for i, a in enumerate(record.amounts)}
+            if record.punished is not None:
+                shown["punished"] = dict(zip(seat, record.punished, strict=True))
             shown["resources"] = {seat[i]: as_number(t) for i, t in enumerate(after.totals)}
         return shown
 

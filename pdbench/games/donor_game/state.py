@@ -23,6 +23,9 @@ class RoundRecord:
     # resources when the donors chose (a gift's share of its donor's resources)
     amounts: tuple[Fraction, ...] | None = None
     resources_before: tuple[Fraction, ...] | None = None
+    # with punishment: whether each donor punished (spent its amount to remove from its
+    # recipient) instead of giving; None without punishment
+    punished: tuple[bool, ...] | None = None
 
     def share(self, donor: int) -> Fraction | None:
         """The share of its resources `donor` gave (None: binary, or it held nothing)."""

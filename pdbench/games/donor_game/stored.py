@@ -3,7 +3,8 @@ pdbench.runners.turn_records writes: per turn `round`, `phase`, `actions` {seat:
 `revealed`; the last line's `outcome` with the scores and the variant's `options`). One turn is
 one round: the choices are its actions, who donated to whom, the labels, the images (under a
 norm) and the earnings its `revealed`; under continuous giving also the amounts given (exact,
-as applied: a gift is one above 0) and each seat's resources after the round.
+as applied: a gift is one above 0 that is no punishment), each seat's resources after the
+round and, with punishment, who punished.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class StoredRound:
     # continuous giving (None when binary): what each donor gave, each seat's resources after
     amounts: dict[str, float] | None = None
     resources: dict[str, float] | None = None
+    punished: dict[str, bool] | None = None  # with punishment: donor seat -> it punished
 
     def donor_of(self, seat: str) -> str:
         return next(donor for donor, recipient in self.recipients.items() if recipient == seat)
@@ -55,10 +57,14 @@ def read_rounds(lines: Sequence[Line]) -> list[StoredRound]:
         if line.get("phase") != "donate" or "recipients" not in shown:
             break
         amounts = _numbers(shown.get("amounts"))
+        punished = shown.get("punished")
         gave = (
             {seat: bool(action["give"]) for seat, action in line["actions"].items()}
             if amounts is None
-            else {seat: amount > 0 for seat, amount in amounts.items()}
+            else {
+                seat: amount > 0 and not (punished or {}).get(seat, False)
+                for seat, amount in amounts.items()
+            }
         )
         rounds.append(
             StoredRound(
@@ -71,6 +77,7 @@ def read_rounds(lines: Sequence[Line]) -> list[StoredRound]:
                 earnings={seat: float(e) for seat, e in shown["earnings"].items()},
                 amounts=amounts,
                 resources=_numbers(shown.get("resources")),
+                punished=None if punished is None else dict(punished),
             )
         )
     return rounds
