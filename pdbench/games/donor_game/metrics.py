@@ -191,3 +191,41 @@ def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, di
             **row,
         }
     return rows
+
+
+def game_finals(
+    rounds: Sequence[StoredRound], endowment: float
+) -> dict[tuple[int, int], dict[str, float]]:
+    """Each game's (generation, game) final score per seat: the endowment plus that game's
+    earnings (under continuous giving, its resources after the game's last round)."""
+    finals: dict[tuple[int, int], dict[str, float]] = {}
+    for played in rounds:
+        scores = finals.setdefault((played.generation, played.game), {})
+        for seat, earned in played.earnings.items():
+            scores[seat] = scores.get(seat, endowment) + earned
+    return finals
+
+
+def generation_rows(rounds: Sequence[StoredRound], endowment: float) -> list[dict[str, Any]]:
+    """Per generation: the players' mean final score of its last game (`mean_score`), that of
+    the players who survived it (`survivors_score`; None after the last generation, where
+    nobody is selected), its giving rate (the share of donations that were gifts) and, under
+    continuous giving, the mean amount given."""
+    finals = game_finals(rounds, endowment)
+    rows = []
+    for generation in sorted({r.generation for r in rounds}):
+        played = [r for r in rounds if r.generation == generation]
+        last = finals[(generation, max(r.game for r in played))]
+        kept = next((r.survivors for r in played if r.survivors is not None), None)
+        gifts = [g for r in played for g in r.gave.values()]
+        amounts = [a for r in played if r.amounts is not None for a in r.amounts.values()]
+        rows.append(
+            {
+                "generation": generation,
+                "mean_score": sum(last.values()) / len(last),
+                "survivors_score": None if kept is None else sum(last[s] for s in kept) / len(kept),
+                "giving_rate": sum(gifts) / len(gifts),
+                "mean_amount": sum(amounts) / len(amounts) if amounts else None,
+            }
+        )
+    return rows

@@ -18,6 +18,11 @@ Under continuous giving (the prompt asks for `GIVE x`) reciprocate plays `donor_
 `donor_share` (no lean: half its resources); the others as above (policies.py says what a
 binary house player gives then).
 
+With generations it writes, at a generation's start, a survivor's strategy drawn uniformly
+from those its prompt shows, or (generation 1) the house player it plays as, written as
+`policies.spec`; a donation prompt showing such a strategy makes it play that house player (as
+the house players do).
+
 Its draws are pure functions of the request's cache key. A share `invalid_rate` of its answers
 are garbage (so re-asks can be tested), never under a constraint, which it honours as a server
 honours a grammar. `play` returns None for a prompt that is not a donor's.
@@ -28,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pdbench.core.phrases import written_number
-from pdbench.games.donor_game import amount_prompts
+from pdbench.games.donor_game import amount_prompts, strategy_prompts
 from pdbench.games.donor_game import prompts as phrases
 from pdbench.games.donor_game.policies import (
     DONOR_GAME_POLICIES,
@@ -42,6 +47,7 @@ from pdbench.games.donor_game.policies import (
     RoundState,
     Threshold,
     continuous,
+    spec,
 )
 from pdbench.games.mock_play import MockPlayers, garbled, mock_rng
 from pdbench.games.prompt_adapter import MockSettings
@@ -139,6 +145,22 @@ def house_player(
     return player
 
 
+def _carried(prompt: str) -> dict[str, str]:
+    """The strategy a donation prompt says its donor wrote (generations), as round_state's."""
+    found = strategy_prompts.YOUR_STRATEGY.pattern.search(prompt)
+    return {} if found is None else {"your_strategy": found["strategy"]}
+
+
+def _strategy(prompt: str, behaviour: MockSettings, key: str, lean: str | None) -> str:
+    """The mock's strategy at a generation's start: a survivor's, drawn uniformly, or (none
+    shown) the house player it plays as, written as `policies.spec`."""
+    shown = [s["strategy"] for s in strategy_prompts.SURVIVOR.pattern.finditer(prompt)]
+    if shown:
+        return shown[int(mock_rng(key, "copy").integers(len(shown)))]
+    amounts = strategy_prompts.CONTINUOUS_RULE in prompt
+    return spec(house_player(behaviour, lean, amounts=amounts))
+
+
 def play(
     prompt: str,
     behaviour: MockSettings,
@@ -148,9 +170,12 @@ def play(
     allowed: tuple[str, ...] | None,
 ) -> str | None:
     """The mock's answer to a donor's prompt (module docstring), or None."""
+    if strategy_prompts.STRATEGY_FORMAT.pattern.search(prompt) is not None:
+        return _strategy(prompt, behaviour, key, lean)
     round_state = read_round_state(prompt)
     if round_state is None:
         return None
+    round_state |= _carried(prompt)
     garbage = garbled(key, behaviour, allowed, GARBAGE)
     if garbage is not None:
         return garbage

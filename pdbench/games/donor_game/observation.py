@@ -24,6 +24,15 @@ its amount punishing its recipient instead of giving), each past round `punished
 `punished_by_donor`. With `trace_links` 3 each second-order entry holds its own `recipient_recent_actions` (the
 chain's third link).
 
+A match of several games (`generations` or `games_per_generation` above 1) adds `stage`
+(`generation`, `generations`, `game`, `games_per_generation`, `round`, `rounds`: where the round
+falls); `round_number` counts the match's rounds and `round_limit` is all of them; the trace and
+the history hold the game in play only (a game starts with no past). With generations each
+donor's round_state adds `your_strategy` (the text it wrote), and a strategy phase's round_state
+(`strategy_state`) holds the rules, `stage`, `you`, `players`, `kept` (how many survive a
+generation) and `survivors`: the previous generation's survivors' labels, strategies and final
+scores, best first.
+
 Nothing else: no seat id, no other player's image or deeds beyond what the options publish about
 your recipient, no choice of this round (all donors choose at once), and never the seed.
 """
@@ -33,6 +42,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from pdbench.games.donor_game.generations import STRATEGY_LIMIT, game_start, position
 from pdbench.games.donor_game.options import Options
 from pdbench.games.donor_game.state import DonorState, RoundRecord
 
@@ -89,12 +99,20 @@ def _chain(
         entry["recipient_recent_actions"] = earlier
 
 
+def this_game(options: Options, state: DonorState) -> tuple[RoundRecord, ...]:
+    """The finished rounds of the game in play (a game starts with no past)."""
+    if not options.staged:
+        return state.finished
+    start = game_start(options, state.round_number)
+    return tuple(r for r in state.finished if r.round_number >= start)
+
+
 def reputation(options: Options, state: DonorState, player: int) -> dict[str, Any]:
     """What a donor is shown of `player`, its recipient this round."""
-    k, labels = options.recent_actions, state.labels
-    recent = donor_actions(state.finished, player, labels, k, state.round_number)
+    k, labels, finished = options.recent_actions, state.labels, this_game(options, state)
+    recent = donor_actions(finished, player, labels, k, state.round_number)
     if options.second_order:
-        _chain(state.finished, recent, labels, k, options.trace_links)
+        _chain(finished, recent, labels, k, options.trace_links)
     image = None if state.images is None else state.images[player]
     return {"image_score": image, "recent_actions": recent}
 
@@ -127,7 +145,7 @@ def round_state(
         "game": platform_name,
         "phase": state.phase,
         "round_number": state.round_number,
-        "round_limit": options.rounds if options.round_limit_disclosed else None,
+        "round_limit": options.total_rounds if options.round_limit_disclosed else None,
         "you": state.labels[player],
         "recipient": {
             "label": state.labels[recipient],
@@ -137,8 +155,12 @@ def round_state(
         "benefit": as_number(options.benefit),
         "norm": options.norm,
         "your_score": as_number(state.totals[player]),
-        "history": [_past_round(r, player, state.labels) for r in state.finished],
+        "history": [_past_round(r, player, state.labels) for r in this_game(options, state)],
     }
+    if options.staged:
+        shown["stage"] = stage(options, state.round_number)
+    if options.evolves:
+        shown["your_strategy"] = state.strategies[player]
     if options.continuous:  # what Vallinder & Hughes's donor sees besides the trace
         shown["amount"] = "continuous"
         shown["endowment"] = as_number(options.endowment)
@@ -147,3 +169,60 @@ def round_state(
     if options.punishment:
         shown["punishment_factor"] = as_number(options.punishment_factor)
     return shown
+
+
+def stage(options: Options, round_number: int) -> dict[str, int]:
+    """Where a round falls in a match of several games."""
+    generation, game, round_in_game = position(options, round_number)
+    return {
+        "generation": generation,
+        "generations": options.generations,
+        "game": game,
+        "games_per_generation": options.games_per_generation,
+        "round": round_in_game,
+        "rounds": options.rounds,
+    }
+
+
+def _rules(options: Options) -> dict[str, Any]:
+    """The game's rules a strategy is written for."""
+    rules: dict[str, Any] = {
+        "cost": as_number(options.cost),
+        "benefit": as_number(options.benefit),
+        "endowment": as_number(options.endowment),
+        "norm": options.norm,
+        "amount": options.amount,
+        "recent_actions": options.recent_actions,
+        "second_order": options.second_order,
+    }
+    if options.continuous:
+        rules["benefit_factor"] = as_number(options.benefit_factor)
+    if options.punishment:
+        rules["punishment_factor"] = as_number(options.punishment_factor)
+    return rules
+
+
+def strategy_state(
+    options: Options, platform_name: str, state: DonorState, player: int
+) -> dict[str, Any]:
+    """The round_state of a player writing its strategy: the rules, where the match is, and the
+    survivors' strategies with their final scores, best first (none in generation 1)."""
+    return {
+        "game": platform_name,
+        "phase": "strategy",
+        "round_number": state.round_number,
+        "you": state.labels[player],
+        "stage": stage(options, state.round_number),
+        "rules": _rules(options),
+        "players": options.players,
+        "kept": options.kept,
+        "survivors": [
+            {
+                "label": state.labels[i],
+                "strategy": state.strategies[i],
+                "score": as_number(score),
+            }
+            for i, score in state.advice
+        ],
+        "strategy_limit": STRATEGY_LIMIT,
+    }

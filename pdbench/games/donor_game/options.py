@@ -16,6 +16,9 @@ config's error names `game.options.<name>`).
 | `amount` | "binary" | `binary`: give c (the recipient gets b) or nothing; `continuous`: give any amount x from 0 to your resources, the recipient gets (b / c) x (Vallinder & Hughes 2024) |
 | `punishment` | False | with continuous giving, a donor may instead punish: spend x to remove `punishment_factor` x from its recipient (Vallinder & Hughes's costly punishment) |
 | `punishment_factor` | 2 | what a unit spent on punishment removes from the recipient (above 0) |
+| `generations` | 1 | generations of cultural evolution; above 1, each opens with a strategy phase and ends (but the last) with the top `survivors` share kept and the rest replaced (`generations`) |
+| `games_per_generation` | 1 | games a generation plays, each of `rounds` rounds from the endowment (Vallinder & Hughes: 2) |
+| `survivors` | 0.5 | the share of players kept after a generation, ranked on its last game's final score |
 | `trace_links` | 2 | with `second_order`, the links of the chain shown: 2, the recipient's action and its recipient's before it; 3 adds that one's recipient's before that (Vallinder & Hughes's three) |
 
 Binary giving: a score may fall below the endowment and below 0 (a donor may always give).
@@ -25,7 +28,7 @@ gift or a refusal, and a gift of some share of one's resources is neither, so `n
 `none` (docs/donor-game.md).
 
 The options added after records existed (`amount`, `punishment`, `punishment_factor`,
-`trace_links`) are stored in a match's
+`generations`, `games_per_generation`, `survivors`, `trace_links`) are stored in a match's
 record only when set (pdbench.games.base.RECORDED_ONLY_WHEN_SET), so a binary match's record is
 byte for byte what it was.
 """
@@ -77,6 +80,9 @@ class Options:
     trace_links: int = field(default=2, metadata={RECORDED_ONLY_WHEN_SET: True})
     punishment: bool = field(default=False, metadata={RECORDED_ONLY_WHEN_SET: True})
     punishment_factor: float = field(default=2, metadata={RECORDED_ONLY_WHEN_SET: True})
+    generations: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
+    games_per_generation: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
+    survivors: float = field(default=0.5, metadata={RECORDED_ONLY_WHEN_SET: True})
 
     def __post_init__(self) -> None:
         _whole("players", self.players, 2, MAX_SEATS)
@@ -100,6 +106,15 @@ class Options:
         if self.second_order and self.recent_actions == 0:  # else silently nothing to expand
             raise ValueError("second_order needs recent_actions of at least 1")
         _whole("trace_links", self.trace_links, 2, 3)
+        _whole("generations", self.generations, 1)
+        _whole("games_per_generation", self.games_per_generation, 1)
+        _number("survivors", self.survivors)
+        if not 0 < self.survivors < 1 or (self.evolves and not 1 <= self.kept < self.players):
+            raise ValueError(
+                f"survivors must keep at least 1 player and replace at least 1 of the "
+                f"{self.players} (a share, {self.players} x survivors rounded down), got "
+                f"{self.survivors:g}"
+            )
         if self.trace_links != 2 and not self.second_order:
             raise ValueError("trace_links needs second_order true (it lengthens that chain)")
         _number("punishment_factor", self.punishment_factor)
@@ -128,6 +143,27 @@ class Options:
     def continuous(self) -> bool:
         """Whether a donor gives any amount up to its resources (else c or nothing)."""
         return self.amount == "continuous"
+
+    @property
+    def kept(self) -> int:
+        """How many players survive a generation: `players` x `survivors`, rounded down."""
+        return int(self.players * self.survivors)
+
+    @property
+    def evolves(self) -> bool:
+        """Whether the match has generations (and so strategy phases)."""
+        return self.generations > 1
+
+    @property
+    def staged(self) -> bool:
+        """Whether the match has more than one game (generations or games): round_state then
+        says where in the match a round is."""
+        return self.generations > 1 or self.games_per_generation > 1
+
+    @property
+    def total_rounds(self) -> int:
+        """The donation rounds of the whole match."""
+        return self.generations * self.games_per_generation * self.rounds
 
     @property
     def benefit_factor(self) -> Fraction:

@@ -21,10 +21,18 @@ not; `rng` is its own seeded stream.
 Under continuous giving (round_state `amount` "continuous") the binary players give half their
 resources (`your_score`) when they would give and 0 when they would refuse (a documented
 choice: a share, so it never exceeds what they hold).
+
+With generations (issue 45, Vallinder & Hughes's cultural evolution), a house player writes its
+strategy as text at a generation's start: a survivor's strategy drawn uniformly from those shown
+(imitating the successful), or in generation 1 its own policy and parameters (`spec`:
+"house player donor_share(share=0.5)"). In every donation after, it plays the house player its
+strategy names (`carried_player`): a replacement thus carries a survivor's parameters, while its
+seat keeps its agent. A strategy naming no house player (an LLM's words) leaves it as it is.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +68,11 @@ def latest_share(round_state: RoundState) -> float | None:
 
 class HousePlayer:
     def act(self, round_state: RoundState, rng: np.random.Generator) -> dict[str, Any]:
+        if round_state["phase"] == "strategy":
+            return {"type": "strategy", "text": self.written(round_state, rng)}
+        carried = carried_player(round_state.get("your_strategy", ""))
+        if carried is not None and carried != self:  # the strategy it carries, copied
+            return carried.act(round_state, rng)
         if continuous(round_state):
             held = float(round_state["your_score"])
             return {"type": "donate", "amount": self.amount(round_state, rng, held)}
@@ -67,6 +80,14 @@ class HousePlayer:
 
     def gives(self, round_state: RoundState, rng: np.random.Generator) -> bool:
         raise NotImplementedError
+
+    def written(self, round_state: RoundState, rng: np.random.Generator) -> str:
+        """Its strategy at a generation's start: a survivor's, drawn uniformly (imitating the
+        successful), or, with none to copy, its own parameters (`spec`)."""
+        shown = round_state["survivors"]
+        if shown:
+            return str(shown[int(rng.integers(len(shown)))]["strategy"])
+        return spec(self)
 
     def amount(self, round_state: RoundState, rng: np.random.Generator, held: float) -> float:
         """Under continuous giving: half its resources when it would give, else 0."""
@@ -167,6 +188,35 @@ class MatchShare(HousePlayer):
     def amount(self, round_state: RoundState, rng: np.random.Generator, held: float) -> float:
         share = latest_share(round_state)
         return (self.start if share is None else min(share, 1.0)) * held
+
+
+def spec(player: HousePlayer) -> str:
+    """A house player's strategy as text: its policy and parameters, which `carried_player`
+    reads back ("house player donor_share(share=0.5)")."""
+    name = next(n for n, factory in DONOR_GAME_POLICIES.items() if factory is type(player))
+    params = ", ".join(f"{k}={v!r}" for k, v in sorted(vars(player).items()))
+    return f"house player {name}({params})"
+
+
+_SPEC = re.compile(r"house player (donor_[a-z_]+)\(([^()]*)\)")
+
+
+def carried_player(strategy: str) -> HousePlayer | None:
+    """The house player a strategy text names (`spec`), None when it names none."""
+    found = _SPEC.fullmatch(strategy.strip())
+    if found is None or found[1] not in DONOR_GAME_POLICIES:
+        return None
+    params: dict[str, float] = {}
+    for pair in filter(None, (p.strip() for p in found[2].split(","))):
+        key, _, value = pair.partition("=")
+        try:
+            params[key.strip()] = float(value)
+        except ValueError:
+            return None
+    try:
+        return DONOR_GAME_POLICIES[found[1]](**params)
+    except (TypeError, ValueError):
+        return None
 
 
 # policy name -> factory taking the policy's parameters (names prefixed: policy names are

@@ -25,6 +25,10 @@ donate_amount.md, the state shows your resources, the recipient's resources and 
 amounts and shares (Vallinder & Hughes's "donated p% of their resources"), and the answer is
 `GIVE x` (x a number of units; the rules refuse one below 0 or above your resources, and the
 model is re-asked with the reason); no list of answers (free amounts).
+
+Generations: the strategy phase's prompt is prompts/donor_game/strategy.md, its answer the
+strategy as free text (`strategy_prompts`); a donation prompt of a match of several games adds
+where the round falls and the strategy its donor wrote.
 """
 
 from __future__ import annotations
@@ -49,6 +53,12 @@ from pdbench.games.donor_game.phrases import (
     ROUND,
     ROUND_UNDISCLOSED,
     YOU,
+)
+from pdbench.games.donor_game.strategy_prompts import (
+    stage_lines,
+    strategy_action,
+    strategy_fields,
+    strategy_format,
 )
 
 _LABEL, _NUMBER = LABEL, NUMBER
@@ -156,9 +166,10 @@ def _state(round_state: dict[str, Any]) -> str:
         else ROUND.render(round=number_, limit=limit)
     )
     if continuous(round_state):
-        return "\n".join([heading, *amount_state(round_state)])
+        return "\n".join([heading, *stage_lines(round_state), *amount_state(round_state)])
     lines = [
         heading,
+        *stage_lines(round_state),
         YOU.render(you=round_state["you"]),
         SCORE.render(score=written_number(round_state["your_score"])),
         "",
@@ -204,13 +215,18 @@ class DonorGamePrompts:
 
     lists_answers = True
     move_tokens: int = 10
+    strategy_tokens: int = 600  # a strategy of up to 2,000 characters
 
     def prompt_file(self, round_state: dict[str, Any]) -> str:
+        if round_state["phase"] == "strategy":
+            return "strategy.md"
         if continuous(round_state):
             return f"{round_state['phase']}_amount.md"
         return f"{round_state['phase']}.md"
 
     def fields(self, round_state: dict[str, Any]) -> dict[str, str]:
+        if round_state["phase"] == "strategy":
+            return strategy_fields(round_state)
         if continuous(round_state):
             return {
                 "endowment": written_number(round_state["endowment"]),
@@ -232,6 +248,8 @@ class DonorGamePrompts:
 
     def action(self, round_state: dict[str, Any], answer: str) -> dict[str, Any]:
         text = answer.strip()
+        if round_state["phase"] == "strategy":
+            return strategy_action(text)
         if continuous(round_state):
             return amount_action(round_state, text)
         if text not in (GIVE, REFUSE):
@@ -239,12 +257,18 @@ class DonorGamePrompts:
         return {"type": "donate", "give": text == GIVE}
 
     def reminder(self, round_state: dict[str, Any]) -> str:
+        if round_state["phase"] == "strategy":
+            return strategy_format(round_state)
         return _answer_format(round_state)
 
     def legal_answers(self, round_state: dict[str, Any]) -> tuple[str, ...] | None:
-        return None if continuous(round_state) else (GIVE, REFUSE)
+        if round_state["phase"] == "strategy" or continuous(round_state):
+            return None
+        return (GIVE, REFUSE)
 
     def max_tokens(self, round_state: dict[str, Any]) -> int:
+        if round_state["phase"] == "strategy":
+            return self.strategy_tokens
         return self.move_tokens
 
 

@@ -35,8 +35,9 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from pdbench.games.base import player_seats
+from pdbench.games.donor_game.generations import position, strategy_problem, survivors
 from pdbench.games.donor_game.norms import START_IMAGE, next_images
-from pdbench.games.donor_game.observation import as_number, round_state
+from pdbench.games.donor_game.observation import as_number, round_state, strategy_state
 from pdbench.games.donor_game.options import Options, exact
 from pdbench.games.donor_game.pairing import draw_labels, draw_recipients
 from pdbench.games.donor_game.payoffs import amount_problem, settle
@@ -63,7 +64,7 @@ class DonorGame(Options):
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"a match's seed is a whole number of at least 0, got {seed!r}")
         images = None if self.judged_by is None else (START_IMAGE,) * self.players
-        return DonorState(
+        state = DonorState(
             seed=seed,
             round_number=1,
             phase="donate",
@@ -72,11 +73,25 @@ class DonorGame(Options):
             images=images,
             totals=(exact(self.endowment),) * self.players,
         )
+        if not self.evolves:
+            return state
+        everyone = tuple(range(self.players))  # generation 1: everyone writes a strategy
+        return replace(
+            state,
+            phase="strategy",
+            strategies=("",) * self.players,
+            born=(1,) * self.players,
+            writers=everyone,
+        )
 
     def to_move(self, state: DonorState) -> tuple[str, ...]:
+        if state.phase == "strategy":
+            return tuple(self.seats[i] for i in state.writers)
         return () if state.phase == "over" else self.seats
 
     def observe(self, state: DonorState, seat: str) -> dict[str, Any]:
+        if state.phase == "strategy":
+            return strategy_state(self, self.platform_name, state, self.seats.index(seat))
         return round_state(self, self.platform_name, state, self.seats.index(seat))
 
     def redraw_hidden(self, state: DonorState, seat: str, rng: Any) -> DonorState:
@@ -115,6 +130,8 @@ class DonorGame(Options):
             return f"{seat} does not act now (phase {state.phase})"
         if not isinstance(action, Mapping):
             return 'an answer is a JSON object with a "type"'
+        if state.phase == "strategy":
+            return strategy_problem(action)
         if self.continuous:
             return amount_problem(self, state.totals[self.seats.index(seat)], action)
         if action.get("type") != "donate":
@@ -124,6 +141,8 @@ class DonorGame(Options):
         return None
 
     def fallback(self, state: DonorState, seat: str, reason: str) -> dict[str, Any]:
+        if state.phase == "strategy":  # no strategy written
+            return {"type": "strategy", "text": ""}
         if self.continuous:
             return {"type": "donate", "amount": 0}
         return {"type": "donate", "give": False}
@@ -138,6 +157,8 @@ class DonorGame(Options):
             reason = self.problem(state, seat, action)
             if reason is not None:
                 raise ValueError(f"{seat}: {reason}")
+        if state.phase == "strategy":
+            return self._written(state, actions)
         settled = settle(
             self, state.totals, state.recipients, [actions[seat] for seat in self.seats]
         )
@@ -148,6 +169,7 @@ class DonorGame(Options):
             if norm is None or state.images is None
             else next_images(norm, state.images, state.recipients, gave)
         )
+        generation, game, _ = position(self, state.round_number)
         record = RoundRecord(
             round_number=state.round_number,
             recipients=state.recipients,
@@ -158,11 +180,13 @@ class DonorGame(Options):
             amounts=settled.amounts,
             resources_before=None if settled.amounts is None else state.totals,
             punished=settled.punished,
+            generation=generation,
+            game=game,
         )
         totals = tuple(t + e for t, e in zip(state.totals, earnings, strict=True))
         number = state.round_number + 1
-        over = state.round_number == self.rounds
-        return replace(
+        over = state.round_number == self.total_rounds
+        played = replace(
             state,
             round_number=number,
             phase="over" if over else "donate",
@@ -173,6 +197,48 @@ class DonorGame(Options):
             totals=totals,
             finished=(*state.finished, record),
         )
+        if over or position(self, number)[2] != 1:
+            return played
+        # a game ends: the next starts from the endowment, everyone good
+        played = replace(
+            played,
+            totals=(exact(self.endowment),) * self.players,
+            images=None if after is None else (START_IMAGE,) * self.players,
+        )
+        if position(self, number)[0] == generation:
+            return played
+        return self._selected(played, generation, totals)
+
+    def _selected(
+        self, state: DonorState, generation: int, finals: tuple[Fraction, ...]
+    ) -> DonorState:
+        """`state` after generation `generation` ended with scores `finals`: its survivors kept,
+        every other seat a new player who writes its strategy next (`generations`)."""
+        kept = survivors(self, state.seed, generation, finals)
+        new = tuple(i for i in range(self.players) if i not in kept)
+        labels, strategies, born = list(state.labels), list(state.strategies), list(state.born)
+        for k, i in enumerate(new):
+            labels[i] = f"P{self.players + state.newcomers + k + 1}"
+            strategies[i], born[i] = "", generation + 1
+        record = replace(state.finished[-1], survived=kept)
+        return replace(
+            state,
+            phase="strategy",
+            labels=tuple(labels),
+            strategies=tuple(strategies),
+            born=tuple(born),
+            writers=new,
+            advice=tuple((i, finals[i]) for i in kept),
+            newcomers=state.newcomers + len(new),
+            finished=(*state.finished[:-1], record),
+        )
+
+    def _written(self, state: DonorState, actions: Mapping[str, Mapping[str, Any]]) -> DonorState:
+        """The strategy phase played: each writer carries the strategy it wrote."""
+        strategies = list(state.strategies)
+        for i in state.writers:
+            strategies[i] = str(actions[self.seats[i]]["text"])
+        return replace(state, phase="donate", strategies=tuple(strategies), writers=())
 
     # --- what is known -------------------------------------------------------------------
 
@@ -184,8 +250,14 @@ class DonorGame(Options):
 
     def revealed(self, before: DonorState, after: DonorState) -> dict[str, Any] | None:
         """For the stored record (module docstring); the choices are the turn's actions."""
-        record = after.finished[-1]
         seat = self.seats
+        if before.phase == "strategy":  # who wrote, as whom (the texts are the actions)
+            return {
+                "generation": position(self, before.round_number)[0],
+                "labels": dict(zip(seat, before.labels, strict=True)),
+                "writers": [seat[i] for i in before.writers],
+            }
+        record = after.finished[-1]
         shown: dict[str, Any] = {
             "round_number": record.round_number,
             "labels": dict(zip(seat, before.labels, strict=True)),
@@ -199,7 +271,15 @@ class DonorGame(Options):
             shown["amounts"] = {seat[i]: as_number(a) for i, a in enumerate(record.amounts)}
             if record.punished is not None:
                 shown["punished"] = dict(zip(seat, record.punished, strict=True))
-            shown["resources"] = {seat[i]: as_number(t) for i, t in enumerate(after.totals)}
+            held = record.resources_before or ()  # after the round (before a game's reset)
+            shown["resources"] = {
+                seat[i]: as_number(t + e)
+                for i, (t, e) in enumerate(zip(held, record.earnings, strict=True))
+            }
+        if self.staged:  # where the round fell; a generation's end: who survived
+            shown["generation"], shown["game"] = record.generation, record.game
+        if record.survived is not None:
+            shown["survivors"] = [seat[i] for i in record.survived]
         return shown
 
     def match_over(self, state: DonorState) -> bool:

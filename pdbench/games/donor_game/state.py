@@ -26,6 +26,11 @@ class RoundRecord:
     # with punishment: whether each donor punished (spent its amount to remove from its
     # recipient) instead of giving; None without punishment
     punished: tuple[bool, ...] | None = None
+    # where the round fell (generations, games: `generations.position`)
+    generation: int = 1
+    game: int = 1
+    # the round that ended a generation (but the last): who survived, best first
+    survived: tuple[int, ...] | None = None
 
     def share(self, donor: int) -> Fraction | None:
         """The share of its resources `donor` gave (None: binary, or it held nothing)."""
@@ -39,10 +44,18 @@ class RoundRecord:
 class DonorState:
     seed: int
     round_number: int
-    phase: str  # "donate" | "over"
+    phase: str  # "strategy" | "donate" | "over"
     labels: tuple[str, ...]  # by population index, the whole match
     recipients: tuple[int, ...]  # this round's, by donor
     images: tuple[int, ...] | None  # each player's image now (None: the norm is none)
     totals: tuple[Fraction, ...]  # each player's score (the endowment plus its earnings;
     # under continuous giving, its resources)
     finished: tuple[RoundRecord, ...] = ()
+    # generations only (empty otherwise): each seat's current player's strategy, the generation
+    # it joined, who writes a strategy now (strategy phase), the survivors shown to them (index,
+    # final score, best first), and how many new players joined so far (their labels)
+    strategies: tuple[str, ...] = ()
+    born: tuple[int, ...] = ()
+    writers: tuple[int, ...] = ()
+    advice: tuple[tuple[int, Fraction], ...] = ()
+    newcomers: int = 0
