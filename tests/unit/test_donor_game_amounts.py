@@ -343,3 +343,45 @@ def test_check_games_contract_holds_for_continuous_giving_and_punishment(options
     check._matches(rules, policies, {}, 3)
     check._refusal_and_fallbacks(rules, 3)
     check._hidden(rules, policies, {}, 3)
+
+
+def test_an_amount_beyond_the_resources_goes_the_engines_way_reasked_counted_and_marked():
+    """Through the turn engine: an LLM-like agent answering more than it holds is re-asked,
+    each refusal counted, and the marked fallback (a gift of 0) played, never a clipped gift."""
+    import asyncio
+
+    from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
+    from pdbench.agents.policy import TurnPolicyAgent
+    from pdbench.runners.turns import SeatRule, play_turn_match
+
+    class Greedy(AgentBase):
+        name = "greedy"
+
+        def __init__(self) -> None:
+            self.asked = 0
+
+        async def take_turn(self, request: TurnRequest) -> TurnDecision:
+            self.asked += 1
+            held = request.round_state["your_score"]
+            return TurnDecision(action={"type": "donate", "amount": held + 1})
+
+    rules = game(players=2, rounds=2)
+    greedy = Greedy()
+    other = TurnPolicyAgent(DONOR_GAME_POLICIES["donor_share"](), "share")
+    result = asyncio.run(
+        play_turn_match(
+            rules,
+            {"a": greedy, "b": other},
+            seed=1,
+            agent_seeds={"a": 1, "b": 2},
+            rules={"a": SeatRule("fallback", 1), "b": SeatRule()},
+            max_turns=10,
+        )
+    )
+    for turn in result.turns:
+        seat = turn.seats["a"]
+        assert (seat.asked, seat.invalid_outputs, seat.fallback) == (2, 2, True)
+        assert "from 0 to your resources" in seat.refused
+        assert seat.action == {"type": "donate", "amount": 0}
+        assert turn.revealed["amounts"]["a"] == 0
+    assert greedy.asked == 4 and result.error is None

@@ -215,3 +215,38 @@ def test_the_generation_measures_are_the_stored_rounds():
         amounts = [a for r in mine for a in r.amounts.values()]
         assert row["mean_amount"] == pytest.approx(sum(amounts) / len(amounts))
         assert row["giving_rate"] == sum(a > 0 for a in amounts) / len(amounts)
+
+
+def test_the_example_agent_file_answers_the_strategy_phase_and_gives_amounts():
+    """examples/agents/donor_game.py, read from the round_state only, plays a legal match of
+    continuous giving with generations (the sandboxed run of its binary play is
+    tests/integration/test_donor_game_example.py)."""
+    import contextlib
+    import importlib.util
+    import io
+
+    spec_ = importlib.util.spec_from_file_location(
+        "donor_example", ROOT / "examples/agents/donor_game.py"
+    )
+    assert spec_ is not None and spec_.loader is not None
+    module = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(module)
+
+    class FileSeat:
+        agent = module.Agent()
+
+        def act(self, round_state, rng):
+            with contextlib.redirect_stdout(io.StringIO()):
+                return self.agent.on_turn(round_state)
+
+    rules = game(players=4, generations=2)
+    players = house(rules) | {"a": FileSeat()}
+    lines, _ = play(rules, players, 1)  # every answer checked legal by the loop
+    written = [
+        line["actions"]["a"]["text"]
+        for line in lines
+        if "a" in line["actions"] and line["phase"] == "strategy"
+    ]
+    assert written and written[0] == module.STRATEGY
+    amounts = [line["actions"]["a"]["amount"] for line in lines if line["phase"] == "donate"]
+    assert any(a > 0 for a in amounts)
