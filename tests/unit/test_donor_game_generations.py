@@ -250,3 +250,21 @@ def test_the_example_agent_file_answers_the_strategy_phase_and_gives_amounts():
     assert written and written[0] == module.STRATEGY
     amounts = [line["actions"]["a"]["amount"] for line in lines if line["phase"] == "donate"]
     assert any(a > 0 for a in amounts)
+
+
+def test_under_a_norm_every_game_starts_good_and_the_measures_judge_it_so():
+    """A binary match of several games under a norm: each game starts with every image good
+    (no past), and the measures' recomputed images (`metrics.images_under`) are the stored."""
+    from pdbench.games.donor_game.metrics import images_under
+
+    rules = game(amount="binary", endowment=0, norm="stern_judging", games_per_generation=3)
+    kinds = ["donor_discriminator", "donor_never_give", "donor_always_give", "donor_random"]
+    players = {s: DONOR_GAME_POLICIES[kinds[i % 4]]() for i, s in enumerate(rules.seats)}
+    lines, _ = play(rules, players, 2)
+    rounds = read_rounds(lines)
+    for played in rounds:
+        if (played.round_number - 1) % 3 == 0:  # a game's first round
+            assert set(played.images_before.values()) == {1}
+    recomputed = images_under("stern_judging", rounds)
+    assert recomputed[:-1] == [r.images_before for r in rounds]
+    assert any(0 in r.images_before.values() for r in rounds)

@@ -37,12 +37,17 @@ from pdbench.games.encounters import Encounter
 
 def images_under(norm: Norm, rounds: Sequence[StoredRound]) -> list[dict[str, int]]:
     """Every seat's image before each round and after the last (len(rounds) + 1 entries) had
-    `norm` judged the stored choices, everyone starting good."""
+    `norm` judged the stored choices, everyone starting good, and again at each game's start
+    (a match of several games)."""
     if not rounds:
         return []
     images = dict.fromkeys(rounds[0].labels, START_IMAGE)
     found = [dict(images)]
+    game = (rounds[0].generation, rounds[0].game)
     for played in rounds:
+        if (played.generation, played.game) != game:  # a new game: everyone good again
+            game = (played.generation, played.game)
+            found[-1] = images = dict.fromkeys(images, START_IMAGE)
         images = {
             donor: int(assess(norm, played.gave[donor], images[recipient] == 1))
             for donor, recipient in played.recipients.items()

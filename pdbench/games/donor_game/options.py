@@ -5,7 +5,7 @@ config's error names `game.options.<name>`).
 | option | default | meaning |
 |---|---|---|
 | `players` | 8 | N, the population (2 to the seats a game may have, 100) |
-| `rounds` | 10 | rounds in the match; every player donates once a round |
+| `rounds` | 10 | rounds in a game (the match has one game unless `generations` or `games_per_generation` say more); every player donates once a round |
 | `cost` | 1 | c: what giving costs the donor |
 | `benefit` | 2 | b: what a gift brings the recipient; b > c > 0 (giving creates value) |
 | `endowment` | 0 | each player's score before round 1 |

@@ -20,11 +20,17 @@ and `revealed` stores each amount given, exact. With `punishment` a donor may in
 After the round the norm (`norms`) judges every donor on its action and its recipient's image
 when it chose, giving the donor's image for the next round (under norm none no image is kept).
 
+Generations (`generations`, `games_per_generation`: the module `generations` says how): a match
+of several games of `rounds` rounds, each from the endowment with no past; with generations
+each opens with a strategy phase (`{"type": "strategy", "text": ...}` from its new players) and
+ends, but the last, with its survivors selected and every other seat given a new player.
+
 Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false; amount 0),
-the action that costs nothing. `revealed` records for the experimenter, each round: the labels, who
+the action that costs nothing; in the strategy phase, no strategy (text ""). `revealed` records for the experimenter, each round: the labels, who
 donated to whom, each donor's choice is the turn's actions, the images before and after the
 round (under a norm), every player's earnings and, under continuous giving, its resources after
-the round (module `stored` reads it back).
+the round; with several games, the round's generation and game and, at a generation's end, its
+survivors; a strategy phase's writers and labels (module `stored` reads it back).
 """
 
 from __future__ import annotations
@@ -97,8 +103,9 @@ class DonorGame(Options):
     def redraw_hidden(self, state: DonorState, seat: str, rng: Any) -> DonorState:
         """The same state with what `seat` may not see drawn again (pdbench.games.check): the
         seed (the rounds to come), the other donors' recipients this round, every image but its
-        recipient's and (continuous giving) every player's resources but its own and its
-        recipient's. Its observation must not change."""
+        recipient's, (continuous giving) every player's resources but its own and its
+        recipient's, and (generations) every strategy but its own and, to a new player, the
+        survivors'. Its observation must not change."""
         me = self.seats.index(seat)
         mine = state.recipients[me]
         recipients = tuple(
@@ -115,12 +122,20 @@ class DonorGame(Options):
                 t if i in (me, mine) else Fraction(int(rng.integers(100)))
                 for i, t in enumerate(totals)
             )
+        strategies = state.strategies
+        if strategies:  # another's strategy is shown only as a survivor's, to a new player
+            shown = {me} | ({i for i, _ in state.advice} if state.phase == "strategy" else set())
+            strategies = tuple(
+                text if i in shown else f"redrawn {int(rng.integers(1000))}"
+                for i, text in enumerate(strategies)
+            )
         return replace(
             state,
             seed=int(rng.integers(2**62)),
             recipients=recipients,
             images=images,
             totals=totals,
+            strategies=strategies,
         )
 
     # --- answers -------------------------------------------------------------------------
