@@ -385,3 +385,48 @@ def test_an_amount_beyond_the_resources_goes_the_engines_way_reasked_counted_and
         assert seat.action == {"type": "donate", "amount": 0}
         assert turn.revealed["amounts"]["a"] == 0
     assert greedy.asked == 4 and result.error is None
+
+
+def test_the_share_given_is_each_gift_over_the_resources_held_when_it_was_chosen():
+    from pdbench.games.donor_game.metrics import match_row
+
+    rules = game(players=3, rounds=3, punishment=True)
+    state = rules.initial_state(6)
+    answers = [
+        [("donate", 5), ("donate", 0), ("punish", 1)],
+        [("donate", 2), ("donate", 1), ("donate", 0)],
+        [("punish", 0.5), ("donate", 0.25), ("donate", 1)],
+    ]
+    lines, held, shares = [], [Fraction(10)] * 3, {s: [] for s in rules.seats}
+    for number, row in enumerate(answers, start=1):
+        actions = {
+            s: {"type": kind, "amount": x} for s, (kind, x) in zip(rules.seats, row, strict=True)
+        }
+        for i, (kind, x) in enumerate(row):
+            shares[rules.seats[i]].append(0 if kind == "punish" else Fraction(str(x)) / held[i])
+        after = rules.apply(state, actions)
+        lines.append(
+            {
+                "round": number,
+                "phase": "donate",
+                "actions": actions,
+                "revealed": rules.revealed(state, after),
+            }
+        )
+        state, held = after, list(after.totals)
+    lines[-1]["outcome"] = {"scores": rules.scores(state), "options": recorded_options(rules)}
+    rows = match_row(lines, {**recorded_options(rules), "norm": "none", "endowment": 10})
+    for seat, mine in shares.items():
+        assert rows[seat]["share_given"] == pytest.approx(float(sum(mine) / 3))
+    binary = build_turn_game("donor_game", players=2, rounds=1)
+    one = binary.apply(
+        binary.initial_state(0), {s: {"type": "donate", "give": True} for s in binary.seats}
+    )
+    line = {
+        "round": 1,
+        "phase": "donate",
+        "actions": {s: {"type": "donate", "give": True} for s in binary.seats},
+        "revealed": binary.revealed(binary.initial_state(0), one),
+        "outcome": {"scores": {}, "options": recorded_options(binary)},
+    }
+    assert match_row([line], recorded_options(binary))["a"]["share_given"] is None

@@ -19,6 +19,9 @@ Per player (its choices are its donations, one a round):
   judging alike, so ties are reported as ties. The viewer gives each share's Wilson interval.
 - `mean_image`: its image (1 good, 0 bad) averaged over the ends of the rounds, under the game's
   norm (None under none); `score`: its final score.
+- `share_given` (continuous giving; None when binary): the share of its resources it gave,
+  averaged over its donations (a punishment gives 0; a donation while holding nothing is left
+  out), each share from the resources it held when it chose (`held_before`).
 
 Over the population: `average_images`, the mean image after each round (the viewer's image over
 time).
@@ -119,6 +122,7 @@ METRICS: dict[str, str] = {
     },
     "mean_image": "its image (1 good, 0 bad) averaged over the rounds' ends, under the game's norm",
     "score": "its final score",
+    "share_given": "the share of its resources it gave, averaged over its donations (continuous)",
 }
 POOLED: dict[str, tuple[str, str]] = {
     "giving_rate": ("gives", "choices"),
@@ -193,9 +197,41 @@ def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, di
             **{f"norm_{n}": _ratio(row[f"good_{n}"], row["choices"]) for n in NORMS},
             "mean_image": sum(images) / len(images) if images else None,
             "score": scores.get(seat),
+            "share_given": share_given(rounds, seat, float(options["endowment"])),
             **row,
         }
     return rows
+
+
+def held_before(rounds: Sequence[StoredRound], endowment: float) -> list[dict[str, float]]:
+    """Each seat's resources when the donors of each round chose (continuous giving): the
+    endowment at a game's start, else the resources stored after the round before."""
+    held: list[dict[str, float]] = []
+    for index, played in enumerate(rounds):
+        before = rounds[index - 1] if index else None
+        fresh = before is None or (before.generation, before.game) != (
+            played.generation,
+            played.game,
+        )
+        held.append(
+            dict.fromkeys(played.earnings, endowment)
+            if fresh or before is None or before.resources is None
+            else dict(before.resources)
+        )
+    return held
+
+
+def share_given(rounds: Sequence[StoredRound], seat: str, endowment: float) -> float | None:
+    """`seat`'s mean share of its resources given (module docstring); None when binary."""
+    if not rounds or rounds[0].amounts is None:
+        return None
+    shares = []
+    for played, held in zip(rounds, held_before(rounds, endowment), strict=True):
+        if held[seat] <= 0 or played.amounts is None:
+            continue
+        punished = played.punished is not None and played.punished[seat]
+        shares.append(0.0 if punished else played.amounts[seat] / held[seat])
+    return sum(shares) / len(shares) if shares else None
 
 
 def game_finals(

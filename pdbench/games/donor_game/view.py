@@ -54,6 +54,7 @@ MEASURES = (
     *(_measure(f"norm_{n}", n.replace("_", " ").capitalize(), "share") for n in NORMS),
     _measure("mean_image", "Mean image", "share"),
     _measure("score", "Score", "signed", decimals=1),
+    _measure("share_given", "Share given", "share"),
 )
 ALL_ROUNDS = "every round"
 
