@@ -14,15 +14,15 @@
   earnings}`: whom you donated to and whether you gave, who donated to you and whether it gave.
 
 Continuous giving (`amount: continuous`) adds `amount` ("continuous"), `endowment` (what
-everyone started with), `benefit_factor` (b / c:
-what a unit given brings its recipient) and `recipient.resources` (what it holds now: Vallinder
-& Hughes's donor sees it); `your_score` is then your resources, the most you may give. Each
-shown action then also holds `amount` and `share` (of the donor's resources when it chose; null
-when it held nothing), and each past round `amount` (what you gave) and `received_amount`.
-With `punishment` round_state adds `punishment_factor`, each shown action `punished` (it spent
-its amount punishing its recipient instead of giving), each past round `punished` (you) and
-`punished_by_donor`. With `trace_links` 3 each second-order entry holds its own `recipient_recent_actions` (the
-chain's third link).
+everyone started with), `benefit_factor` (b / c: what a unit given brings its recipient) and
+`recipient.resources` (what it holds now: Vallinder & Hughes's donor sees it); `your_score` is
+then your resources, the most you may give. Each shown action then also holds `amount` and
+`share` (of the donor's resources when it chose; null when it held nothing), and each past
+round `amount` (what you gave) and `received_amount`. With `punishment` round_state adds
+`punishment_factor`, each shown action `punished` (it spent its amount punishing its recipient
+instead of giving), each past round `punished` (you) and `punished_by_donor`. With
+`trace_links` 3 each second-order entry holds its own `recipient_recent_actions` (the chain's
+third link).
 
 A match of several games (`generations` or `games_per_generation` above 1) adds `stage`
 (`generation`, `generations`, `game`, `games_per_generation`, `round`, `rounds`: where the round
