@@ -1,7 +1,6 @@
-"""The donor_vallinder_hughes2024 preset: its experiment file plays exactly the preset's options
-(published.py holds where each comes from), every option has a source, and its population is the
-paper's 12 as soon as a condition can seat 12 (today 10: this test then asks for the file's
-players: 12 and its agent_k, agent_l)."""
+"""The donor_vallinder_hughes2024 presets (with and without costly punishment): each experiment
+file plays exactly its preset's options (published.py holds where each comes from), every option
+has a source, and the population, the generations, the games and the survivors are the paper's."""
 
 from __future__ import annotations
 
