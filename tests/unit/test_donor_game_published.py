@@ -1,28 +1,33 @@
-"""The donor_vallinder_hughes2024 preset: its experiment file plays exactly the preset's options
-(published.py holds where each comes from), every option has a source, and its population is the
-paper's 12 as soon as a condition can seat 12 (today 10: this test then asks for the file's
-players: 12 and its agent_k, agent_l)."""
+"""The donor_vallinder_hughes2024 presets (with and without costly punishment): each experiment
+file plays exactly its preset's options (published.py holds where each comes from), every option
+has a source, and the population, the generations, the games and the survivors are the paper's."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pdbench.games.donor_game.published import VALLINDER_HUGHES_2024, VH_POPULATION
+import pytest
+
+from pdbench.games.donor_game.published import PRESETS, VALLINDER_HUGHES_2024, VH_POPULATION
 from pdbench.runners.prepare import load
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_experiment_file_plays_the_presets_options_with_a_source_for_each():
-    preset = VALLINDER_HUGHES_2024
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_experiment_file_plays_the_presets_options_with_a_source_for_each(name):
+    preset = PRESETS[name]
     loaded = load(ROOT / "conf" / "experiment" / f"{preset.name}.yaml", project_root=ROOT)
-    assert len(loaded.spec.conditions) == 2
+    assert len(loaded.spec.conditions) == (2 if preset is VALLINDER_HUGHES_2024 else 1)
     for condition in loaded.spec.conditions:
         assert condition.game.build_turn() == preset.rules()
         assert len(condition.players) == preset.options["players"]
     assert set(preset.sources) == set(preset.options)
     rules = preset.rules()
     assert (rules.benefit / rules.cost, rules.endowment, rules.rounds) == (2, 10, 12)
+    assert (rules.generations, rules.games_per_generation, rules.kept) == (10, 2, 6)
+    assert rules.continuous and rules.trace_links == 3
+    assert rules.punishment == ("punishment" in name) and rules.punishment_factor == 2
 
 
 def test_the_population_is_the_papers():

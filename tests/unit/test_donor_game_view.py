@@ -90,3 +90,78 @@ def test_the_metrics_tab_shows_measures_the_aggregates_store_and_the_page_is_the
     page = game_view("donor_game")
     assert page is not None and page.__name__ == "pdbench.games.donor_game.view"
     assert match_options([], {"players": 5})["players"] == 5
+
+
+def evolving_match(seed=4):
+    rules = build_turn_game(
+        "donor_game",
+        players=4,
+        rounds=2,
+        amount="continuous",
+        norm="none",
+        endowment=10,
+        punishment=True,
+        generations=2,
+        games_per_generation=2,
+    )
+    kinds = ("donor_share", "donor_never_give", "donor_match_share", "donor_always_give")
+    players = {s: DONOR_GAME_POLICIES[k]() for s, k in zip(rules.seats, kinds, strict=True)}
+    lines, _ = play(rules, players, seed)
+    return lines
+
+
+def test_the_resources_the_game_boundaries_and_the_strategies_are_the_stored_ones():
+    from pdbench.games.donor_game.evolution_view import (
+        boundaries,
+        generation_frame,
+        resources_frame,
+        strategies_frame,
+    )
+    from pdbench.games.donor_game.stored import read_strategies
+
+    lines = evolving_match()
+    rounds = read_rounds(lines)
+    frame = resources_frame(rounds, 10, {"a": "A · SHARE"})
+    donations = [line for line in lines if line["phase"] == "donate"]
+    assert len(frame) == len(donations) * 4
+    for line in donations:
+        shown = frame[frame["round"] == line["round"]]
+        assert dict(zip(shown["label"], shown["resources"], strict=True)) == {
+            line["revealed"]["labels"][s]: r for s, r in line["revealed"]["resources"].items()
+        }
+    assert frame[frame["label"] == donations[0]["revealed"]["labels"]["a"]]["player"].iloc[0] == (
+        "A · SHARE"
+    )
+    assert boundaries(rounds).to_dict("records") == [
+        {"round": 3, "starts": "game"},
+        {"round": 5, "starts": "generation"},
+        {"round": 7, "starts": "game"},
+    ]
+    strategies = strategies_frame(read_strategies(lines), {})
+    written = [
+        (line["revealed"]["generation"], text["text"])
+        for line in lines
+        if line["phase"] == "strategy"
+        for _, text in sorted(line["actions"].items())
+    ]
+    assert list(zip(strategies["generation"], strategies["strategy"], strict=True)) == written
+    assert list(generation_frame(rounds, 10)["generation"]) == [1, 2]
+
+
+def test_the_page_of_an_evolving_match_renders_its_resources_generations_and_strategies():
+    from streamlit.testing.v1 import AppTest
+
+    def app(turns: list[dict]) -> None:
+        from pdbench.ui.game_views import MatchView, game_view
+
+        view = game_view("donor_game")
+        assert view is not None
+        view.render_transcript(MatchView(turns, {"a": "A · ONE"}, {}, seed=1))
+
+    test = AppTest.from_function(app, kwargs={"turns": evolving_match()}, default_timeout=60)
+    test.run()
+    assert not test.exception, [e.value for e in test.exception]
+    headings = [m.value for m in test.markdown]
+    for heading in ("Resources over the rounds", "Generations", "Strategies written"):
+        assert f"##### {heading}" in headings
+    assert any("punished, spending" in m.value or " gave " in m.value for m in test.markdown)

@@ -2,15 +2,17 @@
 contract gives every game (public goods' package is the model):
 
 - `rules`: `DonorGame`, a population of N seats ("a", "b", ...) each donating once a round to a
-  seeded recipient, give or refuse, seeing its recipient's reputation; `options` its variant,
-  `pairing` the seeded labels and pairs, `norms` the norms that judge donors, `state` the state,
-  `observation` a donor's round_state.
+  seeded recipient, give or refuse (or any amount of its resources, or punish), seeing its
+  recipient's reputation; `options` its variant, `pairing` the seeded labels and pairs, `norms`
+  the norms that judge donors, `payoffs` what a round pays, `generations` the games of a match
+  and cultural evolution, `state` the state, `observation` a donor's round_state.
 - `policies`: the house players (`DONOR_GAME_POLICIES`), answering from round_state alone.
 - `stored`, `metrics`: the measures (giving rate, giving by the recipient's image, the norm a
   player's choices agree with, the population's image), from the stored turns alone.
-- `published`: the donor_vallinder_hughes2024 preset's sources (docs/donor-game.md).
-- `prompts` and `mock`: its LLM players' prompt adapter and the offline mock's play.
-- `view`: its page in the viewer.
+- `published`: the donor_vallinder_hughes2024 presets' sources (docs/donor-game.md).
+- `prompts` (with `phrases`, `amount_prompts`, `strategy_prompts`) and `mock`: its LLM players'
+  prompt adapter and the offline mock's play.
+- `view` (with `evolution_view`): its page in the viewer.
 
 `GAME` below names each of these parts; `pdbench.games.registry` lists it with the other
 built-in games. The rules import only pdbench.core, pdbench.games.base

@@ -19,6 +19,9 @@ Per player (its choices are its donations, one a round):
   judging alike, so ties are reported as ties. The viewer gives each share's Wilson interval.
 - `mean_image`: its image (1 good, 0 bad) averaged over the ends of the rounds, under the game's
   norm (None under none); `score`: its final score.
+- `share_given` (continuous giving; None when binary): the share of its resources it gave,
+  averaged over its donations (a punishment gives 0; a donation while holding nothing is left
+  out), each share from the resources it held when it chose (`held_before`).
 
 Over the population: `average_images`, the mean image after each round (the viewer's image over
 time).
@@ -30,18 +33,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pdbench.games.donor_game.norms import NORMS, START_IMAGE, Norm, assess
+from pdbench.games.donor_game.options import Options
 from pdbench.games.donor_game.stored import Line, StoredRound, read_rounds, seat_order
 from pdbench.games.encounters import Encounter
 
 
 def images_under(norm: Norm, rounds: Sequence[StoredRound]) -> list[dict[str, int]]:
     """Every seat's image before each round and after the last (len(rounds) + 1 entries) had
-    `norm` judged the stored choices, everyone starting good."""
+    `norm` judged the stored choices, everyone starting good, and again at each game's start
+    (a match of several games)."""
     if not rounds:
         return []
     images = dict.fromkeys(rounds[0].labels, START_IMAGE)
     found = [dict(images)]
+    game = (rounds[0].generation, rounds[0].game)
     for played in rounds:
+        if (played.generation, played.game) != game:  # a new game: everyone good again
+            game = (played.generation, played.game)
+            found[-1] = images = dict.fromkeys(images, START_IMAGE)
         images = {
             donor: int(assess(norm, played.gave[donor], images[recipient] == 1))
             for donor, recipient in played.recipients.items()
@@ -113,6 +122,7 @@ METRICS: dict[str, str] = {
     },
     "mean_image": "its image (1 good, 0 bad) averaged over the rounds' ends, under the game's norm",
     "score": "its final score",
+    "share_given": "the share of its resources it gave, averaged over its donations (continuous)",
 }
 POOLED: dict[str, tuple[str, str]] = {
     "giving_rate": ("gives", "choices"),
@@ -135,20 +145,36 @@ SHOWN = {
 
 def encounters(lines: Sequence[Line], options: Mapping[str, Any]) -> list[Encounter]:
     """Each donation of the match as an encounter of its donor and its recipient: the donor
-    pays c and the recipient gets b when it gives, nothing otherwise; only the donor chose."""
+    pays c and the recipient gets b when it gives, nothing otherwise (continuous giving: the
+    donor pays x, the recipient gets (b / c) x, or loses punishment_factor x when the donor
+    punished: the nominal amounts, before a player's resources are floored at 0); only the
+    donor chose."""
     cost, benefit = float(options["cost"]), float(options["benefit"])
-    return [
-        Encounter(
-            first=donor,
-            second=recipient,
-            payoff_first=-cost if played.gave[donor] else 0.0,
-            payoff_second=benefit if played.gave[donor] else 0.0,
-            cooperated_first=played.gave[donor],
-            cooperated_second=None,
-        )
-        for played in read_rounds(lines)
-        for donor, recipient in sorted(played.recipients.items())
-    ]
+
+    def paid(played: StoredRound, donor: str) -> tuple[float, float]:
+        if played.amounts is not None:
+            spent = played.amounts[donor]
+            if played.punished is not None and played.punished[donor]:
+                factor = options.get("punishment_factor", Options.punishment_factor)
+                return spent, -spent * float(factor)
+            return spent, spent * benefit / cost
+        return (cost, benefit) if played.gave[donor] else (0.0, 0.0)
+
+    found = []
+    for played in read_rounds(lines):
+        for donor, recipient in sorted(played.recipients.items()):
+            given, gained = paid(played, donor)
+            found.append(
+                Encounter(
+                    first=donor,
+                    second=recipient,
+                    payoff_first=-given if given else 0.0,
+                    payoff_second=gained,
+                    cooperated_first=played.gave[donor],
+                    cooperated_second=None,
+                )
+            )
+    return found
 
 
 def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:
@@ -171,6 +197,76 @@ def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, di
             **{f"norm_{n}": _ratio(row[f"good_{n}"], row["choices"]) for n in NORMS},
             "mean_image": sum(images) / len(images) if images else None,
             "score": scores.get(seat),
+            "share_given": share_given(rounds, seat, float(options["endowment"])),
             **row,
         }
+    return rows
+
+
+def held_before(rounds: Sequence[StoredRound], endowment: float) -> list[dict[str, float]]:
+    """Each seat's resources when the donors of each round chose (continuous giving): the
+    endowment at a game's start, else the resources stored after the round before."""
+    held: list[dict[str, float]] = []
+    for index, played in enumerate(rounds):
+        before = rounds[index - 1] if index else None
+        fresh = before is None or (before.generation, before.game) != (
+            played.generation,
+            played.game,
+        )
+        held.append(
+            dict.fromkeys(played.earnings, endowment)
+            if fresh or before is None or before.resources is None
+            else dict(before.resources)
+        )
+    return held
+
+
+def share_given(rounds: Sequence[StoredRound], seat: str, endowment: float) -> float | None:
+    """`seat`'s mean share of its resources given (module docstring); None when binary."""
+    if not rounds or rounds[0].amounts is None:
+        return None
+    shares = []
+    for played, held in zip(rounds, held_before(rounds, endowment), strict=True):
+        if held[seat] <= 0 or played.amounts is None:
+            continue
+        punished = played.punished is not None and played.punished[seat]
+        shares.append(0.0 if punished else played.amounts[seat] / held[seat])
+    return sum(shares) / len(shares) if shares else None
+
+
+def game_finals(
+    rounds: Sequence[StoredRound], endowment: float
+) -> dict[tuple[int, int], dict[str, float]]:
+    """Each game's (generation, game) final score per seat: the endowment plus that game's
+    earnings (under continuous giving, its resources after the game's last round)."""
+    finals: dict[tuple[int, int], dict[str, float]] = {}
+    for played in rounds:
+        scores = finals.setdefault((played.generation, played.game), {})
+        for seat, earned in played.earnings.items():
+            scores[seat] = scores.get(seat, endowment) + earned
+    return finals
+
+
+def generation_rows(rounds: Sequence[StoredRound], endowment: float) -> list[dict[str, Any]]:
+    """Per generation: the players' mean final score of its last game (`mean_score`), that of
+    the players who survived it (`survivors_score`; None after the last generation, where
+    nobody is selected), its giving rate (the share of donations that were gifts) and, under
+    continuous giving, the mean amount given."""
+    finals = game_finals(rounds, endowment)
+    rows = []
+    for generation in sorted({r.generation for r in rounds}):
+        played = [r for r in rounds if r.generation == generation]
+        last = finals[(generation, max(r.game for r in played))]
+        kept = next((r.survivors for r in played if r.survivors is not None), None)
+        gifts = [g for r in played for g in r.gave.values()]
+        amounts = [a for r in played if r.amounts is not None for a in r.amounts.values()]
+        rows.append(
+            {
+                "generation": generation,
+                "mean_score": sum(last.values()) / len(last),
+                "survivors_score": None if kept is None else sum(last[s] for s in kept) / len(kept),
+                "giving_rate": sum(gifts) / len(gifts),
+                "mean_amount": sum(amounts) / len(amounts) if amounts else None,
+            }
+        )
     return rows

@@ -19,6 +19,16 @@ two cannot drift apart.
 
 Answer (strict; anything else is refused with the reason and the model is re-asked): `GIVE` or
 `REFUSE`, listed for grammar-constrained decoding.
+
+Continuous giving (round_state `amount` "continuous"): the file is prompts/donor_game/
+donate_amount.md, the state shows your resources, the recipient's resources and its trace with
+amounts and shares (Vallinder & Hughes's "donated p% of their resources"), and the answer is
+`GIVE x` (x a number of units; the rules refuse one below 0 or above your resources, and the
+model is re-asked with the reason); no list of answers (free amounts).
+
+Generations: the strategy phase's prompt is prompts/donor_game/strategy.md, its answer the
+strategy as free text (`strategy_prompts`); a donation prompt of a match of several games adds
+where the round falls and the strategy its donor wrote.
 """
 
 from __future__ import annotations
@@ -27,21 +37,36 @@ from dataclasses import dataclass
 from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
+from pdbench.games.donor_game.amount_prompts import (
+    amount_action,
+    amount_answer_format,
+    amount_state,
+    continuous,
+    punishment_rule,
+)
+from pdbench.games.donor_game.phrases import (
+    LABEL,
+    NOTHING_YET,
+    NUMBER,
+    RECENT_HEADER,
+    RECIPIENT,
+    ROUND,
+    ROUND_UNDISCLOSED,
+    YOU,
+)
+from pdbench.games.donor_game.strategy_prompts import (
+    stage_lines,
+    strategy_action,
+    strategy_fields,
+    strategy_format,
+)
 
-_LABEL = r"[A-Za-z0-9]+"
-_NUMBER = r"-?\d+(?:\.\d+)?"
+_LABEL, _NUMBER = LABEL, NUMBER
 GIVE, REFUSE = "GIVE", "REFUSE"
 VERBS = {True: "gave to", False: "refused to give to"}
 
-ROUND = Phrase("Round {round} of {limit}.", slots={"round": r"\d+", "limit": r"\d+"})
-ROUND_UNDISCLOSED = Phrase(
-    "Round {round} (the number of rounds is not told).", slots={"round": r"\d+"}
-)
-YOU = Phrase("You are player {you}.", slots={"you": _LABEL})
 SCORE = Phrase("Your score so far: {score}.", slots={"score": _NUMBER})
-RECIPIENT = Phrase("Your recipient this round: {recipient}.", slots={"recipient": _LABEL})
 IMAGE = Phrase("Its image: {image}.", slots={"image": r"good|bad"})
-RECENT_HEADER = Phrase("Its last actions as a donor (oldest first):", slots={})
 # one of the recipient's actions (no indent), and, second order, its recipient's (indented)
 ACTION = Phrase(
     "- round {round}: {donor} {verb} {target}.",
@@ -77,7 +102,6 @@ DONATE_FORMAT = Phrase(
     "(nobody pays or gains), nothing else.",
     slots={"cost": _NUMBER, "recipient": _LABEL, "benefit": _NUMBER},
 )
-NOTHING_YET = "(none yet)"
 
 NORM_RULES = {
     "image_scoring": "a donor who gives becomes good, one who refuses becomes bad, whoever "
@@ -99,6 +123,11 @@ def reputation_rule(round_state: dict[str, Any]) -> str:
         images = (
             "Every player has a public image, good or bad; everyone starts good, and after "
             f"each round {NORM_RULES[norm]}."
+        )
+    if continuous(round_state):
+        return (
+            f"{images} A donor is shown the units its recipient holds and its most recent "
+            "actions as a donor."
         )
     return (
         f"{images} A donor is shown its recipient's image, if one is kept, and its most recent "
@@ -131,10 +160,16 @@ def _state(round_state: dict[str, Any]) -> str:
     number_, limit = round_state["round_number"], round_state["round_limit"]
     recipient = round_state["recipient"]
     label, reputation = recipient["label"], recipient["reputation"]
-    lines = [
+    heading = (
         ROUND_UNDISCLOSED.render(round=number_)
         if limit is None
-        else ROUND.render(round=number_, limit=limit),
+        else ROUND.render(round=number_, limit=limit)
+    )
+    if continuous(round_state):
+        return "\n".join([heading, *stage_lines(round_state), *amount_state(round_state)])
+    lines = [
+        heading,
+        *stage_lines(round_state),
         YOU.render(you=round_state["you"]),
         SCORE.render(score=written_number(round_state["your_score"])),
         "",
@@ -165,6 +200,8 @@ def _state(round_state: dict[str, Any]) -> str:
 
 
 def _answer_format(round_state: dict[str, Any]) -> str:
+    if continuous(round_state):
+        return amount_answer_format(round_state)
     return DONATE_FORMAT.render(
         cost=written_number(round_state["cost"]),
         recipient=round_state["recipient"]["label"],
@@ -178,11 +215,28 @@ class DonorGamePrompts:
 
     lists_answers = True
     move_tokens: int = 10
+    strategy_tokens: int = 600  # a strategy of up to 2,000 characters
 
     def prompt_file(self, round_state: dict[str, Any]) -> str:
+        if round_state["phase"] == "strategy":
+            return "strategy.md"
+        if continuous(round_state):
+            return f"{round_state['phase']}_amount.md"
         return f"{round_state['phase']}.md"
 
     def fields(self, round_state: dict[str, Any]) -> dict[str, str]:
+        if round_state["phase"] == "strategy":
+            return strategy_fields(round_state)
+        if continuous(round_state):
+            return {
+                "endowment": written_number(round_state["endowment"]),
+                "factor": written_number(round_state["benefit_factor"]),
+                "reputation_rule": reputation_rule(round_state),
+                "punishment_rule": punishment_rule(round_state),
+                "round_number": str(round_state["round_number"]),
+                "state": _state(round_state),
+                "answer_format": _answer_format(round_state),
+            }
         return {
             "cost": written_number(round_state["cost"]),
             "benefit": written_number(round_state["benefit"]),
@@ -194,17 +248,27 @@ class DonorGamePrompts:
 
     def action(self, round_state: dict[str, Any], answer: str) -> dict[str, Any]:
         text = answer.strip()
+        if round_state["phase"] == "strategy":
+            return strategy_action(text)
+        if continuous(round_state):
+            return amount_action(round_state, text)
         if text not in (GIVE, REFUSE):
             raise ValueError("answer GIVE or REFUSE, nothing else")
         return {"type": "donate", "give": text == GIVE}
 
     def reminder(self, round_state: dict[str, Any]) -> str:
+        if round_state["phase"] == "strategy":
+            return strategy_format(round_state)
         return _answer_format(round_state)
 
     def legal_answers(self, round_state: dict[str, Any]) -> tuple[str, ...] | None:
+        if round_state["phase"] == "strategy" or continuous(round_state):
+            return None
         return (GIVE, REFUSE)
 
     def max_tokens(self, round_state: dict[str, Any]) -> int:
+        if round_state["phase"] == "strategy":
+            return self.strategy_tokens
         return self.move_tokens
 
 

@@ -9,13 +9,28 @@ once, each seeing its recipient's reputation (`observation`):
 `benefit`; a donor who refuses pays nothing. A round's earnings of player i: benefit if its
 donor gave, minus cost if it gave. Its score: `endowment` plus its earnings.
 
+Continuous giving (`amount: continuous`, Vallinder & Hughes 2024): the answer is
+`{"type": "donate", "amount": x}` with 0 <= x <= the donor's resources (its score, which starts
+at `endowment`) when the round began; its recipient gains (b / c) x. An amount out of range is
+illegal (the engine's re-ask and fallback path, counted), never clipped; an amount that is the
+donor's resources as it is shown them (a float, or a prompt's six digits) gives all of them,
+and `revealed` stores each amount given, exact. With `punishment` a donor may instead answer
+`{"type": "punish", "amount": x}` (`payoffs` settles a round).
+
 After the round the norm (`norms`) judges every donor on its action and its recipient's image
 when it chose, giving the donor's image for the next round (under norm none no image is kept).
 
-Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false), the
-action that costs nothing. `revealed` records for the experimenter, each round: the labels, who
+Generations (`generations`, `games_per_generation`: the module `generations` says how): a match
+of several games of `rounds` rounds, each from the endowment with no past; with generations
+each opens with a strategy phase (`{"type": "strategy", "text": ...}` from its new players) and
+ends, but the last, with its survivors selected and every other seat given a new player.
+
+Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false; amount 0),
+the action that costs nothing; in the strategy phase, no strategy (text ""). `revealed` records for the experimenter, each round: the labels, who
 donated to whom, each donor's choice is the turn's actions, the images before and after the
-round (under a norm) and every player's earnings (module `stored` reads it back).
+round (under a norm), every player's earnings and, under continuous giving, its resources after
+the round; with several games, the round's generation and game and, at a generation's end, its
+survivors; a strategy phase's writers and labels (module `stored` reads it back).
 """
 
 from __future__ import annotations
@@ -26,16 +41,13 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from pdbench.games.base import player_seats
+from pdbench.games.donor_game.generations import position, strategy_problem, survivors
 from pdbench.games.donor_game.norms import START_IMAGE, next_images
-from pdbench.games.donor_game.observation import as_number, round_state
-from pdbench.games.donor_game.options import Options
+from pdbench.games.donor_game.observation import as_number, round_state, strategy_state
+from pdbench.games.donor_game.options import Options, exact
 from pdbench.games.donor_game.pairing import draw_labels, draw_recipients
+from pdbench.games.donor_game.payoffs import amount_problem, settle
 from pdbench.games.donor_game.state import DonorState, RoundRecord
-
-
-def exact(value: float | int) -> Fraction:
-    """A config number as an exact fraction: 0.1 -> 1/10 (its shortest decimal form)."""
-    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
 
 
 @dataclass(frozen=True)
@@ -58,7 +70,7 @@ class DonorGame(Options):
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"a match's seed is a whole number of at least 0, got {seed!r}")
         images = None if self.judged_by is None else (START_IMAGE,) * self.players
-        return DonorState(
+        state = DonorState(
             seed=seed,
             round_number=1,
             phase="donate",
@@ -67,17 +79,33 @@ class DonorGame(Options):
             images=images,
             totals=(exact(self.endowment),) * self.players,
         )
+        if not self.evolves:
+            return state
+        everyone = tuple(range(self.players))  # generation 1: everyone writes a strategy
+        return replace(
+            state,
+            phase="strategy",
+            strategies=("",) * self.players,
+            born=(1,) * self.players,
+            writers=everyone,
+        )
 
     def to_move(self, state: DonorState) -> tuple[str, ...]:
+        if state.phase == "strategy":
+            return tuple(self.seats[i] for i in state.writers)
         return () if state.phase == "over" else self.seats
 
     def observe(self, state: DonorState, seat: str) -> dict[str, Any]:
+        if state.phase == "strategy":
+            return strategy_state(self, self.platform_name, state, self.seats.index(seat))
         return round_state(self, self.platform_name, state, self.seats.index(seat))
 
     def redraw_hidden(self, state: DonorState, seat: str, rng: Any) -> DonorState:
         """The same state with what `seat` may not see drawn again (pdbench.games.check): the
-        seed (the rounds to come), the other donors' recipients this round, and every image
-        but its recipient's. Its observation must not change."""
+        seed (the rounds to come), the other donors' recipients this round, every image but its
+        recipient's, (continuous giving) every player's resources but its own and its
+        recipient's, and (generations) every strategy but its own and, to a new player, the
+        survivors'. Its observation must not change."""
         me = self.seats.index(seat)
         mine = state.recipients[me]
         recipients = tuple(
@@ -88,7 +116,27 @@ class DonorGame(Options):
             images = tuple(
                 images[i] if i == mine else int(rng.integers(2)) for i in range(self.players)
             )
-        return replace(state, seed=int(rng.integers(2**62)), recipients=recipients, images=images)
+        totals = state.totals
+        if self.continuous:  # resources: only its own and its recipient's are shown
+            totals = tuple(
+                t if i in (me, mine) else Fraction(int(rng.integers(100)))
+                for i, t in enumerate(totals)
+            )
+        strategies = state.strategies
+        if strategies:  # another's strategy is shown only as a survivor's, to a new player
+            shown = {me} | ({i for i, _ in state.advice} if state.phase == "strategy" else set())
+            strategies = tuple(
+                text if i in shown else f"redrawn {int(rng.integers(1000))}"
+                for i, text in enumerate(strategies)
+            )
+        return replace(
+            state,
+            seed=int(rng.integers(2**62)),
+            recipients=recipients,
+            images=images,
+            totals=totals,
+            strategies=strategies,
+        )
 
     # --- answers -------------------------------------------------------------------------
 
@@ -97,6 +145,10 @@ class DonorGame(Options):
             return f"{seat} does not act now (phase {state.phase})"
         if not isinstance(action, Mapping):
             return 'an answer is a JSON object with a "type"'
+        if state.phase == "strategy":
+            return strategy_problem(action)
+        if self.continuous:
+            return amount_problem(self, state.totals[self.seats.index(seat)], action)
         if action.get("type") != "donate":
             return f'type must be "donate" in the donate phase, got {action.get("type")!r}'
         if not isinstance(action.get("give"), bool):
@@ -104,6 +156,10 @@ class DonorGame(Options):
         return None
 
     def fallback(self, state: DonorState, seat: str, reason: str) -> dict[str, Any]:
+        if state.phase == "strategy":  # no strategy written
+            return {"type": "strategy", "text": ""}
+        if self.continuous:
+            return {"type": "donate", "amount": 0}
         return {"type": "donate", "give": False}
 
     # --- applying a turn -----------------------------------------------------------------
@@ -116,19 +172,19 @@ class DonorGame(Options):
             reason = self.problem(state, seat, action)
             if reason is not None:
                 raise ValueError(f"{seat}: {reason}")
-        gave = tuple(bool(actions[seat]["give"]) for seat in self.seats)
-        cost, benefit = exact(self.cost), exact(self.benefit)
-        earnings = [Fraction(0)] * self.players
-        for donor, recipient in enumerate(state.recipients):
-            if gave[donor]:
-                earnings[donor] -= cost
-                earnings[recipient] += benefit
+        if state.phase == "strategy":
+            return self._written(state, actions)
+        settled = settle(
+            self, state.totals, state.recipients, [actions[seat] for seat in self.seats]
+        )
+        gave, earnings = settled.gave, settled.earnings
         norm = self.judged_by
         after = (
             None
             if norm is None or state.images is None
             else next_images(norm, state.images, state.recipients, gave)
         )
+        generation, game, _ = position(self, state.round_number)
         record = RoundRecord(
             round_number=state.round_number,
             recipients=state.recipients,
@@ -136,11 +192,16 @@ class DonorGame(Options):
             images_before=state.images,
             images_after=after,
             earnings=tuple(earnings),
+            amounts=settled.amounts,
+            resources_before=None if settled.amounts is None else state.totals,
+            punished=settled.punished,
+            generation=generation,
+            game=game,
         )
         totals = tuple(t + e for t, e in zip(state.totals, earnings, strict=True))
         number = state.round_number + 1
-        over = state.round_number == self.rounds
-        return replace(
+        over = state.round_number == self.total_rounds
+        played = replace(
             state,
             round_number=number,
             phase="over" if over else "donate",
@@ -151,6 +212,48 @@ class DonorGame(Options):
             totals=totals,
             finished=(*state.finished, record),
         )
+        if over or position(self, number)[2] != 1:
+            return played
+        # a game ends: the next starts from the endowment, everyone good
+        played = replace(
+            played,
+            totals=(exact(self.endowment),) * self.players,
+            images=None if after is None else (START_IMAGE,) * self.players,
+        )
+        if position(self, number)[0] == generation:
+            return played
+        return self._selected(played, generation, totals)
+
+    def _selected(
+        self, state: DonorState, generation: int, finals: tuple[Fraction, ...]
+    ) -> DonorState:
+        """`state` after generation `generation` ended with scores `finals`: its survivors kept,
+        every other seat a new player who writes its strategy next (`generations`)."""
+        kept = survivors(self, state.seed, generation, finals)
+        new = tuple(i for i in range(self.players) if i not in kept)
+        labels, strategies, born = list(state.labels), list(state.strategies), list(state.born)
+        for k, i in enumerate(new):
+            labels[i] = f"P{self.players + state.newcomers + k + 1}"
+            strategies[i], born[i] = "", generation + 1
+        record = replace(state.finished[-1], survived=kept)
+        return replace(
+            state,
+            phase="strategy",
+            labels=tuple(labels),
+            strategies=tuple(strategies),
+            born=tuple(born),
+            writers=new,
+            advice=tuple((i, finals[i]) for i in kept),
+            newcomers=state.newcomers + len(new),
+            finished=(*state.finished[:-1], record),
+        )
+
+    def _written(self, state: DonorState, actions: Mapping[str, Mapping[str, Any]]) -> DonorState:
+        """The strategy phase played: each writer carries the strategy it wrote."""
+        strategies = list(state.strategies)
+        for i in state.writers:
+            strategies[i] = str(actions[self.seats[i]]["text"])
+        return replace(state, phase="donate", strategies=tuple(strategies), writers=())
 
     # --- what is known -------------------------------------------------------------------
 
@@ -162,8 +265,14 @@ class DonorGame(Options):
 
     def revealed(self, before: DonorState, after: DonorState) -> dict[str, Any] | None:
         """For the stored record (module docstring); the choices are the turn's actions."""
-        record = after.finished[-1]
         seat = self.seats
+        if before.phase == "strategy":  # who wrote, as whom (the texts are the actions)
+            return {
+                "generation": position(self, before.round_number)[0],
+                "labels": dict(zip(seat, before.labels, strict=True)),
+                "writers": [seat[i] for i in before.writers],
+            }
+        record = after.finished[-1]
         shown: dict[str, Any] = {
             "round_number": record.round_number,
             "labels": dict(zip(seat, before.labels, strict=True)),
@@ -173,6 +282,19 @@ class DonorGame(Options):
         if record.images_before is not None and record.images_after is not None:
             shown["images_before"] = dict(zip(seat, record.images_before, strict=True))
             shown["images"] = dict(zip(seat, record.images_after, strict=True))
+        if record.amounts is not None:  # what each gave (exact) and its resources after
+            shown["amounts"] = {seat[i]: as_number(a) for i, a in enumerate(record.amounts)}
+            if record.punished is not None:
+                shown["punished"] = dict(zip(seat, record.punished, strict=True))
+            held = record.resources_before or ()  # after the round (before a game's reset)
+            shown["resources"] = {
+                seat[i]: as_number(t + e)
+                for i, (t, e) in enumerate(zip(held, record.earnings, strict=True))
+            }
+        if self.staged:  # where the round fell; a generation's end: who survived
+            shown["generation"], shown["game"] = record.generation, record.game
+        if record.survived is not None:
+            shown["survivors"] = [seat[i] for i in record.survived]
         return shown
 
     def match_over(self, state: DonorState) -> bool:

@@ -19,15 +19,43 @@ class RoundRecord:
     )  # each player's image when the donors chose (None: no norm)
     images_after: tuple[int, ...] | None  # ... after the norm judged the round's donors
     earnings: tuple[Fraction, ...]  # by player: benefit received minus cost paid
+    # continuous giving only (None when binary): what each donor gave, and each player's
+    # resources when the donors chose (a gift's share of its donor's resources)
+    amounts: tuple[Fraction, ...] | None = None
+    resources_before: tuple[Fraction, ...] | None = None
+    # with punishment: whether each donor punished (spent its amount to remove from its
+    # recipient) instead of giving; None without punishment
+    punished: tuple[bool, ...] | None = None
+    # where the round fell (generations, games: `generations.position`)
+    generation: int = 1
+    game: int = 1
+    # the round that ended a generation (but the last): who survived, best first
+    survived: tuple[int, ...] | None = None
+
+    def share(self, donor: int) -> Fraction | None:
+        """The share of its resources `donor` gave (None: binary, or it held nothing)."""
+        if self.amounts is None or self.resources_before is None:
+            return None
+        held = self.resources_before[donor]
+        return self.amounts[donor] / held if held else None
 
 
 @dataclass(frozen=True)
 class DonorState:
     seed: int
     round_number: int
-    phase: str  # "donate" | "over"
+    phase: str  # "strategy" | "donate" | "over"
     labels: tuple[str, ...]  # by population index, the whole match
     recipients: tuple[int, ...]  # this round's, by donor
     images: tuple[int, ...] | None  # each player's image now (None: the norm is none)
-    totals: tuple[Fraction, ...]  # each player's score (the endowment plus its earnings)
+    totals: tuple[Fraction, ...]  # each player's score (the endowment plus its earnings;
+    # under continuous giving, its resources)
     finished: tuple[RoundRecord, ...] = ()
+    # generations only (empty otherwise): each seat's current player's strategy, the generation
+    # it joined, who writes a strategy now (strategy phase), the survivors shown to them (index,
+    # final score, best first), and how many new players joined so far (their labels)
+    strategies: tuple[str, ...] = ()
+    born: tuple[int, ...] = ()
+    writers: tuple[int, ...] = ()
+    advice: tuple[tuple[int, Fraction], ...] = ()
+    newcomers: int = 0

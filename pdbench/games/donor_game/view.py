@@ -10,7 +10,11 @@ measures its Metrics tab shows (`metrics.METRICS`, one column per player seat).
 - The norms a player's choices agree with: for each player and norm, the share of its choices
   that norm judges good (`metrics.counts`), with its 95% Wilson interval over its choices in
   this match, the most consistent norm(s) marked.
-- Each round: every donor, its recipient, its choice and the images before and after.
+- Each round: every donor, its recipient, its choice (under continuous giving the amount, its
+  share and whether it punished) and the images before and after.
+- A match of several games or of continuous giving: each player's resources over the rounds,
+  games and generations marked (`evolution_view`); with generations, each generation's
+  measures and every strategy written, as stored.
 
 Everything is read from the stored seats, labels and pairs.
 """
@@ -26,6 +30,7 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.analysis.stats.intervals import wilson_interval
+from pdbench.games.donor_game.evolution_view import render_evolution
 from pdbench.games.donor_game.metrics import METRICS, average_images, counts, most_consistent
 from pdbench.games.donor_game.norms import NORMS
 from pdbench.games.donor_game.options import Options
@@ -49,6 +54,7 @@ MEASURES = (
     *(_measure(f"norm_{n}", n.replace("_", " ").capitalize(), "share") for n in NORMS),
     _measure("mean_image", "Mean image", "share"),
     _measure("score", "Score", "signed", decimals=1),
+    _measure("share_given", "Share given", "share"),
 )
 ALL_ROUNDS = "every round"
 
@@ -249,6 +255,7 @@ def render_transcript(match: MatchView) -> None:
     if options["norm"] == "none":
         st.caption("Norm none: no image was kept, so only giving is drawn.")
     st.altair_chart(choices_chart(giving_frame(rounds, names), order), width="stretch")
+    render_evolution(match.turns, rounds, options, names)
     st.markdown("##### Who gave to whom (gifts / times its donor)")
     st.altair_chart(gift_chart(gift_frame(rounds, names), order, seats), width="stretch")
     st.markdown("##### The norms each player's choices agree with")
@@ -272,11 +279,23 @@ def render_transcript(match: MatchView) -> None:
 
 def _variant(options: Mapping[str, Any]) -> str:
     second = ", second order" if options["second_order"] else ""
-    return (
+    if options["second_order"] and options.get("trace_links", 2) == 3:
+        second = ", a chain of 3 links"
+    shown = (
         f"{options['players']} players, {options['rounds']} rounds; cost {options['cost']}, "
         f"benefit {options['benefit']}; norm {options['norm']}; the recipient's last "
         f"{options['recent_actions']} actions shown{second}."
     )
+    if options.get("amount") == "continuous":
+        punish = " or punished" if options.get("punishment") else ""
+        shown += f" Any amount up to one's resources given{punish}."
+    if options.get("generations", 1) > 1 or options.get("games_per_generation", 1) > 1:
+        shown += (
+            f" {options.get('generations', 1)} generation(s) of "
+            f"{options.get('games_per_generation', 1)} game(s), the top "
+            f"{options.get('survivors', 0.5):g} surviving."
+        )
+    return shown
 
 
 def _scores(
@@ -309,6 +328,9 @@ def _round(played: StoredRound, names: Mapping[str, str], seats: Sequence[str]) 
     for donor in seats:
         recipient = played.recipients[donor]
         verb = "gave to" if played.gave[donor] else "refused"
+        if played.amounts is not None:
+            punished = played.punished is not None and played.punished[donor]
+            verb = f"{'punished, spending' if punished else 'gave'} {played.amounts[donor]:g} to"
         images = ""
         if played.images_before is not None and played.images is not None:
             seen = "good" if played.images_before[recipient] else "bad"
