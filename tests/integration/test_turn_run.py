@@ -202,6 +202,22 @@ def test_validate_says_how_long_a_game_whose_rules_fix_its_length_lasts(monkeypa
     assert "LLM calls     at most 90 (every retry used)" in done.stdout
 
 
+def test_validate_bounds_a_donor_match_of_generations_by_its_rounds_and_strategies(monkeypatch):
+    """Every player donates once a round (one turn for all); each generation opens with a
+    strategy turn: 3 generations x 2 games x 4 rounds = 24 rounds and 27 turns."""
+    done = console_in_process(
+        "validate", "conf/config.yaml", "game=donor_game", "population={llm_default:1,donor_share:3}",
+        "+game.options.amount=continuous", "game.options.norm=none", "game.options.endowment=10",
+        "game.options.rounds=4", "+game.options.generations=3",
+        "+game.options.games_per_generation=2", "run.replicates=2", monkeypatch=monkeypatch,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    assert "| donor_game | 24 rounds by its rules (at most 27 turns)" in done.stdout
+    assert "matches       2  (48 rounds, at most 54 turns)" in done.stdout
+    # the LLM seat: 27 turns, 3 calls each (llm_default: max_retries 2), 2 matches
+    assert "LLM calls     at most 162 (every retry used)" in done.stdout
+
+
 def test_the_run_reader_gives_a_turn_matchs_lines_in_turn_order(tmp_path):
     from pdbench.storage.reader import RunReader
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from pdbench.games.base import player_seats
+from pdbench.games.base import FixedLength, player_seats
 from pdbench.games.donor_game.generations import position, strategy_problem, survivors
 from pdbench.games.donor_game.norms import START_IMAGE, next_images
 from pdbench.games.donor_game.observation import as_number, round_state, strategy_state
@@ -65,6 +65,13 @@ class DonorGame(Options):
         object.__setattr__(self, "seats", player_seats(self.players))
 
     # --- the match -----------------------------------------------------------------------
+
+    def fixed_length(self) -> FixedLength:
+        """Every player donates once a round, all at once (one turn); with generations each
+        generation opens with a strategy turn (its new players write at once)."""
+        strategy_turns = self.generations if self.evolves else 0
+        turns = self.total_rounds + strategy_turns
+        return FixedLength(rounds=self.total_rounds, turns=turns, turns_per_seat=turns)
 
     def initial_state(self, seed: int) -> DonorState:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
