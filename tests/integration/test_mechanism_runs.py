@@ -207,8 +207,8 @@ COOPEVAL_OPTIONS: dict[str, dict[str, object]] = {
 }
 # CoopEval's mechanism parameters (research doc 1, 3)
 COOPEVAL_MECHANISM_OPTIONS: dict[str, dict[str, object]] = {
-    "repetition": {"rounds": 15, "lookup_depth": 3},
-    "reputation": {"rounds": 15, "lookup_depth": 3, "reputation_order": 3},
+    "repetition": {"rounds": 15, "lookup_depth": 3, "discount": 0.8},
+    "reputation": {"rounds": 15, "lookup_depth": 3, "reputation_order": 3, "discount": 0.8},
     "mediation": {"rounds": 1, "decide": "once"},
     "contracting": {"rounds": 1, "decide": "once"},
 }

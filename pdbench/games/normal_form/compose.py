@@ -14,7 +14,7 @@ turn aggregates), and its 2x2 house players their counterparts here.
   each round); the traveller's dilemma's `options` (min_claim, num_actions, claim_spacing,
   bonus) pass on as they are, the trust game has none.
 - The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
-  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order` (`options`).
+  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order`, `discount` (`options`).
 - `reputation` (CoopEval's Reputation) re-matches a population every round, so it needs the
   number of seats the condition binds (`seats`: agent_a, agent_b, ... or a population's total),
   a multiple of the group size with at least 2 groups; fewer is a problem naming `population`
@@ -46,7 +46,14 @@ from pdbench.games.normal_form.rules import NormalForm, rules_of
 
 GAME_ID = NormalForm.id
 TWO_PLAYER_BASES = ("travellers_dilemma", "trust_game")  # CoopEval's, played only as this game
-MECHANISM_OPTIONS = ("rounds", "decide", "strategies", "lookup_depth", "reputation_order")
+MECHANISM_OPTIONS = (
+    "rounds",
+    "decide",
+    "strategies",
+    "lookup_depth",
+    "reputation_order",
+    "discount",
+)
 COUNTERPARTS = {
     "allc": "mech_allc",
     "alld": "mech_alld",
@@ -164,6 +171,12 @@ def _public_goods_reputation(
     game: Mapping[str, Any], mechanism: Mapping[str, Any], seats: int | None
 ) -> dict[str, Any]:
     """Public goods' own reputation (module docstring)."""
+    if mechanism.get("discount", 1) != 1:
+        raise MechanismProblem(
+            "mechanism.discount",
+            "public goods' own reputation game sums its rounds; a discount is for the 2x2 "
+            "games (and the binary public goods game under repetition)",
+        )
     options = dict(game.get("options") or {})
     players = int(options.get("players", 4))
     options["groups"] = _groups(seats, players)

@@ -6,8 +6,9 @@ Files (prompts/normal_form/): `design.md`, `vote.md`, `sign.md`, `play.md`, each
 setup (`game_rules`: CoopEval's GridGame prompt, `games/base.py:326-341`, actions as tokens and
 the payoff description), the seat line (`base.py:148-153`), the persona, the phase's twist
 (`mechanisms/prompts.py:6-124`), the history of play when the match has more than one round
-(CoopEval's repetition lines, `prompts.py:128-142`, with the number of rounds told instead of a
-continuation chance: pdbench's rounds are fixed) and the answer format. The offline mock (`mock`)
+(CoopEval's repetition lines, `prompts.py:128-142`: with `discount` < 1 its twist and its
+continuation chance, as CoopEval tells it; at 1 the number of rounds instead, since no chance
+is told) and the answer format. The offline mock (`mock`)
 reads the same phrases back.
 
 Answers end in one JSON object (the last one in the reply is read, as CoopEval's
@@ -28,6 +29,7 @@ from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.normal_form import reputation_prompt
+from pdbench.games.normal_form.scoring import chance_in_percent
 from pdbench.games.normal_form.texts import (
     CONTRACT_OUTPUT,
     DESIGN_CONTRACT,
@@ -68,6 +70,21 @@ ROUNDS_PLAYED = Phrase(
     "You are playing this game repeatedly with the same player(s), {limit} rounds in all. "
     "You have already played this game for {played} round(s) in the past.",
     slots={"limit": r"\d+"},
+)
+# with `discount` < 1, CoopEval's twist instead (repetition.py@8559e85:52-65, prompts.py:128-136:
+# the chance int(discount * 100), never the number of rounds)
+REPEATED = Phrase(
+    "You are playing this game *repeatedly* with the same player(s). The action {which} will be "
+    "visible to those player(s) in future rounds and may influence their decisions.",
+    slots={"which": r".+?"},
+)
+SAMPLED = "sampled from your action probability distribution"  # CoopEval's (mixed strategies)
+PLAYED = "you play"  # pure strategies: the action answered is the action played
+CONTINUATION = Phrase(
+    "After each round, there is a {chance}% chance probability that an additional round will "
+    "take place. You have already played this game for {played} round(s) in the past.",
+    anchor="anywhere",
+    slots={"chance": r"\d+(?:\.\d+)?"},
 )
 NO_HISTORY = "You haven't played any rounds with the other player(s) yet."
 HISTORY_ROUND = Phrase("[Round {round}]")
@@ -230,7 +247,13 @@ def _history(rs: dict[str, Any]) -> str:
         return "\n".join(reputation_prompt.render(rs))
     if rs["round_limit"] == 1:
         return ""
-    lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=rs["round_number"] - 1), ""]
+    played = rs["round_number"] - 1
+    if "discount" in rs:
+        which = SAMPLED if rs["strategies"] == "mixed" else PLAYED
+        told = [REPEATED.render(which=which), continuation(rs["discount"], played)]
+    else:
+        told = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played)]
+    lines = [*told, ""]
     if not rs["history"]:
         lines.append(NO_HISTORY)
     mine = f"Player {rs['player']}"
@@ -244,6 +267,11 @@ def _history(rs: dict[str, Any]) -> str:
                     HISTORY_OTHER.render(player=name.removeprefix("Player "), other=action)
                 )
     return "\n".join(lines)
+
+
+def continuation(discount: float, played: int) -> str:
+    """CoopEval's continuation sentence for a chance `discount` (module `scoring`)."""
+    return CONTINUATION.render(chance=written_number(chance_in_percent(discount)), played=played)
 
 
 def play_tokens(rs: dict[str, Any]) -> list[str]:

@@ -21,7 +21,9 @@ in; `observation` says what each phase shows):
 Under `none`, `repetition` and `reputation` a round is the play phase alone; under `reputation`
 the seats are a population of `players` x `groups`, re-drawn into groups every round (module
 `reputation`), each group playing the base game. A player's score is the sum of its
-payoffs over the rounds (CoopEval discounts its repetition rounds by 0.8; pdbench sums).
+payoffs over the rounds, or with `discount` d < 1 (repetition, reputation) CoopEval's discounted
+average of them (`scoring`: CoopEval tells a d x 100% chance of another round, always plays
+`rounds`, and ranks on that average); the stored rounds keep each round's own payoffs.
 
 Fallbacks (an agent gave no legal answer; the engine marks them): the design that changes
 nothing (a contract of zeros; a mediator playing A0), approving nothing, not signing, and the
@@ -39,6 +41,7 @@ import numpy as np
 
 from pdbench.games.base import player_seats
 from pdbench.games.normal_form import designs as d
+from pdbench.games.normal_form import scoring
 from pdbench.games.normal_form.base_games import number, token
 from pdbench.games.normal_form.observation import proposal_key, round_state
 from pdbench.games.normal_form.options import Options
@@ -335,7 +338,14 @@ class NormalForm(Options):
         return state.phase == "over"
 
     def scores(self, state: NormalFormState) -> dict[str, float]:
-        return {s: float(t) for s, t in zip(self.seats, state.totals, strict=True)}
+        """The ranked totals: each seat's payoffs summed, or under `discount` < 1 CoopEval's
+        discounted average of them (`scoring`); `state.totals` keeps the running sums."""
+        if self.discount == 1:
+            return {s: float(t) for s, t in zip(self.seats, state.totals, strict=True)}
+        return {
+            seat: float(scoring.score([r.payoffs[i] for r in state.finished], self.discount))
+            for i, seat in enumerate(self.seats)
+        }
 
     def redraw_hidden(self, state: NormalFormState, seat: str, rng: Any) -> NormalFormState:
         """The same state with what `seat` may not see drawn again (`pdbench check-game`): the

@@ -1,0 +1,187 @@
+"""CoopEval's design, exactly (issue 45, docs/mechanisms.md "What matches CoopEval"): repetition's
+told and discounted continuation chance, recomputed here from the stored rounds with CoopEval's
+own weights (`payoffs_base.py@8559e85:51-82`, re-typed below, not the package's); everything in
+this process, seeded and small."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pdbench.agents.judged_prompts import render_prompt
+from pdbench.games.normal_form.metrics import state_row
+from pdbench.games.normal_form.rules import NormalForm, rules_of
+from tests.in_process import run_front_door
+from tests.unit.test_normal_form import play_with_mock
+
+ROOT = Path(__file__).resolve().parents[2]
+COOPEVAL_PD = {"CC": [2, 2], "CD": [0, 3], "DC": [3, 0], "DD": [1, 1]}
+
+
+def coopeval_discounted_average(payoffs: np.ndarray, d: float) -> np.ndarray:
+    """CoopEval's `_compute_discounted_average` (payoffs_base.py@8559e85:57-80), (rounds,
+    players) -> (players,): round t weighs (1 - d) d^t, the last d^(T-1)."""
+    rounds = payoffs.shape[0]
+    w = (1 - d) * (d ** np.arange(rounds))
+    w[-1] = d ** (rounds - 1)
+    return (payoffs * w[:, None]).sum(axis=0)
+
+
+def play_out(rules: NormalForm, moves: list[tuple[str, str]], seed: int = 4):
+    state = rules.initial_state(seed)
+    revealed = []
+    for a, b in moves:
+        before = state
+        state = rules.apply(
+            state, {"a": {"type": "play", "action": a}, "b": {"type": "play", "action": b}}
+        )
+        revealed.append(rules.revealed(before, state))
+    return state, revealed
+
+
+MOVES = [("A0", "A0"), ("A0", "A1"), ("A1", "A0"), ("A1", "A1"), ("A0", "A0")]
+
+
+@pytest.mark.parametrize("mechanism", ["repetition", "reputation"])
+def test_a_discounted_score_is_coopevals_weighted_average_of_the_stored_rounds(mechanism):
+    options = {"base": "pd", "payoffs": COOPEVAL_PD, "mechanism": mechanism, "rounds": 5}
+    if mechanism == "reputation":
+        options["groups"] = 2
+    discounted = rules_of({**options, "discount": 0.8})
+    summed = rules_of(options)
+    for rules in (discounted, summed):
+        seats = rules.seats
+        state = rules.initial_state(4)
+        stored = []
+        for a, b in MOVES:
+            moves = {
+                s: {"type": "play", "action": a if i % 2 == 0 else b} for i, s in enumerate(seats)
+            }
+            before = state
+            state = rules.apply(state, moves)
+            stored.append(rules.revealed(before, state)["payoffs"])
+        raw = np.array([[row[s] for s in seats] for row in stored], dtype=float)
+        d = rules.discount
+        expected = raw.sum(axis=0) if d == 1 else coopeval_discounted_average(raw, d)
+        scores = rules.scores(state)
+        assert [scores[s] for s in seats] == pytest.approx(list(expected), abs=1e-12)
+        rows = state_row(rules, state)
+        for i, seat in enumerate(seats):  # the raw sum is kept beside the ranked score
+            assert rows[seat]["score"] == scores[seat]
+            assert rows[seat]["payoff_sum"] == pytest.approx(raw[:, i].sum())
+            assert rows[seat]["discount"] == d
+            assert float(state.totals[i]) == pytest.approx(raw[:, i].sum())  # running sums
+
+
+def test_coopevals_weights_by_hand():
+    """d = 0.8, 5 rounds: 0.2, 0.16, 0.128, 0.1024 and the tail 0.8^4 = 0.4096 (sum 1)."""
+    rules = NormalForm(
+        base="pd", payoffs=COOPEVAL_PD, mechanism="repetition", rounds=5, discount=0.8
+    )
+    state, _ = play_out(rules, MOVES)  # a gets 2, 0, 3, 1, 2
+    assert rules.scores(state)["a"] == pytest.approx(0.4 + 0 + 0.384 + 0.1024 + 0.8192)
+
+
+def test_the_default_discount_is_not_recorded_and_changes_nothing():
+    from pdbench.games.base import recorded_options
+
+    plain = NormalForm(mechanism="repetition", rounds=5)
+    assert "discount" not in recorded_options(plain)
+    assert (
+        recorded_options(NormalForm(mechanism="repetition", rounds=5, discount=0.8))["discount"]
+        == 0.8
+    )
+    state, _ = play_out(plain, MOVES)
+    assert plain.scores(state) == {"a": 3 + 0 + 5 + 1 + 3, "b": 3 + 5 + 0 + 1 + 3}
+
+
+def test_the_prompt_tells_coopevals_continuation_chance_and_the_mock_still_plays():
+    rules = NormalForm(
+        base="pd", payoffs=COOPEVAL_PD, mechanism="repetition", rounds=3, discount=0.8
+    )
+    shown = rules.observe(rules.initial_state(0), "a")
+    assert shown["discount"] == 0.8
+    prompt = render_prompt(ROOT, shown, "")
+    # CoopEval's sentence with int(0.8 * 100) (repetition.py@8559e85:52-65, prompts.py:128-136)
+    assert (
+        "After each round, there is a 80% chance probability that an additional round will "
+        "take place. You have already played this game for 0 round(s) in the past."
+    ) in prompt
+    assert "rounds in all" not in prompt and "3 rounds" not in prompt
+    plain = NormalForm(base="pd", payoffs=COOPEVAL_PD, mechanism="repetition", rounds=3)
+    told = render_prompt(ROOT, plain.observe(plain.initial_state(0), "a"), "")
+    assert "3 rounds in all" in told and "chance" not in told  # discount 1: as before
+    assert play_with_mock(rules, "cooperative").finished[-1].realised == (0, 0)
+
+
+@pytest.mark.parametrize(
+    "options, named",
+    [
+        ({"mechanism": "repetition", "discount": 0}, "discount"),
+        ({"mechanism": "repetition", "discount": 1.2}, "discount"),
+        ({"mechanism": "repetition", "discount": "0.8"}, "discount"),
+        ({"mechanism": "mediation", "discount": 0.8}, "discount"),
+    ],
+)
+def test_a_bad_discount_is_refused_by_its_name(options, named):
+    with pytest.raises(ValueError, match=rf"^{named}"):
+        rules_of({"base": "pd", **options})
+
+
+@pytest.mark.parametrize(
+    "overrides, reason",
+    [
+        (["mechanism=repetition", "mechanism.discount=1.5"], "at most 1"),
+        # public goods' own reputation game sums its rounds: a discount is refused, not ignored
+        (
+            [
+                "game=public_goods",
+                "mechanism=reputation",
+                "mechanism.discount=0.8",
+                "population={mech_tft:4,mech_alld:4}",
+            ],
+            "sums its rounds",
+        ),
+    ],
+)
+def test_a_bad_discount_on_the_command_line_exits_2_naming_it(tmp_path, overrides, reason):
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["validate", str(ROOT / "conf" / "config.yaml"), *overrides]
+    ran = run_front_door("cli", args, cwd=tmp_path, env=env)
+    assert ran.code == 2, ran.stderr
+    assert "mechanism.discount" in ran.stderr and reason in ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1
+
+
+def test_the_repetition_preset_ranks_on_the_discounted_score_and_says_so(tmp_path):
+    """coopeval_pd_repetition.yaml (discount 0.8): each stored round keeps its own payoffs, the
+    aggregated score is CoopEval's average of them (recomputed here), the sum is kept beside it,
+    and the end-of-run table says which score it shows."""
+    import orjson
+    import pandas as pd
+
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "200"}
+    preset = ROOT / "conf" / "experiment" / "coopeval_pd_repetition.yaml"
+    args = ["run", str(preset), "run.replicates=1", f"run.output_dir={tmp_path / 'runs'}"]
+    ran = run_front_door("cli", args, cwd=tmp_path, env=env)
+    assert ran.code == 0, ran.stderr
+    assert "score: CoopEval's discounted average" in ran.stdout
+    assert "llm_vs_llm (d = 0.8)" in ran.stdout
+    (run_dir,) = (tmp_path / "runs").glob("coopeval_pd_repetition-*")
+    plays: dict[str, list[dict]] = {}
+    for line in (run_dir / "rounds.jsonl").read_bytes().splitlines():
+        record = orjson.loads(line)
+        plays.setdefault(record["condition"], []).append(record["revealed"]["payoffs"])
+    table = pd.read_parquet(run_dir / "aggregates.parquet")
+    for condition, rounds in plays.items():
+        assert len(rounds) == 15
+        raw = np.array([[r["a"], r["b"]] for r in rounds], dtype=float)
+        row = table[(table["condition"] == condition) & (table["level"] == "replicate")].iloc[0]
+        expected = coopeval_discounted_average(raw, 0.8)
+        assert [row["score_a"], row["score_b"]] == pytest.approx(list(expected), abs=1e-12)
+        assert [row["payoff_sum_a"], row["payoff_sum_b"]] == pytest.approx(list(raw.sum(axis=0)))
+        assert row["discount_a"] == 0.8
