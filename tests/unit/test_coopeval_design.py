@@ -185,3 +185,89 @@ def test_the_repetition_preset_ranks_on_the_discounted_score_and_says_so(tmp_pat
         assert [row["score_a"], row["score_b"]] == pytest.approx(list(expected), abs=1e-12)
         assert [row["payoff_sum_a"], row["payoff_sum_b"]] == pytest.approx(list(raw.sum(axis=0)))
         assert row["discount_a"] == 0.8
+
+
+# --- design once (mediation.py@8559e85:198-228, contracting.py:207-234) -----------------------
+
+DESIGN_ONCE = """\
+run: {seed: 7, replicates: 2}
+provider: {name: mock, model: mock}
+game:
+  id: normal_form
+  options: {base: pd, payoffs: {CC: [2, 2], CD: [0, 3], DC: [3, 0], DD: [1, 1]},
+            mechanism: MECHANISM, rounds: 1, strategies: mixed, design_scope: SCOPE}
+conditions:
+  - {name: llm_vs_llm, agent_a: {ref: agent/llm_default.yaml, overrides: {temperature: 1.0}},
+     agent_b: {ref: agent/llm_default.yaml, overrides: {temperature: 1.0}}}
+  - {name: llm_vs_designer, agent_a: {ref: agent/llm_default.yaml, overrides: {temperature: 1.0}},
+     agent_b: mech_designer}
+  - {name: llm_vs_random, agent_a: {ref: agent/llm_default.yaml, overrides: {temperature: 1.0}},
+     agent_b: mech_random}
+"""
+
+
+def run_designs(tmp_path: Path, mechanism: str, scope: str) -> tuple[list[dict], dict]:
+    """The stored design turns of a run, and its manifest's call counts."""
+    import orjson
+
+    path = tmp_path / f"{mechanism}_{scope}.yaml"
+    path.write_text(DESIGN_ONCE.replace("MECHANISM", mechanism).replace("SCOPE", scope))
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["run", str(path), "-q", f"run.output_dir={tmp_path / 'runs'}"]
+    ran = run_front_door("cli", args, cwd=tmp_path, env=env)
+    assert ran.code == 0, ran.stderr
+    (run_dir,) = (tmp_path / "runs").glob(f"{path.stem}-*")
+    lines = [orjson.loads(x) for x in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
+    return [line for line in lines if line["phase"] == "design"], manifest
+
+
+# the LLM's calls of DESIGN_ONCE: its phases (design, vote, play; contracting's sign too) x 4
+# LLM seats (two in llm_vs_llm, seat a in the others) x 2 replicates; under run scope seat a's
+# design is one call per replicate, not one per condition: 2 x 2 fewer live calls, answered from
+# the cache
+PHASES = {"mediation": 3, "contracting": 4}
+
+
+@pytest.mark.parametrize("mechanism", ["mediation", "contracting"])
+def test_run_scope_designs_once_per_agent_and_seat_and_every_match_reuses_it(tmp_path, mechanism):
+    turns, manifest = run_designs(tmp_path, mechanism, "run")
+    assert len(turns) == 6  # every match still has its design turn, for the record
+    designs: dict[tuple[int, str, str], set[str]] = {}
+    ids: dict[tuple[int, str, str], set[str]] = {}
+    for turn in turns:
+        assert turn["revealed"]["design_scope"] == "run"
+        for seat, action in turn["actions"].items():
+            key = (turn["replicate"], turn[f"agent_{seat}"], seat)
+            design = action.get("mediator", action.get("contract"))
+            designs.setdefault(key, set()).add(repr(sorted(design.items())))
+            ids.setdefault(key, set()).add(turn["revealed"]["design_ids"][seat])
+    # one design per agent, seat and replicate, and every match's record names it by one id
+    assert all(len(found) == 1 for found in designs.values()), designs
+    assert all(len(found) == 1 for found in ids.values()), ids
+    calls = manifest["provider_calls"]
+    live = PHASES[mechanism] * 4 * 2
+    assert (calls["live"], calls["cached"]) == (live - 4, 4)  # each design paid for once
+
+
+def test_match_scope_is_todays_a_design_per_match(tmp_path):
+    turns, manifest = run_designs(tmp_path, "mediation", "match")
+    assert all(turn.get("revealed") is None for turn in turns)
+    calls = manifest["provider_calls"]
+    assert (calls["live"], calls["cached"]) == (PHASES["mediation"] * 4 * 2, 0)
+
+
+@pytest.mark.parametrize(
+    "options, named",
+    [
+        ({"mechanism": "repetition", "design_scope": "run"}, "design_scope"),
+        (
+            {"mechanism": "mediation", "design_scope": "run", "decide": "every_round"},
+            "design_scope",
+        ),
+        ({"mechanism": "mediation", "design_scope": "tournament"}, "design_scope"),
+    ],
+)
+def test_a_bad_design_scope_is_refused_by_its_name(options, named):
+    with pytest.raises(ValueError, match=rf"^{named}"):
+        rules_of({"base": "pd", **options})

@@ -14,7 +14,7 @@ turn aggregates), and its 2x2 house players their counterparts here.
   each round); the traveller's dilemma's `options` (min_claim, num_actions, claim_spacing,
   bonus) pass on as they are, the trust game has none.
 - The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
-  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order`, `discount` (`options`).
+  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order`, `discount`, `design_scope` (`options`).
 - `reputation` (CoopEval's Reputation) re-matches a population every round, so it needs the
   number of seats the condition binds (`seats`: agent_a, agent_b, ... or a population's total),
   a multiple of the group size with at least 2 groups; fewer is a problem naming `population`
@@ -53,6 +53,7 @@ MECHANISM_OPTIONS = (
     "lookup_depth",
     "reputation_order",
     "discount",
+    "design_scope",
 )
 COUNTERPARTS = {
     "allc": "mech_allc",

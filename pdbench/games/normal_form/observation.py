@@ -11,6 +11,8 @@
 - `history`: the last `lookup_depth` rounds, oldest first, `[{"round_number", "actions":
   {"Player 1": "A0", ...}}]`: the actions played (a delegator's the mediator's), as CoopEval's
   repetition shows them, without payoffs.
+- design phase with `design_scope` run: `design_scope` "run" (the answer is the seat's design
+  for every match of the replicate; the prompt is the same as a match's, as CoopEval's).
 - vote phase: `proposals` `[{"id": "M1" | "C1", "proposer": 1, "mediator": {"1": "A0", ...}}
   | {..., "contract": {"A0": 0, "A1": -2}}]`, every player's design in player order.
 - sign phase: `contract` `{"proposer": 2, "payments": {...}}`, the winning design.
@@ -138,6 +140,8 @@ def round_state(
         **_told_discount(rules),
     }
     decision = state.decision
+    if state.phase == "design" and rules.design_scope == "run":
+        seen["design_scope"] = "run"
     if state.phase == "vote" and decision is not None:
         seen["proposals"] = [
             {"id": proposal_key(rules.mechanism, i), "proposer": i + 1, **_design(rules, design)}

@@ -78,8 +78,7 @@ REPEATED = Phrase(
     "visible to those player(s) in future rounds and may influence their decisions.",
     slots={"which": r".+?"},
 )
-SAMPLED = "sampled from your action probability distribution"  # CoopEval's (mixed strategies)
-PLAYED = "you play"  # pure strategies: the action answered is the action played
+SAMPLED, PLAYED = "sampled from your action probability distribution", "you play"  # mixed, pure
 CONTINUATION = Phrase(
     "After each round, there is a {chance}% chance probability that an additional round will "
     "take place. You have already played this game for {played} round(s) in the past.",
@@ -248,12 +247,14 @@ def _history(rs: dict[str, Any]) -> str:
     if rs["round_limit"] == 1:
         return ""
     played = rs["round_number"] - 1
-    if "discount" in rs:
+    lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played), ""]
+    if "discount" in rs:  # CoopEval's continuation chance, never the number of rounds
         which = SAMPLED if rs["strategies"] == "mixed" else PLAYED
-        told = [REPEATED.render(which=which), continuation(rs["discount"], played)]
-    else:
-        told = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played)]
-    lines = [*told, ""]
+        chance = written_number(chance_in_percent(rs["discount"]))
+        lines[:1] = [
+            REPEATED.render(which=which),
+            CONTINUATION.render(chance=chance, played=played),
+        ]
     if not rs["history"]:
         lines.append(NO_HISTORY)
     mine = f"Player {rs['player']}"
@@ -267,11 +268,6 @@ def _history(rs: dict[str, Any]) -> str:
                     HISTORY_OTHER.render(player=name.removeprefix("Player "), other=action)
                 )
     return "\n".join(lines)
-
-
-def continuation(discount: float, played: int) -> str:
-    """CoopEval's continuation sentence for a chance `discount` (module `scoring`)."""
-    return CONTINUATION.render(chance=written_number(chance_in_percent(discount)), played=played)
 
 
 def play_tokens(rs: dict[str, Any]) -> list[str]:
@@ -390,6 +386,13 @@ class NormalFormPrompts:
 
     def max_tokens(self, round_state: dict[str, Any]) -> int:
         return self.design_tokens if round_state["phase"] == "design" else self.move_tokens
+
+    def shared_sample(self, round_state: dict[str, Any]) -> str | None:
+        """`design_scope` run: the design is one sample per replicate for every match (the same
+        agent and seat designs once, paid once); None: the match's own sample."""
+        if round_state["phase"] == "design" and round_state.get("design_scope") == "run":
+            return "design"
+        return None
 
 
 PROMPTS = NormalFormPrompts()

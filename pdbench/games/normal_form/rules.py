@@ -293,12 +293,24 @@ class NormalForm(Options):
         return state.phase
 
     def revealed(self, before: NormalFormState, after: NormalFormState) -> dict[str, Any] | None:
-        """For the stored record: after a vote the approvals each design got and the winner
+        """For the stored record: after a design phase with `design_scope` run each seat's
+        design id (`designs.design_id`); after a vote the approvals each design got and the winner
         (players are shown the winner and its proposer); after signing who signed; after play
         the drawn and realised actions, who delegated, the base payoffs, transfers and payoffs."""
         seat = self.seats
         if before.phase == "design":
-            return None
+            if self.design_scope != "run":
+                return None
+            decision = after.decision
+            assert decision is not None
+            return {  # each seat's design by its id: the same in every match that reuses it
+                "round_number": before.round_number,
+                "design_scope": "run",
+                "design_ids": {
+                    s: d.design_id(self.mechanism, design)
+                    for s, design in zip(seat, decision.designs, strict=True)
+                },
+            }
         if before.phase == "vote":
             decision = after.decision
             assert decision is not None and decision.approvals is not None
