@@ -271,3 +271,67 @@ def test_match_scope_is_todays_a_design_per_match(tmp_path):
 def test_a_bad_design_scope_is_refused_by_its_name(options, named):
     with pytest.raises(ValueError, match=rf"^{named}"):
         rules_of({"base": "pd", **options})
+
+
+# --- a population per model x seat (agent_registry.py@8559e85:23-34, RandomMatcher at
+# match_scheduler_reputation.py:20-56) ------------------------------------------------------
+
+
+def test_a_reputation_population_is_re_matched_within_its_seats_as_stored(tmp_path):
+    """Every stored round's pairs hold one seat of each position (a, c, e, g Player 1; b, d, f,
+    h Player 2), a seat keeps its position all match, and each agent has as many seats in each
+    position, as CoopEval's one agent per model and seat."""
+    import orjson
+
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = [
+        "run",
+        str(ROOT / "conf" / "config.yaml"),
+        "-q",
+        "game=pd",
+        "mechanism=reputation",
+        "mechanism.rounds=6",
+        "population={mech_tft:2,mech_alld:4,mech_reputation:2}",
+        "run.replicates=1",
+        f"run.output_dir={tmp_path / 'runs'}",
+    ]
+    ran = run_front_door("cli", args, cwd=tmp_path, env=env)
+    assert ran.code == 0, ran.stderr
+    (run_dir,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    lines = [orjson.loads(x) for x in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    agent = {k.removeprefix("agent_"): v for k, v in lines[0].items() if k.startswith("agent_")}
+    assert len(agent) == 8 and len(lines) == 6
+    positions: dict[str, set[int]] = {}
+    for line in lines:
+        groups = line["revealed"]["groups"]
+        assert sorted(s for g in groups for s in g) == sorted(agent)  # everyone, once
+        for group in groups:
+            assert [("abcdefgh".index(s) % 2) for s in group] == [0, 1], groups
+            for place, seat in enumerate(group):
+                positions.setdefault(seat, set()).add(place)
+    assert all(len(found) == 1 for found in positions.values())  # re-matched within its seat
+    per_type: dict[str, list[int]] = {}
+    for seat, (place,) in positions.items():
+        per_type.setdefault(agent[seat], [0, 0])[place] += 1
+    assert all(first == second for first, second in per_type.values()), per_type
+    assert len({str(sorted(map(sorted, line["revealed"]["groups"]))) for line in lines}) > 1
+
+
+@pytest.mark.parametrize(
+    "population, named",
+    [
+        ("population={mech_tft:3,mech_alld:1}", "population.mech_tft"),
+        ("population={mech_tft:2,mech_alld:1,mech_allc:3}", "population.mech_alld"),
+    ],
+)
+def test_a_reputation_population_that_misses_a_seat_exits_2_naming_the_entry(
+    tmp_path, population, named
+):
+    """An odd count would put an agent in one seat group more than the other (the issue of an
+    odd count meeting one seat group): refused, naming the entry."""
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["validate", str(ROOT / "conf" / "config.yaml"), "game=pd", "mechanism=reputation"]
+    ran = run_front_door("cli", [*args, population], cwd=tmp_path, env=env)
+    assert ran.code == 2, ran.stderr
+    assert named in ran.stderr and "multiple of 2" in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1 and "Traceback" not in ran.stderr

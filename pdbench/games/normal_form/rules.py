@@ -70,6 +70,14 @@ class NormalForm(Options):
         super().__post_init__()
         object.__setattr__(self, "seats", player_seats(self.population))
 
+    @property
+    def seat_positions(self) -> int:
+        """Under reputation the positions a population's seats keep as it is re-matched (seat
+        p plays position p mod `players`, `reputation.draw_groups`), so that a population's
+        entries are checked to cover each equally (`config.population.check_population`);
+        1 otherwise (one match of `players` seats)."""
+        return self.game.players if self.mechanism == "reputation" else 1
+
     # --- the match -----------------------------------------------------------------------
 
     def initial_state(self, seed: int) -> NormalFormState:
