@@ -170,7 +170,7 @@ def test_the_repetition_preset_ranks_on_the_discounted_score_and_says_so(tmp_pat
     ran = run_front_door("cli", args, cwd=tmp_path, env=env)
     assert ran.code == 0, ran.stderr
     assert "score: CoopEval's discounted average" in ran.stdout
-    assert "llm_vs_llm (d = 0.8)" in ran.stdout
+    assert "llm_vs_llm, llm_vs_tft, tft_vs_alld (d = 0.8)" in " ".join(ran.stdout.split())
     (run_dir,) = (tmp_path / "runs").glob("coopeval_pd_repetition-*")
     plays: dict[str, list[dict]] = {}
     for line in (run_dir / "rounds.jsonl").read_bytes().splitlines():

@@ -84,12 +84,12 @@ def summary_note(conditions: Any) -> str | None:
     `discount_a` below 1): the score column is then CoopEval's discounted average, not a sum."""
     if "discount_a" not in conditions:
         return None
-    discounted = conditions[conditions["discount_a"] < 1]
-    if discounted.empty:
+    by_discount: dict[float, list[str]] = {}
+    for _, row in conditions[conditions["discount_a"] < 1].iterrows():
+        by_discount.setdefault(float(row["discount_a"]), []).append(str(row["condition"]))
+    if not by_discount:
         return None
-    named = ", ".join(
-        f"{row['condition']} (d = {row['discount_a']:g})" for _, row in discounted.iterrows()
-    )
+    named = "; ".join(f"{', '.join(names)} (d = {d:g})" for d, names in by_discount.items())
     return (
         f"score: CoopEval's discounted average of the rounds' payoffs in {named}: round t "
         "weighs (1 - d) d^t, the last d^(T-1); payoff_sum in aggregates.parquet is the sum"
