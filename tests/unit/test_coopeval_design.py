@@ -18,6 +18,7 @@ from tests.in_process import run_front_door
 from tests.unit.test_normal_form import play_with_mock
 
 ROOT = Path(__file__).resolve().parents[2]
+COOPERATIVE_MEDIATOR = {"type": "design", "mediator": {"1": "A0", "2": "A0"}}
 COOPEVAL_PD = {"CC": [2, 2], "CD": [0, 3], "DC": [3, 0], "DD": [1, 1]}
 
 
@@ -248,6 +249,21 @@ def test_run_scope_designs_once_per_agent_and_seat_and_every_match_reuses_it(tmp
     calls = manifest["provider_calls"]
     live = PHASES[mechanism] * 4 * 2
     assert (calls["live"], calls["cached"]) == (live - 4, 4)  # each design paid for once
+
+
+def test_the_page_names_each_reused_design_by_its_id():
+    from pdbench.games.normal_form.view import phase_rows
+
+    rules = NormalForm(mechanism="mediation", design_scope="run")
+    state = rules.initial_state(0)
+    designs = {"a": COOPERATIVE_MEDIATOR, "b": COOPERATIVE_MEDIATOR}
+    after = rules.apply(state, designs)
+    turn = {"phase": "design", "round": 1, "actions": designs}
+    turn["revealed"] = rules.revealed(state, after)
+    rows = phase_rows([turn], {"a": "A", "b": "B"})
+    shown = turn["revealed"]["design_ids"]["a"]
+    assert shown == turn["revealed"]["design_ids"]["b"] and len(shown) == 12
+    assert rows[0]["outcome"] == f"design {shown}, reused by every match"
 
 
 def test_match_scope_is_todays_a_design_per_match(tmp_path):
