@@ -351,3 +351,22 @@ def test_a_reputation_population_that_misses_a_seat_exits_2_naming_the_entry(
     assert ran.code == 2, ran.stderr
     assert named in ran.stderr and "multiple of 2" in ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1 and "Traceback" not in ran.stderr
+
+
+def test_the_reputation_preamble_tells_the_chance_and_the_mock_still_reads_the_tree():
+    from pdbench.games.normal_form.reputation_prompt import read_reputation
+
+    rules = rules_of(
+        {"base": "pd", "mechanism": "reputation", "rounds": 3, "groups": 2, "discount": 0.8}
+    )
+    state = rules.initial_state(1)
+    moves = {s: {"type": "play", "action": "A1" if s == "a" else "A0"} for s in rules.seats}
+    state = rules.apply(state, moves)
+    prompt = render_prompt(ROOT, rules.observe(state, "b"), "")
+    assert (
+        "After each round, there is a 80% chance probability that an additional round will take "
+        "place. You have already played this game for 1 round(s) in the past."
+    ) in prompt
+    assert "rounds in all" not in prompt
+    shown = read_reputation(prompt)
+    assert shown is not None and shown["players"][1]["history"][-1]["action"] in ("A0", "A1")
