@@ -370,3 +370,37 @@ def test_the_reputation_preamble_tells_the_chance_and_the_mock_still_reads_the_t
     assert "rounds in all" not in prompt
     shown = read_reputation(prompt)
     assert shown is not None and shown["players"][1]["history"][-1]["action"] in ("A0", "A1")
+
+
+def test_public_goods_seat_groups_match_one_player_of_each_position_as_coopeval():
+    """CoopEval's RandomMatcher (match_scheduler_reputation.py@8559e85:44-56) re-typed: each
+    round every position's seats (p mod N) are shuffled and group g is the g-th of each."""
+    from pdbench.games.public_goods.matching import draw_round
+
+    size, groups = 3, 4
+    draws = [draw_round(5, number, size, groups, "seat_groups", 1) for number in range(1, 9)]
+    assert draws == [draw_round(5, n, size, groups, "seat_groups", 1) for n in range(1, 9)]
+    for draw in draws:
+        assert sorted(p for g in draw.groups for p in g) == list(range(size * groups))
+        for group in draw.groups:
+            assert [p % size for p in group] == [0, 1, 2]  # one of each position, in order
+            assert [draw.labels[p] for p in group] == ["P1", "P2", "P3"]  # "Player {seat}"
+    assert len({d.groups for d in draws}) > 1  # re-matched
+
+
+def test_public_goods_under_the_reputation_mechanism_plays_coopevals_seat_groups(tmp_path):
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["validate", str(ROOT / "conf" / "config.yaml"), "game=public_goods"]
+    args += ["mechanism=reputation", "game.options.players=2"]
+    ran = run_front_door(
+        "cli", [*args, "population={pgg_free_rider:3,pgg_random:1}"], cwd=tmp_path, env=env
+    )
+    assert ran.code == 2 and "population.pgg_free_rider" in ran.stderr, ran.stderr
+    from pdbench.runners.prepare import load
+
+    spec = load(
+        ROOT / "conf" / "config.yaml",
+        [*args[2:], "population={pgg_free_rider:2,pgg_random:2}", f"run.output_dir={tmp_path}"],
+        project_root=ROOT,
+    ).spec
+    assert spec.conditions[0].game.options["matching"] == "seat_groups"

@@ -20,7 +20,7 @@ turn aggregates), and its 2x2 house players their counterparts here.
   a multiple of the group size with at least 2 groups; fewer is a problem naming `population`
   and what to bind. A 2x2 game plays this package's game with `groups` = seats / 2; public
   goods plays its own game (it has reputation already, docs/public-goods.md) with its options
-  as composed and `matching: strangers`, `reputation_depth` = lookup_depth, `reputation_order`,
+  as composed and `matching: seat_groups` (CoopEval's: one player of each position a group), `reputation_depth` = lookup_depth, `reputation_order`,
   `rounds` (when the mechanism sets them) and `groups` = seats / its `players`; `strategies` and
   `decide` do not apply there (an amount is answered), and its seats keep their agents.
 - Seats bound to the 2x2 policies allc, alld, tft or random (conf/config.yaml's default seats
@@ -181,7 +181,7 @@ def _public_goods_reputation(
     options = dict(game.get("options") or {})
     players = int(options.get("players", 4))
     options["groups"] = _groups(seats, players)
-    options["matching"] = "strangers"
+    options["matching"] = "seat_groups"  # CoopEval's RandomMatcher: one player per position
     options["reputation_depth"] = mechanism.get("lookup_depth", 3)
     options["reputation_order"] = mechanism.get("reputation_order", 1)
     if mechanism.get("rounds") is not None:
