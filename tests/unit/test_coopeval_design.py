@@ -404,3 +404,20 @@ def test_public_goods_under_the_reputation_mechanism_plays_coopevals_seat_groups
         project_root=ROOT,
     ).spec
     assert spec.conditions[0].game.options["matching"] == "seat_groups"
+
+
+def test_run_scope_with_the_cache_off_is_refused_not_designed_per_match(tmp_path):
+    """The design is shared through the replay cache: with it off each match would draw its own."""
+    path = tmp_path / "off.yaml"
+    path.write_text(DESIGN_ONCE.replace("MECHANISM", "mediation").replace("SCOPE", "run"))
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["run", str(path), "-q", f"run.output_dir={tmp_path / 'runs'}", "run.cache.mode=off"]
+    ran = run_front_door("cli", args, cwd=tmp_path, env=env)
+    assert ran.code == 2, ran.stderr
+    assert "run.cache.mode" in ran.stderr and "design_scope" in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists() or not any(
+        (tmp_path / "runs").glob("off-*/rounds.jsonl")
+    )
+    validated = run_front_door("cli", ["validate", *args[1:2], *args[3:]], cwd=tmp_path, env=env)
+    assert validated.code == 2 and "run.cache.mode" in validated.stderr  # refused when validated

@@ -78,6 +78,12 @@ class NormalForm(Options):
         1 otherwise (one match of `players` seats)."""
         return self.game.players if self.mechanism == "reputation" else 1
 
+    @property
+    def shares_answers(self) -> bool:
+        """Whether an LLM's design is one answer shared by every match of a replicate
+        (`design_scope: run`, shared through the replay cache: a run with it off is refused)."""
+        return self.design_scope == "run"
+
     # --- the match -----------------------------------------------------------------------
 
     def initial_state(self, seed: int) -> NormalFormState:
