@@ -36,6 +36,13 @@ def game_prompts(round_state: dict[str, Any]) -> PromptAdapter:
     return adapter
 
 
+def shared_sample(round_state: dict[str, Any]) -> str | None:
+    """The name under which this turn's answer is shared by every condition of a replicate
+    (the adapter's optional `shared_sample`), or None: the match's own sample."""
+    share = getattr(game_prompts(round_state), "shared_sample", None)
+    return None if share is None else share(round_state)
+
+
 def prompt_path(round_state: dict[str, Any]) -> str:
     """The prompt file (relative to the project) for the seat that was shown `round_state`."""
     return f"prompts/{_folder(round_state)}/{game_prompts(round_state).prompt_file(round_state)}"

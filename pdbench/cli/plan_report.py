@@ -21,11 +21,12 @@ def print_validation(loaded: LoadedExperiment) -> None:
     spec = loaded.spec
     from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
-    from pdbench.runners.provision import check_budget_enforceable
+    from pdbench.runners.provision import check_budget_enforceable, check_shared_answers_cached
 
     deal, provisional = planned_deal(loaded)  # the numbers below are the run's own
     plan = plan_matches(spec, deal)
     check_budget_enforceable(loaded)  # the run would be refused: so is its config
+    check_shared_answers_cached(loaded, None)
     typer.echo(f"valid: {loaded.spec.source}")
     typer.echo(f"  run id        {loaded.run_id}  (seed {spec.run.seed})")
     if provisional and any(c.horizon.type == "geometric" for c in spec.conditions):
@@ -96,11 +97,12 @@ def print_plan(loaded: LoadedExperiment) -> None:
     from pdbench.cli.report import plan_table, print_table
     from pdbench.runners.deal import planned_deal
     from pdbench.runners.plan import plan_matches
-    from pdbench.runners.provision import check_budget_enforceable
+    from pdbench.runners.provision import check_budget_enforceable, check_shared_answers_cached
 
     deal, provisional = planned_deal(loaded)  # the seeds shown are the ones the run will use
     plan = plan_matches(loaded.spec, deal)
     check_budget_enforceable(loaded)  # the run would be refused: so is its config
+    check_shared_answers_cached(loaded, None)
     typer.echo(f"dry run: {len(plan)} matches into {loaded.run_dir} (nothing written)")
     if provisional:
         typer.echo(

@@ -43,6 +43,21 @@ def _agent(row: pd.Series, seat: str) -> str:
     return "-" if name is None or pd.isna(name) else str(name)
 
 
+def _game_notes(aggregates: pd.DataFrame) -> list[str]:
+    """Lines a game's metrics module adds under the table (`summary_note(conditions)`, e.g. a
+    score that is not a plain sum), so a number never reads as another."""
+    from pdbench.games.registry import turn_metrics
+
+    conditions = aggregates[aggregates["level"] == "condition"]
+    notes = []
+    for game_id in dict.fromkeys(aggregates["game"].dropna()):
+        note = getattr(turn_metrics(str(game_id)), "summary_note", None)
+        said = note(conditions[conditions["game"] == game_id]) if note else None
+        if said:
+            notes.append(said)
+    return notes
+
+
 def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
     """The columns of the run's games (each game's own, in order of first appearance)."""
     from pdbench.games.registry import turn_metrics
@@ -94,7 +109,8 @@ def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest, width: i
     fitted = fit(columns, rows, width, title=f"run {manifest.run_id}: {manifest.status}")
     measures_out = [h for h in fitted.left_out if h != players]
     note = left_out_note(measures_out, "aggregates.parquet has every measure")
-    if note:
-        fitted.table.caption = escape(note)
+    notes = [*([note] if note else []), *_game_notes(aggregates)]
+    if notes:
+        fitted.table.caption = escape("\n".join(notes))
         fitted.table.caption_justify = "left"
     return fitted

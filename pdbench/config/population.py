@@ -166,16 +166,34 @@ def _seat_option_set(game: Any, total: int) -> Any:
 
 
 def check_population(
-    entries: Sequence[PopulationEntry], game_id: str, seats: Sequence[str], option: str
+    entries: Sequence[PopulationEntry],
+    game_id: str,
+    seats: Sequence[str],
+    option: str,
+    positions: int = 1,
 ) -> None:
-    """Refuse a population whose total is not the number of seats the game plays (`seats`)."""
+    """Refuse a population whose total is not the number of seats the game plays (`seats`), or,
+    in a game whose seats keep their position as they are re-matched (`positions` > 1: seat i
+    always plays position i mod `positions`, as the rules' `seat_positions` say), an entry whose
+    seats do not cover every position equally: CoopEval's population is one agent per model and
+    position (`agent_registry.py@8559e85:23-34`), so each entry's count must be a multiple of
+    `positions` (the entries fill the seats in order, so each then starts at position 1)."""
     total = sum(entry.count for entry in entries)
-    if total == len(seats):
-        return
-    how = f", set by game.options.{option}" if option else ""
-    raise ValueError(
-        f"population: {total} players in all, but {game_id} plays {len(seats)} seats here{how}"
-    )
+    if total != len(seats):
+        how = f", set by game.options.{option}" if option else ""
+        raise ValueError(
+            f"population: {total} players in all, but {game_id} plays {len(seats)} seats here{how}"
+        )
+    for index, entry in enumerate(entries):
+        if entry.count % positions:
+            named = f"population.{entry.name}" if entry.name else f"population[{index}].count"
+            raise ValueError(
+                f"{named}: {entry.count} seats do not split evenly over the {positions} "
+                f"positions the population is re-matched within (seat a, c, ... Player 1; b, "
+                f"d, ... Player 2, ...): as CoopEval's one agent per model and position, give "
+                f"each agent a multiple of {positions} seats, or bind agent_a, agent_b, ... "
+                "one by one"
+            )
 
 
 def seat_entry_field(entries: Sequence[PopulationEntry], side: str) -> str:

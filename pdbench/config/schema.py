@@ -252,10 +252,12 @@ class ConditionFields(Frozen):
         if self.game.is_turn_game:
             from pdbench.games.registry import TURN_GAMES, seats_played
 
-            seats = seats_played(self.game.id, self.game.build_turn())
+            rules = self.game.build_turn()
+            seats = seats_played(self.game.id, rules)
             if self.population is not None:
                 option = TURN_GAMES[self.game.id].seats.option
-                check_population(self.population, self.game.id, seats, option)
+                positions = int(getattr(rules, "seat_positions", 1))
+                check_population(self.population, self.game.id, seats, option, positions)
             elif len(seats) > len(SEAT_FIELDS):
                 raise ValueError(
                     f"population: missing: {self.game.id} plays {len(seats)} seats here, more "

@@ -60,6 +60,11 @@ class PromptAdapter(Protocol):
         """The answer's token limit when the agent's spec sets none."""
         ...
 
+    # Optional: `shared_sample(round_state) -> str | None`, a name under which this turn's
+    # answer is one sample per replicate for every condition of the run (the cache key leaves
+    # the condition out), or None for the match's own sample (`agents.judged_prompts.
+    # shared_sample`; normal_form's design under `design_scope: run`).
+
 
 class GameMock(Protocol):
     """The offline mock as a player of one game: its answer to a prompt of that game, or None

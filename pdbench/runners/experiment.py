@@ -23,6 +23,7 @@ from pdbench.runners.prepare import LoadedExperiment
 from pdbench.runners.provision import (
     check_budget_enforceable,
     check_folders,
+    check_shared_answers_cached,
     make_gateway,
     set_aside_reserve,
     warn_on_stderr,
@@ -94,6 +95,7 @@ def run_experiment(
     pinned = pinned_key(loaded)  # a bad key file is refused before anything is written
     check_folders(loaded, run_dir, cache_mode)
     check_budget_enforceable(loaded)
+    check_shared_answers_cached(loaded, cache_mode)
     store = RunStore.open(run_dir, config_hash=loaded.config_hash, resume_only=resume_only)
     if store.notice is not None:
         warn(store.notice)

@@ -62,6 +62,26 @@ def check_budget_enforceable(loaded: LoadedExperiment) -> None:
         )
 
 
+def check_shared_answers_cached(loaded: LoadedExperiment, cache_mode: CacheMode | None) -> None:
+    """A turn game whose rules share an LLM's answer to some turn across the matches of a
+    replicate (`shares_answers`: normal_form's design made once, `design_scope: run`) shares it
+    through the replay cache; with the cache off each match would draw its own answer, so such
+    a run is refused rather than silently designing once per match."""
+    if (cache_mode or loaded.spec.run.cache.mode) != "off":
+        return
+    for condition in loaded.spec.conditions:
+        rules = condition.game.build_turn() if condition.game.is_turn_game else None
+        shares = bool(getattr(rules, "shares_answers", False))
+        if shares and any(agent.uses_provider for agent in condition.agents.values()):
+            raise ConfigError(
+                f"is off, but condition {condition.name} has an LLM answer one turn once for "
+                "every match of a replicate (game.options.design_scope: run), which the cache "
+                "shares: run with the cache on (readwrite), or design_scope match",
+                file=loaded.spec.source,
+                field="run.cache.mode",
+            )
+
+
 def set_aside_reserve(
     pending: list[PlannedMatch], run_dir: Path, warn: Callable[[str], None]
 ) -> DiskReserve | None:

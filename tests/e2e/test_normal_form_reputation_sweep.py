@@ -94,10 +94,16 @@ def test_the_mechanism_sweep_of_pd_and_public_goods_runs_offline_and_replays(tmp
     assert public_goods[0]["game"] == "public_goods"
     assert (options["groups"], options["matching"], options["reputation_depth"]) == (
         2,
-        "strangers",
+        "seat_groups",  # CoopEval's RandomMatcher: one player of each position a group
         3,
     )
     assert options["reputation_order"] == 3
+    stored_groups = [
+        g for line in public_goods for g in (line.get("revealed") or {}).get("groups", [])
+    ]
+    assert stored_groups  # each one seat of each position (a, e; b, f; ...), CoopEval's matching
+    for group in stored_groups:
+        assert ["abcdefgh".index(seat) % 4 for seat in group] == [0, 1, 2, 3], group
     table = pd.read_parquet(first / "aggregates.parquet")
     conditions = table[table["level"] == "condition"].set_index("condition")
     assert conditions.loc["game=pd,mechanism=reputation", "cooperation_rate_h"] == 1.0
@@ -178,7 +184,7 @@ def test_an_experiment_file_sizes_each_conditions_groups_by_its_seats(tmp_path):
     assert games["pg"].id == "public_goods"
     assert (pg["groups"], pg["matching"], pg["reputation_depth"], pg["reputation_order"]) == (
         2,
-        "strangers",
+        "seat_groups",  # CoopEval's RandomMatcher: one player of each position a group
         3,
         3,
     )

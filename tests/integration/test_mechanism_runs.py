@@ -207,10 +207,10 @@ COOPEVAL_OPTIONS: dict[str, dict[str, object]] = {
 }
 # CoopEval's mechanism parameters (research doc 1, 3)
 COOPEVAL_MECHANISM_OPTIONS: dict[str, dict[str, object]] = {
-    "repetition": {"rounds": 15, "lookup_depth": 3},
-    "reputation": {"rounds": 15, "lookup_depth": 3, "reputation_order": 3},
-    "mediation": {"rounds": 1, "decide": "once"},
-    "contracting": {"rounds": 1, "decide": "once"},
+    "repetition": {"rounds": 15, "lookup_depth": 3, "discount": 0.8},
+    "reputation": {"rounds": 15, "lookup_depth": 3, "reputation_order": 3, "discount": 0.8},
+    "mediation": {"rounds": 1, "decide": "once", "design_scope": "run"},
+    "contracting": {"rounds": 1, "decide": "once", "design_scope": "run"},
 }
 # run, not only loaded (each in a fraction of a second): pd's, and one per other game
 RUN_PRESETS = (

@@ -16,7 +16,7 @@ from pdbench.games.replay import replay
 from tests.public_goods_loop import play
 
 
-@pytest.mark.parametrize("matching", ["partners", "strangers", "perfect_strangers"])
+@pytest.mark.parametrize("matching", ["partners", "strangers", "perfect_strangers", "seat_groups"])
 def test_every_round_partitions_the_population_with_labels_p1_to_pn(matching):
     for seed in range(5):
         for number in range(1, 8):
@@ -81,7 +81,7 @@ def test_under_strangers_a_label_says_nothing_about_last_round():
     assert abs(same / total - 1 / 4) < 0.04
 
 
-@pytest.mark.parametrize("matching", ["partners", "strangers", "perfect_strangers"])
+@pytest.mark.parametrize("matching", ["partners", "strangers", "perfect_strangers", "seat_groups"])
 def test_a_match_replays_from_its_seed_and_stored_actions(matching):
     game = PublicGoods(
         players=3,

@@ -93,7 +93,7 @@ def _expected(
 
 
 @pytest.mark.parametrize("order", [1, 3])
-@pytest.mark.parametrize("matching", ["strangers", "perfect_strangers"])
+@pytest.mark.parametrize("matching", ["strangers", "perfect_strangers", "seat_groups"])
 def test_the_reputation_shown_is_recomputed_from_the_stored_rounds(order, matching):
     game = PublicGoods(
         players=3,

@@ -203,8 +203,12 @@ class LLMAgent(AgentBase):
         max_tokens: int,
         constrain: Literal["none", "grammar", "json_schema"],
         labels: tuple[str, ...] | None = None,
+        shared_sample: str | None = None,
     ) -> CompletionRequest:
+        """The request for `messages`; its sample is the match's ("<condition>#<replicate>"),
+        or with `shared_sample` one every condition of the replicate shares ("design#0")."""
         spec = self.spec
+        sample = shared_sample or self.context.condition
         return CompletionRequest(
             provider=spec.provider.name,
             model=spec.provider.model,
@@ -215,7 +219,7 @@ class LLMAgent(AgentBase):
             max_tokens=max_tokens,
             seed=self.seed,
             response_format=response_format,
-            sample=f"{self.context.condition}#{self.context.replicate}",
+            sample=f"{sample}#{self.context.replicate}",
             namespace=self.context.cache_namespace,
             provider_options=self._provider_options,
             constrain=constrain,

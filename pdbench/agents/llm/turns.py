@@ -9,7 +9,8 @@ agent's `on_invalid` says.
 
 A turn game's prompt is one user message (no system message: the file holds the rules too), so
 the cache key is the prompt, the model and the sampling settings; the game's state reaches it
-only through the prompt.
+only through the prompt. A turn the game marks as shared (`judged_prompts.shared_sample`: a
+design made once for the whole run) is one sample per replicate, not per condition.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pdbench.agents.judged_prompts import (
     persona_text,
     prompt_path,
     render_prompt,
+    shared_sample,
 )
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.games.base import TurnGame
@@ -63,6 +65,7 @@ async def take_turn(
     attempts: list[ProviderAttempt] = []
     # constrain: grammar sends the turn's legal answers as a GBNF grammar (llama.cpp's server).
     allowed = constrained_answers(request.round_state) if spec.constrain == "grammar" else None
+    shared = shared_sample(request.round_state)  # e.g. a design made once for every match
     for number in range(1, spec.max_retries + 2):
         call = build_request(
             tuple(messages),
@@ -70,6 +73,7 @@ async def take_turn(
             max_tokens=turn_max_tokens(spec, request.round_state),
             constrain="grammar" if allowed else "none",
             labels=allowed,
+            **({"shared_sample": shared} if shared is not None else {}),
         )
         completion = await complete(call)
         action, refused = _read(request, completion.text)

@@ -14,13 +14,13 @@ turn aggregates), and its 2x2 house players their counterparts here.
   each round); the traveller's dilemma's `options` (min_claim, num_actions, claim_spacing,
   bonus) pass on as they are, the trust game has none.
 - The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
-  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order` (`options`).
+  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order`, `discount`, `design_scope` (`options`).
 - `reputation` (CoopEval's Reputation) re-matches a population every round, so it needs the
   number of seats the condition binds (`seats`: agent_a, agent_b, ... or a population's total),
   a multiple of the group size with at least 2 groups; fewer is a problem naming `population`
   and what to bind. A 2x2 game plays this package's game with `groups` = seats / 2; public
   goods plays its own game (it has reputation already, docs/public-goods.md) with its options
-  as composed and `matching: strangers`, `reputation_depth` = lookup_depth, `reputation_order`,
+  as composed and `matching: seat_groups` (CoopEval's: one player of each position a group), `reputation_depth` = lookup_depth, `reputation_order`,
   `rounds` (when the mechanism sets them) and `groups` = seats / its `players`; `strategies` and
   `decide` do not apply there (an amount is answered), and its seats keep their agents.
 - Seats bound to the 2x2 policies allc, alld, tft or random (conf/config.yaml's default seats
@@ -46,7 +46,15 @@ from pdbench.games.normal_form.rules import NormalForm, rules_of
 
 GAME_ID = NormalForm.id
 TWO_PLAYER_BASES = ("travellers_dilemma", "trust_game")  # CoopEval's, played only as this game
-MECHANISM_OPTIONS = ("rounds", "decide", "strategies", "lookup_depth", "reputation_order")
+MECHANISM_OPTIONS = (
+    "rounds",
+    "decide",
+    "strategies",
+    "lookup_depth",
+    "reputation_order",
+    "discount",
+    "design_scope",
+)
 COUNTERPARTS = {
     "allc": "mech_allc",
     "alld": "mech_alld",
@@ -164,10 +172,16 @@ def _public_goods_reputation(
     game: Mapping[str, Any], mechanism: Mapping[str, Any], seats: int | None
 ) -> dict[str, Any]:
     """Public goods' own reputation (module docstring)."""
+    if mechanism.get("discount", 1) != 1:
+        raise MechanismProblem(
+            "mechanism.discount",
+            "public goods' own reputation game sums its rounds; a discount is for the 2x2 "
+            "games (and the binary public goods game under repetition)",
+        )
     options = dict(game.get("options") or {})
     players = int(options.get("players", 4))
     options["groups"] = _groups(seats, players)
-    options["matching"] = "strangers"
+    options["matching"] = "seat_groups"  # CoopEval's RandomMatcher: one player per position
     options["reputation_depth"] = mechanism.get("lookup_depth", 3)
     options["reputation_order"] = mechanism.get("reputation_order", 1)
     if mechanism.get("rounds") is not None:

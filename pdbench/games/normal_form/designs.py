@@ -18,7 +18,9 @@ values the house players compute from the payoffs.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -68,6 +70,14 @@ def contract_json(contract: Contract) -> dict[str, int]:
 
 
 # --- what they do ----------------------------------------------------------------------------
+
+
+def design_id(mechanism: str, design: tuple[int, ...]) -> str:
+    """A design's id in the records (`design_scope: run`): the first 12 hex digits of the
+    sha256 of its JSON, so matches reusing one design show the same id."""
+    shown = mediator_json(design) if mechanism == "mediation" else contract_json(design)
+    text = json.dumps({mechanism: shown}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def mediated(

@@ -16,7 +16,10 @@ is on disk):
 - `welfare_gain`: the group's mean payoff per player and round (transfers included: they sum to
   0) minus the base game's equilibrium payoff per player (`BaseGame.equilibrium_payoff`: PD's
   mutual defection), the same for every seat of a match;
-- `mean_payoff` per round and `score`;
+- `mean_payoff` per round; `score`, the ranked total (`NormalForm.scores`): the sum of its
+  payoffs, or with `discount` < 1 CoopEval's discounted average of them (`scoring`);
+  `payoff_sum` the plain sum always, and `discount` the d its score was discounted by (1: none),
+  so a discounted score is never read as a sum;
 - `reputation_gap` (under reputation only): its cooperation rate facing a co-player whose newest
   shown round was cooperative minus facing one whose was not (rounds where a co-player had
   nothing shown left out; None without rounds on both sides), the shown rounds rebuilt with the
@@ -54,7 +57,9 @@ METRICS: dict[str, str] = {
     "welfare_gain": "mean payoff per player and round minus the base game's equilibrium payoff",
     "mean_payoff": "its mean payoff per round",
     "reputation_gap": "cooperation facing a cooperative shown partner minus facing another",
-    "score": "its final score",
+    "score": "its final score (discounted: CoopEval's average when discount < 1)",
+    "payoff_sum": "the sum of its payoffs over the rounds (the score when discount is 1)",
+    "discount": "the continuation chance its score was discounted by (1: not discounted)",
 }
 POOLED: dict[str, tuple[str, str]] = {
     "cooperation_rate": ("cooperated", "rounds"),
@@ -72,6 +77,23 @@ SHOWN = {
     "delegation_rate": "delegated",
     "welfare_gain": "welfare gain",
 }
+
+
+def summary_note(conditions: Any) -> str | None:
+    """The line under the end-of-run table when a condition's score is discounted (its
+    `discount_a` below 1): the score column is then CoopEval's discounted average, not a sum."""
+    if "discount_a" not in conditions:
+        return None
+    by_discount: dict[float, list[str]] = {}
+    for _, row in conditions[conditions["discount_a"] < 1].iterrows():
+        by_discount.setdefault(float(row["discount_a"]), []).append(str(row["condition"]))
+    if not by_discount:
+        return None
+    named = "; ".join(f"{', '.join(names)} (d = {d:g})" for d, names in by_discount.items())
+    return (
+        f"score: CoopEval's discounted average of the rounds' payoffs in {named}: round t "
+        "weighs (1 - d) d^t, the last d^(T-1); payoff_sum in aggregates.parquet is the sum"
+    )
 
 
 def _ratio(top: int, bottom: int) -> float | None:
@@ -108,6 +130,7 @@ def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, 
         welfare = float(mean - rules.game.equilibrium_payoff())
     mediated = [r for r in rounds if rules.mechanism == "mediation" and r.decision is not None]
     contracted = [r for r in rounds if r.decision is not None and r.decision.active]
+    scores = rules.scores(state)
     rows: dict[str, dict[str, object]] = {}
     for i, seat in enumerate(rules.seats):
         cooperated = sum(r.realised[i] == rules.game.cooperative for r in rounds)
@@ -130,7 +153,9 @@ def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, 
             ),
             "welfare_gain": welfare,
             "mean_payoff": float(total / len(rounds)) if rounds else None,
-            "score": float(state.totals[i]),
+            "score": scores[seat],
+            "payoff_sum": float(state.totals[i]),
+            "discount": rules.discount,
             "reputation_gap": gaps.get(i),
             "cooperated": cooperated,
             "rounds": len(rounds),

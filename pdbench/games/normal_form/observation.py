@@ -6,9 +6,13 @@
 - `payoffs`: every profile, `[{"actions": ["A0", "A1"], "points": [0, 3]}, ...]`, actions and
   points in player order (Player 1 first).
 - `your_score`, `scores` {"Player 1": total, ...}: totals so far.
+- `discount` (only when below 1, under repetition or reputation): CoopEval's chance of another
+  round after each, as the prompt tells it; `round_limit` is still the rounds played.
 - `history`: the last `lookup_depth` rounds, oldest first, `[{"round_number", "actions":
   {"Player 1": "A0", ...}}]`: the actions played (a delegator's the mediator's), as CoopEval's
   repetition shows them, without payoffs.
+- design phase with `design_scope` run: `design_scope` "run" (the answer is the seat's design
+  for every match of the replicate; the prompt is the same as a match's, as CoopEval's).
 - vote phase: `proposals` `[{"id": "M1" | "C1", "proposer": 1, "mediator": {"1": "A0", ...}}
   | {..., "contract": {"A0": 0, "A1": -2}}]`, every player's design in player order.
 - sign phase: `contract` `{"proposer": 2, "payments": {...}}`, the winning design.
@@ -87,7 +91,13 @@ def _in_population(
         "scores": {player_name(position): own},
         "history": [],
         "reputation": shown_to(rules, state, player),
+        **_told_discount(rules),
     }
+
+
+def _told_discount(rules: Options) -> dict[str, float]:
+    """`discount` when a continuation chance is told (below 1); else nothing, as before."""
+    return {"discount": rules.discount} if rules.discount != 1 else {}
 
 
 def _payoff_rows(rules: Options) -> list[dict[str, Any]]:
@@ -127,8 +137,11 @@ def round_state(
             }
             for past in shown
         ],
+        **_told_discount(rules),
     }
     decision = state.decision
+    if state.phase == "design" and rules.design_scope == "run":
+        seen["design_scope"] = "run"
     if state.phase == "vote" and decision is not None:
         seen["proposals"] = [
             {"id": proposal_key(rules.mechanism, i), "proposer": i + 1, **_design(rules, design)}

@@ -19,6 +19,8 @@ value is a ValueError starting with the option's name, as every turn game's rule
 | `lookup_depth` | 3 | the past rounds a player is shown, newest last (CoopEval's repetition: 3); 0: none; under reputation the window of global rounds (CoopEval: 3) |
 | `groups` | 1 | groups playing at once: the population is `players x groups` seats; above 1 only under reputation (at least 2 there) |
 | `reputation_order` | 1 | under reputation, the levels of the shown tree (CoopEval's max_recursion_depth: 3 Reputation+, 1 Reputation-) |
+| `design_scope` | "match" | mediation and contracting: "match", each match's players design afresh (decide once or every round); "run", CoopEval's design once per agent before any matchup (`mediation.py@8559e85:198-228`, `contracting.py:207-234`): an agent's design in a seat is one answer per replicate, reused by every match (recorded only when set) |
+| `discount` | 1 | under repetition or reputation, CoopEval's continuation chance d (0 < d <= 1): below 1 the prompt tells it instead of the rounds and a score is CoopEval's discounted average of the rounds' payoffs (`scoring`); 1: the sum (recorded only when set) |
 
 `reputation` (CoopEval's Reputation, research doc 1.3): every round the population is re-matched
 (`reputation.draw_groups`), each group plays the base game once, and a player is shown the
@@ -49,6 +51,8 @@ from pdbench.games.normal_form.base_games import (
 MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting", "reputation")
 DECIDE: tuple[str, ...] = ("once", "every_round")
 STRATEGIES: tuple[str, ...] = ("pure", "mixed")
+DESIGN_SCOPES: tuple[str, ...] = ("match", "run")
+DISCOUNTED: tuple[str, ...] = ("repetition", "reputation")  # CoopEval's RepetitiveMechanism's
 OUTCOMES = ("CC", "CD", "DC", "DD")
 MAX_ROUNDS = 10_000
 MAX_PLAYERS = 4  # a public goods base: 2**N profiles are listed to every player
@@ -91,6 +95,8 @@ class Options:
     lookup_depth: int = 3
     groups: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
     reputation_order: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
+    discount: float = field(default=1.0, metadata={RECORDED_ONLY_WHEN_SET: True})
+    design_scope: str = field(default="match", metadata={RECORDED_ONLY_WHEN_SET: True})
 
     game: BaseGame = field(init=False, repr=False, compare=False)
 
@@ -124,6 +130,8 @@ class Options:
             game = self._two_player_game()
         object.__setattr__(self, "game", game)
         self._check_reputation()
+        self._check_discount()
+        self._check_design_scope()
 
     def _two_player_game(self) -> BaseGame:
         if self.base in ("travellers_dilemma", "trust_game"):
@@ -167,6 +175,26 @@ class Options:
             raise ValueError(f"groups: players x groups must be at most {MAX_SEATS}")
         if self.decide != "once":
             raise ValueError("decide: reputation has no design phase; leave it once")
+
+    def _check_discount(self) -> None:
+        if not 0 < _number("discount", self.discount) <= 1:
+            raise ValueError(f"discount must be above 0 and at most 1, got {self.discount}")
+        if self.discount != 1 and self.mechanism not in DISCOUNTED:
+            raise ValueError(
+                f"discount is for mechanism repetition or reputation (CoopEval discounts only "
+                f"their rounds), not {self.mechanism}"
+            )
+
+    def _check_design_scope(self) -> None:
+        _choice("design_scope", self.design_scope, DESIGN_SCOPES)
+        if self.design_scope == "match":
+            return
+        if not self.designs:
+            raise ValueError(
+                f"design_scope run is for mediation or contracting, not {self.mechanism}"
+            )
+        if self.decide != "once":
+            raise ValueError("design_scope run designs once before any match: leave decide once")
 
     def _payoffs(self) -> dict[str, list[float]] | None:
         if self.payoffs is None:

@@ -6,8 +6,9 @@ Files (prompts/normal_form/): `design.md`, `vote.md`, `sign.md`, `play.md`, each
 setup (`game_rules`: CoopEval's GridGame prompt, `games/base.py:326-341`, actions as tokens and
 the payoff description), the seat line (`base.py:148-153`), the persona, the phase's twist
 (`mechanisms/prompts.py:6-124`), the history of play when the match has more than one round
-(CoopEval's repetition lines, `prompts.py:128-142`, with the number of rounds told instead of a
-continuation chance: pdbench's rounds are fixed) and the answer format. The offline mock (`mock`)
+(CoopEval's repetition lines, `prompts.py:128-142`: with `discount` < 1 its twist and its
+continuation chance, as CoopEval tells it; at 1 the number of rounds instead, since no chance
+is told) and the answer format. The offline mock (`mock`)
 reads the same phrases back.
 
 Answers end in one JSON object (the last one in the reply is read, as CoopEval's
@@ -28,6 +29,7 @@ from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.normal_form import reputation_prompt
+from pdbench.games.normal_form.scoring import chance_in_percent
 from pdbench.games.normal_form.texts import (
     CONTRACT_OUTPUT,
     DESIGN_CONTRACT,
@@ -68,6 +70,20 @@ ROUNDS_PLAYED = Phrase(
     "You are playing this game repeatedly with the same player(s), {limit} rounds in all. "
     "You have already played this game for {played} round(s) in the past.",
     slots={"limit": r"\d+"},
+)
+# with `discount` < 1, CoopEval's twist instead (repetition.py@8559e85:52-65, prompts.py:128-136:
+# the chance int(discount * 100), never the number of rounds)
+REPEATED = Phrase(
+    "You are playing this game *repeatedly* with the same player(s). The action {which} will be "
+    "visible to those player(s) in future rounds and may influence their decisions.",
+    slots={"which": r".+?"},
+)
+SAMPLED, PLAYED = "sampled from your action probability distribution", "you play"  # mixed, pure
+CONTINUATION = Phrase(
+    "After each round, there is a {chance}% chance probability that an additional round will "
+    "take place. You have already played this game for {played} round(s) in the past.",
+    anchor="anywhere",
+    slots={"chance": r"\d+(?:\.\d+)?"},
 )
 NO_HISTORY = "You haven't played any rounds with the other player(s) yet."
 HISTORY_ROUND = Phrase("[Round {round}]")
@@ -230,7 +246,15 @@ def _history(rs: dict[str, Any]) -> str:
         return "\n".join(reputation_prompt.render(rs))
     if rs["round_limit"] == 1:
         return ""
-    lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=rs["round_number"] - 1), ""]
+    played = rs["round_number"] - 1
+    lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played), ""]
+    if "discount" in rs:  # CoopEval's continuation chance, never the number of rounds
+        which = SAMPLED if rs["strategies"] == "mixed" else PLAYED
+        chance = written_number(chance_in_percent(rs["discount"]))
+        lines[:1] = [
+            REPEATED.render(which=which),
+            CONTINUATION.render(chance=chance, played=played),
+        ]
     if not rs["history"]:
         lines.append(NO_HISTORY)
     mine = f"Player {rs['player']}"
@@ -362,6 +386,13 @@ class NormalFormPrompts:
 
     def max_tokens(self, round_state: dict[str, Any]) -> int:
         return self.design_tokens if round_state["phase"] == "design" else self.move_tokens
+
+    def shared_sample(self, round_state: dict[str, Any]) -> str | None:
+        """`design_scope` run: the design is one sample per replicate for every match (the same
+        agent and seat designs once, paid once); None: the match's own sample."""
+        if round_state["phase"] == "design" and round_state.get("design_scope") == "run":
+            return "design"
+        return None
 
 
 PROMPTS = NormalFormPrompts()

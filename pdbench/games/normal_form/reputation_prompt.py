@@ -15,8 +15,8 @@ for the tree, drawn by the shared `pdbench.games.reputation_tree.render_tree`):
           └─ [Round 3] Agent #2 (played A1, received 1pts) vs ...
     Agent #4 (Player 2) has no prior history of playing this game.
 
-pdbench's rounds are fixed (no continuation chance), so the preamble tells the number of rounds;
-each listed co-player also gets its position this round, and a line says the window.
+With `discount` < 1 the preamble tells CoopEval's continuation chance (`PREAMBLE_CONTINUING`);
+at 1 no chance is told, so it tells the number of rounds; each listed co-player also gets its position this round, and a line says the window.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
+from pdbench.games.normal_form.scoring import chance_in_percent
 from pdbench.games.reputation_tree import YOU, TreePhrases, render_players
 
 _AGENT = r"(?:You|Agent #\d+)"
@@ -36,6 +37,16 @@ PREAMBLE = Phrase(
     "to the players you encounter in future rounds. You have already played this game for "
     "{played} round(s) in the past.",
     slots={"limit": r"\d+", "played": r"\d+"},
+)
+# with `discount` < 1: CoopEval's continuation chance instead of the rounds (prompts.py@8559e85:
+# 145-154, `int(self.discount*100)` at reputation.py:90)
+PREAMBLE_CONTINUING = Phrase(
+    "You are playing this game repeatedly but with varying players who you encounter at "
+    "random. The action you play in the current round will be visible to the players you "
+    "encounter in future rounds. After each round, there is a {chance}% chance probability "
+    "that an additional round will take place. You have already played this game for "
+    "{played} round(s) in the past.",
+    slots={"chance": r"\d+(?:\.\d+)?", "played": r"\d+"},
 )
 WINDOW = Phrase(
     "Reputation: the rounds {first} to {last} of you and of the players you meet this round "
@@ -77,8 +88,14 @@ def render(round_state: Mapping[str, Any]) -> list[str]:
     """The block's lines: the preamble, the window, and every listed player's tree."""
     reputation = round_state["reputation"]
     window = reputation["rounds"]
+    played = round_state["round_number"] - 1
+    if "discount" in round_state:
+        chance = written_number(chance_in_percent(round_state["discount"]))
+        preamble = PREAMBLE_CONTINUING.render(chance=chance, played=played)
+    else:
+        preamble = PREAMBLE.render(limit=round_state["round_limit"], played=played)
     lines = [
-        PREAMBLE.render(limit=round_state["round_limit"], played=round_state["round_number"] - 1),
+        preamble,
         "",
         WINDOW.render(first=window[0], last=window[1], depth=window[1] - window[0] + 1)
         if window
@@ -90,7 +107,7 @@ def render(round_state: Mapping[str, Any]) -> list[str]:
 def read_reputation(prompt: str) -> dict[str, Any] | None:
     """round_state's `reputation` as far as a house player reads it (the co-players' own shown
     rounds, first level, oldest first), read back from a prompt's block; None: no block."""
-    if PREAMBLE.pattern.search(prompt) is None:
+    if all(p.pattern.search(prompt) is None for p in (PREAMBLE, PREAMBLE_CONTINUING)):
         return None
     players: list[dict[str, Any]] = [{"label": "", "agent": YOU, "history": []}]
     listed: dict[str, Any] | None = None

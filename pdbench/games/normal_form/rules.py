@@ -21,7 +21,9 @@ in; `observation` says what each phase shows):
 Under `none`, `repetition` and `reputation` a round is the play phase alone; under `reputation`
 the seats are a population of `players` x `groups`, re-drawn into groups every round (module
 `reputation`), each group playing the base game. A player's score is the sum of its
-payoffs over the rounds (CoopEval discounts its repetition rounds by 0.8; pdbench sums).
+payoffs over the rounds, or with `discount` d < 1 (repetition, reputation) CoopEval's discounted
+average of them (`scoring`: CoopEval tells a d x 100% chance of another round, always plays
+`rounds`, and ranks on that average); the stored rounds keep each round's own payoffs.
 
 Fallbacks (an agent gave no legal answer; the engine marks them): the design that changes
 nothing (a contract of zeros; a mediator playing A0), approving nothing, not signing, and the
@@ -39,6 +41,7 @@ import numpy as np
 
 from pdbench.games.base import player_seats
 from pdbench.games.normal_form import designs as d
+from pdbench.games.normal_form import scoring
 from pdbench.games.normal_form.base_games import number, token
 from pdbench.games.normal_form.observation import proposal_key, round_state
 from pdbench.games.normal_form.options import Options
@@ -66,6 +69,20 @@ class NormalForm(Options):
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "seats", player_seats(self.population))
+
+    @property
+    def seat_positions(self) -> int:
+        """Under reputation the positions a population's seats keep as it is re-matched (seat
+        p plays position p mod `players`, `reputation.draw_groups`), so that a population's
+        entries are checked to cover each equally (`config.population.check_population`);
+        1 otherwise (one match of `players` seats)."""
+        return self.game.players if self.mechanism == "reputation" else 1
+
+    @property
+    def shares_answers(self) -> bool:
+        """Whether an LLM's design is one answer shared by every match of a replicate
+        (`design_scope: run`, shared through the replay cache: a run with it off is refused)."""
+        return self.design_scope == "run"
 
     # --- the match -----------------------------------------------------------------------
 
@@ -290,12 +307,24 @@ class NormalForm(Options):
         return state.phase
 
     def revealed(self, before: NormalFormState, after: NormalFormState) -> dict[str, Any] | None:
-        """For the stored record: after a vote the approvals each design got and the winner
+        """For the stored record: after a design phase with `design_scope` run each seat's
+        design id (`designs.design_id`); after a vote the approvals each design got and the winner
         (players are shown the winner and its proposer); after signing who signed; after play
         the drawn and realised actions, who delegated, the base payoffs, transfers and payoffs."""
         seat = self.seats
         if before.phase == "design":
-            return None
+            if self.design_scope != "run":
+                return None
+            decision = after.decision
+            assert decision is not None
+            return {  # each seat's design by its id: the same in every match that reuses it
+                "round_number": before.round_number,
+                "design_scope": "run",
+                "design_ids": {
+                    s: d.design_id(self.mechanism, design)
+                    for s, design in zip(seat, decision.designs, strict=True)
+                },
+            }
         if before.phase == "vote":
             decision = after.decision
             assert decision is not None and decision.approvals is not None
@@ -335,7 +364,14 @@ class NormalForm(Options):
         return state.phase == "over"
 
     def scores(self, state: NormalFormState) -> dict[str, float]:
-        return {s: float(t) for s, t in zip(self.seats, state.totals, strict=True)}
+        """The ranked totals: each seat's payoffs summed, or under `discount` < 1 CoopEval's
+        discounted average of them (`scoring`); `state.totals` keeps the running sums."""
+        if self.discount == 1:
+            return {s: float(t) for s, t in zip(self.seats, state.totals, strict=True)}
+        return {
+            seat: float(scoring.score([r.payoffs[i] for r in state.finished], self.discount))
+            for i, seat in enumerate(self.seats)
+        }
 
     def redraw_hidden(self, state: NormalFormState, seat: str, rng: Any) -> NormalFormState:
         """The same state with what `seat` may not see drawn again (`pdbench check-game`): the

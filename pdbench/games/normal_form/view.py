@@ -61,7 +61,9 @@ def phase_rows(
                 "answer": _shown(next(iter(answer.values())) if len(answer) == 1 else answer),
                 "outcome": "",
             }
-            if turn.get("phase") == "vote" and shown:
+            if turn.get("phase") == "design" and shown:  # design_scope run: one design per run
+                row["outcome"] = f"design {shown['design_ids'][seat]}, reused by every match"
+            elif turn.get("phase") == "vote" and shown:
                 row["outcome"] = f"approvals {shown['approvals'].get(seat)}" + (
                     "; wins" if shown.get("winner") == seat else ""
                 )

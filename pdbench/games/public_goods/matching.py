@@ -4,7 +4,7 @@ seed and the round, so a match replays (and resumes) with the same groups and la
 - Seats. The population is `players x groups` seats, named as every game's player seats
   (`pdbench.games.base.player_seats`: "a" .. "z", "za", ...), the ids the runner binds agents to. A player never sees a seat id, only labels.
 - Labels. Each round every group's members are shown as "P1" .. "PN" (N the group size), a
-  seeded permutation per group. Under `partners` the groups and labels are drawn once (round 0)
+  seeded permutation per group (under `seat_groups` each member's position). Under `partners` the groups and labels are drawn once (round 0)
   and kept all match; under `strangers` and `perfect_strangers` both are drawn again each round,
   so a label says nothing about who a player was last round.
 - `strangers`: each round a seeded permutation of the population cut into groups (two players
@@ -16,6 +16,11 @@ seed and the round, so a match replays (and resumes) with the same groups and la
   rows r1 != r2 meet in rounds t1 != t2 of a block only if G divides (r2 - r1) * (t2 - t1),
   so the design is valid when G divides no product d * e with 1 <= d < N and 1 <= e < block
   (any prime G >= max(N, block) will do); `perfect_stranger_problem` says when it is not.
+- `seat_groups`: CoopEval's reputation matching (`RandomMatcher`, utils/
+  match_scheduler_reputation.py@8559e85:20-56): seat p always plays position p mod N; each round
+  every position's seats are shuffled (a seeded permutation per position) and group g holds the
+  g-th of each, so a group has one player of each position, and a player's label is its
+  position's (P1 for seats a, a + N, ...), as CoopEval shows "Player {seat}".
 - Talk order. `rotate`: the group's labels in order, starting one further each round (P1 opens
   round 1, P2 round 2, ...), as split-or-steal's talk alternates its first speaker; `shuffle`: a
   seeded order per group per round (what pgg_bench's logs show).
@@ -28,9 +33,9 @@ from typing import Literal
 
 import numpy as np
 
-Matching = Literal["partners", "strangers", "perfect_strangers"]
+Matching = Literal["partners", "strangers", "perfect_strangers", "seat_groups"]
 TalkOrder = Literal["rotate", "shuffle"]
-MATCHINGS: tuple[str, ...] = ("partners", "strangers", "perfect_strangers")
+MATCHINGS: tuple[str, ...] = ("partners", "strangers", "perfect_strangers", "seat_groups")
 TALK_ORDERS: tuple[str, ...] = ("rotate", "shuffle")
 
 # purposes of the seeded streams (each a pure function of (seed, purpose, round))
@@ -97,6 +102,10 @@ def _members(
             tuple(int(grid[row, (g + row * t) % groups]) for row in range(size))
             for g in range(groups)
         )
+    if matching == "seat_groups":
+        rng = stream(seed, _GROUPS, round_number)
+        shuffled = [rng.permutation(np.arange(k, size * groups, size)) for k in range(size)]
+        return tuple(tuple(int(shuffled[k][g]) for k in range(size)) for g in range(groups))
     number = 0 if matching == "partners" else round_number
     order = stream(seed, _GROUPS, number).permutation(size * groups)
     return tuple(tuple(int(p) for p in order[g * size : (g + 1) * size]) for g in range(groups))
@@ -113,7 +122,9 @@ def draw_round(
     ordered = []
     names = label_names(size)
     for group in members:
-        by_label = [group[int(i)] for i in rng.permutation(size)]  # by_label[k] is "P{k+1}"
+        # by_label[k] is "P{k+1}"; under seat_groups a group is in position order already
+        positions = range(size) if matching == "seat_groups" else rng.permutation(size)
+        by_label = [group[int(i)] for i in positions]
         for k, player in enumerate(by_label):
             labels[player] = names[k]
         ordered.append(tuple(by_label))

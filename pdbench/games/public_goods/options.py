@@ -23,7 +23,7 @@ a ValueError naming the option and the value, as every turn game's rules do).
 | `punish_cap_absolute` | None | ... and at most this much (pgg_bench: 100) |
 | `negative_earnings` | False | whether a round's earnings may end below 0 (see below) |
 | `accounting` | "per_round" | "per_round": E each round, score = sum of earnings; "balance": pgg_bench's |
-| `matching` | "partners" | "partners", "strangers" or "perfect_strangers" (`matching.py`) |
+| `matching` | "partners" | "partners", "strangers", "perfect_strangers" or "seat_groups" (CoopEval's reputation matching) (`matching.py`) |
 | `stranger_block` | None | perfect strangers: rounds per block in which no two players meet twice |
 | `reputation_depth` | 0 | k: each round a player is shown its new group's last k rounds (0: none) |
 | `reputation_order` | 1 | levels of that history: 1 their own rounds, 2 also their co-players' earlier rounds, ... |
@@ -179,8 +179,9 @@ class Options:
             raise ValueError("stranger_block is for matching perfect_strangers only")
         if self.reputation_depth and self.matching == "partners":
             raise ValueError(
-                "reputation_depth needs groups re-drawn every round (matching strangers or "
-                "perfect_strangers): with partners a player's history already shows its group"
+                "reputation_depth needs groups re-drawn every round (matching strangers, "
+                "perfect_strangers or seat_groups): with partners a player's history already "
+                "shows its group"
             )
         if self.reputation_order != 1 and not self.reputation_depth:
             raise ValueError("reputation_order needs reputation_depth above 0 (nothing is shown)")
@@ -188,6 +189,13 @@ class Options:
     @property
     def population(self) -> int:
         return self.players * self.groups
+
+    @property
+    def seat_positions(self) -> int:
+        """Under seat_groups the positions the seats keep as they are re-matched, so that a
+        population's entries are checked to cover each equally (`config.population.
+        check_population`, CoopEval's one agent per model and seat); 1 otherwise."""
+        return self.players if self.matching == "seat_groups" else 1
 
     def punish_in(self, round_number: int) -> bool:
         """Whether round `round_number` has a punish phase."""

@@ -217,7 +217,7 @@ COOPEVAL_REPUTATION_PRESET = Preset(
         "multiplier": 1.5,
         "rounds": 15,
         "round_limit_disclosed": False,
-        "matching": "strangers",
+        "matching": "seat_groups",
         "groups": 3,
         "reputation_depth": 3,
     },
@@ -230,23 +230,24 @@ COOPEVAL_REPUTATION_PRESET = Preset(
         "stop: mechanisms/reputation.py breaks after num_rounds)",
         "round_limit_disclosed": f"{COOPEVAL} mechanisms/prompts.py REPUTATION_MECHANISM_PROMPT: "
         "players are told an 80% chance of another round, never the 15",
-        "matching": f"{COOPEVAL} utils/match_scheduler_reputation.py: every round a uniform "
-        "random re-matching of the whole population",
+        "matching": f"{COOPEVAL} utils/match_scheduler_reputation.py:20-56: every round each "
+        "seat's agents shuffled, group i the i-th of each (one player per position)",
         "groups": "pdbench: 9 players (CoopEval's population is 6 models x 3 seats = 18, more "
         "than a condition binds)",
         "reputation_depth": f"{COOPEVAL} configs/mechanisms/reputation.yaml (lookup_depth: 3)",
     },
     matched=(
         "the game: 3 players, endowment 1 contributed whole or not at all, x1.5 shared by 3",
-        "15 rounds, the whole population re-matched at random each round",
+        "15 rounds, re-matched at random each round with one player of each position (seat) in "
+        "every group, as CoopEval's RandomMatcher",
         "what a player sees before each round: itself and its co-players, by a name fixed all "
         "match, their rounds among the last 3 with every side's contribution and points, "
         "nested 3 levels (Reputation+, max_recursion_depth 3) or 1 (Reputation-), earlier "
         "encounters only (mechanisms/reputation.py)",
     ),
     not_matched=(
-        "the population: 9 players instead of 18; CoopEval forms each group from one agent "
-        "of each seat copy, here any 3 of the 9 (matching strangers)",
+        "the population: 9 players instead of 18, bound seat by seat (CoopEval's each model "
+        "holds all 3 seats; here the house types do not each hold every position)",
         "CoopEval's players choose a probability for each action and the action is drawn; "
         "here a player answers an amount (0 or 1)",
         "the 80% continuation: CoopEval tells players an 80% chance of another round and "
