@@ -218,6 +218,19 @@ def test_validate_bounds_a_donor_match_of_generations_by_its_rounds_and_strategi
     assert "LLM calls     at most 162 (every retry used)" in done.stdout
 
 
+def test_validate_bounds_a_contracting_match_by_its_phases(monkeypatch):
+    """Contracting decided every round: design, vote, sign and play, all players at once."""
+    done = console_in_process(
+        "validate", "conf/config.yaml", "game=pd", "mechanism=contracting", "agent_a=llm_default",
+        "agent_b=llm_default", "mechanism.rounds=3", "mechanism.decide=every_round",
+        "run.replicates=1", monkeypatch=monkeypatch,
+    )  # fmt: skip
+    assert done.returncode == 0, done
+    assert "3 rounds by its rules (at most 12 turns)" in done.stdout
+    # two LLM seats: 12 turns each, 3 calls a turn (llm_default: max_retries 2)
+    assert "LLM calls     at most 72 (every retry used)" in done.stdout
+
+
 def test_the_run_reader_gives_a_turn_matchs_lines_in_turn_order(tmp_path):
     from pdbench.storage.reader import RunReader
 

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from pdbench.games.base import MAX_SEATS, RECORDED_ONLY_WHEN_SET
+from pdbench.games.base import MAX_SEATS, RECORDED_ONLY_WHEN_SET, FixedLength
 from pdbench.games.normal_form.base_games import (
     BASES,
     BaseGame,
@@ -219,6 +219,15 @@ class Options:
         if len(labels) != 2 or not all(isinstance(x, str) and x for x in labels):
             raise ValueError(f"labels must be two words, got {self.labels!r}")
         return (labels[0], labels[1])
+
+    def fixed_length(self) -> FixedLength:
+        """`rounds` play turns; a decision (before round 1, or every round with decide
+        every_round) adds a design and a vote turn, and under contracting a sign turn; every
+        player acts in every turn."""
+        per_decision = 2 + (self.mechanism == "contracting")
+        decisions = 0 if not self.designs else self.rounds if self.decide == "every_round" else 1
+        turns = self.rounds + decisions * per_decision
+        return FixedLength(rounds=self.rounds, turns=turns, turns_per_seat=turns)
 
     @property
     def designs(self) -> bool:
