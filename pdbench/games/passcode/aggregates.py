@@ -4,29 +4,10 @@ ratios need (summed over a condition's matches by `pdbench.analysis.metrics.turn
 
 from __future__ import annotations
 
+from pdbench.core.metric import Metric
 from pdbench.games.judged_metrics import passcode_metrics
+from pdbench.games.metric_rows import register_game_rows
 from pdbench.games.passcode.rules import PasscodeState
-
-METRICS: dict[str, str] = {
-    "win_rate": "share of matches the player won (more points than the other player)",
-    "solved_rate": "share of the match's words the player guessed right",
-    "rounds_to_solve": "mean round of the player's right guesses",
-    "questions_per_solve": "questions the player asked per word it solved",
-    "wrong_guesses": "guesses that were not the word, per match",
-}
-# the run's end-of-run table (pdbench.cli.turn_report): column stem -> header
-SHOWN = {
-    "win_rate": "win",
-    "solved_rate_pooled": "solved",
-    "rounds_to_solve": "rounds/solve",
-    "questions_per_solve_pooled": "questions/solve",
-    "wrong_guesses": "wrong guesses",
-}
-# ratio stem -> (numerator, denominator) counts summed over matches
-POOLED: dict[str, tuple[str, str]] = {
-    "solved_rate": ("solved", "words"),
-    "questions_per_solve": ("questions", "solved"),
-}
 
 
 def match_row(state: PasscodeState) -> dict[str, dict[str, object]]:
@@ -44,3 +25,67 @@ def match_row(state: PasscodeState) -> dict[str, dict[str, object]]:
             "questions": found.questions,
         }
     return rows
+
+
+# Each stored per player seat; a pooled ratio sums its counts over a condition's finished
+# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.turn_report).
+register_game_rows(
+    ("passcode",),
+    lambda match: match_row(match.state),
+    (
+        Metric(
+            stem="win_rate",
+            label="Win rate",
+            short="win",
+            help="share of matches the player won (more points than the other player)",
+            kind="rate",
+            per_agent=True,
+            shown="win",
+            shown_at=0,
+        ),
+        Metric(
+            stem="solved_rate",
+            label="Solved rate",
+            short="solved",
+            help="share of the match's words the player guessed right",
+            kind="rate",
+            per_agent=True,
+            pooled=("solved", "words"),
+            shown="solved",
+            shown_value="pooled",
+            shown_at=1,
+        ),
+        Metric(
+            stem="rounds_to_solve",
+            label="Rounds to solve",
+            short="rounds/solve",
+            help="mean round of the player's right guesses",
+            kind="round",
+            per_agent=True,
+            shown="rounds/solve",
+            shown_at=2,
+        ),
+        Metric(
+            stem="questions_per_solve",
+            label="Questions per solve",
+            short="questions/solve",
+            help="questions the player asked per word it solved",
+            kind="count",
+            per_agent=True,
+            pooled=("questions", "solved"),
+            shown="questions/solve",
+            shown_value="pooled",
+            shown_at=3,
+        ),
+        Metric(
+            stem="wrong_guesses",
+            label="Wrong guesses",
+            short="wrong guesses",
+            help="guesses that were not the word, per match",
+            kind="count",
+            per_agent=True,
+            shown="wrong guesses",
+            shown_at=4,
+        ),
+    ),
+)
