@@ -133,15 +133,24 @@ def _uniform(key: str, salt: str) -> float:
 
 def client_for(spec: ProviderSpec, *, project_root: Path | None = None) -> MockProvider:
     """The mock a provider spec describes (the provider kind's client entry point)."""
-    return MockProvider(spec.mock, model=spec.model)
+    return MockProvider(_behaviour(spec), model=spec.model)
+
+
+def _behaviour(spec: ProviderSpec) -> MockBehaviour:
+    """The mock's own options in `spec` (the mock kind registers them: `ProviderKind.options`)."""
+    behaviour = spec.own_options
+    if not isinstance(behaviour, MockBehaviour):
+        raise TypeError(f"a {spec.name} provider is no mock: it has no mock options")
+    return behaviour
 
 
 def cache_key_options(spec: ProviderSpec) -> tuple[tuple[str, Any], ...]:
     """What decides the mock's answers besides the request, for the cache key: its behaviour's
     settings, and a mark that reciprocate and random lean with the persona (answers cached
     before the lean existed must not replay)."""
-    items = dict(spec.mock.key_items())
-    if spec.mock.strategy in ("reciprocate", "random"):
+    behaviour = _behaviour(spec)
+    items = dict(behaviour.key_items())
+    if behaviour.strategy in ("reciprocate", "random"):
         items["persona_lean"] = 1
     return tuple(sorted(items.items()))
 
