@@ -29,7 +29,7 @@ KEEPER_AUDIT = ThirdRole(
     shown="what the Keeper is shown",
     audits="keeper",
     unbound="null_hashed",
-    measures="pdbench.analysis.judging.stored_keeper:keeper_audit_report",
+    measures="pdbench.games.passcode.measures:keeper_audit_report",
     missing="no Keeper audit stored (bind keeper_audit in the condition; "
     "a passcode run's metrics: pdbench aggregate, aggregates.parquet)",
 )
