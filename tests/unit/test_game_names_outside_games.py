@@ -16,9 +16,12 @@ from pathlib import Path
 from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, game_roles
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
-CEILING = (
-    107  # lines, counted 2026-11-29 (entries, the Keeper and judge rules and mocks in packages)
-)
+# Lines, counted 2026-11-29 after the metrics, the third roles' measures and the examples in
+# docstrings moved into packages (107 before, 52 of them `import pandas as pd`). What is left:
+# the 2x2 games' definitions (core/game.py, 6) and two docstrings of strategies/classic.py on
+# how a policy plays in them, which move with the 2x2 games into packages (issue 43, stage C);
+# and the key a panel's stored verdicts name each member under (agents/panel.py), a record field.
+CEILING = 9
 
 
 def _names() -> set[str]:
