@@ -15,8 +15,8 @@ from pdbench.analysis.judging.swap import position_swap
 from pdbench.games.debate.measures import verdict_table
 from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
 from pdbench.games.debate.rules import JUDGE
-from pdbench.games.judged_metrics import passcode_metrics
 from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.aggregates import passcode_metrics
 from pdbench.games.passcode.measures import keeper_truthfulness
 from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
 from pdbench.games.passcode.rules import KEEPER_SEATS, Passcode

@@ -1,20 +1,54 @@
-"""The debates' aggregates hook (the registry's `metrics`, nuclear_war and nil_recruitment): per
-player seat, from a match's final state, the metrics of
-`pdbench.games.judged_metrics.debate_metrics` and the counts their pooled ratios need.
+"""The debates' metrics (the module nuclear_war's and nil_recruitment's entries' `metrics` name:
+rows of the one metric registry), per player seat, from a match's final state, over the rounds
+of the match, and the counts their pooled ratios need:
 
-Per side: nuclear_war's sides are "for" and "against" in every scenario, so their win rates pool
-over matches (`win_rate_as_for`, `win_rate_as_against`); nil_recruitment's sides are the
-scenario's universities, so its per-side counts are kept per match (`won_per_side`, JSON text
-{side: [won, played]}) and pooled by the analysis, not as a fixed column."""
+- rounds, won; win_rate = won / rounds.
+- per side: {side: (won, played)}: "for" / "against" in nuclear_war, the university in
+  nil_recruitment, so a side's advantage shows apart from the player's. nuclear_war's sides are
+  the same in every scenario, so their win rates pool over matches (`win_rate_as_for`,
+  `win_rate_as_against`); nil_recruitment's are the scenario's universities, so its per-side
+  counts are kept per match (`won_per_side`, JSON text {side: [won, played]}) and pooled by the
+  analysis, not as a fixed column.
+- won_first / first: rounds it spoke first and won, and rounds it spoke first."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pdbench.core.metric import Metric
-from pdbench.games.debate.rules import DebateState
-from pdbench.games.judged_metrics import debate_metrics
+from pdbench.games.debate.rules import PLAYER_SEATS, DebateState
 from pdbench.games.metric_rows import register_game_rows
 
 FIXED_SIDES = ("for", "against")
+
+
+@dataclass(frozen=True)
+class DebateMetrics:
+    rounds: int
+    won: int
+    per_side: dict[str, tuple[int, int]]  # side -> (won, played)
+    first: int
+    won_first: int
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.won / self.rounds if self.rounds else None
+
+
+def debate_metrics(state: DebateState, seat: str) -> DebateMetrics:
+    me = PLAYER_SEATS.index(seat)
+    per_side: dict[str, tuple[int, int]] = {}
+    for verdict in state.verdicts:
+        side = verdict.sides[me]
+        won, played = per_side.get(side, (0, 0))
+        per_side[side] = (won + (verdict.winner_seat == seat), played + 1)
+    return DebateMetrics(
+        rounds=len(state.verdicts),
+        won=sum(v.winner_seat == seat for v in state.verdicts),
+        per_side=per_side,
+        first=sum(v.first_speaker == seat for v in state.verdicts),
+        won_first=sum(v.first_speaker == seat and v.winner_seat == seat for v in state.verdicts),
+    )
 
 
 def match_row(state: DebateState) -> dict[str, dict[str, object]]:

@@ -1,13 +1,50 @@
-"""Passcode's aggregates hook (the registry's `metrics`): per player seat, from a match's final
-state, the metrics of `pdbench.games.judged_metrics.passcode_metrics` and the counts their pooled
-ratios need (summed over a condition's matches by `pdbench.analysis.metrics.turn_aggregates`)."""
+"""Passcode's metrics (the module its entry's `metrics` names: rows of the one metric registry),
+per player, from a match's final state, over the words of the match:
+
+- words, solved: words played, and words the player guessed right; solved_rate = solved / words.
+- rounds_to_solve: the mean round of its right guesses (None without one).
+- questions_per_solve: questions it asked over all words / words solved (None without one).
+- wrong_guesses: guesses that were not the word.
+
+Each is stored per player seat with the counts its pooled ratio needs (summed over a
+condition's matches by `pdbench.analysis.metrics.turn_aggregates`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pdbench.core.metric import Metric
-from pdbench.games.judged_metrics import passcode_metrics
 from pdbench.games.metric_rows import register_game_rows
-from pdbench.games.passcode.rules import PasscodeState
+from pdbench.games.passcode.rules import PLAYER_SEATS, PasscodeState
+
+
+@dataclass(frozen=True)
+class PasscodeMetrics:
+    words: int
+    solved: int
+    rounds_to_solve: float | None
+    questions: int
+    wrong_guesses: int
+
+    @property
+    def solved_rate(self) -> float | None:
+        return self.solved / self.words if self.words else None
+
+    @property
+    def questions_per_solve(self) -> float | None:
+        return self.questions / self.solved if self.solved else None
+
+
+def passcode_metrics(state: PasscodeState, seat: str) -> PasscodeMetrics:
+    me = PLAYER_SEATS.index(seat)
+    solved = [word for word in state.finished if word.solved[me]]
+    return PasscodeMetrics(
+        words=len(state.finished),
+        solved=len(solved),
+        rounds_to_solve=sum(w.rounds for w in solved) / len(solved) if solved else None,
+        questions=sum(word.questions[me] for word in state.finished),
+        wrong_guesses=sum(word.wrong_guesses[me] for word in state.finished),
+    )
 
 
 def match_row(state: PasscodeState) -> dict[str, dict[str, object]]:
