@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from pdbench.analysis.judging.bias import length_bias, order_bias
-from pdbench.analysis.judging.keeper import keeper_truthfulness
 from pdbench.analysis.judging.panel import panel_agreement
 from pdbench.analysis.judging.swap import position_swap
-from pdbench.analysis.judging.table import verdict_table
+from pdbench.games.debate.measures import verdict_table
 from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
 from pdbench.games.debate.rules import JUDGE
-from pdbench.games.judged_metrics import passcode_metrics
 from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.aggregates import passcode_metrics
+from pdbench.games.passcode.measures import keeper_truthfulness
 from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
 from pdbench.games.passcode.rules import KEEPER_SEATS, Passcode
 
@@ -50,7 +50,7 @@ def main() -> None:
         print(f"  length: {length_bias(table)}")
         print(f"  swap: {position_swap(table)}")
     rows = [
-        {"item": index, "judge": rule, "verdict": verdict}
+        {"item": index, "rater": rule, "verdict": verdict}
         for rule in ("priorities", "first_speaker", "longer")
         for index, verdict in enumerate(tables[rule]["winner_side"])
     ]

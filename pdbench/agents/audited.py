@@ -3,7 +3,7 @@ every request the played agent answers is put, the same (so an LLM audit reads t
 prompt), to the audit agent too. The played agent's answer is played; the audit's is stored
 with the turn, never played: the action gets `audit` (the audit's `text`, None when it gave no
 legal answer), and the turn's attempts hold the played agent's calls then the audit's (each
-through the gateway: cached, counted in spend). `pdbench.analysis.judging.stored_keeper` reads
+through the gateway: cached, counted in spend). `pdbench.games.passcode.measures` reads
 the pairs back."""
 
 from __future__ import annotations

@@ -107,7 +107,9 @@ class Decision:
 class TurnRequest:
     """What a turn-based game asks one seat (see `pdbench.games.base`)."""
 
-    game: str  # the platform's name of the game ("liars-dice"), as in an agent file's GAME
+    game: (
+        str  # the platform's name of the game (its entry's platform_name), as an agent file's GAME
+    )
     seat: str  # "a", "b", or a third role's seat ("<role>:a", "<role>")
     round_state: dict[str, Any]  # the seat's observation: exactly what it may see
     # The rules' verdict on an action: None when legal, else why not (a sentence fit to show an

@@ -6,7 +6,7 @@ packages, the judged games' in `pdbench.games.judged_prompts`); this module read
 fills them and checks them, the same for every game.
 
 A prompt is built from the seat's observation alone (`TurnGame.observe`: a player's round_state,
-or the Keeper's / judge's request), so a model is shown exactly what an arena agent or a house
+or a third role's request), so a model is shown exactly what an arena agent or a house
 policy is.
 """
 

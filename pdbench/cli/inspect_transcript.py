@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Role:
-    """Who plays a seat or a third role: `agent_a`, `agent_b` or the game's role (`keeper`,
-    `judge`), and the model that answers for it (None: a policy, a house rule, an agent file)."""
+    """Who plays a seat or a third role: `agent_a`, `agent_b` or a third role the game declares
+    (`ThirdRole.name`), and the model that answers for it (None: a policy, a house rule, an
+    agent file)."""
 
     name: str
     player: str
@@ -39,7 +40,8 @@ class Role:
 
 
 def role_of_seat(seat: str) -> str:
-    """A stored seat as a role: "a" is agent_a; "keeper:a" (the Keeper answering a) is keeper."""
+    """A stored seat as a role: "a" is agent_a; "<role>:a" (a third role answering a) is the
+    role."""
     base = seat.split(":", 1)[0]
     return f"agent_{base}" if base in ("a", "b") else base
 

@@ -18,7 +18,7 @@ from pandas import DataFrame, Series, isna, to_numeric
 
 from pdbench.analysis.metrics.turn_aggregates import seats_in
 from pdbench.analysis.stats.intervals import mean_interval
-from pdbench.games.registry import turn_metrics
+from pdbench.games.metric_rows import game_metric_rows
 
 
 def value_text(values: Sequence[float], matches: int) -> str:
@@ -54,15 +54,15 @@ def measure_lines(table: DataFrame) -> dict[str, list[str]]:
     for condition in dict.fromkeys(replicates["condition"]):
         mine = replicates[replicates["condition"] == condition]
         finished = mine[mine["match_status"] == "finished"]
-        metrics = turn_metrics(str(mine["game"].iloc[0]))
+        metrics = game_metric_rows(str(mine["game"].iloc[0]))
         rows = [["measure", *(seat.upper() for seat in seats)]]
-        for stem in metrics.METRICS:
+        for stem in (m.stem for m in metrics if m.shape != "condition"):
             columns = [f"{stem}_{seat}" for seat in seats]
             if not any(c in finished and finished[c].notna().any() for c in columns):
                 continue  # no match measured it (talk consistency without talk)
             per_seat = [list(finished[c]) if c in finished else [] for c in columns]
             rows.append([stem, *(value_text(v, len(finished)) for v in per_seat)])
-        for stem in getattr(metrics, "POOLED", {}):
+        for stem in (m.stem for m in metrics if m.pooled is not None):
             columns = [f"{stem}_{seat}_pooled" for seat in seats]
             mean_row = conditions.loc[condition]
             pooled = [_number(mean_row.get(c)) for c in columns]

@@ -16,8 +16,8 @@ from pdbench.analysis.metrics.turn_aggregates import SEATS, seats_in
 from pdbench.cli.table_fit import Column, Fitted, fit, left_out_note
 from pdbench.storage.manifest import RunManifest
 
-# column stem -> header (each shown "A/B"): a game's metrics module holds its own SHOWN (e.g.
-# pdbench.games.liars_dice.metrics); a game without one (a plugin's) shows its win rate, and
+# column stem -> header (each shown "A/B"): a game's metric rows say which of them are shown
+# (`Metric.shown`); a game showing none (a plugin's) shows its win rate, and
 # aggregates.parquet has all of its measures.
 SHOWN = {"win_rate": "win"}
 
@@ -46,13 +46,12 @@ def _agent(row: pd.Series, seat: str) -> str:
 def _game_notes(aggregates: pd.DataFrame) -> list[str]:
     """Lines a game's metrics module adds under the table (`summary_note(conditions)`, e.g. a
     score that is not a plain sum), so a number never reads as another."""
-    from pdbench.games.registry import turn_metrics
+    from pdbench.games.metric_rows import summary_note
 
     conditions = aggregates[aggregates["level"] == "condition"]
     notes = []
     for game_id in dict.fromkeys(aggregates["game"].dropna()):
-        note = getattr(turn_metrics(str(game_id)), "summary_note", None)
-        said = note(conditions[conditions["game"] == game_id]) if note else None
+        said = summary_note(str(game_id), conditions[conditions["game"] == game_id])
         if said:
             notes.append(said)
     return notes
@@ -60,11 +59,15 @@ def _game_notes(aggregates: pd.DataFrame) -> list[str]:
 
 def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
     """The columns of the run's games (each game's own, in order of first appearance)."""
-    from pdbench.games.registry import turn_metrics
+    from pdbench.games.metric_rows import game_metric_rows
 
     shown: dict[str, str] = {}
     for game_id in dict.fromkeys(aggregates["game"].dropna()):
-        shown.update(getattr(turn_metrics(str(game_id)), "SHOWN", SHOWN))
+        rows = sorted(
+            (m for m in game_metric_rows(str(game_id)) if m.shown), key=lambda m: m.shown_at
+        )
+        pooled = {"mean": "", "pooled": "_pooled"}
+        shown.update({f"{m.stem}{pooled[m.shown_value]}": m.shown for m in rows} or SHOWN)
     return shown or SHOWN
 
 

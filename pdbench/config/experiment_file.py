@@ -147,8 +147,8 @@ def _check_keys(node: DictConfig, known: Sequence[str], shown: str, where: str |
 
 
 def _new_game_loads_its_own_payoffs(cfg: DictConfig, keys: Sequence[str]) -> None:
-    """`game.id=stag_hunt` plays the stag hunt's payoffs and labels, not the file's PD ones,
-    unless the same command line also gives payoffs or labels."""
+    """`game.id=<another 2x2 game>` plays that game's payoffs and labels, not the file's
+    game's, unless the same command line also gives payoffs or labels."""
     if "game.id" not in keys:
         return
     for part in ("payoffs", "labels"):

@@ -14,7 +14,7 @@ from pydantic import (
 
 from pdbench.config.limits import MAX_EXPECTED_UNCAPPED_ROUNDS
 from pdbench.config.names import name_problem
-from pdbench.core.game import GAMES, Game, label_preset
+from pdbench.core.game import DEFAULT_GAME, GAMES, Game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.talk import PROMISE_PHRASES, Negotiation
@@ -73,15 +73,14 @@ class GameSpec(Frozen):
     options and a turn cap."""
 
     id: str = Field(
-        "pd",
-        description="one of the built-in games: pd, stag_hunt, chicken, split_or_steal, "
-        "battle_of_the_sexes (2x2), liars_dice, passcode, nuclear_war, nil_recruitment "
-        "(turn-based); the platform's spelling (liars-dice, prisoners-dilemma) is read as the id",
+        DEFAULT_GAME.id,
+        description="a registered game's id (`pdbench list games`: the 2x2 games, the turn "
+        "games and plugins' games); its platform spelling (an agent file's GAME) is read as the id",
     )
     options: dict[str, Any] = Field(
         default_factory=dict,
-        description="a turn game's variant, e.g. liars_dice: dice_per_player, faces, wild_ones; "
-        "omitted options keep the game's defaults (2x2 games have none)",
+        description="a turn game's variant (its rules' options, e.g. how many dice); omitted "
+        "options keep the game's defaults (2x2 games have none)",
     )
     max_turns: int = Field(
         DEFAULT_MAX_TURNS,
@@ -119,7 +118,7 @@ class GameSpec(Frozen):
         from pdbench.core.errors import ConfigError
 
         try:
-            return game_id(value)  # either spelling (liars-dice); else "did you mean"
+            return game_id(value)  # either spelling (id, platform's); else "did you mean"
         except ConfigError as error:
             raise ValueError(error.reason) from None
 

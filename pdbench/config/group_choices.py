@@ -2,7 +2,8 @@
 primary's defaults list and Hydra's own settings (its launcher), checked before Hydra composes:
 an option that is not there is one line naming the group, the option, the folder looked in and
 what is there, instead of Hydra's message (which names none of it) or its stack trace. A game
-chosen by the platform's spelling (`game=liars-dice`) is read as its id first (`with_game_ids`)."""
+chosen by the platform's spelling (`game=<platform name>`, as an agent file's GAME says it) is
+read as its id first (`with_game_ids`)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ def check_choices(path: Path, overrides: Iterable[str], project_root: Path, show
 def with_game_ids(
     overrides: Overrides, project_root: Path, args: list[str] | None = None
 ) -> tuple[Overrides, list[str]]:
-    """`game=liars-dice` (the platform's spelling, as an agent file's GAME has it) chooses
-    conf/game/liars_dice.yaml: each value of a `game=` choice (a sweep's too) that names no
+    """`game=<platform name>` (the platform's spelling, as an agent file's GAME has it) chooses
+    conf/game/<id>.yaml: each value of a `game=` choice (a sweep's too) that names no
     option but a game is replaced by the game's id (`pdbench.games.registry.game_id`), so both
     spellings compose, name and identify the same run. Returns the overrides and `args` (the
     command line holding them) with those lines replaced."""

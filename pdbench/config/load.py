@@ -63,7 +63,7 @@ def load_config(
         return load_experiment_file(
             path, parsed, project_root=root, replicates=replicates, run_id=run_id
         )
-    if "defaults" in cfg:  # a Hydra primary: `game=liars-dice` chooses conf/game/liars_dice
+    if "defaults" in cfg:  # a Hydra primary: `game=<platform name>` chooses conf/game/<id>
         parsed, _ = with_game_ids(parsed, root)
     if "defaults" in cfg and tournament_overrides(parsed):
         return load_primary_tournament(

@@ -11,7 +11,8 @@ Applying them to an experiment file's config:
 - `+key.path=value` adds one (the spec's validation then rejects a field that does not exist);
   unlike Hydra, which refuses `+` on a field that holds a value, it sets one that exists too;
 - `~key.path` deletes one;
-- `game=stag_hunt` (a group name, no dot) loads that option of conf/<group>/, as in Hydra;
+- `<group>=<option>` (a group name, no dot: `game=<id>`) loads that option of conf/<group>/,
+  as in Hydra;
 - a sweep (`a,b`, `range()`, `glob()`) is refused: sweeps run through `python -m pdbench -m`.
 """
 

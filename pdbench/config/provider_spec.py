@@ -1,21 +1,38 @@
 """Who answers an LLM agent's prompts: the registry of provider kinds, and the provider spec a
-config gives (which kind, which model, where, and the mock's options).
+config gives (which kind, which model, where, and the kind's own options).
 
 A provider kind is one `register_provider(ProviderKind(...))` below plus the module that implements
 its client (pdbench/providers/); the spec, the gateway and the LLM agent ask the kind, so nothing
-else branches on a provider's name."""
+else branches on a provider's name.
+
+A kind's own options (the mock's strategy, invalid rate, ...) are a spec the kind registers
+(`ProviderKind.options`, under the config key `options_field`: `provider.mock.strategy`), not
+fields of `ProviderSpec`: a provider spec holds the options of its own kind (their defaults when
+the config gives none) and, validated against their kind's spec, any other kind's a config gives,
+which that provider never reads (`ignored_options`: a warning line, README "Providers")."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from pdbench.config.frozen import Frozen
-from pdbench.config.policy_params import checked_params, known_policy_name
+from pdbench.config.mock_behaviour import MockBehaviour
 from pdbench.core.plugins import load_group
+
+__all__ = [
+    "LITELLM",
+    "MOCK",
+    "MockBehaviour",
+    "ProviderKind",
+    "ProviderSpec",
+    "TokenPrice",
+    "provider_kinds",
+    "register_provider",
+]
 
 # --- the registry ---------------------------------------------------------------------------
 
@@ -39,9 +56,11 @@ class ProviderKind:
     # "module:attribute" of (ProviderSpec) -> the (name, value) pairs besides the request that
     # decide its answers, for the cache key (the mock's behaviour, as a model's weights would).
     key_options_entry_point: str | None = None
-    # The field of ProviderSpec holding this kind's own options (the mock's `mock`), None when
-    # it has none: a config that sets them for another kind is refused, not silently ignored.
+    # The config key of this kind's own options (the mock's `mock`: `provider.mock.strategy`)
+    # and their spec (a `Frozen` model, validated when a config gives them), None when it has
+    # none. Another kind's provider given them names them in a warning (`ignored_options`).
     options_field: str | None = None
+    options: type[Frozen] | None = None
 
 
 PROVIDER_KINDS: dict[str, ProviderKind] = {}
@@ -69,6 +88,7 @@ MOCK = register_provider(
         seeded_per_match=True,
         key_options_entry_point="pdbench.providers.mock:cache_key_options",
         options_field="mock",
+        options=MockBehaviour,
     )
 )
 LITELLM = register_provider(
@@ -80,58 +100,6 @@ LITELLM = register_provider(
         seeded_per_match=False,
     )
 )
-
-
-# --- the mock's options ---------------------------------------------------------------------------------
-
-
-class MockBehaviour(Frozen):
-    """How the offline mock model answers (deterministic from the seed and the prompt).
-
-    With `strategy: policy` it answers as the registered `policy` would (a scripted model): it
-    reads the rules and the history from the prompt it receives, replays that history through
-    the policy and answers the policy's move in the requested format."""
-
-    strategy: Literal["cooperate", "defect", "reciprocate", "random", "policy"] = "reciprocate"
-    cooperate_prob: float = Field(0.5, ge=0, le=1, description="P(C) for strategy=random")
-    invalid_rate: float = Field(0.0, ge=0, le=1, description="share of answers that are garbage")
-    latency_s: float = Field(0.0, ge=0, description="simulated seconds per call (benchmarks)")
-    policy: str | None = Field(
-        None, description="strategy=policy: the registered policy it plays, e.g. grim, random"
-    )
-    params: dict[str, Any] = Field(
-        default_factory=dict, description="strategy=policy: that policy's parameters"
-    )
-
-    @field_validator("policy")
-    @classmethod
-    def _known_policy(cls, value: str | None) -> str | None:
-        return None if value is None else known_policy_name(value)
-
-    @field_validator("params")
-    @classmethod
-    def _params_fit_the_policy(cls, params: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        return checked_params(info.data.get("policy") or "", params)
-
-    @model_validator(mode="after")
-    def _policy_with_its_strategy(self) -> MockBehaviour:
-        if self.strategy == "policy" and self.policy is None:
-            raise ValueError("strategy: policy needs the policy to play, e.g. policy: grim")
-        if self.strategy != "policy" and (self.policy is not None or self.params):
-            raise ValueError(
-                f"policy and params apply only with strategy: policy (strategy is {self.strategy})"
-            )
-        return self
-
-    def __hash__(self) -> int:  # params is a dict; a provider spec is a key of client caches
-        return hash(json.dumps(self.model_dump(mode="json"), sort_keys=True))
-
-    def key_items(self) -> tuple[tuple[str, Any], ...]:
-        """What decides the mock's answers besides the request: every field but the latency; the
-        policy and its params only when it plays one (so the keys of other mocks are unchanged).
-        The mock itself may add to it (pdbench.providers.mock.cache_key_options)."""
-        exclude = {"latency_s"} if self.strategy == "policy" else {"latency_s", "policy", "params"}
-        return tuple(sorted(self.model_dump(mode="json", exclude=exclude).items()))
 
 
 class TokenPrice(Frozen):
@@ -155,9 +123,94 @@ class TokenPrice(Frozen):
         ) / 1e6
 
 
+def _options_fields() -> dict[str, ProviderKind]:
+    """The config key of every registered kind's own options -> the kind."""
+    return {
+        kind.options_field: kind
+        for kind in provider_kinds().values()
+        if kind.options_field and kind.options is not None
+    }
+
+
+def _validated_options(kind: ProviderKind, value: Any) -> Frozen:
+    """`value` validated against `kind`'s options spec; its errors keep their path under the
+    kind's key (provider.mock.strategy), as a field's would."""
+    assert kind.options is not None and kind.options_field is not None
+    try:
+        return kind.options.model_validate(value)
+    except ValidationError as error:
+        field = kind.options_field
+        raise ValidationError.from_exception_data(
+            "ProviderSpec", [_moved_under(field, problem) for problem in error.errors()]
+        ) from None
+
+
+def _moved_under(field: str, problem: Any) -> Any:
+    """One of pydantic's error lines, its location put under `field`: pydantic's own error types
+    as they are, any other (a PydanticCustomError's) rebuilt with its message and context."""
+    line: dict[str, Any] = {"loc": (field, *problem["loc"]), "input": problem["input"]}
+    context = problem.get("ctx")
+    if context is not None:
+        line["ctx"] = context
+    try:  # a type pydantic knows by its name
+        known: Any = {**line, "type": problem["type"]}
+        ValidationError.from_exception_data("ProviderSpec", [known])
+    except (KeyError, TypeError, ValueError):
+        return {**line, "type": PydanticCustomError(problem["type"], problem["msg"], context)}
+    return {**line, "type": problem["type"]}
+
+
 class ProviderSpec(Frozen):
     """Who answers the prompts: a registered provider kind (the offline mock, or any litellm
-    model) and its settings."""
+    model), its settings and its kind's own options (see the module docstring)."""
+
+    # Each kind's options are held beside the fields, under the kind's key, once validated
+    # (`_kinds_options`): any other key is refused as an unknown field, as `extra="forbid"` would.
+    model_config = ConfigDict(frozen=True, extra="allow", allow_inf_nan=False)
+
+    @classmethod
+    def options_models(cls) -> dict[str, type[Frozen]]:
+        """The config key of every registered kind's options -> their spec (for "did you mean"
+        under `provider.mock.`)."""
+        return {field: kind.options for field, kind in _options_fields().items()}  # type: ignore[misc]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kinds_options(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        by_field = _options_fields()
+        unknown = [key for key in data if key not in cls.model_fields and key not in by_field]
+        if unknown:
+            raise ValidationError.from_exception_data(
+                "ProviderSpec",
+                [{"type": "extra_forbidden", "loc": (unknown[0],), "input": data[unknown[0]]}],
+            )
+        data = dict(data)
+        for field, kind in by_field.items():
+            if field in data:
+                data[field] = _validated_options(kind, data[field])
+        own = provider_kinds().get(str(data.get("name", cls.model_fields["name"].default)))
+        if own is not None and own.options is not None and own.options_field not in data:
+            data[own.options_field] = own.options()  # its defaults
+        return data
+
+    def options_of(self, field: str) -> Any:
+        """The options given under the config key `field` (a kind's), None when none were."""
+        return (self.__pydantic_extra__ or {}).get(field)
+
+    @property
+    def own_options(self) -> Any:
+        """This provider's own kind's options (the mock's `MockBehaviour`), None for a kind
+        without options."""
+        field = self.kind.options_field
+        return self.options_of(field) if field else None
+
+    def without_kinds_options(self) -> ProviderSpec:
+        """The same provider without any kind's options: what a batch is sent to (one batch
+        per model and server, whatever options an agent set)."""
+        extra = self.__pydantic_extra__ or {}
+        return self.model_copy(update=dict.fromkeys(extra))
 
     name: str = Field("mock", description="a registered provider: mock or litellm")
     model: str = Field("mock", description="litellm model string, e.g. openai/gpt-4o-mini")
@@ -167,7 +220,6 @@ class ProviderSpec(Frozen):
         description="several servers of the same model (instead of api_base): round robin "
         "with failover; which one answered is recorded with each attempt, not in the cache key",
     )
-    mock: MockBehaviour = MockBehaviour()
 
     @field_validator("name")
     @classmethod
@@ -205,13 +257,13 @@ class ProviderSpec(Frozen):
         `("mock", "mock.strategy")` on a litellm provider: (the kind, the option), as when an experiment written for the mock is run
         with `provider=openai`): this provider never reads them, which `validate` and `run`
         say in a warning line each rather than ignore in silence."""
-        own = provider_kinds()[self.name].options_field
+        own = self.kind.options_field
         ignored: list[tuple[str, str]] = []
-        for kind in provider_kinds().values():
-            field = kind.options_field
-            if field is None or field == own or field not in type(self).model_fields:
+        for field, kind in _options_fields().items():
+            options = self.options_of(field)
+            if field == own or options is None:
                 continue
-            changed = getattr(self, field).model_dump(exclude_defaults=True)
+            changed = options.model_dump(exclude_defaults=True)
             ignored.extend((kind.name, f"{field}.{option}") for option in sorted(changed))
         return ignored
 
@@ -277,7 +329,7 @@ class ProviderSpec(Frozen):
             "api_base": strip_url_credentials(self.api_base) if self.api_base else None,
         }
         if self.kind.key_options_entry_point is not None:
-            fields["provider_options"] = dict(self.mock.key_items())
+            fields["provider_options"] = dict(self.own_options.key_items())
         return fields
 
     @property

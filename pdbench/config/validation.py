@@ -73,6 +73,11 @@ def _model_fields_at(loc: tuple) -> list[str]:
             model = tagged[item]
             continue
         field = model.model_fields.get(item)
+        # a provider kind's options (`provider.mock.`): a spec the kind registers, no field
+        kinds_options = getattr(model, "options_models", None)
+        if field is None and kinds_options is not None and item in kinds_options():
+            model = kinds_options()[item]
+            continue
         if field is None:
             return []
         nested = [
@@ -82,7 +87,8 @@ def _model_fields_at(loc: tuple) -> list[str]:
         ]
         if nested:
             model = nested[0]
-    return list(model.model_fields)
+    kinds_options = getattr(model, "options_models", None)
+    return [*model.model_fields, *(kinds_options() if kinds_options is not None else ())]
 
 
 def validate_spec(data: dict, *, shown: str) -> ExperimentSpec:

@@ -28,7 +28,7 @@ class Game:
     cooperate_label: str = "C"
     defect_label: str = "D"
     is_prisoners_dilemma: bool = True
-    pot: float | None = None  # split_or_steal: the amount at stake each round
+    pot: float | None = None  # a game played for a pot (split or steal): the stake each round
     negotiation: Negotiation | None = None  # talk before every commit (None: none)
     # What `pdbench ladder` ranks this game's agents on by default: "payoff" (the payoff an agent
     # earns, as Axelrod's tournaments score the dilemmas: a game that is not zero-sum rewards
@@ -129,6 +129,8 @@ BATTLE_OF_THE_SEXES = Game(
 GAMES: dict[str, Game] = {
     game.id: game for game in (PD, STAG_HUNT, CHICKEN, SPLIT_OR_STEAL, BATTLE_OF_THE_SEXES)
 }
+# The game a config that names none plays, and a prompt check renders its templates with.
+DEFAULT_GAME: Game = PD
 
 
 # Named pairs of action words a config may give as `game.labels: JF` (cooperative word first).

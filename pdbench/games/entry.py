@@ -44,9 +44,13 @@ class TurnGameEntry:
     rules: str  # "module:Class": the TurnGame, built with the condition's game options
     policies: str  # "module:NAME": a dict, policy name -> factory taking the policy's parameters
     summary: str  # one line for listings and errors
-    # "module:NAME" of a module holding METRICS (stem -> meaning, stored per player seat), POOLED
-    # (ratio stem -> (numerator, denominator) counts) and match_row(final state) -> per seat
+    # "module" declaring the game's metrics, rows of the one metric registry registered when it
+    # is imported (`pdbench.games.metric_rows`): each stored per player seat ("": none)
     metrics: str = ""
+    # "module:function" splitting a stored match into pairwise encounters (turn lines, options)
+    # -> [`pdbench.games.encounters.Encounter`], for a population run's tournament analysis;
+    # "": the game's players do not meet in pairs
+    encounters: str = ""
     # The game's roles besides its players (`pdbench.games.roles`), in the order their seats
     # are bound; () when it has none.
     third_roles: tuple[ThirdRole, ...] = ()

@@ -232,9 +232,11 @@ def default_ranked_on(game_id: str) -> Literal["wins", "payoff"]:
     return TURN_GAMES[game_id].ranked_on
 
 
-def turn_metrics(game_id: str) -> Any:
-    """The module of `game_id`'s metrics (see TurnGameEntry.metrics)."""
-    return importlib.import_module(turn_game_entry(game_id).metrics)
+def game_encounters(game_id: str) -> Callable[..., Any] | None:
+    """How `game_id`'s stored match splits into pairwise encounters (`TurnGameEntry.encounters`),
+    None for a game whose players do not meet in pairs."""
+    found = turn_game_entry(game_id).encounters
+    return _resolve(found) if found else None
 
 
 def turn_policy_games() -> dict[str, str]:

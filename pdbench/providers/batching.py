@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pdbench.config.provider_spec import MockBehaviour, ProviderSpec
+from pdbench.config.provider_spec import ProviderSpec
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.providers.batch_follow import BatchFollower, BatchRequest, described, fail, server
 from pdbench.providers.openai_batches import batch_support
@@ -211,9 +211,9 @@ class BatchCollector:
             return
         groups: dict[ProviderSpec, list[BatchRequest]] = {}
         for request in waiting:
-            # One batch per model and server: the mock's options, which a config may set on any
-            # provider, do not split them.
-            destination = request.spec.model_copy(update={"mock": MockBehaviour()})
+            # One batch per model and server: a kind's options (the mock's), which a config may
+            # give any provider, do not split them.
+            destination = request.spec.without_kinds_options()
             groups.setdefault(destination, []).append(request)
         for spec, requests in groups.items():
             for chunk in _chunks(requests):

@@ -4,8 +4,8 @@ published design end to end without a key.
 A turn game that says how the mock plays it (`TurnGameEntry.mock`, e.g. public goods' own
 `mock` module) is asked first: the first game's mock that reads the prompt as its own answers,
 with the persona's lean named below (Liar's Dice's and public goods' mocks live in their
-packages). A third role is played by the mock its declaration names (`ThirdRole.mock`: the
-Keeper's in passcode's package, the judge's in the debate family's), asked before the games.
+packages). A third role is played by the mock its declaration names (`ThirdRole.mock`, in its
+game's package), asked before the games.
 
 It reads what it needs from the rendered prompt, the way a real model would
 (`pdbench.providers.prompt_reading`): the two action words (from the payoff rules, else from the
@@ -133,15 +133,24 @@ def _uniform(key: str, salt: str) -> float:
 
 def client_for(spec: ProviderSpec, *, project_root: Path | None = None) -> MockProvider:
     """The mock a provider spec describes (the provider kind's client entry point)."""
-    return MockProvider(spec.mock, model=spec.model)
+    return MockProvider(_behaviour(spec), model=spec.model)
+
+
+def _behaviour(spec: ProviderSpec) -> MockBehaviour:
+    """The mock's own options in `spec` (the mock kind registers them: `ProviderKind.options`)."""
+    behaviour = spec.own_options
+    if not isinstance(behaviour, MockBehaviour):
+        raise TypeError(f"a {spec.name} provider is no mock: it has no mock options")
+    return behaviour
 
 
 def cache_key_options(spec: ProviderSpec) -> tuple[tuple[str, Any], ...]:
     """What decides the mock's answers besides the request, for the cache key: its behaviour's
     settings, and a mark that reciprocate and random lean with the persona (answers cached
     before the lean existed must not replay)."""
-    items = dict(spec.mock.key_items())
-    if spec.mock.strategy in ("reciprocate", "random"):
+    behaviour = _behaviour(spec)
+    items = dict(behaviour.key_items())
+    if behaviour.strategy in ("reciprocate", "random"):
         items["persona_lean"] = 1
     return tuple(sorted(items.items()))
 
@@ -158,7 +167,7 @@ class MockProvider:
         # The round's own prompt is the first user message; corrections follow it.
         round_prompt = next((c for r, c in request.messages if r == "user"), "")
         text = "\n".join([request.system, round_prompt])
-        for play_role in role_mocks():  # a Keeper's or judge's prompt (`ThirdRole.mock`)
+        for play_role in role_mocks():  # a third role's prompt (`ThirdRole.mock`)
             as_third_party = play_role(text)
             if as_third_party is not None:
                 return as_third_party

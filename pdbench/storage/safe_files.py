@@ -152,7 +152,7 @@ def _writer_is_gone(temporary: Path, target: Path) -> bool:
     host, _, rest = middle.partition("-")
     pid = rest.partition("-")[0]
     if host != _HOST or not pid.isdigit():
-        return False  # another machine's writer (a shared file system): not ours to judge
+        return False  # another machine's writer (a shared file system): not ours to decide
     return not process_alive(int(pid))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.core.errors import PdbenchError
-from pdbench.core.game import get_game, label_preset
+from pdbench.core.game import DEFAULT_GAME, get_game, label_preset
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 
@@ -32,7 +32,8 @@ def condition_config(manifest: RunManifest, condition: str) -> dict[str, Any] | 
 
 
 def condition_caption(manifest: RunManifest, condition: str) -> str:
-    """'game pd · fixed, 20 rounds' for the sidebar ('' when the config is not in the manifest)."""
+    """'game <id> · fixed, 20 rounds' for the sidebar ('' when the config is not in the
+    manifest)."""
     config = condition_config(manifest, condition)
     if not config:
         return ""
@@ -60,7 +61,7 @@ def action_words(config: Mapping[str, Any] | None) -> dict[str, str]:
         elif isinstance(labels, (list, tuple)) and len(labels) == 2:
             words = (str(labels[0]), str(labels[1]))
         else:
-            words = get_game(str(game.get("id") or "pd")).labels
+            words = get_game(str(game.get("id") or DEFAULT_GAME.id)).labels
     except PdbenchError:
         words = ("C", "D")
     return {"C": words[0], "D": words[1]}

@@ -4,8 +4,9 @@ so this test holds the count where it is and fails when it grows: each step of t
 packages lowers CEILING (to 0 when the issue is done), and no new code adds to it.
 
 A line counts when it names a registered game's id or AgentDuel spelling, or one of their third
-roles, as a whole word not followed by a dot (so `pd.DataFrame`, pandas, is not the game `pd`),
-outside `pdbench/games/`; comment lines do not count (a why may name an example), docstrings do."""
+roles, as a whole word not followed by a dot (so `pd.DataFrame`, pandas, is not the game `pd`)
+nor an import's alias (`import pandas as pd`), outside `pdbench/games/`; comment lines do not
+count (a why may name an example), docstrings do."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from pathlib import Path
 from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, game_roles
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
-CEILING = (
-    107  # lines, counted 2026-11-29 (entries, the Keeper and judge rules and mocks in packages)
-)
+# Lines, counted 2026-11-29 after the metrics, the third roles' measures and the examples in
+# docstrings moved into packages (107 before, 52 of them `import pandas as pd`). What is left:
+# the 2x2 games' definitions (core/game.py, 6) and two docstrings of strategies/classic.py on
+# how a policy plays in them, which move with the 2x2 games into packages (issue 43, stage C);
+# and the key a panel's stored verdicts name each member under (agents/panel.py), a record field.
+CEILING = 9
 
 
 def _names() -> set[str]:
@@ -30,7 +34,7 @@ def _names() -> set[str]:
 def naming_lines() -> dict[str, list[int]]:
     """Each module outside pdbench/games/ -> the numbers of its lines that name a game or role."""
     pattern = re.compile(
-        r"(?<![\w-])(" + "|".join(map(re.escape, sorted(_names()))) + r")(?![\w.-])"
+        r"(?<![\w-])(?<!as )(" + "|".join(map(re.escape, sorted(_names()))) + r")(?![\w.-])"
     )
     found: dict[str, list[int]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from pdbench.games.debate.aggregates import debate_metrics
 from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
 from pdbench.games.debate.rules import JUDGE
-from pdbench.games.judged_metrics import debate_metrics, passcode_metrics
 from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.aggregates import passcode_metrics
 from pdbench.games.passcode.policies import HalvingQuestioner, TruthfulKeeper
 from pdbench.games.passcode.rules import KEEPER_SEATS, Passcode
 

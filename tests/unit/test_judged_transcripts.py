@@ -13,8 +13,9 @@ from streamlit.testing.v1 import AppTest
 
 from pdbench.agents.policy import TurnPolicyAgent
 from pdbench.games.debate.transcript import debate_transcript
+from pdbench.games.metric_rows import game_metric_rows
 from pdbench.games.passcode.transcript import passcode_transcript
-from pdbench.games.registry import TURN_GAMES, build_turn_game, house_factories, turn_metrics
+from pdbench.games.registry import TURN_GAMES, build_turn_game, house_factories
 from pdbench.runners.turn_records import turn_line
 from pdbench.runners.turns import SeatRule, play_turn_match
 from pdbench.ui.game_views import game_view
@@ -64,7 +65,7 @@ def test_every_turn_game_has_a_page_whose_measures_the_aggregates_store():
     for game_id in TURN_GAMES:
         view = game_view(game_id)
         assert view is not None and callable(view.render_transcript)
-        stored = set(turn_metrics(game_id).METRICS)
+        stored = {row.stem for row in game_metric_rows(game_id)}
         if TURN_GAMES[game_id].ranked_on == "wins":  # a contest shows its win rate first
             assert view.MEASURES[0].stem == "win_rate"
         assert view.MEASURES and {m.stem for m in view.MEASURES} <= stored, game_id

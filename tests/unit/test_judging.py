@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 
 from pdbench.analysis.judging.bias import length_bias, order_bias
-from pdbench.analysis.judging.keeper import audit_disagreement, keeper_truthfulness
 from pdbench.analysis.judging.panel import cohen_kappa, fleiss_kappa, panel_agreement
 from pdbench.analysis.judging.proportions import share
 from pdbench.analysis.judging.swap import position_swap
-from pdbench.analysis.judging.table import verdict_table
+from pdbench.games.debate.measures import verdict_table
 from pdbench.games.debate.policies import FixedDebater, PrioritiesDebater, ScriptedJudge
 from pdbench.games.debate.rules import JUDGE
 from pdbench.games.nil_recruitment.rules import NilRecruitment
 from pdbench.games.nuclear_war.rules import NuclearWar
+from pdbench.games.passcode.measures import audit_disagreement, keeper_truthfulness
 from pdbench.games.passcode.policies import HalvingQuestioner, LengthGuesser, TruthfulKeeper
 from pdbench.games.passcode.rules import KEEPER_SEATS, Passcode
 
@@ -79,7 +79,7 @@ def test_a_fair_coin_judge_is_near_50_percent_with_an_interval_covering_it():
 def test_identical_judges_agree_with_kappa_1_and_opposite_judges_with_minus_1():
     rng = np.random.default_rng(1)
     verdicts = rng.choice(["for", "against"], 40)
-    rows = [{"item": i, "judge": j, "verdict": v} for i, v in enumerate(verdicts) for j in "xy"]
+    rows = [{"item": i, "rater": j, "verdict": v} for i, v in enumerate(verdicts) for j in "xy"]
     report = panel_agreement(rows)
     assert report.fleiss.value == 1.0 and report.cohen[("x", "y")].value == 1.0
     # 40 items all agreed on cannot show how often the judges would disagree: the interval
@@ -92,8 +92,8 @@ def test_identical_judges_agree_with_kappa_1_and_opposite_judges_with_minus_1():
         assert (kappa.low, kappa.high) == pytest.approx((least, 1.0))
     assert all(report.majority[i] == v for i, v in enumerate(verdicts))
     flip = {"for": "against", "against": "for"}
-    rows = [{"item": i, "judge": "x", "verdict": v} for i, v in enumerate(verdicts)]
-    rows += [{"item": i, "judge": "y", "verdict": flip[v]} for i, v in enumerate(verdicts)]
+    rows = [{"item": i, "rater": "x", "verdict": v} for i, v in enumerate(verdicts)]
+    rows += [{"item": i, "rater": "y", "verdict": flip[v]} for i, v in enumerate(verdicts)]
     report = panel_agreement(rows)
     assert report.cohen[("x", "y")].value == pytest.approx(-1.0, abs=0.06)
     assert set(report.majority.values()) == {None}  # one each: no majority
@@ -110,7 +110,7 @@ def test_the_kappas_match_hand_computed_values_and_independent_judges_are_near_0
     assert math.isnan(cohen_kappa(np.zeros(5), np.zeros(5)))
     rng = np.random.default_rng(3)
     rows = [
-        {"item": i, "judge": j, "verdict": str(rng.integers(2))} for i in range(300) for j in "xyz"
+        {"item": i, "rater": j, "verdict": str(rng.integers(2))} for i in range(300) for j in "xyz"
     ]
     report = panel_agreement(rows)
     assert report.fleiss.low < 0 < report.fleiss.high and abs(report.fleiss.value) < 0.1

@@ -1,4 +1,4 @@
-"""The Keeper audit pairs read back from stored rounds (pdbench.analysis.judging.stored_keeper)."""
+"""The Keeper audit pairs read back from stored rounds (pdbench.games.passcode.measures)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import orjson
 
 from pdbench.agents.audited import Audited
 from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
-from pdbench.analysis.judging.stored_keeper import keeper_audit_pairs, keeper_audit_report
+from pdbench.games.passcode.measures import keeper_audit_pairs, keeper_audit_report
 
 
 def line(condition: str, actions: dict) -> bytes:

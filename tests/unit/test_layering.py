@@ -78,6 +78,8 @@ ALLOWED: dict[str, set[str]] = {
 GAME_MODULE_ROLES: dict[str, set[str]] = {
     "mock": {"core", "games", "config"},  # the offline mock's play (config: MockBehaviour)
     "transcript": {"core", "games", "storage", "analysis"},  # read from stored runs
+    # a third role's measures of a stored run (`ThirdRole.measures`), with analysis' statistics
+    "measures": {"core", "games", "storage", "analysis"},
     "view": {"core", "games", "storage", "analysis", "ladder.output", "ui"},  # the viewer's page
 }
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pdbench.games.public_goods.metrics import METRICS, match_row
+from pdbench.games.metric_rows import game_metric_rows
+from pdbench.games.public_goods.metrics import match_row
 from pdbench.games.public_goods.policies import PUBLIC_GOODS_POLICIES
 from pdbench.games.public_goods.published import FEHR_GAECHTER_2002, PRESETS
 from pdbench.games.public_goods.stored import read_rounds
@@ -56,7 +57,9 @@ def test_nobody_meets_anyone_twice_within_a_part_of_six_rounds(seed):
 
 
 def test_contributions_with_and_without_punishment_are_separate_metrics():
-    assert {"contribution_share_punish", "contribution_share_no_punish"} <= set(METRICS)
+    assert {"contribution_share_punish", "contribution_share_no_punish"} <= {
+        row.stem for row in game_metric_rows("public_goods")
+    }
     for variant, punished in VARIANTS.items():
         game, lines = played(variant, seed=5)
         options = stored_options(game)

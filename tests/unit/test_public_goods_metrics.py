@@ -10,9 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from pdbench.games.metric_rows import game_metric_rows
 from pdbench.games.public_goods.metrics import (
-    METRICS,
-    POOLED,
     group_efficiency,
     group_rounds,
     match_measures,
@@ -25,6 +24,8 @@ from pdbench.games.public_goods.rules import PublicGoods
 from pdbench.games.public_goods.stored import read_rounds
 from pdbench.games.public_goods.talk import stated_amount
 from tests.public_goods_loop import mixed, play, stored_options
+
+ROWS = game_metric_rows("public_goods")
 
 
 class Scripted:
@@ -218,8 +219,8 @@ def test_the_metric_rows_hold_every_stem_and_the_counts_to_pool():
     rows = match_row(lines, stored_options(game))
     assert set(rows) == {"a", "b", "c"}
     for row in rows.values():
-        assert set(METRICS) <= set(row)
-        assert all(set(pair) <= set(row) for pair in POOLED.values())
+        assert {metric.stem for metric in ROWS} <= set(row)
+        assert all(set(metric.pooled or ()) <= set(row) for metric in ROWS)
         assert all(v is None or isinstance(v, int | float) for v in row.values())
     a = rows["a"]
     assert a["contribution_share"] == pytest.approx(2 / 3) and a["score"] == 58.0

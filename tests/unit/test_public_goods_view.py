@@ -9,7 +9,7 @@ from collections import Counter
 
 import numpy as np
 
-from pdbench.games.public_goods.metrics import METRICS
+from pdbench.games.metric_rows import game_metric_rows
 from pdbench.games.public_goods.policies import PUBLIC_GOODS_POLICIES
 from pdbench.games.public_goods.rules import PublicGoods
 from pdbench.games.public_goods.stored import read_rounds
@@ -105,7 +105,7 @@ def test_a_match_cut_short_reads_the_conditions_options_over_the_defaults():
 
 
 def test_the_metrics_tab_shows_measures_the_aggregates_store():
-    assert {m.stem for m in MEASURES} <= set(METRICS)
+    assert {m.stem for m in MEASURES} <= {row.stem for row in game_metric_rows("public_goods")}
     assert MEASURES[0].stem == "contribution_share"
     slopes = [m for m in MEASURES if m.stem in ("contribution_slope", "end_game_drop")]
     assert {m.kind for m in slopes} == {"signed"}  # a falling share is negative: not cut at 0

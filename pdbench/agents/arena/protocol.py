@@ -1,7 +1,7 @@
 """What an arena agent's hooks receive and return: the AgentDuel payloads, as pure functions.
 
-The agent file defines `class Agent` with an optional `GAME = "prisoners-dilemma"` (or
-"split-or-steal", "stag-hunt", "chicken": `Game.arena_id`) and these hooks, all optional except
+The agent file defines `class Agent` with an optional `GAME = "prisoners-dilemma"` (or another
+2x2 game's platform name, `Game.arena_id`) and these hooks, all optional except
 `on_turn`:
 
     on_match_start({"opponent_name", "total_rounds", "game", "actions", "seed"})

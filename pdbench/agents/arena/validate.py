@@ -21,8 +21,8 @@ def resolve_agent_path(spec: ArenaAgentSpec, project_root: Path) -> Path:
 
 
 def platform_name(game: Game | TurnGame) -> str:
-    """The game's id on the platform, as an agent file's GAME says it ("split-or-steal",
-    "liars-dice")."""
+    """The game's id on the platform, as an agent file's GAME says it (`Game.arena_id`,
+    `TurnGameEntry.platform_name`)."""
     return game.platform_name if isinstance(game, TurnGame) else game.arena_id
 
 

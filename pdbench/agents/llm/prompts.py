@@ -31,7 +31,7 @@ from pdbench.agents.llm.turns import turn_prompt_files
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import DEFAULT_GAME, Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.transcript import Observation, PastRound
 
@@ -53,7 +53,7 @@ def check_prompt_files(
             GeometricHorizon(0.1) if spec.disclose_horizon == "stop_prob" else FixedHorizon(10)
         )
     builder = PromptBuilder(
-        spec, game=game or GAMES["pd"], horizon=horizon, project_root=project_root
+        spec, game=game or DEFAULT_GAME, horizon=horizon, project_root=project_root
     )
     first = Observation(round_index=1, history=(), own_total=0.0, opponent_total=0.0)
     later = Observation(

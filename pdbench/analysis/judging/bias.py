@@ -1,6 +1,6 @@
-"""Order and length bias of a judge: how often the side that spoke first wins, and how often the
-side with the longer arguments wins. With comparable players either share should be near 50 %;
-a judge that always picks the first speaker is 100 % order-biased.
+"""Order and length bias of a decider: how often the side that spoke first wins, and how often
+the side with the longer arguments wins. With comparable players either share should be near
+50 %; a decider that always picks the first speaker is 100 % order-biased.
 
 Input: one row per verdict with `winner_seat`, `first_speaker` ("a" / "b") and, for length,
 `length_a` and `length_b` (characters of each player's arguments in that round). Rounds whose

@@ -1,16 +1,17 @@
-"""A panel of judges: each item (a debate round) decided by several judges (models, or prompts).
+"""A panel of raters (a judged game's panel): each item (a debate round) decided by several raters
+(models, or prompts).
 
 - The majority verdict per item (None where the top verdicts tie).
-- Fleiss' kappa (Fleiss 1971) over all judges: agreement beyond chance, 1 for identical judges,
-  near 0 for judges agreeing only by chance. Every judge must decide every item.
-- Cohen's kappa (Cohen 1960) for each pair of judges (with two judges, the one pair).
+- Fleiss' kappa (Fleiss 1971) over all raters: agreement beyond chance, 1 for identical raters,
+  near 0 for raters agreeing only by chance. Every rater must decide every item.
+- Cohen's kappa (Cohen 1960) for each pair of raters (with two raters, the one pair).
 
 Intervals are jackknife t intervals over items, cut to [-1, 1], with their measured coverage
 beside them (`pdbench.analysis.judging.kappa`: why not the bootstrap, and what the interval is
-where the judges agree on every item). A kappa is NaN where chance agreement is 1 (every verdict
+where the raters agree on every item). A kappa is NaN where chance agreement is 1 (every verdict
 the same category).
 
-Input: one row per (item, judge) with the columns `item`, `judge`, `verdict`.
+Input: one row per (item, rater) with the columns `item`, `rater`, `verdict`.
 """
 
 from __future__ import annotations
@@ -54,12 +55,12 @@ def panel_agreement(
     confidence: float = 0.95,
 ) -> PanelReport:
     table = pd.DataFrame(verdicts)
-    missing = {"item", "judge", "verdict"} - set(table.columns)
+    missing = {"item", "rater", "verdict"} - set(table.columns)
     if missing:
         raise ValueError(f"the verdict table lacks the columns {sorted(missing)}")
-    wide = table.pivot(index="item", columns="judge", values="verdict")
+    wide = table.pivot(index="item", columns="rater", values="verdict")
     if wide.isna().any().any():
-        raise ValueError("every judge must decide every item")
+        raise ValueError("every rater must decide every item")
     judges = tuple(str(j) for j in wide.columns)
     codes = {v: i for i, v in enumerate(sorted(set(table["verdict"])))}
     coded = wide.map(codes.__getitem__).to_numpy()

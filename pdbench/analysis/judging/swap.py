@@ -1,6 +1,6 @@
 """Position swap: each scenario played twice with the players' sides swapped (a debate game's
-`swap_sides`). A judge that decides on the arguments' side gives the win to the same side both
-times; a judge that follows the player (its order, its style, its name) gives it to the same
+`swap_sides`). A decider that decides on the arguments' side gives the win to the same side
+both times; one that follows the player (its order, its style, its name) gives it to the same
 player both times. With two sides exactly one of the two holds for every pair.
 
 Input: one row per verdict with the columns `pair` (what identifies the scenario: e.g. match and

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pdbench.analysis.metrics.metric import (
+from pdbench.core.metric import (
     Compute,
     Metric,
     Side,

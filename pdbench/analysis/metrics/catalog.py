@@ -6,7 +6,7 @@ one column's entry, which get condition statistics, the per-agent ones, every va
 Importing this module registers the built-in rows, so a metric registered through it comes after
 them; the metrics of installed packages (entry point group `pdbench.metrics`,
 `pdbench.core.plugins`) are loaded when the metrics are first listed. It is the one door to metrics: `Metric` and the registration functions are re-exported from
-`pdbench.analysis.metrics.metric`, where they live apart from the rows that use them.
+`pdbench.core.metric`, where they live apart from the rows that use them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pdbench.analysis.metrics.built_in import BUILT_IN, RANKING_COLUMNS
-from pdbench.analysis.metrics.metric import (
+from pdbench.core.errors import PdbenchError, unknown_choice
+from pdbench.core.metric import (
     DECIMALS,
     SIDES,
     Compute,
@@ -27,7 +28,6 @@ from pdbench.analysis.metrics.metric import (
     registered_rows,
     unregister_metric,
 )
-from pdbench.core.errors import PdbenchError, unknown_choice
 from pdbench.core.plugins import load_group
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """A condition row's statistics for one scalar metric: mean, std, n and the 95% interval the
-metric's `interval` names (`pdbench.analysis.metrics.metric.Metric.interval`), over the values of
+metric's `interval` names (`pdbench.core.metric.Metric.interval`), over the values of
 the condition's finished matches.
 
 Every interval keeps to the metric's real range and no other: a rate inside [0, 1], a count at

@@ -1,16 +1,17 @@
 """aggregates.parquet for a run of a turn-based game (`pdbench.games`), from its stored turns.
 
 Each match's stored actions are replayed through the rules from its stored seed (the outcome on
-its last line), and the game's metrics module (`games.registry.turn_metrics`) measures the final
-state, so the numbers come from what is on disk, never from a run's live state. Rows:
+its last line), and the game's rows of the one metric registry (`games.metric_rows`) measure
+the match replayed, so the numbers come from what is on disk, never from a run's live state.
+Rows:
 
 - level "replicate": one per match of the ledger, `match_status` finished or aborted, `n_turns`,
   `n_rounds` (rounds begun), `fallbacks_<seat>` and `invalid_outputs_<seat>` (counted from the
-  stored marks), and every metric per player, `<metric>_a` / `<metric>_b`;
+  stored marks), and every metric per player, `<metric>_a` / `<metric>_b` (with the counts its
+  pooled ratio sums);
 - level "condition": each metric's mean over the finished matches with `_n`, the pooled ratios
   (`<ratio>_<seat>_pooled`: summed numerators over summed denominators), and per player the
-  challenge calibration as JSON (`calibration_<seat>`: per probability bin, bids faced and the
-  share challenged).
+  game's condition rows (Liar's Dice's challenge calibration as JSON, `calibration_<seat>`).
 
 A run mixing 2x2 and turn games is refused when it is configured, so a run is one family.
 """
@@ -25,7 +26,8 @@ import orjson
 import pandas as pd
 
 from pdbench.core.errors import PdbenchError
-from pdbench.games.registry import GAME_FAMILIES, build_turn_game, turn_metrics
+from pdbench.games.metric_rows import GameMatch, game_metric_rows, measure_match
+from pdbench.games.registry import GAME_FAMILIES, build_turn_game
 from pdbench.games.replay import replay
 from pdbench.storage import jsonl
 from pdbench.storage.ledger import LedgerEntry
@@ -83,14 +85,8 @@ def _match_row(game_id: str, turns: list[dict[str, Any]], where: str) -> dict[st
         marks = [turn.get("decisions", {}).get(seat, {}) for turn in turns]
         row[f"fallbacks_{seat}"] = sum(bool(m.get("fallback")) for m in marks)
         row[f"invalid_outputs_{seat}"] = sum(int(m.get("invalid_outputs", 0)) for m in marks)
-    metrics = turn_metrics(game_id)
-    # a metrics module measures the replayed final state, or (MATCH_ROW_READS "turns") the
-    # stored turn lines themselves
-    if getattr(metrics, "MATCH_ROW_READS", "state") == "turns":
-        measured = metrics.match_row(turns, outcome["options"])
-    else:
-        measured = metrics.match_row(state)
-    for seat, values in measured.items():
+    match = GameMatch(rules=game, state=state, turns=turns, options=outcome["options"])
+    for seat, values in measure_match(game_metric_rows(game_id), match).items():
         row.update({f"{name}_{seat}": value for name, value in values.items()})
     return row
 
@@ -151,15 +147,15 @@ def _columns(manifest: RunManifest) -> list[str]:
         "n_replicates", "n_finished", "n_aborted",
     ]  # fmt: skip
     for game in dict.fromkeys(matchup.game for matchup in manifest.matchups.values()):
-        metrics = turn_metrics(game)
+        stems = [row.stem for row in game_metric_rows(game) if row.shape != "condition"]
         for seat in SEATS:
-            columns += [f"{stem}_{seat}" for stem in metrics.METRICS]
+            columns += [f"{stem}_{seat}" for stem in stems]
     return list(dict.fromkeys(columns))
 
 
 def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dict[str, Any]:
     matchup = manifest.matchups[str(name)]
-    metrics = turn_metrics(matchup.game)
+    rows = game_metric_rows(matchup.game)
     finished = group[group["match_status"] == "finished"]
     row: dict[str, Any] = {
         "run_id": manifest.run_id,
@@ -174,40 +170,29 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
         "n_aborted": len(group) - len(finished),
     }
     for seat in seats_in(group):
-        for stem in metrics.METRICS:
-            column = f"{stem}_{seat}"
+        for metric in (m for m in rows if m.shape != "condition"):
+            column = f"{metric.stem}_{seat}"
             present = finished[column] if column in finished else pd.Series(dtype=float)
             values = pd.to_numeric(present, errors="coerce").dropna()
             row[column] = float(values.mean()) if len(values) else None
             row[f"{column}_n"] = len(values)
-        for stem, (top, bottom) in metrics.POOLED.items():
+        for metric in (m for m in rows if m.pooled is not None):
+            top, bottom = metric.pooled  # type: ignore[misc]
             below = float(finished.get(f"{bottom}_{seat}", pd.Series(dtype=float)).sum())
             above = float(finished.get(f"{top}_{seat}", pd.Series(dtype=float)).sum())
-            row[f"{stem}_{seat}_pooled"] = above / below if below else None
-        if not hasattr(metrics, "calibration"):  # Liar's Dice's calibration only
-            continue
-        faced = [
-            metrics.Faced(probability, challenged)
-            for bids in finished.get(f"faced_{seat}", [])
-            if isinstance(bids, list)
-            for probability, challenged in bids
-        ]
-        row[f"calibration_{seat}"] = orjson.dumps(
-            [
-                {"low": low, "high": high, "faced": n, "challenged_share": share}
-                for low, high, n, share in metrics.calibration(faced)
-            ]
-        ).decode()
+            row[f"{metric.stem}_{seat}_pooled"] = above / below if below else None
+        for metric in (m for m in rows if m.shape == "condition"):
+            row[f"{metric.stem}_{seat}"] = metric.compute(finished, seat)  # type: ignore[misc]
     return row
 
 
 def finish_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The per-match lists of faced bids as JSON text (parquet keeps one type per column)."""
-    for seat in seats_in(table):
-        for column in (f"faced_{seat}", f"won_per_side_{seat}"):  # lists, mappings per match
-            if column in table:
-                table[column] = [
-                    orjson.dumps(v).decode() if isinstance(v, list | dict) else None
-                    for v in table[column]
-                ]
+    """A measure's lists or mappings per match (Liar's Dice's faced bids, a debate's wins per
+    side) as JSON text: parquet keeps one type per column."""
+    for column in table.columns:
+        if table[column].dtype == object and any(isinstance(v, list | dict) for v in table[column]):
+            table[column] = [
+                orjson.dumps(v).decode() if isinstance(v, list | dict) else None
+                for v in table[column]
+            ]
     return table

@@ -31,7 +31,7 @@ from pdbench.analysis.metrics.turn_aggregates import is_turn_run, read_turns
 from pdbench.analysis.tournaments.results import TournamentMatches
 from pdbench.core.errors import PdbenchError
 from pdbench.games.encounters import Encounter
-from pdbench.games.registry import build_turn_game, turn_metrics
+from pdbench.games.registry import build_turn_game, game_encounters
 from pdbench.games.replay import replay
 from pdbench.storage.reader import RunReader
 
@@ -54,16 +54,16 @@ def is_population_run(run_dir: Path) -> bool:
 
 def population_matches(run_dir: Path) -> tuple[TournamentMatches, list[str], PopulationPlay]:
     """The run's encounters as tournament matches (one per pair of seats that met in a match),
-    the types in order of first appearance, and what was read. A game whose metrics list no
+    the types in order of first appearance, and what was read. A game whose entry names no
     encounters (its players do not meet in pairs) is a PdbenchError saying so."""
     reader = RunReader.open(run_dir)
     manifest = reader.manifest()
     games = {matchup.game for matchup in manifest.matchups.values()}
     for game_id in sorted(games):
-        if not hasattr(turn_metrics(game_id), "encounters"):
+        if game_encounters(game_id) is None:
             raise PdbenchError(
                 f"{run_dir} holds the turns of the turn-based game {game_id}, not 2x2 rounds, "
-                f"and {game_id} does not say who met whom in pairs (its metrics have no "
+                f"and {game_id} does not say who met whom in pairs (its entry names no "
                 "`encounters`): no pairwise payoff matrix to analyse; a tournament run has one, "
                 "and so has a population run of a game whose players meet in pairs"
             )
@@ -123,7 +123,9 @@ def _checked_encounters(turns: list[dict[str, Any]], where: str) -> list[Encount
         raise PdbenchError(f"{where}: {error}; nothing is analysed") from None
     if game.scores(state) != outcome["scores"]:
         raise PdbenchError(f"{where}: the replayed scores differ from the stored ones")
-    found: list[Encounter] = turn_metrics(game_id).encounters(turns, outcome["options"])
+    encounters = game_encounters(game_id)
+    assert encounters is not None  # checked when the run was opened (population_matches)
+    found: list[Encounter] = encounters(turns, outcome["options"])
     return found
 
 

@@ -19,7 +19,7 @@ JUDGE = ThirdRole(
     house="pdbench.games.debate.policies:JUDGES",
     panel=True,
     unbound="null",
-    measures="pdbench.analysis.judging.stored:judge_report",
+    measures="pdbench.games.debate.measures:judge_report",
     missing="no stored verdict to analyse yet",
     mock="pdbench.games.debate.judge_mock:answer_as_judge",
 )

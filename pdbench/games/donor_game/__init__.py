@@ -33,6 +33,7 @@ GAME = TurnGameEntry(
     summary="N players each donate once a round (cost c, benefit b) seeing the "
     "recipient's reputation",
     metrics="pdbench.games.donor_game.metrics",
+    encounters="pdbench.games.donor_game.metrics:encounters",
     ranked_on="payoff",
     seats=Seats(default=8, minimum=2, maximum=MAX_SEATS, option="players"),
     default_persona="cooperative",

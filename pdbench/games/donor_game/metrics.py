@@ -32,10 +32,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pdbench.core.metric import Metric
 from pdbench.games.donor_game.norms import NORMS, START_IMAGE, Norm, assess
 from pdbench.games.donor_game.options import Options
 from pdbench.games.donor_game.stored import Line, StoredRound, read_rounds, seat_order
 from pdbench.games.encounters import Encounter
+from pdbench.games.metric_rows import register_game_rows
 
 
 def images_under(norm: Norm, rounds: Sequence[StoredRound]) -> list[dict[str, int]]:
@@ -108,41 +110,6 @@ def counts(rounds: Sequence[StoredRound], options: Mapping[str, Any]) -> dict[st
     return found
 
 
-# The metric rows (the shape of the turn games' aggregates hook: stem -> meaning, per player
-# seat; POOLED ratios are summed over matches from their counts before dividing).
-METRICS: dict[str, str] = {
-    "giving_rate": "share of its donations that were gifts",
-    "received_rate": "share of rounds its donor gave to it",
-    "give_to_good": "share of gifts when its recipient's image was good",
-    "give_to_bad": "share of gifts when its recipient's image was bad",
-    "discriminator_share": "P(give | recipient good) - P(give | recipient bad)",
-    **{
-        f"norm_{norm}": f"share of its choices {norm.replace('_', ' ')} judges good"
-        for norm in NORMS
-    },
-    "mean_image": "its image (1 good, 0 bad) averaged over the rounds' ends, under the game's norm",
-    "score": "its final score",
-    "share_given": "the share of its resources it gave, averaged over its donations (continuous)",
-}
-POOLED: dict[str, tuple[str, str]] = {
-    "giving_rate": ("gives", "choices"),
-    "received_rate": ("received", "choices"),
-    "give_to_good": ("gave_good", "met_good"),
-    "give_to_bad": ("gave_bad", "met_bad"),
-    **{f"norm_{norm}": (f"good_{norm}", "choices") for norm in NORMS},
-}
-# The aggregates hook hands `match_row` the match's stored turn lines and options.
-MATCH_ROW_READS = "turns"
-# The end-of-run table's columns (column stem -> header), each shown for every seat
-SHOWN = {
-    "score": "score",
-    "giving_rate": "gave",
-    "received_rate": "received",
-    "discriminator_share": "discrimination",
-    "mean_image": "image",
-}
-
-
 def encounters(lines: Sequence[Line], options: Mapping[str, Any]) -> list[Encounter]:
     """Each donation of the match as an encounter of its donor and its recipient: the donor
     pays c and the recipient gets b when it gives, nothing otherwise (continuous giving: the
@@ -178,7 +145,7 @@ def encounters(lines: Sequence[Line], options: Mapping[str, Any]) -> list[Encoun
 
 
 def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:
-    """Per player seat, every METRICS stem and the counts POOLED needs."""
+    """Per player seat, every metric row's stem and the counts its pooled ratio needs."""
     rounds = read_rounds(lines)
     scores = lines[-1]["outcome"]["scores"] if lines and "outcome" in lines[-1] else {}
     rows: dict[str, dict[str, object]] = {}
@@ -270,3 +237,104 @@ def generation_rows(rounds: Sequence[StoredRound], endowment: float) -> list[dic
             }
         )
     return rows
+
+
+# Each stored per player seat; a pooled ratio sums its counts over a condition's finished
+# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.turn_report).
+# Measured from the match's stored turn lines and options.
+register_game_rows(
+    ("donor_game",),
+    lambda match: match_row(match.turns, match.options),
+    (
+        Metric(
+            stem="giving_rate",
+            label="Giving rate",
+            short="gave",
+            help="share of its donations that were gifts",
+            kind="rate",
+            per_agent=True,
+            pooled=("gives", "choices"),
+            shown="gave",
+            shown_at=1,
+        ),
+        Metric(
+            stem="received_rate",
+            label="Received rate",
+            short="received",
+            help="share of rounds its donor gave to it",
+            kind="rate",
+            per_agent=True,
+            pooled=("received", "choices"),
+            shown="received",
+            shown_at=2,
+        ),
+        Metric(
+            stem="give_to_good",
+            label="Give to good",
+            short="give to good",
+            help="share of gifts when its recipient's image was good",
+            kind="rate",
+            per_agent=True,
+            pooled=("gave_good", "met_good"),
+        ),
+        Metric(
+            stem="give_to_bad",
+            label="Give to bad",
+            short="give to bad",
+            help="share of gifts when its recipient's image was bad",
+            kind="rate",
+            per_agent=True,
+            pooled=("gave_bad", "met_bad"),
+        ),
+        Metric(
+            stem="discriminator_share",
+            label="Discriminator share",
+            short="discrimination",
+            help="P(give | recipient good) - P(give | recipient bad)",
+            kind="signed",
+            per_agent=True,
+            shown="discrimination",
+            shown_at=3,
+        ),
+        *(
+            Metric(
+                stem=f"norm_{norm}",
+                label=f"Good under {norm.replace('_', ' ')}",
+                short=f"{norm.replace('_', ' ')}",
+                help=f"share of its choices {norm.replace('_', ' ')} judges good",
+                kind="rate",
+                per_agent=True,
+                pooled=(f"good_{norm}", "choices"),
+            )
+            for norm in NORMS
+        ),
+        Metric(
+            stem="mean_image",
+            label="Mean image",
+            short="image",
+            help="its image (1 good, 0 bad) averaged over the rounds' ends, under the game's norm",
+            kind="rate",
+            per_agent=True,
+            shown="image",
+            shown_at=4,
+        ),
+        Metric(
+            stem="score",
+            label="Score",
+            short="score",
+            help="its final score",
+            kind="payoff",
+            per_agent=True,
+            shown="score",
+            shown_at=0,
+        ),
+        Metric(
+            stem="share_given",
+            label="Share given",
+            short="share given",
+            help="the share of its resources it gave, averaged over its donations (continuous)",
+            kind="rate",
+            per_agent=True,
+        ),
+    ),
+)

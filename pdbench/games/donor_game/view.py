@@ -1,6 +1,6 @@
 """The donor game's page in the viewer (`pdbench.ui.game_views`'s shapes, named by the game's
 registry entry): one match read back from its stored turns (`stored.read_rounds`), and the
-measures its Metrics tab shows (`metrics.METRICS`, one column per player seat).
+measures its Metrics tab shows (its metric rows, one column per player seat).
 
 - Giving over rounds: the share of donors who gave each round, and each player's choices.
 - Image over time: the population's mean image after each round, under the game's norm (none
@@ -31,17 +31,21 @@ import streamlit as st
 
 from pdbench.analysis.stats.intervals import wilson_interval
 from pdbench.games.donor_game.evolution_view import render_evolution
-from pdbench.games.donor_game.metrics import METRICS, average_images, counts, most_consistent
+from pdbench.games.donor_game.metrics import average_images, counts, most_consistent
 from pdbench.games.donor_game.norms import NORMS
 from pdbench.games.donor_game.options import Options
 from pdbench.games.donor_game.stored import StoredRound, options_of, read_rounds, seat_order
+from pdbench.games.metric_rows import game_metric_rows
 from pdbench.ui.charts import round_ticks
 from pdbench.ui.display import literal
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind
 
+# each measure's meaning, as its metric row says it
+_MEANINGS = {row.stem: row.help for row in game_metric_rows("donor_game")}
+
 
 def _measure(stem: str, label: str, kind: MeasureKind, decimals: int = 2) -> Measure:
-    meaning = METRICS[stem]
+    meaning = _MEANINGS[stem]
     return Measure(stem, label, kind, meaning[0].upper() + meaning[1:] + ".", decimals)
 
 

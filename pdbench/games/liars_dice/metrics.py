@@ -17,7 +17,11 @@ known afterwards):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import orjson
+
+from pdbench.core.metric import Metric
 from pdbench.games.liars_dice.odds import bid_probability
 from pdbench.games.liars_dice.rules import (
     LiarsDiceRules,
@@ -26,15 +30,9 @@ from pdbench.games.liars_dice.rules import (
     Showdown,
     matching,
 )
+from pdbench.games.metric_rows import register_game_rows
 
 BLUFF_BELOW = 0.5
-# the run's end-of-run table (pdbench.cli.turn_report): column stem -> header
-SHOWN = {
-    "win_rate": "win",
-    "challenge_accuracy_pooled": "challenge acc.",
-    "bluff_rate_pooled": "bluff",
-    "dice_lost_per_challenge_pooled": "dice lost/chall.",
-}
 
 
 @dataclass(frozen=True)
@@ -133,22 +131,6 @@ def showdown_is_consistent(rules: LiarsDiceRules, showdown: Showdown) -> bool:
 
 
 # --- the rows aggregates.parquet holds for a liars_dice condition ---------------------------------
-
-# column stem -> what it means (each is stored per player: <stem>_a, <stem>_b)
-METRICS: dict[str, str] = {
-    "win_rate": "share of matches the player won",
-    "dice_lost_per_challenge": "dice lost per showdown the player took part in",
-    "challenge_accuracy": "share of the player's challenges that were right (the bid was not met)",
-    "bluff_rate": "share of the player's bids whose probability given its own dice was below 0.5",
-}
-# counts summed over matches for the pooled ratios: ratio stem -> (numerator, denominator)
-POOLED: dict[str, tuple[str, str]] = {
-    "dice_lost_per_challenge": ("dice_lost", "showdowns"),
-    "challenge_accuracy": ("challenges_right", "challenges"),
-    "bluff_rate": ("bluffs", "bids"),
-}
-
-
 def match_row(state: LiarsDiceState) -> dict[str, dict[str, object]]:
     """Per player seat ("a", "b"): the metrics of one finished (or replayed) match, the counts
     the pooled ratios need and the bids it faced (probability, challenged) for calibration."""
@@ -169,3 +151,86 @@ def match_row(state: LiarsDiceState) -> dict[str, dict[str, object]]:
             "faced": [(f.probability, f.challenged) for f in found.faced],
         }
     return rows
+
+
+def _calibration_of_condition(finished: Any, seat: str) -> str:
+    """The condition's calibration (`calibration`) over the bids its finished matches' player
+    `seat` faced, as JSON: per probability bin, bids faced and the share challenged."""
+    faced = [
+        Faced(probability, challenged)
+        for bids in finished.get(f"faced_{seat}", [])
+        if isinstance(bids, list)
+        for probability, challenged in bids
+    ]
+    return orjson.dumps(
+        [
+            {"low": low, "high": high, "faced": n, "challenged_share": share}
+            for low, high, n, share in calibration(faced)
+        ]
+    ).decode()
+
+
+# Each stored per player seat (<stem>_a, <stem>_b); a pooled ratio sums its counts over a
+# condition's finished matches before dividing.
+register_game_rows(
+    ("liars_dice",),
+    lambda match: match_row(match.state),
+    (
+        Metric(
+            stem="win_rate",
+            label="Win rate",
+            short="win",
+            help="share of matches the player won",
+            kind="rate",
+            per_agent=True,
+            shown="win",
+            shown_at=0,
+        ),
+        Metric(
+            stem="dice_lost_per_challenge",
+            label="Dice lost per challenge",
+            short="dice lost/chall.",
+            help="dice lost per showdown the player took part in",
+            kind="count",
+            per_agent=True,
+            pooled=("dice_lost", "showdowns"),
+            shown="dice lost/chall.",
+            shown_value="pooled",
+            shown_at=3,
+        ),
+        Metric(
+            stem="challenge_accuracy",
+            label="Challenge accuracy",
+            short="challenge acc.",
+            help="share of the player's challenges that were right (the bid was not met)",
+            kind="rate",
+            per_agent=True,
+            pooled=("challenges_right", "challenges"),
+            shown="challenge acc.",
+            shown_value="pooled",
+            shown_at=1,
+        ),
+        Metric(
+            stem="bluff_rate",
+            label="Bluff rate",
+            short="bluff",
+            help="share of the player's bids whose probability given its own dice was below 0.5",
+            kind="rate",
+            per_agent=True,
+            pooled=("bluffs", "bids"),
+            shown="bluff",
+            shown_value="pooled",
+            shown_at=2,
+        ),
+        Metric(
+            stem="calibration",
+            label="Challenge calibration",
+            short="calibration",
+            help="per probability bin, the bids the player faced and the share it challenged (JSON)",
+            kind="rate",
+            per_agent=True,
+            shape="condition",
+            compute=_calibration_of_condition,
+        ),
+    ),
+)

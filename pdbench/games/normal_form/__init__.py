@@ -35,6 +35,7 @@ GAME = TurnGameEntry(
     summary="a 2x2 (or binary public goods) game under CoopEval's mediation, "
     "contracting or repetition",
     metrics="pdbench.games.normal_form.metrics",
+    encounters="pdbench.games.normal_form.metrics:encounters",
     ranked_on="payoff",
     seats=Seats(default=2, minimum=2, maximum=MAX_SEATS, option="players"),
     default_persona="cooperative",

@@ -38,45 +38,15 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from pdbench.core.metric import Metric
 from pdbench.games.encounters import Encounter
+from pdbench.games.metric_rows import register_game_rows
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form.base_games import token
 from pdbench.games.normal_form.reputation import partners_last_actions, shown_to
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 from pdbench.games.normal_form.state import Decision, NormalFormState
 from pdbench.games.replay import replay
-
-METRICS: dict[str, str] = {
-    "cooperation_rate": "share of rounds its realised action was the cooperative one (A0)",
-    "approval_rate": "share of the proposals on its ballots it approved",
-    "signing_rate": "share of the contracts put to it that it signed",
-    "delegation_rate": "share of the rounds with a mediator in which it delegated",
-    "design_equilibrium": "share of its designs making mutual cooperation an equilibrium",
-    "winner_equilibrium": "share of winning designs making mutual cooperation an equilibrium",
-    "contract_active_rate": "share of rounds played under a binding contract",
-    "welfare_gain": "mean payoff per player and round minus the base game's equilibrium payoff",
-    "mean_payoff": "its mean payoff per round",
-    "reputation_gap": "cooperation facing a cooperative shown partner minus facing another",
-    "score": "its final score (discounted: CoopEval's average when discount < 1)",
-    "payoff_sum": "the sum of its payoffs over the rounds (the score when discount is 1)",
-    "discount": "the continuation chance its score was discounted by (1: not discounted)",
-}
-POOLED: dict[str, tuple[str, str]] = {
-    "cooperation_rate": ("cooperated", "rounds"),
-    "approval_rate": ("approved", "ballot_entries"),
-    "signing_rate": ("signed", "sign_asked"),
-    "delegation_rate": ("delegated", "mediated_rounds"),
-    "design_equilibrium": ("equilibrium_designs", "designs"),
-}
-MATCH_ROW_READS = "turns"
-SHOWN = {
-    "score": "score",
-    "cooperation_rate": "cooperated",
-    "approval_rate": "approved",
-    "signing_rate": "signed",
-    "delegation_rate": "delegated",
-    "welfare_gain": "welfare gain",
-}
 
 
 def summary_note(conditions: Any) -> str | None:
@@ -118,7 +88,7 @@ def decisions(rules: NormalForm, state: NormalFormState) -> list[Decision]:
 
 
 def state_row(rules: NormalForm, state: NormalFormState) -> dict[str, dict[str, object]]:
-    """Per player seat, every METRICS stem and the counts POOLED needs."""
+    """Per player seat, every metric row's stem and the counts its pooled ratio needs."""
     made = decisions(rules, state)
     rounds = state.finished
     n = rules.population
@@ -237,3 +207,135 @@ def match_row(
     """The measures of one stored match (its turn lines and options)."""
     rules = rules_of(options)
     return state_row(rules, _replayed(rules, lines))
+
+
+# Each stored per player seat; a pooled ratio sums its counts over a condition's finished
+# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.turn_report).
+# Measured from the match's stored turn lines and options.
+register_game_rows(
+    ("normal_form",),
+    lambda match: match_row(match.turns, match.options),
+    (
+        Metric(
+            stem="cooperation_rate",
+            label="Cooperation rate",
+            short="cooperated",
+            help="share of rounds its realised action was the cooperative one (A0)",
+            kind="rate",
+            per_agent=True,
+            pooled=("cooperated", "rounds"),
+            shown="cooperated",
+            shown_at=1,
+        ),
+        Metric(
+            stem="approval_rate",
+            label="Approval rate",
+            short="approved",
+            help="share of the proposals on its ballots it approved",
+            kind="rate",
+            per_agent=True,
+            pooled=("approved", "ballot_entries"),
+            shown="approved",
+            shown_at=2,
+        ),
+        Metric(
+            stem="signing_rate",
+            label="Signing rate",
+            short="signed",
+            help="share of the contracts put to it that it signed",
+            kind="rate",
+            per_agent=True,
+            pooled=("signed", "sign_asked"),
+            shown="signed",
+            shown_at=3,
+        ),
+        Metric(
+            stem="delegation_rate",
+            label="Delegation rate",
+            short="delegated",
+            help="share of the rounds with a mediator in which it delegated",
+            kind="rate",
+            per_agent=True,
+            pooled=("delegated", "mediated_rounds"),
+            shown="delegated",
+            shown_at=4,
+        ),
+        Metric(
+            stem="design_equilibrium",
+            label="Design equilibrium",
+            short="design equilibrium",
+            help="share of its designs making mutual cooperation an equilibrium",
+            kind="rate",
+            per_agent=True,
+            pooled=("equilibrium_designs", "designs"),
+        ),
+        Metric(
+            stem="winner_equilibrium",
+            label="Winner equilibrium",
+            short="winner equilibrium",
+            help="share of winning designs making mutual cooperation an equilibrium",
+            kind="rate",
+            per_agent=True,
+        ),
+        Metric(
+            stem="contract_active_rate",
+            label="Contract active rate",
+            short="contract active rate",
+            help="share of rounds played under a binding contract",
+            kind="rate",
+            per_agent=True,
+        ),
+        Metric(
+            stem="welfare_gain",
+            label="Welfare gain",
+            short="welfare gain",
+            help="mean payoff per player and round minus the base game's equilibrium payoff",
+            kind="signed",
+            per_agent=True,
+            shown="welfare gain",
+            shown_at=5,
+        ),
+        Metric(
+            stem="mean_payoff",
+            label="Mean payoff",
+            short="mean payoff",
+            help="its mean payoff per round",
+            kind="payoff",
+            per_agent=True,
+        ),
+        Metric(
+            stem="reputation_gap",
+            label="Reputation gap",
+            short="reputation gap",
+            help="cooperation facing a cooperative shown partner minus facing another",
+            kind="signed",
+            per_agent=True,
+        ),
+        Metric(
+            stem="score",
+            label="Score",
+            short="score",
+            help="its final score (discounted: CoopEval's average when discount < 1)",
+            kind="payoff",
+            per_agent=True,
+            shown="score",
+            shown_at=0,
+        ),
+        Metric(
+            stem="payoff_sum",
+            label="Payoff sum",
+            short="payoff sum",
+            help="the sum of its payoffs over the rounds (the score when discount is 1)",
+            kind="payoff",
+            per_agent=True,
+        ),
+        Metric(
+            stem="discount",
+            label="Discount",
+            short="discount",
+            help="the continuation chance its score was discounted by (1: not discounted)",
+            kind="rate",
+            per_agent=True,
+        ),
+    ),
+)

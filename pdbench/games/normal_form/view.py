@@ -14,13 +14,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pdbench.games.normal_form.metrics import METRICS
+from pdbench.games.metric_rows import game_metric_rows
 from pdbench.games.normal_form.rules import rules_of
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind
 
+# each measure's meaning, as its metric row says it
+_MEANINGS = {row.stem: row.help for row in game_metric_rows("normal_form")}
+
 
 def _measure(stem: str, label: str, kind: MeasureKind) -> Measure:
-    meaning = METRICS[stem]
+    meaning = _MEANINGS[stem]
     return Measure(stem, label, kind, meaning[0].upper() + meaning[1:] + ".")
 
 

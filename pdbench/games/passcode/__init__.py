@@ -3,8 +3,8 @@ them, as one package: everything that is this game's (issue 43's game contract).
 
 - `rules`: the `Passcode` turn game (seeded words, the Keeper's seats, what each seat observes).
 - `policies`: the house players and house Keepers.
-- `aggregates`: the per-player measures from a finished match (the judged games' shared
-  measures are in `pdbench.games.judged_metrics`).
+- `aggregates`: the per-player metrics from a finished match (rows of the one metric registry).
+- `measures`: the Keeper's truthfulness and audit, read from a stored run.
 - `transcript` and `view`: the viewer's page of a match.
 
 `GAME` below names each of these parts; `pdbench.games.registry` lists it with the other
@@ -29,7 +29,7 @@ KEEPER_AUDIT = ThirdRole(
     shown="what the Keeper is shown",
     audits="keeper",
     unbound="null_hashed",
-    measures="pdbench.analysis.judging.stored_keeper:keeper_audit_report",
+    measures="pdbench.games.passcode.measures:keeper_audit_report",
     missing="no Keeper audit stored (bind keeper_audit in the condition; "
     "a passcode run's metrics: pdbench aggregate, aggregates.parquet)",
 )

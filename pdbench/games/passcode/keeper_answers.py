@@ -1,7 +1,7 @@
 """The truthful Secret Keeper of passcode: a small fixed grammar of questions about the word, each
 answered exactly. A pure function, so the house Keeper (`pdbench.games.passcode.policies`), the
 offline mock reading a Keeper prompt (`ThirdRole.mock`: `pdbench.games.passcode.keeper_mock`, `pdbench.games.debate.judge_mock`) and the truthfulness check
-(`pdbench.analysis.judging.keeper`) give the same answer to the same question.
+(`pdbench.games.passcode.measures`) give the same answer to the same question.
 
 The grammar (case and surrounding punctuation ignored; a letter or word may be quoted):
 

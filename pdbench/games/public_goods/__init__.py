@@ -32,7 +32,7 @@ GAME = TurnGameEntry(
     rules="pdbench.games.public_goods.rules:PublicGoods",
     policies="pdbench.games.public_goods.policies:PUBLIC_GOODS_POLICIES",
     summary="N players contribute to a shared pot, multiplied and split; may talk, punish",
-    metrics="pdbench.games.public_goods.metrics",
+    metrics="pdbench.games.public_goods.metric_rows",
     ranked_on="payoff",
     seats=Seats(default=4, minimum=2, maximum=MAX_SEATS, option="players"),
     default_persona="cooperative",

@@ -278,57 +278,11 @@ def match_measures(
     return {s: player_measures(rounds, options, s) for s in seats}, group_rounds(rounds, options)
 
 
-# The metric rows (the shape of the turn games' aggregates hook: stem -> meaning, per player
-# seat; POOLED ratios are summed over matches from their counts before dividing).
-METRICS: dict[str, str] = {
-    "contribution_share": "mean share of what it could contribute that it contributed",
-    "contribution_share_punish": "its mean contribution share in the rounds with a punish phase",
-    "contribution_share_no_punish": "its mean contribution share in the rounds without one",
-    "contribution_slope": "slope of its contribution share on the round number (per round)",
-    "first_round_share": "its contribution share in round 1",
-    "last_round_share": "its contribution share in the last round",
-    "end_game_drop": "mean share before the last round minus the last round's",
-    "free_riding_share": "share of rounds it contributed 0",
-    "points_given": "punishment points it gave that took effect, per match",
-    "points_received": "punishment points it received, per match",
-    "antisocial_share": "share of its punishment aimed at players who gave at least as much",
-    "retaliation_rate": "share of chances to punish last round's punisher that it took",
-    "talk_consistency": "share of its stated contributions it then made (or exceeded)",
-    "schedule_slope": "slope of its contribution on the others' mean last round",
-    "schedule_conditional_cooperator": "1 if its schedule reads as a conditional cooperator",
-    "schedule_free_rider": "1 if its schedule reads as a free rider",
-    "schedule_hump": "1 if its schedule reads as hump-shaped",
-    "schedule_other": "1 if its schedule reads as none of those",
-    "reputation_gap": "its mean share facing groups shown at least half minus below half",
-    "reputation_slope": "slope of its contribution share on its group's shown mean share",
-    "efficiency": "its groups' earnings over the most they could have earned",
-    "score": "its final score",
-}
-POOLED: dict[str, tuple[str, str]] = {
-    "free_riding_share": ("zero_rounds", "rounds"),
-    "antisocial_share": ("antisocial_points", "points_asked"),
-    "retaliation_rate": ("retaliations", "retaliation_occasions"),
-    "talk_consistency": ("kept", "statements"),
-}
 SCHEDULE_TYPES = ("conditional_cooperator", "free_rider", "hump", "other")
-# The aggregates hook hands `match_row` the match's stored turn lines and options (the rules'
-# final state is what the other games' hooks measure).
-MATCH_ROW_READS = "turns"
-# The end-of-run table's columns (column stem -> header), each shown for every seat
-# (a narrow terminal leaves out the last first, saying so; `pdbench analyze` prints them all)
-SHOWN = {
-    "score": "score",
-    "contribution_share": "contributed",
-    "free_riding_share_pooled": "free riding",
-    "end_game_drop": "end-game drop",
-    "efficiency": "efficiency",
-    "points_given": "punished",
-    "points_received": "punished by",
-}
 
 
 def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, dict[str, object]]:
-    """Per player seat, every METRICS stem and the counts POOLED needs."""
+    """Per player seat, every metric row's stem and the counts its pooled ratio needs."""
     rounds = read_rounds(lines, options)
     players, groups = match_measures(lines, options)
     scores = lines[-1]["outcome"]["scores"] if lines and "outcome" in lines[-1] else {}

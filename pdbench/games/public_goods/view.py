@@ -1,6 +1,6 @@
 """The public goods game's page in the viewer (`pdbench.ui.game_views`'s shapes, named by the
 game's registry entry): one match read back from its stored turns (`stored.read_rounds`), and the measures
-its Metrics tab shows (`metrics.METRICS`, one column per player seat).
+its Metrics tab shows (its metric rows, one column per player seat).
 
 - Contributions: one line per player seat over the rounds, from 0 to the endowment (under
   balance accounting to the most any player could give).
@@ -27,8 +27,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from pdbench.games.metric_rows import game_metric_rows
 from pdbench.games.public_goods import reputation_prompt
-from pdbench.games.public_goods.metrics import METRICS
 from pdbench.games.public_goods.options import Options
 from pdbench.games.public_goods.reputation import pseudonyms
 from pdbench.games.public_goods.reputation_measures import shown_to
@@ -38,9 +38,12 @@ from pdbench.ui.condition_charts import DASHES, SHAPES, line_offsets
 from pdbench.ui.display import literal
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind
 
+# each measure's meaning, as its metric row says it
+_MEANINGS = {row.stem: row.help for row in game_metric_rows("public_goods")}
+
 
 def _measure(stem: str, label: str, kind: MeasureKind, decimals: int = 2) -> Measure:
-    meaning = METRICS[stem]
+    meaning = _MEANINGS[stem]
     return Measure(stem, label, kind, meaning[0].upper() + meaning[1:] + ".", decimals)
 
 

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from pdbench.core.metric import Metric
 from pdbench.games.entry import TurnGameEntry
+from pdbench.games.metric_rows import register_game_rows
 
 SEATS = ("a", "b")
 SIDE = {"a": "odd", "b": "even"}
@@ -115,14 +117,6 @@ class Copycat:
 
 POLICIES = {"oe_random": Random, "oe_copycat": Copycat}
 
-# The measures, per player seat: the registry's `metrics` module shape (METRICS, POOLED,
-# match_row of the final state).
-METRICS = {
-    "win_rate": "share of matches the player won",
-    "two_fingers_share": "share of rounds the player showed two fingers",
-}
-POOLED: dict[str, tuple[str, str]] = {}
-
 
 def match_row(state: State) -> dict[str, dict[str, object]]:
     scores = OddsAndEvens(rounds=state.rounds).scores(state)
@@ -135,6 +129,33 @@ def match_row(state: State) -> dict[str, dict[str, object]]:
             "two_fingers_share": twos / len(state.shown) if state.shown else None,
         }
     return rows
+
+
+# The measures, per player seat: rows of pdbench's one metric registry, measured from the final
+# state by `match_row` (registered when pdbench imports this module, the entry's `metrics`).
+register_game_rows(
+    ("odds_and_evens",),
+    lambda match: match_row(match.state),
+    (
+        Metric(
+            stem="win_rate",
+            label="Win rate",
+            short="win",
+            help="share of matches the player won",
+            kind="rate",
+            per_agent=True,
+            shown="win",
+        ),
+        Metric(
+            stem="two_fingers_share",
+            label="Two fingers",
+            short="two fingers",
+            help="share of rounds the player showed two fingers",
+            kind="rate",
+            per_agent=True,
+        ),
+    ),
+)
 
 
 GAME = TurnGameEntry(

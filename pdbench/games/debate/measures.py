@@ -1,7 +1,9 @@
-"""The judge measures of a stored debate run (a game whose judge reveals a `decision`): per
-condition, the verdict table built from its stored decisions (each decision turn's `revealed` record) and the
-order, length and position-swap measures of this package on it. Read from rounds.jsonl alone:
-no provider is called, and a replayed run reports the same."""
+"""The judge's measures of a stored debate run (`ThirdRole.measures` of the debates' judge: what
+`pdbench analyze` prints for it), read from rounds.jsonl alone: no provider is called, and a
+replayed run reports the same. Per condition, the verdict table built from its stored decisions
+(each decision turn's `revealed` record: `DebateGame.revealed`, decision, sides, first speaker,
+scenario, lengths) and the order, length and position-swap measures of
+`pdbench.analysis.judging` on it; with a panel, its agreement."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pandas as pd
 
 from pdbench.analysis.judging.bias import length_bias, order_bias
 from pdbench.analysis.judging.panel import panel_agreement
 from pdbench.analysis.judging.swap import position_swap
-from pdbench.analysis.judging.table import verdict_table
+from pdbench.games.debate.rules import JUDGE
 from pdbench.storage import jsonl
 
 
@@ -31,15 +34,15 @@ def stored_decisions(rounds_file: Path) -> dict[str, list[tuple[Any, dict[str, A
         record = orjson.loads(line)
         shown = record.get("revealed")
         if isinstance(shown, dict) and "decision" in shown:
-            panel = record.get("actions", {}).get("judge", {}).get("panel")
+            panel = record.get("actions", {}).get(JUDGE, {}).get("panel")
             found[record["condition"]].append((record["replicate"], {**shown, "panel": panel}))
     return found
 
 
 def panel_verdicts(decisions: list[tuple[Any, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """One row per (decision, judge of the panel) with a valid verdict: item, judge, verdict."""
+    """One row per (decision, member of the panel) with a valid verdict: item, rater, verdict."""
     return [
-        {"item": number, "judge": f"{i}:{vote['judge']}", "verdict": vote["winner"]}
+        {"item": number, "rater": f"{i}:{vote["judge"]}", "verdict": vote["winner"]}
         for number, (_, shown) in enumerate(decisions)
         for i, vote in enumerate(shown.get("panel") or ())
         if vote["winner"] is not None
@@ -67,3 +70,22 @@ def judge_report(run_dir: Path) -> dict[str, list[str]]:
             lines += str(panel_agreement(votes)).splitlines()
         report[condition] = lines
     return report
+
+
+def verdict_table(decisions: list[tuple[Any, dict[str, Any]]]) -> pd.DataFrame:
+    """One row per (match, revealed decision): `pair` (match and scenario number: the two rounds
+    of a side swap share it), `winner_seat`, `winner_side`, `first_speaker`, `length_a`,
+    `length_b`."""
+    rows = [
+        {
+            "match": match,
+            "pair": f"{match}/{shown['scenario']['number']}",
+            "winner_seat": shown["decision"]["winner_seat"],
+            "winner_side": shown["decision"]["winner_side"],
+            "first_speaker": shown["first_speaker"],
+            "length_a": shown["lengths"]["a"],
+            "length_b": shown["lengths"]["b"],
+        }
+        for match, shown in decisions
+    ]
+    return pd.DataFrame(rows)

@@ -1,39 +1,54 @@
 """What a metric is (`Metric`: its column, how it is shown, what it means and how it is computed)
-and the list metrics are registered in. The built-in rows (`pdbench.analysis.metrics.built_in`)
-register here; the catalogue (`pdbench.analysis.metrics.catalog`) loads them and answers every
-question about the registered metrics, so this module needs neither (no import circle).
+and the one list every metric is registered in, a 2x2 game's and a turn game's alike (issue 43:
+one metric system). The built-in 2x2 rows (`pdbench.analysis.metrics.built_in`) register here;
+each turn game's rows are registered by its package's metrics module (the module its entry's
+`metrics` names, `pdbench.games.metric_rows.game_metric_rows` imports it), and a plugin's through
+the `pdbench.metrics` entry point group, the same `register_metric` / `@metric_row` either way.
+The catalogue (`pdbench.analysis.metrics.catalog`) answers every question about the 2x2 rows;
+`game_metric_rows` about a game's. This module is pure data (core), so a game's package may
+import it and the registry needs no game (no import circle).
 
 A metric is registered once, with its computation, and from then on it is a column of
-aggregates.parquet (with condition statistics when it is a scalar), an entry of the viewer's
-metric lists and a metric `pdbench analyze --metric` can compare: nothing else lists metrics.
+aggregates.parquet (with condition statistics when it is a scalar): nothing else lists metrics.
 Registration order is column order.
+
+Two families, told apart by `Metric.game`:
+- "" (the 2x2 engine's metrics, every matrix game): `compute(played, side)`, `played` the
+  vectorised `pdbench.analysis.metrics.played.PlayedMatches`, one value per match; the viewer's
+  metric lists and `pdbench analyze --metric` list these.
+- a turn game's id: per player seat (`<stem>_<seat>`). `compute(match, seat)` measures one stored
+  match (a `GameMatch`) and answers for every seat at once: {seat: {column stem: value}}, the
+  row's own stem among them and any counts its pooled ratio needs (they are stored beside it);
+  the rows of a game sharing one function are measured once per match (the `seat` argument is
+  then None). A row of shape "condition" is computed for a condition only, from its finished
+  matches' stored values: `compute(finished, seat)` -> one value (`<stem>_<seat>`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pdbench.core.errors import PdbenchError
 
-if TYPE_CHECKING:
-    from pdbench.analysis.metrics.played import PlayedMatches
-
-Kind = Literal["rate", "count", "payoff", "round"]
+Kind = Literal["rate", "count", "payoff", "round", "signed"]
 Side = Literal["a", "b"]
-Shape = Literal["scalar", "per_round", "pooled"]
+# "condition": a turn game's row computed for a condition only (see the module docstring)
+Shape = Literal["scalar", "per_round", "pooled", "condition"]
 # How a condition row's interval is computed (see `Metric.interval`).
 Interval = Literal["mean", "wilson", "horizon_length"]
 
 SIDES: tuple[Side, Side] = ("a", "b")
-# A metric's computation: (the played matches, the column's side or None) -> one value per match.
-Compute = Callable[["PlayedMatches", Side | None], Any]
+# A metric's computation: for a 2x2 metric (the played matches, `PlayedMatches`, the column's
+# side or None) -> one value per match; for a turn game's, see the module docstring.
+Compute = Callable[[Any, Any], Any]
 
 # Decimals a value of each kind is shown with (whole rounds and counts show none, see format).
 # rate: a share in [0, 1]; count: events in a match (or their mean over replicates);
-# payoff: points of the game's payoff matrix; round: a number of rounds or a round index.
-DECIMALS: dict[Kind, int] = {"rate": 2, "count": 2, "payoff": 1, "round": 1}
+# payoff: points of the game's payoff matrix; round: a number of rounds or a round index;
+# signed: a slope or a difference, without a bound (a turn game's).
+DECIMALS: dict[Kind, int] = {"rate": 2, "count": 2, "payoff": 1, "round": 1, "signed": 2}
 
 
 @dataclass(frozen=True)
@@ -65,6 +80,18 @@ class Metric:
     # side ("a" or "b") for a per-agent metric and None otherwise; one value per match (NaN
     # for undefined). A pooled metric's condition row weighs these by the matches' rounds.
     compute: Compute | None = field(default=None, compare=False, repr=False)
+    # The turn game whose aggregates hold this metric, per player seat; "": a 2x2 metric.
+    game: str = ""
+    # A turn game's ratio pooled over a condition's finished matches: the (numerator,
+    # denominator) column stems its measure stores, each summed before dividing; the condition
+    # row holds it as `<stem>_<seat>_pooled` (None: no pooled ratio).
+    pooled: tuple[str, str] | None = None
+    # A turn game's end-of-run table (`pdbench.cli.turn_report`): the column's header ("": not
+    # shown), whether it shows the mean or the pooled ratio, and its place among the game's
+    # columns (ascending; the first is never left out at a narrow width).
+    shown: str = ""
+    shown_value: Literal["mean", "pooled"] = "mean"
+    shown_at: int = 0
 
     @property
     def decimals(self) -> int:
@@ -139,14 +166,17 @@ _REGISTERED: list[Metric] = []
 
 
 def register_metric(metric: Metric) -> Metric:
-    """Add a metric (after every one registered before it); a column that another metric already
-    has, or a metric without a computation, raises PdbenchError."""
+    """Add a metric (after every one registered before it); a column that another metric of the
+    same game (or another 2x2 metric) already has, or a metric without a computation, raises
+    PdbenchError."""
     if metric.compute is None:
         raise PdbenchError(f"metric {metric.stem}: no compute function")
-    taken = {c.column for m in _REGISTERED for c in m.columns}
+    taken = {c.column for m in _REGISTERED if m.game == metric.game for c in m.columns}
     clash = [c.column for c in metric.columns if c.column in taken]
     if clash:
         raise PdbenchError(f"metric {metric.stem}: column {clash[0]} is already a metric's")
+    if metric.game and not metric.per_agent:
+        raise PdbenchError(f"metric {metric.stem} of {metric.game}: a game's metric is per seat")
     _REGISTERED.append(metric)
     return metric
 
@@ -156,11 +186,11 @@ def unregister_metric(metric: Metric) -> None:
     _REGISTERED.remove(metric)
 
 
-def registered_rows() -> tuple[Metric, ...]:
-    """The metrics registered so far, in registration (column) order; the catalogue
-    (`pdbench.analysis.metrics.catalog.registered_metrics`) loads the built-in rows and the
-    plugins' first."""
-    return tuple(_REGISTERED)
+def registered_rows(game: str = "") -> tuple[Metric, ...]:
+    """The metrics of `game` ("": the 2x2 metrics) registered so far, in registration (column)
+    order; the catalogue (`pdbench.analysis.metrics.catalog.registered_metrics`) loads the
+    built-in rows and the plugins' first, `pdbench.games.metric_rows.game_metric_rows` a game's."""
+    return tuple(m for m in _REGISTERED if m.game == game)
 
 
 def metric_row(**row: Any) -> Callable[[Compute], Compute]:

@@ -1,0 +1,90 @@
+"""A turn game's metrics as rows of the one metric registry (`pdbench.core.metric`, issue 43).
+
+A game's package declares its rows in the module its entry's `metrics` names: `Metric(...)` rows
+with `game=<id>`, registered with `register_metric` (or `register_game_rows` below, which
+registers the same rows for the games of a family sharing them, each measured by one function).
+A plugin adds a row to any game the same way, from its own module, through the `pdbench.metrics`
+entry point group. `game_metric_rows(game_id)` imports the game's module (its rows register on
+import), loads the plugins' and answers the game's rows from the registry; the aggregation
+(`pdbench.analysis.metrics.turn_aggregates`) and the end-of-run table read nothing else.
+
+A row's `compute(match, seat)` measures one stored match, a `GameMatch`: its rules, the state its
+stored actions replay to, its stored turn lines and its game options; it answers for every seat
+at once ({seat: {column stem: value}}, the row's own stem and the counts its pooled ratio sums);
+rows sharing a function are measured once per match (`measure_match`), in registration order.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pdbench.core.metric import Metric, register_metric, registered_rows
+from pdbench.core.plugins import load_group
+
+# One match's measures: seat -> column stem -> value (a number, None, or a list / mapping the
+# aggregates table keeps as JSON text).
+Measured = dict[str, dict[str, object]]
+
+
+@dataclass(frozen=True)
+class GameMatch:
+    """One stored match of a turn game, as a game's metric rows measure it."""
+
+    rules: Any  # the game's rules, built with the match's stored options
+    state: Any  # the state the stored actions replay to from the stored seed
+    turns: Sequence[Mapping[str, Any]]  # the match's stored turn lines, in order
+    options: Mapping[str, Any]  # the game options stored with the match's outcome
+
+
+def register_game_rows(
+    games: Iterable[str], measure: Callable[[GameMatch], Measured], rows: Sequence[Metric]
+) -> None:
+    """Register `rows` (written without `game` and `compute`) for each of `games`, each row
+    measured by `measure` (once per match for all of them)."""
+
+    def compute(match: GameMatch, seat: object = None) -> Measured:
+        return measure(match)
+
+    for game in games:
+        for row in rows:
+            computed = row.compute if row.shape == "condition" else compute
+            register_metric(replace(row, game=game, compute=computed))
+
+
+def game_metric_rows(game_id: str) -> tuple[Metric, ...]:
+    """Every metric row of `game_id`, in registration (column) order: the game package's, then
+    any a plugin registered for it."""
+    from pdbench.games.registry import turn_game_entry
+
+    module = turn_game_entry(game_id).metrics
+    if module:
+        importlib.import_module(module)  # its rows register on import
+    load_group("pdbench.metrics")
+    return registered_rows(game_id)
+
+
+def summary_note(game_id: str, conditions: Any) -> str | None:
+    """The line a game's metrics module adds under the end-of-run table, its optional
+    `summary_note(conditions)` (a score that is not a plain sum, say), or None."""
+    from pdbench.games.registry import turn_game_entry
+
+    module = turn_game_entry(game_id).metrics
+    note = getattr(importlib.import_module(module), "summary_note", None) if module else None
+    return note(conditions) if note is not None else None
+
+
+def measure_match(rows: Sequence[Metric], match: GameMatch) -> Measured:
+    """Every value `rows` measure on `match`, per seat, each distinct function called once and
+    its answers kept in registration order."""
+    measured: Measured = {}
+    done: list[object] = []
+    for row in rows:
+        if row.shape == "condition" or any(row.compute is seen for seen in done):
+            continue
+        done.append(row.compute)
+        for seat, values in row.compute(match, None).items():  # type: ignore[misc]
+            measured.setdefault(seat, {}).update(values)
+    return measured
