@@ -64,9 +64,9 @@ def check_budget_enforceable(loaded: LoadedExperiment) -> None:
 
 def check_shared_answers_cached(loaded: LoadedExperiment, cache_mode: CacheMode | None) -> None:
     """A turn game whose rules share an LLM's answer to some turn across the matches of a
-    replicate (`shares_answers`: normal_form's design made once, `design_scope: run`) shares it
-    through the replay cache; with the cache off each match would draw its own answer, so such
-    a run is refused rather than silently designing once per match."""
+    replicate (`shares_answers`: a design made once per agent and seat, `design_scope: run`)
+    shares it through the replay cache; with the cache off each match would draw its own answer,
+    so such a run is refused rather than silently designing once per match."""
     if (cache_mode or loaded.spec.run.cache.mode) != "off":
         return
     for condition in loaded.spec.conditions:
