@@ -8,10 +8,11 @@ The suite is self-contained whatever the user's own config says:
   PYTHONPATH) lets sockets reach only this machine, and the proxy variables point every HTTP
   client that honours them at a closed local port (NO_PROXY keeps 127.0.0.1 and localhost
   direct, for the stub servers). A blocked attempt is listed at the end of the session.
-- the project's data/ folder (the user's runs and cache) is never written by a test: every
-  process of the session (pytest, its xdist workers and every Python subprocess, through
-  tests/network_guard) records each write under data/ with an audit hook, and the session fails
-  loudly, naming the files, if any was made. The user may run an experiment into data/ while the
+- the folders a user's own commands write into are never written by a test: data/ (the user's
+  runs and cache) and Hydra's outputs/ and multirun/ (its job folders, when a command line gives
+  no hydra.run.dir or hydra.sweep.dir). Every process of the session (pytest, its xdist workers
+  and every Python subprocess, through tests/network_guard) records each write under them with an
+  audit hook, and the session fails loudly, naming the files, if any was made. The user may run an experiment into data/ while the
   tests run: its writes come from a process outside the session, so they are listed as a note,
   never blamed on the tests (the folder's file list is still compared before and after).
 
@@ -38,6 +39,9 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 PROJECT = TESTS.parent
 DATA = PROJECT / "data"
+# The project's folders a user's own commands write into, which no test may write: pdbench's runs
+# and cache, and Hydra's job folders of a command line that names none of its own.
+GUARDED_FOLDERS = ("data", "outputs", "multirun")
 GUARD = TESTS / "network_guard"
 CLOSED_PORT = "http://127.0.0.1:9"  # the discard port: nothing listens there
 
@@ -58,18 +62,17 @@ network_guard = _load_guard()
 
 
 def _data_snapshot() -> dict[str, tuple[int, int]]:
-    """Every file under data/ with its size and modification time (ns)."""
-    if not DATA.is_dir():
-        return {}
+    """Every file under the guarded folders with its size and modification time (ns)."""
     files = {}
-    for folder, _, names in os.walk(DATA):
-        for name in names:
-            path = Path(folder, name)
-            try:
-                stat = path.lstat()
-            except FileNotFoundError:
-                continue
-            files[str(path.relative_to(PROJECT))] = (stat.st_size, stat.st_mtime_ns)
+    for guarded in GUARDED_FOLDERS:
+        for folder, _, names in os.walk(PROJECT / guarded):
+            for name in names:
+                path = Path(folder, name)
+                try:
+                    stat = path.lstat()
+                except FileNotFoundError:
+                    continue
+                files[str(path.relative_to(PROJECT))] = (stat.st_size, stat.st_mtime_ns)
     return files
 
 
@@ -88,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "PDBENCH_TEST_OFFLINE": "1",
             "PDBENCH_TEST_NETWORK_LOG": str(logs / "network.log"),
             "PDBENCH_TEST_WRITE_LOG": str(logs / "data-writes.log"),
-            "PDBENCH_TEST_GUARDED_DIR": str(DATA),
+            "PDBENCH_TEST_GUARDED_DIR": os.pathsep.join(str(PROJECT / f) for f in GUARDED_FOLDERS),
             "PYTHONPATH": os.pathsep.join(filter(None, [str(GUARD), os.environ.get("PYTHONPATH")])),
             "NO_PROXY": "127.0.0.1,localhost,::1",
             "no_proxy": "127.0.0.1,localhost,::1",
@@ -207,16 +210,20 @@ def _some(lines: list[str]) -> list[str]:
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
     verdict = config.stash.get(_DATA_VERDICT, None)
     if verdict is not None and verdict.by_tests:
-        terminalreporter.section("the suite wrote into the project's data/ folder", red=True)
+        terminalreporter.section(
+            "the suite wrote into the project's data/, outputs/ or multirun/ folder", red=True
+        )
         for line in _some(verdict.by_tests):
             terminalreporter.write_line(line, red=True)
         terminalreporter.write_line(
-            "FAILED: tests must write to tmp_path (run.output_dir=..., PDBENCH_CACHE_DIR), never "
-            "to data/",
+            "FAILED: tests must write to tmp_path (run.output_dir=..., PDBENCH_CACHE_DIR, "
+            "hydra.run.dir / hydra.sweep.dir), never to the user's data/, outputs/ or multirun/",
             red=True,
         )
     if verdict is not None and verdict.by_others:
-        terminalreporter.section("data/ changed by another process (not a test)", yellow=True)
+        terminalreporter.section(
+            "data/, outputs/ or multirun/ changed by another process (not a test)", yellow=True
+        )
         for line in _some(verdict.by_others):
             terminalreporter.write_line(line, yellow=True)
         terminalreporter.write_line(

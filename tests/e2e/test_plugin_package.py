@@ -149,7 +149,7 @@ def test_an_installed_plugin_adds_an_agent_kind_a_metric_and_a_game(tmp_path):
     swept = hydra_door(
         "-m", "game=odds_and_evens", "agent_a=oe_random", "agent_b=oe_copycat,oe_random",
         "game.options.rounds=3", "run.replicates=1", f"run.output_dir={hydra_runs}",
-        "run.run_id=oe_sweep",
+        "run.run_id=oe_sweep", f"hydra.sweep.dir={tmp_path / 'multirun'}",
     )  # fmt: skip
     assert swept.returncode == 0, swept.stderr
     rounds = [orjson.loads(line) for line in (hydra_runs / "oe_sweep" / "rounds.jsonl").open()]

@@ -9,8 +9,9 @@ OSError, so a provider sees a refused connection, a transport failure) and is ap
 file named by PDBENCH_TEST_NETWORK_LOG, which conftest reports at the end of the session.
 
 The write guard (an audit hook, `install_write_guard`) appends to PDBENCH_TEST_WRITE_LOG every
-file opened for writing, folder made, file renamed, removed or copied under the folder named by
-PDBENCH_TEST_GUARDED_DIR (the project's data/), with the process id. Only the test session's
+file opened for writing, folder made, file renamed, removed or copied under the folders named by
+PDBENCH_TEST_GUARDED_DIR (the project's data/, outputs/ and multirun/, joined by os.pathsep),
+with the process id. Only the test session's
 processes carry the hook, so conftest can fail the session for a write a test made and not for
 the user's own experiment writing into data/ at the same time.
 """
@@ -189,7 +190,11 @@ def install_write_guard() -> None:
     installed.add((guarded, log))
     import threading
 
-    folders = tuple(dict.fromkeys((os.path.abspath(guarded), os.path.realpath(guarded))))
+    # one folder, or several joined by os.pathsep (data/, and Hydra's outputs/ and multirun/)
+    named = [folder for folder in guarded.split(os.pathsep) if folder]
+    folders = tuple(
+        dict.fromkeys(path for f in named for path in (os.path.abspath(f), os.path.realpath(f)))
+    )
     watched = frozenset(("open", *_PATH_EVENTS))
     state = threading.local()  # the hook's own write to the log is not watched
 

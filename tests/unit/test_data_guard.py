@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GUARD, TESTS, data_verdict
+from conftest import GUARD, GUARDED_FOLDERS, TESTS, data_verdict
 
 SESSION_VARIABLES = (
     "PDBENCH_TEST_OFFLINE",
@@ -69,6 +69,25 @@ def test_a_subprocess_of_the_session_records_every_write_into_the_folder(tmp_pat
     assert [str(process.pid), "os.remove", str(data / "copied.txt")] in recorded
     assert [str(process.pid), "shutil.copyfile", str(data / "copied.txt")] in recorded
     assert not any("elsewhere" in path for path in paths)
+
+
+def test_every_guarded_folder_is_watched_hydras_outputs_too(tmp_path):
+    """The guard watches each folder a user's own commands write into: data/, and Hydra's
+    outputs/ and multirun/ (a command line that gives no hydra.run.dir or hydra.sweep.dir)."""
+    data, log, env = _guarded(tmp_path)
+    outputs, multirun = tmp_path / "outputs", tmp_path / "multirun"
+    env["PDBENCH_TEST_GUARDED_DIR"] = os.pathsep.join(map(str, (data, outputs, multirun)))
+    writes = "import os, sys\nfor folder in sys.argv[1:]: os.makedirs(os.path.join(folder, 'x'))"
+    done = subprocess.run(
+        [sys.executable, "-c", writes, str(outputs), str(multirun / "2026"), str(tmp_path / "o")],
+        env=env,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    paths = {line.split(" ", 2)[2] for line in log.read_text().splitlines()}
+    assert paths == {str(outputs), str(outputs / "x"), str(multirun), str(multirun / "2026"),
+                     str(multirun / "2026" / "x")}  # fmt: skip
+    assert GUARDED_FOLDERS == ("data", "outputs", "multirun")
 
 
 def test_removing_another_tree_with_a_data_folder_is_not_a_write_into_data(tmp_path):
@@ -187,7 +206,7 @@ def _inner_session(tmp_path: Path, *, write: bool, workers: int) -> subprocess.C
 def test_the_users_own_run_during_the_session_is_not_blamed(tmp_path, workers):
     done = _inner_session(tmp_path, write=False, workers=workers)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "data/ changed by another process (not a test)" in done.stdout
+    assert "data/, outputs/ or multirun/ changed by another process (not a test)" in done.stdout
     assert "data/runs/user_run.jsonl" in done.stdout
 
 
@@ -196,6 +215,6 @@ def test_the_users_own_run_during_the_session_is_not_blamed(tmp_path, workers):
 def test_a_test_that_writes_into_data_fails_the_session(tmp_path, workers):
     done = _inner_session(tmp_path, write=True, workers=workers)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "the suite wrote into the project's data/ folder" in done.stdout
+    assert "the suite wrote into the project's data/, outputs/ or multirun/ folder" in done.stdout
     assert "data/runs/by_a_test.txt" in done.stdout
     assert "2 passed" in done.stdout  # every test passed: the guard alone fails the session
