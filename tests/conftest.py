@@ -173,10 +173,12 @@ def data_verdict(
     change of the folder that no process of the session recorded is someone else's."""
     written: dict[str, str] = {}
     for line in write_log.splitlines():
-        pid, event, path = [*line.split(" ", 2), "", ""][:3]
+        what, _, test = line.partition("\t")  # the test, when a pytest process wrote
+        pid, event, path = [*what.split(" ", 2), "", ""][:3]
         if path:
             shown = os.path.relpath(path, PROJECT)
-            written.setdefault(shown, f"{event} {shown} (test process {pid})")
+            by = f"test process {pid}" + (f", {test}" if test else "")
+            written.setdefault(shown, f"{event} {shown} ({by})")
     changes = [p for p in sorted(after.keys() - before.keys())]
     changes += [p for p in sorted(before.keys() - after.keys())]
     changes += [p for p in sorted(before.keys() & after.keys()) if before[p] != after[p]]

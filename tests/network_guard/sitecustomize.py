@@ -207,7 +207,9 @@ def install_write_guard() -> None:
                 found = _under(path, folders)
                 if found is not None:
                     with open(log, "a", encoding="utf-8") as out:
-                        out.write(f"{os.getpid()} {event} {found}\n")
+                        # the test running in this process, when pytest's own (its workers)
+                        test = os.environ.get("PYTEST_CURRENT_TEST", "").removesuffix(" (call)")
+                        out.write(f"{os.getpid()} {event} {found}\t{test}\n")
         except Exception:  # a guard never breaks the code it watches
             pass
         finally:

@@ -61,7 +61,7 @@ def test_a_subprocess_of_the_session_records_every_write_into_the_folder(tmp_pat
     )
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, stderr
-    recorded = [line.split(" ", 2) for line in log.read_text().splitlines()]
+    recorded = [line.split("\t")[0].split(" ", 2) for line in log.read_text().splitlines()]
     assert {pid for pid, _, _ in recorded} == {str(process.pid)}  # who wrote: that process
     paths = {path for _, _, path in recorded}
     for name in ("opened.txt", "appended.txt", "os_open.txt", "made", "made/moved.txt"):
@@ -84,7 +84,7 @@ def test_every_guarded_folder_is_watched_hydras_outputs_too(tmp_path):
         capture_output=True,
     )
     assert done.returncode == 0, done.stderr
-    paths = {line.split(" ", 2)[2] for line in log.read_text().splitlines()}
+    paths = {line.split("\t")[0].split(" ", 2)[2] for line in log.read_text().splitlines()}
     assert paths == {str(outputs), str(outputs / "x"), str(multirun), str(multirun / "2026"),
                      str(multirun / "2026" / "x")}  # fmt: skip
     assert GUARDED_FOLDERS == ("data", "outputs", "multirun")
@@ -130,9 +130,11 @@ def test_the_verdict_blames_the_tests_only_for_what_they_wrote(tmp_path):
         "data/runs/user/rounds.jsonl": (3, 3),  # the user's new run
         "data/runs/test/rounds.jsonl": (3, 3),  # a test's run, its folder recorded
     }
-    log = f"123 os.mkdir {project / 'data/runs/test'}\n"
+    log = f"123 os.mkdir {project / 'data/runs/test'}\ttests/unit/test_x.py::test_y\n"
     verdict = data_verdict(before, after, log)
-    assert verdict.by_tests == ["os.mkdir data/runs/test (test process 123)"]
+    assert verdict.by_tests == [
+        "os.mkdir data/runs/test (test process 123, tests/unit/test_x.py::test_y)"
+    ]
     assert verdict.by_others == ["data/runs/user/rounds.jsonl", "data/runs/old/rounds.jsonl"]
     clean = data_verdict(before, after, "")
     assert clean.by_tests == [] and len(clean.by_others) == 3
