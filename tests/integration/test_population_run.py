@@ -118,6 +118,7 @@ def test_a_hydra_sweep_over_populations_of_different_sizes(tmp_path):
             "game.options.rounds=2",
             "run.replicates=1",
             f"run.output_dir={tmp_path / 'runs'}",
+            f"hydra.sweep.dir={tmp_path / 'hydra'}",
         ],
         cwd=ROOT,
         env=env,
