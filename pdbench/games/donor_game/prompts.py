@@ -97,6 +97,17 @@ PAST_ROUND = Phrase(
         "earnings": _NUMBER,
     },
 )
+# pairing halves: a player donates or receives in a round, never both
+PAST_DONATED = Phrase(
+    "- round {round}: you {verb} {target}; earnings {earnings}.",
+    slots={"round": r"\d+", "verb": r"gave to|refused to give to", "target": _LABEL}
+    | {"earnings": _NUMBER},
+)
+PAST_RECEIVED = Phrase(
+    "- round {round}: {donor} {their_verb} you; earnings {earnings}.",
+    slots={"round": r"\d+", "donor": _LABEL, "their_verb": r"gave to|refused to give to"}
+    | {"earnings": _NUMBER},
+)
 DONATE_FORMAT = Phrase(
     "Answer with exactly GIVE (you pay {cost}, {recipient} gains {benefit}) or REFUSE "
     "(nobody pays or gains), nothing else.",
@@ -184,19 +195,36 @@ def _state(round_state: dict[str, Any]) -> str:
         lines.append(NOTHING_YET)
     lines += ["", "Your past rounds:"]
     for past in round_state["history"]:
-        lines.append(
-            PAST_ROUND.render(
-                round=past["round_number"],
-                verb=VERBS[bool(past["gave"])],
-                target=past["gave_to"],
-                donor=past["received_from"],
-                their_verb=VERBS[bool(past["received"])],
-                earnings=written_number(past["earnings"]),
-            )
-        )
+        lines.append(_past_line(past))
     if not round_state["history"]:
         lines.append(NOTHING_YET)
     return "\n".join(lines)
+
+
+def _past_line(past: dict[str, Any]) -> str:
+    """A past round: what you gave and what you received (under pairing halves, one of them)."""
+    earnings = written_number(past["earnings"])
+    if "gave_to" not in past:
+        their_verb = VERBS[bool(past["received"])]
+        return PAST_RECEIVED.render(
+            round=past["round_number"],
+            donor=past["received_from"],
+            their_verb=their_verb,
+            earnings=earnings,
+        )
+    verb, target = VERBS[bool(past["gave"])], past["gave_to"]
+    if "received_from" not in past:
+        return PAST_DONATED.render(
+            round=past["round_number"], verb=verb, target=target, earnings=earnings
+        )
+    return PAST_ROUND.render(
+        round=past["round_number"],
+        verb=verb,
+        target=target,
+        donor=past["received_from"],
+        their_verb=VERBS[bool(past["received"])],
+        earnings=earnings,
+    )
 
 
 def _answer_format(round_state: dict[str, Any]) -> str:
