@@ -175,6 +175,9 @@ def test_the_prompt_shows_a_halves_history_and_the_mock_answers_it(amount):
     for number, shown in enumerate(seen):
         text = render_prompt(ROOT, shown, persona_text(ROOT, shown, "cooperative"))
         assert "{" not in text and "None" not in text
+        # the rules say how players pair, as V&H's prompt does (ipynb line 1127)
+        assert "you will usually be a recipient in the next" in text
+        assert "a donor once, to a recipient drawn at random" not in text
         for past in shown["history"]:
             assert f"- round {past['round_number']}: " in text
         answer = mock_play(text, MockBehaviour(), f"k{number}", lean="cooperative", allowed=None)
@@ -183,6 +186,18 @@ def test_the_prompt_shows_a_halves_history_and_the_mock_answers_it(amount):
             assert set(action) == {"type", "give"} and isinstance(action["give"], bool)
         else:
             assert 0 <= action["amount"] <= shown["your_score"] + 1e-5
+
+
+def test_the_strategy_prompt_says_how_players_pair():
+    rules = game(players=4, rounds=2)
+    seen: list = []
+    play(rules, house(rules), 2, seen=lambda state, seat, o: seen.append(o))
+    shown = next(o for o in seen if o["phase"] == "strategy")
+    assert shown["rules"]["pairing"] == "halves"
+    text = render_prompt(ROOT, shown, persona_text(ROOT, shown, None))
+    assert (
+        "you will usually be a recipient in the next, and vice versa), and the donor gives" in text
+    )
 
 
 def test_the_option_is_recorded_only_when_set_and_bad_values_exit_2(tmp_path):

@@ -180,6 +180,8 @@ def round_state(
         shown["recipient"]["resources"] = as_number(state.totals[recipient])
     if options.punishment:
         shown["punishment_factor"] = as_number(options.punishment_factor)
+    if options.halves:  # the prompt's rules say how players pair (default: not shown)
+        shown["pairing"] = "halves"
     return shown
 
 
@@ -211,6 +213,8 @@ def _rules(options: Options) -> dict[str, Any]:
         rules["benefit_factor"] = as_number(options.benefit_factor)
     if options.punishment:
         rules["punishment_factor"] = as_number(options.punishment_factor)
+    if options.halves:
+        rules["pairing"] = "halves"
     return rules
 
 

@@ -10,6 +10,7 @@ two cannot drift apart.
 | placeholder      | what it holds                                                           |
 | ---------------- | ----------------------------------------------------------------------- |
 | cost, benefit    | what giving costs the donor and brings the recipient                    |
+| pairing_rule     | who donates to whom each round (`phrases.pairing_rule`)                 |
 | reputation_rule  | what a donor is shown of its recipient: the norm judging images, or     |
 |                  | none, and how many of its recent actions                                |
 | round_number     | the round in play                                                       |
@@ -53,6 +54,7 @@ from pdbench.games.donor_game.phrases import (
     ROUND,
     ROUND_UNDISCLOSED,
     YOU,
+    pairing_rule,
 )
 from pdbench.games.donor_game.strategy_prompts import (
     stage_lines,
@@ -123,6 +125,10 @@ NORM_RULES = {
     "one who gives to a bad recipient or refuses a good one becomes bad",
     "shunning": "a donor who gives to a good recipient becomes good; every other donor becomes bad",
 }
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def reputation_rule(round_state: dict[str, Any]) -> str:
@@ -259,6 +265,7 @@ class DonorGamePrompts:
             return {
                 "endowment": written_number(round_state["endowment"]),
                 "factor": written_number(round_state["benefit_factor"]),
+                "pairing_rule": _capitalised(pairing_rule(round_state)),
                 "reputation_rule": reputation_rule(round_state),
                 "punishment_rule": punishment_rule(round_state),
                 "round_number": str(round_state["round_number"]),
@@ -268,6 +275,7 @@ class DonorGamePrompts:
         return {
             "cost": written_number(round_state["cost"]),
             "benefit": written_number(round_state["benefit"]),
+            "pairing_rule": pairing_rule(round_state),
             "reputation_rule": reputation_rule(round_state),
             "round_number": str(round_state["round_number"]),
             "state": _state(round_state),
