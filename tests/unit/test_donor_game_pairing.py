@@ -20,12 +20,13 @@ from pdbench.agents.judged_prompts import persona_text, render_prompt
 from pdbench.config.schema import MockBehaviour
 from pdbench.games import check
 from pdbench.games.base import recorded_options
-from pdbench.games.donor_game.metrics import images_under, match_row
+from pdbench.games.donor_game.metrics import encounters, images_under, match_row
 from pdbench.games.donor_game.mock import play as mock_play
 from pdbench.games.donor_game.policies import DONOR_GAME_POLICIES
 from pdbench.games.donor_game.prompts import PROMPTS
 from pdbench.games.donor_game.stored import read_rounds
 from pdbench.games.registry import build_turn_game
+from pdbench.games.replay import replay
 
 ROOT = Path(__file__).resolve().parents[2]
 VALLINDER_HUGHES = {  # the preset's game, 2 generations
@@ -144,6 +145,14 @@ def test_under_a_norm_a_recipient_keeps_its_image_and_the_measures_count_its_own
         assert rows[seat]["giving_rate"] == sum(r.gave[seat] for r in mine) / 2
         assert rows[seat]["received_rate"] == sum(theirs) / 2
     assert rules.scores(final) == {s: sum(r.earnings[s] for r in rounds) for s in rules.seats}
+    # the tournament's view: the stored actions replay to the scores, an encounter a donation
+    assert rules.scores(replay(rules, 5, [line["actions"] for line in lines])) == rules.scores(
+        final
+    )
+    found = encounters(lines, recorded_options(rules))
+    assert [(e.first, e.second) for e in found] == [
+        pair for r in rounds for pair in sorted(r.recipients.items())
+    ]
 
 
 @pytest.mark.parametrize(
