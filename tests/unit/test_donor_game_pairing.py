@@ -240,7 +240,7 @@ def test_the_option_is_recorded_only_when_set_and_bad_values_exit_2(tmp_path):
 
 
 def test_the_viewer_reads_a_halves_match_each_round_its_donors_only():
-    from pdbench.games.donor_game.view import gift_frame, giving_frame, norm_frame
+    from pdbench.games.donor_game.view import _variant, gift_frame, giving_frame, norm_frame
     from pdbench.ui.game_views import MatchView, game_view
 
     rules = build_turn_game("donor_game", players=4, rounds=4, norm="standing", pairing="halves")
@@ -255,4 +255,7 @@ def test_the_viewer_reads_a_halves_match_each_round_its_donors_only():
     assert set(norm_frame(rounds, recorded_options(rules), {})["choices"]) == {2}
     view = game_view("donor_game")
     assert view is not None
-    view.render_transcript(MatchView(lines, {}, {}, seed=1))  # bare Streamlit: no page, no error
+    view.render_transcript(MatchView(lines, {}, {}, seed=1))
+    assert "Half the players donate a round" in _variant(
+        recorded_options(rules)
+    )  # bare Streamlit: no page, no error

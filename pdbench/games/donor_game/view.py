@@ -299,6 +299,8 @@ def _variant(options: Mapping[str, Any]) -> str:
             f"{options.get('games_per_generation', 1)} game(s), the top "
             f"{options.get('survivors', 0.5):g} surviving."
         )
+    if options.get("pairing") == "halves":
+        shown += " Half the players donate a round, to the other half (Vallinder & Hughes)."
     return shown
 
 
