@@ -28,11 +28,12 @@ each opens with a strategy phase (`{"type": "strategy", "text": ...}` from its n
 ends, but the last, with its survivors selected and every other seat given a new player.
 
 Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false; amount 0),
-the action that costs nothing; in the strategy phase, no strategy (text ""). `revealed` records for the experimenter, each round: the labels, who
-donated to whom, each donor's choice is the turn's actions, the images before and after the
-round (under a norm), every player's earnings and, under continuous giving, each donor's amount
-and every player's resources after the round; with several games, the round's generation and game and, at a generation's end, its
-survivors; a strategy phase's writers and labels (module `stored` reads it back).
+the action that costs nothing; in the strategy phase, no strategy (text ""). `revealed` records
+for the experimenter, each round: the labels, who donated to whom, each donor's choice is the
+turn's actions, the images before and after the round (under a norm), every player's earnings
+and, under continuous giving, each donor's amount and every player's resources after the round;
+with several games, the round's generation and game and, at a generation's end, its survivors;
+a strategy phase's writers and labels (module `stored` reads it back).
 """
 
 from __future__ import annotations
