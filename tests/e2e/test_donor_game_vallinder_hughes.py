@@ -59,13 +59,21 @@ def test_every_phase_is_stored_and_resources_and_survivors_are_the_rules(first):
         assert phases.count("strategy") == 2 and phases.count("donate") == 2 * GAMES * ROUNDS
         resources = dict.fromkeys(lines[0]["seats"], float(ENDOWMENT))
         writers_expected = set(lines[0]["seats"])  # generation 1: everyone writes
-        donations = 0
+        donations, previous = 0, {}
         for line in lines:
             if line["phase"] == "strategy":
                 assert set(line["actions"]) == writers_expected, condition
                 assert all(isinstance(a["text"], str) for a in line["actions"].values())
                 continue
             shown = line["revealed"]
+            # V&H's pairing: half the players donate, each to one of the other half, and the
+            # half donating alternates (round 2 of a game: round 1's recipients donate)
+            assert set(line["actions"]) == set(shown["recipients"]), condition
+            assert len(shown["recipients"]) == PLAYERS // 2
+            assert set(shown["recipients"]) | set(shown["recipients"].values()) == set(resources)
+            if donations % ROUNDS:
+                assert set(shown["recipients"]) == set(previous["recipients"].values())
+            previous = shown
             given = {seat: float(a["amount"]) for seat, a in line["actions"].items()}
             assert all(0 <= given[s] <= resources[s] + 1e-9 for s in given), condition
             after = dict(resources)
@@ -94,6 +102,7 @@ def test_every_phase_is_stored_and_resources_and_survivors_are_the_rules(first):
         options = lines[-1]["outcome"]["options"]
         assert (options["generations"], options["games_per_generation"]) == (2, 2)
         assert options["amount"] == "continuous" and options["trace_links"] == 3
+        assert options["pairing"] == "halves"
 
 
 def test_the_same_command_replays_every_answer_from_the_cache(first):

@@ -28,6 +28,10 @@ def test_the_experiment_file_plays_the_presets_options_with_a_source_for_each(na
     assert (rules.generations, rules.games_per_generation, rules.kept) == (10, 2, 6)
     assert rules.continuous and rules.trace_links == 3
     assert rules.punishment == ("punishment" in name) and rules.punishment_factor == 2
+    # V&H's pairing: half the players donate a round, 6 times a game (ipynb lines 302-337, 679)
+    assert rules.pairing == "halves"
+    assert rules.fixed_length().turns_per_seat == 10 * 2 * 6 + 10  # and a strategy a generation
+    assert not any("everyone donates" in line for line in preset.not_matched)
 
 
 def test_the_population_is_the_papers():

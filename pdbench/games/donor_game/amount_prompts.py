@@ -52,6 +52,11 @@ PAST_GIFT = Phrase(
         "earnings": _NUMBER,
     },
 )
+# pairing halves: a player donates or receives in a round, never both
+PAST_ONE_SIDE = Phrase(
+    "- round {round}: {what}; earnings {earnings}.",
+    slots={"round": r"\d+", "what": r".+?", "earnings": _NUMBER},
+)
 GIVE_AMOUNT_FORMAT = Phrase(
     "Answer with exactly GIVE x, where x is the number of units you give up, from 0 to "
     "{resources} ({recipient} gains {factor} times x).",
@@ -116,18 +121,28 @@ def amount_state(round_state: dict[str, Any]) -> list[str]:
         lines.append(NOTHING_YET)
     lines += ["", "Your past rounds:"]
     for past in round_state["history"]:
-        lines.append(
-            PAST_GIFT.render(
-                round=past["round_number"],
-                yours=_yours(past),
-                donor=past["received_from"],
-                theirs=_theirs(past),
-                earnings=written_number(past["earnings"]),
-            )
-        )
+        lines.append(_past_line(past))
     if not round_state["history"]:
         lines.append(NOTHING_YET)
     return lines
+
+
+def _past_line(past: dict[str, Any]) -> str:
+    """A past round: what you gave and what you received (under pairing halves, one of them)."""
+    earnings = written_number(past["earnings"])
+    if "gave_to" not in past:
+        what = f"{past['received_from']} {_theirs(past)}"
+        return PAST_ONE_SIDE.render(round=past["round_number"], what=what, earnings=earnings)
+    if "received_from" not in past:
+        what = f"you {_yours(past)}"
+        return PAST_ONE_SIDE.render(round=past["round_number"], what=what, earnings=earnings)
+    return PAST_GIFT.render(
+        round=past["round_number"],
+        yours=_yours(past),
+        donor=past["received_from"],
+        theirs=_theirs(past),
+        earnings=earnings,
+    )
 
 
 def _yours(past: dict[str, Any]) -> str:

@@ -1,9 +1,11 @@
 """What a researcher asks of a donor game match, per player seat, from its stored turns alone
 (`stored.read_rounds`; the variant's options tell the norm).
 
-Per player (its choices are its donations, one a round):
-- `giving_rate`: the share of its choices that were gifts; `received_rate`: the share of rounds
-  its donor gave to it.
+Per player (its choices are its donations, one a round; under `pairing: halves` the rounds it
+donated in):
+- `giving_rate`: the share of its choices that were gifts; `received_rate`: the share of the
+  donations it received (one a round; under halves, the rounds it was a recipient) that were
+  gifts.
 - `give_to_good`, `give_to_bad`: the share of its choices that were gifts when its recipient's
   image was good, and when it was bad; `discriminator_share`, their difference
   P(give | good) - P(give | bad): 1 for a perfect discriminator, 0 for a player blind to
@@ -96,17 +98,23 @@ def counts(rounds: Sequence[StoredRound], options: Mapping[str, Any]) -> dict[st
         row = dict.fromkeys(
             ("choices", "gives", "received", "met_good", "gave_good", "met_bad", "gave_bad"), 0
         ) | {f"good_{norm}": 0 for norm in NORMS}
+        receptions = 0
         for number, played in enumerate(rounds):
+            donor = played.donor_of(seat)
+            if donor is not None:
+                receptions += 1
+                row["received"] += played.gave[donor]
+            if seat not in played.recipients:  # pairing halves: a recipient this round
+                continue
             gave, recipient = played.gave[seat], played.recipients[seat]
             row["choices"] += 1
             row["gives"] += gave
-            row["received"] += played.gave[played.donor_of(seat)]
             side = "good" if seen[number].get(recipient, START_IMAGE) == 1 else "bad"
             row[f"met_{side}"] += 1
             row[f"gave_{side}"] += gave
             for norm in NORMS:
                 row[f"good_{norm}"] += assess(norm, gave, judged[norm][number][recipient] == 1)
-        found[seat] = row
+        found[seat] = row | {"receptions": receptions}
     return found
 
 
@@ -155,7 +163,7 @@ def match_row(lines: Sequence[Line], options: Mapping[str, Any]) -> dict[str, di
         images = [r.images[seat] for r in rounds if r.images is not None]
         rows[seat] = {
             "giving_rate": _ratio(row["gives"], row["choices"]),
-            "received_rate": _ratio(row["received"], row["choices"]),
+            "received_rate": _ratio(row["received"], row["receptions"]),
             "give_to_good": to_good,
             "give_to_bad": to_bad,
             "discriminator_share": (
@@ -194,8 +202,8 @@ def share_given(rounds: Sequence[StoredRound], seat: str, endowment: float) -> f
         return None
     shares = []
     for played, held in zip(rounds, held_before(rounds, endowment), strict=True):
-        if held[seat] <= 0 or played.amounts is None:
-            continue
+        if held[seat] <= 0 or played.amounts is None or seat not in played.amounts:
+            continue  # it held nothing, or (pairing halves) it did not donate this round
         punished = played.punished is not None and played.punished[seat]
         shares.append(0.0 if punished else played.amounts[seat] / held[seat])
     return sum(shares) / len(shares) if shares else None
@@ -261,10 +269,10 @@ register_game_rows(
             stem="received_rate",
             label="Received rate",
             short="received",
-            help="share of rounds its donor gave to it",
+            help="share of the donations it received that were gifts",
             kind="rate",
             per_agent=True,
-            pooled=("received", "choices"),
+            pooled=("received", "receptions"),
             shown="received",
             shown_at=2,
         ),

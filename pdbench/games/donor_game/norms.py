@@ -43,12 +43,15 @@ def assess(norm: Norm, gave: bool, recipient_good: bool) -> bool:
 
 
 def next_images(
-    norm: Norm, images: Sequence[int], recipients: Sequence[int], gave: Sequence[bool]
+    norm: Norm, images: Sequence[int], recipients: Sequence[int | None], gave: Sequence[bool]
 ) -> tuple[int, ...]:
     """Every player's image after a round in which donor i gave (`gave[i]`) or refused to
     `recipients[i]`, each judged on its recipient's image at the round's start (all donors
-    choose at once). A player who donated nobody keeps its image (never: everyone donates)."""
+    choose at once). A player who donated nobody (`recipients[i]` None: under pairing halves,
+    a recipient this round) keeps its image."""
     after = list(images)
     for donor, (recipient, given) in enumerate(zip(recipients, gave, strict=True)):
+        if recipient is None:
+            continue
         after[donor] = GOOD if assess(norm, given, images[recipient] == GOOD) else BAD
     return tuple(after)

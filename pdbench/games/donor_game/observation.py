@@ -12,6 +12,10 @@
   recipient's last k donor actions before that round (first-order entries). [] in round 1.
 - `history`: your past rounds, each `{round_number, gave_to, gave, received_from, received,
   earnings}`: whom you donated to and whether you gave, who donated to you and whether it gave.
+  Under `pairing: halves` a player donates or receives in a round, never both: its past round
+  holds `gave_to` and `gave` or `received_from` and `received` (and their amounts), and a
+  recipient's `recent_actions` are the rounds it donated in. A player receiving this round is
+  not asked (only donors act) and is shown nothing.
 
 Continuous giving (`amount: continuous`) adds `amount` ("continuous"), `endowment` (what
 everyone started with), `benefit_factor` (b / c: what a unit given brings its recipient) and
@@ -54,9 +58,11 @@ def as_number(value: Fraction | float | int) -> int | float:
 
 
 def _entry(record: RoundRecord, player: int, labels: tuple[str, ...]) -> dict[str, Any]:
+    recipient = record.recipients[player]
+    assert recipient is not None, "an entry is a round the player donated in"
     entry: dict[str, Any] = {
         "round_number": record.round_number,
-        "recipient": labels[record.recipients[player]],
+        "recipient": labels[recipient],
         "gave": record.gave[player],
     }
     if record.amounts is not None:  # continuous giving: the amount and its share
@@ -72,10 +78,10 @@ def donor_actions(
     finished: tuple[RoundRecord, ...], player: int, labels: tuple[str, ...], k: int, before: int
 ) -> list[dict[str, Any]]:
     """`player`'s last `k` actions as a donor in the rounds before round `before`, oldest
-    first."""
+    first (under halves, the rounds it donated in)."""
     if k == 0:
         return []
-    done = [r for r in finished if r.round_number < before][-k:]
+    done = [r for r in finished if r.round_number < before and r.donated(player)][-k:]
     return [_entry(r, player, labels) for r in done]
 
 
@@ -118,29 +124,35 @@ def reputation(options: Options, state: DonorState, player: int) -> dict[str, An
 
 
 def _past_round(record: RoundRecord, player: int, labels: tuple[str, ...]) -> dict[str, Any]:
-    donor = record.recipients.index(player)
-    past = {
-        "round_number": record.round_number,
-        "gave_to": labels[record.recipients[player]],
-        "gave": record.gave[player],
-        "received_from": labels[donor],
-        "received": record.gave[donor],
-        "earnings": as_number(record.earnings[player]),
-    }
+    """`player`'s side of a past round: what it gave (when it donated) and what it received
+    (when someone donated to it; under halves a player does one or the other)."""
+    recipient, donor = record.recipients[player], record.donor_of(player)
+    past: dict[str, Any] = {"round_number": record.round_number}
+    if recipient is not None:
+        past["gave_to"], past["gave"] = labels[recipient], record.gave[player]
+    if donor is not None:
+        past["received_from"], past["received"] = labels[donor], record.gave[donor]
+    past["earnings"] = as_number(record.earnings[player])
     if record.amounts is not None:
-        past["amount"] = as_number(record.amounts[player])
-        past["received_amount"] = as_number(record.amounts[donor])
+        if recipient is not None:
+            past["amount"] = as_number(record.amounts[player])
+        if donor is not None:
+            past["received_amount"] = as_number(record.amounts[donor])
     if record.punished is not None:
-        past["punished"] = record.punished[player]
-        past["punished_by_donor"] = record.punished[donor]
+        if recipient is not None:
+            past["punished"] = record.punished[player]
+        if donor is not None:
+            past["punished_by_donor"] = record.punished[donor]
     return past
 
 
 def round_state(
     options: Options, platform_name: str, state: DonorState, player: int
 ) -> dict[str, Any]:
-    """The round_state of `player` (population index) in `state`."""
+    """The round_state of `player` (population index, a donor this round) in `state`."""
     recipient = state.recipients[player]
+    if recipient is None:
+        raise ValueError(f"player {player} does not donate in round {state.round_number}")
     shown: dict[str, Any] = {
         "game": platform_name,
         "phase": state.phase,
@@ -168,6 +180,8 @@ def round_state(
         shown["recipient"]["resources"] = as_number(state.totals[recipient])
     if options.punishment:
         shown["punishment_factor"] = as_number(options.punishment_factor)
+    if options.halves:  # the prompt's rules say how players pair (default: not shown)
+        shown["pairing"] = "halves"
     return shown
 
 
@@ -199,6 +213,8 @@ def _rules(options: Options) -> dict[str, Any]:
         rules["benefit_factor"] = as_number(options.benefit_factor)
     if options.punishment:
         rules["punishment_factor"] = as_number(options.punishment_factor)
+    if options.halves:
+        rules["pairing"] = "halves"
     return rules
 
 

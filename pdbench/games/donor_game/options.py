@@ -5,7 +5,7 @@ config's error names `game.options.<name>`).
 | option | default | meaning |
 |---|---|---|
 | `players` | 8 | N, the population (2 to the seats a game may have, 100) |
-| `rounds` | 10 | rounds in a game (the match has one game unless `generations` or `games_per_generation` say more); every player donates once a round |
+| `rounds` | 10 | rounds in a game (the match has one game unless `generations` or `games_per_generation` say more); every player donates once a round (under `pairing: halves`, at most `players`) |
 | `cost` | 1 | c: what giving costs the donor |
 | `benefit` | 2 | b: what a gift brings the recipient; b > c > 0 (giving creates value) |
 | `endowment` | 0 | each player's score before round 1 |
@@ -19,6 +19,7 @@ config's error names `game.options.<name>`).
 | `generations` | 1 | generations of cultural evolution; above 1, each opens with a strategy phase and ends (but the last) with the top `survivors` share kept and the rest replaced (`generations`) |
 | `games_per_generation` | 1 | games a generation plays, each of `rounds` rounds from the endowment (Vallinder & Hughes: 2) |
 | `survivors` | 0.5 | the share of players kept after a generation, ranked on its last game's final score |
+| `pairing` | "everyone" | `everyone`: every player donates every round, to a recipient drawn afresh (a derangement); `halves`: Vallinder & Hughes's schedule, half the players donating a round, roles alternating (`pairing`) |
 | `trace_links` | 2 | with `second_order`, the links of the chain shown: 2, the recipient's action and its recipient's before it; 3 adds that one's recipient's before that (Vallinder & Hughes's three) |
 
 Binary giving: a score may fall below the endowment and below 0 (a donor may always give).
@@ -28,7 +29,7 @@ gift or a refusal, and a gift of some share of one's resources is neither, so `n
 `none` (docs/donor-game.md).
 
 The options added after records existed (`amount`, `punishment`, `punishment_factor`,
-`generations`, `games_per_generation`, `survivors`, `trace_links`) are stored in a match's
+`generations`, `games_per_generation`, `survivors`, `trace_links`, `pairing`) are stored in a match's
 record only when set (pdbench.games.base.RECORDED_ONLY_WHEN_SET), so a binary match's record is
 byte for byte what it was.
 """
@@ -56,6 +57,7 @@ def _number(name: str, value: object) -> None:
 
 
 AMOUNTS = ("binary", "continuous")
+PAIRINGS = ("everyone", "halves")
 
 
 def exact(value: float | int) -> Fraction:
@@ -83,6 +85,7 @@ class Options:
     generations: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
     games_per_generation: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
     survivors: float = field(default=0.5, metadata={RECORDED_ONLY_WHEN_SET: True})
+    pairing: str = field(default="everyone", metadata={RECORDED_ONLY_WHEN_SET: True})
 
     def __post_init__(self) -> None:
         _whole("players", self.players, 2, MAX_SEATS)
@@ -127,6 +130,18 @@ class Options:
                 "punishment needs amount continuous (a donor spends x of its resources to "
                 "remove punishment_factor x from its recipient)"
             )
+        if self.pairing not in PAIRINGS:
+            raise ValueError(f"pairing must be one of {', '.join(PAIRINGS)}, got {self.pairing!r}")
+        if self.halves and self.players % 2:
+            raise ValueError(
+                f"players must be even with pairing halves (two halves, as Vallinder & Hughes "
+                f"assert), got {self.players}"
+            )
+        if self.halves and self.rounds > self.players:
+            raise ValueError(
+                f"rounds must be at most players ({self.players}) with pairing halves (Vallinder "
+                f"& Hughes's schedule of a game has as many rounds as players), got {self.rounds}"
+            )
         if self.continuous:
             if self.norm != "none":
                 raise ValueError(
@@ -143,6 +158,11 @@ class Options:
     def continuous(self) -> bool:
         """Whether a donor gives any amount up to its resources (else c or nothing)."""
         return self.amount == "continuous"
+
+    @property
+    def halves(self) -> bool:
+        """Whether half the players donate a round (Vallinder & Hughes's pairing)."""
+        return self.pairing == "halves"
 
     @property
     def kept(self) -> int:

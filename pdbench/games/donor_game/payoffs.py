@@ -79,24 +79,29 @@ class Settled:
 def settle(
     options: Options,
     totals: Sequence[Fraction],
-    recipients: Sequence[int],
-    answers: Sequence[Mapping[str, Any]],
+    recipients: Sequence[int | None],
+    answers: Sequence[Mapping[str, Any] | None],
 ) -> Settled:
-    """The round's gifts and earnings (module docstring); `answers` by population index."""
+    """The round's gifts and earnings (module docstring); `answers` by population index, None
+    for a player who does not donate this round (`recipients[i]` None: it gives nothing, pays
+    nothing, punishes nobody)."""
     earnings = [Fraction(0)] * len(totals)
     if not options.continuous:
-        gave = tuple(bool(a["give"]) for a in answers)
+        gave = tuple(a is not None and bool(a["give"]) for a in answers)
         cost, benefit = exact(options.cost), exact(options.benefit)
         for donor, recipient in enumerate(recipients):
-            if gave[donor]:
+            if recipient is not None and gave[donor]:
                 earnings[donor] -= cost
                 earnings[recipient] += benefit
         return Settled(gave, tuple(earnings), None, None)
     amounts = tuple(
-        given(exact(a["amount"]), held) for a, held in zip(answers, totals, strict=True)
+        Fraction(0) if a is None else given(exact(a["amount"]), held)
+        for a, held in zip(answers, totals, strict=True)
     )
-    punished = tuple(a["type"] == "punish" for a in answers)
+    punished = tuple(a is not None and a["type"] == "punish" for a in answers)
     for donor, recipient in enumerate(recipients):
+        if recipient is None:
+            continue
         earnings[donor] -= amounts[donor]
         if punished[donor]:
             earnings[recipient] -= exact(options.punishment_factor) * amounts[donor]

@@ -10,6 +10,7 @@ two cannot drift apart.
 | placeholder      | what it holds                                                           |
 | ---------------- | ----------------------------------------------------------------------- |
 | cost, benefit    | what giving costs the donor and brings the recipient                    |
+| pairing_rule     | who donates to whom each round (`phrases.pairing_rule`)                 |
 | reputation_rule  | what a donor is shown of its recipient: the norm judging images, or     |
 |                  | none, and how many of its recent actions                                |
 | round_number     | the round in play                                                       |
@@ -53,6 +54,7 @@ from pdbench.games.donor_game.phrases import (
     ROUND,
     ROUND_UNDISCLOSED,
     YOU,
+    pairing_rule,
 )
 from pdbench.games.donor_game.strategy_prompts import (
     stage_lines,
@@ -97,6 +99,17 @@ PAST_ROUND = Phrase(
         "earnings": _NUMBER,
     },
 )
+# pairing halves: a player donates or receives in a round, never both
+PAST_DONATED = Phrase(
+    "- round {round}: you {verb} {target}; earnings {earnings}.",
+    slots={"round": r"\d+", "verb": r"gave to|refused to give to", "target": _LABEL}
+    | {"earnings": _NUMBER},
+)
+PAST_RECEIVED = Phrase(
+    "- round {round}: {donor} {their_verb} you; earnings {earnings}.",
+    slots={"round": r"\d+", "donor": _LABEL, "their_verb": r"gave to|refused to give to"}
+    | {"earnings": _NUMBER},
+)
 DONATE_FORMAT = Phrase(
     "Answer with exactly GIVE (you pay {cost}, {recipient} gains {benefit}) or REFUSE "
     "(nobody pays or gains), nothing else.",
@@ -112,6 +125,10 @@ NORM_RULES = {
     "one who gives to a bad recipient or refuses a good one becomes bad",
     "shunning": "a donor who gives to a good recipient becomes good; every other donor becomes bad",
 }
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def reputation_rule(round_state: dict[str, Any]) -> str:
@@ -184,19 +201,36 @@ def _state(round_state: dict[str, Any]) -> str:
         lines.append(NOTHING_YET)
     lines += ["", "Your past rounds:"]
     for past in round_state["history"]:
-        lines.append(
-            PAST_ROUND.render(
-                round=past["round_number"],
-                verb=VERBS[bool(past["gave"])],
-                target=past["gave_to"],
-                donor=past["received_from"],
-                their_verb=VERBS[bool(past["received"])],
-                earnings=written_number(past["earnings"]),
-            )
-        )
+        lines.append(_past_line(past))
     if not round_state["history"]:
         lines.append(NOTHING_YET)
     return "\n".join(lines)
+
+
+def _past_line(past: dict[str, Any]) -> str:
+    """A past round: what you gave and what you received (under pairing halves, one of them)."""
+    earnings = written_number(past["earnings"])
+    if "gave_to" not in past:
+        their_verb = VERBS[bool(past["received"])]
+        return PAST_RECEIVED.render(
+            round=past["round_number"],
+            donor=past["received_from"],
+            their_verb=their_verb,
+            earnings=earnings,
+        )
+    verb, target = VERBS[bool(past["gave"])], past["gave_to"]
+    if "received_from" not in past:
+        return PAST_DONATED.render(
+            round=past["round_number"], verb=verb, target=target, earnings=earnings
+        )
+    return PAST_ROUND.render(
+        round=past["round_number"],
+        verb=verb,
+        target=target,
+        donor=past["received_from"],
+        their_verb=VERBS[bool(past["received"])],
+        earnings=earnings,
+    )
 
 
 def _answer_format(round_state: dict[str, Any]) -> str:
@@ -231,6 +265,7 @@ class DonorGamePrompts:
             return {
                 "endowment": written_number(round_state["endowment"]),
                 "factor": written_number(round_state["benefit_factor"]),
+                "pairing_rule": _capitalised(pairing_rule(round_state)),
                 "reputation_rule": reputation_rule(round_state),
                 "punishment_rule": punishment_rule(round_state),
                 "round_number": str(round_state["round_number"]),
@@ -240,6 +275,7 @@ class DonorGamePrompts:
         return {
             "cost": written_number(round_state["cost"]),
             "benefit": written_number(round_state["benefit"]),
+            "pairing_rule": pairing_rule(round_state),
             "reputation_rule": reputation_rule(round_state),
             "round_number": str(round_state["round_number"]),
             "state": _state(round_state),

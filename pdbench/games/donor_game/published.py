@@ -49,10 +49,12 @@ _OPTIONS: dict[str, Any] = {
     "generations": 10,
     "games_per_generation": 2,
     "survivors": 0.5,
+    "pairing": "halves",
 }
 _SOURCES = {
     "players": f"{NOTEBOOK} line 1104 (numAgents = 12); README :16, :76; {RESEARCH}",
-    "rounds": f"{NOTEBOOK} line 1115 (number_of_rounds = 12)",
+    "rounds": f"{NOTEBOOK} line 1115 (number_of_rounds = 12, recorded only, line 1035); a game's "
+    "rounds are extendRounds(bipartiteRoundRobin(agents)), lines 1050-1054: 2 x 12 / 2 = 12",
     "cost": f"{NOTEBOOK} lines 1101, 1126 (cooperationGain = 2: the recipient receives 2x "
     "what the donor gave up); under continuous giving only b / c counts",
     "benefit": f"{NOTEBOOK} lines 1101, 1126: 2 x the cost (b / c = 2); README :20, :74",
@@ -71,6 +73,11 @@ _SOURCES = {
     "sets 2)",
     "games_per_generation": f"{NOTEBOOK} lines 666-681 ('Reset resources ... for Game 2', "
     "'Play the second game': the same pairs, roles reversed, from the endowment)",
+    "pairing": f"{NOTEBOOK} lines 290, 1086 (the agents shuffled each generation), 302-319 "
+    "(bipartiteRoundRobin: halves A and B, B rotated a round, the donating half toggled each "
+    "round), 330-337 (extendRounds: the rounds again, every pair reversed), 679 (game 2: every "
+    "pair reversed), 1127 ('If you were a donor in one round, you will be a recipient in the "
+    "next round, and vice versa')",
     "survivors": f"{NOTEBOOK} lines 985-987 (selectTopAgents: the top len(agents) // 2 by "
     "total_final_score) and 1083 (numAgents // 2 new agents)",
 }
@@ -85,14 +92,16 @@ _MATCHED = (
     "10 generations of 2 games each (the second from the endowment, no past), the top half "
     "surviving on its last game's final resources, new players writing a strategy shown the "
     "survivors' strategies and final scores, and shown their strategy in every round",
+    "the pairing: each generation the players shuffled into two halves; each round every "
+    "player of one half paired with one of the other, the half donating alternating (a "
+    "bipartite round robin, then its copy with every pair reversed), the second game replaying "
+    "the first with every pair reversed: 6 donations a game per player",
     "LLM donors in every seat (the mock offline; any provider's model as any agent), a "
     "population of 12",
 )
 _NOT_MATCHED = (
-    "the pairing: there each round pairs everyone, half donating, roles alternating (a "
-    "bipartite round robin over two halves, then its role-reversed copy), and the second game "
-    "replays the first's pairs with roles reversed; here everyone donates once every round to "
-    "a freshly drawn recipient (12 donations a game per player, not 6)",
+    "the shuffle forming the halves: there Python's random.shuffle, here a draw from the "
+    "match's seed (the same schedule, other draws)",
     "the strategy phase: there the new agents of a generation write one-sentence strategies "
     "('My strategy will be ...') after a step-by-step reflection; here a strategy is free text "
     "of up to 2,000 characters, and a survivor keeps its strategy but not its traces",
@@ -129,13 +138,10 @@ VALLINDER_HUGHES_2024_PUNISHMENT = Preset(
     },
     matched=(
         *_MATCHED,
-        "costly punishment: spend x to take 2x from the recipient, never below 0",
+        "costly punishment: spend x to take 2x from the recipient, never below 0 (with the "
+        "halves' pairing a player is in one pair a round, so it is floored in its pair, as there)",
     ),
-    not_matched=(
-        *_NOT_MATCHED,
-        "the floor: there a punished recipient is floored at 0 in its one pair of a round; here "
-        "every player gives and receives each round, and its round's sum is floored at 0",
-    ),
+    not_matched=_NOT_MATCHED,
 )
 
 PRESETS: dict[str, Preset] = {

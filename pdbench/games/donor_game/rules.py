@@ -3,8 +3,10 @@ immutable state, all chance (labels, pairs) drawn from the match's seed (`pairin
 
 A population of N players (seats "a", "b", ...; each shown as a label "P1".."PN") plays
 `rounds` rounds. Each round every player is a donor once, to a recipient drawn for it
-(`pairing.draw_recipients`: everyone donates once and receives once), and all donors choose at
-once, each seeing its recipient's reputation (`observation`):
+(`pairing.draw_recipients`: everyone donates once and receives once); under `pairing: halves`
+half the players donate, each to one of the other half (`pairing.draw_halves`, Vallinder &
+Hughes's schedule), and only they act (`to_move`; a recipient is not asked, keeps its image and
+pays nothing). All donors choose at once, each seeing its recipient's reputation (`observation`):
 `{"type": "donate", "give": true | false}`. A donor who gives pays `cost`, its recipient gains
 `benefit`; a donor who refuses pays nothing. A round's earnings of player i: benefit if its
 donor gave, minus cost if it gave. Its score: `endowment` plus its earnings.
@@ -26,11 +28,12 @@ each opens with a strategy phase (`{"type": "strategy", "text": ...}` from its n
 ends, but the last, with its survivors selected and every other seat given a new player.
 
 Fallback (an agent gave no legal answer; the engine marks it): refuse (`give` false; amount 0),
-the action that costs nothing; in the strategy phase, no strategy (text ""). `revealed` records for the experimenter, each round: the labels, who
-donated to whom, each donor's choice is the turn's actions, the images before and after the
-round (under a norm), every player's earnings and, under continuous giving, its resources after
-the round; with several games, the round's generation and game and, at a generation's end, its
-survivors; a strategy phase's writers and labels (module `stored` reads it back).
+the action that costs nothing; in the strategy phase, no strategy (text ""). `revealed` records
+for the experimenter, each round: the labels, who donated to whom, each donor's choice is the
+turn's actions, the images before and after the round (under a norm), every player's earnings
+and, under continuous giving, each donor's amount and every player's resources after the round;
+with several games, the round's generation and game and, at a generation's end, its survivors;
+a strategy phase's writers and labels (module `stored` reads it back).
 """
 
 from __future__ import annotations
@@ -45,7 +48,12 @@ from pdbench.games.donor_game.generations import position, strategy_problem, sur
 from pdbench.games.donor_game.norms import START_IMAGE, next_images
 from pdbench.games.donor_game.observation import as_number, round_state, strategy_state
 from pdbench.games.donor_game.options import Options, exact
-from pdbench.games.donor_game.pairing import draw_labels, draw_recipients
+from pdbench.games.donor_game.pairing import (
+    draw_halves,
+    draw_labels,
+    draw_recipients,
+    first_half_donates,
+)
 from pdbench.games.donor_game.payoffs import amount_problem, settle
 from pdbench.games.donor_game.state import DonorState, RoundRecord
 
@@ -67,11 +75,32 @@ class DonorGame(Options):
     # --- the match -----------------------------------------------------------------------
 
     def fixed_length(self) -> FixedLength:
-        """Every player donates once a round, all at once (one turn); with generations each
-        generation opens with a strategy turn (its new players write at once)."""
+        """The donors of a round choose at once (one turn): every player every round, or
+        under halves the half donating (a seat donates in at most the rounds of its half's
+        donating turns, `_most_donations`); with generations each generation opens with a
+        strategy turn (its new players write at once)."""
         strategy_turns = self.generations if self.evolves else 0
         turns = self.total_rounds + strategy_turns
-        return FixedLength(rounds=self.total_rounds, turns=turns, turns_per_seat=turns)
+        donations = self._most_donations() if self.halves else self.total_rounds
+        return FixedLength(
+            rounds=self.total_rounds, turns=turns, turns_per_seat=donations + strategy_turns
+        )
+
+    def _most_donations(self) -> int:
+        """Under halves, the most rounds in which one seat donates in the match: a seat stays
+        in its half for a generation's games (a game of fewer rounds than players may favour
+        one half) and its half is redrawn each generation."""
+        games = range(1, self.games_per_generation + 1)
+        rounds = range(1, self.rounds + 1)
+        first = sum(first_half_donates(self.players, g, r) for g in games for r in rounds)
+        return self.generations * max(first, len(games) * len(rounds) - first)
+
+    def _recipients(self, seed: int, round_number: int) -> tuple[int | None, ...]:
+        """Each player's recipient in round `round_number` (None: it does not donate)."""
+        if not self.halves:
+            return draw_recipients(seed, round_number, self.players)
+        generation, game, round_in_game = position(self, round_number)
+        return draw_halves(seed, self.players, generation, game, round_in_game)
 
     def initial_state(self, seed: int) -> DonorState:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -82,7 +111,7 @@ class DonorGame(Options):
             round_number=1,
             phase="donate",
             labels=draw_labels(seed, self.players),
-            recipients=draw_recipients(seed, 1, self.players),
+            recipients=self._recipients(seed, 1),
             images=images,
             totals=(exact(self.endowment),) * self.players,
         )
@@ -100,7 +129,11 @@ class DonorGame(Options):
     def to_move(self, state: DonorState) -> tuple[str, ...]:
         if state.phase == "strategy":
             return tuple(self.seats[i] for i in state.writers)
-        return () if state.phase == "over" else self.seats
+        if state.phase == "over":
+            return ()
+        return tuple(
+            seat for seat, r in zip(self.seats, state.recipients, strict=True) if r is not None
+        )
 
     def observe(self, state: DonorState, seat: str) -> dict[str, Any]:
         if state.phase == "strategy":
@@ -182,7 +215,7 @@ class DonorGame(Options):
         if state.phase == "strategy":
             return self._written(state, actions)
         settled = settle(
-            self, state.totals, state.recipients, [actions[seat] for seat in self.seats]
+            self, state.totals, state.recipients, [actions.get(seat) for seat in self.seats]
         )
         gave, earnings = settled.gave, settled.earnings
         norm = self.judged_by
@@ -212,9 +245,7 @@ class DonorGame(Options):
             state,
             round_number=number,
             phase="over" if over else "donate",
-            recipients=state.recipients
-            if over
-            else draw_recipients(state.seed, number, self.players),
+            recipients=state.recipients if over else self._recipients(state.seed, number),
             images=after,
             totals=totals,
             finished=(*state.finished, record),
@@ -280,19 +311,22 @@ class DonorGame(Options):
                 "writers": [seat[i] for i in before.writers],
             }
         record = after.finished[-1]
+        donors = [i for i in range(self.players) if record.donated(i)]  # halves: half of them
         shown: dict[str, Any] = {
             "round_number": record.round_number,
             "labels": dict(zip(seat, before.labels, strict=True)),
-            "recipients": {seat[d]: seat[r] for d, r in enumerate(record.recipients)},
+            "recipients": {
+                seat[d]: seat[r] for d, r in enumerate(record.recipients) if r is not None
+            },
             "earnings": {seat[i]: as_number(e) for i, e in enumerate(record.earnings)},
         }
         if record.images_before is not None and record.images_after is not None:
             shown["images_before"] = dict(zip(seat, record.images_before, strict=True))
             shown["images"] = dict(zip(seat, record.images_after, strict=True))
         if record.amounts is not None:  # what each gave (exact) and its resources after
-            shown["amounts"] = {seat[i]: as_number(a) for i, a in enumerate(record.amounts)}
+            shown["amounts"] = {seat[i]: as_number(record.amounts[i]) for i in donors}
             if record.punished is not None:
-                shown["punished"] = dict(zip(seat, record.punished, strict=True))
+                shown["punished"] = {seat[i]: record.punished[i] for i in donors}
             held = record.resources_before or ()  # after the round (before a game's reset)
             shown["resources"] = {
                 seat[i]: as_number(t + e)

@@ -12,14 +12,14 @@ class RoundRecord:
     """A finished round."""
 
     round_number: int
-    recipients: tuple[int, ...]  # by donor: its recipient
-    gave: tuple[bool, ...]  # by donor
+    recipients: tuple[int | None, ...]  # by donor: its recipient (None: it did not donate)
+    gave: tuple[bool, ...]  # by donor (False: it did not donate)
     images_before: (
         tuple[int, ...] | None
     )  # each player's image when the donors chose (None: no norm)
     images_after: tuple[int, ...] | None  # ... after the norm judged the round's donors
     earnings: tuple[Fraction, ...]  # by player: benefit received minus cost paid
-    # continuous giving only (None when binary): what each donor gave, and each player's
+    # continuous giving only (None when binary): what each donor gave (0: it did not donate), and each player's
     # resources when the donors chose (a gift's share of its donor's resources)
     amounts: tuple[Fraction, ...] | None = None
     resources_before: tuple[Fraction, ...] | None = None
@@ -31,6 +31,14 @@ class RoundRecord:
     game: int = 1
     # the round that ended a generation (but the last): who survived, best first
     survived: tuple[int, ...] | None = None
+
+    def donated(self, player: int) -> bool:
+        """Whether `player` donated this round (under `pairing: halves` half the players do)."""
+        return self.recipients[player] is not None
+
+    def donor_of(self, player: int) -> int | None:
+        """Who donated to `player` this round (None: nobody did)."""
+        return next((d for d, r in enumerate(self.recipients) if r == player), None)
 
     def share(self, donor: int) -> Fraction | None:
         """The share of its resources `donor` gave (None: binary, or it held nothing)."""
@@ -46,7 +54,7 @@ class DonorState:
     round_number: int
     phase: str  # "strategy" | "donate" | "over"
     labels: tuple[str, ...]  # by population index, the whole match
-    recipients: tuple[int, ...]  # this round's, by donor
+    recipients: tuple[int | None, ...]  # this round's, by donor (None: not donating)
     images: tuple[int, ...] | None  # each player's image now (None: the norm is none)
     totals: tuple[Fraction, ...]  # each player's score (the endowment plus its earnings;
     # under continuous giving, its resources)

@@ -22,7 +22,7 @@ Line = Mapping[str, Any]
 class StoredRound:
     round_number: int
     labels: dict[str, str]  # seat -> its label
-    recipients: dict[str, str]  # donor seat -> recipient seat
+    recipients: dict[str, str]  # donor seat -> recipient seat (pairing halves: half the seats)
     gave: dict[str, bool]  # donor seat -> whether it gave
     images_before: dict[str, int] | None  # under a norm: each seat's image when donors chose
     images: dict[str, int] | None  # ... after the round
@@ -35,8 +35,11 @@ class StoredRound:
     game: int = 1
     survivors: list[str] | None = None  # the round that ended a generation: who survived
 
-    def donor_of(self, seat: str) -> str:
-        return next(donor for donor, recipient in self.recipients.items() if recipient == seat)
+    def donor_of(self, seat: str) -> str | None:
+        """Who donated to `seat` this round (None: nobody, under pairing halves)."""
+        return next(
+            (donor for donor, recipient in self.recipients.items() if recipient == seat), None
+        )
 
 
 @dataclass(frozen=True)

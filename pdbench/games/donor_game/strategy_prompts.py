@@ -14,7 +14,7 @@ from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.donor_game.generations import STRATEGY_LIMIT
-from pdbench.games.donor_game.phrases import LABEL, NUMBER
+from pdbench.games.donor_game.phrases import LABEL, NUMBER, pairing_rule
 
 STAGE = Phrase(
     "Generation {generation} of {generations}, game {game} of {games}, round {round} of "
@@ -61,11 +61,12 @@ def stage_lines(round_state: dict[str, Any]) -> list[str]:
 
 
 def _game_rules(rules: dict[str, Any]) -> str:
+    # "and gives": the donor (everyone), "and the donor gives": one of a pair (halves)
+    donor = "the donor " if rules.get("pairing") == "halves" else ""
     if rules["amount"] == "continuous":
         text = (
             f"every player starts each game with {written_number(rules['endowment'])} units; "
-            "every round each player is a donor once, to a recipient drawn at random, and "
-            f"{CONTINUOUS_RULE}; its recipient receives "
+            f"{pairing_rule(rules)}, and {donor}{CONTINUOUS_RULE}; its recipient receives "
             f"{written_number(rules['benefit_factor'])} times what it gave up."
         )
         if "punishment_factor" in rules:
@@ -76,8 +77,8 @@ def _game_rules(rules: dict[str, Any]) -> str:
         return text
     return (
         f"every player starts each game with a score of {written_number(rules['endowment'])}; "
-        "every round each player is a donor once, to a recipient drawn at random, and gives "
-        f"(paying {written_number(rules['cost'])}, the recipient gaining "
+        f"{pairing_rule(rules)}, and {donor}gives (paying {written_number(rules['cost'])}, "
+        "the recipient gaining "
         f"{written_number(rules['benefit'])}) or refuses."
     )
 

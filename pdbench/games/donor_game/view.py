@@ -114,7 +114,7 @@ def gift_frame(rounds: Sequence[StoredRound], names: Mapping[str, str]) -> pd.Da
         for recipient in seats:
             if donor == recipient:
                 continue
-            met = [r for r in rounds if r.recipients[donor] == recipient]
+            met = [r for r in rounds if r.recipients.get(donor) == recipient]
             rows.append(
                 {
                     "donor": names.get(donor, donor.upper()),
@@ -299,6 +299,8 @@ def _variant(options: Mapping[str, Any]) -> str:
             f"{options.get('games_per_generation', 1)} game(s), the top "
             f"{options.get('survivors', 0.5):g} surviving."
         )
+    if options.get("pairing") == "halves":
+        shown += " Half the players donate a round, to the other half (Vallinder & Hughes)."
     return shown
 
 
@@ -316,8 +318,8 @@ def _scores(
                 "player": names.get(seat, seat.upper()),
                 "label": rounds[0].labels[seat],
                 "score": stored[seat] if stored else start + sum(r.earnings[seat] for r in rounds),
-                "gave": sum(r.gave[seat] for r in rounds),
-                "received": sum(r.gave[r.donor_of(seat)] for r in rounds),
+                "gave": sum(r.gave.get(seat, False) for r in rounds),  # halves: half donate
+                "received": sum(r.gave[d] for r in rounds if (d := r.donor_of(seat)) is not None),
             }
             for seat in seats
         ]
@@ -330,6 +332,8 @@ def _round(played: StoredRound, names: Mapping[str, str], seats: Sequence[str]) 
     st.markdown(f"##### Round {played.round_number}")
     label = played.labels
     for donor in seats:
+        if donor not in played.recipients:  # pairing halves: a recipient this round
+            continue
         recipient = played.recipients[donor]
         verb = "gave to" if played.gave[donor] else "refused"
         if played.amounts is not None:
