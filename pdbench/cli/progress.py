@@ -81,7 +81,9 @@ class ProgressReporter:
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
-        if self._ticker is not None:
+        # A stop (Ctrl-C) may land while `start` starts the thread: one never started is not
+        # joined (Thread.join would raise over the KeyboardInterrupt on its way out).
+        if self._ticker is not None and self._ticker.ident is not None:
             self._ticker.join(timeout=5)
         self.progress.__exit__(*exc)
 

@@ -224,7 +224,7 @@ def test_a_real_model_negotiates_with_the_example_agent_then_replays_for_free(se
         "agent_a=llm_default", "agent_a.constrain=grammar", "agent_b=arena",
         "agent_b.path=examples/agents/negotiator.py", "provider=local",
         f"provider.api_base={server.api_base}", "horizon.rounds=1", "run.replicates=1",
-        f"run.output_dir={tmp_path / 'runs'}",
+        f"run.output_dir={tmp_path / 'runs'}", f"hydra.run.dir={tmp_path / 'hydra'}",
     ]  # fmt: skip
     live = _run_here("module", [*command, "run.run_id=live"], cache)
     assert live.returncode == 0, live.stderr
