@@ -43,9 +43,9 @@ from pdbench.games.base import player_seats
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form import scoring
 from pdbench.games.normal_form.base_games import number, token
+from pdbench.games.normal_form.matching import groups_of
 from pdbench.games.normal_form.observation import proposal_key, round_state
 from pdbench.games.normal_form.options import Options
-from pdbench.games.normal_form.reputation import draw_groups
 from pdbench.games.normal_form.state import Decision, FinishedRound, NormalFormState
 from pdbench.games.reputation_tree import pseudonyms
 
@@ -73,7 +73,7 @@ class NormalForm(Options):
     @property
     def seat_positions(self) -> int:
         """Under reputation the positions a population's seats keep as it is re-matched (seat
-        p plays position p mod `players`, `reputation.draw_groups`), so that a population's
+        p plays position p mod `players`, `matching.groups_of`), so that a population's
         entries are checked to cover each equally (`config.population.check_population`);
         1 otherwise (one match of `players` seats)."""
         return self.game.players if self.mechanism == "reputation" else 1
@@ -97,7 +97,7 @@ class NormalForm(Options):
         return replace(state, groups=self._groups(seed, 1), names=names)
 
     def _groups(self, seed: int, number_: int) -> tuple[tuple[int, ...], ...]:
-        return draw_groups(seed, number_, self.game.players, self.groups)
+        return groups_of(self.matching, seed, number_, self.game.players, self.groups)
 
     def _opening(self, number_: int) -> str:
         decide = self.designs and (number_ == 1 or self.decide == "every_round")

@@ -1,0 +1,124 @@
+"""Populations with rotating partners (issue 45, docs/mechanisms.md "Reputation"): a 2x2 game's
+(or a group game's) population under `matching: round_robin` meets every player of the other
+seat groups once before meeting anyone again, read back from the stored rounds (who met whom is
+in each round's revealed `groups`), seeded and hidden; `random` stays CoopEval's draw."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pdbench.games.base import recorded_options
+from pdbench.games.check import play
+from pdbench.games.normal_form.matching import draw_groups
+from pdbench.games.normal_form.policies import NORMAL_FORM_POLICIES
+from pdbench.games.normal_form.rules import NormalForm, rules_of
+
+
+def population(matching: str, groups: int, rounds: int, **more: Any) -> NormalForm:
+    options = {"base": "pd", "mechanism": "reputation", "rounds": rounds, "groups": groups}
+    return rules_of({**options, "matching": matching, **more})
+
+
+def stored_groups(rules: NormalForm, seed: int) -> list[list[list[str]]]:
+    """Each round's groups as the record stores them (the revealed play), house players seated."""
+    seated = {s: NORMAL_FORM_POLICIES["mech_random"]() for s in rules.seats}
+    state = rules.initial_state(seed)
+    stored = []
+    rng = np.random.default_rng(seed)
+    while not rules.match_over(state):
+        after = rules.apply(
+            state, {s: seated[s].act(rules.observe(state, s), rng) for s in rules.seats}
+        )
+        stored.append(rules.revealed(state, after)["groups"])
+        state = after
+    return stored
+
+
+def pairs_met(groups: list[list[str]]) -> list[frozenset[str]]:
+    return [frozenset(pair) for members in groups for pair in combinations(members, 2)]
+
+
+@pytest.mark.parametrize(("players", "groups"), [(2, 2), (2, 5), (2, 6), (3, 5), (4, 5)])
+def test_round_robin_meets_every_other_seat_groups_player_once_a_cycle(players, groups):
+    options: dict[str, Any] = {}
+    if players > 2:
+        options = {"base": "public_goods", "players": players}
+    rules = population("round_robin", groups, 2 * groups + 1, **options)
+    for seed in (0, 7):
+        stored = stored_groups(rules, seed)
+        assert len(stored) == 2 * groups + 1
+        seat_group = {seat: i % players for i, seat in enumerate(rules.seats)}
+        every_pair = {
+            frozenset(pair)
+            for pair in combinations(rules.seats, 2)
+            if seat_group[pair[0]] != seat_group[pair[1]]
+        }
+        for cycle in (stored[:groups], stored[groups : 2 * groups]):
+            met = Counter(pair for round_ in cycle for pair in pairs_met(round_))
+            assert set(met) == every_pair and set(met.values()) == {1}
+            for round_ in cycle:  # a group: one player of each seat group, in position order
+                assert all([seat_group[s] for s in g] == list(range(players)) for g in round_)
+        assert stored[2 * groups] == stored[0]  # the next cycle starts again
+
+
+def test_round_robin_is_seeded_and_the_seed_is_never_shown():
+    rules = population("round_robin", 5, 5)
+    assert stored_groups(rules, 3) == stored_groups(rules, 3)
+    firsts = {str(stored_groups(rules, seed)[0]) for seed in range(8)}
+    assert len(firsts) > 1  # who meets whom first is the seed's
+    seated = {s: NORMAL_FORM_POLICIES["mech_tft"]() for s in rules.seats}
+
+    def look(state: Any, seat: str, seen: dict[str, Any], where: str) -> None:
+        for k in range(2):
+            other = rules.redraw_hidden(state, seat, np.random.default_rng([k, state.round_number]))
+            assert rules.observe(other, seat) == seen, where
+
+    play(rules, seated, 4, look=look)
+
+
+def test_random_matching_is_unchanged_and_not_recorded():
+    default = population("random", 3, 6)
+    assert default == population("random", 3, 6) and "matching" not in recorded_options(default)
+    assert recorded_options(population("round_robin", 3, 6))["matching"] == "round_robin"
+    stored = stored_groups(default, 5)
+    for number, groups in enumerate(stored, start=1):
+        drawn = draw_groups(5, number, 2, 3)
+        assert groups == [[default.seats[i] for i in g] for g in drawn]
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"mechanism": "repetition", "matching": "round_robin"}, "matching is for mechanism"),
+        ({"mechanism": "reputation", "groups": 2, "matching": "cyclic"}, "matching must be"),
+        (  # 3 positions, 4 groups: positions 1 and 3 apart would meet twice a cycle
+            {
+                "base": "public_goods",
+                "players": 3,
+                "mechanism": "reputation",
+                "groups": 4,
+                "matching": "round_robin",
+            },
+            "matching: round_robin",
+        ),
+    ],
+)
+def test_a_bad_matching_is_refused_by_its_name(options, reason):
+    with pytest.raises(ValueError, match=rf"^{reason}"):
+        rules_of({"base": "pd", **options})
+
+
+def test_the_mechanisms_matching_reaches_the_2x2_game_and_public_goods_refuses_round_robin():
+    from pdbench.games.normal_form.compose import MechanismProblem, under_mechanism
+
+    mechanism = {"type": "reputation", "rounds": 4, "matching": "round_robin"}
+    node = under_mechanism({"id": "pd"}, mechanism, {"type": "fixed"}, seats=6)
+    assert node is not None and node["options"]["matching"] == "round_robin"
+    with pytest.raises(MechanismProblem) as refused:
+        under_mechanism({"id": "public_goods"}, mechanism, {"type": "fixed"}, seats=8)
+    assert refused.value.field == "mechanism.matching"
