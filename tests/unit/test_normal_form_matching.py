@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,8 @@ from pdbench.games.check import play
 from pdbench.games.normal_form.matching import draw_groups
 from pdbench.games.normal_form.policies import NORMAL_FORM_POLICIES
 from pdbench.games.normal_form.rules import NormalForm, rules_of
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def population(matching: str, groups: int, rounds: int, **more: Any) -> NormalForm:
@@ -122,3 +125,21 @@ def test_the_mechanisms_matching_reaches_the_2x2_game_and_public_goods_refuses_r
     with pytest.raises(MechanismProblem) as refused:
         under_mechanism({"id": "public_goods"}, mechanism, {"type": "fixed"}, seats=8)
     assert refused.value.field == "mechanism.matching"
+
+
+@pytest.mark.parametrize("mechanism", ["repetition", "reputation"])
+def test_an_agent_file_is_told_no_more_rounds_than_the_prompt(mechanism):
+    """Under a discount below 1 an LLM's prompt tells the continuation chance, never the number
+    of rounds: round_state, what an agent file reads, must not tell it either."""
+    from pdbench.agents.judged_prompts import render_prompt
+
+    groups = {"groups": 2} if mechanism == "reputation" else {}
+    told = rules_of({"base": "pd", "mechanism": mechanism, "rounds": 7, "discount": 0.8, **groups})
+    state = told.initial_state(1)
+    for seat in told.seats:
+        seen = told.observe(state, seat)
+        assert seen["round_limit"] is None and seen["discount"] == 0.8
+        prompt = render_prompt(ROOT, seen, "")
+        assert "80% chance" in prompt and "7 rounds" not in prompt
+    plain = rules_of({"base": "pd", "mechanism": mechanism, "rounds": 7, **groups})
+    assert plain.observe(plain.initial_state(1), "a")["round_limit"] == 7

@@ -7,7 +7,8 @@
   points in player order (Player 1 first).
 - `your_score`, `scores` {"Player 1": total, ...}: totals so far.
 - `discount` (only when below 1, under repetition or reputation): CoopEval's chance of another
-  round after each, as the prompt tells it; `round_limit` is still the rounds played.
+  round after each, as the prompt tells it; `round_limit` is then null, since the prompt tells
+  the chance instead of the number of rounds and an agent file is told no more than an LLM.
 - `history`: the last `lookup_depth` rounds, oldest first, `[{"round_number", "actions":
   {"Player 1": "A0", ...}}]`: the actions played (a delegator's the mediator's), as CoopEval's
   repetition shows them, without payoffs.
@@ -79,7 +80,7 @@ def _in_population(
         "game": platform_name,
         "phase": state.phase,
         "round_number": state.round_number,
-        "round_limit": rules.rounds,
+        "round_limit": _told_limit(rules),
         "mechanism": rules.mechanism,
         "strategies": rules.strategies,
         "player": position + 1,
@@ -93,6 +94,11 @@ def _in_population(
         "reputation": shown_to(rules, state, player),
         **_told_discount(rules),
     }
+
+
+def _told_limit(rules: Options) -> int | None:
+    """`round_limit`: the rounds, unless a continuation chance is told instead (then null)."""
+    return rules.rounds if rules.discount == 1 else None
 
 
 def _told_discount(rules: Options) -> dict[str, float]:
@@ -121,7 +127,7 @@ def round_state(
         "game": platform_name,
         "phase": state.phase,
         "round_number": state.round_number,
-        "round_limit": rules.rounds,
+        "round_limit": _told_limit(rules),
         "mechanism": rules.mechanism,
         "strategies": rules.strategies,
         "player": player + 1,

@@ -247,14 +247,16 @@ def _history(rs: dict[str, Any]) -> str:
     if rs["round_limit"] == 1:
         return ""
     played = rs["round_number"] - 1
-    lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played), ""]
-    if "discount" in rs:  # CoopEval's continuation chance, never the number of rounds
+    if "discount" in rs:  # CoopEval's continuation chance, never the number of rounds (null)
         which = SAMPLED if rs["strategies"] == "mixed" else PLAYED
         chance = written_number(chance_in_percent(rs["discount"]))
-        lines[:1] = [
+        lines = [
             REPEATED.render(which=which),
             CONTINUATION.render(chance=chance, played=played),
+            "",
         ]
+    else:
+        lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played), ""]
     if not rs["history"]:
         lines.append(NO_HISTORY)
     mine = f"Player {rs['player']}"
