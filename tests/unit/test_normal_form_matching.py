@@ -5,6 +5,7 @@ in each round's revealed `groups`), seeded and hidden; `random` stays CoopEval's
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
@@ -143,3 +144,122 @@ def test_an_agent_file_is_told_no_more_rounds_than_the_prompt(mechanism):
         assert "80% chance" in prompt and "7 rounds" not in prompt
     plain = rules_of({"base": "pd", "mechanism": mechanism, "rounds": 7, **groups})
     assert plain.observe(plain.initial_state(1), "a")["round_limit"] == 7
+
+
+def continuing(mechanism: str, p: float, rounds: int, **more: Any) -> NormalForm:
+    groups = {"groups": 2} if mechanism == "reputation" else {}
+    options = {"base": "pd", "mechanism": mechanism, "rounds": rounds, "continuation": p}
+    return rules_of({**options, **groups, **more})
+
+
+def played_rounds(rules: NormalForm, seed: int) -> int:
+    state = rules.initial_state(seed)
+    while not rules.match_over(state):
+        state = rules.apply(state, {s: {"type": "play", "action": "A0"} for s in rules.seats})
+    return len(state.finished)
+
+
+def test_a_continuation_chance_stops_the_match_at_a_seeded_geometric_length_capped():
+    """After each round another follows with chance p, the length drawn once from the match's
+    seed and capped by `rounds`: over many seeds the mean is (1 - p^cap) / (1 - p) and the
+    length exceeds k with chance p^k; a played match lasts its drawn length."""
+    p, cap, seeds = 0.8, 15, 4000
+    rules = continuing("repetition", p, cap)
+    lengths = [rules.match_length(seed) for seed in range(seeds)]
+    assert min(lengths) == 1 and max(lengths) == cap
+    mean = sum(lengths) / seeds
+    assert abs(mean - (1 - p**cap) / (1 - p)) < 0.25  # 4.82; its standard error ~0.06
+    for k in (1, 2, 3):
+        assert abs(sum(n > k for n in lengths) / seeds - p**k) < 0.03
+    for seed in range(6):
+        assert played_rounds(rules, seed) == rules.match_length(seed)
+        assert played_rounds(rules, seed) == rules.match_length(seed)  # the same seed, again
+    assert continuing("reputation", p, cap).match_length(3) == rules.match_length(3)
+    assert played_rounds(continuing("reputation", p, cap), 3) == rules.match_length(3)
+    assert rules_of({"base": "pd", "mechanism": "repetition", "rounds": 9}).match_length(5) == 9
+
+
+@pytest.mark.parametrize("mechanism", ["repetition", "reputation"])
+def test_the_drawn_length_is_never_shown_only_the_chance(mechanism):
+    from pdbench.agents.judged_prompts import render_prompt
+
+    rules = continuing(mechanism, 0.9, 12)
+    seated = {s: NORMAL_FORM_POLICIES["mech_tft"]() for s in rules.seats}
+    redrawn = 0
+
+    def look(state: Any, seat: str, seen: dict[str, Any], where: str) -> None:
+        nonlocal redrawn
+        assert seen["round_limit"] is None and seen["continuation"] == 0.9, where
+        prompt = render_prompt(ROOT, seen, "")
+        assert "90% chance" in prompt and "12 rounds" not in prompt, where
+        for k in range(3):  # another seed: another length, the same observation
+            other = rules.redraw_hidden(state, seat, np.random.default_rng([k, state.round_number]))
+            redrawn += rules.match_length(other.seed) != rules.match_length(state.seed)
+            assert rules.observe(other, seat) == seen, where
+
+    for seed in (1, 2, 4):
+        play(rules, seated, seed, look=look)
+    assert redrawn
+
+
+def test_continuation_is_recorded_only_when_set_and_validate_keeps_rounds_as_the_cap():
+    plain = rules_of({"base": "pd", "mechanism": "repetition", "rounds": 15})
+    assert "continuation" not in recorded_options(plain)
+    rules = continuing("repetition", 0.9, 15)
+    assert recorded_options(rules)["continuation"] == 0.9
+    bound, length = plain.fixed_length(), rules.fixed_length()
+    assert (length.rounds, length.turns) == (bound.rounds, bound.turns)  # 15 at most: a cap
+    assert rules.fixed_length().stops_early and not plain.fixed_length().stops_early
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"mechanism": "repetition", "continuation": 1}, "continuation must be"),
+        ({"mechanism": "repetition", "continuation": 0}, "continuation must be"),
+        ({"mechanism": "repetition", "continuation": "0.9"}, "continuation must be"),
+        ({"mechanism": "mediation", "continuation": 0.9}, "continuation is for"),
+        ({"mechanism": "repetition", "continuation": 0.9, "discount": 0.8}, "continuation"),
+    ],
+)
+def test_a_bad_continuation_is_refused_by_its_name(options, reason):
+    with pytest.raises(ValueError, match=rf"^{reason}"):
+        rules_of({"base": "pd", "rounds": 5, **options})
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "reason"),
+    [
+        (
+            ["mechanism=repetition", "mechanism.continuation=0.9", "mechanism.discount=0.8"],
+            "mechanism.continuation",
+            "two readings of one sentence",
+        ),
+        (
+            [
+                "game=public_goods",
+                "mechanism=reputation",
+                "mechanism.continuation=0.9",
+                "population={mech_tft:4,mech_alld:4}",
+            ],
+            "mechanism.continuation",
+            "public goods' own reputation game",
+        ),
+        (
+            ["mechanism=reputation", "mechanism.matching=round_robin", "agent_a=tft"],
+            "population",
+            "bind a multiple of 2",
+        ),
+    ],
+)
+def test_a_bad_mechanism_option_on_the_command_line_exits_2_naming_it(
+    tmp_path, overrides, field, reason
+):
+    from tests.in_process import run_front_door
+
+    env = {**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    args = ["validate", str(ROOT / "conf" / "config.yaml"), "mechanism.rounds=15", *overrides]
+    ran = run_front_door("cli", args, cwd=tmp_path, env=env)
+    assert ran.code == 2, ran.stderr
+    assert field in ran.stderr and reason in ran.stderr and "Traceback" not in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1
