@@ -39,11 +39,12 @@ def print_validation(loaded: LoadedExperiment) -> None:
         )
     typer.echo(f"  replicates    {spec.run.replicates}")
     turns = sum(m.most_turns for m in plan if m.turn_game is not None)
-    rounds = sum(m.n_rounds for m in plan if m.turn_game is None) + sum(
-        length.rounds for m in plan if (length := fixed_length(m.turn_game)) is not None
-    )
+    lengths = [length for m in plan if (length := fixed_length(m.turn_game)) is not None]
+    rounds = sum(m.n_rounds for m in plan if m.turn_game is None) + sum(x.rounds for x in lengths)
+    capped = "at most " if any(x.stops_early for x in lengths) else ""  # a random stop's cap
     size = ", ".join(
-        [f"{rounds} rounds"] * bool(rounds or not turns) + [f"at most {turns} turns"] * bool(turns)
+        [f"{capped}{rounds} rounds"] * bool(rounds or not turns)
+        + [f"at most {turns} turns"] * bool(turns)
     )
     typer.echo(f"  matches       {len(plan)}  ({size})")
     typer.echo(f"  LLM calls     at most {sum(m.max_llm_calls for m in plan)} (every retry used)")
@@ -73,9 +74,10 @@ def _horizon_text(condition: Any) -> str:
         length = fixed_length(condition.game.build_turn())
         if length is None:
             return f"until the rules end it, at most {cap} turns"
+        rounds = f"{'at most ' if length.stops_early else ''}{length.rounds} rounds"
         if length.turns > cap:
-            return f"{length.rounds} rounds by its rules, cut at game.max_turns ({cap} turns)"
-        return f"{length.rounds} rounds by its rules (at most {length.turns} turns)"
+            return f"{rounds} by its rules, cut at game.max_turns ({cap} turns)"
+        return f"{rounds} by its rules (at most {length.turns} turns)"
     if horizon.type == "fixed":
         return f"{horizon.rounds} rounds"
     cap = f", at most {horizon.max_rounds}" if horizon.max_rounds else ""

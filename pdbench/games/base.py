@@ -139,6 +139,8 @@ class FixedLength:
     rounds: int
     turns: int  # the turns of the whole match (a simultaneous turn counts once)
     turns_per_seat: int  # the most turns in which one player seat is asked to act
+    # the rules may stop a match sooner (a random stop): rounds and turns are then its cap
+    stops_early: bool = False
 
 
 def fixed_length(rules: object) -> FixedLength | None:

@@ -15,9 +15,9 @@ import pytest
 from reputation_records import expected_history, rounds_named
 
 from pdbench.games.check import play
+from pdbench.games.normal_form.matching import draw_groups
 from pdbench.games.normal_form.metrics import encounters, state_row
 from pdbench.games.normal_form.policies import NORMAL_FORM_POLICIES
-from pdbench.games.normal_form.reputation import draw_groups
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 from pdbench.games.reputation_tree import pseudonyms
 

@@ -14,7 +14,8 @@ on the Hydra command line plays pd's payoffs under mediation as this turn game (
 - `prompts` (with CoopEval's `texts`) and `mock`: the LLM players' prompt adapter and the offline
   mock's play.
 - `reputation` (with `reputation_prompt`): CoopEval's reputation mechanism, a population
-  re-matched every round and shown the shared reputation tree (`pdbench.games.reputation_tree`).
+  re-matched every round (`matching`: at random or round robin) and shown the shared reputation
+  tree (`pdbench.games.reputation_tree`).
 - `compose`: a 2x2 game (or public goods) and a mechanism (conf/mechanism/) as this game.
 
 `GAME` below names each of these parts; `pdbench.games.registry` lists it with the other

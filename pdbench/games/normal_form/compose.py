@@ -14,7 +14,8 @@ turn aggregates), and its 2x2 house players their counterparts here.
   each round); the traveller's dilemma's `options` (min_claim, num_actions, claim_spacing,
   bonus) pass on as they are, the trust game has none.
 - The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
-  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order`, `discount`, `design_scope` (`options`).
+  rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order`, `matching`, `discount`,
+  `continuation`, `design_scope` (`options`).
 - `reputation` (CoopEval's Reputation) re-matches a population every round, so it needs the
   number of seats the condition binds (`seats`: agent_a, agent_b, ... or a population's total),
   a multiple of the group size with at least 2 groups; fewer is a problem naming `population`
@@ -52,7 +53,9 @@ MECHANISM_OPTIONS = (
     "strategies",
     "lookup_depth",
     "reputation_order",
+    "matching",
     "discount",
+    "continuation",
     "design_scope",
 )
 COUNTERPARTS = {
@@ -177,6 +180,18 @@ def _public_goods_reputation(
             "mechanism.discount",
             "public goods' own reputation game sums its rounds; a discount is for the 2x2 "
             "games (and the binary public goods game under repetition)",
+        )
+    if mechanism.get("continuation") is not None:
+        raise MechanismProblem(
+            "mechanism.continuation",
+            "public goods' own reputation game plays its rounds; a continuation chance is for "
+            "the 2x2 games",
+        )
+    if mechanism.get("matching", "random") != "random":
+        raise MechanismProblem(
+            "mechanism.matching",
+            "public goods' own reputation game matches CoopEval's seat groups at random; "
+            "round_robin is for the 2x2 games",
         )
     options = dict(game.get("options") or {})
     players = int(options.get("players", 4))

@@ -7,7 +7,11 @@
   points in player order (Player 1 first).
 - `your_score`, `scores` {"Player 1": total, ...}: totals so far.
 - `discount` (only when below 1, under repetition or reputation): CoopEval's chance of another
-  round after each, as the prompt tells it; `round_limit` is still the rounds played.
+  round after each, as the prompt tells it; `round_limit` is then null, since the prompt tells
+  the chance instead of the number of rounds and an agent file is told no more than an LLM.
+- `continuation` (only when set, under repetition or reputation): the chance of another round
+  after each, the match stopping at random (`continuation`); told as `discount` is, and
+  `round_limit` null: the drawn length is never shown.
 - `history`: the last `lookup_depth` rounds, oldest first, `[{"round_number", "actions":
   {"Player 1": "A0", ...}}]`: the actions played (a delegator's the mediator's), as CoopEval's
   repetition shows them, without payoffs.
@@ -79,7 +83,7 @@ def _in_population(
         "game": platform_name,
         "phase": state.phase,
         "round_number": state.round_number,
-        "round_limit": rules.rounds,
+        "round_limit": _told_limit(rules),
         "mechanism": rules.mechanism,
         "strategies": rules.strategies,
         "player": position + 1,
@@ -91,13 +95,27 @@ def _in_population(
         "scores": {player_name(position): own},
         "history": [],
         "reputation": shown_to(rules, state, player),
-        **_told_discount(rules),
+        **_told_chance(rules),
     }
 
 
-def _told_discount(rules: Options) -> dict[str, float]:
-    """`discount` when a continuation chance is told (below 1); else nothing, as before."""
+def _told_limit(rules: Options) -> int | None:
+    """`round_limit`: the rounds, unless a continuation chance is told instead (then null)."""
+    return rules.rounds if not _told_chance(rules) else None
+
+
+def _told_chance(rules: Options) -> dict[str, float]:
+    """`discount` when one below 1 is told as the continuation chance, `continuation` when
+    the match stops at random; else nothing, as before."""
+    if rules.continuation is not None:
+        return {"continuation": rules.continuation}
     return {"discount": rules.discount} if rules.discount != 1 else {}
+
+
+def told_chance(round_state: dict[str, Any]) -> float | None:
+    """The chance of another round a prompt tells (`discount` or `continuation`), or None."""
+    chance = round_state.get("discount", round_state.get("continuation"))
+    return None if chance is None else float(chance)
 
 
 def _payoff_rows(rules: Options) -> list[dict[str, Any]]:
@@ -121,7 +139,7 @@ def round_state(
         "game": platform_name,
         "phase": state.phase,
         "round_number": state.round_number,
-        "round_limit": rules.rounds,
+        "round_limit": _told_limit(rules),
         "mechanism": rules.mechanism,
         "strategies": rules.strategies,
         "player": player + 1,
@@ -137,7 +155,7 @@ def round_state(
             }
             for past in shown
         ],
-        **_told_discount(rules),
+        **_told_chance(rules),
     }
     decision = state.decision
     if state.phase == "design" and rules.design_scope == "run":

@@ -20,12 +20,15 @@ value is a ValueError starting with the option's name, as every turn game's rule
 | `groups` | 1 | groups playing at once: the population is `players x groups` seats; above 1 only under reputation (at least 2 there) |
 | `reputation_order` | 1 | under reputation, the levels of the shown tree (CoopEval's max_recursion_depth: 3 Reputation+, 1 Reputation-) |
 | `design_scope` | "match" | mediation and contracting: "match", each match's players design afresh (decide once or every round); "run", CoopEval's design once per agent before any matchup (`mediation.py@8559e85:198-228`, `contracting.py:207-234`): an agent's design in a seat is one answer per replicate, reused by every match (recorded only when set) |
+| `matching` | "random" | under reputation, how the population is re-matched: "random", CoopEval's seeded draw per seat group; "round_robin", a seeded rotation in which every player meets every player of each other seat group once before meeting anyone again (`reputation`; recorded only when set) |
+| `continuation` | None | under repetition or reputation, the classic random stop: after each round another follows with chance p (0 < p < 1), the length drawn once from the match's seed, capped by `rounds` (`continuation`); told as the chance, never the length; None: `rounds` rounds (recorded only when set) |
 | `discount` | 1 | under repetition or reputation, CoopEval's continuation chance d (0 < d <= 1): below 1 the prompt tells it instead of the rounds and a score is CoopEval's discounted average of the rounds' payoffs (`scoring`); 1: the sum (recorded only when set) |
 
-`reputation` (CoopEval's Reputation, research doc 1.3): every round the population is re-matched
-(`reputation.draw_groups`), each group plays the base game once, and a player is shown the
-reputation tree of itself and its new co-players (`pdbench.games.reputation_tree`). `groups` and
-`reputation_order` are recorded only when set, so a record without reputation is as before.
+`reputation` (CoopEval's Reputation, research doc 1.3): every round the population is
+re-matched (module `matching`: at random or round robin), each group plays the base game once,
+and a player is shown the reputation tree of itself and its new co-players
+(`pdbench.games.reputation_tree`). `groups`, `reputation_order` and `matching` are recorded only
+when set, so a record without reputation is as before.
 
 Why the default is `pure`: house players and agent files answer one action, and a pure answer
 keeps a match's payoffs a function of the answers alone. CoopEval's presets set `mixed`, as its
@@ -47,6 +50,8 @@ from pdbench.games.normal_form.base_games import (
     travellers_dilemma,
     trust_game,
 )
+from pdbench.games.normal_form.continuation import match_length
+from pdbench.games.normal_form.matching import MATCHINGS, round_robin_problem
 
 MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting", "reputation")
 DECIDE: tuple[str, ...] = ("once", "every_round")
@@ -95,7 +100,9 @@ class Options:
     lookup_depth: int = 3
     groups: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
     reputation_order: int = field(default=1, metadata={RECORDED_ONLY_WHEN_SET: True})
+    matching: str = field(default="random", metadata={RECORDED_ONLY_WHEN_SET: True})
     discount: float = field(default=1.0, metadata={RECORDED_ONLY_WHEN_SET: True})
+    continuation: float | None = field(default=None, metadata={RECORDED_ONLY_WHEN_SET: True})
     design_scope: str = field(default="match", metadata={RECORDED_ONLY_WHEN_SET: True})
 
     game: BaseGame = field(init=False, repr=False, compare=False)
@@ -131,6 +138,7 @@ class Options:
         object.__setattr__(self, "game", game)
         self._check_reputation()
         self._check_discount()
+        self._check_continuation()
         self._check_design_scope()
 
     def _two_player_game(self) -> BaseGame:
@@ -155,7 +163,13 @@ class Options:
     def _check_reputation(self) -> None:
         _whole("groups", self.groups, 1, MAX_SEATS)
         _whole("reputation_order", self.reputation_order, 1, MAX_ROUNDS)
+        _choice("matching", self.matching, MATCHINGS)
         if self.mechanism != "reputation":
+            if self.matching != "random":
+                raise ValueError(
+                    f"matching is for mechanism reputation (a population re-matched every "
+                    f"round), not {self.mechanism}"
+                )
             if self.groups != 1:
                 raise ValueError(
                     f"groups must be 1 under {self.mechanism}: only reputation re-matches a "
@@ -175,6 +189,10 @@ class Options:
             raise ValueError(f"groups: players x groups must be at most {MAX_SEATS}")
         if self.decide != "once":
             raise ValueError("decide: reputation has no design phase; leave it once")
+        if self.matching == "round_robin":
+            problem = round_robin_problem(self.players, self.groups)
+            if problem is not None:
+                raise ValueError(f"matching: {problem}")
 
     def _check_discount(self) -> None:
         if not 0 < _number("discount", self.discount) <= 1:
@@ -184,6 +202,26 @@ class Options:
                 f"discount is for mechanism repetition or reputation (CoopEval discounts only "
                 f"their rounds), not {self.mechanism}"
             )
+
+    def _check_continuation(self) -> None:
+        if self.continuation is None:
+            return
+        if not 0 < _number("continuation", self.continuation) < 1:
+            raise ValueError(f"continuation must be above 0 and below 1, got {self.continuation}")
+        if self.mechanism not in DISCOUNTED:
+            raise ValueError(
+                f"continuation is for mechanism repetition or reputation, not {self.mechanism}"
+            )
+        if self.discount != 1:
+            raise ValueError(
+                "continuation and a discount below 1 are the two readings of one sentence (a "
+                "random stop, or every round played and discounted): set one of them"
+            )
+
+    def match_length(self, seed: int) -> int:
+        """The rounds a match of seed `seed` plays: `rounds`, or under `continuation` a seeded
+        geometric draw capped by `rounds` (`continuation`)."""
+        return match_length(seed, self.continuation, self.rounds)
 
     def _check_design_scope(self) -> None:
         _choice("design_scope", self.design_scope, DESIGN_SCOPES)
@@ -223,11 +261,17 @@ class Options:
     def fixed_length(self) -> FixedLength:
         """`rounds` play turns; a decision (before round 1, or every round with decide
         every_round) adds a design and a vote turn, and under contracting a sign turn; every
-        player acts in every turn."""
+        player acts in every turn. Under `continuation` a match may stop sooner: `rounds` is
+        then the cap (`stops_early`)."""
         per_decision = 2 + (self.mechanism == "contracting")
         decisions = 0 if not self.designs else self.rounds if self.decide == "every_round" else 1
         turns = self.rounds + decisions * per_decision
-        return FixedLength(rounds=self.rounds, turns=turns, turns_per_seat=turns)
+        return FixedLength(
+            rounds=self.rounds,
+            turns=turns,
+            turns_per_seat=turns,
+            stops_early=self.continuation is not None,
+        )
 
     @property
     def designs(self) -> bool:

@@ -6,10 +6,9 @@ Files (prompts/normal_form/): `design.md`, `vote.md`, `sign.md`, `play.md`, each
 setup (`game_rules`: CoopEval's GridGame prompt, `games/base.py:326-341`, actions as tokens and
 the payoff description), the seat line (`base.py:148-153`), the persona, the phase's twist
 (`mechanisms/prompts.py:6-124`), the history of play when the match has more than one round
-(CoopEval's repetition lines, `prompts.py:128-142`: with `discount` < 1 its twist and its
-continuation chance, as CoopEval tells it; at 1 the number of rounds instead, since no chance
-is told) and the answer format. The offline mock (`mock`)
-reads the same phrases back.
+(CoopEval's repetition lines, `prompts.py:128-142`: with `discount` < 1 or a `continuation`
+its twist and the continuation chance, as CoopEval tells it; else the number of rounds, since no
+chance is told) and the answer format. The offline mock (`mock`) reads the same phrases back.
 
 Answers end in one JSON object (the last one in the reply is read, as CoopEval's
 `extract_json_object_from_end`); anything else is refused with the reason and re-asked:
@@ -29,6 +28,7 @@ from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.normal_form import reputation_prompt
+from pdbench.games.normal_form.observation import told_chance
 from pdbench.games.normal_form.scoring import chance_in_percent
 from pdbench.games.normal_form.texts import (
     CONTRACT_OUTPUT,
@@ -247,14 +247,16 @@ def _history(rs: dict[str, Any]) -> str:
     if rs["round_limit"] == 1:
         return ""
     played = rs["round_number"] - 1
-    lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played), ""]
-    if "discount" in rs:  # CoopEval's continuation chance, never the number of rounds
+    if (told := told_chance(rs)) is not None:  # CoopEval's chance, never the rounds (null)
         which = SAMPLED if rs["strategies"] == "mixed" else PLAYED
-        chance = written_number(chance_in_percent(rs["discount"]))
-        lines[:1] = [
+        chance = written_number(chance_in_percent(told))
+        lines = [
             REPEATED.render(which=which),
             CONTINUATION.render(chance=chance, played=played),
+            "",
         ]
+    else:
+        lines = [ROUNDS_PLAYED.render(limit=rs["round_limit"], played=played), ""]
     if not rs["history"]:
         lines.append(NO_HISTORY)
     mine = f"Player {rs['player']}"

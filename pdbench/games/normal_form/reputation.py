@@ -6,10 +6,8 @@ base game once, each player shown the reputation tree of itself and its new co-p
 - Seat groups. CoopEval's `RandomMatcher` keeps one agent per seat: population index p always
   plays position p mod `players` (Player 1, Player 2, ...), so seats a, c, e, ... are Player 1
   of a 2x2 game and b, d, f, ... Player 2 (what matters only in an asymmetric game).
-- Matching. Each round every seat group is shuffled by a seeded permutation of the match's seed
-  and that round (`draw_groups`, a stream no agent can derive: the seed is never shown), and
-  group i is the i-th member of each (CoopEval: `random.sample` per seat group, group i from the
-  i-th of each; no constraint against meeting again).
+- Matching: every round the seat groups are formed again (`matching`: CoopEval's random draw
+  by default, or a round-robin rotation).
 - What is shown (round_state's `reputation`): the window of the last `lookup_depth` global
   rounds; each entry the player's realised `action` ("A0", "A1") and `points`, its co-players'
   with theirs, nested to `reputation_order` levels; names "You" and "Agent #n" (a seeded
@@ -22,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from pdbench.games.normal_form.base_games import token
 from pdbench.games.reputation_tree import YOU, Fields, Played, shown_reputation
 
@@ -32,19 +28,6 @@ if TYPE_CHECKING:
     from pdbench.games.normal_form.state import NormalFormState
 
 FIELDS = Fields(move="action", points="points")
-_MATCHING = 3  # the seeded stream's purpose (rules.py's are 1, 2)
-
-
-def draw_groups(
-    seed: int, round_number: int, players: int, groups: int
-) -> tuple[tuple[int, ...], ...]:
-    """Round `round_number`'s groups, each in position order (module docstring)."""
-    rng = np.random.Generator(np.random.PCG64([seed, _MATCHING, round_number]))
-    shuffled = [
-        [int(p) for p in rng.permutation(np.arange(position, players * groups, players))]
-        for position in range(players)
-    ]
-    return tuple(tuple(shuffled[k][i] for k in range(players)) for i in range(groups))
 
 
 def position_of(groups: tuple[tuple[int, ...], ...], player: int) -> tuple[int, int]:

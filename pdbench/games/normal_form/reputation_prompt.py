@@ -15,8 +15,9 @@ for the tree, drawn by the shared `pdbench.games.reputation_tree.render_tree`):
           └─ [Round 3] Agent #2 (played A1, received 1pts) vs ...
     Agent #4 (Player 2) has no prior history of playing this game.
 
-With `discount` < 1 the preamble tells CoopEval's continuation chance (`PREAMBLE_CONTINUING`);
-at 1 no chance is told, so it tells the number of rounds; each listed co-player also gets its position this round, and a line says the window.
+With `discount` < 1 or a `continuation` the preamble tells the continuation chance
+(`PREAMBLE_CONTINUING`, CoopEval's); else no chance is told, so it tells the number of rounds.
+Each listed co-player also gets its position this round, and a line says the window.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
+from pdbench.games.normal_form.observation import told_chance
 from pdbench.games.normal_form.scoring import chance_in_percent
 from pdbench.games.reputation_tree import YOU, TreePhrases, render_players
 
@@ -89,8 +91,8 @@ def render(round_state: Mapping[str, Any]) -> list[str]:
     reputation = round_state["reputation"]
     window = reputation["rounds"]
     played = round_state["round_number"] - 1
-    if "discount" in round_state:
-        chance = written_number(chance_in_percent(round_state["discount"]))
+    if (told := told_chance(dict(round_state))) is not None:
+        chance = written_number(chance_in_percent(told))
         preamble = PREAMBLE_CONTINUING.render(chance=chance, played=played)
     else:
         preamble = PREAMBLE.render(limit=round_state["round_limit"], played=played)

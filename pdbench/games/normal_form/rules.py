@@ -23,7 +23,8 @@ the seats are a population of `players` x `groups`, re-drawn into groups every r
 `reputation`), each group playing the base game. A player's score is the sum of its
 payoffs over the rounds, or with `discount` d < 1 (repetition, reputation) CoopEval's discounted
 average of them (`scoring`: CoopEval tells a d x 100% chance of another round, always plays
-`rounds`, and ranks on that average); the stored rounds keep each round's own payoffs.
+`rounds`, and ranks on that average); the stored rounds keep each round's own payoffs. With
+`continuation` p a match stops at random instead, after a seeded length capped by `rounds`.
 
 Fallbacks (an agent gave no legal answer; the engine marks them): the design that changes
 nothing (a contract of zeros; a mediator playing A0), approving nothing, not signing, and the
@@ -43,9 +44,9 @@ from pdbench.games.base import player_seats
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form import scoring
 from pdbench.games.normal_form.base_games import number, token
+from pdbench.games.normal_form.matching import groups_of
 from pdbench.games.normal_form.observation import proposal_key, round_state
 from pdbench.games.normal_form.options import Options
-from pdbench.games.normal_form.reputation import draw_groups
 from pdbench.games.normal_form.state import Decision, FinishedRound, NormalFormState
 from pdbench.games.reputation_tree import pseudonyms
 
@@ -73,7 +74,7 @@ class NormalForm(Options):
     @property
     def seat_positions(self) -> int:
         """Under reputation the positions a population's seats keep as it is re-matched (seat
-        p plays position p mod `players`, `reputation.draw_groups`), so that a population's
+        p plays position p mod `players`, `matching.groups_of`), so that a population's
         entries are checked to cover each equally (`config.population.check_population`);
         1 otherwise (one match of `players` seats)."""
         return self.game.players if self.mechanism == "reputation" else 1
@@ -97,7 +98,7 @@ class NormalForm(Options):
         return replace(state, groups=self._groups(seed, 1), names=names)
 
     def _groups(self, seed: int, number_: int) -> tuple[tuple[int, ...], ...]:
-        return draw_groups(seed, number_, self.game.players, self.groups)
+        return groups_of(self.matching, seed, number_, self.game.players, self.groups)
 
     def _opening(self, number_: int) -> str:
         decide = self.designs and (number_ == 1 or self.decide == "every_round")
@@ -282,7 +283,7 @@ class NormalForm(Options):
         totals = tuple(t + p for t, p in zip(state.totals, played.payoffs, strict=True))
         finished = (*state.finished, played)
         number_ = state.round_number + 1
-        if state.round_number == self.rounds:
+        if state.round_number >= self.match_length(state.seed):  # `continuation`
             return replace(
                 state, round_number=number_, phase="over", totals=totals, finished=finished
             )
@@ -375,8 +376,8 @@ class NormalForm(Options):
 
     def redraw_hidden(self, state: NormalFormState, seat: str, rng: Any) -> NormalFormState:
         """The same state with what `seat` may not see drawn again (`pdbench check-game`): the
-        match's seed (the tie-breaks and draws still to come) and the other players' ballots
-        (a player is shown the winning design, never who approved what)."""
+        match's seed (tie-breaks, draws, a `continuation`'s length) and the other players'
+        ballots (a player is shown the winning design, never who approved what)."""
         me = self.seats.index(seat)
         state = replace(state, seed=int(rng.integers(2**31)))
         decision = state.decision
