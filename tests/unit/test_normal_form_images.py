@@ -17,6 +17,7 @@ import pytest
 
 from pdbench.games.base import recorded_options
 from pdbench.games.check import play
+from pdbench.games.normal_form.images import image_rows
 from pdbench.games.normal_form.metrics import state_row
 from pdbench.games.normal_form.policies import NORMAL_FORM_POLICIES
 from pdbench.games.normal_form.rules import NormalForm, rules_of
@@ -150,8 +151,6 @@ def test_the_cooperative_mock_reads_the_norm_and_the_partners_image_from_its_pro
 
 
 def test_the_viewer_lists_the_image_each_seat_had_each_round():
-    from pdbench.games.normal_form.images import image_rows
-
     rules = image_rules("shunning", rounds=6)
     revealed, _ = played_match(rules, 4)
     turns = [
@@ -234,3 +233,35 @@ def test_a_bad_image_option_on_the_command_line_exits_2_in_one_line(tmp_path, ov
     assert ran.code == 2, ran.stderr
     assert field in ran.stderr and "Traceback" not in ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1
+
+
+def test_the_match_page_shows_the_image_table_after_the_phases():
+    from streamlit.testing.v1 import AppTest
+
+    rules = image_rules("standing", rounds=3)
+    revealed, _ = played_match(rules, 2)
+    turns = [
+        {
+            "round": n,
+            "phase": "play",
+            "actions": {s: {"type": "play", "action": a} for s, a in r["actions"].items()},
+            "revealed": r,
+        }
+        for n, r in revealed.items()
+    ]
+    options = recorded_options(rules)
+
+    def app(turns: list[dict], options: dict) -> None:
+        from pdbench.ui.game_views import MatchView, game_view
+
+        view = game_view("normal_form")
+        assert view is not None
+        view.render_transcript(MatchView(turns, {}, options, seed=2))
+
+    test = AppTest.from_function(app, kwargs={"turns": turns, "options": options})
+    test.default_timeout = 60
+    test.run()
+    assert not test.exception, [e.value for e in test.exception]
+    phases, images = (df.value for df in test.dataframe)
+    assert len(phases) == 3 * 6
+    assert images.to_dict("records") == image_rows(turns, rules, {})
