@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from reputation_records import IMAGE_NORMS, expected_images
 
 from pdbench.games.base import recorded_options
 from pdbench.games.check import play
@@ -24,13 +25,6 @@ from pdbench.games.normal_form.rules import NormalForm, rules_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS = ("mech_random", "mech_tft", "mech_reputation", "mech_alld", "mech_allc", "mech_random")
-# (played the cooperative action, the partner was good at the round's start) -> judged good
-TABLE = {
-    "image_scoring": {(True, True): 1, (True, False): 1, (False, True): 0, (False, False): 0},
-    "standing": {(True, True): 1, (True, False): 1, (False, True): 0, (False, False): 1},
-    "stern_judging": {(True, True): 1, (True, False): 0, (False, True): 0, (False, False): 1},
-    "shunning": {(True, True): 1, (True, False): 0, (False, True): 0, (False, False): 0},
-}
 
 
 def image_rules(norm: str, rounds: int = 8, **more: Any) -> NormalForm:
@@ -45,22 +39,6 @@ def image_rules(norm: str, rounds: int = 8, **more: Any) -> NormalForm:
             **more,
         }
     )
-
-
-def expected_images(
-    norm: str, seats: tuple[str, ...], revealed: dict[int, dict[str, Any]], cooperative: str
-) -> dict[int, dict[str, int]]:
-    """Each seat's image at the start of every round, from the records alone: everyone good,
-    then each round every seat judged on its own action and its partner's image before it."""
-    images = {1: dict.fromkeys(seats, 1)}
-    for number in sorted(revealed):
-        before, after = images[number], {}
-        for first, second in revealed[number]["groups"]:
-            for me, partner in ((first, second), (second, first)):
-                gave = revealed[number]["actions"][me] == cooperative
-                after[me] = TABLE[norm][(gave, before[partner] == 1)]
-        images[number + 1] = after
-    return images
 
 
 def played_match(rules: NormalForm, seed: int) -> tuple[dict[int, dict[str, Any]], list[Any]]:
@@ -79,7 +57,7 @@ def played_match(rules: NormalForm, seed: int) -> tuple[dict[int, dict[str, Any]
     return revealed, seen
 
 
-@pytest.mark.parametrize("norm", list(TABLE))
+@pytest.mark.parametrize("norm", list(IMAGE_NORMS))
 def test_each_seat_is_shown_its_partners_image_the_stored_rounds_give(norm):
     rules = image_rules(norm)
     shown_images = set()
