@@ -92,7 +92,7 @@ def image_rows(
         for turn in played
     ]
     rows = []
-    for turn, images in zip(played, images_by_round(rules, rounds), strict=False):
+    for turn, images in zip(played, images_by_round(rules, rounds)[:-1], strict=True):
         row: dict[str, Any] = {"round": int(turn["round"])}
         row.update({names.get(s, s): word(image) for s, image in zip(seats, images, strict=True)})
         row["share good"] = sum(i == norms.GOOD for i in images) / len(images)

@@ -174,7 +174,8 @@ def _faced_images(rules: NormalForm, state: NormalFormState) -> dict[int, list[t
     for every round."""
     rounds = [(played.groups or (), played.realised) for played in state.finished]
     found: dict[int, list[tuple[bool, bool]]] = {i: [] for i in range(rules.population)}
-    for images, played in zip(images_by_round(rules, rounds), state.finished, strict=False):
+    before = images_by_round(rules, rounds)[:-1]  # each round's start (the last: the end)
+    for images, played in zip(before, state.finished, strict=True):
         for i in range(rules.population):
             good = images[partner_of(played.groups or (), i)] == GOOD
             found[i].append((good, played.realised[i] == rules.game.cooperative))

@@ -86,6 +86,10 @@ def _in_population(
     game = rules.game
     position = position_of(state.groups, player)[1]
     own = float(state.totals[player])
+    if rules.shows_images:  # the partner's image instead of the tree
+        shown = _image_shown(rules, state, player)
+    else:
+        shown = {"reputation": shown_to(rules, state, player)}
     return {
         "game": platform_name,
         "phase": state.phase,
@@ -101,8 +105,7 @@ def _in_population(
         "your_score": own,
         "scores": {player_name(position): own},
         "history": [],
-        **(_image_shown(rules, state, player) if rules.shows_images else {}),
-        **({} if rules.shows_images else {"reputation": shown_to(rules, state, player)}),
+        **shown,
         **_told_chance(rules),
     }
 

@@ -56,12 +56,11 @@ from pdbench.games.normal_form.continuation import match_length
 from pdbench.games.normal_form.matching import MATCHINGS, round_robin_problem
 from pdbench.games.norms import NORMS, Norm
 
-REPUTATION_SHOWN: tuple[str, ...] = ("history", "image")
-
 MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting", "reputation")
 DECIDE: tuple[str, ...] = ("once", "every_round")
 STRATEGIES: tuple[str, ...] = ("pure", "mixed")
 DESIGN_SCOPES: tuple[str, ...] = ("match", "run")
+REPUTATION_SHOWN: tuple[str, ...] = ("history", "image")  # under reputation: the tree, or images
 DISCOUNTED: tuple[str, ...] = ("repetition", "reputation")  # CoopEval's RepetitiveMechanism's
 OUTCOMES = ("CC", "CD", "DC", "DD")
 MAX_ROUNDS = 10_000

@@ -12,8 +12,9 @@ A house player is five choices (its parameters):
   co-player's newest shown round was not A0), "reputation" (the discriminator: A0 only if every
   co-player's newest shown round was A0, so not against one with nothing shown; without
   reputation it plays as tft), both A0 exactly when the partner is good where its image is
-  shown instead (`reputation_shown: image`: everyone starts good), "best_reply" (its best action when all
-  the others cooperate, under a binding contract's payments; ties to A0), "random";
+  shown instead (`reputation_shown: image`: everyone starts good), "best_reply" (its best
+  action when all the others cooperate, under a binding contract's payments; ties to A0),
+  "random";
 - `design`: "cooperative" (the mediator playing A0 for every number of delegators; the contract
   making each other action cost its temptation, PD: T - R, `designs.temptation_contract`),
   "punishing" (the mediator cooperating when all delegate and deterring a lone deviator
