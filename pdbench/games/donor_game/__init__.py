@@ -4,7 +4,7 @@ contract gives every game (public goods' package is the model):
 - `rules`: `DonorGame`, a population of N seats ("a", "b", ...) each donating once a round to a
   seeded recipient, give or refuse (or any amount of its resources, or punish), seeing its
   recipient's reputation; `options` its variant, `pairing` the seeded labels and pairs, `norms`
-  the norms that judge donors, `payoffs` what a round pays, `generations` the games of a match
+  the norms that judge donors (`pdbench.games.norms`, shared with the 2x2 games), `payoffs` what a round pays, `generations` the games of a match
   and cultural evolution, `state` the state, `observation` a donor's round_state.
 - `policies`: the house players (`DONOR_GAME_POLICIES`), answering from round_state alone.
 - `stored`, `metrics`: the measures (giving rate, giving by the recipient's image, the norm a

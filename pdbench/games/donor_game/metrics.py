@@ -35,11 +35,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pdbench.core.metric import Metric
-from pdbench.games.donor_game.norms import NORMS, START_IMAGE, Norm, assess
 from pdbench.games.donor_game.options import Options
 from pdbench.games.donor_game.stored import Line, StoredRound, read_rounds, seat_order
 from pdbench.games.encounters import Encounter
 from pdbench.games.metric_rows import register_game_rows
+from pdbench.games.norms import NORMS, START_IMAGE, Norm, assess
 
 
 def images_under(norm: Norm, rounds: Sequence[StoredRound]) -> list[dict[str, int]]:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from pdbench.games.base import MAX_SEATS, RECORDED_ONLY_WHEN_SET
-from pdbench.games.donor_game.norms import NORM_CHOICES, NORMS, Norm
+from pdbench.games.norms import NORM_CHOICES, NORMS, Norm
 
 
 def _whole(name: str, value: object, low: int, high: int | None = None) -> None:

@@ -45,7 +45,6 @@ from typing import Any, ClassVar
 
 from pdbench.games.base import FixedLength, player_seats
 from pdbench.games.donor_game.generations import position, strategy_problem, survivors
-from pdbench.games.donor_game.norms import START_IMAGE, next_images
 from pdbench.games.donor_game.observation import as_number, round_state, strategy_state
 from pdbench.games.donor_game.options import Options, exact
 from pdbench.games.donor_game.pairing import (
@@ -56,6 +55,7 @@ from pdbench.games.donor_game.pairing import (
 )
 from pdbench.games.donor_game.payoffs import amount_problem, settle
 from pdbench.games.donor_game.state import DonorState, RoundRecord
+from pdbench.games.norms import START_IMAGE, next_images
 
 
 @dataclass(frozen=True)

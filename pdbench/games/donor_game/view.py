@@ -32,10 +32,10 @@ import streamlit as st
 from pdbench.analysis.stats.intervals import wilson_interval
 from pdbench.games.donor_game.evolution_view import render_evolution
 from pdbench.games.donor_game.metrics import average_images, counts, most_consistent
-from pdbench.games.donor_game.norms import NORMS
 from pdbench.games.donor_game.options import Options
 from pdbench.games.donor_game.stored import StoredRound, options_of, read_rounds, seat_order
 from pdbench.games.metric_rows import game_metric_rows
+from pdbench.games.norms import NORMS
 from pdbench.ui.charts import round_ticks
 from pdbench.ui.display import literal
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind

@@ -15,7 +15,8 @@ on the Hydra command line plays pd's payoffs under mediation as this turn game (
   mock's play.
 - `reputation` (with `reputation_prompt`): CoopEval's reputation mechanism, a population
   re-matched every round (`matching`: at random or round robin) and shown the shared reputation
-  tree (`pdbench.games.reputation_tree`).
+  tree (`pdbench.games.reputation_tree`); or, with `reputation_shown: image`, each partner's
+  image under a named norm (`images`, `image_prompt`; the norms of `pdbench.games.norms`).
 - `compose`: a 2x2 game (or public goods) and a mechanism (conf/mechanism/) as this game.
 
 `GAME` below names each of these parts; `pdbench.games.registry` lists it with the other

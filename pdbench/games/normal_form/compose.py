@@ -15,7 +15,7 @@ turn aggregates), and its 2x2 house players their counterparts here.
   bonus) pass on as they are, the trust game has none.
 - The mechanism's options (conf/mechanism/<name>.yaml): `rounds` (null: the fixed horizon's
   rounds), `decide`, `strategies`, `lookup_depth`, `reputation_order`, `matching`, `discount`,
-  `continuation`, `design_scope` (`options`).
+  `continuation`, `design_scope`, `reputation_shown` and `norm` (`options`).
 - `reputation` (CoopEval's Reputation) re-matches a population every round, so it needs the
   number of seats the condition binds (`seats`: agent_a, agent_b, ... or a population's total),
   a multiple of the group size with at least 2 groups; fewer is a problem naming `population`
@@ -57,6 +57,8 @@ MECHANISM_OPTIONS = (
     "discount",
     "continuation",
     "design_scope",
+    "reputation_shown",
+    "norm",
 )
 COUNTERPARTS = {
     "allc": "mech_allc",
@@ -192,6 +194,16 @@ def _public_goods_reputation(
             "mechanism.matching",
             "public goods' own reputation game matches CoopEval's seat groups at random; "
             "round_robin is for the 2x2 games",
+        )
+    if mechanism.get("reputation_shown", "history") != "history":
+        raise MechanismProblem(
+            "mechanism.reputation_shown",
+            "public goods' own reputation game shows the history tree; an image under a norm "
+            "is for the 2x2 games",
+        )
+    if mechanism.get("norm") is not None:
+        raise MechanismProblem(
+            "mechanism.norm", "a norm is for reputation_shown image, in the 2x2 games"
         )
     options = dict(game.get("options") or {})
     players = int(options.get("players", 4))

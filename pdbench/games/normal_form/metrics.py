@@ -24,7 +24,9 @@ is on disk):
   shown round was cooperative minus facing one whose was not (rounds where a co-player had
   nothing shown left out; None without rounds on both sides), the shown rounds rebuilt with the
   observation's own reader (`reputation.shown_to`): about 1 for a discriminator, 0 for a player
-  that ignores reputation (as public goods' `reputation_gap`).
+  that ignores reputation (as public goods' `reputation_gap`). Under `reputation_shown: image`
+  it is its cooperation rate facing a partner shown good minus facing one shown bad, the
+  images replayed from the stored rounds (`images.images_by_round`).
 A rate whose mechanism never asked it (no vote under `repetition`) is None.
 
 `encounters` lists a reputation match's pairwise games (each 2-player group of each round) for
@@ -43,9 +45,11 @@ from pdbench.games.encounters import Encounter
 from pdbench.games.metric_rows import register_game_rows
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form.base_games import token
+from pdbench.games.normal_form.images import images_by_round, partner_of
 from pdbench.games.normal_form.reputation import partners_last_actions, shown_to
 from pdbench.games.normal_form.rules import NormalForm, rules_of
 from pdbench.games.normal_form.state import Decision, NormalFormState
+from pdbench.games.norms import GOOD
 from pdbench.games.replay import replay
 
 
@@ -147,6 +151,8 @@ def faced(rules: NormalForm, state: NormalFormState) -> dict[int, list[tuple[boo
     found: dict[int, list[tuple[bool, bool]]] = {i: [] for i in range(rules.population)}
     if rules.mechanism != "reputation":
         return found
+    if rules.shows_images:
+        return _faced_images(rules, state)
     first_order = replace(rules, reputation_order=1)  # the co-players' own rounds suffice
     for k, played in enumerate(state.finished):
         before = replace(
@@ -160,6 +166,19 @@ def faced(rules: NormalForm, state: NormalFormState) -> dict[int, list[tuple[boo
             if shown and None not in shown:
                 good = all(a == token(rules.game.cooperative) for a in shown)
                 found[i].append((good, played.realised[i] == rules.game.cooperative))
+    return found
+
+
+def _faced_images(rules: NormalForm, state: NormalFormState) -> dict[int, list[tuple[bool, bool]]]:
+    """`faced` under `reputation_shown: image`: (the partner was shown good, it played A0)
+    for every round."""
+    rounds = [(played.groups or (), played.realised) for played in state.finished]
+    found: dict[int, list[tuple[bool, bool]]] = {i: [] for i in range(rules.population)}
+    before = images_by_round(rules, rounds)[:-1]  # each round's start (the last: the end)
+    for images, played in zip(before, state.finished, strict=True):
+        for i in range(rules.population):
+            good = images[partner_of(played.groups or (), i)] == GOOD
+            found[i].append((good, played.realised[i] == rules.game.cooperative))
     return found
 
 
@@ -307,7 +326,7 @@ register_game_rows(
             stem="reputation_gap",
             label="Reputation gap",
             short="reputation gap",
-            help="cooperation facing a cooperative shown partner minus facing another",
+            help="cooperation facing a partner shown cooperative (or good) minus facing another",
             kind="signed",
             per_agent=True,
         ),

@@ -12,6 +12,7 @@ JSON (a pure action as a distribution of 100 when strategies are mixed).
 |                       |             | approves the others, never signs or delegates, plays defect   |
 | reciprocate           | none        | tit for tat, maximin votes, signs, does not delegate          |
 | (under reputation)    | cooperative | A0 unless a co-player's newest shown round was not A0 (tft)   |
+| (under image)         | cooperative | A0 with a partner shown good, defect against a bad one (tft)  |
 | cooperate / defect    | any         | mech_allc / mech_alld                                         |
 | random                | any         | mech_random                                                   |
 | policy (a mech_*)     | any         | that house player with its params                             |
@@ -27,6 +28,7 @@ from typing import Any
 
 from pdbench.games.mock_play import garbled, mock_rng
 from pdbench.games.normal_form import prompts as p
+from pdbench.games.normal_form.image_prompt import read_image
 from pdbench.games.normal_form.policies import (
     NORMAL_FORM_POLICIES,
     AllC,
@@ -166,6 +168,10 @@ def read_round_state(prompt: str) -> dict[str, Any] | None:
     if reputation is not None:
         seen["mechanism"] = "reputation"
         seen["reputation"] = reputation
+    image = read_image(prompt)
+    if image is not None:  # `reputation_shown: image`: the partner's image, no tree
+        seen["mechanism"] = "reputation"
+        seen.update(image)
     if phase == "vote":
         seen["proposals"] = _proposals(lines, str(mechanism))
     selected = _found(p.CONTRACT_SELECTED, prompt)
@@ -233,6 +239,6 @@ def play(
     garbage = garbled(key, behaviour, allowed, GARBAGE)
     if garbage is not None:
         return garbage
-    player = house_player(behaviour, lean, "reputation" in round_state)
+    player = house_player(behaviour, lean, round_state["mechanism"] == "reputation")
     action = player.act(round_state, mock_rng(key, "move"))
     return answer_text(round_state, action)

@@ -32,6 +32,12 @@
   "co_players": [{"agent", "action", "points", "history": [...]}]}]}]}`: you first, then your
   co-players in position order, their rounds of the window oldest first, nested to
   `reputation_order` levels (`normal_form.reputation`, `pdbench.games.reputation_tree`).
+- under reputation with `reputation_shown: image` (`images`): no `reputation` tree; instead
+  `reputation_shown` "image", `norm` (its name: "image_scoring" | "standing" |
+  "stern_judging" | "shunning"), `cooperative_action` (the token the norm counts as giving,
+  the shown payoffs' cooperative action, "A0" in a 2x2 game) and `partner_image` ("good" |
+  "bad"): this round's partner's image at the round's start, public by design. Your own image
+  and the partner's history and name are not shown.
 
 Nothing else: no other player's design before the vote, no ballot (only the winner), no
 signature before all are in, no distribution another player answered, never the seed.
@@ -43,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from pdbench.games.normal_form.base_games import number, token
 from pdbench.games.normal_form.designs import contract_json, mediator_json
+from pdbench.games.normal_form.images import partner_of, word
 
 if TYPE_CHECKING:
     from pdbench.games.normal_form.options import Options
@@ -79,6 +86,10 @@ def _in_population(
     game = rules.game
     position = position_of(state.groups, player)[1]
     own = float(state.totals[player])
+    if rules.shows_images:  # the partner's image instead of the tree
+        shown = _image_shown(rules, state, player)
+    else:
+        shown = {"reputation": shown_to(rules, state, player)}
     return {
         "game": platform_name,
         "phase": state.phase,
@@ -94,8 +105,19 @@ def _in_population(
         "your_score": own,
         "scores": {player_name(position): own},
         "history": [],
-        "reputation": shown_to(rules, state, player),
+        **shown,
         **_told_chance(rules),
+    }
+
+
+def _image_shown(rules: Options, state: NormalFormState, player: int) -> dict[str, Any]:
+    """The image keys of a reputation round's round_state (module docstring)."""
+    assert state.groups is not None
+    return {
+        "reputation_shown": "image",
+        "norm": rules.norm,
+        "cooperative_action": token(rules.game.cooperative),
+        "partner_image": word(state.images[partner_of(state.groups, player)]),
     }
 
 

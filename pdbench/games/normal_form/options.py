@@ -21,6 +21,8 @@ value is a ValueError starting with the option's name, as every turn game's rule
 | `reputation_order` | 1 | under reputation, the levels of the shown tree (CoopEval's max_recursion_depth: 3 Reputation+, 1 Reputation-) |
 | `design_scope` | "match" | mediation and contracting: "match", each match's players design afresh (decide once or every round); "run", CoopEval's design once per agent before any matchup (`mediation.py@8559e85:198-228`, `contracting.py:207-234`): an agent's design in a seat is one answer per replicate, reused by every match (recorded only when set) |
 | `matching` | "random" | under reputation, how the population is re-matched: "random", CoopEval's seeded draw per seat group; "round_robin", a seeded rotation in which every player meets every player of each other seat group once before meeting anyone again (`reputation`; recorded only when set) |
+| `reputation_shown` | "history" | under reputation, what a player is shown of its partner: "history", CoopEval's reputation tree; "image", its partner's image, good or bad, under `norm` (`images`; a 2-player base only; recorded only when set) |
+| `norm` | None | with `reputation_shown` image, the norm setting every player's image after each round (`pdbench.games.norms`): image_scoring, standing, stern_judging or shunning; required there and refused elsewhere (recorded only when set) |
 | `continuation` | None | under repetition or reputation, the classic random stop: after each round another follows with chance p (0 < p < 1), the length drawn once from the match's seed, capped by `rounds` (`continuation`); told as the chance, never the length; None: `rounds` rounds (recorded only when set) |
 | `discount` | 1 | under repetition or reputation, CoopEval's continuation chance d (0 < d <= 1): below 1 the prompt tells it instead of the rounds and a score is CoopEval's discounted average of the rounds' payoffs (`scoring`); 1: the sum (recorded only when set) |
 
@@ -52,11 +54,13 @@ from pdbench.games.normal_form.base_games import (
 )
 from pdbench.games.normal_form.continuation import match_length
 from pdbench.games.normal_form.matching import MATCHINGS, round_robin_problem
+from pdbench.games.norms import NORMS, Norm
 
 MECHANISMS: tuple[str, ...] = ("none", "repetition", "mediation", "contracting", "reputation")
 DECIDE: tuple[str, ...] = ("once", "every_round")
 STRATEGIES: tuple[str, ...] = ("pure", "mixed")
 DESIGN_SCOPES: tuple[str, ...] = ("match", "run")
+REPUTATION_SHOWN: tuple[str, ...] = ("history", "image")  # under reputation: the tree, or images
 DISCOUNTED: tuple[str, ...] = ("repetition", "reputation")  # CoopEval's RepetitiveMechanism's
 OUTCOMES = ("CC", "CD", "DC", "DD")
 MAX_ROUNDS = 10_000
@@ -103,6 +107,8 @@ class Options:
     matching: str = field(default="random", metadata={RECORDED_ONLY_WHEN_SET: True})
     discount: float = field(default=1.0, metadata={RECORDED_ONLY_WHEN_SET: True})
     continuation: float | None = field(default=None, metadata={RECORDED_ONLY_WHEN_SET: True})
+    reputation_shown: str = field(default="history", metadata={RECORDED_ONLY_WHEN_SET: True})
+    norm: Norm | None = field(default=None, metadata={RECORDED_ONLY_WHEN_SET: True})
     design_scope: str = field(default="match", metadata={RECORDED_ONLY_WHEN_SET: True})
 
     game: BaseGame = field(init=False, repr=False, compare=False)
@@ -137,6 +143,7 @@ class Options:
             game = self._two_player_game()
         object.__setattr__(self, "game", game)
         self._check_reputation()
+        self._check_images()
         self._check_discount()
         self._check_continuation()
         self._check_design_scope()
@@ -193,6 +200,33 @@ class Options:
             problem = round_robin_problem(self.players, self.groups)
             if problem is not None:
                 raise ValueError(f"matching: {problem}")
+
+    def _check_images(self) -> None:
+        """`reputation_shown` and `norm` (the table): an image is kept of each player of a
+        2-player base under reputation only, under a named norm."""
+        _choice("reputation_shown", self.reputation_shown, REPUTATION_SHOWN)
+        if self.reputation_shown == "history":
+            if self.norm is not None:
+                raise ValueError(
+                    "norm is for reputation_shown image (the norm setting the images shown), "
+                    "not history"
+                )
+            return
+        if self.mechanism != "reputation":
+            raise ValueError(f"reputation_shown is for mechanism reputation, not {self.mechanism}")
+        if self.game.players != 2:
+            raise ValueError(
+                f"reputation_shown: image needs a 2-player base (one partner a round, judged "
+                f"on its action towards it), not {self.base} of {self.game.players} players"
+            )
+        if self.norm is None:
+            raise ValueError(f"norm: reputation_shown image needs one of {', '.join(NORMS)}")
+        _choice("norm", self.norm, NORMS)
+
+    @property
+    def shows_images(self) -> bool:
+        """Whether players are shown their partner's image instead of the history tree."""
+        return self.reputation_shown == "image"
 
     def _check_discount(self) -> None:
         if not 0 < _number("discount", self.discount) <= 1:

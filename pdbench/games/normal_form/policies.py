@@ -11,8 +11,10 @@ A house player is five choices (its parameters):
   every other player played A0 in the last round shown; under reputation, A0 unless a new
   co-player's newest shown round was not A0), "reputation" (the discriminator: A0 only if every
   co-player's newest shown round was A0, so not against one with nothing shown; without
-  reputation it plays as tft), "best_reply" (its best action when all
-  the others cooperate, under a binding contract's payments; ties to A0), "random";
+  reputation it plays as tft), both A0 exactly when the partner is good where its image is
+  shown instead (`reputation_shown: image`: everyone starts good), "best_reply" (its best
+  action when all the others cooperate, under a binding contract's payments; ties to A0),
+  "random";
 - `design`: "cooperative" (the mediator playing A0 for every number of delegators; the contract
   making each other action cost its temptation, PD: T - R, `designs.temptation_contract`),
   "punishing" (the mediator cooperating when all delegate and deterring a lone deviator
@@ -156,6 +158,9 @@ class MechanismPlayer:
             return token(game.defecting)
         if self.play == "random":
             return token(int(rng.integers(game.actions)))
+        if self.play in ("tft", "reputation") and "partner_image" in round_state:
+            good = round_state["partner_image"] == "good"
+            return token(game.cooperative if good else game.defecting)
         if self.play in ("tft", "reputation") and "reputation" in round_state:
             shown = partners_last_actions(round_state)
             unknown_is_good = self.play == "tft"  # tft gives a stranger the benefit of the doubt

@@ -242,7 +242,7 @@ def _twist(rs: dict[str, Any]) -> str:
 
 
 def _history(rs: dict[str, Any]) -> str:
-    if "reputation" in rs:  # mechanism reputation: the tree replaces the fixed partners' rounds
+    if rs["mechanism"] == "reputation":  # the tree or an image replaces the partners' rounds
         return "\n".join(reputation_prompt.render(rs))
     if rs["round_limit"] == 1:
         return ""

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
+from pdbench.games.normal_form import image_prompt
 from pdbench.games.normal_form.observation import told_chance
 from pdbench.games.normal_form.scoring import chance_in_percent
 from pdbench.games.reputation_tree import YOU, TreePhrases, render_players
@@ -87,7 +88,10 @@ def _side(agent: str, entry: Mapping[str, Any]) -> str:
 
 
 def render(round_state: Mapping[str, Any]) -> list[str]:
-    """The block's lines: the preamble, the window, and every listed player's tree."""
+    """The block's lines: the preamble, the window, and every listed player's tree; under
+    `reputation_shown: image` the norm and the partner's image instead (`image_prompt`)."""
+    if "partner_image" in round_state:
+        return image_prompt.render(round_state)
     reputation = round_state["reputation"]
     window = reputation["rounds"]
     played = round_state["round_number"] - 1

@@ -20,7 +20,8 @@ in; `observation` says what each phase shows):
   binding contract's transfers.
 Under `none`, `repetition` and `reputation` a round is the play phase alone; under `reputation`
 the seats are a population of `players` x `groups`, re-drawn into groups every round (module
-`reputation`), each group playing the base game. A player's score is the sum of its
+`reputation`), each group playing the base game; with `reputation_shown: image` every player's
+image is judged by a norm after each round (`images`). A player's score is the sum of its
 payoffs over the rounds, or with `discount` d < 1 (repetition, reputation) CoopEval's discounted
 average of them (`scoring`: CoopEval tells a d x 100% chance of another round, always plays
 `rounds`, and ranks on that average); the stored rounds keep each round's own payoffs. With
@@ -44,6 +45,7 @@ from pdbench.games.base import player_seats
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form import scoring
 from pdbench.games.normal_form.base_games import number, token
+from pdbench.games.normal_form.images import after_round, start_images
 from pdbench.games.normal_form.matching import groups_of
 from pdbench.games.normal_form.observation import proposal_key, round_state
 from pdbench.games.normal_form.options import Options
@@ -95,7 +97,8 @@ class NormalForm(Options):
         if self.mechanism != "reputation":
             return state
         names = pseudonyms(seed, self.population)
-        return replace(state, groups=self._groups(seed, 1), names=names)
+        images = start_images(self)  # (): no image kept (`reputation_shown` history)
+        return replace(state, groups=self._groups(seed, 1), names=names, images=images)
 
     def _groups(self, seed: int, number_: int) -> tuple[tuple[int, ...], ...]:
         return groups_of(self.matching, seed, number_, self.game.players, self.groups)
@@ -279,23 +282,18 @@ class NormalForm(Options):
 
     def _finish(self, state: NormalFormState, played: FinishedRound) -> NormalFormState:
         """`state` after the round `played`: the next round opened, or the match over."""
-        decision = state.decision
         totals = tuple(t + p for t, p in zip(state.totals, played.payoffs, strict=True))
-        finished = (*state.finished, played)
+        images = after_round(self, state.images, played)  # `images`
         number_ = state.round_number + 1
+        done = replace(state, totals=totals, finished=(*state.finished, played), images=images)
         if state.round_number >= self.match_length(state.seed):  # `continuation`
-            return replace(
-                state, round_number=number_, phase="over", totals=totals, finished=finished
-            )
+            return replace(done, round_number=number_, phase="over")
         phase = self._opening(number_)
-        kept = None if phase == "design" else decision
         return replace(
-            state,
+            done,
             round_number=number_,
             phase=phase,
-            totals=totals,
-            finished=finished,
-            decision=kept,
+            decision=None if phase == "design" else state.decision,
             groups=None if state.groups is None else self._groups(state.seed, number_),
         )
 

@@ -58,3 +58,6 @@ class NormalFormState:
     # changes only the rounds to come) and each population index's "Agent #n" for the match
     groups: tuple[tuple[int, ...], ...] | None = None
     names: tuple[str, ...] = ()
+    # under `reputation_shown: image`: each population index's image at this round's start
+    # (`images`; a function of the finished rounds, kept here so a round reads it at once)
+    images: tuple[int, ...] = ()

@@ -3,7 +3,8 @@ a match as a table of its phases in order, built from the stored turn lines alon
 (`phase_rows`): each design as proposed, each ballot and the tally with the winner, who signed and
 whether the contract binds, then each round's answers, the actions drawn and played (a
 delegator's the mediator's), the base payoffs, the transfers and the payoffs. The page shows what
-the record holds; during play a player saw less (`observation`: the winner, never the ballots)."""
+the record holds; during play a player saw less (`observation`: the winner, never the ballots).
+Under `reputation_shown: image` a table of the image each player had each round (`images`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.games.metric_rows import game_metric_rows
+from pdbench.games.normal_form.images import image_rows
 from pdbench.games.normal_form.rules import rules_of
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind
 
@@ -110,3 +112,11 @@ def render_transcript(match: MatchView) -> None:
         st.info("No turn of this match is stored yet.")
         return
     st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    images = image_rows(match.turns, rules_of(options), match.names)
+    if images:  # `reputation_shown: image`
+        st.subheader("Images", anchor=False)
+        st.caption(
+            f"Each player's image at each round's start under the norm {options.get('norm')}, "
+            "replayed from the stored rounds: what its partner that round was shown."
+        )
+        st.dataframe(pd.DataFrame(images), hide_index=True, use_container_width=True)
