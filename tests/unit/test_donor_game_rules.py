@@ -13,9 +13,9 @@ import pytest
 from in_process import run_front_door
 from public_goods_loop import play
 
-from pdbench.games.norms import NORMS, assess
 from pdbench.games.donor_game.pairing import draw_recipients
 from pdbench.games.donor_game.policies import DONOR_GAME_POLICIES
+from pdbench.games.norms import NORMS, assess
 from pdbench.games.registry import build_turn_game
 
 ROOT = Path(__file__).resolve().parents[2]
