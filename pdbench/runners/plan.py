@@ -79,10 +79,9 @@ class PlannedMatch:
         """Upper bound on provider calls: every LLM agent, every round, every retry, and one
         call per negotiate turn."""
         if self.game is None:  # a turn game: every turn, every retry, at most max_turns turns
-            turns_cap = self.condition.game.max_turns
-            length = fixed_length(self.turn_game)  # rules that fix the length bound it closer
-            seat_turns = turns_cap if length is None else min(length.turns_per_seat, turns_cap)
-            match_turns = turns_cap if length is None else min(length.turns, turns_cap)
+            match_turns = self.most_turns  # rules that fix the length bound it closer
+            length = fixed_length(self.turn_game)
+            seat_turns = match_turns if length is None else min(length.turns_per_seat, match_turns)
             players = self.condition.players
             return sum(
                 (seat_turns if field in players else match_turns)  # a third party: any turn
