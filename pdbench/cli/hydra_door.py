@@ -25,6 +25,7 @@ from typing import Any
 from pdbench.cli import exits
 from pdbench.cli.heap import loaded_objects_frozen
 from pdbench.cli.hydra_args import hydra_args, without_dry_run
+from pdbench.cli.hydra_batch import batch_checked_by_preflight
 from pdbench.cli.launcher_watch import LAUNCHER_PID_ENV, job_over, watch_launcher
 from pdbench.cli.plan_report import print_hydra_plan
 from pdbench.cli.report import print_summary, resumed_note
@@ -386,7 +387,8 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     sys.argv = [sys.argv[0], *args]
     exits.raise_on_sigterm()
     try:
-        task()
+        with batch_checked_by_preflight():
+            task()
     except RunInterrupted as stopped:
         return exits.say_interrupted(stopped)
     except KeyboardInterrupt:

@@ -110,6 +110,35 @@ def test_sweep_is_one_run_with_one_condition_per_job(tmp_path):
             for d in shards} == {manifest["deal"]["fingerprint"]}  # fmt: skip
 
 
+def test_a_sweep_composes_each_job_once_before_launch_and_once_to_run_it(tmp_path, monkeypatch):
+    """The preflight composes and validates every job before Hydra launches anything; Hydra's
+    sweeper would compose every job once more only to validate the batch (a second pass over
+    a grid of hundreds of jobs before the first starts), so it is told the batch is checked."""
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+    import pdbench.cli.hydra_door as door
+
+    composed: list[str] = []
+    by_preflight, by_hydra = door.compose_primary, ConfigLoaderImpl.load_sweep_config
+
+    def preflight_compose(*args, **kwargs):
+        composed.append("preflight")
+        return by_preflight(*args, **kwargs)
+
+    def hydra_compose(self, *args, **kwargs):
+        composed.append("hydra")
+        return by_hydra(self, *args, **kwargs)
+
+    monkeypatch.setattr(door, "compose_primary", preflight_compose)
+    monkeypatch.setattr(ConfigLoaderImpl, "load_sweep_config", hydra_compose)
+    output = tmp_path / "runs"
+    args = [*GRID, "horizon.rounds=3", "run.replicates=1", f"run.output_dir={output}"]
+    ok(run_here([*args, f"hydra.sweep.dir={tmp_path / 'hydra'}"], tmp_path))
+    assert sorted(composed) == ["hydra", "hydra", "preflight", "preflight"]
+    rounds = rounds_without_timestamps(only_run_dir(output))
+    assert {r["condition"] for r in rounds} == GRID_CONDITIONS
+
+
 def test_single_hydra_run_without_multirun(tmp_path):
     output = tmp_path / "runs"
     proc = run_here(
