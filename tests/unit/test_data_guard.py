@@ -190,8 +190,11 @@ def _inner_session(tmp_path: Path, *, write: bool, workers: int) -> subprocess.C
         while not user_run.exists():
             time.sleep(0.01)
         extra = ["-n", str(workers)] if workers else []
+        # A base temp of its own: by default the inner session would clean up the old numbered
+        # folders of /tmp/pytest-of-<user>, earlier sessions' runs, gigabytes on a used machine.
+        options = ["-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "inner-tmp")]
         return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra, "tests"],
+            [sys.executable, "-m", "pytest", *options, *extra, "tests"],
             cwd=project,
             env=_outside_the_session(),
             capture_output=True,
