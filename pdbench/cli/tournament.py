@@ -92,7 +92,13 @@ def tournament(
     refuse_links(run_dir)  # its tables are written beside what the links point at
     if is_population_run(run_dir):  # a turn game's population meeting in pairs (donor game)
         matches, players, read = population_matches(run_dir)
-        source = TournamentSource(read.run_id, read.n_matches, read.left_out, population=True)
+        source = TournamentSource(
+            read.run_id,
+            read.n_matches,
+            read.left_out,
+            population=True,
+            score_notes=read.score_notes,
+        )
         written_in = Path(run_dir).expanduser().resolve()
     else:
         play = read_stored_play(run_dir)

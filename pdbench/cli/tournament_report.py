@@ -35,6 +35,7 @@ class TournamentSource:
     n_matches: int
     left_out: tuple[str, ...]  # why each left-out match was, the first one shown
     population: bool = False
+    score_notes: tuple[str, ...] = ()  # what the run's own score is, when not the payoffs'
 
     @classmethod
     def of_tournament(cls, play: StoredPlay) -> TournamentSource:
@@ -67,6 +68,11 @@ def print_tournament(
             "dynamics; the replicator and Moran analyses below hold each cell fixed as the "
             "shares change, which play by reputation need not"
         )
+        for score_note in source.score_notes:
+            typer.echo(
+                "  the run's own score is not this ranking's (the stored payoffs per encounter, "
+                f"undiscounted): {score_note}"
+            )
     else:
         typer.echo(
             f"tournament of run {source.run_id}: {len(summary.players)} players, "

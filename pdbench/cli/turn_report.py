@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from pdbench.analysis.metrics.turn_aggregates import SEATS, seats_in
 from pdbench.cli.table_fit import Column, Fitted, fit, left_out_note
+from pdbench.games.metric_rows import summary_notes
 from pdbench.storage.manifest import RunManifest
 
 # column stem -> header (each shown "A/B"): a game's metric rows say which of them are shown
@@ -41,20 +42,6 @@ def _agent(row: pd.Series, seat: str) -> str:
     whose conditions seat different numbers of players)."""
     name = row.get(f"agent_{seat}")
     return "-" if name is None or pd.isna(name) else str(name)
-
-
-def _game_notes(aggregates: pd.DataFrame) -> list[str]:
-    """Lines a game's metrics module adds under the table (`summary_note(conditions)`, e.g. a
-    score that is not a plain sum), so a number never reads as another."""
-    from pdbench.games.metric_rows import summary_note
-
-    conditions = aggregates[aggregates["level"] == "condition"]
-    notes = []
-    for game_id in dict.fromkeys(aggregates["game"].dropna()):
-        said = summary_note(str(game_id), conditions[conditions["game"] == game_id])
-        if said:
-            notes.append(said)
-    return notes
 
 
 def _shown(aggregates: pd.DataFrame) -> dict[str, str]:
@@ -112,7 +99,7 @@ def turn_summary_table(aggregates: pd.DataFrame, manifest: RunManifest, width: i
     fitted = fit(columns, rows, width, title=f"run {manifest.run_id}: {manifest.status}")
     measures_out = [h for h in fitted.left_out if h != players]
     note = left_out_note(measures_out, "aggregates.parquet has every measure")
-    notes = [*([note] if note else []), *_game_notes(aggregates)]
+    notes = [*([note] if note else []), *summary_notes(aggregates)]
     if notes:
         fitted.table.caption = escape("\n".join(notes))
         fitted.table.caption_justify = "left"

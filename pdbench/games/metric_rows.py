@@ -76,6 +76,19 @@ def summary_note(game_id: str, conditions: Any) -> str | None:
     return note(conditions) if note is not None else None
 
 
+def summary_notes(aggregates: Any) -> list[str]:
+    """Every game's `summary_note` on a run's aggregates (a DataFrame of aggregates.parquet),
+    game by game in order of first appearance: what a run's score is when it is not a plain sum
+    of the rounds' payoffs, for every report that shows a score of that run."""
+    conditions = aggregates[aggregates["level"] == "condition"]
+    notes = []
+    for game_id in dict.fromkeys(aggregates["game"].dropna()):
+        said = summary_note(str(game_id), conditions[conditions["game"] == game_id])
+        if said:
+            notes.append(said)
+    return notes
+
+
 def measure_match(rows: Sequence[Metric], match: GameMatch) -> Measured:
     """Every value `rows` measure on `match`, per seat, each distinct function called once and
     its answers kept in registration order."""

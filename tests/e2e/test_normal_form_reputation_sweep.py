@@ -116,6 +116,8 @@ def test_the_mechanism_sweep_of_pd_and_public_goods_runs_offline_and_replays(tmp
 
 
 def test_tournament_on_a_pd_reputation_population_gives_the_recorded_payoffs(tmp_path):
+    """On a discounted run (CoopEval's repetition score): the matrix is the stored rounds'
+    payoffs per encounter, recomputed here, and the report says the run's own score differs."""
     output = tmp_path / "runs"
     done = front_door(
         tmp_path,
@@ -125,6 +127,7 @@ def test_tournament_on_a_pd_reputation_population_gives_the_recorded_payoffs(tmp
             "mechanism=reputation",
             "population={mech_tft:2,mech_alld:2,mech_reputation:2,mech_random:2}",
             "mechanism.rounds=6",
+            "mechanism.discount=0.8",
             "run.replicates=2",
             f"run.output_dir={output}",
         ],
@@ -133,6 +136,11 @@ def test_tournament_on_a_pd_reputation_population_gives_the_recorded_payoffs(tmp
     (run_dir,) = [d for d in output.iterdir() if d.is_dir()]
     done = front_door(tmp_path, "cli", ["tournament", str(run_dir)])
     assert done.code == 0, done.stdout + done.stderr
+    # The run's own score is CoopEval's discounted average; the ranking here averages each
+    # encounter's payoffs undiscounted, and says so, so the two "scores" are never confused.
+    said = " ".join(done.stdout.split())
+    assert "the run's own score is not this ranking's" in said, done.stdout
+    assert "discounted average" in said and "(d = 0.8)" in said, done.stdout
     table = pd.read_parquet(run_dir / "tournament.parquet")
     payoff = table[table["table"] == "payoff"].set_index(["player", "opponent"])["mean_payoff"]
 

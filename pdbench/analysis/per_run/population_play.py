@@ -45,6 +45,10 @@ class PopulationPlay:
     run_id: str
     n_matches: int
     left_out: tuple[str, ...]  # "<condition> replicate <r>: <why>"
+    # What the run's own score is when it is not the rounds' plain payoffs (its games'
+    # `summary_note`s, e.g. CoopEval's discounted average): this analysis averages each
+    # encounter's payoffs as stored, so the report says the two differ.
+    score_notes: tuple[str, ...] = ()
 
 
 def is_population_run(run_dir: Path) -> bool:
@@ -99,7 +103,18 @@ def population_matches(run_dir: Path) -> tuple[TournamentMatches, list[str], Pop
         cooperation_b=np.array(columns[6], dtype=float),
         n_rounds=np.array(columns[7], dtype=float),
     )
-    return matches, players, PopulationPlay(manifest.run_id, len(finished), tuple(left_out))
+    read = PopulationPlay(manifest.run_id, len(finished), tuple(left_out), _score_notes(run_dir))
+    return matches, players, read
+
+
+def _score_notes(run_dir: Path) -> tuple[str, ...]:
+    """The games' notes on the run's own score, from its aggregates (none when it has none)."""
+    import pandas as pd
+
+    from pdbench.games.metric_rows import summary_notes
+
+    path = Path(run_dir) / "aggregates.parquet"
+    return tuple(summary_notes(pd.read_parquet(path))) if path.is_file() else ()
 
 
 def _seat_type(first_turn: dict[str, Any], seat: str) -> str:
