@@ -207,9 +207,9 @@ def test_validate_bounds_a_donor_match_of_generations_by_its_rounds_and_strategi
     strategy turn: 3 generations x 2 games x 4 rounds = 24 rounds and 27 turns."""
     done = console_in_process(
         "validate", "conf/config.yaml", "game=donor_game", "population={llm_default:1,donor_share:3}",
-        "+game.options.amount=continuous", "game.options.norm=none", "game.options.endowment=10",
-        "game.options.rounds=4", "+game.options.generations=3",
-        "+game.options.games_per_generation=2", "run.replicates=2", monkeypatch=monkeypatch,
+        "game.options.amount=continuous", "game.options.norm=none", "game.options.endowment=10",
+        "game.options.rounds=4", "game.options.generations=3",
+        "game.options.games_per_generation=2", "run.replicates=2", monkeypatch=monkeypatch,
     )  # fmt: skip
     assert done.returncode == 0, done
     assert "| donor_game | 24 rounds by its rules (at most 27 turns)" in done.stdout

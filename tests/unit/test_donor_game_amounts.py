@@ -115,7 +115,7 @@ def test_options_continuous_giving_needs_norm_none_and_an_endowment_and_exits_2(
             "game.options.players=2",
             "agent_a=donor_share",
             "agent_b=donor_never_give",
-            "+game.options.amount=continuous",
+            "game.options.amount=continuous",
         ],
         cwd=ROOT,
         env={**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")},

@@ -228,7 +228,7 @@ def test_the_option_is_recorded_only_when_set_and_bad_values_exit_2(tmp_path):
             "agent_a=donor_share",
             "agent_b=donor_never_give",
             "agent_c=donor_never_give",
-            "+game.options.pairing=halves",
+            "game.options.pairing=halves",
         ],
         cwd=ROOT,
         env={**os.environ, "PDBENCH_CACHE_DIR": str(tmp_path / "cache")},
