@@ -24,11 +24,14 @@ observation and the measures read the same rounds the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from pdbench.core.phrases import Phrase
 
 # the seeded stream's purpose, (seed, 6, 0): public goods' matching streams are 1-5
 _PSEUDONYMS = 6
@@ -172,6 +175,68 @@ class TreePhrases:
     history_of: Any  # "History of play of {agent} ({label}):"
     no_history: Any  # "{agent} has no prior history of playing this game."
     you_no_history: Any  # "You have no prior history of playing this game."
+
+
+_LISTED_AGENT = r"(?:You|Agent #\d+)"
+
+# The block's first line when nothing has been played yet (a game's window line says which
+# rounds it shows otherwise: its own words, "of the players in your group", "you meet").
+NO_WINDOW = Phrase("Reputation: no round has been played yet.")
+
+
+def coopeval_phrases(label: str) -> TreePhrases:
+    """CoopEval's sentences for the players of a reputation block (Xiao215/CoopEval@8559e85
+    src/coopeval/mechanisms/prompts.py:145-163: REPUTATION_PLAYERS_HEADER and
+    REPUTATION_NO_HISTORY_DESCRIPTION), each co-player followed by its label this round;
+    `label` is the pattern a game's labels match ("Player 2" in a 2x2 game, "P2" in public
+    goods), so the mock reads back exactly what the game wrote."""
+    return TreePhrases(
+        players_header=Phrase(
+            "You are playing with {count} other agent(s): {agents}.", slots={"agents": r".+?"}
+        ),
+        your_history=Phrase("Your history of play:"),
+        history_of=Phrase(
+            "History of play of {agent} ({label}):",
+            slots={"agent": _LISTED_AGENT, "label": label},
+        ),
+        no_history=Phrase(
+            "{agent} has no prior history of playing this game.",
+            slots={"agent": rf"Agent #\d+ \({label}\)"},
+        ),
+        you_no_history=Phrase("You have no prior history of playing this game."),
+    )
+
+
+@dataclass(frozen=True)
+class ListedPlayer:
+    """A co-player as a reputation block lists it, read back: its name, its label this round
+    and its own top-level round lines (`round_line` matches), oldest first."""
+
+    agent: str
+    label: str
+    rounds: list[re.Match[str]]
+
+
+def read_listed_players(
+    prompt: str, phrases: TreePhrases, round_line: Phrase
+) -> list[ListedPlayer]:
+    """Every co-player a block written by `render_players` lists, in its order, with its own
+    rounds (the nested lines of the players it met are not read)."""
+    players: list[ListedPlayer] = []
+    listed: ListedPlayer | None = None
+    for line in prompt.splitlines():
+        if (header := phrases.history_of.pattern.fullmatch(line)) is not None:
+            listed = ListedPlayer(header["agent"], header["label"], [])
+            players.append(listed)
+        elif phrases.your_history.pattern.fullmatch(line) is not None:
+            listed = None
+        elif (empty := phrases.no_history.pattern.fullmatch(line)) is not None:
+            agent, label = empty["agent"].removesuffix(")").split(" (", 1)
+            players.append(ListedPlayer(agent, label, []))
+            listed = None
+        elif listed is not None and (own := round_line.pattern.fullmatch(line)) is not None:
+            listed.rounds.insert(0, own)  # the block lists newest first
+    return players
 
 
 def render_players(

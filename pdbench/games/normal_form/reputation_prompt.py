@@ -29,7 +29,13 @@ from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.normal_form import image_prompt
 from pdbench.games.normal_form.observation import told_chance
 from pdbench.games.normal_form.scoring import chance_in_percent
-from pdbench.games.reputation_tree import YOU, TreePhrases, render_players
+from pdbench.games.reputation_tree import (
+    NO_WINDOW,
+    YOU,
+    coopeval_phrases,
+    read_listed_players,
+    render_players,
+)
 
 _AGENT = r"(?:You|Agent #\d+)"
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -56,20 +62,7 @@ WINDOW = Phrase(
     "(the last {depth}), newest first.",
     slots={"first": r"\d+", "last": r"\d+", "depth": r"\d+"},
 )
-NO_WINDOW = Phrase("Reputation: no round has been played yet.")
-PLAYERS_HEADER = Phrase(
-    "You are playing with {count} other agent(s): {agents}.", slots={"agents": r".+?"}
-)
-YOUR_HISTORY = Phrase("Your history of play:")
-HISTORY_OF = Phrase(
-    "History of play of {agent} ({label}):", slots={"agent": _AGENT, "label": r"Player \d+"}
-)
-NO_HISTORY = Phrase(
-    "{agent} has no prior history of playing this game.",
-    slots={"agent": r"Agent #\d+ \(Player \d+\)"},
-)
-YOU_NO_HISTORY = Phrase("You have no prior history of playing this game.")
-PHRASES = TreePhrases(PLAYERS_HEADER, YOUR_HISTORY, HISTORY_OF, NO_HISTORY, YOU_NO_HISTORY)
+PHRASES = coopeval_phrases(label=r"Player \d+")
 # a top-level round line: the listed player's own round (nested lines are indented)
 ROUND_LINE = Phrase(
     "{branch} [Round {round}] {agent} (played {action}, received {points}pts){rest}",
@@ -116,18 +109,7 @@ def read_reputation(prompt: str) -> dict[str, Any] | None:
     if all(p.pattern.search(prompt) is None for p in (PREAMBLE, PREAMBLE_CONTINUING)):
         return None
     players: list[dict[str, Any]] = [{"label": "", "agent": YOU, "history": []}]
-    listed: dict[str, Any] | None = None
-    for line in prompt.splitlines():
-        if (header := HISTORY_OF.pattern.fullmatch(line)) is not None:
-            listed = {"label": header["label"], "agent": header["agent"], "history": []}
-            players.append(listed)
-        elif YOUR_HISTORY.pattern.fullmatch(line) is not None:
-            listed = None
-        elif (empty := NO_HISTORY.pattern.fullmatch(line)) is not None:
-            agent, label = empty["agent"].removesuffix(")").split(" (")
-            players.append({"label": label, "agent": agent, "history": []})
-            listed = None
-        elif listed is not None and (own := ROUND_LINE.pattern.fullmatch(line)) is not None:
-            entry = {"round_number": int(own["round"]), "action": own["action"]}
-            listed["history"].insert(0, entry)  # the block lists newest first
+    for listed in read_listed_players(prompt, PHRASES, ROUND_LINE):
+        history = [{"round_number": int(r["round"]), "action": r["action"]} for r in listed.rounds]
+        players.append({"label": listed.label, "agent": listed.agent, "history": history})
     return {"players": players}

@@ -26,7 +26,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
-from pdbench.games.reputation_tree import TreePhrases, render_players
+from pdbench.games.reputation_tree import (
+    NO_WINDOW,
+    coopeval_phrases,
+    read_listed_players,
+    render_players,
+)
 
 _AGENT = r"(?:You|Agent #\d+)"
 _NUMBER = r"-?\d+(?:\.\d+)?"
@@ -36,19 +41,7 @@ WINDOW = Phrase(
     "round (the last {depth}), newest first.",
     slots={"first": r"\d+", "last": r"\d+", "depth": r"\d+"},
 )
-NO_WINDOW = Phrase("Reputation: no round has been played yet.")
-PLAYERS_HEADER = Phrase(
-    "You are playing with {count} other agent(s): {agents}.", slots={"agents": r".+?"}
-)
-YOUR_HISTORY = Phrase("Your history of play:")
-HISTORY_OF = Phrase(
-    "History of play of {agent} ({label}):", slots={"agent": _AGENT, "label": r"[A-Za-z0-9]+"}
-)
-NO_HISTORY = Phrase(
-    "{agent} has no prior history of playing this game.", slots={"agent": r"Agent #\d+ \(\w+\)"}
-)
-YOU_NO_HISTORY = Phrase("You have no prior history of playing this game.")
-PHRASES = TreePhrases(PLAYERS_HEADER, YOUR_HISTORY, HISTORY_OF, NO_HISTORY, YOU_NO_HISTORY)
+PHRASES = coopeval_phrases(label=r"[A-Za-z0-9]+")
 # a top-level round line: the listed player's own round (nested lines are indented)
 ROUND_LINE = Phrase(
     "{branch} [Round {round}] {agent} (contributed {amount}, received {points}pts){rest}",
@@ -87,17 +80,8 @@ def read_co_players(prompt: str) -> dict[str, list[int]] | None:
     co-player without history maps to []."""
     if NO_WINDOW.pattern.search(prompt) is None and WINDOW.pattern.search(prompt) is None:
         return None
-    found: dict[str, list[int]] = {}
-    listed: str | None = None
-    for line in prompt.splitlines():
-        if (header := HISTORY_OF.pattern.fullmatch(line)) is not None:
-            listed = header["agent"]
-            found[listed] = []
-        elif YOUR_HISTORY.pattern.fullmatch(line) is not None:
-            listed = None
-        elif (empty := NO_HISTORY.pattern.fullmatch(line)) is not None:
-            found[empty["agent"].split(" (")[0]] = []
-            listed = None
-        elif listed is not None and (own := ROUND_LINE.pattern.fullmatch(line)) is not None:
-            found[listed].insert(0, int(own["amount"]))  # the block lists newest first
+    found = {
+        listed.agent: [int(r["amount"]) for r in listed.rounds]
+        for listed in read_listed_players(prompt, PHRASES, ROUND_LINE)
+    }
     return found
