@@ -151,9 +151,12 @@ async def play_turn_match(
     agent_seeds: Mapping[str, int | None],
     rules: Mapping[str, SeatRule],
     max_turns: int,
+    start: Any = None,
 ) -> TurnMatchResult:
     """Play one match of `game` from `seed` between `agents` (role -> agent: "a", "b" and the
-    game's third roles), each reset with its seed from `agent_seeds`."""
+    game's third roles), each reset with its seed from `agent_seeds`. `start` is the state a
+    runner dealt the match when the rules take chance the plan derived on streams of its own
+    (a 2x2 game's trembling hands: `MatrixGame.dealt`); None: `game.initial_state(seed)`."""
     players = [role for role in agents if role not in game.third_roles]
     missing = [r for r in (*PLAYER_SEATS, *game.third_roles) if r not in agents]
     if missing:
@@ -162,7 +165,7 @@ async def play_turn_match(
         agent.reset(agent_seeds.get(role))
         others = [other.name for r, other in agents.items() if r != role]
         agent.start_match(MatchInfo(opponent_name=", ".join(others), total_rounds=None))
-    state = game.initial_state(seed)
+    state = game.initial_state(seed) if start is None else start
     turns: list[PlayedTurn] = []
     error: str | None = None
     aborted: tuple[Attempt, ...] = ()
