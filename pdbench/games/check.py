@@ -1,4 +1,5 @@
-"""The contract checks of a turn-based game, run on any registered game (`pdbench check-game ID`),
+"""The contract checks of a turn-based game, run on any registered game (`pdbench check-game ID`;
+the 2x2 games too, on the turn contract of `pdbench.games.matrix`),
 in the spirit of Gymnasium's `check_env`: what pdbench's runner, resume and arena rely on.
 
 Each check plays the game's own house players (and its default house third parties) from seeds:
@@ -35,10 +36,10 @@ import numpy as np
 from pdbench.games.base import TurnGame, TurnPolicy, role_of
 from pdbench.games.registry import (
     build_turn_game,
+    game_entry,
     house_third_parties,
     seats_played,
     third_roles,
-    turn_game_entry,
     turn_policies,
 )
 
@@ -127,7 +128,7 @@ def not_checked(game_id: str) -> list[str]:
 
 
 def _registry_row(game_id: str, game: TurnGame[Any]) -> None:
-    entry = turn_game_entry(game_id)
+    entry = game_entry(game_id)
     if not isinstance(game, TurnGame):
         raise ContractBroken(f"{entry.rules} does not implement pdbench.games.base.TurnGame")
     if (game.id, game.platform_name) != (entry.id, entry.platform_name):

@@ -169,3 +169,26 @@ def test_bad_options_and_seeds_are_refused_naming_them():
     with pytest.raises(ValueError, match="seed"):
         MatrixGame().initial_state(-1)
     assert np.isclose(MatrixGame(noise=0.5).noise, 0.5)
+
+
+def test_each_2x2_game_has_an_entry_built_from_its_table_and_checks_by_its_id():
+    from pdbench.games.check import check_game
+    from pdbench.games.registry import GAME_FAMILIES, MATRIX_GAMES, build_turn_game, game_entry
+
+    assert set(MATRIX_GAMES) == set(GAMES)  # one entry per table of pdbench.core.game
+    assert {g for g, family in GAME_FAMILIES.items() if family == "matrix"} == set(GAMES)
+    for game_id, table in GAMES.items():
+        entry = game_entry(game_id)
+        assert (entry.platform_name, entry.ranked_on) == (table.arena_id, table.ranked_on)
+        rules = build_turn_game(game_id, rounds=4)
+        assert (rules.id, rules.platform_name, rules.game) == (game_id, table.arena_id, table)
+        results = check_game(game_id, seeds=3)
+        assert [r.problem for r in results] == [None] * 4, results
+
+
+def test_train_seats_a_2x2_file_against_the_entrys_training_opponent():
+    from pdbench.cli.train_table import training_table
+
+    table = training_table("stag_hunt", against=None, rounds=7, seats=None)
+    assert table.opponents == {"agent_b": "tft"}
+    assert table.overrides == ("horizon.rounds=7",)
