@@ -195,9 +195,10 @@ _add_plugin_games()
 
 Family = Literal["matrix", "turn"]
 
-# Every game id a config may name, with its family, from the entries: the 2x2 games play on the
-# payoff-matrix engine (`pdbench.runners.match`, `runners.batch`), the turn games on
-# `pdbench.runners.turns`.
+# Every game id a config may name, with its family, from the entries. Both play on the turn loop
+# (`pdbench.runners.turns`); the family says the record shape and the analyses of a run: a 2x2
+# game's rounds are stored as rounds (`runners.matrix_run`; its policy-only conditions on the
+# batch path, `runners.batch`), a turn game's as turns.
 GAME_FAMILIES: dict[str, Family] = {
     **{game_id: "matrix" for game_id in MATRIX_GAMES},
     **{game_id: "turn" for game_id in TURN_GAMES},

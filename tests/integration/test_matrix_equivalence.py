@@ -22,12 +22,12 @@ from pdbench.core.actions import Action
 from pdbench.core.game import GAMES
 from pdbench.core.talk import Negotiation
 from pdbench.core.transcript import Observation
-from pdbench.games.matrix.rules import MatrixGame
-from pdbench.games.matrix.seat import MatrixSeat
 from pdbench.runners.batch import play_batch
 from pdbench.runners.match import MatchResult, play_match
+from pdbench.runners.matrix_run import match_result, matrix_rules, play_matrix_turns
 from pdbench.runners.plan import PlannedMatch, plan_matches
-from pdbench.runners.turns import SeatRule, TurnMatchResult, play_turn_match
+from pdbench.runners.records import call_counts, round_lines
+from pdbench.runners.turns import TurnMatchResult
 from pdbench.strategies import POLICIES
 
 NAMES = sorted(POLICIES)
@@ -80,26 +80,23 @@ def _spec(game: str, noise: float, pairs: list[tuple[str, str]], horizon: dict) 
     )
 
 
-def _rules(planned: PlannedMatch) -> MatrixGame:
-    return MatrixGame(
-        game=planned.matrix_game,
-        rounds=planned.n_rounds,
-        noise=planned.noise,
-        rounds_shown=planned.horizon.type == "fixed",
-    )
+async def _play_turns(
+    planned: PlannedMatch, agents: dict[str, AgentBase]
+) -> tuple[TurnMatchResult, MatchResult]:
+    """The match on the turn loop: its turns, and the match loop's result the writer makes of
+    them (`runners.matrix_run`, what the runner stores)."""
+    rules = matrix_rules(planned)
+    played, seats = await play_matrix_turns(rules, planned, agents["a"], agents["b"])
+    return played, match_result(rules, played, seats)
 
 
-async def _play_turns(planned: PlannedMatch, agents: dict[str, AgentBase]) -> TurnMatchResult:
-    rules = _rules(planned)
-    return await play_turn_match(
-        rules,
-        {seat: MatrixSeat(agent) for seat, agent in agents.items()},
-        seed=planned.game_seed,
-        agent_seeds={"a": planned.seed_a, "b": planned.seed_b},
-        rules={"a": SeatRule(), "b": SeatRule()},
-        max_turns=rules.fixed_length().turns,
-        start=rules.dealt(planned.game_seed, noise_seeds=planned.noise_seeds),
-    )
+def _lines(planned: PlannedMatch, result: MatchResult) -> list[bytes]:
+    """The rounds.jsonl lines stored, without their write times, and the ledger's counts."""
+    lines = round_lines(planned, result, run_id="r", store_prompts=True)
+    return [
+        *(line.split(b',"timestamp_utc"')[0] for line in lines),
+        repr(call_counts(result)).encode(),
+    ]
 
 
 async def _loop(planned: PlannedMatch, agents: dict[str, AgentBase]) -> MatchResult:
@@ -227,12 +224,13 @@ def test_policies_play_the_same_rounds_on_the_turn_loop_the_match_loop_and_the_b
             for planned, arrays in zip(matches, play_batch(matches), strict=True):
                 on_loop, on_turns = agents(planned), agents(planned)
                 loop = await _loop(planned, on_loop)  # type: ignore[arg-type]
-                turns = await _play_turns(planned, on_turns)  # type: ignore[arg-type]
+                turns, stored = await _play_turns(planned, on_turns)  # type: ignore[arg-type]
                 where = f"{planned.condition.name} replicate {planned.replicate}"
                 assert loop.completed and turns.completed, where
                 rows = _loop_rows(loop)
                 assert _turn_rows(turns) == rows, where
                 assert _batch_rows(arrays) == rows, where
+                assert _lines(planned, stored) == _lines(planned, loop), where
                 for side in "ab":
                     assert on_turns[side].seen == on_loop[side].seen, f"{where}, seat {side}"
                 compared += 1
@@ -335,9 +333,10 @@ def test_scripted_talkers_say_and_see_the_same_conversation_on_both_loops(noise)
         on_loop = {s: Recording(t) for s, t in _talkers().items()}
         on_turns = {s: Recording(t) for s, t in _talkers().items()}
         loop = asyncio.run(_loop(planned, on_loop))  # type: ignore[arg-type]
-        turns = asyncio.run(_play_turns(planned, on_turns))  # type: ignore[arg-type]
+        turns, stored = asyncio.run(_play_turns(planned, on_turns))  # type: ignore[arg-type]
         assert _turn_rows(turns) == _loop_rows(loop)
         assert _turn_message_rows(turns) == _message_rows(loop)
+        assert _lines(planned, stored) == _lines(planned, loop)
         assert len(_message_rows(loop)) == 20
         for side in "ab":
             assert on_turns[side].seen == on_loop[side].seen

@@ -17,12 +17,15 @@ what the ladder ranks on: `core.game.Game`, shared with the classic strategies, 
 import pdbench.games) is the same code for all five, so a new 2x2 game is a table and one line
 here. A game gets a package of its own when it gains parts of its own.
 
-What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
-builds a 2x2 prompt from the `Observation`, not through a `PromptAdapter`), the mock's play
-(the mock provider plays the 2x2 games with its own code), the metric rows (registered by
-`pdbench.analysis` for every 2x2 run) and the viewer's page (`ui.tabs.match`): each moves here
-when the 2x2 games are played through the turn runner. Until then a 2x2 condition plays on the
-match loop or its batch path (`registry.GAME_FAMILIES` says "matrix").
+The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
+stored as the 2x2 match loop stored it (today's rounds.jsonl lines), or a policy-only condition
+without talk on the numpy batch path (`runners.batch`); `registry.GAME_FAMILIES` says "matrix"
+for the record shape and the analyses that read it. What the entries do not name yet, and why:
+the LLM players' prompts (`agents.llm.prompts` builds a 2x2 prompt from the `Observation`,
+which `seat` rebuilds, not through a `PromptAdapter`), the mock's play (the mock provider
+plays the 2x2 games with its own code), the metric rows (registered by `pdbench.analysis` for
+every 2x2 run) and the viewer's page (`ui.tabs.match`): each moves here with the one record
+shape.
 """
 
 from __future__ import annotations
