@@ -19,6 +19,7 @@ from pdbench.agents.base import AgentBase, Decision, Utterance
 from pdbench.agents.policy import make_policy_agent
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.actions import Action
+from pdbench.core.errors import MatchAborted
 from pdbench.core.game import GAMES
 from pdbench.core.talk import Negotiation
 from pdbench.core.transcript import Observation
@@ -28,6 +29,7 @@ from pdbench.runners.matrix_run import match_result, matrix_rules, play_matrix_t
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.records import call_counts, round_lines
 from pdbench.runners.turns import TurnMatchResult
+from pdbench.storage.schema import HookAttempt
 from pdbench.strategies import POLICIES
 
 NAMES = sorted(POLICIES)
@@ -340,3 +342,64 @@ def test_scripted_talkers_say_and_see_the_same_conversation_on_both_loops(noise)
         assert len(_message_rows(loop)) == 20
         for side in "ab":
             assert on_turns[side].seen == on_loop[side].seen
+
+
+def _hook(said: str) -> HookAttempt:
+    return HookAttempt(hook="on_turn", elapsed_s=0.5, response=said)
+
+
+class Aborting(Talker):
+    """A talker whose `at`-th negotiate or act call aborts the match, with an attempt of its
+    own; every message it says before carries one too (what the ledger must keep)."""
+
+    def __init__(self, at: tuple[str, int]) -> None:
+        said = [Utterance(f"m{i}", attempts=(_hook(f"m{i}"),)) for i in range(1, 9)]
+        super().__init__("ABORTING", said, "CDCD", sees_all=True)
+        self.at = at
+
+    async def negotiate(self, obs: Observation) -> Utterance:
+        if self.at == ("negotiate", self.said + 1):
+            raise MatchAborted("no message", attempts=(_hook("last words"),))
+        return await super().negotiate(obs)
+
+    def act(self, obs: Observation) -> Action:
+        if self.at == ("act", self.played + 1):
+            raise MatchAborted("no move", attempts=(_hook("no move"),))
+        return super().act(obs)
+
+
+@pytest.mark.parametrize("at", [("negotiate", 3), ("act", 2)])
+def test_an_abort_keeps_the_same_rounds_error_and_paid_attempts_on_both_loops(at):
+    """The match loop keeps the aborted round's talk (its calls were paid) when the abort
+    came at the commit, none of it when it came during the talk: so does the turn loop."""
+    talk = Negotiation(exchanges=2, max_chars=280)
+    spec = ExperimentSpec.model_validate(
+        {
+            "run": {"seed": 8, "replicates": 1},
+            "conditions": [
+                {
+                    "name": "aborting",
+                    "game": {"id": "split_or_steal"},
+                    "horizon": {"type": "fixed", "rounds": 4},
+                    "agent_a": {"type": "policy", "policy": "allc"},
+                    "agent_b": {"type": "policy", "policy": "allc"},
+                }
+            ],
+        }
+    )
+    (planned,) = plan_matches(spec, TEST_DEAL)
+    planned = PlannedMatch(
+        **{**vars(planned), "game": GAMES["split_or_steal"].with_changes(negotiation=talk)}
+    )
+
+    def agents() -> dict[str, AgentBase]:
+        said = [Utterance(f"b{i}", attempts=(_hook(f"b{i}"),)) for i in range(1, 9)]
+        return {"a": Aborting(at), "b": Talker("TALKER_B", said, "CCCC", sees_all=False)}
+
+    loop = asyncio.run(_loop(planned, agents()))
+    _, stored = asyncio.run(_play_turns(planned, agents()))
+    assert loop.error is not None and stored.error == loop.error
+    assert len(stored.rounds) == len(loop.rounds) == 1
+    assert stored.aborted_attempts == loop.aborted_attempts
+    assert len(loop.aborted_attempts) == (5 if at[0] == "act" else 1)
+    assert _lines(planned, stored) == _lines(planned, loop)
