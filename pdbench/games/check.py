@@ -97,7 +97,7 @@ def check_rules(
         (
             "house players play whole legal matches, the same again from the same seed, "
             "and the stored actions rebuild the final state",
-            lambda: _matches(game, policies, third, seats, seeds),
+            lambda: _matches(game, policies, third, seeds, seats),
         ),
         (
             "an unknown action is refused with a reason; the fallbacks are legal",
@@ -107,7 +107,7 @@ def check_rules(
     if registry_row is not None:
         checks.insert(0, ("the registry row agrees with the rules class", registry_row))
     if callable(getattr(game, "redraw_hidden", None)):
-        checks.append((HIDDEN_CHECK, lambda: _hidden(game, policies, third, seats, seeds)))
+        checks.append((HIDDEN_CHECK, lambda: _hidden(game, policies, third, seeds, seats)))
     results = []
     for name, check in checks:
         try:
@@ -147,11 +147,12 @@ def _matches(
     game: TurnGame[Any],
     policies: dict[str, TurnPolicy],
     third: dict[str, TurnPolicy],
-    seats: tuple[str, ...],
     seeds: int,
+    seats: tuple[str, ...] | None = None,
 ) -> None:
     if not policies:
         raise ContractBroken("the game has no house player")
+    seats = seats_played(game.id, game) if seats is None else seats  # the registry's, by default
     for seed in range(seeds):
         seated = _seating(policies, seats, seed) | third
         first = play(game, seated, seed)
@@ -186,10 +187,11 @@ def _hidden(
     game: TurnGame[Any],
     policies: dict[str, TurnPolicy],
     third: dict[str, TurnPolicy],
-    seats: tuple[str, ...],
     seeds: int,
+    seats: tuple[str, ...] | None = None,
 ) -> None:
     redraw = game.redraw_hidden  # type: ignore[attr-defined]  # optional: see the docstring
+    seats = seats_played(game.id, game) if seats is None else seats  # the registry's, by default
     changed = 0
     for seed in range(seeds):
         rng = np.random.default_rng([seed, 7])
