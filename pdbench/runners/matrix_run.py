@@ -66,6 +66,7 @@ async def play_matrix_turns(
         rules={"a": ASK_ONCE, "b": ASK_ONCE},
         max_turns=rules.fixed_length().turns,
         start=rules.dealt(planned.game_seed, noise_seeds=planned.noise_seeds),
+        record_digests=False,  # stored as rounds, which hold no observation digests
     )
     return played, seats
 

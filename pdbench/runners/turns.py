@@ -152,11 +152,14 @@ async def play_turn_match(
     rules: Mapping[str, SeatRule],
     max_turns: int,
     start: Any = None,
+    record_digests: bool = True,
 ) -> TurnMatchResult:
     """Play one match of `game` from `seed` between `agents` (role -> agent: "a", "b" and the
     game's third roles), each reset with its seed from `agent_seeds`. `start` is the state a
     runner dealt the match when the rules take chance the plan derived on streams of its own
-    (a 2x2 game's trembling hands: `MatrixGame.dealt`); None: `game.initial_state(seed)`."""
+    (a 2x2 game's trembling hands: `MatrixGame.dealt`); None: `game.initial_state(seed)`.
+    `record_digests` False leaves each turn's observation digests out (none computed): for a
+    caller that stores none (a 2x2 match is stored as rounds, `runners.matrix_run`)."""
     players = [role for role in agents if role not in game.third_roles]
     missing = [r for r in (*PLAYER_SEATS, *game.third_roles) if r not in agents]
     if missing:
@@ -190,7 +193,11 @@ async def play_turn_match(
                     round=game.round_number(before),
                     turn=len(turns) + 1,
                     phase=game.phase(before),
-                    digests={seat: observation_digest(seen[seat]) for seat in seats},
+                    digests=(
+                        {seat: observation_digest(seen[seat]) for seat in seats}
+                        if record_digests
+                        else {}
+                    ),
                     seats=played,
                     revealed=game.revealed(before, state),
                     finished_at=time.time(),

@@ -33,6 +33,7 @@ from pdbench.games.matrix.state import MatrixState
 
 RoundState = dict[str, Any]
 _MOVES = (Action.C, Action.D)
+_LETTER = {move: move.value for move in _MOVES}  # a lookup: an enum's .value costs a call
 
 
 def round_state(
@@ -46,8 +47,8 @@ def round_state(
     history = [
         {
             "round": r.round_number,
-            "your_action": r.played[own].value,
-            "opponent_action": r.played[other].value,
+            "your_action": _LETTER[r.played[own]],
+            "opponent_action": _LETTER[r.played[other]],
             "your_points": r.payoffs[own],
             "opponent_points": r.payoffs[other],
         }
