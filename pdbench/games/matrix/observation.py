@@ -54,7 +54,6 @@ def round_state(
         }
         for r in state.finished
     ]
-    cooperations = [sum(r.played[side] is Action.C for r in state.finished) for side in (0, 1)]
     return {
         "game": platform_name,
         "phase": state.phase,
@@ -70,8 +69,8 @@ def round_state(
         "history": history,
         "your_score": state.totals[own],
         "opponent_score": state.totals[other],
-        "your_cooperations": cooperations[own],
-        "opponent_cooperations": cooperations[other],
+        "your_cooperations": state.cooperations[own],
+        "opponent_cooperations": state.cooperations[other],
         "messages": [
             {"turn": m.turn, "mine": m.speaker == seat, "text": m.text} for m in state.conversation
         ],

@@ -183,12 +183,18 @@ class MatrixGame:
             conversation=state.conversation,
         )
         totals = (state.totals[0] + payoffs[0], state.totals[1] + payoffs[1])
+        cooperated = (played_a is Action.C, played_b is Action.C)
+        cooperations = (
+            state.cooperations[0] + cooperated[0],
+            state.cooperations[1] + cooperated[1],
+        )
         over = state.round_number >= self.rounds
         return replace(
             state,
             round_number=state.round_number + 1,
             phase="over" if over else self._opening(),
             totals=totals,
+            cooperations=cooperations,
             finished=(*state.finished, finished),
             conversation=(),
         )

@@ -42,5 +42,6 @@ class MatrixState:
     round_number: int
     phase: Phase
     totals: tuple[float, float] = (0.0, 0.0)  # running sums, added round by round as floats
+    cooperations: tuple[int, int] = (0, 0)  # the rounds each seat played C
     finished: tuple[FinishedRound, ...] = ()
     conversation: tuple[Message, ...] = ()  # this round's talk so far
