@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,6 +32,7 @@ from pdbench.runners.batch import play_batch
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.strategies import POLICIES
 
+PROJECT = Path(__file__).resolve().parents[2]
 NAMES = sorted(POLICIES)
 
 
@@ -134,3 +136,42 @@ def test_policies_play_the_same_rounds_on_the_turn_loop_the_match_loop_and_the_b
 
     compared = asyncio.run(compare_all())
     assert compared == 2 * len(by_condition) and compared >= 2 * 75
+
+
+def test_the_runner_plays_a_2x2_match_on_the_turn_loop_unless_the_batch_path_takes_it(
+    tmp_path, monkeypatch
+):
+    """An LLM condition (and one that talks) is played by the turn loop with games/matrix's
+    rules; a policy-only condition without talk by the numpy batch path, never the loop."""
+    from pdbench.runners import matrix_run
+    from pdbench.runners.experiment import run_experiment
+    from pdbench.runners.prepare import load
+
+    played: list[str] = []
+    original = matrix_run.play_turn_match
+
+    async def spy(game, agents, **kwargs):  # type: ignore[no-untyped-def]
+        played.append(" vs ".join(agent.name for agent in agents.values()))
+        return await original(game, agents, **kwargs)
+
+    monkeypatch.setattr(matrix_run, "play_turn_match", spy)
+    experiment = tmp_path / "routes.yaml"
+    experiment.write_text(
+        f"""
+run: {{seed: 3, replicates: 2, output_dir: {tmp_path / "runs"}}}
+horizon: {{type: fixed, rounds: 3}}
+provider: {{name: mock, model: mock}}
+conditions:
+  - {{name: llm_vs_tft, agent_a: {{ref: agent/llm_default.yaml}}, agent_b: tft}}
+  - {{name: tft_vs_alld, agent_a: tft, agent_b: alld}}
+  - name: talking_policies
+    game: {{id: split_or_steal, negotiation: {{exchanges: 1}}}}
+    agent_a: grim
+    agent_b: tft
+"""
+    )
+    outcome = run_experiment(load(experiment, project_root=PROJECT))
+    # each replicate of the LLM condition and of the talking one; TFT vs ALLD never
+    assert sorted(played) == ["GRIM vs TFT"] * 2 + ["mock vs TFT"] * 2
+    stored = (outcome.run_dir / "rounds.jsonl").read_text().splitlines()
+    assert len(stored) == 3 * 2 * 3  # three rounds of two replicates of three conditions
