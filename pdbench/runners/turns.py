@@ -179,13 +179,21 @@ async def play_turn_match(
                 break
             seats = game.to_move(state)
             seen = {seat: game.observe(state, seat) for seat in seats}  # before anyone acts
+            # Every seat's answer is in before a failure is raised (an abort, a provider that
+            # failed), so no call is left running, as in the 2x2 match loop.
             answers = await asyncio.gather(
                 *(
                     _ask(game, state, seat, seen[seat], agents[role_of(seat)], rules[role_of(seat)])
                     for seat in seats
-                )
+                ),
+                return_exceptions=True,
             )
-            played = dict(zip(seats, answers, strict=True))
+            failed = next((a for a in answers if isinstance(a, BaseException)), None)
+            if failed is not None:
+                raise failed
+            played = {
+                seat: a for seat, a in zip(seats, answers, strict=True) if isinstance(a, SeatTurn)
+            }
             before = state
             state = game.apply(state, {seat: turn.action for seat, turn in played.items()})
             turns.append(

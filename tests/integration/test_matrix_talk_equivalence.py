@@ -19,13 +19,14 @@ from matrix_loops import (
     turn_rows,
 )
 
-from pdbench.agents.base import AgentBase, Utterance
+from pdbench.agents.base import AgentBase, Decision, Utterance
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import GAMES
 from pdbench.core.talk import Negotiation
 from pdbench.core.transcript import Observation
+from pdbench.providers.base import TransportFailure
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.turns import TurnMatchResult
@@ -193,3 +194,62 @@ def test_an_abort_keeps_the_same_rounds_error_and_paid_attempts_on_both_loops(at
     assert stored.aborted_attempts == loop.aborted_attempts
     assert len(loop.aborted_attempts) == (5 if at[0] == "act" else 1)
     assert stored_lines(planned, stored) == stored_lines(planned, loop)
+
+
+def _one_condition(game: str, rounds: int) -> ExperimentSpec:
+    return ExperimentSpec.model_validate(
+        {
+            "run": {"seed": 8, "replicates": 1},
+            "conditions": [
+                {
+                    "name": "one",
+                    "game": {"id": game},
+                    "horizon": {"type": "fixed", "rounds": rounds},
+                    "agent_a": {"type": "policy", "policy": "allc"},
+                    "agent_b": {"type": "policy", "policy": "allc"},
+                }
+            ],
+        }
+    )
+
+
+class Waiting(AgentBase):
+    """An agent that waits on something outside (a provider) for each move: it cooperates after
+    `delay` seconds, or fails with `failure` at once."""
+
+    waits = True
+    history_window = 1
+
+    def __init__(self, name: str, *, delay: float = 0.0, failure: Exception | None = None):
+        self.name = name
+        self.delay = delay
+        self.failure = failure
+        self.finished = 0
+
+    async def decide(self, obs: Observation) -> Decision:
+        if self.failure is not None:
+            raise self.failure
+        await asyncio.sleep(self.delay)
+        self.finished += 1
+        return Decision(Action.C)
+
+
+@pytest.mark.parametrize("failure", [MatchAborted("gave up"), TransportFailure("down")])
+def test_a_seats_failure_is_raised_once_the_other_seats_call_is_over(failure):
+    """As the match loop does: when both seats wait on providers, both finish before either's
+    failure is raised, so no call is left running (and none is lost to the ledger)."""
+    (planned,) = plan_matches(_one_condition("pd", rounds=3), TEST_DEAL)
+    slow = Waiting("SLOW", delay=0.05)
+
+    async def play() -> str:
+        try:
+            result = await play_on_turns(
+                planned, {"a": Waiting("FAILS", failure=failure), "b": slow}
+            )
+        except TransportFailure as raised:
+            return f"raised {raised}"
+        return f"aborted: {result[1].error}"
+
+    outcome = asyncio.run(play())
+    assert outcome in ("aborted: gave up", "raised down")
+    assert slow.finished == 1  # b's call of round 1 was waited for, not left running
