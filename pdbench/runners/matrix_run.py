@@ -20,6 +20,7 @@ from pdbench.core.transcript import PlayedRound
 from pdbench.games.matrix.rules import MatrixGame
 from pdbench.games.matrix.seat import MatrixSeat
 from pdbench.games.matrix.state import MatrixState, Message
+from pdbench.games.registry import build_turn_game
 from pdbench.runners.match import MatchResult, RoundResult
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.turns import PlayedTurn, SeatRule, TurnMatchResult, play_turn_match
@@ -32,14 +33,18 @@ ASK_ONCE = SeatRule(on_invalid="fallback", retries=0)
 
 
 def matrix_rules(planned: PlannedMatch) -> MatrixGame:
-    """The rules of one planned 2x2 match: the condition's game (from seat a's side), the
-    match's length (a geometric horizon's drawn one) and its noise."""
-    return MatrixGame(
+    """The rules of one planned 2x2 match, its game's entry's (`games.matrix.presets`: its id
+    and AgentDuel spelling): the condition's game (from seat a's side, as the condition changed
+    it), the match's length (a geometric horizon's drawn one) and its noise."""
+    rules = build_turn_game(
+        planned.game_id,
         game=planned.matrix_game,
         rounds=planned.n_rounds,
         noise=planned.noise,
         rounds_shown=planned.horizon.type == "fixed",
     )
+    assert isinstance(rules, MatrixGame), f"{planned.game_id} is no 2x2 game"
+    return rules
 
 
 async def play_matrix_match(

@@ -141,8 +141,8 @@ def test_policies_play_the_same_rounds_on_the_turn_loop_the_match_loop_and_the_b
 def test_the_runner_plays_a_2x2_match_on_the_turn_loop_unless_the_batch_path_takes_it(
     tmp_path, monkeypatch
 ):
-    """An LLM condition (and one that talks) is played by the turn loop with games/matrix's
-    rules; a policy-only condition without talk by the numpy batch path, never the loop."""
+    """An LLM condition (and one that talks) is played by the turn loop with its game's rules
+    (games/matrix's presets); a policy-only condition without talk by the numpy batch path."""
     from pdbench.runners import matrix_run
     from pdbench.runners.experiment import run_experiment
     from pdbench.runners.prepare import load
@@ -151,7 +151,7 @@ def test_the_runner_plays_a_2x2_match_on_the_turn_loop_unless_the_batch_path_tak
     original = matrix_run.play_turn_match
 
     async def spy(game, agents, **kwargs):  # type: ignore[no-untyped-def]
-        played.append(" vs ".join(agent.name for agent in agents.values()))
+        played.append(f"{game.platform_name}: " + " vs ".join(a.name for a in agents.values()))
         return await original(game, agents, **kwargs)
 
     monkeypatch.setattr(matrix_run, "play_turn_match", spy)
@@ -172,6 +172,9 @@ conditions:
     )
     outcome = run_experiment(load(experiment, project_root=PROJECT))
     # each replicate of the LLM condition and of the talking one; TFT vs ALLD never
-    assert sorted(played) == ["GRIM vs TFT"] * 2 + ["mock vs TFT"] * 2
+    assert (
+        sorted(played)
+        == ["prisoners-dilemma: mock vs TFT"] * 2 + ["split-or-steal: GRIM vs TFT"] * 2
+    )
     stored = (outcome.run_dir / "rounds.jsonl").read_text().splitlines()
     assert len(stored) == 3 * 2 * 3  # three rounds of two replicates of three conditions
