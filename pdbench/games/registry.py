@@ -20,14 +20,18 @@ from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.games import (
+    battle_of_the_sexes,
+    chicken,
     donor_game,
     liars_dice,
-    matrix,
     nil_recruitment,
     normal_form,
     nuclear_war,
     passcode,
+    pd,
     public_goods,
+    split_or_steal,
+    stag_hunt,
 )
 from pdbench.games.base import RECORDED_ONLY_WHEN_SET, TurnGame, TurnPolicy, player_seats
 from pdbench.games.entry import TurnGameEntry
@@ -46,9 +50,16 @@ BUILT_IN_GAMES: tuple[TurnGameEntry, ...] = (
     normal_form.GAME,
 )
 TURN_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_GAMES}
-# The 2x2 matrix games, one entry each (`pdbench.games.matrix`): rules on the turn contract,
-# played today by the match loop and its batch path (family "matrix", below).
-MATRIX_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in matrix.GAMES}
+# The 2x2 matrix games, a package each on the family `pdbench.games.matrix`: rules on the turn
+# contract, their rounds stored as rounds (family "matrix", below).
+BUILT_IN_MATRIX_GAMES: tuple[TurnGameEntry, ...] = (
+    pd.GAME,
+    stag_hunt.GAME,
+    chicken.GAME,
+    split_or_steal.GAME,
+    battle_of_the_sexes.GAME,
+)
+MATRIX_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_MATRIX_GAMES}
 
 
 def game_entry(game_id: str) -> TurnGameEntry:

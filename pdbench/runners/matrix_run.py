@@ -33,8 +33,8 @@ ASK_ONCE = SeatRule(on_invalid="fallback", retries=0)
 
 
 def matrix_rules(planned: PlannedMatch) -> MatrixGame:
-    """The rules of one planned 2x2 match, its game's entry's (`games.matrix.presets`: its id
-    and AgentDuel spelling): the condition's game (from seat a's side, as the condition changed
+    """The rules of one planned 2x2 match, its game's entry's (`pdbench.games.<id>.rules`: its
+    id and AgentDuel spelling): the condition's game (from seat a's side, as the condition changed
     it), the match's length (a geometric horizon's drawn one) and its noise."""
     rules = build_turn_game(
         planned.game_id,
