@@ -1,5 +1,5 @@
-"""`pdbench check-game ID`: the contract checks of a turn-based game (pdbench.games.check), one
-line per check, on any registered game. Exit 0 when every check passes, 7 when one fails (each
+"""`pdbench check-game ID`: the contract checks of the turn contract (pdbench.games.check), one
+line per check, on any registered game (a 2x2 game's rules are `pdbench.games.matrix`'s). Exit 0 when every check passes, 7 when one fails (each
 failure says where: the seed, the turn, the seat), 2 for a game pdbench does not know."""
 
 from __future__ import annotations
@@ -14,28 +14,23 @@ from pdbench.cli import exits
 
 def check_game(
     game: Annotated[
-        str, typer.Argument(help="A turn-based game's id, e.g. liars_dice.", show_default=False)
+        str,
+        typer.Argument(
+            help="A game's id or AgentDuel name (pdbench list games).", show_default=False
+        ),
     ],
     seeds: Annotated[
         int, typer.Option("--seeds", help="Seeded matches each check plays.", min=1)
     ] = 6,
 ) -> None:
-    """Check that a turn-based game keeps the contract pdbench's runner relies on: whole legal
+    """Check that a game keeps the turn contract pdbench's runner relies on: whole legal
     matches of its house players, the same match from the same seed, a resume from the stored
     actions, JSON observations, refusals with a reason and legal fallbacks."""
-    from pdbench.core.errors import ConfigError
     from pdbench.games.check import check_game as run_checks
     from pdbench.games.check import not_checked
-    from pdbench.games.registry import GAME_FAMILIES, game_id
+    from pdbench.games.registry import game_id
 
     name = game_id(game)
-    if GAME_FAMILIES[name] != "turn":
-        # the 2x2 games keep their payoff-matrix engine until they join the one contract
-        raise ConfigError(
-            f"{name} is a 2x2 matrix game: check-game checks the turn-based games' contract "
-            "(pdbench.games.base.TurnGame), which the matrix games do not use yet",
-            field="game",
-        )
     results = run_checks(name, seeds=seeds)
     typer.echo(f"check-game {name} ({seeds} seeded matches a check)")
     for result in results:

@@ -10,11 +10,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pdbench.config.schema import ConditionSpec
 
-# The house opponent of a 2x2 game's file when --against is not given. A turn game names its own
-# (`training_opponents`), and a judged game's third party (the Keeper, the judge) is its house
-# default, named in the header.
-DEFAULT_AGAINST = "tft"
-
 
 @dataclass(frozen=True)
 class TrainingTable:
@@ -32,23 +27,22 @@ def training_table(
     opponents, its seats, whether it sets its rounds); a flag the game cannot take is a
     ValueError naming it."""
     from pdbench.games.base import SEAT_LETTERS, player_seats
-    from pdbench.games.entry import Seats
-    from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES
+    from pdbench.games.registry import GAME_FAMILIES, game_entry
 
     overrides: list[str] = []
+    # a judged game's third party (the Keeper, the judge) is its house default, in the header
+    entry = game_entry(game_id)
+    house, seating = entry.training_opponents, entry.seats
     if GAME_FAMILIES[game_id] == "turn":
-        entry = TURN_GAMES[game_id]
-        house, seating, rounds_option = entry.training_opponents, entry.seats, entry.rounds_option
+        rounds_option = entry.rounds_option
         if rounds is not None:
             if not rounds_option:
                 raise ValueError(
                     f"--rounds: {game_id} has no set number of rounds (its rules end a match)"
                 )
             overrides.append(f"game.options.{rounds_option}={rounds}")
-    else:
-        house, seating = (DEFAULT_AGAINST,), Seats()
-        if rounds is not None:
-            overrides.append(f"horizon.rounds={rounds}")
+    elif rounds is not None:  # a 2x2 game's length is the horizon's
+        overrides.append(f"horizon.rounds={rounds}")
     count = seating.default
     if seats is not None:
         if seating.minimum == seating.maximum:

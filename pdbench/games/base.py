@@ -1,8 +1,8 @@
 """The contract of a turn-based game: a rules object with pure methods over an immutable state.
 
-The 2x2 matrix games (pd, stag hunt, chicken, battle of the sexes, split or steal) keep their
-payoff-matrix engine. Every other game is a `TurnGame`, in the shape OpenSpiel and TextArena use,
-and the engine (`pdbench.runners`) plays any of them with one loop:
+Every game is a `TurnGame`, in the shape OpenSpiel and TextArena use (the 2x2 matrix games
+through `pdbench.games.matrix`, their rounds stored in their own record shape), and the engine
+(`pdbench.runners`) plays any of them with one loop:
 
     state = game.initial_state(seed)
     while not game.match_over(state):

@@ -1,4 +1,5 @@
-"""The contract checks of a turn-based game, run on any registered game (`pdbench check-game ID`),
+"""The contract checks of a turn-based game, run on any registered game (`pdbench check-game ID`;
+the 2x2 games too, on the turn contract of `pdbench.games.matrix`),
 in the spirit of Gymnasium's `check_env`: what pdbench's runner, resume and arena rely on.
 
 Each check plays the game's own house players (and its default house third parties) from seeds:
@@ -35,10 +36,10 @@ import numpy as np
 from pdbench.games.base import TurnGame, TurnPolicy, role_of
 from pdbench.games.registry import (
     build_turn_game,
+    game_entry,
     house_third_parties,
     seats_played,
     third_roles,
-    turn_game_entry,
     turn_policies,
 )
 
@@ -71,20 +72,42 @@ def check_game(game_id: str, seeds: int = 6) -> list[CheckResult]:
         role: next(iter(factories.values()))()
         for role, factories in house_third_parties(game_id).items()
     }
+    return check_rules(
+        game,
+        policies,
+        third,
+        seats=seats_played(game_id, game),
+        seeds=seeds,
+        registry_row=lambda: _registry_row(game_id, game),
+    )
+
+
+def check_rules(
+    game: TurnGame[Any],
+    policies: dict[str, TurnPolicy],
+    third: dict[str, TurnPolicy],
+    *,
+    seats: tuple[str, ...],
+    seeds: int = 6,
+    registry_row: Callable[[], None] | None = None,
+) -> list[CheckResult]:
+    """Every check on the rules `game` played by the house `policies` (and `third` parties,
+    by role) in its player `seats`; `registry_row` checks the game's registry row, if any."""
     checks: list[tuple[str, Callable[[], None]]] = [
-        ("the registry row agrees with the rules class", lambda: _registry_row(game_id, game)),
         (
             "house players play whole legal matches, the same again from the same seed, "
             "and the stored actions rebuild the final state",
-            lambda: _matches(game, policies, third, seeds),
+            lambda: _matches(game, policies, third, seeds, seats),
         ),
         (
             "an unknown action is refused with a reason; the fallbacks are legal",
             lambda: _refusal_and_fallbacks(game, seeds),
         ),
     ]
+    if registry_row is not None:
+        checks.insert(0, ("the registry row agrees with the rules class", registry_row))
     if callable(getattr(game, "redraw_hidden", None)):
-        checks.append((HIDDEN_CHECK, lambda: _hidden(game, policies, third, seeds)))
+        checks.append((HIDDEN_CHECK, lambda: _hidden(game, policies, third, seeds, seats)))
     results = []
     for name, check in checks:
         try:
@@ -105,7 +128,7 @@ def not_checked(game_id: str) -> list[str]:
 
 
 def _registry_row(game_id: str, game: TurnGame[Any]) -> None:
-    entry = turn_game_entry(game_id)
+    entry = game_entry(game_id)
     if not isinstance(game, TurnGame):
         raise ContractBroken(f"{entry.rules} does not implement pdbench.games.base.TurnGame")
     if (game.id, game.platform_name) != (entry.id, entry.platform_name):
@@ -121,12 +144,17 @@ def _registry_row(game_id: str, game: TurnGame[Any]) -> None:
 
 
 def _matches(
-    game: TurnGame[Any], policies: dict[str, TurnPolicy], third: dict[str, TurnPolicy], seeds: int
+    game: TurnGame[Any],
+    policies: dict[str, TurnPolicy],
+    third: dict[str, TurnPolicy],
+    seeds: int,
+    seats: tuple[str, ...] | None = None,
 ) -> None:
     if not policies:
         raise ContractBroken("the game has no house player")
+    seats = seats_played(game.id, game) if seats is None else seats  # the registry's, by default
     for seed in range(seeds):
-        seated = _seating(game, policies, seed) | third
+        seated = _seating(policies, seats, seed) | third
         first = play(game, seated, seed)
         if play(game, seated, seed).turns != first.turns:
             raise ContractBroken(f"seed {seed}: the same seed and players gave another match")
@@ -139,17 +167,16 @@ def _matches(
                 "rebuild the final state (a resume would not play the same match)"
             )
         scores = game.scores(first.final)
-        if set(scores) != set(seats_played(game.id, game)):
+        if set(scores) != set(seats):
             raise ContractBroken(
                 f"seed {seed}: final scores for {sorted(scores)}, not for every player seat"
             )
 
 
-def _seating(game: TurnGame[Any], policies: dict[str, TurnPolicy], seed: int) -> dict[str, Any]:
+def _seating(policies: dict[str, TurnPolicy], seats: tuple[str, ...], seed: int) -> dict[str, Any]:
     """The house players in the game's seats (a, b, c, ...) for the match of `seed`: pairs (and
     groups) vary over the seeds."""
     names = sorted(policies)
-    seats = seats_played(game.id, game)
     seated = {"a": policies[names[seed % len(names)]], "b": policies[names[-1 - seed % 2]]}
     for i, seat in enumerate(seats[2:], start=2):
         seated[seat] = policies[names[(seed + i) % len(names)]]
@@ -157,9 +184,14 @@ def _seating(game: TurnGame[Any], policies: dict[str, TurnPolicy], seed: int) ->
 
 
 def _hidden(
-    game: TurnGame[Any], policies: dict[str, TurnPolicy], third: dict[str, TurnPolicy], seeds: int
+    game: TurnGame[Any],
+    policies: dict[str, TurnPolicy],
+    third: dict[str, TurnPolicy],
+    seeds: int,
+    seats: tuple[str, ...] | None = None,
 ) -> None:
     redraw = game.redraw_hidden  # type: ignore[attr-defined]  # optional: see the docstring
+    seats = seats_played(game.id, game) if seats is None else seats  # the registry's, by default
     changed = 0
     for seed in range(seeds):
         rng = np.random.default_rng([seed, 7])
@@ -174,7 +206,7 @@ def _hidden(
                         f"{where}: the observation changes with what the seat may not see"
                     )
 
-        play(game, _seating(game, policies, seed) | third, seed, look=look)
+        play(game, _seating(policies, seats, seed) | third, seed, look=look)
     if not changed:
         raise ContractBroken("redraw_hidden never changed a state: it checks nothing")
 

@@ -19,15 +19,19 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from pdbench.core.errors import ConfigError, unknown_choice
-from pdbench.core.game import GAMES as MATRIX_GAMES
 from pdbench.games import (
+    battle_of_the_sexes,
+    chicken,
     donor_game,
     liars_dice,
     nil_recruitment,
     normal_form,
     nuclear_war,
     passcode,
+    pd,
     public_goods,
+    split_or_steal,
+    stag_hunt,
 )
 from pdbench.games.base import RECORDED_ONLY_WHEN_SET, TurnGame, TurnPolicy, player_seats
 from pdbench.games.entry import TurnGameEntry
@@ -46,6 +50,26 @@ BUILT_IN_GAMES: tuple[TurnGameEntry, ...] = (
     normal_form.GAME,
 )
 TURN_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_GAMES}
+# The 2x2 matrix games, a package each on the family `pdbench.games.matrix`: rules on the turn
+# contract, their rounds stored as rounds (family "matrix", below).
+BUILT_IN_MATRIX_GAMES: tuple[TurnGameEntry, ...] = (
+    pd.GAME,
+    stag_hunt.GAME,
+    chicken.GAME,
+    split_or_steal.GAME,
+    battle_of_the_sexes.GAME,
+)
+MATRIX_GAMES: dict[str, TurnGameEntry] = {entry.id: entry for entry in BUILT_IN_MATRIX_GAMES}
+
+
+def game_entry(game_id: str) -> TurnGameEntry:
+    """The entry of any registered game, a turn game's or a 2x2 game's (an unknown id is a
+    ConfigError naming the choices)."""
+    found = TURN_GAMES.get(game_id) or MATRIX_GAMES.get(game_id)
+    if found is None:
+        choices = {**MATRIX_GAMES, **TURN_GAMES}
+        raise ConfigError(unknown_choice("game", game_id, choices), field="game.id")
+    return found
 
 
 def _resolve(entry_point: str) -> Any:
@@ -107,8 +131,9 @@ def turn_game_entry(game_id: str) -> TurnGameEntry:
 
 
 def build_turn_game(game_id: str, **options: Any) -> TurnGame[Any]:
-    """The rules of `game_id` for the variant `options` name (the rules class's fields)."""
-    rules_class = _resolve(turn_game_entry(game_id).rules)
+    """The rules of `game_id` (a turn game's, or a 2x2 game's on the turn contract) for the
+    variant `options` name (the rules class's fields)."""
+    rules_class = _resolve(game_entry(game_id).rules)
     return rules_class(**options)
 
 
@@ -132,7 +157,7 @@ def options_recorded_only_when_set(game_id: str) -> dict[str, Any]:
 def seats_played(game_id: str, rules: TurnGame[Any]) -> tuple[str, ...]:
     """The player seats a condition of `game_id` plays with these rules (its options): the
     rules' own `seats` when the number varies, else the game's fixed number."""
-    seats = turn_game_entry(game_id).seats
+    seats = game_entry(game_id).seats
     if seats.maximum == seats.minimum:
         return player_seats(seats.default)
     count = len(getattr(rules, "seats", ()))
@@ -145,8 +170,8 @@ def seats_played(game_id: str, rules: TurnGame[Any]) -> tuple[str, ...]:
 
 
 def turn_policies(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:
-    """The house policies of `game_id`, by name."""
-    return _resolve(turn_game_entry(game_id).policies)
+    """The house policies of `game_id` (a turn game's, or a 2x2 game's), by name."""
+    return _resolve(game_entry(game_id).policies)
 
 
 def _add_plugin_games() -> None:
@@ -158,7 +183,8 @@ def _add_plugin_games() -> None:
 
     from pdbench.core.plugins import FAILED, load_group
 
-    taken = {*MATRIX_GAMES, *TURN_GAMES} | {e.platform_name for e in TURN_GAMES.values()}
+    built_in = {**MATRIX_GAMES, **TURN_GAMES}
+    taken = {*built_in} | {e.platform_name for e in built_in.values()}
     for name, entry in load_group("pdbench.games").items():
         if name in TURN_GAMES and TURN_GAMES[name] is entry:
             continue  # a built-in declared as an entry point as well
@@ -180,8 +206,10 @@ _add_plugin_games()
 
 Family = Literal["matrix", "turn"]
 
-# Every game id a config may name, with its family: the 2x2 games play on the payoff-matrix engine
-# (`pdbench.runners.match`, `runners.batch`), the turn games on `pdbench.runners.turns`.
+# Every game id a config may name, with its family, from the entries. Both play on the turn loop
+# (`pdbench.runners.turns`); the family says the record shape and the analyses of a run: a 2x2
+# game's rounds are stored as rounds (`runners.matrix_run`; its policy-only conditions on the
+# batch path, `runners.batch`), a turn game's as turns.
 GAME_FAMILIES: dict[str, Family] = {
     **{game_id: "matrix" for game_id in MATRIX_GAMES},
     **{game_id: "turn" for game_id in TURN_GAMES},
@@ -219,17 +247,14 @@ def known_game_id(name: str) -> str | None:
 def _spellings() -> dict[str, str]:
     """Every name of every game, casefolded -> its id."""
     names = {game: game for game in GAME_FAMILIES}
-    names |= {matrix.arena_id: game for game, matrix in MATRIX_GAMES.items()}
-    names |= {entry.platform_name: game for game, entry in TURN_GAMES.items()}
+    names |= {entry.platform_name: game for game, entry in {**MATRIX_GAMES, **TURN_GAMES}.items()}
     return {name.casefold(): game for name, game in names.items()}
 
 
 def default_ranked_on(game_id: str) -> Literal["wins", "payoff"]:
-    """What the ladder ranks a game's agents on unless told otherwise (the game's own data:
-    `Game.ranked_on` for a 2x2 game, `TurnGameEntry.ranked_on` for a turn game)."""
-    if game_family(game_id) == "matrix":
-        return MATRIX_GAMES[game_id].ranked_on
-    return TURN_GAMES[game_id].ranked_on
+    """What the ladder ranks a game's agents on unless told otherwise (its entry's
+    `ranked_on`)."""
+    return game_entry(game_id).ranked_on
 
 
 def game_encounters(game_id: str) -> Callable[..., Any] | None:

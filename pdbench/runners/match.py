@@ -1,4 +1,7 @@
-"""A match: two agents, a game and a number of rounds in, round records out.
+"""A match: two agents, a game and a number of rounds in, round records out. The reference loop
+of a 2x2 match: the runner plays 2x2 matches on the one turn loop (`runners.matrix_run`, the
+rules of `pdbench.games.matrix`), whose rounds tests/integration/test_matrix_equivalence.py holds
+to this loop's, and stores them as this module's `MatchResult` (`runners.records`).
 
 The rounds are played by the one match loop (`pdbench.strategies.play.play_rounds`); this module
 adds what is the runner's own: agents that wait on providers, the negotiation phase, the

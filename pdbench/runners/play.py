@@ -1,9 +1,12 @@
 """Play an experiment's unfinished matches and hand each one to the writer as it ends.
 
 Matches run concurrently on one event loop (LLM agents wait on providers, bounded by the gateway's
-`max_concurrency`); the `OrderedWriter` stores them strictly in plan order. Policy-only conditions
-are played as numpy batches (`runners.batch`), turn games by `runners.turn_run`, or, when every
-seat is a house player of a game with a vectorised path, together (`runners.turn_batch`). A transport
+`max_concurrency`); the `OrderedWriter` stores them strictly in plan order. Every match is played
+by the turn loop (`runners.turns`): a 2x2 game's with the rules of `pdbench.games.matrix`, stored
+as the match loop stored it (`runners.matrix_run`), a turn game's by `runners.turn_run`. Fast
+paths: policy-only 2x2 conditions are played as numpy batches (`runners.batch`), and a turn
+game's conditions of house players, when the game has a vectorised path, together
+(`runners.turn_batch`). A transport
 failure or a spent budget sets the `Halt` (no new match starts); `runners.experiment` turns it,
 and what was stored, into the run's status.
 """
@@ -23,7 +26,7 @@ from pdbench.agents.kinds import is_batchable, make_agent
 from pdbench.core.errors import BudgetExhausted, StopRequested
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.batch import match_lines, play_batch
-from pdbench.runners.match import play_match
+from pdbench.runners.matrix_run import play_matrix_match
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.runners.records import (
@@ -253,17 +256,9 @@ async def play_pending(
                     stop_requested=lambda: stopping.requested,
                 )
             try:
-                result = await play_match(
-                    planned.matrix_game,
-                    planned.n_rounds,
-                    agents[0],
-                    agents[1],
-                    seed_a=planned.seed_a,
-                    seed_b=planned.seed_b,
-                    disclose_rounds=planned.horizon.type == "fixed",
-                    noise=planned.noise,
-                    noise_seeds=planned.noise_seeds,
-                )
+                # the one turn loop, with the 2x2 rules of pdbench.games.matrix, stored as the
+                # match loop stored it (runners.matrix_run)
+                result = await play_matrix_match(planned, agents[0], agents[1])
             except TransportFailure as failure:
                 # Not a result: the match stays unfinished and no new match starts.
                 halt.set(manifests.STATUS_INCOMPLETE, str(failure))

@@ -151,9 +151,15 @@ async def play_turn_match(
     agent_seeds: Mapping[str, int | None],
     rules: Mapping[str, SeatRule],
     max_turns: int,
+    start: Any = None,
+    record_digests: bool = True,
 ) -> TurnMatchResult:
     """Play one match of `game` from `seed` between `agents` (role -> agent: "a", "b" and the
-    game's third roles), each reset with its seed from `agent_seeds`."""
+    game's third roles), each reset with its seed from `agent_seeds`. `start` is the state a
+    runner dealt the match when the rules take chance the plan derived on streams of its own
+    (a 2x2 game's trembling hands: `MatrixGame.dealt`); None: `game.initial_state(seed)`.
+    `record_digests` False leaves each turn's observation digests out (none computed): for a
+    caller that stores none (a 2x2 match is stored as rounds, `runners.matrix_run`)."""
     players = [role for role in agents if role not in game.third_roles]
     missing = [r for r in (*PLAYER_SEATS, *game.third_roles) if r not in agents]
     if missing:
@@ -162,7 +168,7 @@ async def play_turn_match(
         agent.reset(agent_seeds.get(role))
         others = [other.name for r, other in agents.items() if r != role]
         agent.start_match(MatchInfo(opponent_name=", ".join(others), total_rounds=None))
-    state = game.initial_state(seed)
+    state = game.initial_state(seed) if start is None else start
     turns: list[PlayedTurn] = []
     error: str | None = None
     aborted: tuple[Attempt, ...] = ()
@@ -173,13 +179,21 @@ async def play_turn_match(
                 break
             seats = game.to_move(state)
             seen = {seat: game.observe(state, seat) for seat in seats}  # before anyone acts
+            # Every seat's answer is in before a failure is raised (an abort, a provider that
+            # failed), so no call is left running, as in the 2x2 match loop.
             answers = await asyncio.gather(
                 *(
                     _ask(game, state, seat, seen[seat], agents[role_of(seat)], rules[role_of(seat)])
                     for seat in seats
-                )
+                ),
+                return_exceptions=True,
             )
-            played = dict(zip(seats, answers, strict=True))
+            failed = next((a for a in answers if isinstance(a, BaseException)), None)
+            if failed is not None:
+                raise failed
+            played = {
+                seat: a for seat, a in zip(seats, answers, strict=True) if isinstance(a, SeatTurn)
+            }
             before = state
             state = game.apply(state, {seat: turn.action for seat, turn in played.items()})
             turns.append(
@@ -187,7 +201,11 @@ async def play_turn_match(
                     round=game.round_number(before),
                     turn=len(turns) + 1,
                     phase=game.phase(before),
-                    digests={seat: observation_digest(seen[seat]) for seat in seats},
+                    digests=(
+                        {seat: observation_digest(seen[seat]) for seat in seats}
+                        if record_digests
+                        else {}
+                    ),
                     seats=played,
                     revealed=game.revealed(before, state),
                     finished_at=time.time(),

@@ -1,11 +1,12 @@
 """Two policies playing each other: the loop form (one `act` per round, from the observation the
 runner would give) and the batch form (many matches at once with numpy).
 
-The match loop, `play_rounds`, is the one the runner plays every match by too
-(pdbench.runners.match adds only its own: agents that wait on providers, negotiation, the
-trembling hand and the records); the batch core, `play_arrays`, is the one the runner's fast
-path plays (pdbench.runners.batch adds the trembling hand's draws and the records). The
-conformance checker compares the loop with the batch form.
+The match loop, `play_rounds`, is the reference loop of a 2x2 match (pdbench.runners.match adds
+agents that wait on providers, negotiation, the trembling hand and the records; the runner plays
+2x2 matches on the one turn loop with pdbench.games.matrix's rules, held to this loop's rounds by
+the tests); the batch core, `play_arrays`, is the one the runner's fast path plays
+(pdbench.runners.batch adds the trembling hand's draws and the records). The conformance checker
+compares the loop with the batch form.
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ async def play_rounds(
     played: Transcript,
     on_round: Callable[[PlayedRound], None] | None = None,
 ) -> None:
-    """The match loop, the one every match is played by: each round, both sides' moves
-    (`choose`), scored by the game and appended to `played`; `on_round` sees each round as it is
-    played. The runner's match (pdbench.runners.match) chooses with its agents (awaiting those
+    """The match loop: each round, both sides' moves (`choose`), scored by the game and appended
+    to `played`; `on_round` sees each round as it is played. The reference match
+    (pdbench.runners.match) chooses with its agents (awaiting those
     that wait on a provider, after a negotiation phase, with a trembling hand) and records each
     round; `play_loop` chooses with two policies. An exception from `choose` ends the match."""
     for round_index in range(1, n_rounds + 1):

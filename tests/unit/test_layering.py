@@ -81,6 +81,10 @@ GAME_MODULE_ROLES: dict[str, set[str]] = {
     # a third role's measures of a stored run (`ThirdRole.measures`), with analysis' statistics
     "measures": {"core", "games", "storage", "analysis"},
     "view": {"core", "games", "storage", "analysis", "ladder.output", "ui"},  # the viewer's page
+    # the classic strategies of pdbench.strategies as a 2x2 game's house players
+    "house": {"core", "games", "strategies"},
+    # any 2x2 agent seated in the turn loop (agents.base: the hooks it is called through)
+    "seat": {"core", "games", "agents.base"},
 }
 
 

@@ -1,6 +1,7 @@
 """One match loop (issue 28): `strategies.play.play_rounds` plays every match's rounds, the
-runner's (which adds waiting agents, negotiation, noise and records) and the policies' own
-`play_loop` (which the conformance checker compares with the batch form)."""
+reference match's (`runners.match`, which adds waiting agents, negotiation, noise and records;
+the runner plays 2x2 matches on the turn loop, held to it) and the policies' own `play_loop`
+(which the conformance checker compares with the batch form)."""
 
 from __future__ import annotations
 
@@ -21,15 +22,21 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
 
 
 def test_a_round_is_played_in_one_place():
-    """Only the match loop (and the numpy batch core beside it) turns two moves into a round."""
+    """Only the match loop (and the numpy batch core beside it) turns two moves into a round.
+    On the turn contract the 2x2 rules score a round as their own state (games/matrix/rules.py,
+    held to this loop's rounds by tests/integration/test_matrix_equivalence.py); the two other
+    modules that build a `PlayedRound` score nothing, they rebuild a finished one: the writer of
+    a 2x2 match the turn loop played (runners/matrix_run.py) and a house player replaying the
+    rounds it was shown to a classic strategy (games/matrix/house.py)."""
     built = [
-        f"pdbench/{path.relative_to(PACKAGE).as_posix()}:{number}"
+        f"pdbench/{path.relative_to(PACKAGE).as_posix()}"
         for path in sorted(PACKAGE.rglob("*.py"))
         if path.relative_to(PACKAGE).as_posix() != "core/transcript.py"  # where it is defined
-        for number, line in enumerate(path.read_text().splitlines(), 1)
+        for line in path.read_text().splitlines()
         if re.search(r"\bPlayedRound\(", line)
     ]
-    assert built == ["pdbench/strategies/play.py:" + built[0].rsplit(":", 1)[1]], built
+    rebuilt = ["pdbench/games/matrix/house.py", "pdbench/runners/matrix_run.py"]
+    assert built == [*rebuilt, "pdbench/strategies/play.py"], built
 
 
 def test_the_runner_plays_its_rounds_through_the_one_loop(monkeypatch):

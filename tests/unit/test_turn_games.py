@@ -69,7 +69,7 @@ def test_a_game_that_breaks_the_contract_is_named_with_where(rules, found, monke
     assert problems and all(found in p and "seed 0" in p for p in problems), results
 
 
-def test_check_game_says_ok_fail_and_refuses_a_matrix_game(monkeypatch, tmp_path):
+def test_check_game_says_ok_fail_and_checks_a_matrix_game_too(monkeypatch, tmp_path):
     import os
 
     from in_process import run_front_door
@@ -82,9 +82,12 @@ def test_check_game_says_ok_fail_and_refuses_a_matrix_game(monkeypatch, tmp_path
     done = command("liars-dice", "--seeds", "2")
     assert done.code == 0, done.stderr
     assert done.stdout.count("  ok    ") == 4 and "not checked here: a golden" in done.stdout
-    refused = command("pd")
-    assert refused.code == 2 and "2x2 matrix game" in refused.stderr
-    assert len(refused.stderr.strip().splitlines()) == 1
+    matrix = command("prisoners-dilemma", "--seeds", "2")  # on the turn contract (games.matrix)
+    assert matrix.code == 0, matrix.stderr
+    assert "check-game pd " in matrix.stdout and matrix.stdout.count("  ok    ") == 4
+    unknown = command("pdd")
+    assert unknown.code == 2 and "pdd" in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1
     monkeypatch.setattr(check, "build_turn_game", lambda game_id: _Drifting())
     failed = command("liars_dice", "--seeds", "2")
     assert failed.code == 7, failed.stderr

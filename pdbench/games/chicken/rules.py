@@ -1,0 +1,17 @@
+"""The rules of chicken (hawk-dove): the 2x2 family's rules with this game's table (payoffs,
+labels, a negotiation when a condition gives one), its id and its AgentDuel spelling."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pdbench.core.game import GAMES, Game
+from pdbench.games.matrix.rules import MatrixGame
+
+
+@dataclass(frozen=True)
+class Chicken(MatrixGame):
+    id: ClassVar[str] = "chicken"
+    platform_name: ClassVar[str] = "chicken"
+    game: Game = GAMES["chicken"]

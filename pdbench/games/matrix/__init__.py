@@ -1,0 +1,47 @@
+"""The family of the 2x2 matrix games (`pdbench.core.game`: the dilemmas, split or steal) on the
+one turn contract (`pdbench.games.base.TurnGame`, issue 43): what every 2x2 game shares, used
+by each game's own package (`pdbench.games.pd`, `stag_hunt`, `chicken`, `battle_of_the_sexes`,
+`split_or_steal`: its rules class, with its table, id and AgentDuel spelling, and its entry),
+as the debate family serves the two debates.
+
+- `rules`: `MatrixGame`, a round as a talk phase (when the game has a negotiation) and a
+  simultaneous commit, the trembling hand drawn from the runner's noise streams; `state` its
+  state; `observation` a seat's round_state and the 2x2 agents' `Observation` rebuilt from it.
+- `house`: the classic strategies of `pdbench.strategies` as house players of the turn contract
+  (from the round_state alone).
+- `seat`: any 2x2 agent (policy, LLM, arena, a test's scripted talker) seated in the turn loop
+  (`pdbench.runners.turns`): it is shown the `Observation` the match loop would show it.
+- `matrix_entry` below: a 2x2 game's entry, from its table.
+
+The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
+stored as the 2x2 match loop stored it (today's rounds.jsonl lines), or a policy-only condition
+without talk on the numpy batch path (`runners.batch`); `registry.GAME_FAMILIES` says "matrix"
+for the record shape and the analyses that read it. The tables stay in `pdbench.core.game`: the
+classic strategies and their checker (which import nothing of pdbench.games) read them too.
+What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
+builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
+`PromptAdapter`), the mock's play (the mock provider plays the 2x2 games with its own code), the
+metric rows (registered by `pdbench.analysis` for every 2x2 run) and the viewer's page
+(`ui.tabs.match`): each moves here with the one record shape.
+"""
+
+from __future__ import annotations
+
+from pdbench.core.game import GAMES as TABLES
+from pdbench.games.entry import TurnGameEntry
+
+
+def matrix_entry(game_id: str, *, rules: str, summary: str) -> TurnGameEntry:
+    """The entry of the 2x2 game `game_id`: its `rules` class ("module:Class"), its AgentDuel
+    spelling and what the ladder ranks on from its table, the family's house players."""
+    table = TABLES[game_id]
+    return TurnGameEntry(
+        id=game_id,
+        platform_name=table.arena_id,
+        rules=rules,
+        policies="pdbench.games.matrix.house:CLASSIC_PLAYERS",
+        summary=summary,
+        ranked_on=table.ranked_on,
+        # `pdbench train`'s default opponent of a 2x2 file
+        training_opponents=("tft",),
+    )

@@ -1,0 +1,87 @@
+"""Any 2x2 agent (a classic policy's `PolicyAgent`, an LLM or arena agent, a test's scripted
+talker) seated in the turn loop (`pdbench.runners.turns`) of `rules.MatrixGame`: at each turn it
+is shown the `core.transcript.Observation` the match loop (`pdbench.runners.match`) would show
+it, cut to its own history window and totals setting (`observation.observation_of`), and its
+`negotiate` or `act`/`decide` answer becomes the turn's action.
+
+A talk turn's timeout is no action (`TurnDecision.timeout`): the engine plays the rules'
+fallback, the negotiation's timeout message, as `runners.negotiation` says it. An agent that
+aborts the match raises `MatchAborted` through the engine, as in the match loop.
+
+The seat keeps each answer as its agent gave it (`decisions`, `utterances`, in the order of its
+turns): a 2x2 round's record holds what the turn contract has no field for (a fallback the
+agent played itself, the order an LLM was shown the options in), and the runner's writer
+(`pdbench.runners.matrix_run`) stores the rounds from them as the match loop stored them.
+"""
+
+from __future__ import annotations
+
+from pdbench.agents.base import (
+    AgentBase,
+    Decision,
+    MatchInfo,
+    MatchSummary,
+    TurnDecision,
+    TurnRequest,
+    Utterance,
+)
+from pdbench.games.matrix.observation import observation_of
+
+
+class MatrixSeat(AgentBase):
+    """`agent` playing one seat of a 2x2 match through the turn contract; `total_rounds` is
+    what it is told of the match's length before round 1 (None: not told, a geometric
+    horizon), as the match loop tells it."""
+
+    def __init__(self, agent: AgentBase, total_rounds: int | None) -> None:
+        self.agent = agent
+        self.total_rounds = total_rounds
+        self.name = agent.name
+        self.waits = agent.waits
+        self.history_window = agent.history_window
+        self.include_totals = agent.include_totals
+        self.decisions: list[Decision] = []
+        self.utterances: list[Utterance] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        self.decisions, self.utterances = [], []
+        self.agent.reset(seed)
+
+    def start_match(self, info: MatchInfo) -> None:
+        self.agent.start_match(MatchInfo(info.opponent_name, self.total_rounds))
+
+    async def take_turn(self, request: TurnRequest) -> TurnDecision:
+        seen = request.round_state
+        obs = observation_of(
+            seen, history_window=self.agent.history_window, include_totals=self.agent.include_totals
+        )
+        if seen["phase"] == "talk":
+            said = await self.agent.negotiate(obs)
+            self.utterances.append(said)
+            return TurnDecision(
+                action=None if said.timeout else {"type": "message", "text": said.text},
+                attempts=said.attempts,
+                invalid_outputs=int(said.invalid),
+                timeout=said.timeout,
+                error=said.error,
+            )
+        decision = (
+            await self.agent.decide(obs) if self.agent.waits else Decision(self.agent.act(obs))
+        )
+        self.decisions.append(decision)
+        return TurnDecision(
+            action={"type": "commit", "action": decision.action.value},
+            attempts=decision.attempts,
+            invalid_outputs=decision.invalid_outputs,
+            timeout=decision.timeout,
+            error=decision.error,
+        )
+
+    def end_match(self, summary: MatchSummary) -> None:
+        self.agent.end_match(summary)
+
+    def close(self) -> None:
+        self.agent.close()
+
+    def stop_now(self) -> None:
+        self.agent.stop_now()

@@ -1,0 +1,15 @@
+"""The prisoner's dilemma as one package (issue 43's game contract): its rules (`rules`: the 2x2 family's
+`pdbench.games.matrix.rules.MatrixGame` with this game's table, `pdbench.core.game`'s) and its
+entry. Everything else is the family's (`pdbench.games.matrix`: house players, the seat of a 2x2
+agent, the round_state). `GAME` below is listed by `pdbench.games.registry`.
+"""
+
+from __future__ import annotations
+
+from pdbench.games.matrix import matrix_entry
+
+GAME = matrix_entry(
+    "pd",
+    rules="pdbench.games.pd.rules:PrisonersDilemma",
+    summary="the prisoner's dilemma, repeated",
+)

@@ -1,0 +1,17 @@
+"""The rules of split or steal (AgentDuel's split-or-steal, with its talk when a condition gives one): the 2x2 family's rules with this game's table (payoffs,
+labels, a negotiation when a condition gives one), its id and its AgentDuel spelling."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pdbench.core.game import GAMES, Game
+from pdbench.games.matrix.rules import MatrixGame
+
+
+@dataclass(frozen=True)
+class SplitOrSteal(MatrixGame):
+    id: ClassVar[str] = "split_or_steal"
+    platform_name: ClassVar[str] = "split-or-steal"
+    game: Game = GAMES["split_or_steal"]

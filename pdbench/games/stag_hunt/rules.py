@@ -1,0 +1,17 @@
+"""The rules of the stag hunt: the 2x2 family's rules with this game's table (payoffs,
+labels, a negotiation when a condition gives one), its id and its AgentDuel spelling."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pdbench.core.game import GAMES, Game
+from pdbench.games.matrix.rules import MatrixGame
+
+
+@dataclass(frozen=True)
+class StagHunt(MatrixGame):
+    id: ClassVar[str] = "stag_hunt"
+    platform_name: ClassVar[str] = "stag-hunt"
+    game: Game = GAMES["stag_hunt"]

@@ -1,0 +1,121 @@
+"""The two loops of a 2x2 match side by side, for the equivalence tests (issue 43 stage C):
+the turn loop with games/matrix's rules as the runner plays it (`runners.matrix_run`) and the
+reference match loop (`runners.match`); an agent wrapper that keeps what it is shown; and the
+rows and stored lines the tests compare."""
+
+from __future__ import annotations
+
+from pdbench.agents.base import AgentBase, Decision, Utterance
+from pdbench.core.actions import Action
+from pdbench.core.transcript import Observation
+from pdbench.runners.match import MatchResult, play_match
+from pdbench.runners.matrix_run import match_result, matrix_rules, play_matrix_turns
+from pdbench.runners.plan import PlannedMatch
+from pdbench.runners.records import call_counts, round_lines
+from pdbench.runners.turns import TurnMatchResult
+
+# One row per round: intended a, b; played a, b; payoffs a, b; running totals a, b.
+Row = tuple[str, str, str, str, float, float, float, float]
+
+
+class Recording(AgentBase):
+    """Passes every call to `agent` and keeps every observation it is shown, in order."""
+
+    def __init__(self, agent: AgentBase) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.waits = agent.waits
+        self.history_window = agent.history_window
+        self.include_totals = agent.include_totals
+        self.seen: list[tuple[str, Observation]] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+
+    def act(self, obs: Observation) -> Action:
+        self.seen.append(("act", obs))
+        return self.agent.act(obs)
+
+    async def decide(self, obs: Observation) -> Decision:
+        self.seen.append(("decide", obs))
+        return await self.agent.decide(obs)
+
+    async def negotiate(self, obs: Observation) -> Utterance:
+        self.seen.append(("negotiate", obs))
+        return await self.agent.negotiate(obs)
+
+
+async def play_on_turns(
+    planned: PlannedMatch, agents: dict[str, AgentBase]
+) -> tuple[TurnMatchResult, MatchResult]:
+    """The match on the turn loop: its turns, and the match loop's result the writer makes of
+    them (`runners.matrix_run`, what the runner stores)."""
+    rules = matrix_rules(planned)
+    played, seats = await play_matrix_turns(rules, planned, agents["a"], agents["b"])
+    return played, match_result(rules, played, seats)
+
+
+def stored_lines(planned: PlannedMatch, result: MatchResult) -> list[bytes]:
+    """The rounds.jsonl lines stored, without their write times, and the ledger's counts."""
+    lines = round_lines(planned, result, run_id="r", store_prompts=True)
+    return [
+        *(line.split(b',"timestamp_utc"')[0] for line in lines),
+        repr(call_counts(result)).encode(),
+    ]
+
+
+async def play_on_loop(planned: PlannedMatch, agents: dict[str, AgentBase]) -> MatchResult:
+    return await play_match(
+        planned.matrix_game,
+        planned.n_rounds,
+        agents["a"],
+        agents["b"],
+        seed_a=planned.seed_a,
+        seed_b=planned.seed_b,
+        disclose_rounds=planned.horizon.type == "fixed",
+        noise=planned.noise,
+        noise_seeds=planned.noise_seeds,
+    )
+
+
+def loop_rows(result: MatchResult) -> list[Row]:
+    return [
+        (
+            (r.intended_a or r.played.action_a).value,
+            (r.intended_b or r.played.action_b).value,
+            r.played.action_a.value,
+            r.played.action_b.value,
+            r.played.payoff_a,
+            r.played.payoff_b,
+            r.cum_payoff_a,
+            r.cum_payoff_b,
+        )
+        for r in result.rounds
+    ]
+
+
+def turn_rows(result: TurnMatchResult) -> list[Row]:
+    rows = []
+    totals = [0.0, 0.0]
+    commits = [t for t in result.turns if t.phase == "commit"]
+    for finished, turn in zip(result.final_state.finished, commits, strict=True):
+        totals = [totals[0] + finished.payoffs[0], totals[1] + finished.payoffs[1]]
+        # the engine's record of the turn agrees with the state: the seats' commits are the
+        # intended moves, what the turn revealed the played ones
+        assert [turn.seats[s].action["action"] for s in "ab"] == [
+            m.value for m in finished.intended
+        ]
+        assert turn.revealed is not None
+        assert turn.revealed["actions"] == {
+            s: m.value for s, m in zip("ab", finished.played, strict=True)
+        }
+        rows.append(
+            (
+                *(m.value for m in finished.intended),
+                *(m.value for m in finished.played),
+                *finished.payoffs,
+                *totals,
+            )
+        )
+    assert result.scores == {"a": totals[0], "b": totals[1]}
+    return rows
