@@ -13,9 +13,10 @@ from pathlib import Path
 
 from pdbench.agents.base import Agent
 from pdbench.core.actions import Action
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
 from pdbench.core.rng import DealKey
 from pdbench.core.transcript import Observation
+from pdbench.games.tables import GAMES
 from pdbench.runners.match import MatchResult, play_match_sync
 
 # A fixed deal key for tests that fix a plan's or an agent's numbers without a run folder (a run

@@ -14,11 +14,12 @@ from pydantic import (
 
 from pdbench.config.limits import MAX_EXPECTED_UNCAPPED_ROUNDS
 from pdbench.config.names import name_problem
-from pdbench.core.game import DEFAULT_GAME, GAMES, Game, label_preset
+from pdbench.core.game import Game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.talk import PROMISE_PHRASES, Negotiation
 from pdbench.games.registry import build_turn_game, game_family, game_id
+from pdbench.games.tables import DEFAULT_GAME, GAMES
 
 if TYPE_CHECKING:
     from pdbench.games.base import TurnGame

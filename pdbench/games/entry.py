@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from pdbench.core.game import Game
 from pdbench.games.base import MAX_SEATS
 from pdbench.games.roles import ThirdRole
 
@@ -85,6 +86,10 @@ class TurnGameEntry:
     # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`);
     # "" for a game the mock provider still plays with its own code.
     mock: str = ""
+    # A 2x2 game's table (`pdbench.core.game.Game`: payoffs, labels, pot, negotiation...), which
+    # makes the entry a game of the matrix family (`pdbench.games.matrix.matrix_entry` builds
+    # it); None for a turn game. `pdbench.games.tables` gathers the registered ones.
+    table: Game | None = None
 
     @property
     def llm_plays(self) -> bool:

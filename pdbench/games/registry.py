@@ -1,7 +1,8 @@
 """Every game pdbench plays: the built-in turn games (each package's `GAME`), the installed
 plugins' (entry point group `pdbench.games`), and (`GAME_FAMILIES`) every game of both families,
-the 2x2 matrix games of `pdbench.core.game` included, so one place answers "which games are
-there, and is this one a matrix or a turn game".
+the 2x2 matrix games included (each with its package's table, which `pdbench.games.tables`
+gathers), so one place answers "which games are there, and is this one a matrix or a turn
+game".
 
 An entry names its parts as "module:attribute" strings, imported only when a game is played, so
 listing the games costs nothing. Adding a game is a package under pdbench/games/ whose
@@ -186,11 +187,12 @@ def _add_plugin_games() -> None:
     built_in = {**MATRIX_GAMES, **TURN_GAMES}
     taken = {*built_in} | {e.platform_name for e in built_in.values()}
     for name, entry in load_group("pdbench.games").items():
-        if name in TURN_GAMES and TURN_GAMES[name] is entry:
+        if built_in.get(name) is entry:
             continue  # a built-in declared as an entry point as well
         names = {getattr(entry, "id", None), getattr(entry, "platform_name", None)}
         if isinstance(entry, TurnGameEntry) and entry.id == name and not names & taken:
-            TURN_GAMES[name] = entry
+            # an entry with a 2x2 table (`games.matrix.matrix_entry`) is a 2x2 game
+            (TURN_GAMES if entry.table is None else MATRIX_GAMES)[name] = entry
             taken |= {entry.id, entry.platform_name}
             continue
         line = (

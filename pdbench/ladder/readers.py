@@ -18,9 +18,9 @@ from pdbench.storage.manifest import RunManifest
 
 
 def _reads_matrix_games(manifest: RunManifest) -> bool:
-    from pdbench.core.game import GAMES
+    from pdbench.games.registry import MATRIX_GAMES
 
-    return all(matchup.game in GAMES for matchup in manifest.matchups.values())
+    return all(matchup.game in MATRIX_GAMES for matchup in manifest.matchups.values())
 
 
 def _reads_turn_games(manifest: RunManifest) -> bool:

@@ -1,13 +1,16 @@
 """Is this a well-behaved policy? `check_policy`, in the spirit of Gymnasium's `check_env`.
 
+    from pdbench.games.tables import GAMES
     from pdbench.strategies import check_policy
 
-    check_policy("tf2t")                                   # a registered policy, by name
-    check_policy(MyPolicy)                                 # your own class, registered or not
-    check_policy("random", params={"cooperate_prob": 0.3})
+    every_game = GAMES.values()
+    check_policy("tf2t", games=every_game)                 # a registered policy, by name
+    check_policy(MyPolicy, games=every_game)               # your own class, registered or not
+    check_policy("random", games=every_game, params={"cooperate_prob": 0.3})
 
-It plays the policy against every registered policy in every built-in game (or the `games`
-given) and raises one `PolicyConformanceError` naming the policy and what failed:
+It plays the policy against every registered policy in each of the `games` given (the caller
+names them: this package imports only core, not the games' catalogue) and raises one
+`PolicyConformanceError` naming the policy and what failed:
 
 - declaration: a docstring of its own, `stochastic` declared as a bool, a parameter model derived
   from `PolicyParams` (frozen, unknown names refused) that describes each parameter and
@@ -26,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pdbench.core.errors import ConfigError, PdbenchError
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.strategies.base import (
     POLICIES,
@@ -58,12 +61,13 @@ class PolicyConformanceError(PdbenchError):
 def check_policy(
     policy: str | type[Policy],
     *,
+    games: Iterable[Game],
     params: Mapping[str, Any] | None = None,
-    games: Iterable[Game] | None = None,
     seeds: Sequence[int] = DEFAULT_SEEDS,
     n_rounds: int = 30,
 ) -> None:
-    """Check a policy (a registered name or a `Policy` subclass) with the given parameters.
+    """Check a policy (a registered name or a `Policy` subclass) with the given parameters in
+    each of `games` (`pdbench.games.tables.GAMES.values()`: every 2x2 game).
 
     Returns None when every check passes; raises `PolicyConformanceError` on the first failure.
     """
@@ -72,7 +76,10 @@ def check_policy(
     if len(seeds) < 2:
         raise ValueError("check_policy needs at least two seeds, to see whether the seed matters")
     checker.check_declaration()
-    for game in GAMES.values() if games is None else games:
+    games = tuple(games)
+    if not games:
+        raise ValueError("check_policy needs at least one game to play the policy in")
+    for game in games:
         checker.check_params(game)
         for opponent in sorted(POLICIES):
             checker.check_loop(game, opponent, seeds, n_rounds)

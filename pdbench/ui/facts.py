@@ -12,7 +12,8 @@ from typing import Any
 
 from pdbench.analysis.metrics.catalog import SIDES
 from pdbench.core.errors import PdbenchError
-from pdbench.core.game import DEFAULT_GAME, get_game, label_preset
+from pdbench.core.game import label_preset
+from pdbench.games.tables import DEFAULT_GAME, get_game
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 

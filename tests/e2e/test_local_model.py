@@ -24,8 +24,8 @@ import yaml
 from in_process import run_front_door
 from local_server_check import needs_local_server
 
-from pdbench.core.game import GAMES
 from pdbench.core.parse import parse_answer
+from pdbench.games.tables import GAMES
 from pdbench.providers.local_server import LocalServer
 
 PROJECT = Path(__file__).resolve().parents[2]

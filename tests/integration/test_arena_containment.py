@@ -26,8 +26,8 @@ from pdbench.agents.arena.sandbox import sandbox_problem
 from pdbench.agents.base import AgentContext
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import C, D
-from pdbench.core.game import GAMES
 from pdbench.core.rng import DealKey
+from pdbench.games.tables import GAMES
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.match import MatchResult, play_match_sync
 from pdbench.runners.prepare import load

@@ -15,9 +15,10 @@ from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import Action, C, D
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.transcript import Observation
+from pdbench.games.tables import GAMES
 from pdbench.runners.match import MatchResult, play_match, play_match_sync
 from pdbench.strategies import make_policy
 

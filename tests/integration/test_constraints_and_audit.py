@@ -24,9 +24,9 @@ from pydantic import ValidationError
 from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
 from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.parse import parse_answer
+from pdbench.games.tables import GAMES
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.providers.constraints import label_grammar, label_json_schema
 from pdbench.providers.gateway import ProviderGateway

@@ -21,8 +21,8 @@ from pdbench.config.agent_spec import AGENT_SPECS
 from pdbench.config.provider_spec import PROVIDER_KINDS
 from pdbench.core import plugins
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import PD
 from pdbench.core.horizon import FixedHorizon
+from pdbench.games.pd import TABLE as PD
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.match import play_match_sync
 from pdbench.runners.prepare import load

@@ -16,8 +16,8 @@ from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
 from pdbench.config.schema import LLMAgentSpec, ProviderSpec
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
+from pdbench.games.tables import GAMES
 from pdbench.providers.base import CompletionRequest, ProviderError, ProviderUnavailable
 from pdbench.providers.gateway import ProviderGateway
 from pdbench.providers.litellm import LiteLLMProvider

@@ -23,9 +23,9 @@ from pdbench.agents.base import AgentBase, Decision, Utterance
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
-from pdbench.core.game import GAMES
 from pdbench.core.talk import Negotiation
 from pdbench.core.transcript import Observation
+from pdbench.games.tables import GAMES
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch, plan_matches

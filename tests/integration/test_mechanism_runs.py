@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from pdbench.core.game import GAMES
+from pdbench.games.tables import GAMES
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 

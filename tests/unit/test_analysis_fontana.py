@@ -17,7 +17,7 @@ from pdbench.analysis.identification.moves import MatchBatch
 from pdbench.analysis.identification.profile import behavioural_profile
 from pdbench.analysis.identification.sfem import estimate_strategies
 from pdbench.analysis.identification.sfem_fontana import estimate_per_match
-from pdbench.core.game import GAMES
+from pdbench.games.tables import GAMES
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "fontana_sfem" / "matches.json"
 

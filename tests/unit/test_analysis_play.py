@@ -14,7 +14,8 @@ from helpers import ScriptedAgent, play
 
 from pdbench.analysis.identification.moves import MatchBatch
 from pdbench.core.actions import Action
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
+from pdbench.games.tables import GAMES
 from pdbench.strategies import LastRounds, make_policy
 
 PD = GAMES["pd"]

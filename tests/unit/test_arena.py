@@ -32,8 +32,8 @@ from pdbench.agents.base import AgentContext
 from pdbench.config.schema import ArenaAgentSpec
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError, InvalidActionError
-from pdbench.core.game import GAMES
 from pdbench.core.transcript import PlayedRound, observe
+from pdbench.games.tables import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = "tests/fixtures/arena"

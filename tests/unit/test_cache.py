@@ -12,9 +12,9 @@ import pytest
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.errors import BudgetExhausted, CacheMiss
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.transcript import observe
+from pdbench.games.tables import GAMES
 from pdbench.providers.base import Completion, CompletionRequest
 from pdbench.providers.cache import ReplayCache, resolve_cache_dir
 from pdbench.providers.gateway import ProviderGateway, make_client

@@ -1,7 +1,7 @@
 """One checker over every registered policy (Gymnasium's check_env, for policies), the same checker
 on a user's own policy, and proof that it catches each kind of misbehaviour it claims to.
 
-`check_policy` plays each policy against every registered policy in every built-in game: Actions
+`check_policy` plays each policy against every registered policy in every 2x2 game given: Actions
 only, seeded determinism, reset that forgets, a seed that a deterministic policy ignores, and a
 batch form that plays the loop form's moves. The runner-level test then plays each policy as an
 agent of the real match runner and checks the round records it produces.
@@ -15,7 +15,7 @@ from pydantic import Field
 
 from pdbench.agents.base import Agent
 from pdbench.core.actions import Action, C, D
-from pdbench.core.game import GAMES
+from pdbench.games.tables import GAMES
 from pdbench.runners.match import play_match_sync
 from pdbench.strategies import (
     POLICIES,
@@ -34,7 +34,7 @@ PD = GAMES["pd"]
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
 def test_every_registered_policy_conforms(policy):
-    check_policy(policy)
+    check_policy(policy, games=GAMES.values())
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_every_registered_policy_conforms(policy):
     ],
 )
 def test_registered_policies_conform_with_other_parameters(policy, params):
-    check_policy(policy, params=params)
+    check_policy(policy, games=GAMES.values(), params=params)
 
 
 # --- a user's own policy ------------------------------------------------------------------------
@@ -86,7 +86,7 @@ class PatientGrim(Policy[PatientGrimParams]):
 
 
 def test_a_users_policy_passes_without_being_registered():
-    check_policy(PatientGrim)
+    check_policy(PatientGrim, games=GAMES.values())
     check_policy(PatientGrim, params={"patience": 1}, games=[PD], seeds=[1, 2])
 
 
@@ -227,9 +227,18 @@ def test_undescribed_parameters_fail():
     fails(UndescribedParameter, "ParamsNotDescribed does not describe level")
 
 
+def test_the_games_to_check_in_are_the_callers_and_none_is_refused():
+    """strategies import only core: the caller names the games (the catalogue is
+    pdbench.games.tables'); an empty list would pass a policy it never played."""
+    with pytest.raises(TypeError, match="games"):
+        check_policy("tft")  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="at least one game"):
+        check_policy("tft", games=[])
+
+
 def test_a_registered_policy_is_named_by_its_registered_name():
     with pytest.raises(PolicyConformanceError, match=r'^policy "tft" fails check_policy'):
-        check_policy("tft", params={"x": 1})
+        check_policy("tft", games=[PD], params={"x": 1})
 
 
 # --- the same policies as agents of the real match runner ---------------------------------------

@@ -19,11 +19,11 @@ from helpers import TEST_DEAL
 from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
 from pdbench.config.schema import SEAT_FIELDS, ExperimentSpec, LLMAgentSpec
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.rng import UNKEYED, DealKey, derive_seed
 from pdbench.games.donor_game.pairing import draw_recipients
 from pdbench.games.registry import TURN_GAMES
+from pdbench.games.tables import GAMES
 from pdbench.runners.batch import play_batch
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.turn_run import third_party_seed

@@ -14,8 +14,8 @@ from pdbench.agents.arena.training import game_of
 from pdbench.agents.arena.validate import check_arena_file
 from pdbench.config.schema import ArenaAgentSpec, GameSpec
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import GAMES
 from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES, game_id
+from pdbench.games.tables import GAMES
 from pdbench.runners.prepare import load
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ import pytest
 
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError, InvalidActionError
-from pdbench.core.game import GAMES, get_game
+from pdbench.games.tables import GAMES, get_game
 
 PD = GAMES["pd"]
 SPLIT = GAMES["split_or_steal"]
@@ -15,6 +15,41 @@ def test_the_catalogue():
     for game_id, game in GAMES.items():
         assert game.id == game_id
         assert get_game(game_id) is game
+
+
+def test_the_catalogue_is_the_registered_entries_tables_each_from_its_own_package():
+    """Issue 43: a 2x2 game's table lives in its package (`pdbench.games.<id>.TABLE`), carried by
+    its entry; the catalogue holds what the registry lists, nothing of its own."""
+    import importlib
+
+    import pdbench.core.game
+    from pdbench.games.registry import MATRIX_GAMES
+
+    assert {game_id: entry.table for game_id, entry in MATRIX_GAMES.items()} == GAMES
+    for game_id, game in GAMES.items():
+        assert importlib.import_module(f"pdbench.games.{game_id}").TABLE is game
+    # core keeps the type and its helpers only: no game's table, no catalogue
+    assert not {"GAMES", "get_game", "DEFAULT_GAME", "PD"} & set(vars(pdbench.core.game))
+
+
+def test_a_plugin_2x2_game_joins_the_2x2_games_not_the_turn_games(monkeypatch):
+    """An installed plugin's entry with a table (`games.matrix.matrix_entry`) is a 2x2 game: it
+    is listed with the built-in ones, in the family "matrix", as a turn game's entry is with
+    the turn games."""
+    import dataclasses
+
+    from pdbench.core import plugins
+    from pdbench.games import registry
+    from pdbench.games.matrix import matrix_entry
+
+    table = dataclasses.replace(PD, id="pd_twin", arena_id="pd-twin", description="a twin")
+    twin = matrix_entry(table, rules="pdbench.games.pd.rules:PrisonersDilemma", summary="twin")
+    monkeypatch.setattr(plugins, "load_group", lambda group: {"pd_twin": twin})
+    monkeypatch.setattr(registry, "MATRIX_GAMES", dict(registry.MATRIX_GAMES))
+    monkeypatch.setattr(registry, "TURN_GAMES", dict(registry.TURN_GAMES))
+    registry._add_plugin_games()
+    assert registry.MATRIX_GAMES["pd_twin"] is twin and twin.table is table
+    assert "pd_twin" not in registry.TURN_GAMES
 
 
 @pytest.mark.parametrize(

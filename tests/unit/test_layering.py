@@ -66,8 +66,9 @@ ALLOWED: dict[str, set[str]] = {
         "ladder",
     },
     # ladder.output reads ladder.parquet with pandas only (no config)
-    # games.registry: which module is a game's page (its entry's `view`), data only
-    "ui": {"core", "storage", "analysis", "ladder.output", "games.registry"},
+    # games.registry: which module is a game's page (its entry's `view`), data only;
+    # games.tables: the 2x2 games' tables (the words a run's players saw), data only
+    "ui": {"core", "storage", "analysis", "ladder.output", "games.registry", "games.tables"},
 }
 
 

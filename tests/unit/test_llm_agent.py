@@ -13,9 +13,9 @@ from pdbench.agents.llm.agent import LLMAgent
 from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError, MatchAborted
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.transcript import observe
+from pdbench.games.tables import GAMES
 from pdbench.providers.base import Completion, ProviderUnavailable
 from pdbench.providers.gateway import ProviderGateway
 from pdbench.runners.match import play_match_sync

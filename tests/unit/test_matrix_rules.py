@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from pdbench.core.actions import Action
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.core.talk import Negotiation
 from pdbench.games.check import check_rules
 from pdbench.games.matrix.house import CLASSIC_PLAYERS
 from pdbench.games.matrix.rules import MatrixGame
+from pdbench.games.tables import GAMES
 
 TALK = Negotiation(exchanges=2, max_chars=12, timeout_message="(no answer)")
 SPLIT_OR_STEAL_TALKING = GAMES["split_or_steal"].with_changes(negotiation=TALK)
@@ -175,7 +176,7 @@ def test_each_2x2_game_has_an_entry_built_from_its_table_and_checks_by_its_id():
     from pdbench.games.check import check_game
     from pdbench.games.registry import GAME_FAMILIES, MATRIX_GAMES, build_turn_game, game_entry
 
-    assert set(MATRIX_GAMES) == set(GAMES)  # one entry per table of pdbench.core.game
+    assert set(MATRIX_GAMES) == set(GAMES)  # one entry per table of pdbench.games.tables
     assert {g for g, family in GAME_FAMILIES.items() if family == "matrix"} == set(GAMES)
     for game_id, table in GAMES.items():
         entry = game_entry(game_id)

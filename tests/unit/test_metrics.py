@@ -9,8 +9,8 @@ from reference_metrics import match_metrics, time_to_collapse
 
 from pdbench.analysis.stats.student_t import mean_ci
 from pdbench.core.actions import C, D
-from pdbench.core.game import GAMES
 from pdbench.core.rng import make_rng
+from pdbench.games.tables import GAMES
 from pdbench.strategies import make_policy
 
 PD = GAMES["pd"]

@@ -9,10 +9,10 @@ import pytest
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.config.schema import LLMAgentSpec, MockBehaviour, ProviderSpec
 from pdbench.core.actions import C, D
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.parse import parse_answer
 from pdbench.core.transcript import PlayedRound, observe
+from pdbench.games.tables import GAMES
 from pdbench.providers.base import CompletionRequest, ProviderClient, ProviderError
 from pdbench.providers.mock import MockProvider, cache_key_options, persona_lean
 

@@ -11,11 +11,11 @@ from types import SimpleNamespace
 import pytest
 
 from pdbench.agents.judged_prompts import render_prompt
-from pdbench.core.game import GAMES
 from pdbench.games.normal_form import designs as d
 from pdbench.games.normal_form import mock
 from pdbench.games.normal_form.prompts import PROMPTS
 from pdbench.games.normal_form.rules import NormalForm
+from pdbench.games.tables import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 EVERYONE = {"type": "vote", "approve": {"M1": True, "M2": True}}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pdbench.agents.policy import PolicyAgent
-from pdbench.core.game import PD
+from pdbench.games.pd import TABLE as PD
 from pdbench.runners import match
 from pdbench.runners.match import play_match_sync
 from pdbench.strategies import make_policy

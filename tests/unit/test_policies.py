@@ -8,9 +8,9 @@ from helpers import ScriptedAgent, as_actions, play, versus_test
 from pdbench.agents.base import Agent
 from pdbench.core.actions import Action, C, D
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import GAMES
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.rng import make_rng
+from pdbench.games.tables import GAMES
 from pdbench.strategies import POLICIES, make_policy
 from pdbench.strategies.classic import GenerousTitForTat, WinStayLoseShift, default_generosity
 

@@ -11,9 +11,9 @@ import pytest
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.config.schema import GameSpec, LLMAgentSpec
 from pdbench.core.actions import C, D
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.transcript import PlayedRound, observe
+from pdbench.games.tables import GAMES
 from pdbench.providers.prompt_reading import UnreadablePrompt, read_prompt
 
 ROOT = Path(__file__).resolve().parents[2]

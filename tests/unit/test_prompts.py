@@ -12,9 +12,9 @@ from pdbench.agents.llm.templates import available_personas
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.transcript import PlayedRound, observe
+from pdbench.games.tables import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 PD = GAMES["pd"]

@@ -11,9 +11,9 @@ from pdbench.config.load import load_config
 from pdbench.config.schema import GameSpec, LLMAgentSpec
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.transcript import PlayedRound, observe
+from pdbench.games.tables import GAMES
 from pdbench.providers.base import CompletionRequest
 
 ROOT = Path(__file__).resolve().parents[2]

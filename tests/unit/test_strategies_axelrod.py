@@ -15,7 +15,7 @@ import pytest
 from helpers import TEST_DEAL, play
 
 from pdbench.config.schema import ExperimentSpec
-from pdbench.core.game import GAMES
+from pdbench.games.tables import GAMES
 from pdbench.runners.batch import play_batch
 from pdbench.runners.plan import plan_matches
 from pdbench.strategies import POLICIES, make_policy

@@ -9,8 +9,8 @@ import pytest
 from helpers import ScriptedAgent, as_actions, play, versus_test
 
 from pdbench.core.actions import C, D
-from pdbench.core.game import GAMES
 from pdbench.core.rng import make_rng
+from pdbench.games.tables import GAMES
 from pdbench.strategies import make_policy
 
 PD = GAMES["pd"]

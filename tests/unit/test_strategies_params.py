@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from pdbench.config.schema import PolicyAgentSpec
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import GAMES
+from pdbench.games.tables import GAMES
 from pdbench.strategies import (
     POLICIES,
     NoParams,

@@ -7,7 +7,7 @@ test_prober.py), it says so; Axelrod's MockPlayer repeats its script, written ou
 import pytest
 from helpers import versus_test
 
-from pdbench.core.game import GAMES
+from pdbench.games.tables import GAMES
 from pdbench.strategies import make_policy
 
 PD = GAMES["pd"]

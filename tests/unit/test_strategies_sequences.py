@@ -3,7 +3,7 @@
 import pytest
 from helpers import versus_test
 
-from pdbench.core.game import GAMES
+from pdbench.games.tables import GAMES
 from pdbench.strategies import make_policy
 
 PD = GAMES["pd"]

@@ -13,10 +13,10 @@ from pdbench.agents.base import AgentBase, Utterance
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.analysis.metrics.talk import talk_flags, talk_metrics
 from pdbench.config.schema import LLMAgentSpec
-from pdbench.core.game import GAMES
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.talk import Negotiation, Said, cut_to_limit, is_promise
 from pdbench.core.transcript import Observation
+from pdbench.games.tables import GAMES
 from pdbench.runners.negotiation import negotiate_round
 
 ROOT = Path(__file__).resolve().parents[2]

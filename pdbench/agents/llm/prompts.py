@@ -31,9 +31,10 @@ from pdbench.agents.llm.turns import turn_prompt_files
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError
-from pdbench.core.game import DEFAULT_GAME, Game
+from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.transcript import Observation, PastRound
+from pdbench.games.tables import DEFAULT_GAME
 
 GAME_ORDER = (Action.C, Action.D)
 

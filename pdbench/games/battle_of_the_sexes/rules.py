@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
+from pdbench.games.battle_of_the_sexes import TABLE
 from pdbench.games.matrix.rules import MatrixGame
 
 
@@ -14,4 +15,4 @@ from pdbench.games.matrix.rules import MatrixGame
 class BattleOfTheSexes(MatrixGame):
     id: ClassVar[str] = "battle_of_the_sexes"
     platform_name: ClassVar[str] = "battle-of-the-sexes"
-    game: Game = GAMES["battle_of_the_sexes"]
+    game: Game = TABLE

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
+from pdbench.games.chicken import TABLE
 from pdbench.games.matrix.rules import MatrixGame
 
 
@@ -14,4 +15,4 @@ from pdbench.games.matrix.rules import MatrixGame
 class Chicken(MatrixGame):
     id: ClassVar[str] = "chicken"
     platform_name: ClassVar[str] = "chicken"
-    game: Game = GAMES["chicken"]
+    game: Game = TABLE

@@ -1,8 +1,8 @@
-"""The family of the 2x2 matrix games (`pdbench.core.game`: the dilemmas, split or steal) on the
+"""The family of the 2x2 matrix games (`pdbench.core.game.Game`: the dilemmas, split or steal) on the
 one turn contract (`pdbench.games.base.TurnGame`, issue 43): what every 2x2 game shares, used
 by each game's own package (`pdbench.games.pd`, `stag_hunt`, `chicken`, `battle_of_the_sexes`,
-`split_or_steal`: its rules class, with its table, id and AgentDuel spelling, and its entry),
-as the debate family serves the two debates.
+`split_or_steal`: its table, its rules class with that table, id and AgentDuel spelling, and its
+entry), as the debate family serves the two debates.
 
 - `rules`: `MatrixGame`, a round as a talk phase (when the game has a negotiation) and a
   simultaneous commit, the trembling hand drawn from the runner's noise streams; `state` its
@@ -16,8 +16,9 @@ as the debate family serves the two debates.
 The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
 stored as the 2x2 match loop stored it (today's rounds.jsonl lines), or a policy-only condition
 without talk on the numpy batch path (`runners.batch`); `registry.GAME_FAMILIES` says "matrix"
-for the record shape and the analyses that read it. The tables stay in `pdbench.core.game`: the
-classic strategies and their checker (which import nothing of pdbench.games) read them too.
+for the record shape and the analyses that read it. `pdbench.games.tables` gathers the entries'
+tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
+their checker, which import nothing of pdbench.games, are given a game by their caller.
 What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
 builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
 `PromptAdapter`), the mock's play (the mock provider plays the 2x2 games with its own code), the
@@ -27,16 +28,16 @@ metric rows (registered by `pdbench.analysis` for every 2x2 run) and the viewer'
 
 from __future__ import annotations
 
-from pdbench.core.game import GAMES as TABLES
+from pdbench.core.game import Game
 from pdbench.games.entry import TurnGameEntry
 
 
-def matrix_entry(game_id: str, *, rules: str, summary: str) -> TurnGameEntry:
-    """The entry of the 2x2 game `game_id`: its `rules` class ("module:Class"), its AgentDuel
-    spelling and what the ladder ranks on from its table, the family's house players."""
-    table = TABLES[game_id]
+def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
+    """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
+    id, AgentDuel spelling and what the ladder ranks on from the table, the family's house
+    players."""
     return TurnGameEntry(
-        id=game_id,
+        id=table.id,
         platform_name=table.arena_id,
         rules=rules,
         policies="pdbench.games.matrix.house:CLASSIC_PLAYERS",
@@ -44,4 +45,5 @@ def matrix_entry(game_id: str, *, rules: str, summary: str) -> TurnGameEntry:
         ranked_on=table.ranked_on,
         # `pdbench train`'s default opponent of a 2x2 file
         training_opponents=("tft",),
+        table=table,
     )

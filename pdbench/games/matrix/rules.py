@@ -34,12 +34,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pdbench.core.actions import Action
-from pdbench.core.game import DEFAULT_GAME, Game
+from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.core.talk import cut_to_limit, is_promise
 from pdbench.games.base import FixedLength
 from pdbench.games.matrix.observation import round_state
 from pdbench.games.matrix.state import FinishedRound, MatrixState, Message
+from pdbench.games.tables import DEFAULT_GAME
 
 SEATS = ("a", "b")
 _COMMIT = "commit"

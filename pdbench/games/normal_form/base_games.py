@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from pdbench.core.actions import Action
-from pdbench.core.game import GAMES
 from pdbench.core.payoff import PayoffMatrix
+from pdbench.games.tables import GAMES
 
 Profile = tuple[int, ...]  # one action index per seat, in seat order
 

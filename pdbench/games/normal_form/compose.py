@@ -40,10 +40,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pdbench.core.game import GAMES as MATRIX_GAMES
 from pdbench.games.base import SEAT_LETTERS, player_seats
 from pdbench.games.normal_form.options import CLAIM_OPTIONS, MECHANISMS
 from pdbench.games.normal_form.rules import NormalForm, rules_of
+from pdbench.games.tables import GAMES as MATRIX_GAMES
 
 GAME_ID = NormalForm.id
 TWO_PLAYER_BASES = ("travellers_dilemma", "trust_game")  # CoopEval's, played only as this game

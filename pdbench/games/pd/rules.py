@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
 from pdbench.games.matrix.rules import MatrixGame
+from pdbench.games.pd import TABLE
 
 
 @dataclass(frozen=True)
 class PrisonersDilemma(MatrixGame):
     id: ClassVar[str] = "pd"
     platform_name: ClassVar[str] = "prisoners-dilemma"
-    game: Game = GAMES["pd"]
+    game: Game = TABLE

@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
 from pdbench.games.matrix.rules import MatrixGame
+from pdbench.games.split_or_steal import TABLE
 
 
 @dataclass(frozen=True)
 class SplitOrSteal(MatrixGame):
     id: ClassVar[str] = "split_or_steal"
     platform_name: ClassVar[str] = "split-or-steal"
-    game: Game = GAMES["split_or_steal"]
+    game: Game = TABLE

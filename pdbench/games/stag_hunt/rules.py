@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from pdbench.core.game import GAMES, Game
+from pdbench.core.game import Game
 from pdbench.games.matrix.rules import MatrixGame
+from pdbench.games.stag_hunt import TABLE
 
 
 @dataclass(frozen=True)
 class StagHunt(MatrixGame):
     id: ClassVar[str] = "stag_hunt"
     platform_name: ClassVar[str] = "stag-hunt"
-    game: Game = GAMES["stag_hunt"]
+    game: Game = TABLE
