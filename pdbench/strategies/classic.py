@@ -114,9 +114,10 @@ class GenerousTitForTat(DrawsEachRound[GenerousTitForTatParams]):
     not it needs it, so its n-th round always uses the n-th draw.
 
     The default generosity is computed from the condition's payoffs. Outside the prisoner's
-    dilemma it can reach 0 (chicken: GTFT plays as TFT) or leave [0, 1] and be clamped to 1 (stag
-    hunt: GTFT plays as ALLC); `warnings` says so. Axelrod instead computes it once from its
-    default game and keeps 1/3 in every game.
+    dilemma it can reach 0 (when T - R >= R - S, exploiting gains as much as being exploited
+    loses: GTFT plays as TFT) or leave [0, 1] and be clamped to 1 (when T < R, cooperating
+    together pays most: GTFT plays as ALLC); `warnings` says so, naming the game. Axelrod instead
+    computes it once from its default game and keeps 1/3 in every game.
     """
 
     params_model = GenerousTitForTatParams
@@ -177,9 +178,10 @@ class WinStayLoseShift(Policy[WinStayLoseShiftParams]):
     With `rule: payoff` it repeats its own last move if its last payoff was at least
     `win_threshold` (default R, the reward for mutual cooperation) and switches otherwise.
 
-    In the prisoner's dilemma, chicken and split-or-steal the two rules play the same; in the
-    stag hunt (T < R) the payoff rule treats DC as a loss and switches to C where the outcome
-    rule stays at D.
+    The two rules play the same in every game where S < R, P < R and T >= R (the prisoner's
+    dilemma among them): with the default threshold R, DC is a win and DD a loss, as the outcome
+    rule reads them. Where T < R (cooperating together pays most) the payoff rule treats DC as a
+    loss and switches to C where the outcome rule stays at D.
     """
 
     params_model = WinStayLoseShiftParams
