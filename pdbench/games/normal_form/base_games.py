@@ -2,10 +2,11 @@
 are shown as tokens A0..A{n-1} (CoopEval shows tokens, never names: research doc section 0) and
 whose payoffs are a function of the whole profile.
 
-- A 2x2 game of `pdbench.core.game` (pd, stag_hunt, chicken, split_or_steal,
+- A 2x2 game of `pdbench.games.tables` (pd, stag_hunt, chicken, split_or_steal,
   battle_of_the_sexes): A0 is its cooperative action (C), A1 its defecting one (D); the payoffs
-  are its `PayoffMatrix` (the core table, or the condition's `payoffs` replacing it: no second
-  copy of the numbers here). Asymmetric tables (the battle of the sexes) keep each seat's own.
+  are its `PayoffMatrix` (its package's table, or the condition's `payoffs` replacing it: no
+  second copy of the numbers here). Asymmetric tables (the battle of the sexes) keep each
+  seat's own.
 - `public_goods`: CoopEval's binary public goods game (`public_goods.py@8559e85:23-153`, research
   doc 2): N players each contribute the whole endowment 1 (A0, Contribute) or nothing (A1,
   Free-ride); with k contributors a contributor gets m k / N and a free rider 1 + m k / N.
@@ -136,7 +137,7 @@ def matrix_game(
     payoffs: dict[str, list[float]] | None = None,
     labels: tuple[str, str] | None = None,
 ) -> BaseGame:
-    """A 2x2 game of the core table (`payoffs` {"CC": [a, b], ...} replacing its own)."""
+    """A 2x2 game of `pdbench.games.tables` (`payoffs` {"CC": [a, b], ...} replacing its own)."""
     game = GAMES[base]
     matrix = game.payoffs
     if payoffs is not None:
@@ -189,5 +190,5 @@ def trust_game() -> BaseGame:
 
 
 OWN_BASES: tuple[str, ...] = ("public_goods", "travellers_dilemma", "trust_game")
-"""The base games this package builds itself (the others are the core 2x2 games)."""
+"""The base games this package builds itself (the others: the 2x2 games, `pdbench.games.tables`)."""
 BASES: tuple[str, ...] = (*GAMES, *OWN_BASES)
