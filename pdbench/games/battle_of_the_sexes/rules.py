@@ -13,6 +13,6 @@ from pdbench.games.matrix.rules import MatrixGame
 
 @dataclass(frozen=True)
 class BattleOfTheSexes(MatrixGame):
-    id: ClassVar[str] = "battle_of_the_sexes"
-    platform_name: ClassVar[str] = "battle-of-the-sexes"
+    id: ClassVar[str] = TABLE.id
+    platform_name: ClassVar[str] = TABLE.arena_id
     game: Game = TABLE

@@ -13,6 +13,6 @@ from pdbench.games.matrix.rules import MatrixGame
 
 @dataclass(frozen=True)
 class Chicken(MatrixGame):
-    id: ClassVar[str] = "chicken"
-    platform_name: ClassVar[str] = "chicken"
+    id: ClassVar[str] = TABLE.id
+    platform_name: ClassVar[str] = TABLE.arena_id
     game: Game = TABLE

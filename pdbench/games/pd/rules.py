@@ -13,6 +13,6 @@ from pdbench.games.pd import TABLE
 
 @dataclass(frozen=True)
 class PrisonersDilemma(MatrixGame):
-    id: ClassVar[str] = "pd"
-    platform_name: ClassVar[str] = "prisoners-dilemma"
+    id: ClassVar[str] = TABLE.id
+    platform_name: ClassVar[str] = TABLE.arena_id
     game: Game = TABLE

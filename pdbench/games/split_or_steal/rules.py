@@ -13,6 +13,6 @@ from pdbench.games.split_or_steal import TABLE
 
 @dataclass(frozen=True)
 class SplitOrSteal(MatrixGame):
-    id: ClassVar[str] = "split_or_steal"
-    platform_name: ClassVar[str] = "split-or-steal"
+    id: ClassVar[str] = TABLE.id
+    platform_name: ClassVar[str] = TABLE.arena_id
     game: Game = TABLE

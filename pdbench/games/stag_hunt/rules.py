@@ -13,6 +13,6 @@ from pdbench.games.stag_hunt import TABLE
 
 @dataclass(frozen=True)
 class StagHunt(MatrixGame):
-    id: ClassVar[str] = "stag_hunt"
-    platform_name: ClassVar[str] = "stag-hunt"
+    id: ClassVar[str] = TABLE.id
+    platform_name: ClassVar[str] = TABLE.arena_id
     game: Game = TABLE
