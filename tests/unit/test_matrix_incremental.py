@@ -1,7 +1,8 @@
-"""A 2x2 match on the turn loop costs what the match loop cost, not O(rounds^2) (issue 43 stage
-C's slowdown for LLM matches): the state keeps each seat's view of the finished rounds as it
-grows (`MatrixState.seen`), always what was played from that seat's side; a seated agent's past
-rounds are converted once each, not again every turn; and a turn whose seats answer at once
+"""A 2x2 match on the turn loop does not remake what a seat is shown from every finished round
+at every turn (issue 43 stage C's slowdown for LLM matches): the state keeps each seat's view of
+the finished rounds as it grows (`MatrixState.seen`), always what was played from that seat's
+side; a round_state is new at every call all the same (changing one changes nothing else); a
+seated agent's past rounds are converted once each; and a turn whose seats answer at once
 (house players, the mock, the cache) schedules nothing on the event loop."""
 
 from __future__ import annotations
@@ -54,6 +55,21 @@ def test_each_seats_view_is_what_was_played_from_its_side_and_grows_by_appending
             assert all(new is old for new, old in zip(kept, state.seen[own], strict=True))
         state = after
     assert any(r.played != r.intended for r in state.finished)  # the trembling hand played
+
+
+def test_a_round_state_is_new_at_every_call_so_changing_one_changes_nothing_else():
+    rules = MatrixGame(game=GAMES["stag_hunt"], rounds=4)
+    state = rules.initial_state(2)
+    for move in "CD":
+        state = rules.apply(state, {s: {"type": "commit", "action": move} for s in "ab"})
+    before = rules.observe(state, "a")
+    changed = rules.observe(state, "a")
+    changed["actions"]["C"] = "?"
+    changed["payoffs"]["CC"][0] = -1
+    changed["history"][0]["your_action"] = "D"
+    changed["history"].append({})
+    assert rules.observe(state, "a") == before
+    assert rules.observe(state, "b")["actions"] == before["actions"]
 
 
 class Instant(AgentBase):
