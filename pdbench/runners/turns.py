@@ -18,7 +18,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,6 +28,7 @@ from pdbench.games.base import PLAYER_SEATS, TurnGame, role_of
 from pdbench.storage.schema import Attempt
 
 OnInvalid = Literal["abort", "fallback"]
+YIELD_EVERY_S = 0.02  # a match that never waits gives the event loop back at least this often
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,13 @@ async def _ask(
     )
 
 
+def _started[T](ask: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """`ask` as a task that starts at once: it runs here until it first waits, and one that
+    never waits (a house player, a cached answer) is done on return, so the loop schedules
+    nothing for it (a task the loop starts costs more than a policy's whole turn)."""
+    return asyncio.Task(ask, loop=asyncio.get_running_loop(), eager_start=True)
+
+
 async def play_turn_match(
     game: TurnGame[Any],
     agents: Mapping[str, AgentBase],
@@ -170,6 +178,7 @@ async def play_turn_match(
         agent.start_match(MatchInfo(opponent_name=", ".join(others), total_rounds=None))
     state = game.initial_state(seed) if start is None else start
     turns: list[PlayedTurn] = []
+    yielded = time.monotonic()
     error: str | None = None
     aborted: tuple[Attempt, ...] = ()
     try:
@@ -179,11 +188,21 @@ async def play_turn_match(
                 break
             seats = game.to_move(state)
             seen = {seat: game.observe(state, seat) for seat in seats}  # before anyone acts
-            # Every seat's answer is in before a failure is raised (an abort, a provider that
-            # failed), so no call is left running, as in the 2x2 match loop.
+            # The seats answer together (their calls wait together), and every seat's answer
+            # is in before a failure is raised (an abort, a provider that failed), so no call
+            # is left running, as in the 2x2 match loop.
             answers = await asyncio.gather(
                 *(
-                    _ask(game, state, seat, seen[seat], agents[role_of(seat)], rules[role_of(seat)])
+                    _started(
+                        _ask(
+                            game,
+                            state,
+                            seat,
+                            seen[seat],
+                            agents[role_of(seat)],
+                            rules[role_of(seat)],
+                        )
+                    )
                     for seat in seats
                 ),
                 return_exceptions=True,
@@ -211,7 +230,11 @@ async def play_turn_match(
                     finished_at=time.time(),
                 )
             )
-            await asyncio.sleep(0)  # let other matches and the writer have their turn
+            if time.monotonic() - yielded >= YIELD_EVERY_S:
+                # A match whose seats all answer at once (house players, the mock, the cache)
+                # never waits: let the other matches, the progress and the writer have their turn.
+                await asyncio.sleep(0)
+                yielded = time.monotonic()
     except MatchAborted as stopped:
         error = str(stopped)
         aborted = tuple(stopped.attempts)

@@ -2,6 +2,9 @@
 `core.transcript.Observation` a 2x2 agent reads, rebuilt from it (`observation_of`): the turn
 contract's observation carries everything a 2x2 agent of any kind may be shown, and each agent's
 own `history_window` and `include_totals` cut it down exactly as `Transcript.observe` does.
+Neither is remade from every finished round at each turn: the round_state's history is read
+from the seat's view the state keeps (`MatrixState.seen`), and a seat reads each past round of
+its round_states once over a match (`PastRounds`).
 
 - `game` (the platform's spelling: "prisoners-dilemma", ...), `phase` ("talk" | "commit"),
   `round` (from 1), `turn` (the talk turn about to be taken, from 1 over both speakers; at the
@@ -23,6 +26,8 @@ never the seed or the noise streams.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pdbench.core.actions import Action
@@ -34,25 +39,48 @@ from pdbench.games.matrix.state import MatrixState
 RoundState = dict[str, Any]
 _MOVES = (Action.C, Action.D)
 _LETTER = {move: move.value for move in _MOVES}  # a lookup: an enum's .value costs a call
+_ACTION = {move.value: move for move in _MOVES}  # and so does Action("C")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What a seat is shown of the game itself, the same at every turn of a match: the words
+    for the two moves and the table from its own side ("CD": [own, opponent])."""
+
+    actions: tuple[tuple[str, str], ...]
+    payoffs: tuple[tuple[str, tuple[float, float]], ...]
+
+
+def terms_of(game: Game, seat: str) -> Terms:
+    """`seat`'s `Terms` of `game` (from seat a's side)."""
+    seen = game.seen_by(seat)
+    return Terms(
+        actions=tuple((move.value, game.label(move)) for move in _MOVES),
+        payoffs=tuple(
+            (mine.value + theirs.value, seen.payoffs.payoffs(mine, theirs))
+            for mine in _MOVES
+            for theirs in _MOVES
+        ),
+    )
 
 
 def round_state(
-    game: Game, platform_name: str, rounds: int | None, state: MatrixState, seat: str
+    terms: Terms, platform_name: str, rounds: int | None, state: MatrixState, seat: str
 ) -> RoundState:
-    """`seat`'s round_state in `state` of a match of `game` (from seat a's side) that lasts
-    `rounds` rounds (None: not told)."""
+    """`seat`'s round_state in `state` of a match (`terms`: what it is shown of the game) that
+    lasts `rounds` rounds (None: not told). Every part is new (a consumer that changes its
+    round_state changes nothing the state or another turn holds)."""
     own = 0 if seat == "a" else 1
     other = 1 - own
-    seen = game.seen_by(seat)
     history = [
         {
-            "round": r.round_number,
-            "your_action": _LETTER[r.played[own]],
-            "opponent_action": _LETTER[r.played[other]],
-            "your_points": r.payoffs[own],
-            "opponent_points": r.payoffs[other],
+            "round": r.round_index,
+            "your_action": _LETTER[r.own_action],
+            "opponent_action": _LETTER[r.opponent_action],
+            "your_points": r.own_payoff,
+            "opponent_points": r.opponent_payoff,
         }
-        for r in state.finished
+        for r in state.seen[own]
     ]
     return {
         "game": platform_name,
@@ -60,12 +88,8 @@ def round_state(
         "round": state.round_number,
         "turn": len(state.conversation) + 1,
         "rounds": rounds,
-        "actions": {move.value: game.label(move) for move in _MOVES},
-        "payoffs": {
-            mine.value + theirs.value: list(seen.payoffs.payoffs(mine, theirs))
-            for mine in _MOVES
-            for theirs in _MOVES
-        },
+        "actions": dict(terms.actions),
+        "payoffs": {key: list(pair) for key, pair in terms.payoffs},
         "history": history,
         "your_score": state.totals[own],
         "opponent_score": state.totals[other],
@@ -77,29 +101,58 @@ def round_state(
     }
 
 
+class PastRounds:
+    """One seat's past rounds as `PastRound`s, read from its round_states over one match: each
+    round_state repeats every finished round, and each is converted once (`read`), so a long
+    match is not quadratic in the conversions."""
+
+    def __init__(self) -> None:
+        self.rounds: list[PastRound] = []
+
+    def read(self, history: Sequence[Mapping[str, Any]]) -> Sequence[PastRound]:
+        """The rounds of `history` (a round_state's, oldest first), as `PastRound`s."""
+        known = len(self.rounds)
+        if known > len(history) or (
+            known and history[known - 1]["round"] != self.rounds[-1].round_index
+        ):  # not the history this reader read so far (another match's): read it afresh
+            self.rounds, known = [], 0
+        self.rounds.extend(past_round(entry) for entry in history[known:])
+        return self.rounds
+
+
+def past_round(entry: Mapping[str, Any]) -> PastRound:
+    """One entry of a round_state's history as the `PastRound` the match loop shows."""
+    return PastRound(
+        entry["round"],
+        _ACTION[entry["your_action"]],
+        _ACTION[entry["opponent_action"]],
+        entry["your_points"],
+        entry["opponent_points"],
+    )
+
+
 def observation_of(
-    seen: RoundState, *, history_window: int | None, include_totals: bool
+    seen: RoundState,
+    *,
+    history_window: int | None,
+    include_totals: bool,
+    past: PastRounds | None = None,
 ) -> Observation:
     """The `Observation` a 2x2 agent with this window and totals setting is given at this
     turn: what `Transcript.observe` and `runners.negotiation.with_conversation` give it in the
-    match loop, field for field."""
-    rounds = seen["history"]
-    if history_window is None:
-        shown = rounds
-    elif history_window <= 0:
-        shown = []
-    else:
-        shown = rounds[-history_window:]
-    history = tuple(
-        PastRound(
-            r["round"],
-            Action(r["your_action"]),
-            Action(r["opponent_action"]),
-            r["your_points"],
-            r["opponent_points"],
-        )
-        for r in shown
+    match loop, field for field. `past`: the seat's reader of its past rounds over the match
+    (each converted once), else every round of `seen` is converted now."""
+    rounds = (
+        past.read(seen["history"])
+        if past is not None
+        else [past_round(entry) for entry in seen["history"]]
     )
+    if history_window is None:
+        history = tuple(rounds)
+    elif history_window <= 0:
+        history = ()
+    else:
+        history = tuple(rounds[-history_window:])
     messages = tuple(Said(m["turn"], m["mine"], m["text"]) for m in seen["messages"])
     if not include_totals:
         return Observation(seen["round"], history, messages=messages, turn=seen["turn"])

@@ -37,8 +37,9 @@ from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.core.talk import cut_to_limit, is_promise
+from pdbench.core.transcript import PastRound
 from pdbench.games.base import FixedLength
-from pdbench.games.matrix.observation import round_state
+from pdbench.games.matrix.observation import Terms, round_state, terms_of
 from pdbench.games.matrix.state import FinishedRound, MatrixState, Message
 from pdbench.games.tables import DEFAULT_GAME
 
@@ -111,7 +112,12 @@ class MatrixGame:
         if seat not in SEATS:
             raise ValueError(f"{seat!r} is not a seat of a 2x2 game")
         shown = self.rounds if self.rounds_shown else None
-        return round_state(self.game, self.platform_name, shown, state, seat)
+        return round_state(self._terms[seat], self.platform_name, shown, state, seat)
+
+    @functools.cached_property
+    def _terms(self) -> dict[str, Terms]:
+        """Each seat's terms of the game, the same at every turn: made once per match."""
+        return {seat: terms_of(self.game, seat) for seat in SEATS}
 
     # --- answers -------------------------------------------------------------------------
 
@@ -183,6 +189,8 @@ class MatrixGame:
             payoffs=payoffs,
             conversation=state.conversation,
         )
+        seen_a = PastRound(state.round_number, played_a, played_b, payoffs[0], payoffs[1])
+        seen_b = PastRound(state.round_number, played_b, played_a, payoffs[1], payoffs[0])
         totals = (state.totals[0] + payoffs[0], state.totals[1] + payoffs[1])
         cooperated = (played_a is Action.C, played_b is Action.C)
         cooperations = (
@@ -197,6 +205,7 @@ class MatrixGame:
             totals=totals,
             cooperations=cooperations,
             finished=(*state.finished, finished),
+            seen=((*state.seen[0], seen_a), (*state.seen[1], seen_b)),
             conversation=(),
         )
 

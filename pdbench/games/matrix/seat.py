@@ -1,8 +1,9 @@
 """Any 2x2 agent (a classic policy's `PolicyAgent`, an LLM or arena agent, a test's scripted
 talker) seated in the turn loop (`pdbench.runners.turns`) of `rules.MatrixGame`: at each turn it
 is shown the `core.transcript.Observation` the match loop (`pdbench.runners.match`) would show
-it, cut to its own history window and totals setting (`observation.observation_of`), and its
-`negotiate` or `act`/`decide` answer becomes the turn's action.
+it, cut to its own history window and totals setting (`observation.observation_of`; each past
+round read once over the match, `observation.PastRounds`), and its `negotiate` or `act`/`decide`
+answer becomes the turn's action.
 
 A talk turn's timeout is no action (`TurnDecision.timeout`): the engine plays the rules'
 fallback, the negotiation's timeout message, as `runners.negotiation` says it. An agent that
@@ -25,7 +26,7 @@ from pdbench.agents.base import (
     TurnRequest,
     Utterance,
 )
-from pdbench.games.matrix.observation import observation_of
+from pdbench.games.matrix.observation import PastRounds, observation_of
 
 
 class MatrixSeat(AgentBase):
@@ -42,9 +43,11 @@ class MatrixSeat(AgentBase):
         self.include_totals = agent.include_totals
         self.decisions: list[Decision] = []
         self.utterances: list[Utterance] = []
+        self.past = PastRounds()  # what it was shown of the finished rounds, read once each
 
     def reset(self, seed: int | None = None) -> None:
         self.decisions, self.utterances = [], []
+        self.past = PastRounds()
         self.agent.reset(seed)
 
     def start_match(self, info: MatchInfo) -> None:
@@ -53,7 +56,10 @@ class MatrixSeat(AgentBase):
     async def take_turn(self, request: TurnRequest) -> TurnDecision:
         seen = request.round_state
         obs = observation_of(
-            seen, history_window=self.agent.history_window, include_totals=self.agent.include_totals
+            seen,
+            history_window=self.agent.history_window,
+            include_totals=self.agent.include_totals,
+            past=self.past,
         )
         if seen["phase"] == "talk":
             said = await self.agent.negotiate(obs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pdbench.core.actions import Action
+from pdbench.core.transcript import PastRound
 
 Phase = str  # "talk" | "commit" | "over"
 Pair = tuple[Action, Action]  # seat a's, seat b's
@@ -44,4 +45,8 @@ class MatrixState:
     totals: tuple[float, float] = (0.0, 0.0)  # running sums, added round by round as floats
     cooperations: tuple[int, int] = (0, 0)  # the rounds each seat played C
     finished: tuple[FinishedRound, ...] = ()
+    # Each seat's view of `finished`, from its own side, as played (what it is shown: never an
+    # intended move), appended round by round as `core.transcript.Transcript` keeps it, so a
+    # seat's observation is not rebuilt from every finished round at every turn.
+    seen: tuple[tuple[PastRound, ...], tuple[PastRound, ...]] = ((), ())
     conversation: tuple[Message, ...] = ()  # this round's talk so far
