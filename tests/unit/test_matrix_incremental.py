@@ -19,10 +19,10 @@ from pdbench.agents.base import AgentBase, Decision
 from pdbench.agents.policy import PolicyAgent
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.actions import Action
-from pdbench.core.game import GAMES
 from pdbench.core.talk import Negotiation
 from pdbench.core.transcript import Observation, PastRound
 from pdbench.games.matrix.rules import MatrixGame
+from pdbench.games.tables import GAMES
 from pdbench.runners.plan import plan_matches
 from pdbench.strategies import POLICIES
 
