@@ -151,6 +151,39 @@ def _started[T](ask: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
     return asyncio.Task(ask, loop=asyncio.get_running_loop(), eager_start=True)
 
 
+async def _answers(
+    game: TurnGame[Any],
+    state: Any,
+    seats: tuple[str, ...],
+    seen: Mapping[str, dict[str, Any]],
+    agents: Mapping[str, AgentBase],
+    rules: Mapping[str, SeatRule],
+) -> list[SeatTurn | BaseException]:
+    """Every seat's answer to this turn, in `seats` order (a failure as its exception). The
+    seats answer together (their calls wait together), and every answer is in before a failure
+    is raised (an abort, a provider that failed), so no call is left running, as in the 2x2
+    match loop."""
+    asks = {
+        seat: _ask(game, state, seat, seen[seat], agents[role_of(seat)], rules[role_of(seat)])
+        for seat in seats
+    }
+    waiting = [seat for seat in seats if agents[role_of(seat)].waits]
+    if len(waiting) > 1:
+        return await asyncio.gather(*(_started(asks[s]) for s in seats), return_exceptions=True)
+    # At most one seat waits on something outside the process (an LLM against house players):
+    # the others answer without waiting, so asking them one after the other is asking them
+    # together, and the waiting one is awaited here, not in a task of its own: its answer
+    # resumes the match at once, not two passes of the event loop later (at 32 concurrent
+    # matches those passes were a third of a round's wait).
+    found: dict[str, SeatTurn | BaseException] = {}
+    for seat in sorted(seats, key=lambda s: s in waiting):  # the waiting one last
+        try:
+            found[seat] = await asks[seat]
+        except Exception as failed:  # as gather's return_exceptions; a cancel is not caught
+            found[seat] = failed
+    return [found[seat] for seat in seats]
+
+
 async def play_turn_match(
     game: TurnGame[Any],
     agents: Mapping[str, AgentBase],
@@ -188,25 +221,7 @@ async def play_turn_match(
                 break
             seats = game.to_move(state)
             seen = {seat: game.observe(state, seat) for seat in seats}  # before anyone acts
-            # The seats answer together (their calls wait together), and every seat's answer
-            # is in before a failure is raised (an abort, a provider that failed), so no call
-            # is left running, as in the 2x2 match loop.
-            answers = await asyncio.gather(
-                *(
-                    _started(
-                        _ask(
-                            game,
-                            state,
-                            seat,
-                            seen[seat],
-                            agents[role_of(seat)],
-                            rules[role_of(seat)],
-                        )
-                    )
-                    for seat in seats
-                ),
-                return_exceptions=True,
-            )
+            answers = await _answers(game, state, seats, seen, agents, rules)
             failed = next((a for a in answers if isinstance(a, BaseException)), None)
             if failed is not None:
                 raise failed

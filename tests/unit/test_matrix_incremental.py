@@ -140,3 +140,33 @@ def test_a_turn_whose_seats_answer_at_once_schedules_nothing_on_the_event_loop()
     # Before: two tasks a turn, each scheduled to start and to report (over 80 callbacks).
     # Now: the match's own task, and a yield at most every YIELD_EVERY_S.
     assert CountingLoop.scheduled < 10
+
+
+class OnePass(Instant):
+    """An agent whose provider answers after one pass of the event loop (a future set by a
+    callback), as a real call's answer arrives."""
+
+    async def decide(self, obs: Observation) -> Decision:
+        answered = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_soon(answered.set_result, None)
+        await answered
+        return await super().decide(obs)
+
+
+def test_a_turn_with_one_waiting_seat_resumes_the_match_as_soon_as_it_answers():
+    """Against house players the one seat that waits is awaited in the match's own task: its
+    answer resumes the match in the pass it arrives, as the 2x2 match loop did. Each extra pass
+    is a wait behind every other match's ready work (at 32 concurrent LLM matches, a third of
+    a round's 0.05 s wait before)."""
+    (planned,) = _planned(rounds=20)
+    agents: dict[str, AgentBase] = {"a": OnePass(), "b": PolicyAgent(POLICIES["tft"](GAMES["pd"]))}
+    with asyncio.Runner(loop_factory=CountingLoop) as runner:
+        runner.run(asyncio.sleep(0))
+        CountingLoop.scheduled = 0
+        played, _ = runner.run(play_on_turns(planned, agents))
+        CountingLoop.scheduled_by_turns = CountingLoop.scheduled
+        CountingLoop.scheduled = 0
+        runner.run(play_on_loop(planned, {"a": OnePass(), "b": agents["b"]}))
+    assert len(played.turns) == 20
+    # Per round the provider's own answer and the match resuming: as many as the match loop.
+    assert CountingLoop.scheduled_by_turns <= CountingLoop.scheduled + 2
