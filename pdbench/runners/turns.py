@@ -163,13 +163,14 @@ async def _answers(
     seats answer together (their calls wait together), and every answer is in before a failure
     is raised (an abort, a provider that failed), so no call is left running, as in the 2x2
     match loop."""
-    asks = {
-        seat: _ask(game, state, seat, seen[seat], agents[role_of(seat)], rules[role_of(seat)])
-        for seat in seats
-    }
+
+    def ask(seat: str) -> Coroutine[Any, Any, SeatTurn]:  # made when awaited: none left unawaited
+        role = role_of(seat)
+        return _ask(game, state, seat, seen[seat], agents[role], rules[role])
+
     waiting = [seat for seat in seats if agents[role_of(seat)].waits]
     if len(waiting) > 1:
-        return await asyncio.gather(*(_started(asks[s]) for s in seats), return_exceptions=True)
+        return await asyncio.gather(*(_started(ask(s)) for s in seats), return_exceptions=True)
     # At most one seat waits on something outside the process (an LLM against house players):
     # the others answer without waiting, so asking them one after the other is asking them
     # together, and the waiting one is awaited here, not in a task of its own: its answer
@@ -178,7 +179,7 @@ async def _answers(
     found: dict[str, SeatTurn | BaseException] = {}
     for seat in sorted(seats, key=lambda s: s in waiting):  # the waiting one last
         try:
-            found[seat] = await asks[seat]
+            found[seat] = await ask(seat)
         except Exception as failed:  # as gather's return_exceptions; a cancel is not caught
             found[seat] = failed
     return [found[seat] for seat in seats]
