@@ -60,14 +60,19 @@ IMAGES = Phrase(
 PARTNER = Phrase("Your partner this round has a {image} image.", slots={"image": r"good|bad"})
 
 
-def render(round_state: Mapping[str, Any]) -> list[str]:
-    """The block's lines (module docstring)."""
+def told_preamble(round_state: Mapping[str, Any], plain: Phrase, continuing: Phrase) -> str:
+    """A reputation block's first paragraph, this one's or the history block's
+    (`reputation_prompt`): `continuing` with the chance of another round when the prompt tells
+    one (a discount, a continuation), else `plain` with the number of rounds."""
     played = round_state["round_number"] - 1
     if (told := told_chance(dict(round_state))) is not None:
-        chance = written_number(chance_in_percent(told))
-        preamble = PREAMBLE_CONTINUING.render(chance=chance, played=played)
-    else:
-        preamble = PREAMBLE.render(limit=round_state["round_limit"], played=played)
+        return continuing.render(chance=written_number(chance_in_percent(told)), played=played)
+    return plain.render(limit=round_state["round_limit"], played=played)
+
+
+def render(round_state: Mapping[str, Any]) -> list[str]:
+    """The block's lines (module docstring)."""
+    preamble = told_preamble(round_state, PREAMBLE, PREAMBLE_CONTINUING)
     norm = str(round_state["norm"])
     rule = NORM_RULES[norm].format(give=round_state["cooperative_action"])
     return [

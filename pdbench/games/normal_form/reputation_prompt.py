@@ -27,8 +27,6 @@ from typing import Any
 
 from pdbench.core.phrases import Phrase, written_number
 from pdbench.games.normal_form import image_prompt
-from pdbench.games.normal_form.observation import told_chance
-from pdbench.games.normal_form.scoring import chance_in_percent
 from pdbench.games.reputation_tree import (
     NO_WINDOW,
     YOU,
@@ -87,12 +85,7 @@ def render(round_state: Mapping[str, Any]) -> list[str]:
         return image_prompt.render(round_state)
     reputation = round_state["reputation"]
     window = reputation["rounds"]
-    played = round_state["round_number"] - 1
-    if (told := told_chance(dict(round_state))) is not None:
-        chance = written_number(chance_in_percent(told))
-        preamble = PREAMBLE_CONTINUING.render(chance=chance, played=played)
-    else:
-        preamble = PREAMBLE.render(limit=round_state["round_limit"], played=played)
+    preamble = image_prompt.told_preamble(round_state, PREAMBLE, PREAMBLE_CONTINUING)
     lines = [
         preamble,
         "",
