@@ -9,7 +9,6 @@ a run that is playing polls its own batches, and is left to it.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -40,6 +39,8 @@ def batch_status(
         folder = path.parent  # the run, or a sweep's shard
         lock = RunDirLock(folder).acquire()  # refused while the run plays: it polls them itself
         try:
+            import asyncio  # here: `pdbench --help` should not import the event loop
+
             lines = asyncio.run(_poll(path, run_dir))
         finally:
             lock.release()
