@@ -3,8 +3,11 @@
 conf/agent/ for each house player; a plugin's game has neither (pdbench's conf/ is not the
 plugin's to write), so each is an option here instead, made from its registry entry:
 
-- `game=<id>` is `{id: <id>, options: {...}}`, the options being the rules' fields with their
-  defaults (so `game.options.rounds=3` overrides a field that is there, as in a built-in's file);
+- `game=<id>` of a turn game is `{id: <id>, options: {...}}`, the options being the rules' fields
+  with their defaults (so `game.options.rounds=3` overrides a field that is there, as in a
+  built-in's file); of a 2x2 game (an entry with a table) it is `{id: <id>, payoffs: null,
+  labels: null, check_pd: null, noise: 0.0}`, the keys conf/game/pd.yaml lists, each null
+  meaning the table's own (so `game.noise=0.05` or `game.labels=[J,F]` override them);
 - `agent_a=<house player>` (any seat, and `agent` in an experiment file) is
   `{type: policy, policy: <name>}`.
 
@@ -17,14 +20,17 @@ conf/; experiment files and the checks of a command line's choices ask `installe
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pdbench.config.schema import SEAT_FIELDS
-from pdbench.games.registry import TURN_GAMES, turn_policies
+from pdbench.games.registry import MATRIX_GAMES, TURN_GAMES, turn_policies
 
 # The groups an agent is chosen from: conf/agent/ in experiment files, a seat on the Hydra door.
 AGENT_GROUPS = ("agent", *SEAT_FIELDS)
+# A 2x2 game's settings, as a built-in's conf file lists them: null keeps the table's own.
+MATRIX_SETTINGS: dict[str, Any] = {"payoffs": None, "labels": None, "check_pd": None, "noise": 0.0}
 
 
 def installed_options(group: str, conf: Path) -> dict[str, dict[str, Any]]:
@@ -33,12 +39,16 @@ def installed_options(group: str, conf: Path) -> dict[str, dict[str, Any]]:
     if group == "game":
         made = {
             game_id: {"id": game_id, "options": _default_options(game_id)}
-            for game_id in _games_without_file(conf)
+            for game_id in _games_without_file(conf, TURN_GAMES)
+        } | {
+            game_id: {**MATRIX_SETTINGS, "id": game_id}
+            for game_id in _games_without_file(conf, MATRIX_GAMES)
         }
     elif group in AGENT_GROUPS:
+        # a 2x2 game's house players are the classic strategies, each a file in conf/agent/
         made = {
             name: {"type": "policy", "policy": name}
-            for game_id in _games_without_file(conf)
+            for game_id in _games_without_file(conf, TURN_GAMES)
             for name in turn_policies(game_id)
         }
     else:
@@ -47,8 +57,8 @@ def installed_options(group: str, conf: Path) -> dict[str, dict[str, Any]]:
     return {name: node for name, node in made.items() if not (folder / f"{name}.yaml").is_file()}
 
 
-def _games_without_file(conf: Path) -> list[str]:
-    return [game_id for game_id in TURN_GAMES if not (conf / "game" / f"{game_id}.yaml").is_file()]
+def _games_without_file(conf: Path, games: Mapping[str, object]) -> list[str]:
+    return [game_id for game_id in games if not (conf / "game" / f"{game_id}.yaml").is_file()]
 
 
 def _default_options(game_id: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from pdbench.config.schema import (
     ExperimentSpec,
 )
 from pdbench.core.errors import did_you_mean
-from pdbench.games.registry import TURN_GAMES, declared_roles, turn_policy_games
+from pdbench.games.registry import declared_roles, game_entry, turn_policy_games
 
 # The third roles the registered games declare (`keeper`, `judge`, ...): each is a Hydra group
 # (`keeper=llm`) and a condition's field, bound from the options of conf/<its options group>/.
@@ -132,6 +132,6 @@ def describe_option(group: str, option: str, project_root: Path) -> str:
 def _installed_description(group: str, option: str) -> str:
     """What `pdbench list` says of an option made from an installed game (no file to read)."""
     if group == "game":
-        summary = TURN_GAMES[option].summary
+        summary = game_entry(option).summary  # a turn game's or a 2x2 game's
         return f"{summary} (installed, no conf/game/ file: game.id={option})"
     return f"a house player of {turn_policy_games()[option]} (installed, no conf/agent/ file)"

@@ -26,6 +26,8 @@ import orjson
 import pandas as pd
 import pytest
 
+from pdbench.storage.reader import RunReader
+
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "examples" / "plugin"
 CLI = "import sys; from pdbench.cli import main; sys.argv[0] = 'pdbench'; main()"
@@ -155,6 +157,24 @@ def test_an_installed_plugin_adds_an_agent_kind_a_metric_and_a_game(tmp_path):
     rounds = [orjson.loads(line) for line in (hydra_runs / "oe_sweep" / "rounds.jsonl").open()]
     per_condition = Counter(record["condition"] for record in rounds)
     assert sorted(per_condition.values()) == [3, 3], per_condition
+    # A 2x2 game from the plugin (a table and its rules, `matrix_entry`): listed, checked, and
+    # played on the Hydra door against the classic strategies, scored by the plugin's table.
+    assert "deadlock" in listed.stdout
+    checked = pdbench("check-game", "deadlock")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    played = hydra_door(
+        "game=deadlock", "agent_a=tft", "agent_b=alld", "horizon.rounds=3",
+        "run.replicates=1", f"run.output_dir={hydra_runs}", "run.run_id=deadlock",
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    reader = RunReader.open(hydra_runs / "deadlock")
+    (match,) = reader.ledger()
+    # TFT opens C against ALLD (the table's sucker payoff 0, temptation 3), then both defect (2)
+    payoffs = [
+        (record["agent_a_payoff"], record["agent_b_payoff"])
+        for record in reader.match_rounds(match.condition, match.replicate)
+    ]
+    assert payoffs == [(0.0, 3.0), (2.0, 2.0), (2.0, 2.0)], rounds
     misspelt = hydra_door("game=odds_and_evens", "agent_a=oe_randon", "agent_b=oe_copycat")
     assert misspelt.returncode == 2
     assert misspelt.stderr.count("\n") == 1 and 'did you mean "oe_random"' in misspelt.stderr

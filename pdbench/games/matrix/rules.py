@@ -41,7 +41,11 @@ from pdbench.core.transcript import PastRound
 from pdbench.games.base import FixedLength
 from pdbench.games.matrix.observation import Terms, round_state, terms_of
 from pdbench.games.matrix.state import FinishedRound, MatrixState, Message
-from pdbench.games.tables import DEFAULT_GAME
+
+# The catalogue's default game (`games.tables.DEFAULT_GAME`), taken from its package and not from
+# the catalogue: the catalogue is built from the registry, which imports plugins' games while it
+# loads, and a plugin's 2x2 rules import this module.
+from pdbench.games.pd import TABLE as DEFAULT_GAME
 
 SEATS = ("a", "b")
 _COMMIT = "commit"

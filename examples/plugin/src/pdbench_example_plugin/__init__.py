@@ -1,2 +1,2 @@
-"""An example pdbench plugin: an agent kind (`agent`), a metric (`metrics`) and a game
-(`odds_and_evens`), registered through this package's entry points (pyproject.toml)."""
+"""An example pdbench plugin: an agent kind (`agent`), a metric (`metrics`) and two games
+(`odds_and_evens`, a turn game, and `deadlock`, a 2x2 table), registered through this package's entry points (pyproject.toml)."""
