@@ -11,6 +11,8 @@ entry), as the debate family serves the two debates.
   (from the round_state alone).
 - `seat`: any 2x2 agent (policy, LLM, arena, a test's scripted talker) seated in the turn loop
   (`pdbench.runners.turns`): it is shown the `Observation` the match loop would show it.
+- `metrics`: the metric rows every 2x2 game shares (the entries' `metrics`; the catalogue,
+  `pdbench.analysis.metrics.catalog`, registers them through the entries).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
 The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
@@ -19,11 +21,11 @@ without talk on the numpy batch path (`runners.batch`); `registry.GAME_FAMILIES`
 for the record shape and the analyses that read it. `pdbench.games.tables` gathers the entries'
 tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
 their checker, which import nothing of pdbench.games, are given a game by their caller.
+
 What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
 builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
-`PromptAdapter`), the mock's play (the mock provider plays the 2x2 games with its own code), the
-metric rows (registered by `pdbench.analysis` for every 2x2 run) and the viewer's page
-(`ui.tabs.match`): each moves here with the one record shape.
+`PromptAdapter`), the mock's play (the mock provider plays the 2x2 games with its own code) and
+the viewer's page (`ui.tabs.match`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         policies="pdbench.games.matrix.house:CLASSIC_PLAYERS",
         summary=summary,
         ranked_on=table.ranked_on,
+        # the rows every 2x2 game shares (registered for the family, `Metric.game` "")
+        metrics="pdbench.games.matrix.metrics",
         # `pdbench train`'s default opponent of a 2x2 file
         training_opponents=("tft",),
         table=table,

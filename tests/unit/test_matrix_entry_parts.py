@@ -1,0 +1,18 @@
+"""The 2x2 games' parts are named by their entries, as every other game's (issue 43): the generic
+code (the catalogue, the viewer, the mock, the runner) finds them through the entry."""
+
+from __future__ import annotations
+
+import importlib
+
+from pdbench.analysis.metrics import catalog
+from pdbench.games.registry import MATRIX_GAMES
+
+
+def test_every_2x2_entry_names_the_module_of_its_metric_rows():
+    modules = {entry.metrics for entry in MATRIX_GAMES.values()}
+    assert modules == {"pdbench.games.matrix.metrics"}
+    module = importlib.import_module("pdbench.games.matrix.metrics")
+    # the catalogue's 2x2 rows are exactly the rows that module computes, in column order
+    assert catalog.BUILT_IN == module.BUILT_IN
+    assert catalog.registered_metrics()[: len(module.BUILT_IN)] == module.BUILT_IN
