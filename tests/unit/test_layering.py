@@ -111,11 +111,14 @@ def _allowed(imported: str, package: str, role: str | None = None) -> bool:
 
 
 def _game_module_role(path: Path) -> str | None:
-    """The role of a module inside a game's package (see GAME_MODULE_ROLES), else None."""
+    """The role of a module inside a game's package (see GAME_MODULE_ROLES), else None: a module
+    named for its role (games/<id>/view.py), or any module of a folder named for it
+    (games/<id>/view/, a page too long for one module)."""
     inside = path.relative_to(PACKAGE).parts
-    if len(inside) == 3 and inside[0] == "games" and path.stem in GAME_MODULE_ROLES:
-        return path.stem
-    return None
+    if len(inside) < 3 or inside[0] != "games":
+        return None
+    role = path.stem if len(inside) == 3 else inside[2]
+    return role if role in GAME_MODULE_ROLES else None
 
 
 def test_every_package_is_in_the_table():
@@ -137,6 +140,8 @@ def test_a_game_packages_modules_import_what_their_role_may():
     assert _game_module_role(games / "public_goods" / "mock.py") == "mock"
     assert _game_module_role(games / "public_goods" / "payoff.py") is None  # rules: pure
     assert _game_module_role(games / "view.py") is None  # not inside a game's package
+    assert _game_module_role(games / "matrix" / "view" / "match.py") == "view"  # a view's folder
+    assert _game_module_role(games / "matrix" / "metrics.py") is None
     assert _allowed("ui.charts", "games", "view")
     assert not _allowed("ui.charts", "games")
     assert not _allowed("providers.mock", "games", "mock")  # the mock's play, not the provider

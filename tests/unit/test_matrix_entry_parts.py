@@ -16,3 +16,13 @@ def test_every_2x2_entry_names_the_module_of_its_metric_rows():
     # the catalogue's 2x2 rows are exactly the rows that module computes, in column order
     assert catalog.BUILT_IN == module.BUILT_IN
     assert catalog.registered_metrics()[: len(module.BUILT_IN)] == module.BUILT_IN
+
+
+def test_the_viewer_finds_the_2x2_page_through_the_entries():
+    from pdbench.ui.game_views import run_page
+
+    page = run_page(["pd", "split_or_steal"])  # a run of two 2x2 games: one family, one page
+    assert page is not None and page.__name__ == "pdbench.games.matrix.view"
+    assert {entry.view for entry in MATRIX_GAMES.values()} == {page.__name__}
+    assert run_page(["liars_dice"]) is None  # a turn game's run: one transcript per match
+    assert run_page(["pd", "liars_dice"]) is None  # never one family's page for another's run
