@@ -20,10 +20,6 @@ from pdbench.ui.loaders import LoadedRun
 from pdbench.ui.tabs import run_facts, turn_metrics
 
 
-def is_turn_run(run: LoadedRun) -> bool:
-    return "n_turns" in run.aggregates.replicates.columns
-
-
 def render_turn_run(run: LoadedRun) -> None:
     replicates = run.aggregates.replicates
     with st.sidebar:
