@@ -77,7 +77,9 @@ ALLOWED: dict[str, set[str]] = {
 # house players or metrics, pure like the rest of games. The prompt adapter (`prompts`) stays
 # pure: text in, an action out.
 GAME_MODULE_ROLES: dict[str, set[str]] = {
-    "mock": {"core", "games", "config"},  # the offline mock's play (config: MockBehaviour)
+    # the offline mock's play (config: MockBehaviour); a 2x2 game's reads its prompt as a model
+    # would (providers.prompt_reading) and plays as a classic strategy would (strategies)
+    "mock": {"core", "games", "config", "strategies", "providers.prompt_reading"},
     "transcript": {"core", "games", "storage", "analysis"},  # read from stored runs
     # a third role's measures of a stored run (`ThirdRole.measures`), with analysis' statistics
     "measures": {"core", "games", "storage", "analysis"},

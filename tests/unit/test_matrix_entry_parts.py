@@ -26,3 +26,13 @@ def test_the_viewer_finds_the_2x2_page_through_the_entries():
     assert {entry.view for entry in MATRIX_GAMES.values()} == {page.__name__}
     assert run_page(["liars_dice"]) is None  # a turn game's run: one transcript per match
     assert run_page(["pd", "liars_dice"]) is None  # never one family's page for another's run
+
+
+def test_the_mock_plays_the_2x2_games_through_their_entries_after_every_turn_game():
+    from pdbench.games.matrix import mock as matrix_mock
+    from pdbench.games.registry import TURN_GAMES, game_mocks
+
+    assert {entry.mock for entry in MATRIX_GAMES.values()} == {"pdbench.games.matrix.mock:play"}
+    mocks = game_mocks()
+    assert mocks[-1] is matrix_mock.play  # it reads any prompt, so it is asked last
+    assert len(mocks) == len({e.mock for e in TURN_GAMES.values() if e.mock}) + 1

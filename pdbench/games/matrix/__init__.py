@@ -13,6 +13,8 @@ entry), as the debate family serves the two debates.
   (`pdbench.runners.turns`): it is shown the `Observation` the match loop would show it.
 - `metrics`: the metric rows every 2x2 game shares (the entries' `metrics`; the catalogue,
   `pdbench.analysis.metrics.catalog`, registers them through the entries).
+- `mock`: how the offline mock plays a 2x2 game (the entries' `mock`, asked after every turn
+  game's mock: it reads any prompt as a 2x2 prompt).
 - `view`: the viewer's page of a 2x2 run (the entries' `view`: the whole run in its own sidebar
   and tabs, a `pdbench.ui.game_views.RunPage`).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
@@ -26,7 +28,7 @@ their checker, which import nothing of pdbench.games, are given a game by their 
 
 What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
 builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
-`PromptAdapter`) and the mock's play (the mock provider plays the 2x2 games with its own code).
+`PromptAdapter`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         metrics="pdbench.games.matrix.metrics",
         # the viewer's page of a 2x2 run (a `ui.game_views.RunPage`: the whole run, its tabs)
         view="pdbench.games.matrix.view",
+        # how the offline mock plays a 2x2 game (asked after the turn games' mocks)
+        mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file
         training_opponents=("tft",),
         table=table,

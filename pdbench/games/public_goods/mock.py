@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from pdbench.games.mock_play import MockPlayers, garbled, mock_rng
-from pdbench.games.prompt_adapter import MockSettings
+from pdbench.games.prompt_adapter import MockAsk, MockSettings
 from pdbench.games.public_goods import prompts as phrases
 from pdbench.games.public_goods import reputation_prompt
 from pdbench.games.public_goods.policies import (
@@ -181,6 +181,7 @@ def play(
     *,
     lean: str | None,
     allowed: tuple[str, ...] | None,
+    asked: MockAsk | None = None,  # the prompt holds all this game's mock reads
 ) -> str | None:
     """The mock's answer to a public goods player's prompt (module docstring), or None."""
     round_state = read_round_state(prompt)
