@@ -20,13 +20,12 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.metrics.turn_aggregates import is_turn_run as plays_turn_game
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.shards import sweep_of
 from pdbench.ui.facts import cost_text, short_commit
 from pdbench.ui.game_views import run_page
 from pdbench.ui.loaders import LoadedRun, default_run_dir, ladder_file, load_ladder, load_run
-from pdbench.ui.tabs import ladder, run_facts
+from pdbench.ui.tabs import ladder
 from pdbench.ui.tally import tally
 from pdbench.ui.turn_view import render_turn_run
 
@@ -71,13 +70,9 @@ def main() -> None:
             icon=":material/call_split:",
         )
     _header(run)
-    aggregates = run.aggregates
-    if aggregates.conditions.empty:
-        st.warning("No match of this run has finished yet: there is nothing to show.")
-        run_facts.render(run.manifest, run.ledger, turn_game=plays_turn_game(run.manifest))
-        st.stop()
-
-    page = run_page(aggregates.conditions["game"].astype(str))
+    # the games the run's conditions play (named when the run starts, before any match ends)
+    games = [m.game for m in run.manifest.matchups.values()]
+    page = run_page(games or run.aggregates.conditions["game"].astype(str))
     if page is not None:  # the games' own page of a whole run (the 2x2 games': games/matrix/view)
         page.render_run(run)
     else:  # one transcript per match, each its game's page (ui/turn_view.py)

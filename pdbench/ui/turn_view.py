@@ -21,6 +21,9 @@ from pdbench.ui.tabs import run_facts, turn_metrics
 
 
 def render_turn_run(run: LoadedRun) -> None:
+    if run.aggregates.conditions.empty:
+        run_facts.render_nothing_finished(run.manifest, run.ledger, turn_game=True)
+        return
     replicates = run.aggregates.replicates
     with st.sidebar:
         condition = st.selectbox(

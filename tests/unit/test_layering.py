@@ -310,3 +310,63 @@ def test_the_analyses_are_grouped_by_job():
     assert not flat, f"flat modules in pdbench/analysis: {flat}"
     run_named = sorted(str(p.relative_to(PACKAGE)) for p in analysis.rglob("run_*.py"))
     assert not run_named, f"analysis modules named like runners: {run_named}"
+
+
+# A line telling a 2x2 game from a turn game: the entry's table, a planned match's two games
+# (`game` / `turn_game`, `matrix_game`), a spec's or a run's family test, the family's name
+# compared, a turn line told apart by its keys.
+_FAMILY_BRANCH = re.compile(
+    r"\.table is (?:not )?None|\bentry\.table\b"
+    r"|\b(?:planned|self|match|m|matches\[0\])\.game is (?:not )?None"
+    r"|\bturn_game is (?:not )?None|\bmatrix_game\b"
+    r"|\bis_turn_game\b|\bis_turn_run\b|\bplays_turn_game\b|\bturn_game=(?!turn_game|True)"
+    r"""|["']n_turns["'] in\b|\b_reads_matrix_games\b"""
+    r"|\bgame_family\(|\bGAME_FAMILIES\b"
+    r"""|["'](?:matrix|turn)["']\s*(?:==|!=|in\b)|(?:==|!=)\s*["'](?:matrix|turn)["']"""
+)
+# Lines outside pdbench/games/ that branch on the family (counted 2026-11-29: 75 before the 2x2
+# games' metric rows, mock and viewer page were named by their entries, 69 after). What is left
+# is the record shape (rounds or turns: the aggregation, the report, the ladder's readers, the
+# viewer's run facts), the planned match's two games and the batch path's choice (runners), the
+# LLM agent's 2x2 prompts and the config's family checks: each step lowers it, none adds to it.
+FAMILY_CEILING = 69
+# The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
+# part modules, which only the entries name (as strings): the generic code asks the entry.
+_PART_FINDERS = (
+    "analysis/metrics/catalog.py",
+    "providers/mock.py",
+    "ui/app.py",
+    "ui/game_views/__init__.py",
+    "ui/turn_view.py",
+)
+_MATRIX_PARTS = re.compile(r"pdbench\.games\.matrix(?:\.| import )(?:metrics|mock|view)\b")
+
+
+def test_the_2x2_games_parts_are_found_through_their_entries():
+    """The metric rows, the mock's play and the viewer's page of the 2x2 games are named by
+    their entries (`games.matrix.matrix_entry`); the code that finds a game's parts asks the
+    entry, never which family the game is, and nothing outside pdbench/games/ imports them."""
+    branching = [
+        line
+        for line in _lines_matching(_FAMILY_BRANCH, ("cli/", "config/", "runners/", "agents/"))
+        if line.removeprefix("pdbench/").startswith(_PART_FINDERS)
+    ]
+    assert not branching, "a part is found by the family:\n" + "\n".join(branching)
+    importing = [
+        line
+        for line in _lines_matching(_MATRIX_PARTS, ("games/",))
+        if " import " in line or "import_module" in line
+    ]
+    assert not importing, "a 2x2 part imported by name:\n" + "\n".join(importing)
+
+
+def test_no_new_line_outside_the_games_branches_on_the_family():
+    found = [
+        line
+        for line in _lines_matching(_FAMILY_BRANCH, ("games/",))
+        if not line.split(": ", 1)[1].startswith("#")
+    ]
+    assert len(found) <= FAMILY_CEILING, (
+        f"{len(found)} lines outside pdbench/games/ branch on the game's family (at most "
+        f"{FAMILY_CEILING}): ask the game's entry instead:\n" + "\n".join(found)
+    )

@@ -74,7 +74,8 @@ def game_view(game_id: str) -> GameView | None:
 
 class RunPage(Protocol):
     """A page showing a whole run of its games (below the viewer's header): its own sidebar
-    (a condition, a replicate) and tabs. Called only when at least one match has finished."""
+    (a condition, a replicate) and tabs; a run with no finished match yet shows its run facts
+    (`ui.tabs.run_facts.render_nothing_finished`)."""
 
     def render_run(self, run: LoadedRun) -> None: ...
 

@@ -29,8 +29,11 @@ from pdbench.ui.tally import tally
 
 
 def render_run(run: LoadedRun) -> None:
-    """The page of a run of 2x2 games with at least one finished match."""
+    """The page of a run of 2x2 games."""
     aggregates = run.aggregates
+    if aggregates.conditions.empty:
+        run_facts.render_nothing_finished(run.manifest, run.ledger)
+        return
     condition, replicate = _sidebar_selection(aggregates, run.manifest)
     conditions_table = aggregates.conditions
     condition_row = conditions_table[conditions_table["condition"] == condition].iloc[0]
