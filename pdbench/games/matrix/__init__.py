@@ -28,7 +28,11 @@ their checker, which import nothing of pdbench.games, are given a game by their 
 
 What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
 builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
-`PromptAdapter`).
+`PromptAdapter`: personas, talk, history formats and the cache keys hashed from those prompts
+move with the LLM agent's 2x2 seat), and the numpy batch path (`runners.batch`, chosen by the
+runner for a policy-only condition without talk: it plays each match's own length and noise
+streams and stores rounds, where `vectorised` plays one rules object into turns; it moves with
+the one record shape).
 """
 
 from __future__ import annotations
