@@ -4,7 +4,7 @@ phrases of `prompts`, which this module reads back, so the two cannot drift) and
 house player (`policies`) would on the round_state the prompt shows.
 
 Who it plays, by the mock's strategy and the persona's lean (the mock provider reads the lean
-from the prompt's words, `pdbench.providers.mock.LEANS`):
+from the prompt's words, `pdbench.games.mock_play.LEANS`):
 
 | strategy                 | lean        | plays                                                    |
 | ------------------------ | ----------- | -------------------------------------------------------- |
