@@ -43,8 +43,8 @@ from pdbench.games.entry import TurnGameEntry
 
 def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
     """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
-    id, AgentDuel spelling and what the ladder ranks on from the table, the family's house
-    players."""
+    id, AgentDuel spelling and what the ladder ranks on from the table, and the family's parts:
+    its house players, metric rows, the mock's play and the viewer's page."""
     return TurnGameEntry(
         id=table.id,
         platform_name=table.arena_id,
