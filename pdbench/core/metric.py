@@ -1,7 +1,7 @@
 """What a metric is (`Metric`: its column, how it is shown, what it means and how it is computed)
 and the one list every metric is registered in, a 2x2 game's and a turn game's alike (issue 43:
-one metric system). The built-in 2x2 rows (`pdbench.analysis.metrics.built_in`) register here;
-each turn game's rows are registered by its package's metrics module (the module its entry's
+one metric system). The 2x2 rows (`pdbench.games.matrix.metrics`, the module the 2x2 entries name)
+register here; each turn game's rows are registered by its package's metrics module (the module its entry's
 `metrics` names, `pdbench.games.metric_rows.game_metric_rows` imports it), and a plugin's through
 the `pdbench.metrics` entry point group, the same `register_metric` / `@metric_row` either way.
 The catalogue (`pdbench.analysis.metrics.catalog`) answers every question about the 2x2 rows;

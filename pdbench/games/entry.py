@@ -46,7 +46,10 @@ class TurnGameEntry:
     policies: str  # "module:NAME": a dict, policy name -> factory taking the policy's parameters
     summary: str  # one line for listings and errors
     # "module" declaring the game's metrics, rows of the one metric registry registered when it
-    # is imported (`pdbench.games.metric_rows`): each stored per player seat ("": none)
+    # is imported (`pdbench.games.metric_rows`): each stored per player seat ("": none). The 2x2
+    # games' entries name one module for the family (`pdbench.games.matrix.metrics`), whose rows
+    # are registered for every 2x2 game at once (`Metric.game` ""), per side of the pair, and
+    # measure the matches' rounds together (the catalogue, `analysis.metrics.catalog`).
     metrics: str = ""
     # "module:function" splitting a stored match into pairwise encounters (turn lines, options)
     # -> [`pdbench.games.encounters.Encounter`], for a population run's tournament analysis;
@@ -65,7 +68,9 @@ class TurnGameEntry:
     seats: Seats = Seats()
     # "module" of the game's page in the viewer (a `pdbench.ui.game_views.GameView`: its
     # measures and a match's transcript), imported only when a run of the game is opened; ""
-    # when the game has no page yet (the viewer says so and shows the other tabs).
+    # when the game has no page yet (the viewer says so and shows the other tabs). A module
+    # with `render_run(run)` (a `ui.game_views.RunPage`) shows the whole run in its own sidebar
+    # and tabs instead: the 2x2 games' page (`pdbench.games.matrix.view`).
     view: str = ""
     # The house agents (conf/agent/ names) `pdbench train` seats against a user's file when
     # --against names none: seat b gets the first, seat c the second, ..., cycling through them
@@ -77,14 +82,19 @@ class TurnGameEntry:
     # The module playing a condition of house players only for many matches at once, numpy over
     # the matches ("" : none, the turn loop plays every match): `problem(rules, players,
     # max_turns)` says why it cannot (None: it can), `play(rules, players, game_seeds,
-    # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all.
+    # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all. The 2x2
+    # games name none yet: their numpy batch (`runners.batch`) plays per-match lengths and noise
+    # streams and stores rounds, not turns, so the runner still chooses it for them.
     vectorised: str = ""
     # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
     # its LLM players' prompt files, placeholders, answer parser, legal answers and answer
-    # limits. "": the game has no LLM players.
+    # limits. "": the game has no LLM players through an adapter (the 2x2 games' LLM players
+    # are still prompted by `agents.llm.prompts` from their `Observation`).
     llm: str = ""
-    # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`);
-    # "" for a game the mock provider still plays with its own code.
+    # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`: the
+    # prompt, and of the request its cache key, constrained answers and `asked`, its seed,
+    # format and labels); "": the mock has no player of the game. The mock asks the turn games'
+    # mocks first, then the 2x2 games' (`pdbench.games.matrix.mock`, which reads any prompt).
     mock: str = ""
     # A 2x2 game's table (`pdbench.core.game.Game`: payoffs, labels, pot, negotiation...), which
     # makes the entry a game of the matrix family (`pdbench.games.matrix.matrix_entry` builds

@@ -25,6 +25,8 @@ class MockSettings(Protocol):
     def policy(self) -> str | None: ...
     @property
     def params(self) -> dict[str, Any]: ...
+    @property
+    def cooperate_prob(self) -> float: ...
 
 
 class PromptAdapter(Protocol):
@@ -66,11 +68,34 @@ class PromptAdapter(Protocol):
     # shared_sample`; normal_form's design under `design_scope: run`).
 
 
+class MockAsk(Protocol):
+    """What a game's mock may read of the request besides its prompt text (a
+    `pdbench.providers.base.CompletionRequest`, named structurally): the 2x2 games' mock answers
+    in the request's format, plays a policy with the request's seed and answers a constrained
+    request with its labels; a turn game's mock reads its prompt alone."""
+
+    @property
+    def seed(self) -> int | None: ...  # the agent's seed for this match and seat
+    @property
+    def response_format(self) -> str: ...  # "label", "json", "reasoning"; "message": talk
+    @property
+    def labels(self) -> tuple[str, ...] | None: ...  # a constrained request's answers' labels
+    @property
+    def prompt(self) -> str: ...  # the last user message (a re-ask's, on a re-ask)
+
+
+class MockCannotAnswer(Exception):
+    """A game's mock cannot answer this prompt as its strategy says (a policy's move needs a
+    history it cannot read): the provider fails the call with this message, never guesses."""
+
+
 class GameMock(Protocol):
     """The offline mock as a player of one game: its answer to a prompt of that game, or None
     for a prompt that is not the game's. `key` is the request's cache key (the mock's choices
     are pure functions of it), `lean` the persona's lean the mock provider read from the prompt
-    ("cooperative", "competitive" or None), `allowed` the request's constrained answers."""
+    ("cooperative", "competitive" or None), `allowed` the request's constrained answers, `asked`
+    the rest of the request a mock may read (`MockAsk`). The 2x2 games' mock
+    (`pdbench.games.matrix.mock`) is asked after every turn game's: it reads any prompt."""
 
     def __call__(
         self,
@@ -80,4 +105,5 @@ class GameMock(Protocol):
         *,
         lean: str | None,
         allowed: tuple[str, ...] | None,
+        asked: MockAsk,
     ) -> str | None: ...

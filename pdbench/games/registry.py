@@ -114,9 +114,11 @@ def prompt_adapter(entry: TurnGameEntry) -> PromptAdapter | None:
 
 @functools.cache
 def game_mocks() -> tuple[GameMock, ...]:
-    """How the offline mock plays each game that says (`TurnGameEntry.mock`); imported once,
-    when the mock first answers."""
-    return tuple(_resolve(entry.mock) for entry in TURN_GAMES.values() if entry.mock)
+    """How the offline mock plays each game that says (`TurnGameEntry.mock`), in the order it
+    asks them: the turn games', each reading only its own prompts, then the 2x2 games' (one
+    module for the family), which reads any prompt; imported once, when the mock first answers."""
+    entries = [*TURN_GAMES.values(), *MATRIX_GAMES.values()]
+    return tuple(_resolve(mock) for mock in dict.fromkeys(e.mock for e in entries if e.mock))
 
 
 def role_mocks() -> tuple[Callable[[str], str | None], ...]:

@@ -1,6 +1,6 @@
 """Reading a rendered prompt back, as a model would: the two action words, the payoff rules, the
-rounds played so far and the current round. The offline mock (`pdbench.providers.mock`) answers
-from what this finds, so a scripted model sees exactly what a real one is shown.
+rounds played so far and the current round. The offline mock's 2x2 play (`pdbench.games.matrix.mock`)
+answers from what this finds, so a scripted model sees exactly what a real one is shown.
 
 It reads every piece `pdbench.agents.llm.wording` renders, with the patterns of the same rows of
 `pdbench.core.phrases` the agent's sentences are written from, in both voices (second person, and

@@ -1,22 +1,10 @@
 """The viewer's frame and Streamlit entry script: `uv run pdbench ui data/runs/<run_id>`.
 
-The sidebar picks a condition and a replicate; the header says what the run is and whether it is
-complete; four tabs (pdbench.ui.tabs) show it:
-
-- Match: headline metrics of the replicate beside the condition mean and its 95% CI, the actions
-  of both agents round by round, and their cumulative payoffs;
-- Conditions: every condition side by side, cooperation with CI error bars, cooperation over time;
-- Round inspector: the prompts and raw answers of every attempt in one round, with invalid
-  answers, fallbacks, timeouts and errors marked;
-- Run facts: status, calls and cost, the command, seeds, git commit and the config snapshot from
-  the manifest;
-- Analysis: fingerprints, strategy estimates, profiles and comparisons from analysis.parquet
-  (`pdbench analyze`), or a note saying how to make it;
-- Tournament (only when tournament.parquet exists, `pdbench tournament`): payoff-matrix heatmap,
-  ranking, population shares over generations.
-
-A turn game's run (one line per turn) has its own tabs instead: the game's transcript, its
-measures per condition and Run facts (pdbench.ui.turn_view).
+The page below the header is the run's games' own (their entries' `view`,
+`pdbench.ui.game_views`): the 2x2 games' page shows the whole run in its own sidebar and tabs
+(Match, Conditions, Round inspector, Run facts, Analysis, Tournament:
+`pdbench.games.matrix.view`); a turn game's run (one line per turn) is shown one match at a time,
+its game's transcript and measures per condition beside Run facts (pdbench.ui.turn_view).
 
 Opened on a folder holding a ladder.parquet (`pdbench ladder`), it shows the Ladder page instead
 (pdbench.ui.tabs.ladder).
@@ -32,17 +20,14 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from pdbench.analysis.metrics.turn_aggregates import is_turn_run as plays_turn_game
-from pdbench.analysis.per_run.aggregates import Aggregates
 from pdbench.core.errors import PdbenchError
-from pdbench.storage.manifest import RunManifest
 from pdbench.storage.shards import sweep_of
-from pdbench.ui.display import JOINT_METRICS, format_value
-from pdbench.ui.facts import condition_caption, condition_config, cost_text, short_commit
+from pdbench.ui.facts import cost_text, short_commit
+from pdbench.ui.game_views import run_page
 from pdbench.ui.loaders import LoadedRun, default_run_dir, ladder_file, load_ladder, load_run
-from pdbench.ui.tabs import analysis, conditions, inspector, ladder, match, run_facts, tournament
+from pdbench.ui.tabs import ladder
 from pdbench.ui.tally import tally
-from pdbench.ui.turn_view import is_turn_run, render_turn_run
+from pdbench.ui.turn_view import render_turn_run
 
 BadgeColor = Literal["green", "orange", "red", "gray"]
 STATUS_COLORS: dict[str, BadgeColor] = {
@@ -85,57 +70,13 @@ def main() -> None:
             icon=":material/call_split:",
         )
     _header(run)
-    aggregates = run.aggregates
-    if aggregates.conditions.empty:
-        st.warning("No match of this run has finished yet: there is nothing to show.")
-        run_facts.render(run.manifest, run.ledger, turn_game=plays_turn_game(run.manifest))
-        st.stop()
-
-    if is_turn_run(run):  # one line per turn: the game's own transcript (ui/turn_view.py)
+    # the games the run's conditions play (named when the run starts, before any match ends)
+    games = [m.game for m in run.manifest.matchups.values()]
+    page = run_page(games or run.aggregates.conditions["game"].astype(str))
+    if page is not None:  # the games' own page of a whole run (the 2x2 games': games/matrix/view)
+        page.render_run(run)
+    else:  # one transcript per match, each its game's page (ui/turn_view.py)
         render_turn_run(run)
-        st.stop()
-    condition, replicate = _sidebar_selection(aggregates, run.manifest)
-    conditions_table = aggregates.conditions
-    condition_row = conditions_table[conditions_table["condition"] == condition].iloc[0]
-    replicates = aggregates.replicates
-    replicate_row = replicates[
-        (replicates["condition"] == condition) & (replicates["replicate"] == replicate)
-    ].iloc[0]
-    try:
-        rounds = run.match(condition, replicate)
-    except Exception as error:
-        st.error(f"Cannot read the rounds of {condition} replicate {replicate}: {error}")
-        st.stop()
-    names = {"a": f"A · {replicate_row['agent_a']}", "b": f"B · {replicate_row['agent_b']}"}
-    config = condition_config(run.manifest, condition)
-
-    tournament_table = run.tournament()
-    tab_names = ["Match", "Conditions", "Round inspector", "Run facts", "Analysis"]
-    tabs = st.tabs(tab_names + (["Tournament"] if tournament_table is not None else []))
-    match_tab, conditions_tab, inspector_tab, facts_tab, analysis_tab = tabs[:5]
-    with match_tab:
-        match.render(
-            condition,
-            replicate,
-            replicate_row,
-            condition_row,
-            rounds,
-            names,
-            config,
-            run.ledger,
-            tally(replicates, run.ledger, run.manifest.replicates or 0, condition),
-        )
-    with conditions_tab:
-        conditions.render(aggregates, run.manifest, run.ledger, condition)
-    with inspector_tab:
-        inspector.render(condition, replicate, rounds, names, run.manifest, config)
-    with facts_tab:
-        run_facts.render(run.manifest, run.ledger, condition=condition)
-    with analysis_tab:
-        analysis.render(run, condition)
-    if tournament_table is not None:
-        with tabs[5]:
-            tournament.render(tournament_table)
 
 
 def _sidebar_run_dir() -> str:
@@ -148,46 +89,6 @@ def _sidebar_run_dir() -> str:
             help="A folder under data/runs/, holding run_manifest.json (or a sweep's shards/).",
         )
     return value.strip()
-
-
-def _sidebar_selection(aggregates: Aggregates, manifest: RunManifest) -> tuple[str, int]:
-    conditions = aggregates.conditions
-    matchups = {
-        row["condition"]: f"{row['agent_a']} vs {row['agent_b']}"
-        for _, row in conditions.iterrows()
-    }
-    with st.sidebar:
-        condition = st.selectbox(
-            "Condition",
-            list(conditions["condition"]),
-            key="condition",
-            help="Every condition of the run, in the experiment's order.",
-        )
-        st.caption(f"{matchups[condition]} · {condition_caption(manifest, condition)}")
-        replicates = aggregates.replicates
-        mine = replicates[replicates["condition"] == condition]
-        cooperation = JOINT_METRICS[0]
-        labels: dict[int, str] = {
-            int(row["replicate"]): (
-                f"{int(row['replicate'])} · {int(row['n_rounds'])} rounds · "
-                f"coop {format_value(cooperation, row[cooperation.column])}"
-            )
-            for _, row in mine.iterrows()
-        }
-        options: list[int] = list(labels)
-        replicate = st.selectbox(
-            "Replicate",
-            options,
-            format_func=lambda number: labels[number],
-            key=f"replicate::{condition}",
-            help="One match of this condition; its seeds are in Run facts.",
-        )
-        st.divider()
-        st.caption(
-            "Read-only: nothing is written into the run dir. Files are re-read when they "
-            "change (press R to refresh)."
-        )
-    return condition, replicate
 
 
 def _header(run: LoadedRun) -> None:

@@ -20,11 +20,10 @@ from pdbench.ui.loaders import LoadedRun
 from pdbench.ui.tabs import run_facts, turn_metrics
 
 
-def is_turn_run(run: LoadedRun) -> bool:
-    return "n_turns" in run.aggregates.replicates.columns
-
-
 def render_turn_run(run: LoadedRun) -> None:
+    if run.aggregates.conditions.empty:
+        run_facts.render_nothing_finished(run.manifest, run.ledger, turn_game=True)
+        return
     replicates = run.aggregates.replicates
     with st.sidebar:
         condition = st.selectbox(

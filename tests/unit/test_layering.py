@@ -77,7 +77,9 @@ ALLOWED: dict[str, set[str]] = {
 # house players or metrics, pure like the rest of games. The prompt adapter (`prompts`) stays
 # pure: text in, an action out.
 GAME_MODULE_ROLES: dict[str, set[str]] = {
-    "mock": {"core", "games", "config"},  # the offline mock's play (config: MockBehaviour)
+    # the offline mock's play (config: MockBehaviour); a 2x2 game's reads its prompt as a model
+    # would (providers.prompt_reading) and plays as a classic strategy would (strategies)
+    "mock": {"core", "games", "config", "strategies", "providers.prompt_reading"},
     "transcript": {"core", "games", "storage", "analysis"},  # read from stored runs
     # a third role's measures of a stored run (`ThirdRole.measures`), with analysis' statistics
     "measures": {"core", "games", "storage", "analysis"},
@@ -111,11 +113,14 @@ def _allowed(imported: str, package: str, role: str | None = None) -> bool:
 
 
 def _game_module_role(path: Path) -> str | None:
-    """The role of a module inside a game's package (see GAME_MODULE_ROLES), else None."""
+    """The role of a module inside a game's package (see GAME_MODULE_ROLES), else None: a module
+    named for its role (games/<id>/view.py), or any module of a folder named for it
+    (games/<id>/view/, a page too long for one module)."""
     inside = path.relative_to(PACKAGE).parts
-    if len(inside) == 3 and inside[0] == "games" and path.stem in GAME_MODULE_ROLES:
-        return path.stem
-    return None
+    if len(inside) < 3 or inside[0] != "games":
+        return None
+    role = path.stem if len(inside) == 3 else inside[2]
+    return role if role in GAME_MODULE_ROLES else None
 
 
 def test_every_package_is_in_the_table():
@@ -137,6 +142,8 @@ def test_a_game_packages_modules_import_what_their_role_may():
     assert _game_module_role(games / "public_goods" / "mock.py") == "mock"
     assert _game_module_role(games / "public_goods" / "payoff.py") is None  # rules: pure
     assert _game_module_role(games / "view.py") is None  # not inside a game's package
+    assert _game_module_role(games / "matrix" / "view" / "match.py") == "view"  # a view's folder
+    assert _game_module_role(games / "matrix" / "metrics.py") is None
     assert _allowed("ui.charts", "games", "view")
     assert not _allowed("ui.charts", "games")
     assert not _allowed("providers.mock", "games", "mock")  # the mock's play, not the provider
@@ -303,3 +310,63 @@ def test_the_analyses_are_grouped_by_job():
     assert not flat, f"flat modules in pdbench/analysis: {flat}"
     run_named = sorted(str(p.relative_to(PACKAGE)) for p in analysis.rglob("run_*.py"))
     assert not run_named, f"analysis modules named like runners: {run_named}"
+
+
+# A line telling a 2x2 game from a turn game: the entry's table, a planned match's two games
+# (`game` / `turn_game`, `matrix_game`), a spec's or a run's family test, the family's name
+# compared, a turn line told apart by its keys.
+_FAMILY_BRANCH = re.compile(
+    r"\.table is (?:not )?None|\bentry\.table\b"
+    r"|\b(?:planned|self|match|m|matches\[0\])\.game is (?:not )?None"
+    r"|\bturn_game is (?:not )?None|\bmatrix_game\b"
+    r"|\bis_turn_game\b|\bis_turn_run\b|\bplays_turn_game\b|\bturn_game=(?!turn_game|True)"
+    r"""|["']n_turns["'] in\b|\b_reads_matrix_games\b"""
+    r"|\bgame_family\(|\bGAME_FAMILIES\b"
+    r"""|["'](?:matrix|turn)["']\s*(?:==|!=|in\b)|(?:==|!=)\s*["'](?:matrix|turn)["']"""
+)
+# Lines outside pdbench/games/ that branch on the family (counted 2026-11-29: 75 before the 2x2
+# games' metric rows, mock and viewer page were named by their entries, 69 after). What is left
+# is the record shape (rounds or turns: the aggregation, the report, the ladder's readers, the
+# viewer's run facts), the planned match's two games and the batch path's choice (runners), the
+# LLM agent's 2x2 prompts and the config's family checks: each step lowers it, none adds to it.
+FAMILY_CEILING = 69
+# The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
+# part modules, which only the entries name (as strings): the generic code asks the entry.
+_PART_FINDERS = (
+    "analysis/metrics/catalog.py",
+    "providers/mock.py",
+    "ui/app.py",
+    "ui/game_views/__init__.py",
+    "ui/turn_view.py",
+)
+_MATRIX_PARTS = re.compile(r"pdbench\.games\.matrix(?:\.| import )(?:metrics|mock|view)\b")
+
+
+def test_the_2x2_games_parts_are_found_through_their_entries():
+    """The metric rows, the mock's play and the viewer's page of the 2x2 games are named by
+    their entries (`games.matrix.matrix_entry`); the code that finds a game's parts asks the
+    entry, never which family the game is, and nothing outside pdbench/games/ imports them."""
+    branching = [
+        line
+        for line in _lines_matching(_FAMILY_BRANCH, ("cli/", "config/", "runners/", "agents/"))
+        if line.removeprefix("pdbench/").startswith(_PART_FINDERS)
+    ]
+    assert not branching, "a part is found by the family:\n" + "\n".join(branching)
+    importing = [
+        line
+        for line in _lines_matching(_MATRIX_PARTS, ("games/",))
+        if " import " in line or "import_module" in line
+    ]
+    assert not importing, "a 2x2 part imported by name:\n" + "\n".join(importing)
+
+
+def test_no_new_line_outside_the_games_branches_on_the_family():
+    found = [
+        line
+        for line in _lines_matching(_FAMILY_BRANCH, ("games/",))
+        if not line.split(": ", 1)[1].startswith("#")
+    ]
+    assert len(found) <= FAMILY_CEILING, (
+        f"{len(found)} lines outside pdbench/games/ branch on the game's family (at most "
+        f"{FAMILY_CEILING}): ask the game's entry instead:\n" + "\n".join(found)
+    )

@@ -1,19 +1,20 @@
-"""The metric catalogue: the registered metrics (the built-in rows of
-`pdbench.analysis.metrics.built_in`, then any registered from elsewhere with `register_metric` or
-`@metric_row(...)`), and the questions asked of them: their columns in aggregates.parquet order,
-one column's entry, which get condition statistics, the per-agent ones, every value per match.
+"""The metric catalogue: the registered 2x2 metrics (the rows every 2x2 game shares, registered by
+the module the 2x2 games' entries name as their `metrics`, `pdbench.games.matrix.metrics`; then
+any registered from elsewhere with `register_metric` or `@metric_row(...)`), and the questions
+asked of them: their columns in aggregates.parquet order, one column's entry, which get
+condition statistics, the per-agent ones, every value per match.
 
-Importing this module registers the built-in rows, so a metric registered through it comes after
-them; the metrics of installed packages (entry point group `pdbench.metrics`,
+Importing this module registers the 2x2 games' rows, so a metric registered through it comes
+after them; the metrics of installed packages (entry point group `pdbench.metrics`,
 `pdbench.core.plugins`) are loaded when the metrics are first listed. It is the one door to metrics: `Metric` and the registration functions are re-exported from
 `pdbench.core.metric`, where they live apart from the rows that use them.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
-from pdbench.analysis.metrics.built_in import BUILT_IN, RANKING_COLUMNS
 from pdbench.core.errors import PdbenchError, unknown_choice
 from pdbench.core.metric import (
     DECIMALS,
@@ -29,6 +30,7 @@ from pdbench.core.metric import (
     unregister_metric,
 )
 from pdbench.core.plugins import load_group
+from pdbench.games.registry import MATRIX_GAMES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,6 +57,36 @@ __all__ = [
     "scalar_columns",
     "unregister_metric",
 ]
+
+
+def _matrix_rows() -> tuple[Metric, ...]:
+    """The rows the 2x2 games' entries declare (each entry's `metrics` module registers them when
+    it is imported, as a turn game's does), in registration order: the rows whose computation
+    those modules define."""
+    modules = dict.fromkeys(e.metrics for e in MATRIX_GAMES.values() if e.metrics)
+    for module in modules:
+        importlib.import_module(module)
+    return tuple(m for m in registered_rows() if getattr(m.compute, "__module__", "") in modules)
+
+
+# The 2x2 games' own rows (the built-in ones), registered before anything else of the catalogue.
+BUILT_IN: tuple[Metric, ...] = _matrix_rows()
+
+# The columns of tournament.parquet's ranking (`pdbench tournament`), labelled as the metrics are.
+RANKING_COLUMNS: dict[str, tuple[str, str]] = {
+    "median_score": (
+        "Median score",
+        "Mean payoff per round over all its matches, the median over replicates (the rank).",
+    ),
+    "mean_score": ("Mean score", "Mean payoff per round, averaged over replicates."),
+    "ci_low": ("Score 95% CI low", "Lower end of the mean score's 95% interval."),
+    "ci_high": ("Score 95% CI high", "Upper end of the mean score's 95% interval."),
+    "median_wins": (
+        "Median wins",
+        "Matches won (more payoff than the opponent), median over replicates.",
+    ),
+    "cooperation_rating": ("Cooperation rate", "Share of C among all its moves."),
+}
 
 
 def registered_metrics() -> tuple[Metric, ...]:

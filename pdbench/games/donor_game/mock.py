@@ -50,7 +50,7 @@ from pdbench.games.donor_game.policies import (
     spec,
 )
 from pdbench.games.mock_play import MockPlayers, garbled, mock_rng
-from pdbench.games.prompt_adapter import MockSettings
+from pdbench.games.prompt_adapter import MockAsk, MockSettings
 
 GARBAGE = ("I would rather think about it.", "GIVE maybe", "Perhaps I refuse.")
 
@@ -168,6 +168,7 @@ def play(
     *,
     lean: str | None,
     allowed: tuple[str, ...] | None,
+    asked: MockAsk | None = None,  # the prompt holds all this game's mock reads
 ) -> str | None:
     """The mock's answer to a donor's prompt (module docstring), or None."""
     if strategy_prompts.STRATEGY_FORMAT.pattern.search(prompt) is not None:

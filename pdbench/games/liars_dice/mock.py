@@ -26,6 +26,7 @@ from pdbench.config.schema import MockBehaviour
 from pdbench.core import phrases
 from pdbench.games.liars_dice.policies import Bluffer, LiarsPolicy, ProbabilityLiar, RandomLiar
 from pdbench.games.mock_play import garbled, mock_rng
+from pdbench.games.prompt_adapter import MockAsk
 
 GARBAGE = ("I bid high.", "Let me think about the odds first.", "BID three fives")
 
@@ -93,6 +94,7 @@ def play(
     *,
     lean: str | None,
     allowed: tuple[str, ...] | None,
+    asked: MockAsk | None = None,  # the prompt holds all this game's mock reads
 ) -> str | None:
     """The game's mock (`pdbench.games.prompt_adapter.GameMock`, named by its registry entry):
     the bluffer's move where the default strategy (`reciprocate`) meets a competitive persona."""

@@ -11,6 +11,12 @@ entry), as the debate family serves the two debates.
   (from the round_state alone).
 - `seat`: any 2x2 agent (policy, LLM, arena, a test's scripted talker) seated in the turn loop
   (`pdbench.runners.turns`): it is shown the `Observation` the match loop would show it.
+- `metrics`: the metric rows every 2x2 game shares (the entries' `metrics`; the catalogue,
+  `pdbench.analysis.metrics.catalog`, registers them through the entries).
+- `mock`: how the offline mock plays a 2x2 game (the entries' `mock`, asked after every turn
+  game's mock: it reads any prompt as a 2x2 prompt).
+- `view`: the viewer's page of a 2x2 run (the entries' `view`: the whole run in its own sidebar
+  and tabs, a `pdbench.ui.game_views.RunPage`).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
 The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
@@ -19,11 +25,14 @@ without talk on the numpy batch path (`runners.batch`); `registry.GAME_FAMILIES`
 for the record shape and the analyses that read it. `pdbench.games.tables` gathers the entries'
 tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
 their checker, which import nothing of pdbench.games, are given a game by their caller.
+
 What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
 builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
-`PromptAdapter`), the mock's play (the mock provider plays the 2x2 games with its own code), the
-metric rows (registered by `pdbench.analysis` for every 2x2 run) and the viewer's page
-(`ui.tabs.match`): each moves here with the one record shape.
+`PromptAdapter`: personas, talk, history formats and the cache keys hashed from those prompts
+move with the LLM agent's 2x2 seat), and the numpy batch path (`runners.batch`, chosen by the
+runner for a policy-only condition without talk: it plays each match's own length and noise
+streams and stores rounds, where `vectorised` plays one rules object into turns; it moves with
+the one record shape).
 """
 
 from __future__ import annotations
@@ -34,8 +43,8 @@ from pdbench.games.entry import TurnGameEntry
 
 def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
     """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
-    id, AgentDuel spelling and what the ladder ranks on from the table, the family's house
-    players."""
+    id, AgentDuel spelling and what the ladder ranks on from the table, and the family's parts:
+    its house players, metric rows, the mock's play and the viewer's page."""
     return TurnGameEntry(
         id=table.id,
         platform_name=table.arena_id,
@@ -43,6 +52,12 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         policies="pdbench.games.matrix.house:CLASSIC_PLAYERS",
         summary=summary,
         ranked_on=table.ranked_on,
+        # the rows every 2x2 game shares (registered for the family, `Metric.game` "")
+        metrics="pdbench.games.matrix.metrics",
+        # the viewer's page of a 2x2 run (a `ui.game_views.RunPage`: the whole run, its tabs)
+        view="pdbench.games.matrix.view",
+        # how the offline mock plays a 2x2 game (asked after the turn games' mocks)
+        mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file
         training_opponents=("tft",),
         table=table,

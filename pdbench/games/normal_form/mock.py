@@ -38,7 +38,7 @@ from pdbench.games.normal_form.policies import (
     TitForTat,
 )
 from pdbench.games.normal_form.reputation_prompt import read_reputation
-from pdbench.games.prompt_adapter import MockSettings
+from pdbench.games.prompt_adapter import MockAsk, MockSettings
 
 GARBAGE = ("I would rather think about it.", '{"A0": "most"}', "Delegate, probably.")
 
@@ -231,6 +231,7 @@ def play(
     *,
     lean: str | None,
     allowed: tuple[str, ...] | None,
+    asked: MockAsk | None = None,  # the prompt holds all this game's mock reads
 ) -> str | None:
     """The mock's answer to a normal-form player's prompt (module docstring), or None."""
     round_state = read_round_state(prompt)

@@ -4,7 +4,7 @@ phrases of `prompts`, which this module reads back, so the two cannot drift) and
 house player (`policies`) would on the round_state the prompt shows.
 
 Who it plays, by the mock's strategy and the persona's lean (the mock provider reads the lean
-from the prompt's words, `pdbench.providers.mock.LEANS`):
+from the prompt's words, `pdbench.games.mock_play.LEANS`):
 
 | strategy                 | lean        | plays                                                    |
 | ------------------------ | ----------- | -------------------------------------------------------- |
@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from pdbench.games.mock_play import MockPlayers, garbled, mock_rng
-from pdbench.games.prompt_adapter import MockSettings
+from pdbench.games.prompt_adapter import MockAsk, MockSettings
 from pdbench.games.public_goods import prompts as phrases
 from pdbench.games.public_goods import reputation_prompt
 from pdbench.games.public_goods.policies import (
@@ -181,6 +181,7 @@ def play(
     *,
     lean: str | None,
     allowed: tuple[str, ...] | None,
+    asked: MockAsk | None = None,  # the prompt holds all this game's mock reads
 ) -> str | None:
     """The mock's answer to a public goods player's prompt (module docstring), or None."""
     round_state = read_round_state(prompt)

@@ -9,6 +9,12 @@ registry entry's `view` and imported only when a run of that game is opened. A m
 - `render_transcript(match: MatchView)`: one match as a reader wants it, showing at each point
   only what the rules had revealed by then (dice, words), as the players saw it.
 
+A game whose stored matches the turn-run page (`pdbench.ui.turn_view`) cannot show, one match's
+turns at a time, names instead a page of the whole run (`RunPage`, a module with
+`render_run(run)`): the 2x2 games' (`pdbench.games.matrix.view`), whose rounds of C and D are
+shown with their own sidebar and tabs. The viewer asks the run's games' entries which page is
+theirs (`run_page`), never which family they are.
+
 This module holds what every page shares (the shapes above) and finds a game's page.
 """
 
@@ -16,9 +22,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from pdbench.ui.loaders import LoadedRun
 
 MeasureKind = Literal["share", "count", "round", "signed"]
 
@@ -61,3 +70,25 @@ def game_view(game_id: str) -> GameView | None:
 
     entry = TURN_GAMES.get(game_id)
     return importlib.import_module(entry.view) if entry is not None and entry.view else None
+
+
+class RunPage(Protocol):
+    """A page showing a whole run of its games (below the viewer's header): its own sidebar
+    (a condition, a replicate) and tabs; a run with no finished match yet shows its run facts
+    (`ui.tabs.run_facts.render_nothing_finished`)."""
+
+    def render_run(self, run: LoadedRun) -> None: ...
+
+
+def run_page(game_ids: Iterable[str]) -> RunPage | None:
+    """The page of a run playing `game_ids`: the module their entries' `view` names when it is
+    one and shows whole runs (`render_run`; a run plays one family), else None (the turn-run
+    page, each match shown by its game's own `GameView`)."""
+    from pdbench.games.registry import MATRIX_GAMES, TURN_GAMES
+
+    entries = [MATRIX_GAMES.get(game) or TURN_GAMES.get(game) for game in game_ids]
+    views = {entry.view if entry is not None else "" for entry in entries}
+    if len(views) != 1 or not (view := views.pop()):
+        return None
+    module = importlib.import_module(view)
+    return module if hasattr(module, "render_run") else None

@@ -16,6 +16,14 @@ from pdbench.ui.fact_table import facts_html
 from pdbench.ui.facts import cost_text, run_command, run_facts
 
 
+def render_nothing_finished(
+    manifest: RunManifest, ledger: Sequence[LedgerEntry], *, turn_game: bool = False
+) -> None:
+    """A game's page of a run none of whose matches has finished: a note, and the run's facts."""
+    st.warning("No match of this run has finished yet: there is nothing to show.")
+    render(manifest, ledger, turn_game=turn_game)
+
+
 def render(
     manifest: RunManifest,
     ledger: Sequence[LedgerEntry],

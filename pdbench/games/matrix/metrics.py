@@ -1,14 +1,18 @@
-"""The built-in metrics: every built-in metric column of aggregates.parquet once, with its label,
-meaning and computation (the catalogue, `pdbench.analysis.metrics.catalog`, answers questions
-about them and about the metrics registered from elsewhere).
+"""The metrics every 2x2 game shares (issue 43: a game's metric rows live in its package; the 2x2
+entries' `metrics` names this module): every 2x2 metric column of aggregates.parquet once, with
+its label, meaning and computation (the catalogue, `pdbench.analysis.metrics.catalog`, imports
+the module the entries name and answers questions about these rows and about the metrics
+registered from elsewhere).
 
 One `Metric` per metric, in the column order of aggregates.parquet, holding its computation (a
-function of the played matches, `pdbench.analysis.metrics.played`); registering it
-(`register_metric`, or the `@metric_row(...)` decorator for a metric defined elsewhere) makes it
-a column of aggregates.parquet, an entry of the viewer's lists and a metric `pdbench analyze` can
-compare. A per-agent metric is listed once and has two columns, `<stem>_a` and `<stem>_b`; its
-help text names the agent as `{me}` and its opponent as `{other}`, filled in per column. So a new
-metric is one new row here (docs/extending.md).
+function of the played matches, `PlayedRounds` below, which the aggregation gives as its
+`pdbench.analysis.metrics.played.PlayedMatches`); registering it (`register_metric`, or the
+`@metric_row(...)` decorator for a metric defined elsewhere) makes it a column of
+aggregates.parquet, an entry of the viewer's lists and a metric `pdbench analyze` can compare.
+The rows are registered for the family (`Metric.game` ""), not per game: every 2x2 game's
+aggregates have the same columns. A per-agent metric is listed once and has two columns,
+`<stem>_a` and `<stem>_b`; its help text names the agent as `{me}` and its opponent as
+`{other}`, filled in per column. So a new metric is one new row here (docs/extending.md).
 
 Definitions use t for a round index (from 1) and n for the rounds a match played. A rate whose
 denominator is zero is null, never 0.
@@ -16,7 +20,7 @@ denominator is zero is null, never 0.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pdbench.core.metric import (
     Compute,
@@ -28,7 +32,28 @@ from pdbench.core.metric import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from pdbench.analysis.metrics.played import PlayedMatches
+
+class PlayedRounds(Protocol):
+    """What a 2x2 row's computation reads of the played matches (the rounds of every match
+    laid end to end; `pdbench.analysis.metrics.played.PlayedMatches` is the one the aggregation
+    passes): named here so the rows import nothing of the analysis that calls them."""
+
+    @property
+    def stored(self) -> Any: ...  # the stored rounds: `starts`, `coop_a`, `coop_b` per round
+    @property
+    def behaviour(self) -> dict[str, np.ndarray]: ...  # the core behavioural metrics by column
+    @property
+    def talk(self) -> dict[str, np.ndarray]: ...  # the talk metrics by column
+    @property
+    def lengths(self) -> np.ndarray: ...  # rounds per match
+    @property
+    def collapse_determinable(self) -> np.ndarray: ...  # per match: k rounds or more
+    @property
+    def collapsed(self) -> np.ndarray: ...  # per match: it collapsed
+
+    def cooperated(self, side: str) -> np.ndarray: ...
+    def flag(self, name: str, side: str) -> np.ndarray: ...
+    def per_match(self, values: np.ndarray) -> np.ndarray: ...
 
 
 # The computations import numpy when they run, not when the catalogue is imported: the summary
@@ -56,17 +81,17 @@ def _flag_count(stem: str) -> Compute:
     return lambda played, side: played.per_match(played.flag(stem, str(side)))
 
 
-def _collapse_rate(played: PlayedMatches, side: Side | None) -> np.ndarray:
+def _collapse_rate(played: PlayedRounds, side: Side | None) -> np.ndarray:
     import numpy as np
 
     return np.where(played.collapse_determinable, played.collapsed.astype(float), np.nan)
 
 
-def _substituted(played: PlayedMatches, side: Side | None) -> np.ndarray:
+def _substituted(played: PlayedRounds, side: Side | None) -> np.ndarray:
     return played.flag("fallbacks", str(side)) > 0
 
 
-def _valid_cooperation_rate(played: PlayedMatches, side: Side | None) -> np.ndarray:
+def _valid_cooperation_rate(played: PlayedRounds, side: Side | None) -> np.ndarray:
     import numpy as np
 
     own = ~_substituted(played, side)
@@ -76,17 +101,17 @@ def _valid_cooperation_rate(played: PlayedMatches, side: Side | None) -> np.ndar
         return np.where(own_rounds > 0, own_c / np.maximum(own_rounds, 1), np.nan)
 
 
-def _substituted_actions(played: PlayedMatches, side: Side | None) -> np.ndarray:
+def _substituted_actions(played: PlayedRounds, side: Side | None) -> np.ndarray:
     import numpy as np
 
     return played.per_match(_substituted(played, side).astype(np.int64))
 
 
-def _substituted_share(played: PlayedMatches, side: Side | None) -> np.ndarray:
+def _substituted_share(played: PlayedRounds, side: Side | None) -> np.ndarray:
     return _substituted_actions(played, side) / played.lengths.astype(float)
 
 
-def _cooperation_over_time(played: PlayedMatches, side: Side | None) -> list[str]:
+def _cooperation_over_time(played: PlayedRounds, side: Side | None) -> list[str]:
     import numpy as np
     import orjson
 
@@ -347,20 +372,3 @@ BUILT_IN: tuple[Metric, ...] = (
 
 for _row in BUILT_IN:
     register_metric(_row)
-
-
-# The columns of tournament.parquet's ranking (`pdbench tournament`), labelled as the metrics are.
-RANKING_COLUMNS: dict[str, tuple[str, str]] = {
-    "median_score": (
-        "Median score",
-        "Mean payoff per round over all its matches, the median over replicates (the rank).",
-    ),
-    "mean_score": ("Mean score", "Mean payoff per round, averaged over replicates."),
-    "ci_low": ("Score 95% CI low", "Lower end of the mean score's 95% interval."),
-    "ci_high": ("Score 95% CI high", "Upper end of the mean score's 95% interval."),
-    "median_wins": (
-        "Median wins",
-        "Matches won (more payoff than the opponent), median over replicates.",
-    ),
-    "cooperation_rating": ("Cooperation rate", "Share of C among all its moves."),
-}

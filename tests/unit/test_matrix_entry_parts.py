@@ -1,0 +1,38 @@
+"""The 2x2 games' parts are named by their entries, as every other game's (issue 43): the generic
+code (the catalogue, the viewer, the mock, the runner) finds them through the entry."""
+
+from __future__ import annotations
+
+import importlib
+
+from pdbench.analysis.metrics import catalog
+from pdbench.games.registry import MATRIX_GAMES
+
+
+def test_every_2x2_entry_names_the_module_of_its_metric_rows():
+    modules = {entry.metrics for entry in MATRIX_GAMES.values()}
+    assert modules == {"pdbench.games.matrix.metrics"}
+    module = importlib.import_module("pdbench.games.matrix.metrics")
+    # the catalogue's 2x2 rows are exactly the rows that module computes, in column order
+    assert catalog.BUILT_IN == module.BUILT_IN
+    assert catalog.registered_metrics()[: len(module.BUILT_IN)] == module.BUILT_IN
+
+
+def test_the_viewer_finds_the_2x2_page_through_the_entries():
+    from pdbench.ui.game_views import run_page
+
+    page = run_page(["pd", "split_or_steal"])  # a run of two 2x2 games: one family, one page
+    assert page is not None and page.__name__ == "pdbench.games.matrix.view"
+    assert {entry.view for entry in MATRIX_GAMES.values()} == {page.__name__}
+    assert run_page(["liars_dice"]) is None  # a turn game's run: one transcript per match
+    assert run_page(["pd", "liars_dice"]) is None  # never one family's page for another's run
+
+
+def test_the_mock_plays_the_2x2_games_through_their_entries_after_every_turn_game():
+    from pdbench.games.matrix import mock as matrix_mock
+    from pdbench.games.registry import TURN_GAMES, game_mocks
+
+    assert {entry.mock for entry in MATRIX_GAMES.values()} == {"pdbench.games.matrix.mock:play"}
+    mocks = game_mocks()
+    assert mocks[-1] is matrix_mock.play  # it reads any prompt, so it is asked last
+    assert len(mocks) == len({e.mock for e in TURN_GAMES.values() if e.mock}) + 1
