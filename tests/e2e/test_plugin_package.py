@@ -165,6 +165,7 @@ def test_an_installed_plugin_adds_an_agent_kind_a_metric_and_a_game(tmp_path):
     played = hydra_door(
         "game=deadlock", "agent_a=tft", "agent_b=alld", "horizon.rounds=3",
         "run.replicates=1", f"run.output_dir={hydra_runs}", "run.run_id=deadlock",
+        f"hydra.run.dir={tmp_path / 'hydra_out'}",
     )  # fmt: skip
     assert played.returncode == 0, played.stderr
     reader = RunReader.open(hydra_runs / "deadlock")
