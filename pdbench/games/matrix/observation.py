@@ -159,16 +159,17 @@ def observation_of(
         history = ()
     else:
         history = tuple(rounds[-history_window:])
-    messages = tuple(Said(m["turn"], m["mine"], m["text"]) for m in seen["messages"])
+    said = seen["messages"]
+    messages = tuple([Said(m["turn"], m["mine"], m["text"]) for m in said]) if said else ()
     if not include_totals:
         return Observation(seen["round"], history, messages=messages, turn=seen["turn"])
     return Observation(
         seen["round"],
         history,
-        own_total=seen["your_score"],
-        opponent_total=seen["opponent_score"],
-        own_cooperations=seen["your_cooperations"],
-        opponent_cooperations=seen["opponent_cooperations"],
-        messages=messages,
-        turn=seen["turn"],
+        seen["your_score"],
+        seen["opponent_score"],
+        seen["your_cooperations"],
+        seen["opponent_cooperations"],
+        messages,
+        seen["turn"],
     )
