@@ -15,6 +15,7 @@ so. `pdbench.games.replay` rebuilds a match's state from its seed and stored act
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import time
@@ -96,10 +97,7 @@ async def _ask(
     invalid = 0
     refused: str | None = None
     decision: TurnDecision | None = None
-
-    def check(action: dict[str, Any]) -> str | None:
-        return game.problem(state, seat, action)
-
+    check = functools.partial(game.problem, state, seat)  # the rules' verdict on an answer
     for asked in range(1, rule.retries + 2):
         request = TurnRequest(game.platform_name, seat, seen, check)
         try:

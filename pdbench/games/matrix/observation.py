@@ -79,7 +79,9 @@ def round_state(
         "turn": len(state.conversation) + 1,
         "rounds": rounds,
         "actions": dict(terms.actions),
-        "payoffs": {key: list(pair) for key, pair in terms.payoffs},
+        "payoffs": {
+            key: [own_points, other_points] for key, (own_points, other_points) in terms.payoffs
+        },
         "history": [entry.copy() for entry in state.history[own]],
         "your_score": state.totals[own],
         "opponent_score": state.totals[other],
