@@ -104,9 +104,19 @@ class MatrixGame:
         return ()
 
     def _speaker(self, state: MatrixState) -> str:
-        talk = self.game.negotiation
-        assert talk is not None
-        return talk.speakers(state.round_number)[len(state.conversation)]
+        number = state.round_number
+        order = self._talk_orders.get(number)
+        if order is None:
+            talk = self.game.negotiation
+            assert talk is not None
+            order = self._talk_orders[number] = talk.speakers(number)
+        return order[len(state.conversation)]
+
+    @functools.cached_property
+    def _talk_orders(self) -> dict[int, tuple[str, ...]]:
+        """Each round's order of speakers (`Negotiation.speakers`), made at the round's first
+        ask: a talk turn asks who speaks several times (to move, each answer's check, apply)."""
+        return {}
 
     def observe(self, state: MatrixState, seat: str) -> dict[str, Any]:
         if seat not in SEATS:
