@@ -124,7 +124,8 @@ class PastRounds:
             known and history[known - 1]["round"] != self.rounds[-1].round_index
         ):  # not the history this reader read so far (another match's): read it afresh
             self.rounds, known = [], 0
-        self.rounds.extend(past_round(entry) for entry in history[known:])
+        for index in range(known, len(history)):  # one a turn, after the first of a match
+            self.rounds.append(past_round(history[index]))
         return self.rounds
 
 
