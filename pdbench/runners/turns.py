@@ -15,6 +15,7 @@ so. `pdbench.games.replay` rebuilds a match's state from its seed and stored act
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import time
@@ -92,34 +93,27 @@ async def _ask(
     rule: SeatRule,
 ) -> SeatTurn:
     """One seat's action for this turn, re-asked and checked as the module docstring says."""
-    attempts: list[Attempt] = []
+    attempts: tuple[Attempt, ...] = ()
     invalid = 0
     refused: str | None = None
     decision: TurnDecision | None = None
-
-    def check(action: dict[str, Any]) -> str | None:
-        return game.problem(state, seat, action)
-
+    check = functools.partial(game.problem, state, seat)  # the rules' verdict on an answer
     for asked in range(1, rule.retries + 2):
-        request = TurnRequest(game=game.platform_name, seat=seat, round_state=seen, check=check)
+        request = TurnRequest(game.platform_name, seat, seen, check)
         try:
             decision = await agent.take_turn(request)
         except NotImplementedError as missing:
             raise MatchAborted(
                 f"{agent.name} (seat {seat}) cannot play {game.id}: {missing}"
             ) from None
-        attempts.extend(decision.attempts)
+        attempts += tuple(decision.attempts)
         invalid += decision.invalid_outputs
         if decision.action is None:  # the agent gave up after its own retries (or timed out)
             break
         refused = game.problem(state, seat, decision.action)
         if refused is None:
             return SeatTurn(
-                dict(decision.action),
-                asked,
-                invalid,
-                attempts=tuple(attempts),
-                error=decision.error,
+                dict(decision.action), asked, invalid, error=decision.error, attempts=attempts
             )
         invalid += 1
     timed_out = decision is not None and decision.timeout
@@ -129,7 +123,7 @@ async def _ask(
         raise MatchAborted(
             f"{agent.name} (seat {seat}) gave no legal action in {game.id} after {asked} "
             f"ask(s): {why}",
-            attempts=tuple(attempts),
+            attempts=attempts,
         )
     fallback = game.fallback(state, seat, "timeout" if timed_out else "invalid")
     return SeatTurn(
@@ -140,7 +134,7 @@ async def _ask(
         timeout=timed_out,
         refused=refused,
         error=error,
-        attempts=tuple(attempts),
+        attempts=attempts,
     )
 
 
@@ -151,38 +145,58 @@ def _started[T](ask: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
     return asyncio.Task(ask, loop=asyncio.get_running_loop(), eager_start=True)
 
 
+class _Seated(dict[str, tuple[AgentBase, SeatRule]]):
+    """Seat -> its role's agent and rule, each found from the seat's role on its first turn of
+    the match, not again at every turn."""
+
+    def __init__(self, agents: Mapping[str, AgentBase], rules: Mapping[str, SeatRule]) -> None:
+        super().__init__()
+        self.agents, self.rules = agents, rules
+
+    def __missing__(self, seat: str) -> tuple[AgentBase, SeatRule]:
+        role = role_of(seat)
+        found = self[seat] = (self.agents[role], self.rules[role])
+        return found
+
+
 async def _answers(
     game: TurnGame[Any],
     state: Any,
     seats: tuple[str, ...],
     seen: Mapping[str, dict[str, Any]],
-    agents: Mapping[str, AgentBase],
-    rules: Mapping[str, SeatRule],
-) -> list[SeatTurn | BaseException]:
-    """Every seat's answer to this turn, in `seats` order (a failure as its exception). The
-    seats answer together (their calls wait together), and every answer is in before a failure
-    is raised (an abort, a provider that failed), so no call is left running, as in the 2x2
-    match loop."""
+    seated: _Seated,
+) -> dict[str, SeatTurn]:
+    """Every seat's answer to this turn, by seat in `seats` order. The seats answer together
+    (their calls wait together), and every answer is in before a failure is raised (an abort,
+    a provider that failed; the first seat's in `seats` order), so no call is left running, as
+    in the 2x2 match loop."""
 
     def ask(seat: str) -> Coroutine[Any, Any, SeatTurn]:  # made when awaited: none left unawaited
-        role = role_of(seat)
-        return _ask(game, state, seat, seen[seat], agents[role], rules[role])
+        return _ask(game, state, seat, seen[seat], *seated[seat])
 
-    waiting = [seat for seat in seats if agents[role_of(seat)].waits]
+    waiting = [seat for seat in seats if seated[seat][0].waits]
+    answers: list[SeatTurn | BaseException]
     if len(waiting) > 1:
-        return await asyncio.gather(*(_started(ask(s)) for s in seats), return_exceptions=True)
-    # At most one seat waits on something outside the process (an LLM against house players):
-    # the others answer without waiting, so asking them one after the other is asking them
-    # together, and the waiting one is awaited here, not in a task of its own: its answer
-    # resumes the match at once, not two passes of the event loop later (at 32 concurrent
-    # matches those passes were a third of a round's wait).
-    found: dict[str, SeatTurn | BaseException] = {}
-    for seat in sorted(seats, key=lambda s: s in waiting):  # the waiting one last
-        try:
-            found[seat] = await ask(seat)
-        except Exception as failed:  # as gather's return_exceptions; a cancel is not caught
-            found[seat] = failed
-    return [found[seat] for seat in seats]
+        answers = await asyncio.gather(*(_started(ask(s)) for s in seats), return_exceptions=True)
+    else:
+        # At most one seat waits on something outside the process (an LLM against house
+        # players): the others answer without waiting, so asking them one after the other is
+        # asking them together, and the waiting one is awaited here, not in a task of its own:
+        # its answer resumes the match at once, not two passes of the event loop later (at 32
+        # concurrent matches those passes were a third of a round's wait).
+        found: dict[str, SeatTurn | BaseException] = {}
+        for seat in (*[s for s in seats if s not in waiting], *waiting):  # the waiting one last
+            try:
+                found[seat] = await ask(seat)
+            except Exception as failed:  # as gather's return_exceptions; a cancel is not caught
+                found[seat] = failed
+        answers = [found[seat] for seat in seats]
+    played: dict[str, SeatTurn] = {}
+    for seat, answer in zip(seats, answers, strict=True):
+        if isinstance(answer, BaseException):
+            raise answer
+        played[seat] = answer
+    return played
 
 
 async def play_turn_match(
@@ -211,6 +225,7 @@ async def play_turn_match(
         others = [other.name for r, other in agents.items() if r != role]
         agent.start_match(MatchInfo(opponent_name=", ".join(others), total_rounds=None))
     state = game.initial_state(seed) if start is None else start
+    seated = _Seated(agents, rules)
     turns: list[PlayedTurn] = []
     yielded = time.monotonic()
     error: str | None = None
@@ -222,13 +237,7 @@ async def play_turn_match(
                 break
             seats = game.to_move(state)
             seen = {seat: game.observe(state, seat) for seat in seats}  # before anyone acts
-            answers = await _answers(game, state, seats, seen, agents, rules)
-            failed = next((a for a in answers if isinstance(a, BaseException)), None)
-            if failed is not None:
-                raise failed
-            played = {
-                seat: a for seat, a in zip(seats, answers, strict=True) if isinstance(a, SeatTurn)
-            }
+            played = await _answers(game, state, seats, seen, seated)
             before = state
             state = game.apply(state, {seat: turn.action for seat, turn in played.items()})
             turns.append(

@@ -1,9 +1,10 @@
 """A 2x2 match on the turn loop does not remake what a seat is shown from every finished round
 at every turn (issue 43 stage C's slowdown for LLM matches): the state keeps each seat's view of
-the finished rounds as it grows (`MatrixState.seen`), always what was played from that seat's
-side; a round_state is new at every call all the same (changing one changes nothing else); a
-seated agent's past rounds are converted once each; and a turn whose seats answer at once
-(house players, the mock, the cache) schedules nothing on the event loop."""
+the finished rounds as it grows, in its round_state's form (`MatrixState.history`), always what
+was played from that seat's side, and a round_state copies it; a round_state is new at every
+call all the same (changing one changes nothing else, nor the state); a seated agent's past
+rounds are converted once each; and a turn whose seats answer at once (house players, the mock,
+the cache) schedules nothing on the event loop."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pdbench.agents.policy import PolicyAgent
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.actions import Action
 from pdbench.core.talk import Negotiation
-from pdbench.core.transcript import Observation, PastRound
+from pdbench.core.transcript import Observation
 from pdbench.games.matrix.rules import MatrixGame
 from pdbench.games.tables import GAMES
 from pdbench.runners.plan import plan_matches
@@ -29,12 +30,18 @@ from pdbench.strategies import POLICIES
 TALK = Negotiation(exchanges=1, max_chars=40, timeout_message="(no answer)")
 
 
-def _seen_from_finished(state, own: int) -> tuple[PastRound, ...]:  # type: ignore[no-untyped-def]
+def _seen_from_finished(state, own: int) -> list[dict]:  # type: ignore[no-untyped-def]
     other = 1 - own
-    return tuple(
-        PastRound(r.round_number, r.played[own], r.played[other], r.payoffs[own], r.payoffs[other])
+    return [
+        {
+            "round": r.round_number,
+            "your_action": r.played[own].value,
+            "opponent_action": r.played[other].value,
+            "your_points": r.payoffs[own],
+            "opponent_points": r.payoffs[other],
+        }
         for r in state.finished
-    )
+    ]
 
 
 @pytest.mark.parametrize("talk", [None, TALK])
@@ -49,10 +56,15 @@ def test_each_seats_view_is_what_was_played_from_its_side_and_grows_by_appending
         else:
             answers = {s: {"type": "commit", "action": "CD"[rng.integers(2)]} for s in moving}
         after = rules.apply(state, answers)
-        for own in (0, 1):
-            assert after.seen[own] == _seen_from_finished(after, own)
-            kept = after.seen[own][: len(state.seen[own])]
-            assert all(new is old for new, old in zip(kept, state.seen[own], strict=True))
+        for own, seat in enumerate("ab"):
+            assert list(after.history[own]) == _seen_from_finished(after, own)
+            kept = after.history[own][: len(state.history[own])]
+            assert all(new is old for new, old in zip(kept, state.history[own], strict=True))
+            shown = rules.observe(after, seat)["history"]
+            assert shown == list(after.history[own])  # the round_state copies the kept entries
+            assert not any(
+                entry is kept for entry, kept in zip(shown, after.history[own], strict=True)
+            )
         state = after
     assert any(r.played != r.intended for r in state.finished)  # the trembling hand played
 
@@ -69,6 +81,8 @@ def test_a_round_state_is_new_at_every_call_so_changing_one_changes_nothing_else
     changed["history"][0]["your_action"] = "D"
     changed["history"].append({})
     assert rules.observe(state, "a") == before
+    with pytest.raises(TypeError):  # and the entries the state keeps are read-only
+        state.history[0][0]["your_action"] = "D"  # type: ignore[index]
     assert rules.observe(state, "b")["actions"] == before["actions"]
 
 

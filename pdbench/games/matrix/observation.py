@@ -2,9 +2,10 @@
 `core.transcript.Observation` a 2x2 agent reads, rebuilt from it (`observation_of`): the turn
 contract's observation carries everything a 2x2 agent of any kind may be shown, and each agent's
 own `history_window` and `include_totals` cut it down exactly as `Transcript.observe` does.
-Neither is remade from every finished round at each turn: the round_state's history is read
-from the seat's view the state keeps (`MatrixState.seen`), and a seat reads each past round of
-its round_states once over a match (`PastRounds`).
+Neither is remade from every finished round at each turn: the round_state's history is a copy
+of the entries the state keeps for the seat (`MatrixState.history`, each made once by
+`history_entry`), and a seat reads each past round of its round_states once over a match
+(`PastRounds`).
 
 - `game` (the platform's spelling: "prisoners-dilemma", ...), `phase` ("talk" | "commit"),
   `round` (from 1), `turn` (the talk turn about to be taken, from 1 over both speakers; at the
@@ -28,18 +29,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.talk import Said
 from pdbench.core.transcript import Observation, PastRound
-from pdbench.games.matrix.state import MatrixState
+from pdbench.games.matrix.state import LETTER, MOVE, HistoryEntry, MatrixState
 
 RoundState = dict[str, Any]
 _MOVES = (Action.C, Action.D)
-_LETTER = {move: move.value for move in _MOVES}  # a lookup: an enum's .value costs a call
-_ACTION = {move.value: move for move in _MOVES}  # and so does Action("C")
 
 
 @dataclass(frozen=True)
@@ -72,16 +72,6 @@ def round_state(
     round_state changes nothing the state or another turn holds)."""
     own = 0 if seat == "a" else 1
     other = 1 - own
-    history = [
-        {
-            "round": r.round_index,
-            "your_action": _LETTER[r.own_action],
-            "opponent_action": _LETTER[r.opponent_action],
-            "your_points": r.own_payoff,
-            "opponent_points": r.opponent_payoff,
-        }
-        for r in state.seen[own]
-    ]
     return {
         "game": platform_name,
         "phase": state.phase,
@@ -89,8 +79,10 @@ def round_state(
         "turn": len(state.conversation) + 1,
         "rounds": rounds,
         "actions": dict(terms.actions),
-        "payoffs": {key: list(pair) for key, pair in terms.payoffs},
-        "history": history,
+        "payoffs": {
+            key: [own_points, other_points] for key, (own_points, other_points) in terms.payoffs
+        },
+        "history": [entry.copy() for entry in state.history[own]],
         "your_score": state.totals[own],
         "opponent_score": state.totals[other],
         "your_cooperations": state.cooperations[own],
@@ -99,6 +91,22 @@ def round_state(
             {"turn": m.turn, "mine": m.speaker == seat, "text": m.text} for m in state.conversation
         ],
     }
+
+
+def history_entry(
+    number: int, own_move: Action, other_move: Action, own_points: float, other_points: float
+) -> HistoryEntry:
+    """Round `number` as one seat's round_state lists it, from its side (`MatrixState.history`):
+    made once, when the round is scored, and copied into every later round_state."""
+    return MappingProxyType(
+        {
+            "round": number,
+            "your_action": LETTER[own_move],
+            "opponent_action": LETTER[other_move],
+            "your_points": own_points,
+            "opponent_points": other_points,
+        }
+    )
 
 
 class PastRounds:
@@ -116,7 +124,8 @@ class PastRounds:
             known and history[known - 1]["round"] != self.rounds[-1].round_index
         ):  # not the history this reader read so far (another match's): read it afresh
             self.rounds, known = [], 0
-        self.rounds.extend(past_round(entry) for entry in history[known:])
+        for index in range(known, len(history)):  # one a turn, after the first of a match
+            self.rounds.append(past_round(history[index]))
         return self.rounds
 
 
@@ -124,8 +133,8 @@ def past_round(entry: Mapping[str, Any]) -> PastRound:
     """One entry of a round_state's history as the `PastRound` the match loop shows."""
     return PastRound(
         entry["round"],
-        _ACTION[entry["your_action"]],
-        _ACTION[entry["opponent_action"]],
+        MOVE[entry["your_action"]],
+        MOVE[entry["opponent_action"]],
         entry["your_points"],
         entry["opponent_points"],
     )
@@ -153,16 +162,17 @@ def observation_of(
         history = ()
     else:
         history = tuple(rounds[-history_window:])
-    messages = tuple(Said(m["turn"], m["mine"], m["text"]) for m in seen["messages"])
+    said = seen["messages"]
+    messages = tuple([Said(m["turn"], m["mine"], m["text"]) for m in said]) if said else ()
     if not include_totals:
         return Observation(seen["round"], history, messages=messages, turn=seen["turn"])
     return Observation(
         seen["round"],
         history,
-        own_total=seen["your_score"],
-        opponent_total=seen["opponent_score"],
-        own_cooperations=seen["your_cooperations"],
-        opponent_cooperations=seen["opponent_cooperations"],
-        messages=messages,
-        turn=seen["turn"],
+        seen["your_score"],
+        seen["opponent_score"],
+        seen["your_cooperations"],
+        seen["opponent_cooperations"],
+        messages,
+        seen["turn"],
     )

@@ -37,10 +37,9 @@ from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.core.talk import cut_to_limit, is_promise
-from pdbench.core.transcript import PastRound
 from pdbench.games.base import FixedLength
-from pdbench.games.matrix.observation import Terms, round_state, terms_of
-from pdbench.games.matrix.state import FinishedRound, MatrixState, Message
+from pdbench.games.matrix.observation import Terms, history_entry, round_state, terms_of
+from pdbench.games.matrix.state import LETTER, MOVE, FinishedRound, MatrixState, Message
 
 # The catalogue's default game (`games.tables.DEFAULT_GAME`), taken from its package and not from
 # the catalogue: the catalogue is built from the registry, which imports plugins' games while it
@@ -48,6 +47,7 @@ from pdbench.games.matrix.state import FinishedRound, MatrixState, Message
 from pdbench.games.pd import TABLE as DEFAULT_GAME
 
 SEATS = ("a", "b")
+_LETTERS = ("C", "D")
 _COMMIT = "commit"
 _TALK = "talk"
 
@@ -108,9 +108,19 @@ class MatrixGame:
         return ()
 
     def _speaker(self, state: MatrixState) -> str:
-        talk = self.game.negotiation
-        assert talk is not None
-        return talk.speakers(state.round_number)[len(state.conversation)]
+        number = state.round_number
+        order = self._talk_orders.get(number)
+        if order is None:
+            talk = self.game.negotiation
+            assert talk is not None
+            order = self._talk_orders[number] = talk.speakers(number)
+        return order[len(state.conversation)]
+
+    @functools.cached_property
+    def _talk_orders(self) -> dict[int, tuple[str, ...]]:
+        """Each round's order of speakers (`Negotiation.speakers`), made at the round's first
+        ask: a talk turn asks who speaks several times (to move, each answer's check, apply)."""
+        return {}
 
     def observe(self, state: MatrixState, seat: str) -> dict[str, Any]:
         if seat not in SEATS:
@@ -126,17 +136,19 @@ class MatrixGame:
     # --- answers -------------------------------------------------------------------------
 
     def problem(self, state: MatrixState, seat: str, action: Mapping[str, Any]) -> str | None:
-        if seat not in self.to_move(state):
-            return f"{seat} does not act now (phase {state.phase})"
-        if not isinstance(action, Mapping):
+        phase = state.phase
+        if seat not in (SEATS if phase == _COMMIT else self.to_move(state)):
+            return f"{seat} does not act now (phase {phase})"
+        # a dict first: the check against the abstract Mapping costs more than the whole rest
+        if not isinstance(action, dict) and not isinstance(action, Mapping):
             return 'an answer is a JSON object with a "type"'
-        wanted = "message" if state.phase == _TALK else _COMMIT
+        wanted = "message" if phase == _TALK else _COMMIT
         if action.get("type") != wanted:
-            return f'type must be "{wanted}" in the {state.phase} phase, got {action.get("type")!r}'
-        if state.phase == _TALK:
+            return f'type must be "{wanted}" in the {phase} phase, got {action.get("type")!r}'
+        if phase == _TALK:
             text = action.get("text")
             return None if isinstance(text, str) else '"text" is the message, a string'
-        if action.get("action") not in ("C", "D"):
+        if action.get("action") not in _LETTERS:
             labels = ", ".join(f"{move} ({self.game.label(Action(move))})" for move in "CD")
             return f'"action" must be one of {labels}, got {action.get("action")!r}'
         return None
@@ -152,7 +164,7 @@ class MatrixGame:
 
     def apply(self, state: MatrixState, actions: Mapping[str, Mapping[str, Any]]) -> MatrixState:
         moving = self.to_move(state)
-        if set(actions) != set(moving):
+        if actions.keys() != set(moving):
             raise ValueError(f"{', '.join(moving)} act now ({state.phase}), got {sorted(actions)}")
         for seat, action in actions.items():
             reason = self.problem(state, seat, action)
@@ -160,9 +172,7 @@ class MatrixGame:
                 raise ValueError(f"{seat}: {reason}")
         if state.phase == _TALK:
             return self._after_message(state, moving[0], actions[moving[0]]["text"])
-        return self._after_commit(
-            state, (Action(actions["a"]["action"]), Action(actions["b"]["action"]))
-        )
+        return self._after_commit(state, MOVE[actions["a"]["action"]], MOVE[actions["b"]["action"]])
 
     def _after_message(self, state: MatrixState, seat: str, said: str) -> MatrixState:
         talk = self.game.negotiation
@@ -179,39 +189,55 @@ class MatrixGame:
         done = len(conversation) == talk.messages_per_round
         return replace(state, conversation=conversation, phase=_COMMIT if done else _TALK)
 
-    def _after_commit(self, state: MatrixState, intended: tuple[Action, Action]) -> MatrixState:
-        index = state.round_number - 1
-        played_a, played_b = (
-            move.flipped if flips(noise_seed, self.noise, self.rounds)[index] else move
-            for move, noise_seed in zip(intended, state.noise_seeds, strict=True)
-        )
-        payoffs = self.game.payoffs.payoffs(played_a, played_b)
-        finished = FinishedRound(
-            round_number=state.round_number,
-            intended=intended,
-            played=(played_a, played_b),
-            payoffs=payoffs,
-            conversation=state.conversation,
-        )
-        seen_a = PastRound(state.round_number, played_a, played_b, payoffs[0], payoffs[1])
-        seen_b = PastRound(state.round_number, played_b, played_a, payoffs[1], payoffs[0])
-        totals = (state.totals[0] + payoffs[0], state.totals[1] + payoffs[1])
-        cooperated = (played_a is Action.C, played_b is Action.C)
-        cooperations = (
-            state.cooperations[0] + cooperated[0],
-            state.cooperations[1] + cooperated[1],
-        )
-        over = state.round_number >= self.rounds
-        return replace(
-            state,
-            round_number=state.round_number + 1,
-            phase="over" if over else self._opening(),
-            totals=totals,
-            cooperations=cooperations,
-            finished=(*state.finished, finished),
-            seen=((*state.seen[0], seen_a), (*state.seen[1], seen_b)),
+    def _after_commit(
+        self, state: MatrixState, intended_a: Action, intended_b: Action
+    ) -> MatrixState:
+        number = state.round_number
+        played_a, played_b = intended_a, intended_b
+        if self.noise > 0:  # each seat's trembling hand (no draws to look up without one)
+            seed_a, seed_b = state.noise_seeds
+            if flips(seed_a, self.noise, self.rounds)[number - 1]:
+                played_a = played_a.flipped
+            if flips(seed_b, self.noise, self.rounds)[number - 1]:
+                played_b = played_b.flipped
+        payoff_a, payoff_b = payoffs = self._payoffs[played_a, played_b]
+        totals, cooperations = state.totals, state.cooperations
+        # Made whole, not with dataclasses.replace (which costs as much as the rest of the
+        # round): every field of MatrixState is named here.
+        return MatrixState(
+            seed=state.seed,
+            noise_seeds=state.noise_seeds,
+            round_number=number + 1,
+            phase="over" if number >= self.rounds else self._opening(),
+            totals=(totals[0] + payoff_a, totals[1] + payoff_b),
+            cooperations=(
+                cooperations[0] + (played_a is Action.C),
+                cooperations[1] + (played_b is Action.C),
+            ),
+            finished=(
+                *state.finished,
+                FinishedRound(
+                    number,
+                    (intended_a, intended_b),
+                    (played_a, played_b),
+                    payoffs,
+                    state.conversation,
+                ),
+            ),
+            history=(
+                (*state.history[0], history_entry(number, played_a, played_b, payoff_a, payoff_b)),
+                (*state.history[1], history_entry(number, played_b, played_a, payoff_b, payoff_a)),
+            ),
             conversation=(),
         )
+
+    @functools.cached_property
+    def _payoffs(self) -> dict[tuple[Action, Action], tuple[float, float]]:
+        """Each pair of played moves' payoffs (seat a's, seat b's): made once per match."""
+        table = self.game.payoffs
+        return {
+            (a, b): table.payoffs(a, b) for a in (Action.C, Action.D) for b in (Action.C, Action.D)
+        }
 
     # --- what is known -------------------------------------------------------------------
 
@@ -237,10 +263,11 @@ class MatrixGame:
                 },
             }
         played = after.finished[-1]
+        (move_a, move_b), (payoff_a, payoff_b) = played.played, played.payoffs
         return {
             "round": played.round_number,
-            "actions": {s: move.value for s, move in zip(SEATS, played.played, strict=True)},
-            "payoffs": dict(zip(SEATS, played.payoffs, strict=True)),
+            "actions": {"a": LETTER[move_a], "b": LETTER[move_b]},
+            "payoffs": {"a": payoff_a, "b": payoff_b},
         }
 
     def match_over(self, state: MatrixState) -> bool:

@@ -27,6 +27,7 @@ from pdbench.agents.base import (
     Utterance,
 )
 from pdbench.games.matrix.observation import PastRounds, observation_of
+from pdbench.games.matrix.state import LETTER
 
 
 class MatrixSeat(AgentBase):
@@ -55,14 +56,15 @@ class MatrixSeat(AgentBase):
 
     async def take_turn(self, request: TurnRequest) -> TurnDecision:
         seen = request.round_state
+        agent = self.agent
         obs = observation_of(
             seen,
-            history_window=self.agent.history_window,
-            include_totals=self.agent.include_totals,
+            history_window=agent.history_window,
+            include_totals=agent.include_totals,
             past=self.past,
         )
         if seen["phase"] == "talk":
-            said = await self.agent.negotiate(obs)
+            said = await agent.negotiate(obs)
             self.utterances.append(said)
             return TurnDecision(
                 action=None if said.timeout else {"type": "message", "text": said.text},
@@ -71,16 +73,14 @@ class MatrixSeat(AgentBase):
                 timeout=said.timeout,
                 error=said.error,
             )
-        decision = (
-            await self.agent.decide(obs) if self.agent.waits else Decision(self.agent.act(obs))
-        )
+        decision = await agent.decide(obs) if agent.waits else Decision(agent.act(obs))
         self.decisions.append(decision)
-        return TurnDecision(
-            action={"type": "commit", "action": decision.action.value},
-            attempts=decision.attempts,
-            invalid_outputs=decision.invalid_outputs,
-            timeout=decision.timeout,
-            error=decision.error,
+        return TurnDecision(  # positional: a round makes two, and keywords cost a little each
+            {"type": "commit", "action": LETTER[decision.action]},
+            decision.attempts,
+            decision.invalid_outputs,
+            decision.timeout,
+            decision.error,
         )
 
     def end_match(self, summary: MatchSummary) -> None:

@@ -4,12 +4,20 @@ that order in every pair below, actions in storage's spelling ("C" the cooperati
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 from pdbench.core.actions import Action
-from pdbench.core.transcript import PastRound
 
 Phase = str  # "talk" | "commit" | "over"
 Pair = tuple[Action, Action]  # seat a's, seat b's
+# Storage's letter of each move and back, as lookups: an enum's .value and Action("C") each cost
+# a call, and a round asks for several.
+LETTER = {Action.C: "C", Action.D: "D"}
+MOVE = {"C": Action.C, "D": Action.D}
+# One finished round as a seat's round_state lists it (`observation.round_state`'s "history"),
+# read-only: {"round", "your_action", "opponent_action", "your_points", "opponent_points"}.
+HistoryEntry = MappingProxyType[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +54,8 @@ class MatrixState:
     cooperations: tuple[int, int] = (0, 0)  # the rounds each seat played C
     finished: tuple[FinishedRound, ...] = ()
     # Each seat's view of `finished`, from its own side, as played (what it is shown: never an
-    # intended move), appended round by round as `core.transcript.Transcript` keeps it, so a
-    # seat's observation is not rebuilt from every finished round at every turn.
-    seen: tuple[tuple[PastRound, ...], tuple[PastRound, ...]] = ((), ())
+    # intended move), in the form its round_state lists it, one read-only entry appended as each
+    # round is scored: an observation copies the entries (a third of the cost of building them),
+    # it does not rebuild them from every finished round at every turn.
+    history: tuple[tuple[HistoryEntry, ...], tuple[HistoryEntry, ...]] = ((), ())
     conversation: tuple[Message, ...] = ()  # this round's talk so far
