@@ -10,6 +10,7 @@ so the turn order is the same in every run.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -78,9 +79,17 @@ def cut_to_limit(text: str, max_chars: int) -> tuple[str, bool]:
 def is_promise(text: str, phrases: tuple[str, ...]) -> bool:
     """Whether a message contains one of the promise phrases as whole words, ignoring case
     ("I will split." and "SPLIT!" do for "split"; "splitting" does not)."""
-    text = text.replace("\u2019", "'")  # a typographic apostrophe reads as a plain one
-    return any(
-        re.search(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", text, re.IGNORECASE)
-        for phrase in phrases
-        if phrase.strip()
-    )
+    pattern = _promise_pattern(phrases)
+    # a typographic apostrophe reads as a plain one
+    return pattern is not None and pattern.search(text.replace("\u2019", "'")) is not None
+
+
+@functools.cache
+def _promise_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for a game's phrases, compiled once (every message of a match asks): any of
+    them as whole words; the regex tries each alternative at each position, so it matches where
+    one phrase's own search would. None when no phrase is given."""
+    words = [re.escape(phrase.strip()) for phrase in phrases if phrase.strip()]
+    if not words:
+        return None
+    return re.compile(rf"(?<!\w)(?:{'|'.join(words)})(?!\w)", re.IGNORECASE)

@@ -123,3 +123,26 @@ def test_the_round_prompt_is_unchanged_without_negotiation_and_shows_the_talk_wi
     prompt = talking.negotiate_prompt(said)
     assert 'You: "I will split."\nThe other player: (said nothing)' in prompt
     assert "at most 280 characters" in prompt
+
+
+def test_is_promise_finds_what_each_phrase_alone_would_find():
+    """The phrases are searched as one compiled pattern; it matches exactly where one phrase's own
+    whole-word search would (overlapping phrases, a phrase failing its boundary where another
+    holds, typographic apostrophes, blank phrases)."""
+    import random
+    import re
+
+    def one_by_one(text: str, phrases: tuple[str, ...]) -> bool:
+        text = text.replace("\u2019", "'")
+        return any(
+            re.search(rf"(?<!\w){re.escape(p.strip())}(?!\w)", text, re.IGNORECASE)
+            for p in phrases
+            if p.strip()
+        )
+
+    words = ["split", "splitting", "I will", "i'll", "I\u2019ll", "will split", " ", "steal", "."]
+    draw = random.Random(7)
+    for _ in range(2000):
+        phrases = tuple(draw.sample(words, draw.randint(0, 4)))
+        text = " ".join(draw.choice([*words, "x", "SPLIT!", "won't"]) for _ in range(4))
+        assert is_promise(text, phrases) == one_by_one(text, phrases), (text, phrases)
