@@ -193,12 +193,21 @@ def _export_csv(reader: RunReader, target: Path) -> None:
 
 def _stored_rounds(reader: RunReader) -> Iterator[dict[str, Any]]:
     """The rounds of every match in the ledger (finished or aborted), in stored order; lines of a
-    match not in the ledger (cut off by a stop) are left out, as the aggregates leave them."""
+    match not in the ledger (cut off by a stop) are left out, as the aggregates leave them. A 2x2
+    run's rounds are round records whichever record version stored them."""
+    from pdbench.games.matrix.stored import as_rounds
+
+    keys = {entry.key for entry in reader.ledger()}
+    for record in as_rounds(_stored_lines(reader)):
+        if (record.get("condition"), record.get("replicate")) in keys:
+            yield record
+
+
+def _stored_lines(reader: RunReader) -> Iterator[dict[str, Any]]:
     import orjson
 
     from pdbench.storage.schema import ROUNDS_FILE
 
-    keys = {entry.key for entry in reader.ledger()}
     for segment in reader.segments:
         path = segment / ROUNDS_FILE
         if not path.is_file():
@@ -212,8 +221,7 @@ def _stored_rounds(reader: RunReader) -> Iterator[dict[str, Any]]:
                 continue  # a torn last line of a stopped run; its match is not in the ledger
             if not isinstance(record, dict):
                 raise PdbenchError(f"{path} line {number}: not a JSON object")
-            if (record.get("condition"), record.get("replicate")) in keys:
-                yield record
+            yield record
 
 
 def rounds_frame(reader: RunReader) -> pd.DataFrame:

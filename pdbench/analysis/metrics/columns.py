@@ -16,6 +16,7 @@ import pyarrow.json as pa_json
 
 from pdbench.analysis.metrics.talk import TALK_FLAG_NAMES, talk_flags
 from pdbench.core.errors import PdbenchError
+from pdbench.games.matrix.stored import as_round_lines
 from pdbench.storage import jsonl
 from pdbench.storage.arrow_schema import round_arrow_schema
 from pdbench.storage.recovery import damaged_rounds_message
@@ -129,7 +130,8 @@ def read_matches(run_dir: Path) -> StoredMatches:
         return StoredMatches.concatenate([])
     _refuse_turn_lines(path)
     with path.open("rb") as handle:
-        buffer = pa.py_buffer(handle.read(end))
+        # a 2x2 run of record version 2 is read as the version-1 lines it projects to
+        buffer = pa.py_buffer(as_round_lines(handle.read(end)))
     try:
         table = pa_json.read_json(
             pa.BufferReader(buffer),
