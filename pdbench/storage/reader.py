@@ -164,6 +164,31 @@ class RunReader:
             if isinstance(record, dict) and record.get("condition") == condition:
                 yield record
 
+    def rounds(self) -> Iterator[dict]:
+        """Every stored round record of the matches in the ledger (finished or aborted), in
+        stored order (a turn game's: its turn lines); lines of a match not in the ledger (cut off
+        by a stop) are left out, as the aggregates leave them. A 2x2 run's rounds are round
+        records whichever record version stored them: `pd.DataFrame(reader.rounds())` has a row
+        per round, as rounds.jsonl had before record version 2."""
+        keys = {entry.key for entry in self.ledger()}
+        for record in as_rounds(self._stored_lines()):
+            if (record.get("condition"), record.get("replicate")) in keys:
+                yield record
+
+    def _stored_lines(self) -> Iterator[dict]:
+        for segment in self.segments:
+            path = segment / ROUNDS_FILE
+            for number, line in enumerate(self._segment_lines(segment), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue  # a torn line of a stopped run; its match is not in the ledger
+                if not isinstance(record, dict):
+                    raise PdbenchError(f"{path} line {number}: not a JSON object")
+                yield record
+
     def _scan_rounds(self, condition: str, replicate: int) -> list[dict]:
         rounds = [
             record
@@ -176,17 +201,23 @@ class RunReader:
         """Every segment's rounds.jsonl lines up to its last complete one (a line a stopped
         writer left half-written is not read)."""
         for segment in self.segments:
-            path = segment / ROUNDS_FILE
-            end = jsonl.complete_prefix(path)
-            if end == 0:
-                continue
-            with path.open("rb") as handle:
-                read = 0
-                for line in handle:
-                    read += len(line)
-                    if read > end:
-                        break
-                    yield line
+            yield from self._segment_lines(segment)
+
+    @staticmethod
+    def _segment_lines(segment: Path) -> Iterator[bytes]:
+        path = segment / ROUNDS_FILE
+        if not path.is_file():
+            return
+        end = jsonl.complete_prefix(path)
+        if end == 0:
+            return
+        with path.open("rb") as handle:
+            read = 0
+            for line in handle:
+                read += len(line)
+                if read > end:
+                    break
+                yield line
 
 
 def _order(record: dict) -> int:

@@ -18,7 +18,8 @@ A version-2 2x2 match (`family` "matrix") is stored as its finished rounds' turn
   agent_a, agent_b and the horizon (horizon_type, fixed_n, stop_prob), as version 1 has them;
 - `outcome` on the last line: scores, winner, error, seed and `options` (rounds, noise,
   rounds_shown): a round's intended moves are projected only from a match with noise, as
-  version 1 stored them.
+  version 1 stored them (or where a commit is not the move played without noise: an edited
+  file, which the round checks then refuse).
 
 No observation digest is stored: a 2x2 game is of perfect information (a seat's observation is
 a pure function of the earlier lines), `MatrixGame.stores_observations` says so.
@@ -44,7 +45,8 @@ MATCH_FIELDS = (
     "fixed_n",
     "stop_prob",
 )
-_SIDE_MARKERS = ("invalid_outputs", "fallback", "timeout", "error")
+# a side's markers in version 1's order, with what a decision that does not say one means
+_SIDE_MARKERS = {"invalid_outputs": 0, "fallback": False, "timeout": False, "error": None}
 _MESSAGE_MARKS = ("cut", "empty", "timeout", "invalid", "promise")
 
 Line = Mapping[str, Any]
@@ -96,17 +98,20 @@ def _round(
         totals[index] += shown["payoffs"][side]  # summed in order, as the match summed them
         record[f"agent_{side}_cum_payoff"] = totals[index]
     record["timestamp_utc"] = commit["timestamp_utc"]
-    if noisy:
+    intended = {side: commit["actions"][side]["action"] for side in "ab"}
+    # Version 1 stored the intended moves only with noise; a line whose commit is not the move
+    # played in a match without noise (an edited file) shows both, so the checks see the flip.
+    if noisy or intended != shown["actions"]:
         for side in "ab":
-            record[f"agent_{side}_intended"] = commit["actions"][side]["action"]
+            record[f"agent_{side}_intended"] = intended[side]
     if talks:
         record["conversation"] = [_message(line) for line in talk]
     for side in "ab":
         how = (commit.get("decisions") or {}).get(side)
         if how is None:
             continue
-        for marker in _SIDE_MARKERS:
-            record[f"agent_{side}_{marker}"] = how[marker]
+        for marker, default in _SIDE_MARKERS.items():
+            record[f"agent_{side}_{marker}"] = how.get(marker, default)
         if how.get("option_order") is not None:
             record[f"agent_{side}_option_order"] = how["option_order"]
         if how.get("attempts"):
