@@ -1,5 +1,6 @@
 """From a played turn-game match to what is stored: one rounds.jsonl line per turn, the ledger
-entry and call counts (the 2x2 family's lines are `runners.records`, unchanged).
+entry and call counts. `turn_line` writes every game's lines (record version 2): a 2x2 match's
+too (`runners.matrix_run`, their shape in `pdbench.games.matrix.stored`).
 
 A turn line holds: the match's fields (run_id, condition, replicate, game, family "turn",
 agent_a, agent_b), round, turn, phase, the seats that moved, the digest of each seat's
