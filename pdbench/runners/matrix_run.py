@@ -39,7 +39,7 @@ from pdbench.runners.records import (
     result_columns,
     stored_aborted_attempts,
 )
-from pdbench.runners.turn_records import match_outcome, turn_line
+from pdbench.runners.turn_records import match_outcome, stores_observations, turn_line
 from pdbench.runners.turns import PlayedTurn, SeatRule, TurnMatchResult, play_turn_match
 from pdbench.storage.run_store import FinishedMatch
 from pdbench.storage.schema import Attempt, ConversationMessage, StorePrompts
@@ -79,7 +79,7 @@ async def play_matrix_turns(
         rules={"a": ASK_ONCE, "b": ASK_ONCE},
         max_turns=rules.fixed_length().turns,
         start=rules.dealt(planned.game_seed, noise_seeds=planned.noise_seeds),
-        record_digests=rules.stores_observations,  # none: a game of perfect information
+        record_digests=stores_observations(rules),  # none: a game of perfect information
     )
     return played, seats
 
@@ -211,7 +211,7 @@ def matrix_lines(
     }
     decisions = {seat: iter(match.seats[seat].decisions) for seat in SEATS}
     outcome = match_outcome(played.scores, played.error, planned.game_seed, stored_options(planned))
-    observations = match.rules.stores_observations
+    observations = stores_observations(match.rules)
     lines = []
     for index, turn in enumerate(kept):
         notes = None

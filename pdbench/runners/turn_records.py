@@ -89,6 +89,13 @@ def turn_line(
     return line
 
 
+def stores_observations(rules: Any) -> bool:
+    """Whether a game's lines hold each seat's observation digest: yes, unless its rules say
+    they hide nothing (`stores_observations = False`: a 2x2 game, whose seats' views are
+    functions of the earlier lines)."""
+    return bool(getattr(rules, "stores_observations", True))
+
+
 def match_outcome(
     scores: dict[str, float], error: str | None, seed: int, options: dict[str, Any]
 ) -> dict[str, Any]:
@@ -137,6 +144,7 @@ def turn_lines(
                 marked=marked,
                 store_prompts=store_prompts,
                 outcome=outcome if index == last else None,
+                observations=stores_observations(rules),
             )
         )
         + b"\n"

@@ -279,7 +279,6 @@ LINE_FIELDS: tuple[str, ...] = tuple(
     f.name for f in fields(RoundRecord) if f.name not in ("decision_a", "decision_b")
 )
 MATCH_FIELDS: tuple[str, ...] = LINE_FIELDS[: LINE_FIELDS.index("round_index")]
-PER_ROUND_FIELDS: tuple[str, ...] = LINE_FIELDS[len(MATCH_FIELDS) :]
 # Fields written only when they hold a value (noise's intended actions, a negotiation's talk).
 OPTIONAL_ROUND_FIELDS: tuple[str, ...] = ("agent_a_intended", "agent_b_intended", "conversation")
 # Per-side markers of LLM and arena agents: agent_<side>_<name> (attempts only when there are any).
