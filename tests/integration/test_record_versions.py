@@ -139,3 +139,49 @@ def test_a_version_1_run_resumed_goes_on_in_version_1(tmp_path):
     manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
     assert manifest["record_version"] == 1
     assert manifest["matches"]["completed"] == len(ledger)
+
+
+NOISY_TALK = """
+run: {seed: 5, replicates: 2, store_prompts: hash, output_dir: OUT}
+horizon: {type: geometric, stop_prob: 0.25, max_rounds: 8}
+provider: {name: mock, model: mock, mock: {invalid_rate: 0.3}}
+conditions:
+  - name: talk
+    game: {id: split_or_steal, noise: 0.2, negotiation: {exchanges: 1}}
+    agent_a: {ref: agent/llm_default.yaml, overrides: {on_invalid: fallback, max_retries: 1}}
+    agent_b: tft
+  - {name: policies, game: {id: pd, noise: 0.3}, agent_a: gtft, agent_b: random}
+"""
+
+
+def test_the_columns_read_of_a_2x2_run_are_its_projected_rounds(tmp_path):
+    """Aggregation and the round checks read version-2 lines in columns (no dict per line):
+    every version-1 column equals what the line projection gives, with noise (the intended
+    moves), talk (the conversations), an LLM's markers and the batch path's lines."""
+    import pyarrow as pa
+    import pyarrow.json as pa_json
+
+    from pdbench.games.matrix.stored import as_round_lines, round_table
+    from pdbench.runners.experiment import run_experiment
+    from pdbench.runners.prepare import load
+    from pdbench.storage.arrow_schema import round_arrow_schema
+    from pdbench.storage.schema import DECISION_FIELDS, LINE_FIELDS
+
+    experiment = tmp_path / "noisy_talk.yaml"
+    experiment.write_text(NOISY_TALK.replace("OUT", str(tmp_path / "runs")))
+    run_dir = run_experiment(load(experiment, project_root=PROJECT)).run_dir
+    blob = (run_dir / "rounds.jsonl").read_bytes()
+    names = [*LINE_FIELDS, *(f"agent_{s}_{m}" for m in DECISION_FIELDS for s in "ab")]
+    schema = round_arrow_schema(names)
+    projected = pa_json.read_json(
+        pa.BufferReader(as_round_lines(blob)),
+        parse_options=pa_json.ParseOptions(
+            explicit_schema=schema, unexpected_field_behavior="ignore"
+        ),
+    )
+    columns = round_table(blob, schema)
+    for name in names:
+        assert columns.column(name).to_pylist() == projected.column(name).to_pylist(), name
+    assert columns.column("agent_a_intended").null_count == 0  # noise: every round says it
+    assert any(columns.column("conversation").to_pylist())
+    assert columns.column("agent_a_invalid_outputs").to_pylist().count(None) < len(columns)

@@ -27,6 +27,7 @@ a pure function of the earlier lines), `MatrixGame.stores_observations` says so.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -164,3 +165,167 @@ def as_round_lines(blob: bytes) -> bytes:
     except orjson.JSONDecodeError:
         return blob  # damaged: the reader names the line
     return b"".join(orjson.dumps(record) + b"\n" for record in as_rounds(lines))
+
+
+# --- the same projection, in columns (aggregation, the round checks: no dict per line) ---------
+
+
+def _line_schema() -> Any:
+    """What the columnar readers parse of a version-2 line (pyarrow; other fields ignored)."""
+    import pyarrow as pa
+
+    def pair(kind: Any) -> Any:
+        return pa.struct([("a", kind), ("b", kind)])
+
+    kinds = {int: pa.int64(), bool: pa.bool_()}  # a marker's type, from its default's
+    side = pa.struct(
+        [(name, kinds.get(type(default), pa.string())) for name, default in _SIDE_MARKERS.items()]
+    )
+    message = pa.struct(
+        [
+            ("speaker", pa.string()),
+            ("turn", pa.int64()),
+            ("text", pa.string()),
+            ("cut", pa.bool_()),
+            ("promise", pa.bool_()),
+        ]
+    )
+    return pa.schema(
+        [
+            ("run_id", pa.string()),
+            ("condition", pa.string()),
+            ("replicate", pa.int64()),
+            ("game", pa.string()),
+            ("agent_a", pa.string()),
+            ("agent_b", pa.string()),
+            ("horizon_type", pa.string()),
+            ("fixed_n", pa.int64()),
+            ("stop_prob", pa.float64()),
+            ("round", pa.int64()),
+            ("phase", pa.string()),
+            ("timestamp_utc", pa.string()),
+            ("actions", pair(pa.struct([("action", pa.string())]))),
+            ("decisions", pair(side)),
+            (
+                "revealed",
+                pa.struct(
+                    [
+                        ("actions", pair(pa.string())),
+                        ("payoffs", pair(pa.float64())),
+                        ("message", message),
+                    ]
+                ),
+            ),
+            ("outcome", pa.struct([("options", pa.struct([("noise", pa.float64())]))])),
+        ]
+    )
+
+
+def round_table(blob: bytes, schema: Any, read_options: Any = None) -> Any:
+    """rounds.jsonl bytes as a pyarrow table of the version-1 columns `schema` names (and types):
+    a version-1 file read as it is, a version-2 2x2 file through this module's projection, in
+    columns (a round per commit line; the same values `as_rounds` gives)."""
+    import pyarrow as pa
+    import pyarrow.json as pa_json
+
+    def parse(with_schema: Any) -> Any:
+        return pa_json.read_json(
+            pa.BufferReader(blob),
+            read_options=read_options,
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=with_schema, unexpected_field_behavior="ignore"
+            ),
+        )
+
+    if b'"family":"matrix"' not in blob:
+        return parse(schema)
+    return _projected_columns(parse(_line_schema()), schema)
+
+
+def _projected_columns(lines: Any, schema: Any) -> Any:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    phase = lines.column("phase").to_numpy(zero_copy_only=False)
+    commit_rows = np.flatnonzero(phase == "commit")
+    # each line's match: a new one where (condition, replicate) changes (matches are stored whole)
+    conditions = lines.column("condition").to_numpy(zero_copy_only=False)
+    replicates = lines.column("replicate").to_numpy(zero_copy_only=False)
+    starts = np.ones(len(phase), dtype=bool)
+    starts[1:] = (conditions[1:] != conditions[:-1]) | (replicates[1:] != replicates[:-1])
+    match_of_line = np.cumsum(starts) - 1
+    noise = pc.struct_field(lines.column("outcome"), ["options", "noise"]).to_numpy(
+        zero_copy_only=False
+    )
+    noisy_match = np.zeros(int(match_of_line[-1]) + 1 if len(phase) else 0, dtype=bool)
+    given = ~np.isnan(noise.astype(float))
+    noisy_match[match_of_line[given]] = noise[given].astype(float) > 0
+    commits = lines.take(pa.array(commit_rows))
+    match = match_of_line[commit_rows]
+
+    def field(column: str, *path: str) -> Any:
+        return pc.struct_field(commits.column(column), list(path))
+
+    built: dict[str, Any] = {name: commits.column(name) for name in MATCH_FIELDS}
+    built["round_index"] = commits.column("round")
+    built["timestamp_utc"] = commits.column("timestamp_utc")
+    first_of_match = np.ones(len(match), dtype=bool)
+    first_of_match[1:] = match[1:] != match[:-1]
+    bounds = [*np.flatnonzero(first_of_match).tolist(), len(match)]
+    for side in "ab":
+        played = field("revealed", "actions", side)
+        payoff = field("revealed", "payoffs", side).to_numpy(zero_copy_only=False)
+        intended = field("actions", side, "action")
+        built[f"agent_{side}_action"] = played
+        built[f"agent_{side}_payoff"] = payoff
+        totals = np.empty(len(payoff))
+        for start, end in itertools.pairwise(bounds):
+            totals[start:end] = np.cumsum(payoff[start:end])  # summed in order, per match
+        built[f"agent_{side}_cum_payoff"] = totals
+        shown = pa.array(noisy_match[match]) if len(match) else pa.array([], pa.bool_())
+        shown = pc.or_(shown, pc.not_equal(intended, played))
+        built[f"agent_{side}_intended"] = pc.if_else(shown, intended, pa.scalar(None, pa.string()))
+        for marker in _SIDE_MARKERS:
+            built[f"agent_{side}_{marker}"] = field("decisions", side, marker)
+    if "conversation" in schema.names:
+        built["conversation"] = _conversations(
+            lines, commit_rows, match_of_line, schema.field("conversation").type
+        )
+    return pa.table({name: _column(built[name], schema.field(name).type) for name in schema.names})
+
+
+def _column(values: Any, kind: Any) -> Any:
+    """A built column (numpy or pyarrow) as pyarrow, of the version-1 type."""
+    import pyarrow as pa
+
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.cast(kind)
+    return pa.array(values, type=kind)
+
+
+def _conversations(lines: Any, commit_rows: Any, match_of_line: Any, kind: Any) -> Any:
+    """Each round's talk, from the talk lines before its commit (None in a match without talk,
+    as `match_rounds` gives it)."""
+    import pyarrow as pa
+
+    phase = lines.column("phase").to_numpy(zero_copy_only=False)
+    talking = set(match_of_line[phase == "talk"].tolist())
+    if not talking:
+        return pa.nulls(len(commit_rows), kind)
+    talk: dict[int, list[dict[str, Any]] | None] = {}
+    previous = -1
+    records = lines.select(["revealed", "decisions"]).to_pylist()
+    for row in commit_rows.tolist():
+        said = [
+            _message({"revealed": line["revealed"], "decisions": _present(line["decisions"])})
+            for line in records[previous + 1 : row]
+        ]
+        talk[row] = said if int(match_of_line[row]) in talking else None
+        previous = row
+    return pa.array([talk[row] for row in commit_rows.tolist()], type=kind)
+
+
+def _present(decisions: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A parsed decisions struct without the seats the line had none for."""
+    return {seat: how for seat, how in (decisions or {}).items() if how is not None}
