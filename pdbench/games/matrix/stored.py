@@ -170,8 +170,9 @@ def as_round_lines(blob: bytes) -> bytes:
 # --- the same projection, in columns (aggregation, the round checks: no dict per line) ---------
 
 
-def _line_schema() -> Any:
-    """What the columnar readers parse of a version-2 line (pyarrow; other fields ignored)."""
+def _line_schema(names: Sequence[str]) -> Any:
+    """What the columnar readers parse of a version-2 line to give the version-1 columns
+    `names` (pyarrow; nothing else is parsed, so a large run is read in little memory)."""
     import pyarrow as pa
 
     def pair(kind: Any) -> Any:
@@ -190,35 +191,28 @@ def _line_schema() -> Any:
             ("promise", pa.bool_()),
         ]
     )
-    return pa.schema(
-        [
-            ("run_id", pa.string()),
-            ("condition", pa.string()),
-            ("replicate", pa.int64()),
-            ("game", pa.string()),
-            ("agent_a", pa.string()),
-            ("agent_b", pa.string()),
-            ("horizon_type", pa.string()),
-            ("fixed_n", pa.int64()),
-            ("stop_prob", pa.float64()),
-            ("round", pa.int64()),
-            ("phase", pa.string()),
-            ("timestamp_utc", pa.string()),
-            ("actions", pair(pa.struct([("action", pa.string())]))),
-            ("decisions", pair(side)),
-            (
-                "revealed",
-                pa.struct(
-                    [
-                        ("actions", pair(pa.string())),
-                        ("payoffs", pair(pa.float64())),
-                        ("message", message),
-                    ]
-                ),
-            ),
-            ("outcome", pa.struct([("options", pa.struct([("noise", pa.float64())]))])),
-        ]
-    )
+    talk = "conversation" in names
+    intended = any(name.endswith("_intended") for name in names)
+    shown = [("actions", pair(pa.string())), ("payoffs", pair(pa.float64()))]
+    texts = {"fixed_n": pa.int64(), "stop_prob": pa.float64()}
+    fields = [
+        ("condition", pa.string()),
+        ("replicate", pa.int64()),
+        *((name, texts.get(name, pa.string())) for name in MATCH_FIELDS[3:] if name in names),
+        ("round", pa.int64()),
+        ("phase", pa.string()),
+        ("revealed", pa.struct([*shown, *([("message", message)] if talk else [])])),
+    ]
+    if "run_id" in names:
+        fields.append(("run_id", pa.string()))
+    if "timestamp_utc" in names:
+        fields.append(("timestamp_utc", pa.string()))
+    if intended:
+        fields.append(("actions", pair(pa.struct([("action", pa.string())]))))
+        fields.append(("outcome", pa.struct([("options", pa.struct([("noise", pa.float64())]))])))
+    if talk or any(name.endswith(tuple(_SIDE_MARKERS)) for name in names):
+        fields.append(("decisions", pair(side)))
+    return pa.schema(fields)
 
 
 def round_table(blob: bytes, schema: Any, read_options: Any = None) -> Any:
@@ -239,7 +233,7 @@ def round_table(blob: bytes, schema: Any, read_options: Any = None) -> Any:
 
     if b'"family":"matrix"' not in blob:
         return parse(schema)
-    return _projected_columns(parse(_line_schema()), schema)
+    return _projected_columns(parse(_line_schema(schema.names)), schema)
 
 
 def _projected_columns(lines: Any, schema: Any) -> Any:
@@ -247,50 +241,60 @@ def _projected_columns(lines: Any, schema: Any) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    phase = lines.column("phase").to_numpy(zero_copy_only=False)
-    commit_rows = np.flatnonzero(phase == "commit")
+    names = set(schema.names)
+    is_commit = pc.equal(lines.column("phase"), "commit").to_numpy(zero_copy_only=False)
+    commit_rows = np.flatnonzero(is_commit)
     # each line's match: a new one where (condition, replicate) changes (matches are stored whole)
-    conditions = lines.column("condition").to_numpy(zero_copy_only=False)
-    replicates = lines.column("replicate").to_numpy(zero_copy_only=False)
-    starts = np.ones(len(phase), dtype=bool)
-    starts[1:] = (conditions[1:] != conditions[:-1]) | (replicates[1:] != replicates[:-1])
+    codes = lines.column("condition").dictionary_encode().combine_chunks().indices.to_numpy()
+    replicates = lines.column("replicate").to_numpy()
+    starts = np.ones(len(is_commit), dtype=bool)
+    starts[1:] = (codes[1:] != codes[:-1]) | (replicates[1:] != replicates[:-1])
     match_of_line = np.cumsum(starts) - 1
-    noise = pc.struct_field(lines.column("outcome"), ["options", "noise"]).to_numpy(
-        zero_copy_only=False
-    )
-    noisy_match = np.zeros(int(match_of_line[-1]) + 1 if len(phase) else 0, dtype=bool)
-    given = ~np.isnan(noise.astype(float))
-    noisy_match[match_of_line[given]] = noise[given].astype(float) > 0
-    commits = lines.take(pa.array(commit_rows))
+    del codes, replicates, starts
+    # a run without talk holds only commit lines: no copy of them
+    commits = lines if len(commit_rows) == len(is_commit) else lines.take(pa.array(commit_rows))
     match = match_of_line[commit_rows]
 
     def field(column: str, *path: str) -> Any:
         return pc.struct_field(commits.column(column), list(path))
 
-    built: dict[str, Any] = {name: commits.column(name) for name in MATCH_FIELDS}
+    built: dict[str, Any] = {}
+    for name in names & {*MATCH_FIELDS, "timestamp_utc"}:
+        built[name] = commits.column(name)
     built["round_index"] = commits.column("round")
-    built["timestamp_utc"] = commits.column("timestamp_utc")
-    first_of_match = np.ones(len(match), dtype=bool)
-    first_of_match[1:] = match[1:] != match[:-1]
-    bounds = [*np.flatnonzero(first_of_match).tolist(), len(match)]
+    if names & {"agent_a_cum_payoff", "agent_b_cum_payoff"}:
+        first_of_match = np.ones(len(match), dtype=bool)
+        first_of_match[1:] = match[1:] != match[:-1]
+        bounds = [*np.flatnonzero(first_of_match).tolist(), len(match)]
+    noisy_round = None
+    if "outcome" in lines.column_names:  # the intended moves are asked for
+        noise = pc.struct_field(lines.column("outcome"), ["options", "noise"])
+        given = np.flatnonzero(noise.is_valid().to_numpy(zero_copy_only=False))
+        noisy_match = np.zeros(int(match_of_line[-1]) + 1 if len(match_of_line) else 0, bool)
+        noisy_match[match_of_line[given]] = noise.take(pa.array(given)).to_numpy() > 0
+        noisy_round = pa.array(noisy_match[match], pa.bool_())
     for side in "ab":
         played = field("revealed", "actions", side)
-        payoff = field("revealed", "payoffs", side).to_numpy(zero_copy_only=False)
-        intended = field("actions", side, "action")
         built[f"agent_{side}_action"] = played
+        payoff = field("revealed", "payoffs", side).to_numpy(zero_copy_only=False)
         built[f"agent_{side}_payoff"] = payoff
-        totals = np.empty(len(payoff))
-        for start, end in itertools.pairwise(bounds):
-            totals[start:end] = np.cumsum(payoff[start:end])  # summed in order, per match
-        built[f"agent_{side}_cum_payoff"] = totals
-        shown = pa.array(noisy_match[match]) if len(match) else pa.array([], pa.bool_())
-        shown = pc.or_(shown, pc.not_equal(intended, played))
-        built[f"agent_{side}_intended"] = pc.if_else(shown, intended, pa.scalar(None, pa.string()))
-        for marker in _SIDE_MARKERS:
-            built[f"agent_{side}_{marker}"] = field("decisions", side, marker)
-    if "conversation" in schema.names:
+        if f"agent_{side}_cum_payoff" in names:
+            totals = np.empty(len(payoff))
+            for start, end in itertools.pairwise(bounds):
+                totals[start:end] = np.cumsum(payoff[start:end])  # summed in order, per match
+            built[f"agent_{side}_cum_payoff"] = totals
+        if noisy_round is not None:
+            intended = field("actions", side, "action")
+            shown = pc.or_(noisy_round, pc.not_equal(intended, played))
+            none = pa.scalar(None, pa.string())
+            built[f"agent_{side}_intended"] = pc.if_else(shown, intended, none)
+        if "decisions" in commits.column_names:
+            for marker in _SIDE_MARKERS:
+                built[f"agent_{side}_{marker}"] = field("decisions", side, marker)
+    if "conversation" in names:
+        talking = set(match_of_line[~is_commit].tolist())  # the matches with talk lines
         built["conversation"] = _conversations(
-            lines, commit_rows, match_of_line, schema.field("conversation").type
+            lines, commit_rows, match_of_line, talking, schema.field("conversation").type
         )
     return pa.table({name: _column(built[name], schema.field(name).type) for name in schema.names})
 
@@ -304,13 +308,13 @@ def _column(values: Any, kind: Any) -> Any:
     return pa.array(values, type=kind)
 
 
-def _conversations(lines: Any, commit_rows: Any, match_of_line: Any, kind: Any) -> Any:
+def _conversations(
+    lines: Any, commit_rows: Any, match_of_line: Any, talking: set[int], kind: Any
+) -> Any:
     """Each round's talk, from the talk lines before its commit (None in a match without talk,
     as `match_rounds` gives it)."""
     import pyarrow as pa
 
-    phase = lines.column("phase").to_numpy(zero_copy_only=False)
-    talking = set(match_of_line[phase == "talk"].tolist())
     if not talking:
         return pa.nulls(len(commit_rows), kind)
     talk: dict[int, list[dict[str, Any]] | None] = {}
