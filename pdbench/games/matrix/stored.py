@@ -48,7 +48,6 @@ MATCH_FIELDS = (
 )
 # a side's markers in version 1's order, with what a decision that does not say one means
 _SIDE_MARKERS = {"invalid_outputs": 0, "fallback": False, "timeout": False, "error": None}
-_MESSAGE_MARKS = ("cut", "empty", "timeout", "invalid", "promise")
 
 Line = Mapping[str, Any]
 
@@ -156,8 +155,9 @@ def as_rounds(lines: Iterable[Line]) -> Iterator[dict[str, Any]]:
 
 
 def as_round_lines(blob: bytes) -> bytes:
-    """rounds.jsonl bytes as version-1 lines, for the columnar readers (pyarrow): version-2 2x2
-    matches projected, anything else (a version-1 file is returned as it is) kept."""
+    """rounds.jsonl bytes as version-1 lines: version-2 2x2 matches projected, anything else (a
+    version-1 file is returned as it is) kept. What a run begun as version 1 writes as it goes
+    on (`storage.run_store`), so that pdbench has one writer of lines."""
     if b'"family":"matrix"' not in blob:
         return blob
     try:
