@@ -328,3 +328,11 @@ def test_a_one_megabyte_message_is_cut_to_the_limit_and_marked_not_dropped(tmp_p
     for message in said:
         assert message["text"] == "y" * 280, message["text"][:40]
         assert message["cut"] and not message["invalid"] and not message["empty"]
+    # the talk turn's action is stored as delivered (record version 2), not the 1 MB answer again
+    lines = [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    told = [
+        line["actions"]["a"]["text"]
+        for line in lines
+        if line["phase"] == "talk" and line["seats"] == ["a"]
+    ]
+    assert told and all(text == "y" * 280 for text in told if text)
