@@ -236,7 +236,7 @@ def _delivered(turn: PlayedTurn) -> dict[str, Any]:
     """A talk turn's action as stored: the message as the rules delivered it (stripped, cut to
     the limit), not the seat's whole answer, which may be any length (its calls' raw answers are
     kept, hashed or dropped as the run's store_prompts says). The rules deliver a delivered
-    message unchanged, so a replay from the stored actions reaches the same states."""
+    message unchanged: applying the stored action again gives the same message."""
     assert turn.revealed is not None
     said = turn.revealed["message"]
     return {said["speaker"]: {"type": "message", "text": said["text"]}}

@@ -7,7 +7,7 @@ ones give the same frames, columns and aggregates.
 
 A version-2 2x2 match (`family` "matrix") is stored as its finished rounds' turns:
 - a talk turn per message (`phase` "talk", one seat): `actions` the message as delivered
-  (stripped and cut to the limit: a replay applies it to the same state), `revealed` {"round", "message": the message as delivered (speaker, turn, text, cut,
+  (stripped and cut to the limit: applied again, it is delivered unchanged), `revealed` {"round", "message": the message as delivered (speaker, turn, text, cut,
   promise)}, `decisions` how the seat's answer was reached (timeout, invalid_outputs, error,
   attempts) when the seat's agent can fail to answer;
 - the commit turn (`phase` "commit", seats a and b): `actions` each seat's commit, the move it
