@@ -1,15 +1,20 @@
 """The two loops of a 2x2 match side by side, for the equivalence tests (issue 43 stage C):
 the turn loop with games/matrix's rules as the runner plays it (`runners.matrix_run`) and the
 reference match loop (`runners.match`); an agent wrapper that keeps what it is shown; and the
-rows and stored lines the tests compare."""
+rows and stored lines the tests compare: the turn loop's lines (record version 2) read back
+through the projection the readers use (`games.matrix.stored`) are the reference loop's
+version-1 lines, byte for byte."""
 
 from __future__ import annotations
+
+import orjson
 
 from pdbench.agents.base import AgentBase, Decision, Utterance
 from pdbench.core.actions import Action
 from pdbench.core.transcript import Observation
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.match import MatchResult, play_match
-from pdbench.runners.matrix_run import match_result, matrix_rules, play_matrix_turns
+from pdbench.runners.matrix_run import PlayedMatrixMatch, matrix_lines, play_matrix
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.records import call_counts, round_lines
 from pdbench.runners.turns import TurnMatchResult
@@ -47,20 +52,31 @@ class Recording(AgentBase):
 
 async def play_on_turns(
     planned: PlannedMatch, agents: dict[str, AgentBase]
-) -> tuple[TurnMatchResult, MatchResult]:
-    """The match on the turn loop: its turns, and the match loop's result the writer makes of
-    them (`runners.matrix_run`, what the runner stores)."""
-    rules = matrix_rules(planned)
-    played, seats = await play_matrix_turns(rules, planned, agents["a"], agents["b"])
-    return played, match_result(rules, played, seats)
+) -> tuple[TurnMatchResult, PlayedMatrixMatch]:
+    """The match on the turn loop: its turns, and all the runner stores of it
+    (`runners.matrix_run`)."""
+    match = await play_matrix(planned, agents["a"], agents["b"])
+    return match.played, match
+
+
+def _without_times(lines: list[bytes]) -> list[bytes]:
+    return [line.split(b',"timestamp_utc"')[0] for line in lines]
 
 
 def stored_lines(planned: PlannedMatch, result: MatchResult) -> list[bytes]:
-    """The rounds.jsonl lines stored, without their write times, and the ledger's counts."""
+    """The reference loop's version-1 lines, without their write times, and its call counts."""
     lines = round_lines(planned, result, run_id="r", store_prompts=True)
+    return [*_without_times(lines), repr(call_counts(result)).encode()]
+
+
+def turn_stored_lines(planned: PlannedMatch, match: PlayedMatrixMatch) -> list[bytes]:
+    """What the runner stores of a turn-loop match (version-2 lines), read back as version-1
+    lines through the readers' projection, without write times, and the ledger's call counts."""
+    lines = matrix_lines(planned, match, run_id="r", store_prompts=True)
+    rounds = as_rounds(orjson.loads(line) for line in lines)
     return [
-        *(line.split(b',"timestamp_utc"')[0] for line in lines),
-        repr(call_counts(result)).encode(),
+        *_without_times([orjson.dumps(record) + b"\n" for record in rounds]),
+        repr(call_counts(match.result)).encode(),
     ]
 
 

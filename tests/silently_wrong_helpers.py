@@ -25,6 +25,8 @@ from pathlib import Path
 import pandas as pd
 from project_copy import command_env, run_in_shared_copy, shared_copy, start_in_shared_copy
 
+from pdbench.games.matrix.stored import as_rounds
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "silently_wrong"
 
@@ -191,7 +193,10 @@ def read_rounds(run_dir: Path) -> list[dict]:
     path = run_dir / "rounds.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    # a 2x2 run's turn lines (record version 2) as rounds, through the readers' projection
+    return list(
+        as_rounds(json.loads(line) for line in path.read_text().splitlines() if line.strip())
+    )
 
 
 def read_manifest(run_dir: Path) -> dict:

@@ -33,6 +33,8 @@ from project_copy import copy_project
 from session_once import made_once
 from stub_http import LocalStubServer, StubHandler
 
+from pdbench.games.matrix.stored import as_rounds
+
 # every status and shape of a 2x2 run
 STATUS_KINDS = ("aborted", "partial", "empty", "unfinished", "interrupted", "noisy", "negotiated")
 # a run of each turn game, tiny (house players, the mock as LLM player, Keeper or judge): Liar's
@@ -277,9 +279,11 @@ def _interrupted(project: Path, tmp: Path, env: dict[str, str]) -> None:
 
 
 def _jsonl(path: Path) -> list[dict]:
+    """A JSON-lines file's records; a 2x2 run's turn lines read as rounds, as the readers do."""
     if not path.is_file():
         return []
-    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+    lines = (orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip())
+    return list(as_rounds(lines))
 
 
 def _ledger(run_dir: Path) -> list[dict]:

@@ -8,9 +8,8 @@ Both only read a run; `export` writes its files (through temporary files) into `
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -191,31 +190,6 @@ def _export_csv(reader: RunReader, target: Path) -> None:
         typer.echo(f"wrote {target / name} ({len(table)} rows)")
 
 
-def _stored_rounds(reader: RunReader) -> Iterator[dict[str, Any]]:
-    """The rounds of every match in the ledger (finished or aborted), in stored order; lines of a
-    match not in the ledger (cut off by a stop) are left out, as the aggregates leave them."""
-    import orjson
-
-    from pdbench.storage.schema import ROUNDS_FILE
-
-    keys = {entry.key for entry in reader.ledger()}
-    for segment in reader.segments:
-        path = segment / ROUNDS_FILE
-        if not path.is_file():
-            continue
-        for number, line in enumerate(path.read_bytes().splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue  # a torn last line of a stopped run; its match is not in the ledger
-            if not isinstance(record, dict):
-                raise PdbenchError(f"{path} line {number}: not a JSON object")
-            if (record.get("condition"), record.get("replicate")) in keys:
-                yield record
-
-
 def rounds_frame(reader: RunReader) -> pd.DataFrame:
     """One row per stored round; lists and objects become JSON text."""
     import orjson
@@ -226,7 +200,7 @@ def rounds_frame(reader: RunReader) -> pd.DataFrame:
             key: orjson.dumps(value).decode() if isinstance(value, (list, dict)) else value
             for key, value in record.items()
         }
-        for record in _stored_rounds(reader)
+        for record in reader.rounds()
     ]
     # No stored round (every match aborted in round 1): the header still says what a row holds.
     return pd.DataFrame(rows) if rows else pd.DataFrame(columns=list(CONTRACT_COLUMNS))

@@ -80,6 +80,9 @@ class TurnGame(Protocol[State]):
     platform_name: ClassVar[str]
     # Roles besides the two players that a condition must bind to an agent (e.g. ("keeper",)).
     third_roles: ClassVar[tuple[str, ...]]
+    # Optional, read with getattr (default True): `stores_observations = False` says a seat's
+    # observation is a function of the earlier stored lines (perfect information: the 2x2
+    # games), so a turn's line holds no observation digest (`runners.turn_records`).
 
     def initial_state(self, seed: int) -> State:
         """The state before the first turn; all of the match's chance follows from `seed`."""

@@ -1,9 +1,10 @@
 """The fast path for policy-only conditions: all replicates of a condition at once, in numpy.
 
-It plays exactly the moves the general match loop plays (the policies' `act_batch` is their `act`
-over arrays, with the same seeded draws, and the same trembling-hand flips under noise) and writes
-byte-identical rounds.jsonl lines apart from timestamps; tests/integration/test_batch_equivalence.py
-holds it to that.
+It plays exactly the moves the turn loop plays with the 2x2 rules (the policies' `act_batch` is
+their `act` over arrays, with the same seeded draws, and the same trembling-hand flips under
+noise) and writes the same rounds.jsonl lines (record version 2, `pdbench.games.matrix.stored`)
+byte for byte apart from timestamps; tests/integration/test_batch_equivalence.py holds it to
+that.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import orjson
 from pdbench.config.schema import AgentSpec
 from pdbench.core.rng import make_rng
 from pdbench.runners.plan import PlannedMatch
-from pdbench.storage.schema import PER_ROUND_FIELDS
+from pdbench.runners.turn_records import match_outcome
 from pdbench.strategies import Policy
 from pdbench.strategies.play import BatchArrays, play_arrays
 
@@ -76,45 +77,39 @@ def play_batch(matches: list[PlannedMatch]) -> list[MatchArrays]:
     ]
 
 
-def _json_numbers(values: np.ndarray) -> list[bytes]:
-    """Each number exactly as orjson writes it (so both paths produce the same bytes)."""
-    return orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
-
-
+_ROUND_HEADS: list[bytes] = []  # per round number n: its line's fields before "actions"'s value
 _ROUND_NUMBERS: list[bytes] = []  # b"1", b"2", ...: rendered once, shared by every match
 
-# How the batch path renders each per-round field of RoundRecord (its order is RoundRecord's):
-# "round" the round number, "outcome" a value fixed by the round's two moves, "cumulative" a
-# running total, "constant" the same for every round of the condition, "intended" a value fixed by
-# the round's two intended moves (written only in a match with noise, like RoundRecord does).
-_FIELD_SOURCE = {
-    "round_index": "round",
-    "agent_a_action": "outcome",
-    "agent_b_action": "outcome",
-    "agent_a_payoff": "outcome",
-    "agent_b_payoff": "outcome",
-    "agent_a_cum_payoff": "cumulative",
-    "agent_b_cum_payoff": "cumulative",
-    "timestamp_utc": "constant",
-    "agent_a_intended": "intended",
-    "agent_b_intended": "intended",
-    # A match with a negotiation phase never plays here (the runner loops it): never written.
-    "conversation": "talk",
-}
-_UNKNOWN = [name for name in PER_ROUND_FIELDS if name not in _FIELD_SOURCE]
-assert not _UNKNOWN, f"the batch path does not know how to render {_UNKNOWN}"
+
+def _round_heads(n: int) -> tuple[list[bytes], list[bytes]]:
+    """The text of rounds 1..n that depends on the round number alone (a batch match has no
+    talk, so its turn is its round)."""
+    while len(_ROUND_HEADS) < n:
+        number = len(_ROUND_HEADS) + 1
+        _ROUND_HEADS.append(
+            b'"round":%d,"turn":%d,"phase":"commit","seats":["a","b"],"actions":' % (number, number)
+        )
+        _ROUND_NUMBERS.append(b"%d" % number)
+    return _ROUND_HEADS, _ROUND_NUMBERS
 
 
 def match_lines(
-    base: dict, arrays: MatchArrays, *, timestamp: str, bodies: dict | None = None
+    base: dict,
+    arrays: MatchArrays,
+    *,
+    timestamp: str,
+    seed: int,
+    options: dict,
+    bodies: dict | None = None,
 ) -> bytes:
-    """rounds.jsonl lines of one batch-played match: the same keys, order and number formatting
-    as RoundRecord.to_json gives a policy-vs-policy match of the general loop.
+    """rounds.jsonl lines of one batch-played match: byte for byte the turn lines the turn loop's
+    writer (`runners.matrix_run.matrix_lines`) gives the same policy match (a policy's decisions
+    are never written), its write time aside.
 
-    Each line is the match's head (RoundRecord's MATCH_FIELDS, the same on every line) followed
-    by a body that depends only on the round's moves. Replicates of a deterministic condition
-    play the same moves, so `bodies` (one dict per condition: same game, same timestamp) lets
-    them share their rendered bodies.
+    Each line is the match's head (`base`, its shared fields) followed by a body fixed by the
+    round's number and moves; the last line carries the match's outcome. Replicates of a
+    deterministic condition play the same moves, so `bodies` (one dict per condition: same game,
+    same timestamp) lets them share their rendered bodies.
     """
     if len(arrays.coop_a) == 0:
         return b""
@@ -123,84 +118,64 @@ def match_lines(
         for column in (arrays.coop_a, arrays.coop_b, arrays.intended_a, arrays.intended_b)
     )
     if bodies is not None and key in bodies:
-        lead, rendered = bodies[key]
+        rendered = bodies[key]
     else:
-        lead, rendered = _line_bodies(arrays, timestamp)
+        rendered = _line_bodies(arrays, timestamp)
         if bodies is not None:
-            bodies[key] = (lead, rendered)
-    head = orjson.dumps(base)[:-1] + b"," + lead
-    return head + head.join(rendered)
+            bodies[key] = rendered
+    head = orjson.dumps(base)[:-1] + b","
+    # summed in order, as the rules sum a match's payoffs (np.cumsum adds one after the other)
+    scores = {
+        "a": float(np.cumsum(arrays.payoff_a)[-1]),
+        "b": float(np.cumsum(arrays.payoff_b)[-1]),
+    }
+    outcome = match_outcome(scores, None, seed, options)
+    return head + head.join(rendered) + b',"outcome":' + orjson.dumps(outcome) + b"}\n"
 
 
-def _line_bodies(arrays: MatchArrays, timestamp: str) -> tuple[bytes, list[bytes]]:
-    """The per-round part of every line: (what comes before the first per-round value, the same
-    on every line, and per round the rest up to the newline).
+def _line_bodies(arrays: MatchArrays, timestamp: str) -> list[bytes]:
+    """Per round, its line after the match's head (the last one up to where its outcome goes).
 
-    A line is laid out as fixed text (keys, and values fixed by the round's outcome or constant)
-    alternating with per-round values (the round number, running totals). Fixed text is rendered
-    once per outcome, so a line is a handful of byte joins however many fields RoundRecord has.
+    A line is its round number's text (`_round_heads`), the text fixed by the round's moves (the
+    commits, the moves played, their payoffs, the write time: rendered once per outcome), the
+    round number again (in `revealed`) and the rest fixed by the moves.
     """
     n = len(arrays.coop_a)
-    while len(_ROUND_NUMBERS) < n:
-        _ROUND_NUMBERS.append(b"%d" % (len(_ROUND_NUMBERS) + 1))
+    heads, numbers = _round_heads(n)
     # An outcome code per round: bits (a played C, b played C) and, with noise, after them
-    # (a intended C, b intended C). Every value fixed by the outcome is rendered once per code.
+    # (a intended C, b intended C).
     noisy = arrays.intended_a is not None and arrays.intended_b is not None
     outcomes = arrays.coop_a.astype(np.int8) * 2 + arrays.coop_b  # 3 = CC, 2 = CD, 1 = DC, 0 = DD
     if arrays.intended_a is not None and arrays.intended_b is not None:
         outcomes = outcomes * 4 + arrays.intended_a.astype(np.int8) * 2 + arrays.intended_b
     shift = 2 if noisy else 0
     firsts = {int(o): int(i) for o, i in zip(*np.unique(outcomes, return_index=True), strict=True)}
-
-    def action(cooperated: int) -> bytes:
-        return b'"C"' if cooperated else b'"D"'
-
-    def fixed_value(name: str, outcome: int) -> bytes:
-        if _FIELD_SOURCE[name] == "constant":
-            return orjson.dumps(timestamp)
-        first = firsts[outcome]
+    stamp = orjson.dumps(timestamp)
+    middles: dict[int, bytes] = {}  # the commits, up to the revealed round's number
+    tails: dict[int, bytes] = {}  # the moves played and their payoffs, the write time
+    for outcome, first in firsts.items():
         played = outcome >> shift
-        return {
-            "agent_a_action": lambda: action(played >> 1),
-            "agent_b_action": lambda: action(played & 1),
-            "agent_a_payoff": lambda: orjson.dumps(float(arrays.payoff_a[first])),
-            "agent_b_payoff": lambda: orjson.dumps(float(arrays.payoff_b[first])),
-            "agent_a_intended": lambda: action((outcome >> 1) & 1),
-            "agent_b_intended": lambda: action(outcome & 1),
-        }[name]()
-
-    fixed: list[dict[int, bytes]] = [dict.fromkeys(firsts, b"")]  # fixed text before value k
-    values: list[list[bytes]] = []  # per-round values, one list per value field
-    # The intended actions are written only with noise, as RoundRecord.to_json leaves them out.
-    written = [
-        n
-        for n in PER_ROUND_FIELDS
-        if _FIELD_SOURCE[n] != "talk" and (noisy or _FIELD_SOURCE[n] != "intended")
-    ]
-    for index, name in enumerate(written):
-        key = (b"," if index else b"") + orjson.dumps(name) + b":"
-        for outcome in firsts:
-            fixed[-1][outcome] += key
-        if _FIELD_SOURCE[name] in ("outcome", "constant", "intended"):
-            for outcome in firsts:
-                fixed[-1][outcome] += fixed_value(name, outcome)
-            continue
-        if _FIELD_SOURCE[name] == "round":
-            values.append(_ROUND_NUMBERS[:n])
-        else:
-            payoffs = arrays.payoff_a if name == "agent_a_cum_payoff" else arrays.payoff_b
-            values.append(_json_numbers(np.cumsum(payoffs)))
-        fixed.append(dict.fromkeys(firsts, b""))
-    for outcome in firsts:
-        fixed[-1][outcome] += b"}\n"
-
+        intended = outcome if noisy else played
+        played_moves = {"a": "CD"[1 - (played >> 1)], "b": "CD"[1 - (played & 1)]}
+        commits = {
+            "a": {"type": "commit", "action": "CD"[1 - ((intended >> 1) & 1)]},
+            "b": {"type": "commit", "action": "CD"[1 - (intended & 1)]},
+        }
+        payoffs = {"a": float(arrays.payoff_a[first]), "b": float(arrays.payoff_b[first])}
+        middles[outcome] = orjson.dumps(commits) + b',"revealed":{"round":'
+        tails[outcome] = (
+            b',"actions":'
+            + orjson.dumps(played_moves)
+            + b',"payoffs":'
+            + orjson.dumps(payoffs)
+            + b'},"timestamp_utc":'
+            + stamp
+        )
+    ends = {outcome: tail + b"}\n" for outcome, tail in tails.items()}
     outcome_list = outcomes.tolist()
-    # The text before the first value is the same for every outcome when the line starts with a
-    # per-round value (round_index): it moves into the match's head.
-    lead_options = set(fixed[0].values())
-    lead = lead_options.pop() if len(lead_options) == 1 else b""
-    columns: list[list[bytes]] = [] if lead else [[fixed[0][o] for o in outcome_list]]
-    for value_column, after in zip(values, fixed[1:], strict=True):
-        columns.append(value_column)
-        columns.append([after[o] for o in outcome_list])
-    return lead, [b"".join(parts) for parts in zip(*columns, strict=False)]
+    rendered = [
+        b"".join((heads[i], middles[o], numbers[i], ends[o])) for i, o in enumerate(outcome_list)
+    ]
+    last = outcome_list[-1]
+    rendered[-1] = b"".join((heads[n - 1], middles[last], numbers[n - 1], tails[last]))
+    return rendered

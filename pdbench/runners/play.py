@@ -26,20 +26,15 @@ from pdbench.agents.kinds import is_batchable, make_agent
 from pdbench.core.errors import BudgetExhausted, StopRequested
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.batch import match_lines, play_batch
-from pdbench.runners.matrix_run import play_matrix_match
+from pdbench.runners.matrix_run import (
+    finished_matrix_match,
+    play_matrix,
+    shared_fields,
+    stored_options,
+)
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.prepare import LoadedExperiment
-from pdbench.runners.records import (
-    call_counts,
-    ledger_entry,
-    match_call_sources,
-    match_columns,
-    match_fields,
-    result_columns,
-    round_lines,
-    stored_aborted_attempts,
-    timestamp_utc,
-)
+from pdbench.runners.records import ledger_entry, match_columns, timestamp_utc
 from pdbench.runners.stopping import Stopping
 from pdbench.runners.turn_batch import CHUNK, play_turn_batch, vectorised_players
 from pdbench.runners.turn_run import play_planned_turns
@@ -105,7 +100,12 @@ def _play_batchable(
             finished = FinishedMatch(
                 lines=[
                     match_lines(
-                        match_fields(planned, run_id), match, timestamp=timestamp, bodies=bodies
+                        shared_fields(planned, run_id),
+                        match,
+                        timestamp=timestamp,
+                        seed=planned.game_seed,
+                        options=stored_options(planned),
+                        bodies=bodies,
                     )
                 ],
                 ledger=ledger_entry(planned, len(match.coop_a), None, CallCounts()),
@@ -256,9 +256,9 @@ async def play_pending(
                     stop_requested=lambda: stopping.requested,
                 )
             try:
-                # the one turn loop, with the 2x2 rules of pdbench.games.matrix, stored as the
-                # match loop stored it (runners.matrix_run)
-                result = await play_matrix_match(planned, agents[0], agents[1])
+                # the one turn loop, with the 2x2 rules of pdbench.games.matrix, stored as turn
+                # lines (runners.matrix_run)
+                match = await play_matrix(planned, agents[0], agents[1])
             except TransportFailure as failure:
                 # Not a result: the match stays unfinished and no new match starts.
                 halt.set(manifests.STATUS_INCOMPLETE, str(failure))
@@ -277,18 +277,7 @@ async def play_pending(
             finally:
                 for agent in agents:
                     agent.close()
-            return FinishedMatch(
-                lines=round_lines(planned, result, run_id=run_id, store_prompts=store_prompts),
-                ledger=ledger_entry(
-                    planned,
-                    len(result.rounds),
-                    result.error,
-                    call_counts(result),
-                    stored_aborted_attempts(result, store_prompts),
-                    sources=match_call_sources(result),
-                ),
-                columns=result_columns(planned, result),
-            )
+            return finished_matrix_match(planned, match, run_id=run_id, store_prompts=store_prompts)
 
     # A failed write (a full disk) stops the run at once: the matches in flight are cancelled
     # and no new provider call is made; the failure is raised by the writer below.

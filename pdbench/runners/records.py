@@ -1,5 +1,8 @@
-"""From a played match to what is stored: round records, the ledger entry, call counts, and the
-columns aggregation reads. Both play paths (the match loop and the policy batch) end here.
+"""From a played 2x2 match (the match loop's result, `runners.match.MatchResult`) to its ledger
+entry, call counts and the columns aggregation reads, for both play paths (the turn loop's
+matches through `runners.matrix_run`, the policy batch). `round_lines` writes the reference
+loop's rounds as record version 1 stored them (the equivalence tests compare them with the
+projection of the stored lines); a run writes turn lines (`runners.matrix_run`).
 """
 
 from __future__ import annotations

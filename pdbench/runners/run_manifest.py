@@ -56,6 +56,7 @@ class ManifestWriter:
         self.saved_spend = CallCounts()
         self.saved_at = time.monotonic()
         self.facts: dict[str, Any] = dict(
+            record_version=store.record_version,  # a run goes on in the version it began in
             run_id=run_id,
             started_utc=(earlier.started_utc if earlier else None) or started_utc,
             command=(earlier.pdbench_command if earlier else None) or command,

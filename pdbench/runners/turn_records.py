@@ -1,5 +1,6 @@
 """From a played turn-game match to what is stored: one rounds.jsonl line per turn, the ledger
-entry and call counts (the 2x2 family's lines are `runners.records`, unchanged).
+entry and call counts. `turn_line` writes every game's lines (record version 2): a 2x2 match's
+too (`runners.matrix_run`, their shape in `pdbench.games.matrix.stored`).
 
 A turn line holds: the match's fields (run_id, condition, replicate, game, family "turn",
 agent_a, agent_b), round, turn, phase, the seats that moved, the digest of each seat's
@@ -13,6 +14,7 @@ the rules revealed it is written: observations are stored as digests only.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -57,18 +59,24 @@ def turn_line(
     marked: dict[str, bool],
     store_prompts: StorePrompts,
     outcome: dict[str, Any] | None = None,
+    observations: bool = True,
+    notes: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
+    """One turn's line. `observations` False: the rules store no observation digests (a game
+    of perfect information: `stores_observations`). `notes` per seat: what the game's own
+    answer record adds to a written decision (a 2x2 agent's own fallback and option order)."""
     line: dict[str, Any] = {
         **shared,
         "round": turn.round,
         "turn": turn.turn,
         "phase": turn.phase,
         "seats": list(turn.seats),
-        "observation_digest": turn.digests,
-        "actions": {seat: played.action for seat, played in turn.seats.items()},
     }
+    if observations:
+        line["observation_digest"] = turn.digests
+    line["actions"] = {seat: played.action for seat, played in turn.seats.items()}
     decisions = {
-        seat: record
+        seat: {**record, **(notes or {}).get(seat, {})}
         for seat, played in turn.seats.items()
         if (record := _seat_record(played, marked.get(seat[:1], True), store_prompts))
     }
@@ -79,6 +87,27 @@ def turn_line(
     if outcome is not None:
         line["outcome"] = outcome
     return line
+
+
+def stores_observations(rules: Any) -> bool:
+    """Whether a game's lines hold each seat's observation digest: yes, unless its rules say
+    they hide nothing (`stores_observations = False`: a 2x2 game, whose seats' views are
+    functions of the earlier lines)."""
+    return bool(getattr(rules, "stores_observations", True))
+
+
+def match_outcome(
+    scores: dict[str, float], error: str | None, seed: int, options: dict[str, Any]
+) -> dict[str, Any]:
+    """The `outcome` on a match's last line: the scores, the winner (the one seat with the
+    highest score; a tie, or a match that ended in an error, has none), why it ended early,
+    and what a reader needs to replay it (the match's seed, the variant's options)."""
+    winner = None
+    if error is None:
+        best = max(scores.values())
+        leaders = [seat for seat, score in scores.items() if score == best]
+        winner = leaders[0] if len(leaders) == 1 else None
+    return {"scores": scores, "winner": winner, "error": error, "seed": seed, "options": options}
 
 
 def turn_lines(
@@ -98,24 +127,14 @@ def turn_lines(
         side.removeprefix("agent_"): spec.can_fail_to_answer
         for side, spec in condition.players.items()
     }
-    scores = result.scores
-    winner = None
-    if result.error is None:  # the one seat with the highest score; a tie has no winner
-        best = max(scores.values())
-        leaders = [seat for seat, score in scores.items() if score == best]
-        winner = leaders[0] if len(leaders) == 1 else None
     rules = planned.turn_game
     is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
     # the fields the rules are built from (not those they derive, e.g. passcode's loaded words)
     options = recorded_options(rules) if is_instance else {}
     # what a reader needs to replay the match: the dice's seed and the variant's options
-    outcome = {
-        "scores": scores,
-        "winner": winner,
-        "error": result.error,
-        "seed": planned.game_seed,
-        "options": options or dict(condition.game.options),
-    }
+    outcome = match_outcome(
+        result.scores, result.error, planned.game_seed, options or dict(condition.game.options)
+    )
     last = len(result.turns) - 1
     return [
         orjson.dumps(
@@ -125,6 +144,7 @@ def turn_lines(
                 marked=marked,
                 store_prompts=store_prompts,
                 outcome=outcome if index == last else None,
+                observations=stores_observations(rules),
             )
         )
         + b"\n"

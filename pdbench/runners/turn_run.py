@@ -11,7 +11,7 @@ from pdbench.core import rng
 from pdbench.core.errors import BudgetExhausted, StopRequested
 from pdbench.providers.base import TransportFailure
 from pdbench.runners.plan import PlannedMatch
-from pdbench.runners.turn_records import finished_turn_match, seat_rules
+from pdbench.runners.turn_records import finished_turn_match, seat_rules, stores_observations
 from pdbench.runners.turns import play_turn_match
 from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch
@@ -45,6 +45,7 @@ async def play_planned_turns(
             },
             rules=seat_rules(planned),
             max_turns=planned.condition.game.max_turns,
+            record_digests=stores_observations(planned.turn_game),
         )
     except TransportFailure as failure:
         halt(manifests.STATUS_INCOMPLETE, str(failure))

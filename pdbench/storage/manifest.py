@@ -22,6 +22,11 @@ from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.schema import CallCounts
 
 FORMAT_VERSION = 1
+# The shape of the run's rounds.jsonl lines: 1, a 2x2 round per line (storage.schema.RoundRecord;
+# every run before record versions, so a manifest without the field says 1); 2, a turn per line
+# for every game, the 2x2 games' too (pdbench.games.matrix.stored). Turn games' lines are the
+# same in both. A run goes on in the version it began in.
+RECORD_VERSION = 2
 
 
 STATUS_STARTED = "started"
@@ -114,6 +119,7 @@ class RunManifest(_Record):
     `kind` "sweep", and `config` and `hydra_overrides` per condition."""
 
     format_version: int = FORMAT_VERSION
+    record_version: int = 1  # RECORD_VERSION above; absent: a run from before record versions
     run_id: str
     kind: Literal["run", "sweep"] = "run"
     merged: bool = True  # False: a sweep read from its shards, not merged on disk yet
@@ -207,6 +213,7 @@ def build_manifest(
     ledger: Iterable[LedgerEntry],
     spend: CallCounts,
     project_root: Path,
+    record_version: int = RECORD_VERSION,
 ) -> RunManifest:
     """A single run's manifest from the facts of its run and its ledger."""
     entries = list(ledger)
@@ -216,6 +223,7 @@ def build_manifest(
             by_condition.get(entry.condition, CallCounts()) + entry.calls
         )
     return RunManifest(
+        record_version=record_version,
         run_id=run_id,
         status=status,
         error=error,
@@ -323,6 +331,8 @@ def merge_manifests(
     first = manifests[0] if manifests else None
     names = [m.conditions[0] for m in manifests if m.conditions]
     return RunManifest(
+        # shards of one sweep began together; one resumed from an older pdbench may be older
+        record_version=min((m.record_version for m in manifests), default=RECORD_VERSION),
         run_id=run_id,
         kind="sweep",
         merged=merged,

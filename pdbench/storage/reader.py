@@ -8,6 +8,10 @@ Nothing in here writes, creates or truncates a file. Three layouts are read the 
   shard is a run dir of one condition, and the reader stitches them together in memory.
 
 Aggregates (stored or computed in memory) are read through `pdbench.analysis.per_run.aggregates`.
+
+A 2x2 run's rounds are given as round records whichever record version stored them: a version-2
+match's turn lines (the line says `family` "matrix") through the one projection of the 2x2
+family (`pdbench.games.matrix.stored`), a version-1 line as it is.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 import orjson
 
 from pdbench.core.errors import PdbenchError
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.storage import jsonl
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest, merge_manifests
@@ -110,7 +115,8 @@ class RunReader:
 
     def match_rounds(self, condition: str, replicate: int) -> list[dict]:
         """The full round records (attempts included) of one match, in round order (a turn
-        game's: its turn lines, in turn order).
+        game's: its turn lines, in turn order; a 2x2 match's: its rounds, from either record
+        version).
 
         Reads only the byte range the ledger gives for the match; a match missing from the
         ledger (a run that crashed before writing it) is looked for line by line instead.
@@ -143,17 +149,45 @@ class RunReader:
         stop) are left out, as the aggregates leave them."""
         in_ledger = {entry.replicate for entry in self.ledger() if entry.condition == condition}
         rounds: dict[int, list[dict]] = {replicate: [] for replicate in in_ledger}
+        for record in as_rounds(self._condition_lines(condition)):
+            replicate = int(record.get("replicate", -1))
+            if replicate in rounds:
+                rounds[replicate].append(record)
+        return {replicate: sorted(found, key=_order) for replicate, found in rounds.items()}
+
+    def _condition_lines(self, condition: str) -> Iterator[dict]:
         for line in self._complete_round_lines():
             try:
                 record = orjson.loads(line) if line.strip() else None
             except orjson.JSONDecodeError:
                 continue  # a torn line of a stopped match: not in the ledger
-            if not isinstance(record, dict) or record.get("condition") != condition:
-                continue
-            replicate = int(record.get("replicate", -1))
-            if replicate in rounds:
-                rounds[replicate].append(record)
-        return {replicate: sorted(found, key=_order) for replicate, found in rounds.items()}
+            if isinstance(record, dict) and record.get("condition") == condition:
+                yield record
+
+    def rounds(self) -> Iterator[dict]:
+        """Every stored round record of the matches in the ledger (finished or aborted), in
+        stored order (a turn game's: its turn lines); lines of a match not in the ledger (cut off
+        by a stop) are left out, as the aggregates leave them. A 2x2 run's rounds are round
+        records whichever record version stored them: `pd.DataFrame(reader.rounds())` has a row
+        per round, as rounds.jsonl had before record version 2."""
+        keys = {entry.key for entry in self.ledger()}
+        for record in as_rounds(self._stored_lines()):
+            if (record.get("condition"), record.get("replicate")) in keys:
+                yield record
+
+    def _stored_lines(self) -> Iterator[dict]:
+        for segment in self.segments:
+            path = segment / ROUNDS_FILE
+            for number, line in enumerate(self._segment_lines(segment), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue  # a torn line of a stopped run; its match is not in the ledger
+                if not isinstance(record, dict):
+                    raise PdbenchError(f"{path} line {number}: not a JSON object")
+                yield record
 
     def _scan_rounds(self, condition: str, replicate: int) -> list[dict]:
         rounds = [
@@ -167,17 +201,23 @@ class RunReader:
         """Every segment's rounds.jsonl lines up to its last complete one (a line a stopped
         writer left half-written is not read)."""
         for segment in self.segments:
-            path = segment / ROUNDS_FILE
-            end = jsonl.complete_prefix(path)
-            if end == 0:
-                continue
-            with path.open("rb") as handle:
-                read = 0
-                for line in handle:
-                    read += len(line)
-                    if read > end:
-                        break
-                    yield line
+            yield from self._segment_lines(segment)
+
+    @staticmethod
+    def _segment_lines(segment: Path) -> Iterator[bytes]:
+        path = segment / ROUNDS_FILE
+        if not path.is_file():
+            return
+        end = jsonl.complete_prefix(path)
+        if end == 0:
+            return
+        with path.open("rb") as handle:
+            read = 0
+            for line in handle:
+                read += len(line)
+                if read > end:
+                    break
+                yield line
 
 
 def _order(record: dict) -> int:
@@ -195,4 +235,4 @@ def _select(lines: list[bytes], condition: str, replicate: int) -> list[dict]:
             replicate
         ):
             records.append(record)
-    return sorted(records, key=_order)
+    return sorted(as_rounds(records), key=_order)

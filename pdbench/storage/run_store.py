@@ -26,10 +26,11 @@ from pydantic import ValidationError
 
 from pdbench.core.errors import PdbenchError, WriteFailed
 from pdbench.core.redact import redact_bytes, secret_env_values
+from pdbench.games.matrix.stored import as_round_lines
 from pdbench.storage import jsonl, recovery
 from pdbench.storage.deal_key import DEAL_KEY_FILE
 from pdbench.storage.ledger import LedgerEntry
-from pdbench.storage.manifest import RunManifest, utc_now
+from pdbench.storage.manifest import RECORD_VERSION, RunManifest, utc_now
 from pdbench.storage.run_owner import OWNER_FILE, RunOwner
 from pdbench.storage.safe_files import open_no_follow, refuse_links
 from pdbench.storage.schema import LEDGER_FILE, MANIFEST_FILE, ROUNDS_FILE
@@ -46,14 +47,22 @@ class FinishedMatch:
     columns: Any = None
 
 
-def redacted_lines(match: FinishedMatch, secrets: tuple[str, ...]) -> list[bytes]:
-    """A match's lines with secrets redacted (pdbench.core.redact). A match no provider or agent
-    file took part in holds only numbers and names, and names are redacted where they are made,
-    so its lines are kept as they are without a look (a policy run writes millions of them)."""
+def redacted_lines(
+    match: FinishedMatch, secrets: tuple[str, ...], record_version: int = RECORD_VERSION
+) -> list[bytes]:
+    """A match's lines with secrets redacted (pdbench.core.redact), in the run's record version
+    (a run begun as version 1 goes on in it: a 2x2 match's lines as the version-1 lines they
+    project to, `pdbench.games.matrix.stored`, the one projection the readers use). A match no
+    provider or agent file took part in holds only numbers and names, and names are redacted
+    where they are made, so its lines are kept as they are without a look (a policy run writes
+    millions of them)."""
+    lines = match.lines
+    if record_version == 1:
+        lines = [as_round_lines(b"".join(lines))] if lines else []
     calls = match.ledger.calls
     if not (calls.live or calls.cached or calls.agent_turns or match.ledger.error):
-        return match.lines
-    return [redact_bytes(line, secrets) for line in match.lines]
+        return lines
+    return [redact_bytes(line, secrets) for line in lines]
 
 
 LOCK_FILE = ".lock"  # held (flock) by the one process writing a run dir; it holds that pid
@@ -173,6 +182,12 @@ class RunStore:
             self.lock = None
 
     @property
+    def record_version(self) -> int:
+        """The shape its lines are written in: the version the run began in (a new run's: the
+        current one)."""
+        return self.manifest.record_version if self.manifest is not None else RECORD_VERSION
+
+    @property
     def rounds_path(self) -> Path:
         return self.run_dir / ROUNDS_FILE
 
@@ -272,7 +287,7 @@ class RunStore:
         secrets = secret_env_values()
         for match in matches:
             # Redacted before the offsets are counted, so the ledger points at the bytes on disk.
-            lines = redacted_lines(match, secrets)
+            lines = redacted_lines(match, secrets, self.record_version)
             written.append(lines)
             offset += sum(len(line) for line in lines)
             entries.append(

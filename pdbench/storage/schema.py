@@ -1,8 +1,11 @@
 """The artifact contracts in code: file names and the typed records every writer and reader uses.
 
-- `RoundRecord`: one line of rounds.jsonl. Its field order is the line's key order; the policy
-  batch path (pdbench/runners/batch.py) and the pyarrow schema that aggregation reads
-  (`pdbench.storage.arrow_schema`) are derived from it.
+- `RoundRecord`: one 2x2 round as record version 1 stored it (one line of a version-1
+  rounds.jsonl), and as every 2x2 reader reads a round of either version (a version-2 match's
+  turn lines are projected onto it by `pdbench.games.matrix.stored`). Its field order is the
+  line's key order; the pyarrow schema that aggregation reads (`pdbench.storage.arrow_schema`)
+  is derived from it. The reference match loop's records (`runners.records.round_lines`) are
+  written as it, for the equivalence tests.
 - `Attempt` (`ProviderAttempt` for LLM agents, `HookAttempt` for arena agents): one try at an
   action, stored with the round under the run's `store_prompts` setting.
 - `CallCounts` (`pdbench.storage.call_counts`): provider calls (live, cached), tokens and cost;
@@ -276,7 +279,6 @@ LINE_FIELDS: tuple[str, ...] = tuple(
     f.name for f in fields(RoundRecord) if f.name not in ("decision_a", "decision_b")
 )
 MATCH_FIELDS: tuple[str, ...] = LINE_FIELDS[: LINE_FIELDS.index("round_index")]
-PER_ROUND_FIELDS: tuple[str, ...] = LINE_FIELDS[len(MATCH_FIELDS) :]
 # Fields written only when they hold a value (noise's intended actions, a negotiation's talk).
 OPTIONAL_ROUND_FIELDS: tuple[str, ...] = ("agent_a_intended", "agent_b_intended", "conversation")
 # Per-side markers of LLM and arena agents: agent_<side>_<name> (attempts only when there are any).

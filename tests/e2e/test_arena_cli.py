@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from pdbench.games.matrix.stored import as_rounds
+
 PROJECT = Path(__file__).resolve().parents[2]
 PDBENCH = str(Path(sys.executable).with_name("pdbench"))
 
@@ -76,7 +78,8 @@ def test_example_agent_runs_and_a_raising_agent_is_recorded(tmp_path):
         "        return {'type': 'commit', 'choice': 'D'}\n"
     )
     run_dir = _run(_experiment(tmp_path, raiser), tmp_path, "r")
-    rounds = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
+    stored = (run_dir / "rounds.jsonl").read_text().splitlines()
+    rounds = list(as_rounds(json.loads(line) for line in stored))  # as the readers read them
     second = [r for r in rounds if r["round_index"] == 2]
     assert all(r["agent_a_fallback"] and "boom" in r["agent_a_error"] for r in second)
     assert all(r["agent_a_action"] == "C" for r in second)  # the cooperative default

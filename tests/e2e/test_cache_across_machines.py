@@ -27,6 +27,8 @@ from project_copy import PROJECT, command_env, run_in_shared_copy, shared_copy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from openai_stub_server import StubServer
 
+from pdbench.games.matrix.stored import as_rounds
+
 UV = shutil.which("uv")
 pytestmark = pytest.mark.skipif(UV is None, reason="uv is not on PATH")
 
@@ -72,7 +74,8 @@ def cache_command(tmp: Path, *args: str) -> Ran:
 
 
 def rounds(run_dir: Path) -> list[dict]:
-    rows = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
+    stored = (run_dir / "rounds.jsonl").read_text().splitlines()
+    rows = list(as_rounds(json.loads(line) for line in stored))  # as the readers read them
     for row in rows:
         row.pop("timestamp_utc")
         row.pop("run_id")

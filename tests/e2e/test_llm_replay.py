@@ -8,12 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pdbench.games.matrix.stored import as_rounds
+
 PROJECT = Path(__file__).resolve().parents[2]
 PDBENCH = [str(Path(sys.executable).with_name("pdbench"))]
 
 
 def _rounds(run_dir: Path) -> list[dict]:
-    records = [json.loads(line) for line in (run_dir / "rounds.jsonl").read_text().splitlines()]
+    stored = (run_dir / "rounds.jsonl").read_text().splitlines()
+    records = list(as_rounds(json.loads(line) for line in stored))  # as the readers read them
     for record in records:
         record.pop("timestamp_utc")
         record.pop("run_id")

@@ -25,6 +25,7 @@ from in_process import run_front_door
 from local_server_check import needs_local_server
 
 from pdbench.core.parse import parse_answer
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.games.tables import GAMES
 from pdbench.providers.local_server import LocalServer
 
@@ -119,7 +120,7 @@ def _experiment(tmp_path: Path, api_base: str) -> Path:
 
 
 def _read_lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return list(as_rounds(json.loads(line) for line in path.read_text().splitlines()))
 
 
 def _without_run_facts(rounds: list[dict]) -> list[dict]:

@@ -12,6 +12,8 @@ import pytest
 from in_process import run_front_door
 from project_copy import PDBENCH, command_env, copy_project
 
+from pdbench.games.matrix.stored import as_rounds
+
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> tuple[Path, Path]:
@@ -114,11 +116,12 @@ def test_export_writes_the_aggregates_and_rounds_as_csv(made, tmp_path):
                     expected[column].astype(float).reset_index(drop=True),
                     check_names=False,
                 )
-        lines = (runs / run_id / "rounds.jsonl").read_bytes().splitlines()
+        stored = (runs / run_id / "rounds.jsonl").read_bytes().splitlines()
+        lines = list(as_rounds(orjson.loads(line) for line in stored))  # a row per round
         rounds = pd.read_csv(out / "rounds.csv")
         assert len(rounds) == len(lines)
         if lines:
-            first = orjson.loads(lines[0])
+            first = lines[0]
             assert rounds.loc[0, "agent_a_action"] == first["agent_a_action"]
             assert rounds.loc[0, "round_index"] == first["round_index"]
     default = pdbench_here(project, tmp_path, "export", str(runs / "finished"), "--csv")

@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 
@@ -50,8 +51,9 @@ def run_cli(monkeypatch, *args: str) -> int:
 
 
 def read_rounds(run_dir: Path) -> list[dict]:
+    """Its rounds as round records (a 2x2 run's turn lines through the readers' projection)."""
     data = (run_dir / "rounds.jsonl").read_bytes()
-    return [orjson.loads(line) for line in data.split(b"\n") if line]
+    return list(as_rounds(orjson.loads(line) for line in data.split(b"\n") if line))
 
 
 def moves(run_dir: Path) -> dict[tuple[str, int], tuple[str, str]]:

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from helpers import TEST_DEAL
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.deal import planned_deal
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
@@ -57,7 +58,8 @@ def run_fixture(experiment: Path, output_dir: Path, run_id: str, *overrides: str
 def read_rounds(run_dir: Path) -> list[dict]:
     lines = (run_dir / "rounds.jsonl").read_bytes().split(b"\n")
     assert lines[-1] == b"", "rounds.jsonl must end with a newline"
-    return [orjson.loads(line) for line in lines[:-1]]
+    # a 2x2 run's turn lines (record version 2) read as rounds, as every reader reads them
+    return list(as_rounds(orjson.loads(line) for line in lines[:-1]))
 
 
 def by_match(rounds: list[dict]) -> dict[tuple[str, int], list[dict]]:

@@ -1,8 +1,10 @@
 """The batch path for policy-only conditions must equal the general match loop, byte for byte.
 
 Every policy pair, fixed and geometric horizons, several games: the rounds.jsonl lines written by
-`match_lines` (batch) and `round_lines` (loop) are identical apart from the timestamp, and the
-aggregates a run computes from memory equal what `pdbench aggregate` reads back from disk.
+`match_lines` (batch, record version 2), read back through the readers' projection
+(`games.matrix.stored`), are the reference loop's version-1 lines (`round_lines`) apart from the
+timestamp, and the aggregates a run computes from memory equal what `pdbench aggregate` reads
+back from disk. (That the batch lines are the turn loop's, byte for byte: test_matrix_equivalence.)
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from helpers import TEST_DEAL
 
 from pdbench.analysis.metrics.aggregate import aggregate_run
 from pdbench.config.schema import ExperimentSpec
+from pdbench.games.matrix.stored import as_round_lines
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.match import play_match_sync
+from pdbench.runners.matrix_run import shared_fields, stored_options
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import load
-from pdbench.runners.records import match_fields, round_lines
+from pdbench.runners.records import round_lines
 from pdbench.strategies import POLICIES, make_policy
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -85,8 +89,15 @@ def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
                 disclose_rounds=True,
             )
             loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
-            batch_blob = match_lines(
-                match_fields(planned, "r"), arrays, timestamp="t", bodies=bodies
+            batch_blob = as_round_lines(
+                match_lines(
+                    shared_fields(planned, "r"),
+                    arrays,
+                    timestamp="t",
+                    seed=planned.game_seed,
+                    options=stored_options(planned),
+                    bodies=bodies,
+                )
             )
             assert _without_timestamps(batch_blob) == _without_timestamps(loop_blob), (
                 f"{planned.condition.name} replicate {planned.replicate}"
@@ -172,8 +183,15 @@ def test_noise_and_asymmetric_games_write_the_same_bytes_on_both_paths(game, noi
                 noise_seeds=planned.noise_seeds,
             )
             loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
-            batch_blob = match_lines(
-                match_fields(planned, "r"), arrays, timestamp="t", bodies=bodies
+            batch_blob = as_round_lines(
+                match_lines(
+                    shared_fields(planned, "r"),
+                    arrays,
+                    timestamp="t",
+                    seed=planned.game_seed,
+                    options=stored_options(planned),
+                    bodies=bodies,
+                )
             )
             where = f"{condition.name} replicate {planned.replicate}"
             assert _without_timestamp_values(batch_blob) == _without_timestamp_values(loop_blob), (

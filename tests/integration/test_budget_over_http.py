@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from openai_stub_server import StubServer
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 
@@ -62,7 +63,7 @@ def test_budget_stops_the_run_and_a_larger_budget_resumes_it(tmp_path, stub):
     manifest = json.loads((resumed.run_dir / "run_manifest.json").read_text())
     rounds = (resumed.run_dir / "rounds.jsonl").read_text().splitlines()
     assert len(rounds) == 10
-    keys = {(r["replicate"], r["round_index"]) for r in map(json.loads, rounds)}
+    keys = {(r["replicate"], r["round_index"]) for r in as_rounds(map(json.loads, rounds))}
     assert len(keys) == 10
     # No paid call was made twice: the resumed run took the answers it already had from the
     # cache. At temperature 0 both replicates send the same 5 prompts, so 5 calls in all.

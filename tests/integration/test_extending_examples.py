@@ -22,6 +22,7 @@ from pdbench.config.provider_spec import PROVIDER_KINDS
 from pdbench.core import plugins
 from pdbench.core.errors import ConfigError
 from pdbench.core.horizon import FixedHorizon
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.games.pd import TABLE as PD
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.match import play_match_sync
@@ -87,7 +88,8 @@ def test_a_metric_is_one_function_and_its_row(example, tmp_path, monkeypatch):
 def test_a_provider_is_one_client_and_its_registration(example, tmp_path, monkeypatch):
     example("always_cooperate")
     run_dir = _run(EXAMPLES / "always_cooperate.yaml", tmp_path, monkeypatch)
-    rounds = [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    stored = (run_dir / "rounds.jsonl").read_bytes().splitlines()
+    rounds = list(as_rounds(orjson.loads(line) for line in stored))  # as the readers read them
     assert len(rounds) == 2 * 2 * 4
     assert {r["agent_a_action"] for r in rounds} == {"C"}
     manifest = orjson.loads((run_dir / "run_manifest.json").read_bytes())
@@ -121,7 +123,8 @@ def test_a_registered_agent_kind_is_validated_from_a_config(example, tmp_path, m
     refused `type: constant` with "does not match any of the expected tags")."""
     example("constant_agent")
     run_dir = _run(EXAMPLES / "constant_agent.yaml", tmp_path, monkeypatch)
-    rounds = [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    stored = (run_dir / "rounds.jsonl").read_bytes().splitlines()
+    rounds = list(as_rounds(orjson.loads(line) for line in stored))  # as the readers read them
     played = {(r["condition"], r["agent_a_action"], r["agent_b_action"]) for r in rounds}
     assert played == {
         ("always_d_vs_tft", "D", "C"),

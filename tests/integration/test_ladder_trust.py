@@ -17,6 +17,8 @@ import pytest
 from in_process import run_front_door
 from project_copy import command_env, shared_copy
 
+from pdbench.games.matrix.stored import as_round_lines
+
 DICE = "conf/experiment/ladder_liars_dice.yaml"
 
 
@@ -141,6 +143,10 @@ def test_a_2x2_round_the_game_could_not_have_produced_leaves_its_match_out(
     tmp_path, allc_alld, edit, adds_up, reason
 ):
     edited = copy_run(allc_alld, tmp_path / "edited")
+    # the edits are made on the run's rounds as record version 1 stored them (the kept reader's
+    # checks; version 2's lines: the test below)
+    rounds = edited / "rounds.jsonl"
+    rounds.write_bytes(as_round_lines(rounds.read_bytes()))
     edit_lines(edited / "rounds.jsonl", edit)
     if adds_up:
         add_up(edited / "rounds.jsonl")
@@ -153,6 +159,41 @@ def test_a_2x2_round_the_game_could_not_have_produced_leaves_its_match_out(
     assert all(reason in note for note in left["note"]), list(left["note"])
     assert "1 finished matches counted" in printed
     assert "2 left out" in printed and reason in printed
+
+
+def _v2_pays_nine_to_allc(record: dict[str, Any]) -> dict[str, Any] | None:
+    if record["replicate"] == 2:
+        return None
+    shown = record["revealed"]
+    return {**record, "revealed": {**shown, "payoffs": {**shown["payoffs"], "a": 9.0}}}
+
+
+def _v2_flip_without_noise(record: dict[str, Any]) -> dict[str, Any] | None:
+    """ALLD's commit D played as C in round 1 of a match without noise, with C against C's
+    payoffs."""
+    if record["replicate"] == 2 or record["round"] != 1:
+        return None
+    played = {"actions": {"a": "C", "b": "C"}, "payoffs": {"a": 3.0, "b": 3.0}}
+    return {**record, "revealed": {**record["revealed"], **played}}
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [(_v2_pays_nine_to_allc, "the game pays"), (_v2_flip_without_noise, "without noise")],
+    ids=["impossible payoff", "flip without noise"],
+)
+def test_a_2x2_turn_line_the_game_could_not_have_produced_leaves_its_match_out(
+    tmp_path, allc_alld, edit, reason
+):
+    """The same checks on record version 2's lines, read through the projection."""
+    edited = copy_run(allc_alld, tmp_path / "edited")
+    assert b'"family":"matrix"' in (edited / "rounds.jsonl").read_bytes()
+    edit_lines(edited / "rounds.jsonl", edit)
+    table, _ = ladder(tmp_path, edited)
+    assert rated(table).loc["allc", "matches"] == 1  # only the untouched match 2 counts
+    left = skipped(table)
+    assert sorted(left["replicate"]) == [0, 1]
+    assert all(reason in note for note in left["note"]), list(left["note"])
 
 
 def test_a_match_whose_stored_rounds_disagree_with_its_ledger_line_is_left_out(tmp_path, allc_alld):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 
@@ -31,7 +32,7 @@ conditions:
 
 
 def _rounds(run_dir: Path) -> list[dict]:
-    records = [json.loads(line) for line in (run_dir / "rounds.jsonl").open()]
+    records = list(as_rounds(json.loads(line) for line in (run_dir / "rounds.jsonl").open()))
     for record in records:
         record.pop("timestamp_utc")
         record.pop("run_id")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,11 +25,13 @@ from matrix_loops import (
     play_on_turns,
     stored_lines,
     turn_rows,
+    turn_stored_lines,
 )
 
 from pdbench.agents.policy import make_policy_agent
 from pdbench.config.schema import ExperimentSpec
-from pdbench.runners.batch import play_batch
+from pdbench.runners.batch import match_lines, play_batch
+from pdbench.runners.matrix_run import matrix_lines, shared_fields, stored_options
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.strategies import POLICIES
 
@@ -52,6 +55,13 @@ def _spec(game: str, noise: float, pairs: list[tuple[str, str]], horizon: dict) 
             ],
         }
     )
+
+
+def _times_blank(blob: bytes) -> list[bytes]:
+    return [
+        re.sub(rb'"timestamp_utc":"[^"]*"', b'"timestamp_utc":""', line)
+        for line in blob.splitlines()
+    ]
 
 
 def _batch_rows(arrays) -> list[Row]:  # type: ignore[no-untyped-def]
@@ -128,7 +138,17 @@ def test_policies_play_the_same_rounds_on_the_turn_loop_the_match_loop_and_the_b
                 rows = loop_rows(loop)
                 assert turn_rows(turns) == rows, where
                 assert _batch_rows(arrays) == rows, where
-                assert stored_lines(planned, stored) == stored_lines(planned, loop), where
+                assert turn_stored_lines(planned, stored) == stored_lines(planned, loop), where
+                # the batch path writes the turn loop's lines, byte for byte (times aside)
+                written = matrix_lines(planned, stored, run_id="r", store_prompts=True)
+                batch = match_lines(
+                    shared_fields(planned, "r"),
+                    arrays,
+                    timestamp="t",
+                    seed=planned.game_seed,
+                    options=stored_options(planned),
+                )
+                assert _times_blank(batch) == _times_blank(b"".join(written)), where
                 for side in "ab":
                     assert on_turns[side].seen == on_loop[side].seen, f"{where}, seat {side}"
                 compared += 1
@@ -177,4 +197,6 @@ conditions:
         == ["prisoners-dilemma: mock vs TFT"] * 2 + ["split-or-steal: GRIM vs TFT"] * 2
     )
     stored = (outcome.run_dir / "rounds.jsonl").read_text().splitlines()
-    assert len(stored) == 3 * 2 * 3  # three rounds of two replicates of three conditions
+    # turn lines (record version 2): a commit per round of two replicates of three conditions,
+    # and the talking condition's two messages before each commit
+    assert len(stored) == 3 * 2 * 3 + 3 * 2 * 2

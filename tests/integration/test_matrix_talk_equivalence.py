@@ -17,6 +17,7 @@ from matrix_loops import (
     play_on_turns,
     stored_lines,
     turn_rows,
+    turn_stored_lines,
 )
 
 from pdbench.agents.base import AgentBase, Decision, Utterance
@@ -129,7 +130,7 @@ def test_scripted_talkers_say_and_see_the_same_conversation_on_both_loops(noise)
         turns, stored = asyncio.run(play_on_turns(planned, on_turns))  # type: ignore[arg-type]
         assert turn_rows(turns) == loop_rows(loop)
         assert _turn_message_rows(turns) == _message_rows(loop)
-        assert stored_lines(planned, stored) == stored_lines(planned, loop)
+        assert turn_stored_lines(planned, stored) == stored_lines(planned, loop)
         assert len(_message_rows(loop)) == 20
         for side in "ab":
             assert on_turns[side].seen == on_loop[side].seen
@@ -188,7 +189,8 @@ def test_an_abort_keeps_the_same_rounds_error_and_paid_attempts_on_both_loops(at
         return {"a": Aborting(at), "b": Talker("TALKER_B", said, "CCCC", sees_all=False)}
 
     loop = asyncio.run(play_on_loop(planned, agents()))
-    _, stored = asyncio.run(play_on_turns(planned, agents()))
+    _, match = asyncio.run(play_on_turns(planned, agents()))
+    stored = match.result
     assert loop.error is not None and stored.error == loop.error
     assert len(stored.rounds) == len(loop.rounds) == 1
     assert stored.aborted_attempts == loop.aborted_attempts
@@ -248,7 +250,7 @@ def test_a_seats_failure_is_raised_once_the_other_seats_call_is_over(failure):
             )
         except TransportFailure as raised:
             return f"raised {raised}"
-        return f"aborted: {result[1].error}"
+        return f"aborted: {result[1].result.error}"
 
     outcome = asyncio.run(play())
     assert outcome in ("aborted: gave up", "raised down")

@@ -15,6 +15,7 @@ from project_copy import command_env
 from stub_http import stub_fixtures
 
 from pdbench.config.schema import ProviderSpec
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.providers.base import CompletionRequest
 from pdbench.providers.litellm import LiteLLMProvider, import_litellm
 
@@ -100,7 +101,8 @@ def test_a_price_given_in_the_config_prices_the_calls_and_enforces_the_budget(tm
 
 def _attempts(tmp_path: Path, run_id: str) -> list[dict]:
     lines = (tmp_path / "runs" / run_id / "rounds.jsonl").read_text().splitlines()
-    return [a for line in lines for a in json.loads(line)["agent_a_attempts"]]
+    rounds = as_rounds(json.loads(line) for line in lines)  # as the readers read them
+    return [a for record in rounds for a in record["agent_a_attempts"]]
 
 
 def _spend_lines(tmp_path: Path, run_id: str) -> list[dict]:

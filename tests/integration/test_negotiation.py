@@ -16,6 +16,7 @@ import pytest
 from in_process import run_front_door
 from streamlit.testing.v1 import AppTest
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 from pdbench.ui.loaders import RUN_DIR_ENV
@@ -43,7 +44,8 @@ def run(tmp_path: Path, overrides: list[str], run_id: str = "talk", replicates: 
 
 
 def rounds_of(run_dir: Path) -> list[dict]:
-    return [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    stored = (run_dir / "rounds.jsonl").read_bytes().splitlines()
+    return list(as_rounds(orjson.loads(line) for line in stored))  # the talk turns as rounds
 
 
 def without_times(rounds: list[dict]) -> list[dict]:
@@ -326,3 +328,11 @@ def test_a_one_megabyte_message_is_cut_to_the_limit_and_marked_not_dropped(tmp_p
     for message in said:
         assert message["text"] == "y" * 280, message["text"][:40]
         assert message["cut"] and not message["invalid"] and not message["empty"]
+    # the talk turn's action is stored as delivered (record version 2), not the 1 MB answer again
+    lines = [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    told = [
+        line["actions"]["a"]["text"]
+        for line in lines
+        if line["phase"] == "talk" and line["seats"] == ["a"]
+    ]
+    assert told and all(text == "y" * 280 for text in told if text)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from helpers import TEST_DEAL
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 
@@ -31,7 +32,7 @@ def run(tmp_path: Path, name: str, body: str) -> list[dict]:
     outcome = run_experiment(load(path, project_root=ROOT))
     assert outcome.status == "complete"
     lines = (outcome.run_dir / "rounds.jsonl").read_bytes().splitlines()
-    return [orjson.loads(line) for line in lines]
+    return list(as_rounds(orjson.loads(line) for line in lines))  # read as the readers do
 
 
 def experiment(noise_line: str, *, rounds: int = 70, replicates: int = 5) -> str:

@@ -18,6 +18,7 @@ from helpers import TEST_DEAL
 from pdbench.analysis.identification.fingerprints import memory_one_fingerprint
 from pdbench.analysis.identification.moves import MatchBatch
 from pdbench.analysis.metrics.aggregate import read_matches
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import LoadedExperiment, load
@@ -51,7 +52,8 @@ def only(experiment: LoadedExperiment, *names: str) -> LoadedExperiment:
 
 
 def rounds_of(run_dir: Path) -> list[dict]:
-    return [orjson.loads(line) for line in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+    stored = (run_dir / "rounds.jsonl").read_bytes().splitlines()
+    return list(as_rounds(orjson.loads(line) for line in stored))  # as the readers read them
 
 
 @pytest.mark.parametrize("config", CONFIGS)

@@ -23,6 +23,7 @@ from helpers import TEST_DEAL
 from in_process import run_front_door
 from killed_runs import KilledRun, complete_lines
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.deal import planned_deal
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches
@@ -36,7 +37,7 @@ SECRET = "sk-test-secret-123"
 def read_rounds(run_dir: Path) -> list[dict]:
     data = (run_dir / "rounds.jsonl").read_bytes()
     assert data.endswith(b"\n")
-    return [orjson.loads(line) for line in data.split(b"\n") if line]
+    return list(as_rounds(orjson.loads(line) for line in data.split(b"\n") if line))
 
 
 def strip(rounds: list[dict]) -> list[dict]:

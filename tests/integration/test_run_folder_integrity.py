@@ -17,6 +17,7 @@ import pytest
 from silently_wrong_helpers import ROOT, console_in_process, read_rounds
 
 from pdbench.core.errors import WriteFailed
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.storage import run_store
 from pdbench.storage.tables import write_table_atomic
 
@@ -104,7 +105,7 @@ def test_rounds_without_their_ledger_are_moved_aside_and_said(tmp_path, monkeypa
     (moved,) = (run_dir / "quarantine").iterdir()
     assert (moved / "rounds.jsonl").read_bytes() == stored  # nothing lost
     strip = lambda rows: [{k: v for k, v in r.items() if k != "timestamp_utc"} for r in rows]  # noqa: E731
-    replayed = [json.loads(line) for line in stored.splitlines()]
+    replayed = list(as_rounds(json.loads(line) for line in stored.splitlines()))
     assert strip(read_rounds(run_dir)) == strip(replayed)  # played again, the same rounds
 
 

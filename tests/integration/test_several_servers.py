@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from openai_stub_server import StubServer
 
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.providers.base import CompletionRequest
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
@@ -40,8 +41,8 @@ conditions:
 
 def attempts(run_dir: Path) -> list[dict]:
     found = []
-    for line in (run_dir / "rounds.jsonl").read_text().splitlines():
-        row = json.loads(line)
+    stored = (run_dir / "rounds.jsonl").read_text().splitlines()
+    for row in as_rounds(json.loads(line) for line in stored):  # as the readers read them
         found += row.get("agent_a_attempts") or []
     return found
 

@@ -14,6 +14,8 @@ from in_process import run_front_door
 from project_copy import command_env, shared_copy
 from training import only_run, train
 
+from pdbench.games.matrix.stored import as_rounds
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 
 
@@ -102,10 +104,8 @@ def test_tit_for_tat_plays_every_game_its_docstring_claims(tmp_path):
         env=command_env(tmp_path),
     )
     assert done.code == 0, done.stderr[-3000:]
-    rounds = [
-        json.loads(line)
-        for line in (tmp_path / "runs" / "plays" / "rounds.jsonl").read_text().splitlines()
-    ]
+    stored = (tmp_path / "runs" / "plays" / "rounds.jsonl").read_text().splitlines()
+    rounds = list(as_rounds(json.loads(line) for line in stored))  # as the readers read them
     assert {r["condition"] for r in rounds} == {f"game={game}" for game in games}
     assert not [r for r in rounds if r["agent_a_error"]]
     talk = [m for r in rounds for m in r.get("conversation") or [] if m["speaker"] == "a"]

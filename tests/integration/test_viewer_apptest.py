@@ -25,6 +25,7 @@ from streamlit_scan import components_scanned_once  # noqa: F401 (a fixture)
 
 from pdbench.analysis.metrics.aggregate import aggregate_run
 from pdbench.analysis.metrics.catalog import DECIMALS, MetricColumn
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.prepare import load
 from pdbench.storage.reader import RunReader
@@ -287,24 +288,24 @@ def test_invalid_answers_fallbacks_timeouts_and_errors_are_marked(monkeypatch, l
     condition, replicate, index = "llm_exploitative_vs_grim", 0, 3
 
     def spoil(record: dict) -> dict:
-        if (record["condition"], record["replicate"], record["round_index"]) != (
-            condition,
-            replicate,
-            index,
-        ):
+        """Round 3's commit turn (record version 2) says a's answer was twice invalid and a
+        fallback, and b timed out."""
+        where = (record["condition"], record["replicate"], record["round"], record["phase"])
+        if where != (condition, replicate, index, "commit"):
             return record
-        first = dict(record["agent_a_attempts"][0])
+        decisions = record["decisions"]
+        first = dict(decisions["a"]["attempts"][0])
         bad = {**first, "raw": "I will cooperate, probably", "valid": False}
         bad |= {"error": "no action found", "reason": "the answer names no single action"}
         retry = {**bad, "attempt": 2, "raw": "maybe"}
-        return {
-            **record,
-            "agent_a_attempts": [bad, retry],
-            "agent_a_invalid_outputs": 2,
-            "agent_a_fallback": True,
-            "agent_a_error": "no valid action after 2 attempts; played the fallback D",
-            "agent_b_timeout": True,
+        spoiled_a = {
+            **decisions["a"],
+            "attempts": [bad, retry],
+            "invalid_outputs": 2,
+            "fallback": True,
+            "error": "no valid action after 2 attempts; played the fallback D",
         }
+        return {**record, "decisions": {**decisions, "a": spoiled_a, "b": {"timeout": True}}}
 
     rewrite_rounds(run_dir, spoil)
     before = snapshot(run_dir)
@@ -456,7 +457,8 @@ def test_a_damaged_manifest_is_an_error_not_a_traceback(monkeypatch, single_run,
 
 def test_match_rounds_come_from_the_ledger_offsets(single_run, sweep_run, llm_run):
     for run_dir in (single_run, sweep_run, llm_run):
-        every = [orjson.loads(x) for x in (run_dir / "rounds.jsonl").read_bytes().splitlines()]
+        stored = (run_dir / "rounds.jsonl").read_bytes().splitlines()
+        every = list(as_rounds(orjson.loads(x) for x in stored))  # a 2x2 run's rounds
         reader = RunReader.open(run_dir)
         for entry in reader.ledger():
             expected = [

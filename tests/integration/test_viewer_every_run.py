@@ -14,6 +14,7 @@ from streamlit_scan import components_scanned_once  # noqa: F401 (a fixture)
 from viewer_runs import KINDS, expected_tally, shared_viewer_runs, tally_words
 
 from pdbench.analysis.per_run.aggregates import read_aggregates
+from pdbench.games.matrix.stored import as_rounds
 from pdbench.storage.reader import RunReader
 from pdbench.ui.loaders import RUN_DIR_ENV
 
@@ -88,5 +89,6 @@ def test_split_or_steal_moves_are_shown_as_split_and_steal(runs, monkeypatch):
     actions = next(c.value for c in at.code if c.value.startswith("A · "))
     assert "split" in actions or "steal" in actions
     assert " C " not in f" {actions} " and " D " not in f" {actions} "
-    rounds = [orjson.loads(line) for line in (runs["negotiated"] / "rounds.jsonl").open("rb")]
+    stored = (runs["negotiated"] / "rounds.jsonl").open("rb")
+    rounds = list(as_rounds(orjson.loads(line) for line in stored))
     assert {r["agent_a_action"] for r in rounds} <= {"C", "D"}  # storage keeps C/D

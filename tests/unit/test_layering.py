@@ -39,7 +39,9 @@ ALLOWED: dict[str, set[str]] = {
         "storage.safe_files",
     },
     "agents": {"core", "strategies", "games", "config", "providers", "storage.schema"},
-    "storage": {"core"},
+    # games.matrix: the reader gives a 2x2 run's rounds whichever record version stored them,
+    # through the 2x2 family's one projection (games/matrix/stored.py, pure)
+    "storage": {"core", "games.matrix"},
     "analysis": {"core", "storage", "strategies", "games"},
     # ratings across runs from stored outcomes; agent identities come from the specs (config)
     "ladder": {"core", "storage", "analysis", "config", "games"},

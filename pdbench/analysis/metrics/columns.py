@@ -16,6 +16,7 @@ import pyarrow.json as pa_json
 
 from pdbench.analysis.metrics.talk import TALK_FLAG_NAMES, talk_flags
 from pdbench.core.errors import PdbenchError
+from pdbench.games.matrix.stored import round_table
 from pdbench.storage import jsonl
 from pdbench.storage.arrow_schema import round_arrow_schema
 from pdbench.storage.recovery import damaged_rounds_message
@@ -129,18 +130,15 @@ def read_matches(run_dir: Path) -> StoredMatches:
         return StoredMatches.concatenate([])
     _refuse_turn_lines(path)
     with path.open("rb") as handle:
-        buffer = pa.py_buffer(handle.read(end))
+        data = handle.read(end)
     try:
-        table = pa_json.read_json(
-            pa.BufferReader(buffer),
-            read_options=pa_json.ReadOptions(block_size=1 << 24),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=_ROUND_SCHEMA, unexpected_field_behavior="ignore"
-            ),
+        # a 2x2 run of record version 2 is read as the version-1 columns it projects to
+        table = round_table(
+            data, _ROUND_SCHEMA, read_options=pa_json.ReadOptions(block_size=1 << 24)
         )
     except pa.ArrowInvalid as error:
         raise PdbenchError(damaged_rounds_message(path, error)) from None
-    del buffer
+    del data
     condition = table.column("condition").dictionary_encode().combine_chunks()
     codes = condition.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     replicate = table.column("replicate").to_numpy().astype(np.int64)

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.json as pa_json
 
 from pdbench.core.actions import Action
 from pdbench.core.errors import PdbenchError
 from pdbench.core.payoff import PayoffMatrix
+from pdbench.games.matrix.stored import round_table
 from pdbench.storage import jsonl
 from pdbench.storage.arrow_schema import round_arrow_schema
 from pdbench.storage.recovery import damaged_rounds_message
@@ -72,14 +72,10 @@ def read_audit_columns(run_dir: Path) -> AuditColumns:
         none = empty.astype(np.int8)
         return AuditColumns(empty.astype(object), empty.astype(np.int64), empty, empty, none, none)
     with path.open("rb") as handle:
-        buffer = pa.py_buffer(handle.read(end))
+        data = handle.read(end)
     try:
-        table = pa_json.read_json(
-            pa.BufferReader(buffer),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=_AUDIT_SCHEMA, unexpected_field_behavior="ignore"
-            ),
-        )
+        # a 2x2 run of record version 2 is read as the version-1 columns it projects to
+        table = round_table(data, _AUDIT_SCHEMA)
     except pa.ArrowInvalid as error:
         raise PdbenchError(damaged_rounds_message(path, error)) from None
 

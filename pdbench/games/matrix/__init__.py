@@ -19,10 +19,13 @@ entry), as the debate family serves the two debates.
   and tabs, a `pdbench.ui.game_views.RunPage`).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
+- `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
+  (record version 2) to the round records every 2x2 reader reads (record version 1's lines).
+
 The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
-stored as the 2x2 match loop stored it (today's rounds.jsonl lines), or a policy-only condition
-without talk on the numpy batch path (`runners.batch`); `registry.GAME_FAMILIES` says "matrix"
-for the record shape and the analyses that read it. `pdbench.games.tables` gathers the entries'
+stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the numpy
+batch path (`runners.batch`), which writes the same lines; `registry.GAME_FAMILIES` says
+"matrix" for the analyses that read it. `pdbench.games.tables` gathers the entries'
 tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
 their checker, which import nothing of pdbench.games, are given a game by their caller.
 

@@ -71,6 +71,10 @@ class MatrixGame:
     platform_name: ClassVar[str] = "matrix"
     third_roles: ClassVar[tuple[str, ...]] = ()
     seats: ClassVar[tuple[str, ...]] = SEATS
+    # A game of perfect information: a seat's observation is a pure function of the earlier
+    # turns' stored lines, so none is stored as a digest (`games.matrix.stored`), and the batch
+    # path need not hash a whole history per round per seat.
+    stores_observations: ClassVar[bool] = False
 
     game: Game = DEFAULT_GAME
     rounds: int = 10
