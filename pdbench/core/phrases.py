@@ -1,7 +1,7 @@
 """The sentences pdbench writes into a prompt from data and reads back from one: one row each.
 
 An LLM agent's prompt says the payoff rules, the rounds played and the answer it wants in
-sentences rendered from the game and the history (`pdbench.agents.llm.wording`). The offline mock
+sentences rendered from the game and the history (`pdbench.games.matrix.wording`). The offline mock
 model reads those sentences back, as a model would (`pdbench.providers.prompt_reading`). Both
 sides take them from this table: a row is a template with named slots, `render` writes it and
 `pattern` is the regular expression that reads it, derived from the same template. A new
@@ -11,7 +11,7 @@ writes by construction.
 Each row has a second-person voice ("you", "the other player") and a third-person one, as
 Fontana et al. 2025 wrote their prompts (the agent is player "A", its opponent "B"). Slots:
 `round`, `played` and `count` are whole numbers, `own` and `other` action words (any text),
-`mine` and `theirs` payoffs as `wording.number` writes them.
+`mine` and `theirs` payoffs as `pdbench.games.matrix.wording.number` writes them.
 """
 
 from __future__ import annotations

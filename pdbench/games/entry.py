@@ -88,8 +88,11 @@ class TurnGameEntry:
     vectorised: str = ""
     # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
     # its LLM players' prompt files, placeholders, answer parser, legal answers and answer
-    # limits. "": the game has no LLM players through an adapter (the 2x2 games' LLM players
-    # are still prompted by `agents.llm.prompts` from their `Observation`).
+    # limits. "": the game has no LLM players through an adapter. A 2x2 game's entry names a
+    # `prompt_adapter.TablePrompts` instead (`matrix_entry`: the family's,
+    # `pdbench.games.matrix.prompts:PROMPTS`): the values of the agent's own templates'
+    # placeholders (labels, payoffs, history, totals, talk, answer format), the answer's parser
+    # and legal answers, which `agents.llm.prompts` asks for through `registry.table_prompts`.
     llm: str = ""
     # "module:function" of how the offline mock plays the game (`prompt_adapter.GameMock`: the
     # prompt, and of the request its cache key, constrained answers and `asked`, its seed,

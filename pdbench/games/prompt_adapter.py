@@ -6,11 +6,23 @@ provider (`pdbench.providers.mock`) ask the entry instead of switching on the ga
 
 Everything an adapter answers is a pure function of one seat's round_state (the game's
 observation), so a prompt shows exactly what an agent file or a house player is shown.
+
+The 2x2 games' entries name a `TablePrompts` instead (`pdbench.games.matrix.prompts:PROMPTS`):
+their LLM players' templates are the agent's own files (`system_prompt`, `round_prompt`,
+`negotiate_prompt`, a persona), rendered by `pdbench.agents.llm.prompts.PromptBuilder`, which
+asks the entry's `TablePrompts` for everything said about the game (its labels, its payoffs,
+the history, the totals, the conversation, the answer's format) and for reading the answer.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
+
+from pdbench.core.actions import Action
+from pdbench.core.game import Game
+from pdbench.core.parse import ParsedAnswer
+from pdbench.core.transcript import Observation
 
 
 class MockSettings(Protocol):
@@ -66,6 +78,76 @@ class PromptAdapter(Protocol):
     # answer is one sample per replicate for every condition of the run (the cache key leaves
     # the condition out), or None for the match's own sample (`agents.judged_prompts.
     # shared_sample`; normal_form's design under `design_scope: run`).
+
+
+class TableSettings(Protocol):
+    """What a 2x2 game's wording reads of an LLM agent's settings (`pdbench.config.
+    llm_agent_spec.LLMAgentSpec`, named structurally: games import only core)."""
+
+    @property
+    def perspective(self) -> Literal["second_person", "third_person"]: ...
+    @property
+    def label_style(self) -> Literal["bare", "option"]: ...
+    @property
+    def history_format(self) -> Literal["lines", "sentences", "table", "pairs"]: ...
+    @property
+    def totals_format(self) -> Literal["points", "counts_and_points"]: ...
+    @property
+    def include_totals(self) -> bool: ...
+    @property
+    def response_format(self) -> Literal["label", "json", "reasoning"]: ...
+
+
+class TablePrompts(Protocol):
+    """How a 2x2 game (`game`, the table as one side sees it) is put into words for an LLM
+    player and how its answer is read: the placeholders' values the agent's templates may use
+    (`pdbench.agents.llm.templates`: which names each template may use, checked when the config
+    is read, is the agent's) and its re-ask. `order` is the order this round names the two
+    options in (the agent's option order: the game's, or shuffled from its own stream)."""
+
+    def game_fields(self, game: Game, settings: TableSettings) -> Mapping[str, str]:
+        """What every template may show of the game: `cooperate_label`, `defect_label`,
+        `cooperate_option`, `defect_option` (the only names a persona may use), `payoff_table`
+        and `payoff_rules`."""
+        ...
+
+    def answer_instruction(
+        self, game: Game, settings: TableSettings, order: tuple[Action, Action]
+    ) -> str:
+        """What the model is told to answer (`answer_instruction`), the options in `order`."""
+        ...
+
+    def round_fields(
+        self, game: Game, settings: TableSettings, obs: Observation, order: tuple[Action, Action]
+    ) -> Mapping[str, object]:
+        """What a round's templates may show of `obs` besides the game: `first_option`,
+        `second_option`, `history`, `totals`, `window_summary`, `conversation`."""
+        ...
+
+    def talk_fields(self, game: Game, obs: Observation) -> Mapping[str, object]:
+        """What a negotiate template may show besides the round: `turn`, `max_chars`,
+        `messages_each` (a game with a negotiation phase)."""
+        ...
+
+    def correction(
+        self,
+        game: Game,
+        settings: TableSettings,
+        error: str,
+        round_index: int,
+        order: tuple[Action, Action],
+    ) -> str:
+        """The re-ask after an answer `action` refused (the answer is already in the chat)."""
+        ...
+
+    def action(self, game: Game, settings: TableSettings, answer: str) -> ParsedAnswer:
+        """The action a model's answer names, read strictly in the settings' response format."""
+        ...
+
+    def legal_answers(self, game: Game) -> tuple[str, str]:
+        """The exact answers a constrained model may give: the cooperative and the defecting
+        label."""
+        ...
 
 
 class MockAsk(Protocol):

@@ -36,7 +36,7 @@ from pdbench.games import (
 )
 from pdbench.games.base import RECORDED_ONLY_WHEN_SET, TurnGame, TurnPolicy, player_seats
 from pdbench.games.entry import TurnGameEntry
-from pdbench.games.prompt_adapter import GameMock, PromptAdapter
+from pdbench.games.prompt_adapter import GameMock, PromptAdapter, TablePrompts
 from pdbench.games.roles import ThirdRole
 
 # The built-in turn games, each described by its package's `GAME` (everything that is one game's
@@ -110,6 +110,16 @@ def mechanism_seat(agent: dict[str, Any], game: dict[str, Any]) -> dict[str, Any
 def prompt_adapter(entry: TurnGameEntry) -> PromptAdapter | None:
     """The game's prompt adapter, or None when it has none (`TurnGameEntry.llm`)."""
     return _resolve(entry.llm) if entry.llm else None
+
+
+def table_prompts(game_id: str) -> TablePrompts:
+    """The prompt adapter of the 2x2 game `game_id` (its entry's `llm`: a `TablePrompts`, the
+    family's for an entry `matrix_entry` made); a ConfigError for a game without one."""
+    entry = game_entry(game_id)
+    if entry.table is None or not entry.llm:
+        raise ConfigError(f"{game_id} has no 2x2 prompts for an LLM player", field="game")
+    adapter: TablePrompts = _resolve(entry.llm)
+    return adapter
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 rounds played so far and the current round. The offline mock's 2x2 play (`pdbench.games.matrix.mock`)
 answers from what this finds, so a scripted model sees exactly what a real one is shown.
 
-It reads every piece `pdbench.agents.llm.wording` renders, with the patterns of the same rows of
+It reads every piece `pdbench.games.matrix.wording` renders, with the patterns of the same rows of
 `pdbench.core.phrases` the agent's sentences are written from, in both voices (second person, and
 Fontana et al.'s third person with the agent as "A") and both label styles ("J", "Option J"):
 

@@ -341,12 +341,14 @@ _PART_FINDERS = (
     "ui/game_views/__init__.py",
     "ui/turn_view.py",
 )
-_MATRIX_PARTS = re.compile(r"pdbench\.games\.matrix(?:\.| import )(?:metrics|mock|view)\b")
+_MATRIX_PARTS = re.compile(
+    r"pdbench\.games\.matrix(?:\.| import )(?:metrics|mock|view|prompts|wording)\b"
+)
 
 
 def test_the_2x2_games_parts_are_found_through_their_entries():
-    """The metric rows, the mock's play and the viewer's page of the 2x2 games are named by
-    their entries (`games.matrix.matrix_entry`); the code that finds a game's parts asks the
+    """The metric rows, the LLM prompts, the mock's play and the viewer's page of the 2x2 games
+    are named by their entries (`games.matrix.matrix_entry`); the code that finds a game's parts asks the
     entry, never which family the game is, and nothing outside pdbench/games/ imports them."""
     branching = [
         line

@@ -1,6 +1,6 @@
 """Every prompt pdbench renders can be read back by the mock model: the action words (whatever
 order the options are named in), the payoffs, the rounds shown and the current round, in every
-history format, voice and label style (pdbench.agents.llm.wording <-> pdbench.providers.
+history format, voice and label style (pdbench.games.matrix.wording <-> pdbench.providers.
 prompt_reading)."""
 
 import itertools

@@ -24,7 +24,7 @@ from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-from pdbench.core.parse import ParsedAnswer, parse_answer
+from pdbench.core.parse import ParsedAnswer
 from pdbench.core.rng import MOCK_PROVIDER, OPTION_ORDER, make_rng, side_stream
 from pdbench.core.transcript import Observation
 from pdbench.games.base import TurnGame
@@ -148,7 +148,7 @@ class LLMAgent(AgentBase):
             # A transport failure (TransportFailure) is not caught here: it is not the model's
             # answer, so the match stays unfinished and is played again later.
             completion = await self.gateway.complete(spec.provider, request)
-            parsed = parse_answer(completion.text, self.game.labels, spec.response_format)
+            parsed = self.prompts.read_answer(completion.text)
             attempts.append(_attempt(number, request, completion, parsed))
             if parsed.valid:
                 assert parsed.action is not None
@@ -227,7 +227,13 @@ class LLMAgent(AgentBase):
         )
 
     def _labels(self, constrain: str) -> tuple[str, str] | None:
-        return self.game.labels if constrain != "none" and isinstance(self.game, Game) else None
+        """A constrained 2x2 request's answers (its game's legal answers); a turn game's
+        request names its own."""
+        return (
+            self.prompts.legal_answers()
+            if constrain != "none" and self.prompts is not None
+            else None
+        )
 
     def _aborted(self, message: str, attempts: list[ProviderAttempt]) -> MatchAborted:
         # The attempts travel with the error: the record survives the abort.

@@ -7,8 +7,11 @@ so a bad conversion or format spec fails then, not in the middle of a run. Rende
 function of (templates, spec, game, horizon, observation, option order), so a prompt never changes
 between runs and the replay cache keeps answering it.
 
-The pieces rendered from data (payoff rules, history, totals, counts, answer instruction) are in
-`pdbench.agents.llm.wording`, in the voice the spec chooses; the offline mock reads them back.
+What the placeholders say of the game (labels, payoff rules, history, totals, counts, the
+conversation, the answer instruction) and how an answer is read are the game's: its entry's
+prompt adapter (`TurnGameEntry.llm`, a `pdbench.games.prompt_adapter.TablePrompts`; the 2x2
+family's is `pdbench.games.matrix.prompts`), found through `registry.table_prompts`. This module
+keeps what is the agent's: its templates, its persona, the horizon it discloses, the layout.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pdbench.agents.llm import wording
 from pdbench.agents.llm.template_rules import check_required_placeholders
 from pdbench.agents.llm.templates import (
     NEGOTIATE_PLACEHOLDERS,
@@ -33,7 +35,11 @@ from pdbench.core.actions import Action
 from pdbench.core.errors import ConfigError
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
+from pdbench.core.parse import ParsedAnswer
+from pdbench.core.phrases import written_number
 from pdbench.core.transcript import Observation, PastRound
+from pdbench.games.prompt_adapter import TablePrompts
+from pdbench.games.registry import table_prompts
 from pdbench.games.tables import DEFAULT_GAME
 
 GAME_ORDER = (Action.C, Action.D)
@@ -125,7 +131,7 @@ def horizon_text(disclose: str, horizon: FixedHorizon | GeometricHorizon) -> str
     if kind == "stop_prob" and isinstance(horizon, GeometricHorizon):
         return (
             f"After every round, the game ends with probability "
-            f"{wording.number(horizon.stop_prob)}. "
+            f"{written_number(horizon.stop_prob)}. "
             "There is no fixed number of rounds: you never know in advance which round is the last."
         )
     return ""
@@ -153,21 +159,15 @@ class PromptBuilder:
     ) -> None:
         self.spec = spec
         self.game = game
+        # what the prompts say of the game, and how an answer is read: the game's
+        self.words: TablePrompts = table_prompts(game.id)
         self.templates = templates = PromptTemplates.load(spec, project_root)
-        self.voice = wording.Voice(
-            third_person=spec.perspective == "third_person",
-            option_words=spec.label_style == "option",
-        )
         kind = disclosed(spec.disclose_horizon, horizon)
         rounds = horizon.rounds if kind == "rounds" and isinstance(horizon, FixedHorizon) else None
         self.of_rounds = f" of {rounds}" if rounds is not None else ""
         self._check_rounds_placeholder(rounds)
-        words = {
-            "cooperate_label": game.cooperate_label,
-            "defect_label": game.defect_label,
-            "cooperate_option": self.voice.word(game, Action.C),
-            "defect_option": self.voice.word(game, Action.D),
-        }
+        # the game's words (a persona may use its labels and options only: checked when read)
+        words = self.words.game_fields(game, spec)
         persona = ""
         if templates.persona is not None:
             persona = tidy(
@@ -176,8 +176,6 @@ class PromptBuilder:
         self.instruction = self._instruction(GAME_ORDER)
         self._shared: dict[str, object] = {
             **words,
-            "payoff_table": wording.payoff_table(game, self.voice),
-            "payoff_rules": wording.payoff_rules(game, self.voice),
             "horizon": horizon_text(spec.disclose_horizon, horizon),
             "rounds": "" if rounds is None else rounds,
             "persona": persona,
@@ -229,8 +227,7 @@ class PromptBuilder:
                 )
 
     def _instruction(self, order: tuple[Action, Action]) -> str:
-        labels = [self.game.label(action) for action in order]
-        return wording.answer_instruction(labels, self.spec.response_format)
+        return self.words.answer_instruction(self.game, self.spec, order)
 
     def round_prompt(self, obs: Observation, order: tuple[Action, Action] = GAME_ORDER) -> str:
         """The round's prompt, the two options named in `order` (the game's by default)."""
@@ -242,14 +239,11 @@ class PromptBuilder:
     def negotiate_prompt(self, obs: Observation) -> str:
         """The prompt asking for the agent's next message (`obs.messages`: what was said so far
         this round)."""
-        negotiation = self.game.negotiation
-        if self.negotiate_template is None or negotiation is None:
+        if self.negotiate_template is None or self.game.negotiation is None:
             raise ValueError("this game has no negotiation phase")
         values = {
             **self._round_values(obs, GAME_ORDER),
-            "turn": obs.turn,
-            "max_chars": negotiation.max_chars,
-            "messages_each": negotiation.exchanges,
+            **self.words.talk_fields(self.game, obs),
         }
         return tidy(
             render(
@@ -261,28 +255,25 @@ class PromptBuilder:
         )
 
     def _round_values(self, obs: Observation, order: tuple[Action, Action]) -> dict[str, object]:
-        spec, game, voice = self.spec, self.game, self.voice
-        talks = game.negotiation is not None
         return {
             **self._shared,
             "answer_instruction": self._instruction(order),
-            "first_option": voice.word(game, order[0]),
-            "second_option": voice.word(game, order[1]),
             "round_index": obs.round_index,
             "of_rounds": self.of_rounds,
             "rounds_played": obs.rounds_played,
-            "history": wording.history_text(obs, game, spec.history_format, voice),
-            "totals": wording.totals_text(obs, game, spec.totals_format, voice)
-            if spec.include_totals
-            else "",
-            "window_summary": wording.window_summary(obs, game, voice),
-            "conversation": wording.conversation_text(obs, voice) if talks else "",
+            **self.words.round_fields(self.game, self.spec, obs, order),
         }
 
     def correction(
         self, error: str, round_index: int, order: tuple[Action, Action] = GAME_ORDER
     ) -> str:
         """The re-prompt after an invalid answer (the answer itself is already in the chat)."""
-        return f"That answer is not valid: {error}. This is still round {round_index}. " + (
-            self._instruction(order)
-        )
+        return self.words.correction(self.game, self.spec, error, round_index, order)
+
+    def read_answer(self, answer: str) -> ParsedAnswer:
+        """The action `answer` names, read strictly in the spec's response format."""
+        return self.words.action(self.game, self.spec, answer)
+
+    def legal_answers(self) -> tuple[str, str]:
+        """The answers a constrained model may give (the game's two labels)."""
+        return self.words.legal_answers(self.game)

@@ -13,6 +13,9 @@ entry), as the debate family serves the two debates.
   (`pdbench.runners.turns`): it is shown the `Observation` the match loop would show it.
 - `metrics`: the metric rows every 2x2 game shares (the entries' `metrics`; the catalogue,
   `pdbench.analysis.metrics.catalog`, registers them through the entries).
+- `prompts`: what a 2x2 game says to an LLM player and how its answer is read (the entries'
+  `llm`, a `pdbench.games.prompt_adapter.TablePrompts`), in the words of `wording` (the
+  payoff lines, the history in every format, totals, the conversation, the answer instruction).
 - `mock`: how the offline mock plays a 2x2 game (the entries' `mock`, asked after every turn
   game's mock: it reads any prompt as a 2x2 prompt).
 - `view`: the viewer's page of a 2x2 run (the entries' `view`: the whole run in its own sidebar
@@ -29,10 +32,7 @@ batch path (`runners.batch`), which writes the same lines; `registry.GAME_FAMILI
 tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
 their checker, which import nothing of pdbench.games, are given a game by their caller.
 
-What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
-builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
-`PromptAdapter`: personas, talk, history formats and the cache keys hashed from those prompts
-move with the LLM agent's 2x2 seat), and the numpy batch path (`runners.batch`, chosen by the
+What the entries do not name yet, and why: the numpy batch path (`runners.batch`, chosen by the
 runner for a policy-only condition without talk: it plays each match's own length and noise
 streams and stores rounds, where `vectorised` plays one rules object into turns; it moves with
 the one record shape).
@@ -47,7 +47,7 @@ from pdbench.games.entry import TurnGameEntry
 def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
     """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
     id, AgentDuel spelling and what the ladder ranks on from the table, and the family's parts:
-    its house players, metric rows, the mock's play and the viewer's page."""
+    its house players, metric rows, LLM prompts, the mock's play and the viewer's page."""
     return TurnGameEntry(
         id=table.id,
         platform_name=table.arena_id,
@@ -59,6 +59,9 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         metrics="pdbench.games.matrix.metrics",
         # the viewer's page of a 2x2 run (a `ui.game_views.RunPage`: the whole run, its tabs)
         view="pdbench.games.matrix.view",
+        # what a 2x2 game says to an LLM player and how its answer is read (a `TablePrompts`,
+        # filling the agent's own templates)
+        llm="pdbench.games.matrix.prompts:PROMPTS",
         # how the offline mock plays a 2x2 game (asked after the turn games' mocks)
         mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file
