@@ -105,6 +105,14 @@ class TablePrompts(Protocol):
     is read, is the agent's) and its re-ask. `order` is the order this round names the two
     options in (the agent's option order: the game's, or shuffled from its own stream)."""
 
+    # The placeholders each method below fills: an agent's template may use these besides the
+    # agent's own (`pdbench.agents.llm.templates`), and naming any other is refused, naming the
+    # file, when the config is read.
+    game_placeholders: frozenset[str]  # `game_fields`
+    persona_placeholders: frozenset[str]  # of those, the ones a persona may use
+    round_placeholders: frozenset[str]  # `round_fields`
+    talk_placeholders: frozenset[str]  # `talk_fields`
+
     def game_fields(self, game: Game, settings: TableSettings) -> Mapping[str, str]:
         """What every template may show of the game: `cooperate_label`, `defect_label`,
         `cooperate_option`, `defect_option` (the only names a persona may use), `payoff_table`

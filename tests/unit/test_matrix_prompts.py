@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from pdbench.agents.llm.prompts import PromptBuilder
+from pdbench.agents.llm.templates import Vocabulary
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import C, D
 from pdbench.core.errors import ConfigError
@@ -50,6 +51,55 @@ def test_a_game_without_2x2_prompts_is_refused_in_one_line(monkeypatch):
         PromptBuilder(LLMAgentSpec(), game=PD, horizon=FixedHorizon(5), project_root=ROOT)
 
 
+def test_the_family_declares_exactly_the_placeholders_it_fills():
+    game = GAMES["split_or_steal"].with_changes(negotiation=Negotiation())
+    spec = LLMAgentSpec(include_totals=True)
+    obs = observe([], side="a", history_window=10, include_totals=True)
+    assert set(PROMPTS.game_fields(game, spec)) == PROMPTS.game_placeholders
+    assert PROMPTS.persona_placeholders < PROMPTS.game_placeholders
+    assert set(PROMPTS.round_fields(game, spec, obs, (C, D))) == PROMPTS.round_placeholders
+    assert set(PROMPTS.talk_fields(game, obs)) == PROMPTS.talk_placeholders
+
+
+def test_a_2x2_agents_templates_may_use_the_names_they_always_could():
+    """The names users' template files use: the agent's own and the family's together are the
+    sets the agent allowed before the family declared its own (a file accepted or refused
+    before is accepted or refused alike)."""
+    shared = {
+        "cooperate_label",
+        "defect_label",
+        "cooperate_option",
+        "defect_option",
+        "payoff_table",
+        "payoff_rules",
+        "horizon",
+        "rounds",
+        "persona",
+        "answer_instruction",
+    }
+    round_ = shared | {
+        "round_index",
+        "of_rounds",
+        "rounds_played",
+        "history",
+        "totals",
+        "window_summary",
+        "first_option",
+        "second_option",
+        "conversation",
+    }
+    allowed = Vocabulary.of(PROMPTS)
+    assert allowed.system == shared
+    assert allowed.round == round_
+    assert allowed.negotiate == round_ | {"turn", "max_chars", "messages_each"}
+    assert allowed.persona == {
+        "cooperate_label",
+        "defect_label",
+        "cooperate_option",
+        "defect_option",
+    }
+
+
 class Shouting(MatrixPrompts):
     """Another family's wording: louder rules, and only lower-case answers."""
 
@@ -69,6 +119,11 @@ class Shouting(MatrixPrompts):
     def legal_answers(self, game):
         return tuple(label.lower() for label in game.labels)
 
+    round_placeholders = MatrixPrompts.round_placeholders | {"mood"}
+
+    def round_fields(self, game, settings, obs, order):
+        return {**super().round_fields(game, settings, obs, order), "mood": "LOUD"}
+
 
 def test_the_llm_agent_asks_the_games_entry_for_its_words_and_its_parser(monkeypatch):
     module = types.ModuleType("shouting_words")
@@ -84,6 +139,22 @@ def test_the_llm_agent_asks_the_games_entry_for_its_words_and_its_parser(monkeyp
     assert prompts.read_answer("c").action is C
     assert not prompts.read_answer("C").valid
     assert prompts.legal_answers() == ("c", "d")
+
+
+def test_a_games_adapter_says_which_placeholders_a_template_may_use(monkeypatch, tmp_path):
+    module = types.ModuleType("shouting_words")
+    module.WORDS = Shouting()
+    monkeypatch.setitem(sys.modules, "shouting_words", module)
+    round_file = tmp_path / "round.md"
+    round_file.write_text("{payoff_table}\nMood: {mood}\n{answer_instruction}\n")
+    spec = LLMAgentSpec(system_prompt=None, round_prompt=str(round_file))
+    first = observe([], side="a", history_window=10, include_totals=False)
+    with pytest.raises(ConfigError, match=r"unknown placeholder \{mood\}"):
+        PromptBuilder(spec, game=PD, horizon=FixedHorizon(5), project_root=ROOT)
+    entry = dataclasses.replace(MATRIX_GAMES["pd"], llm="shouting_words:WORDS")
+    monkeypatch.setitem(MATRIX_GAMES, "pd", entry)
+    prompts = PromptBuilder(spec, game=PD, horizon=FixedHorizon(5), project_root=ROOT)
+    assert prompts.round_prompt(first) == "PAYOFFS ARE SECRET\nMood: LOUD\nSHOUT c OR d"
 
 
 # The digest of every prompt of `_prompt_grid`, computed by the code before the 2x2 wording

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from pdbench.agents.llm.template_rules import check_required_placeholders
 from pdbench.agents.llm.templates import (
-    NEGOTIATE_PLACEHOLDERS,
     PERSONA_DIR,
     PromptTemplates,
+    Vocabulary,
     placeholders_in,
     read_template,
     render,
@@ -161,7 +161,8 @@ class PromptBuilder:
         self.game = game
         # what the prompts say of the game, and how an answer is read: the game's
         self.words: TablePrompts = table_prompts(game.id)
-        self.templates = templates = PromptTemplates.load(spec, project_root)
+        self.placeholders = Vocabulary.of(self.words)
+        self.templates = templates = PromptTemplates.load(spec, project_root, self.placeholders)
         kind = disclosed(spec.disclose_horizon, horizon)
         rounds = horizon.rounds if kind == "rounds" and isinstance(horizon, FixedHorizon) else None
         self.of_rounds = f" of {rounds}" if rounds is not None else ""
@@ -208,7 +209,7 @@ class PromptBuilder:
             )
         return read_template(
             resolve_path(self.spec.negotiate_prompt, project_root),
-            NEGOTIATE_PLACEHOLDERS,
+            self.placeholders.negotiate,
             file=self.spec.negotiate_prompt,
             field="negotiate_prompt",
         )

@@ -15,45 +15,40 @@ from pathlib import Path
 from pdbench.agents.template_syntax import placeholders
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.errors import ConfigError, did_you_mean
+from pdbench.games.prompt_adapter import TablePrompts
 
 PERSONA_DIR = Path("prompts/personas")
 
-# Placeholders every template of an agent may use: the actions, the rules, the horizon.
-# *_label is the bare word the model answers with; *_option is how the prompt names it
-# ("Option J" with label_style: option).
-SHARED_PLACEHOLDERS = frozenset(
-    {
-        "cooperate_label",
-        "defect_label",
-        "cooperate_option",
-        "defect_option",
-        "payoff_table",
-        "payoff_rules",
-        "horizon",
-        "rounds",
-        "persona",
-        "answer_instruction",
-    }
-)
-SYSTEM_PLACEHOLDERS = SHARED_PLACEHOLDERS
-# The round prompt also gets the round itself; with system_prompt null it is the only message,
-# so it may carry everything a system prompt would.
-ROUND_PLACEHOLDERS = SHARED_PLACEHOLDERS | {
-    "round_index",
-    "of_rounds",
-    "rounds_played",
-    "history",
-    "totals",
-    "window_summary",
-    "first_option",
-    "second_option",
-    "conversation",  # this round's messages (empty without a negotiation phase)
-}
-# The negotiate prompt (a game with a negotiation phase) asks for one message.
-NEGOTIATE_PLACEHOLDERS = ROUND_PLACEHOLDERS | {"turn", "max_chars", "messages_each"}
-PERSONA_PLACEHOLDERS = frozenset(
-    {"cooperate_label", "defect_label", "cooperate_option", "defect_option"}
-)
+# The agent's own placeholders, which every template may use: the horizon it discloses, its
+# persona, the answer it asks for. What a template says of the game (its actions, payoffs,
+# history, totals, talk) is the game's prompt adapter's (`Vocabulary.of`).
+AGENT_PLACEHOLDERS = frozenset({"horizon", "rounds", "persona", "answer_instruction"})
+# ... and the round's count, which the round and negotiate prompts may use too
+AGENT_ROUND_PLACEHOLDERS = frozenset({"round_index", "of_rounds", "rounds_played"})
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """The placeholders each of an agent's templates may use in one game."""
+
+    system: frozenset[str]
+    # The round prompt also gets the round itself; with system_prompt null it is the only
+    # message, so it may carry everything a system prompt would.
+    round: frozenset[str]
+    negotiate: frozenset[str]  # a game with a negotiation phase: the prompt for one message
+    persona: frozenset[str]
+
+    @classmethod
+    def of(cls, words: TablePrompts) -> Vocabulary:
+        """The agent's placeholders and those the game's prompt adapter fills."""
+        shared = AGENT_PLACEHOLDERS | words.game_placeholders
+        round_ = shared | AGENT_ROUND_PLACEHOLDERS | words.round_placeholders
+        return cls(
+            system=shared,
+            round=round_,
+            negotiate=round_ | words.talk_placeholders,
+            persona=words.persona_placeholders,
+        )
 
 
 def available_personas(project_root: Path) -> list[str]:
@@ -135,18 +130,18 @@ class PromptTemplates:
     persona_file: str | None = None
 
     @classmethod
-    def load(cls, spec: LLMAgentSpec, project_root: Path) -> PromptTemplates:
+    def load(cls, spec: LLMAgentSpec, project_root: Path, allowed: Vocabulary) -> PromptTemplates:
         system = None
         if spec.system_prompt is not None:
             system = read_template(
                 resolve_path(spec.system_prompt, project_root),
-                SYSTEM_PLACEHOLDERS,
+                allowed.system,
                 file=spec.system_prompt,
                 field="system_prompt",
             )
         round_ = read_template(
             resolve_path(spec.round_prompt, project_root),
-            ROUND_PLACEHOLDERS,
+            allowed.round,
             file=spec.round_prompt,
             field="round_prompt",
         )
@@ -160,5 +155,5 @@ class PromptTemplates:
                     persona_not_found(spec.persona, PERSONA_DIR, project_root),
                     field="persona",
                 )
-            persona = read_template(path, PERSONA_PLACEHOLDERS, file=file, field="persona")
+            persona = read_template(path, allowed.persona, file=file, field="persona")
         return cls(system=system, round=round_, persona=persona, persona_file=file)

@@ -34,6 +34,17 @@ def voice(settings: TableSettings) -> wording.Voice:
 class MatrixPrompts:
     """`TablePrompts` for every 2x2 game (see the module docstring)."""
 
+    # *_label is the bare word the model answers with; *_option is how the prompt names it
+    # ("Option J" with label_style: option)
+    persona_placeholders = frozenset(
+        {"cooperate_label", "defect_label", "cooperate_option", "defect_option"}
+    )
+    game_placeholders = persona_placeholders | {"payoff_table", "payoff_rules"}
+    round_placeholders = frozenset(
+        {"first_option", "second_option", "history", "totals", "window_summary", "conversation"}
+    )
+    talk_placeholders = frozenset({"turn", "max_chars", "messages_each"})
+
     def game_fields(self, game: Game, settings: TableSettings) -> Mapping[str, str]:
         spoken = voice(settings)
         return {
