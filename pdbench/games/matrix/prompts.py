@@ -22,13 +22,19 @@ from pdbench.core.transcript import Observation
 from pdbench.games.matrix import wording
 from pdbench.games.prompt_adapter import TableSettings
 
+# The four voices, made once (a round prompt asks for its voice three times).
+_VOICES = {
+    (person, style): wording.Voice(
+        third_person=person == "third_person", option_words=style == "option"
+    )
+    for person in ("second_person", "third_person")
+    for style in ("bare", "option")
+}
+
 
 def voice(settings: TableSettings) -> wording.Voice:
     """The voice the settings choose: the person, and bare labels or "Option J"."""
-    return wording.Voice(
-        third_person=settings.perspective == "third_person",
-        option_words=settings.label_style == "option",
-    )
+    return _VOICES[settings.perspective, settings.label_style]
 
 
 class MatrixPrompts:
