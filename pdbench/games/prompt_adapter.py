@@ -112,6 +112,12 @@ class TablePrompts(Protocol):
     persona_placeholders: frozenset[str]  # of those, the ones a persona may use
     round_placeholders: frozenset[str]  # `round_fields`
     talk_placeholders: frozenset[str]  # `talk_fields`
+    # What the agent's templates must show together (`pdbench.agents.llm.template_rules`, when
+    # the config is read): one of `payoff_placeholders` in the system or the round prompt, and
+    # the answer asked for, by `{answer_instruction}` or by both names of a pair of
+    # `option_pairs` in the round prompt (the first pair is the one an error message suggests).
+    payoff_placeholders: tuple[str, ...]
+    option_pairs: tuple[tuple[str, str], ...]
 
     def game_fields(self, game: Game, settings: TableSettings) -> Mapping[str, str]:
         """What every template may show of the game: `cooperate_label`, `defect_label`,

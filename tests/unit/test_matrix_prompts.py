@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pdbench.agents.llm.prompts import PromptBuilder
+from pdbench.agents.llm.prompts import PromptBuilder, check_prompt_files
 from pdbench.agents.llm.templates import Vocabulary
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import C, D
@@ -98,6 +98,38 @@ def test_a_2x2_agents_templates_may_use_the_names_they_always_could():
         "cooperate_option",
         "defect_option",
     }
+
+
+@pytest.mark.parametrize(
+    ("round_text", "message"),
+    [
+        (
+            "{history}\n{answer_instruction}",
+            "round_prompt: neither system_prompt nor round_prompt shows the payoffs: put "
+            "{payoff_table} or {payoff_rules} in one of them",
+        ),
+        (
+            "{payoff_rules}\n{history}\nWhat do you choose, {first_option}?",
+            "round_prompt: the model is never told what to answer: put {answer_instruction} in "
+            "system_prompt or round_prompt, or name both options in the round prompt "
+            "({first_option} and {second_option})",
+        ),
+    ],
+)
+def test_templates_that_leave_out_the_payoffs_or_the_answer_are_refused_as_before(
+    tmp_path, round_text, message
+):
+    """What a 2x2 agent's templates must show is the family's (`payoff_placeholders`,
+    `option_pairs`); the refusals read as they did when the agent named them itself."""
+    round_file = tmp_path / "round.md"
+    round_file.write_text(round_text)
+    spec = LLMAgentSpec(system_prompt=None, round_prompt=str(round_file))
+    with pytest.raises(ConfigError) as refused:
+        check_prompt_files(spec, ROOT, FixedHorizon(5), PD)
+    assert str(refused.value).endswith(message)
+    for first, second in PROMPTS.option_pairs:  # any pair of names tells the answer
+        round_file.write_text(f"{{payoff_table}} {{{first}}} or {{{second}}}?")
+        check_prompt_files(spec, ROOT, FixedHorizon(5), PD)
 
 
 class Shouting(MatrixPrompts):

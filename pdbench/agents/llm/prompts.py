@@ -81,6 +81,7 @@ def check_prompt_files(
     check_required_placeholders(
         builder.templates.system,
         builder.templates.round,
+        builder.words,
         system_file=spec.system_prompt,
         round_file=spec.round_prompt,
     )

@@ -50,6 +50,15 @@ class MatrixPrompts:
         {"first_option", "second_option", "history", "totals", "window_summary", "conversation"}
     )
     talk_placeholders = frozenset({"turn", "max_chars", "messages_each"})
+    payoff_placeholders = ("payoff_table", "payoff_rules")
+    # the pairs of placeholders that name both options in the round's question
+    option_pairs = (
+        ("first_option", "second_option"),
+        ("cooperate_option", "defect_option"),
+        ("cooperate_label", "defect_label"),
+        ("cooperate_option", "defect_label"),
+        ("cooperate_label", "defect_option"),
+    )
 
     def game_fields(self, game: Game, settings: TableSettings) -> Mapping[str, str]:
         spoken = voice(settings)
