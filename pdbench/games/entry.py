@@ -66,6 +66,13 @@ class TurnGameEntry:
     # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
     ranked_on: Literal["wins", "payoff"] = "wins"
     seats: Seats = Seats()
+    # "module:function" reading the ladder's outcomes of a run's matches of this game, checked
+    # (`pdbench.ladder.readers`: `function(run_dir, condition names)` -> `ladder.outcomes.Outcomes`);
+    # "": the default, its stored turn lines replayed through the rules
+    # (`pdbench.ladder.replay_reader`), which reads any game on the turn contract. The 2x2 games
+    # name their family's reader (`pdbench.games.matrix.outcomes`: every round's payoffs checked
+    # against the table at once per match, numpy).
+    outcomes: str = ""
     # "module" of the game's page in the viewer (a `pdbench.ui.game_views.GameView`: its
     # measures and a match's transcript), imported only when a run of the game is opened; ""
     # when the game has no page yet (the viewer says so and shows the other tabs). A module

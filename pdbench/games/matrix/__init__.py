@@ -17,6 +17,8 @@ entry), as the debate family serves the two debates.
   game's mock: it reads any prompt as a 2x2 prompt).
 - `view`: the viewer's page of a 2x2 run (the entries' `view`: the whole run in its own sidebar
   and tabs, a `pdbench.ui.game_views.RunPage`).
+- `outcomes`: the ladder's reader of a run's 2x2 matches (the entries' `outcomes`: every
+  round checked against the table, numpy).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
 - `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
@@ -47,7 +49,7 @@ from pdbench.games.entry import TurnGameEntry
 def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
     """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
     id, AgentDuel spelling and what the ladder ranks on from the table, and the family's parts:
-    its house players, metric rows, the mock's play and the viewer's page."""
+    its house players, metric rows, the ladder's reader, the mock's play and the viewer's page."""
     return TurnGameEntry(
         id=table.id,
         platform_name=table.arena_id,
@@ -59,6 +61,8 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         metrics="pdbench.games.matrix.metrics",
         # the viewer's page of a 2x2 run (a `ui.game_views.RunPage`: the whole run, its tabs)
         view="pdbench.games.matrix.view",
+        # how the ladder reads a run's 2x2 matches (their rounds checked against the table)
+        outcomes="pdbench.games.matrix.outcomes:matrix_outcomes",
         # how the offline mock plays a 2x2 game (asked after the turn games' mocks)
         mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file
