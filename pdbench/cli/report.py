@@ -1,14 +1,13 @@
-"""What a run prints: the end-of-run table, the notes under it, and the dry run's plan.
+"""What a run prints: the end-of-run table (one for every game, `pdbench.cli.summary_table`), the
+notes under it, and the dry run's plan.
 
 The table never hides a number: it is fitted to the terminal (cli.table_fit): the columns of
 names (the condition, or a grid's factors, and the matchup) wrap between their parts onto more
 lines before a number is cut, and the matchup is left out when the terminal is too narrow for it.
-Headers and definitions come from the metric catalogue.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from pathlib import Path
@@ -19,17 +18,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pdbench.analysis.metrics.catalog import metric
-from pdbench.analysis.metrics.turn_aggregates import is_turn_run
-from pdbench.cli.table_fit import Column, Fitted, fit
-from pdbench.cli.turn_report import turn_summary_table
+from pdbench.cli.summary_table import DEFAULT_WIDTH, summary_table
 from pdbench.core.visible import visible
 from pdbench.runners.plan import PlannedMatch
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_manifest
-from pdbench.storage.schema import AGGREGATES_FILE, CallCounts
-
-DEFAULT_WIDTH = 200  # when the output is not a terminal and COLUMNS is not set
+from pdbench.storage.schema import CallCounts
 
 
 def console() -> Console:
@@ -38,134 +32,6 @@ def console() -> Console:
     # then falls back to 80 columns for a pipe.
     width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else DEFAULT_WIDTH
     return Console(width=width)
-
-
-def _fmt(value: object, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return "-"
-    return f"{float(value):.{digits}f}"  # type: ignore[arg-type]
-
-
-def _cost(calls: CallCounts) -> str:
-    """What a condition's stored matches cost: "unknown" when a price was unknown, never $0."""
-    if calls.live == 0:
-        return "-"
-    if calls.unknown_price:
-        return "unknown"
-    return f"{calls.cost_usd:.4f}"
-
-
-def _collapse_counts(replicates: pd.DataFrame) -> pd.DataFrame:
-    """Per condition, over its finished matches: how many there are, how many could tell whether
-    they collapsed (long enough) and how many did."""
-    finished = replicates[replicates["match_status"] == "finished"]
-    flags = pd.DataFrame(
-        {
-            "condition": finished["condition"],
-            "finished": 1,
-            "determinable": finished["collapse_determinable"].fillna(False).astype(int),
-            "collapsed": finished["collapsed"].fillna(False).astype(int),
-        }
-    )
-    return flags.groupby("condition", sort=False).sum()
-
-
-def _collapse(row: pd.Series, counts: pd.DataFrame) -> str:
-    """Mean round of collapse over the matches that collapsed, and how many of those that could
-    tell did ("12.0 (2/3)"); "-" when none collapsed, "short" when no match could tell."""
-    condition = row["condition"]
-    if condition not in counts.index:
-        return "-"
-    finished, determinable, collapsed = (int(v) for v in counts.loc[condition])
-    if determinable == 0:
-        return "short" if finished else "-"
-    if collapsed == 0:
-        return f"- (0/{determinable})"
-    return f"{_fmt(row['time_to_collapse'], 1)} ({collapsed}/{determinable})"
-
-
-def _substituted(row: pd.Series, manifest: RunManifest) -> str:
-    """Share of each agent's actions that were substitutes (fallbacks): "A/B", "-" for a policy,
-    which always plays its own move."""
-    matchup = manifest.matchups.get(str(row["condition"]))
-    kinds = (matchup.type_a, matchup.type_b) if matchup is not None else (None, None)
-    return "/".join(
-        "-" if kind == "policy" else _fmt(row.get(f"substituted_share_{side}"))
-        for side, kind in zip("ab", kinds, strict=True)
-    )
-
-
-def summary_table(
-    run_dir: Path,
-    aggregates: pd.DataFrame | None = None,
-    manifest: RunManifest | None = None,
-    width: int = DEFAULT_WIDTH,
-) -> Fitted:
-    """The table of a run, fitted to `width` (cli.table_fit); `aggregates` saves reading back
-    what the caller just wrote."""
-    if manifest is None:
-        manifest = read_manifest(run_dir)
-    if aggregates is None:
-        aggregates = pd.read_parquet(run_dir / AGGREGATES_FILE)
-    if is_turn_run(manifest):  # a turn game's metrics are per player, not cooperation
-        return turn_summary_table(aggregates, manifest, width)
-    conditions = aggregates[aggregates["level"] == "condition"]
-    collapse_counts = _collapse_counts(aggregates[aggregates["level"] == "replicate"])
-    calls = manifest.provider_calls_by_condition
-    factors = sorted({key for values in manifest.factors.values() for key in values})
-    coop = metric("cooperation_rate").metric.narrow
-    total = metric("total_payoff_a").metric.narrow
-    subst = metric("substituted_share_a").metric.narrow
-    # A grid's rows are named by its factors (its table has no matchup column); a run's by the
-    # condition and, where it fits, the matchup (left out first: the names carry it).
-    columns = [Column(name, names=True) for name in factors or ["condition"]]
-    if not factors:
-        columns.append(Column("agent a vs agent b", names=True, drop=1))
-    number_headers = [
-        "finished",
-        f"{coop} A",
-        f"{coop} B",
-        coop,
-        f"{total} A",
-        f"{total} B",
-        "collapse",
-        subst,
-        "calls",
-        "cost $",
-    ]
-    columns += [Column(header, justify="right") for header in number_headers]
-    rows = []
-    for _, row in conditions.iterrows():
-        condition = str(row["condition"])
-        condition_calls = calls.get(condition, CallCounts())
-        labels = (
-            [str(manifest.factors.get(condition, {}).get(key, "-")) for key in factors]
-            if factors
-            else [condition, f"{row['agent_a']} vs {row['agent_b']}"]
-        )
-        rows.append(
-            [
-                *labels,
-                f"{row['n_finished']}/{row['n_replicates']}",
-                _fmt(row["cooperation_rate_a"]),
-                _fmt(row["cooperation_rate_b"]),
-                _fmt(row["cooperation_rate"]),
-                _fmt(row["total_payoff_a"], 1),
-                _fmt(row["total_payoff_b"], 1),
-                _collapse(row, collapse_counts),
-                _substituted(row, manifest),
-                f"{condition_calls.live}/{condition_calls.cached}",
-                _cost(condition_calls),
-            ]
-        )
-    caption = (
-        f"{coop}: share of C (A, B, both; finished matches); {total}: mean payoff per "
-        "match; collapse: mean round of collapse (matches that collapsed / could tell); "
-        f"{subst}: share of substituted actions (A/B); calls: provider calls live/cached; "
-        "cost $: of the stored rounds (what was spent is below)"
-    )
-    title = f"run {manifest.run_id}: {manifest.status}"
-    return fit(columns, rows, width, title=title, caption=caption)
 
 
 def sweep_budget(manifest: RunManifest) -> float | None:

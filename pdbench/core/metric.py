@@ -86,12 +86,18 @@ class Metric:
     # denominator) column stems its measure stores, each summed before dividing; the condition
     # row holds it as `<stem>_<seat>_pooled` (None: no pooled ratio).
     pooled: tuple[str, str] | None = None
-    # A turn game's end-of-run table (`pdbench.cli.turn_report`): the column's header ("": not
-    # shown), whether it shows the mean or the pooled ratio, and its place among the game's
-    # columns (ascending; the first is never left out at a narrow width).
+    # The end-of-run table of a run of its game (`pdbench.cli.summary_table`, one for every
+    # game): the column's header ("": not shown), whether it shows the mean or the pooled ratio,
+    # and its place among the game's columns (ascending). By default one column holds every
+    # seat's value, "win A/B" (2 decimals), and a narrow terminal leaves the columns out from
+    # the last back (never the first); `shown_apart` gives each side its own column instead,
+    # "coop A", "coop B" (a row for both sides: "coop"), in its kind's decimals and never left
+    # out: a pair's table, read side against side. `shown_help` is its words under the table.
     shown: str = ""
     shown_value: Literal["mean", "pooled"] = "mean"
     shown_at: int = 0
+    shown_apart: bool = False
+    shown_help: str = ""
 
     @property
     def decimals(self) -> int:

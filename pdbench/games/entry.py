@@ -66,6 +66,21 @@ class TurnGameEntry:
     # won or lost (a match pays the winner), so "wins"; "payoff" ranks on the score earned.
     ranked_on: Literal["wins", "payoff"] = "wins"
     seats: Seats = Seats()
+    # "module:function" reading the ladder's outcomes of a run's matches of this game, checked
+    # (`pdbench.ladder.readers`: `function(run_dir, condition names)` -> `ladder.outcomes.Outcomes`);
+    # "": the default, its stored turn lines replayed through the rules
+    # (`pdbench.ladder.replay_reader`), which reads any game on the turn contract. The 2x2 games
+    # name their family's reader (`pdbench.games.matrix.outcomes`: every round's payoffs checked
+    # against the table at once per match, numpy).
+    outcomes: str = ""
+    # "module:function" computing aggregates.parquet of a run of this game
+    # (`pdbench.analysis.metrics.aggregate.aggregation_of`: `function(run_dir, manifest, ledger,
+    # matches held in memory or None)` -> the table); "": the default, the game's metric rows
+    # measuring each stored match replayed through its rules
+    # (`pdbench.analysis.metrics.turn_aggregates.aggregate_turns`). The 2x2 games name the
+    # rounds' aggregation (`pdbench.analysis.metrics.aggregate.aggregate_rounds`: their rows over
+    # every round at once, numpy).
+    aggregates: str = ""
     # "module" of the game's page in the viewer (a `pdbench.ui.game_views.GameView`: its
     # measures and a match's transcript), imported only when a run of the game is opened; ""
     # when the game has no page yet (the viewer says so and shows the other tabs). A module

@@ -6,7 +6,8 @@ registers the same rows for the games of a family sharing them, each measured by
 A plugin adds a row to any game the same way, from its own module, through the `pdbench.metrics`
 entry point group. `game_metric_rows(game_id)` imports the game's module (its rows register on
 import), loads the plugins' and answers the game's rows from the registry; the aggregation
-(`pdbench.analysis.metrics.turn_aggregates`) and the end-of-run table read nothing else.
+(`pdbench.analysis.metrics.turn_aggregates`) and the end-of-run table read nothing else
+(`shown_rows`: any game's shown rows, the 2x2 family's included).
 
 A row's `compute(match, seat)` measures one stored match, a `GameMatch`: its rules, the state its
 stored actions replay to, its stored turn lines and its game options; it answers for every seat
@@ -66,12 +67,27 @@ def game_metric_rows(game_id: str) -> tuple[Metric, ...]:
     return registered_rows(game_id)
 
 
+def shown_rows(game_id: str) -> tuple[Metric, ...]:
+    """The rows of any game, a 2x2 game's or a turn game's, that the end-of-run table shows
+    (`Metric.shown`), in their order (`Metric.shown_at`): the game's own rows, or for a game
+    whose entry names a 2x2 table the rows its family registers once for every 2x2 game
+    (`Metric.game` "", `pdbench.games.matrix.metrics`)."""
+    from pdbench.games.registry import game_entry
+
+    entry = game_entry(game_id)
+    if entry.metrics:
+        importlib.import_module(entry.metrics)  # its rows register on import
+    load_group("pdbench.metrics")
+    rows = registered_rows(game_id if entry.table is None else "")
+    return tuple(sorted((m for m in rows if m.shown), key=lambda m: m.shown_at))
+
+
 def summary_note(game_id: str, conditions: Any) -> str | None:
     """The line a game's metrics module adds under the end-of-run table, its optional
     `summary_note(conditions)` (a score that is not a plain sum, say), or None."""
-    from pdbench.games.registry import turn_game_entry
+    from pdbench.games.registry import game_entry
 
-    module = turn_game_entry(game_id).metrics
+    module = game_entry(game_id).metrics
     note = getattr(importlib.import_module(module), "summary_note", None) if module else None
     return note(conditions) if note is not None else None
 

@@ -6,9 +6,10 @@ payoff (what it earned: a 2x2 game's mean payoff per round, a turn game's score)
 the match (1 for the best score, equal scores share a rank). Two rows make a pair's match; a game
 of N players gives N rows with their ranks (rated by pdbench.ladder.group_rows).
 
-Every stored format has one reader that turns a run dir into these rows (`OUTCOME_READERS` in
-pdbench.ladder.readers: pdbench.ladder.matrix_reader, pdbench.ladder.turn_reader), and each checks what it reads before
-it counts: a 2x2 round must pay what the game pays for the moves stored, a turn game's scores are
+Each game's entry names the reader that turns its matches in a run dir into these rows
+(`TurnGameEntry.outcomes`, asked by pdbench.ladder.readers for every run; by default
+pdbench.ladder.replay_reader, the 2x2 games' pdbench.games.matrix.outcomes), and each checks what
+it reads before it counts: a 2x2 round must pay what the game pays for the moves stored, a turn game's scores are
 those of its stored actions replayed through the rules. A run folder holding a symbolic link is
 refused (one line naming it), as every command refuses it.
 

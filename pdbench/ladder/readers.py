@@ -1,5 +1,8 @@
-"""A run dir -> its outcomes, by the reader of its stored format (one per format:
-pdbench.ladder.matrix_reader, pdbench.ladder.turn_reader).
+"""A run dir -> its outcomes, every run read the same way: each condition's game says how its
+matches are read and checked (its entry's `outcomes`, "module:function"; an entry naming none is
+read by replaying its stored turn lines through its rules, `pdbench.ladder.replay_reader`). So a
+run mixing games, or a plugin's game, needs no reader of its own; a game no registered entry
+declares (a plugin no longer installed) cannot be read, and its run is refused.
 
 Apart from pdbench.ladder.outcomes (the rows every reader returns) because the readers build
 those rows: with the choice of reader in outcomes, outcomes and the readers imported one another.
@@ -7,50 +10,62 @@ those rows: with the choice of reader in outcomes, outcomes and the readers impo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Collection
 from pathlib import Path
 
-from pdbench.core.errors import PdbenchError
-from pdbench.ladder.matrix_reader import matrix_outcomes
+from pdbench.core.errors import ConfigError, PdbenchError
 from pdbench.ladder.outcomes import Outcomes
-from pdbench.ladder.turn_reader import turn_outcomes
-from pdbench.storage.manifest import RunManifest
+
+# How a game whose entry names no reader is read: its stored turn lines replayed.
+REPLAY_READER = "pdbench.ladder.replay_reader:replayed_outcomes"
+
+OutcomeReader = Callable[[Path, Collection[str] | None], Outcomes]
 
 
-def _reads_matrix_games(manifest: RunManifest) -> bool:
-    from pdbench.games.registry import MATRIX_GAMES
+def outcome_reader(game_id: str) -> str | None:
+    """The reader ("module:function") of a game's stored matches, from its entry; None for a
+    game no registered entry declares."""
+    from pdbench.games.registry import game_entry
 
-    return all(matchup.game in MATRIX_GAMES for matchup in manifest.matchups.values())
+    try:
+        entry = game_entry(game_id)
+    except ConfigError:
+        return None
+    return entry.outcomes or REPLAY_READER
 
 
-def _reads_turn_games(manifest: RunManifest) -> bool:
-    from pdbench.games.registry import TURN_GAMES
-
-    return all(matchup.game in TURN_GAMES for matchup in manifest.matchups.values())
-
-
-# A stored format: does it hold this run's matches, and how its outcomes are read.
-OUTCOME_READERS: dict[str, tuple[Callable[[RunManifest], bool], Callable[[Path], Outcomes]]] = {
-    "matrix": (_reads_matrix_games, matrix_outcomes),
-    "turn": (_reads_turn_games, turn_outcomes),
-}
+def _resolve(reader: str) -> OutcomeReader:
+    module, _, function = reader.partition(":")
+    found: OutcomeReader = getattr(importlib.import_module(module), function)
+    return found
 
 
 def read_outcomes(run_dir: Path) -> Outcomes:
-    """The outcomes of one run dir, by the reader of its stored format. A run dir holding a
-    symbolic link anywhere inside is refused (PdbenchError naming it): a link could make it read
-    another run's rounds as its own."""
+    """The outcomes of one run dir, each condition's matches by its game's reader. A run dir
+    holding a symbolic link anywhere inside is refused (PdbenchError naming it): a link could make
+    it read another run's rounds as its own."""
     from pdbench.storage.reader import RunReader
     from pdbench.storage.safe_files import refuse_links
 
     refuse_links(Path(run_dir).expanduser().resolve())  # before anything in it is read
     reader = RunReader.open(run_dir)
     manifest = reader.manifest()
-    for accepts, read in OUTCOME_READERS.values():
-        if accepts(manifest):
-            return read(reader.run_dir)
-    games = sorted({m.game for m in manifest.matchups.values()})
-    raise PdbenchError(
-        f"{run_dir}: no outcome reader for game {', '.join(games)} yet "
-        f"(readers: {', '.join(OUTCOME_READERS)})"
+    by_reader: dict[str, list[str]] = {}  # reader -> the conditions it reads, in the run's order
+    unread: set[str] = set()
+    for name, matchup in manifest.matchups.items():
+        found = outcome_reader(matchup.game)
+        if found is None:
+            unread.add(matchup.game)
+        else:
+            by_reader.setdefault(found, []).append(name)
+    if unread:
+        raise PdbenchError(
+            f"{run_dir}: no outcome reader for game {', '.join(sorted(unread))}: no installed "
+            "game declares it (pdbench list games)"
+        )
+    if len(by_reader) <= 1:  # one reader reads every stored match (one of no condition: refused)
+        return _resolve(next(iter(by_reader), REPLAY_READER))(reader.run_dir, None)
+    return Outcomes.concatenate(
+        [_resolve(found)(reader.run_dir, names) for found, names in by_reader.items()]
     )

@@ -303,3 +303,102 @@ def test_a_stored_game_the_config_would_refuse_is_one_line_and_exit_2(tmp_path, 
     assert done.code == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "run_manifest.json" in done.stderr and ".game.payoffs" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+# --- one reader for every run: each game's entry says how its matches are read ----------------
+
+
+def test_each_game_names_how_its_outcomes_are_read_and_a_turn_game_by_default_is_replayed():
+    from pdbench.games.registry import MATRIX_GAMES, TURN_GAMES
+    from pdbench.ladder.readers import REPLAY_READER, outcome_reader
+
+    assert {outcome_reader(game) for game in MATRIX_GAMES} == {
+        "pdbench.games.matrix.outcomes:matrix_outcomes"
+    }
+    assert {outcome_reader(game) for game in TURN_GAMES if not TURN_GAMES[game].outcomes} == {
+        REPLAY_READER
+    }
+    assert outcome_reader("no_such_game") is None
+
+
+def test_a_game_naming_its_own_reader_is_read_by_it_and_an_unknown_game_is_refused(
+    tmp_path, dice, monkeypatch
+):
+    """The reader is the game's (its entry's `outcomes`), not the family's: a game naming its
+    own is read by it alone, and a run of a game no installed entry declares is refused."""
+    import dataclasses
+    import sys
+    import types
+
+    from pdbench.core.errors import PdbenchError
+    from pdbench.games import registry
+    from pdbench.ladder.outcomes import Outcomes
+    from pdbench.ladder.readers import read_outcomes
+
+    asked: list[tuple[Path, object]] = []
+
+    def own_reader(run_dir: Path, conditions: object) -> Outcomes:
+        asked.append((run_dir, conditions))
+        return Outcomes(pd.DataFrame())
+
+    module = types.ModuleType("a_games_own_reader")
+    module.read = own_reader  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "a_games_own_reader", module)
+    entry = registry.TURN_GAMES["liars_dice"]
+    own = dataclasses.replace(entry, outcomes="a_games_own_reader:read")
+    monkeypatch.setitem(registry.TURN_GAMES, "liars_dice", own)
+    read_outcomes(dice)
+    assert asked == [(dice.resolve(), None)]  # the whole run, by the game's reader alone
+
+    monkeypatch.delitem(registry.TURN_GAMES, "liars_dice")
+    with pytest.raises(PdbenchError, match="no outcome reader for game liars_dice"):
+        read_outcomes(dice)
+
+
+def test_a_run_mixing_games_read_by_different_readers_reads_each_condition_by_its_own(
+    tmp_path, dice, monkeypatch
+):
+    """A run whose conditions' games name different readers: each reader reads its conditions
+    only, and the outcomes are the two readers' together (here the replay's rows of one
+    condition, and those of the other from a reader of its own giving none)."""
+    import dataclasses
+    import sys
+    import types
+
+    from pdbench.games import registry
+    from pdbench.ladder.outcomes import OUTCOME_COLUMNS, Outcomes
+    from pdbench.ladder.readers import read_outcomes
+    from pdbench.storage.reader import RunReader
+
+    whole = read_outcomes(dice)
+    manifest = RunReader.open(dice).manifest()
+    first, *others = manifest.matchups
+    assert others, "the fixture's run has two conditions or more"
+    renamed = {
+        name: "own_reader_game" if name == first else m.game
+        for name, m in manifest.matchups.items()
+    }
+    edited = copy_run(dice, tmp_path / "mixed")
+    stored = orjson.loads((edited / "run_manifest.json").read_bytes())
+    for name, game in renamed.items():
+        stored["matchups"][name]["game"] = game
+    (edited / "run_manifest.json").write_bytes(orjson.dumps(stored))
+    asked: list[object] = []
+
+    def own_reader(run_dir: Path, conditions: object) -> Outcomes:
+        asked.append(conditions)
+        return Outcomes(pd.DataFrame(columns=OUTCOME_COLUMNS))
+
+    module = types.ModuleType("a_games_own_reader")
+    module.read = own_reader  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "a_games_own_reader", module)
+    own = dataclasses.replace(
+        registry.TURN_GAMES["liars_dice"], id="own_reader_game", outcomes="a_games_own_reader:read"
+    )
+    monkeypatch.setitem(registry.TURN_GAMES, "own_reader_game", own)
+    mixed = read_outcomes(edited)
+    assert asked == [[first]]
+    expected = whole.table[whole.table["condition"] != first].reset_index(drop=True)
+    assert len(expected) and mixed.table.drop(columns="run_id").equals(
+        expected.drop(columns="run_id")
+    )

@@ -254,7 +254,7 @@ def test_the_printed_table_names_the_n_player_model_and_what_w_d_l_count():
 
 
 def test_stored_scores_of_n_seats_are_checked_seat_by_seat_against_the_replay():
-    from pdbench.ladder.turn_reader import checked_scores
+    from pdbench.ladder.replay_reader import checked_scores
 
     replayed = {"a": 31.0, "b": 12.0, "c": 31.0, "d": 8.0}
     assert checked_scores(dict(replayed), replayed) == (replayed, None)

@@ -16,7 +16,10 @@ one that ended before its first round) or "condition".
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -27,12 +30,11 @@ from pdbench.analysis.metrics.catalog import compute_columns, metric_columns, sc
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
 from pdbench.analysis.metrics.condition_intervals import condition_statistics
 from pdbench.analysis.metrics.played import PlayedMatches
-from pdbench.analysis.metrics.turn_aggregates import aggregate_turn_run, finish_table, is_turn_run
-from pdbench.core.errors import PdbenchError
+from pdbench.core.errors import ConfigError, PdbenchError
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
-from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, ROUNDS_FILE, SHARDS_DIR
+from pdbench.storage.schema import AGGREGATES_FILE, LEDGER_FILE, SHARDS_DIR
 from pdbench.storage.tables import write_table_atomic
 
 IDENTITY = ("run_id", "level", "condition", "replicate", "agent_a", "agent_b", "game")
@@ -255,8 +257,55 @@ def _mean_over_time(
 # --- files ---------------------------------------------------------------------------------------
 
 
+# How a run of a game whose entry names no aggregation is aggregated: its rows of the metric
+# registry measure each stored match replayed through its rules.
+REPLAY_AGGREGATION = "pdbench.analysis.metrics.turn_aggregates:aggregate_turns"
+
+# A game's aggregation: (run dir, manifest, ledger or None, the matches the run holds in memory
+# or None) -> the aggregates table.
+Aggregation = Callable[[Path, RunManifest, "list[LedgerEntry] | None", Any], pd.DataFrame]
+
+
+def aggregation_of(manifest: RunManifest) -> Aggregation:
+    """How the run's games are aggregated, asked of their entries (`TurnGameEntry.aggregates`;
+    the replay of the game's rows by default). A run's games share one aggregation (a run
+    mixing 2x2 and turn games is refused when it is configured); a game no installed entry
+    declares cannot be aggregated (PdbenchError naming it)."""
+    from pdbench.games.registry import game_entry
+
+    found: dict[str, None] = {}
+    for game in dict.fromkeys(m.game for m in manifest.matchups.values()):
+        try:
+            found[game_entry(game).aggregates or REPLAY_AGGREGATION] = None
+        except ConfigError:
+            raise PdbenchError(
+                f"run {manifest.run_id}: no installed game {game} to aggregate its matches "
+                "(pdbench list games)"
+            ) from None
+    if len(found) > 1:
+        raise PdbenchError(
+            f"run {manifest.run_id}: its games are aggregated in different ways "
+            f"({', '.join(found)}); run them as separate runs"
+        )
+    module, _, function = next(iter(found), REPLAY_AGGREGATION).partition(":")
+    aggregation: Aggregation = getattr(importlib.import_module(module), function)
+    return aggregation
+
+
+def aggregate_rounds(
+    run_dir: Path,
+    manifest: RunManifest,
+    ledger: list[LedgerEntry] | None,
+    played: StoredMatches | None,
+) -> pd.DataFrame:
+    """The 2x2 games' aggregation (their entries' `aggregates`): every round at once, numpy,
+    from `played` (the rounds a run holds in memory) or else its stored rounds."""
+    return aggregate_matches(read_matches(run_dir) if played is None else played, manifest, ledger)
+
+
 def aggregate_run(run_dir: Path) -> pd.DataFrame:
-    """The aggregates table of a run dir (a sweep's shards are merged first)."""
+    """The aggregates table of a run dir (a sweep's shards are merged first), by its games'
+    aggregation."""
     if (run_dir / SHARDS_DIR).is_dir():
         from pdbench.storage.shards import merge_shards
 
@@ -264,10 +313,7 @@ def aggregate_run(run_dir: Path) -> pd.DataFrame:
     # Without a ledger (only rounds and manifest left) every stored match counts as finished.
     ledger = read_ledger(run_dir) if (run_dir / LEDGER_FILE).exists() else None
     manifest = read_manifest(run_dir)
-    if is_turn_run(manifest):  # a turn game's lines are turns, not C/D rounds
-        table = aggregate_turn_run(run_dir / ROUNDS_FILE, manifest, ledger)
-        return finish_table(table)
-    return aggregate_matches(read_matches(run_dir), manifest, ledger)
+    return aggregation_of(manifest)(run_dir, manifest, ledger, None)
 
 
 def write_aggregates(
@@ -276,12 +322,14 @@ def write_aggregates(
     ledger: list[LedgerEntry] | None = None,
 ) -> pd.DataFrame:
     """Write aggregates.parquet; `matches` and `ledger` let a run pass what it just played
-    instead of re-parsing rounds.jsonl (they must be exactly what is stored, in file order)."""
+    instead of re-parsing rounds.jsonl (they must be exactly what is stored, in file order; an
+    aggregation that measures stored matches replayed reads them again whatever is passed)."""
     if not run_dir.is_dir():
         raise PdbenchError(f"{run_dir} is not a directory")
-    if matches is None or is_turn_run(read_manifest(run_dir)):
+    if matches is None:
         table = aggregate_run(run_dir)
     else:
-        table = aggregate_matches(matches, read_manifest(run_dir), ledger)
+        manifest = read_manifest(run_dir)
+        table = aggregation_of(manifest)(run_dir, manifest, ledger, matches)
     write_table_atomic(table, run_dir / AGGREGATES_FILE)
     return table

@@ -13,7 +13,9 @@ Rows:
   (`<ratio>_<seat>_pooled`: summed numerators over summed denominators), and per player the
   game's condition rows (Liar's Dice's challenge calibration as JSON, `calibration_<seat>`).
 
-A run mixing 2x2 and turn games is refused when it is configured, so a run is one family.
+The default aggregation of every game whose entry names none (`aggregate_turns`, asked by
+`pdbench.analysis.metrics.aggregate.aggregation_of`). A run mixing 2x2 and turn games is refused
+when it is configured, so a run is one family.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from pdbench.games.replay import replay
 from pdbench.storage import jsonl
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
+from pdbench.storage.run_store import read_ledger
+from pdbench.storage.schema import LEDGER_FILE, ROUNDS_FILE
 
 SEATS = ("a", "b")  # the player seats of a pair; a group's are read from its rows
 SIDES = ("agent_a", "agent_b")
@@ -89,6 +93,17 @@ def _match_row(game_id: str, turns: list[dict[str, Any]], where: str) -> dict[st
     for seat, values in measure_match(game_metric_rows(game_id), match).items():
         row.update({f"{name}_{seat}": value for name, value in values.items()})
     return row
+
+
+def aggregate_turns(
+    run_dir: Path, manifest: RunManifest, ledger: list[LedgerEntry] | None, played: object
+) -> pd.DataFrame:
+    """The aggregation of a game whose entry names none (`TurnGameEntry.aggregates`; a turn
+    game's, a plugin's): its rows measure each stored match replayed. What a run holds in memory
+    (`played`) is not used: the matches are measured from what is stored, ledger included."""
+    if played is not None:
+        ledger = read_ledger(run_dir) if (run_dir / LEDGER_FILE).exists() else None
+    return finish_table(aggregate_turn_run(run_dir / ROUNDS_FILE, manifest, ledger))
 
 
 def aggregate_turn_run(

@@ -74,7 +74,7 @@ def match_row(state: DebateState) -> dict[str, dict[str, object]]:
 
 # Each stored per player seat, for both debates; a pooled ratio sums its counts over a
 # condition's finished matches before dividing; `shown`: the end-of-run table's columns
-# (pdbench.cli.turn_report), every one pooled.
+# (pdbench.cli.summary_table), every one pooled.
 register_game_rows(
     ("nuclear_war", "nil_recruitment"),
     lambda match: match_row(match.state),

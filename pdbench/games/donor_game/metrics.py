@@ -248,7 +248,7 @@ def generation_rows(rounds: Sequence[StoredRound], endowment: float) -> list[dic
 
 
 # Each stored per player seat; a pooled ratio sums its counts over a condition's finished
-# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.turn_report).
+# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.summary_table).
 # Measured from the match's stored turn lines and options.
 register_game_rows(
     ("donor_game",),

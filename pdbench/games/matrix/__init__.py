@@ -20,6 +20,8 @@ entry), as the debate family serves the two debates.
   game's mock: it reads any prompt as a 2x2 prompt).
 - `view`: the viewer's page of a 2x2 run (the entries' `view`: the whole run in its own sidebar
   and tabs, a `pdbench.ui.game_views.RunPage`).
+- `outcomes`: the ladder's reader of a run's 2x2 matches (the entries' `outcomes`: every
+  round checked against the table, numpy).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
 - `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
@@ -47,7 +49,8 @@ from pdbench.games.entry import TurnGameEntry
 def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
     """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
     id, AgentDuel spelling and what the ladder ranks on from the table, and the family's parts:
-    its house players, metric rows, LLM prompts, the mock's play and the viewer's page."""
+    its house players, metric rows, LLM prompts, the ladder's reader, its aggregation, the mock's
+    play and the viewer's page."""
     return TurnGameEntry(
         id=table.id,
         platform_name=table.arena_id,
@@ -62,6 +65,10 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         # what a 2x2 game says to an LLM player and how its answer is read (a `TablePrompts`,
         # filling the agent's own templates)
         llm="pdbench.games.matrix.prompts:PROMPTS",
+        # how the ladder reads a run's 2x2 matches (their rounds checked against the table)
+        outcomes="pdbench.games.matrix.outcomes:matrix_outcomes",
+        # aggregates.parquet of a 2x2 run: the family's rows over every round at once (numpy)
+        aggregates="pdbench.analysis.metrics.aggregate:aggregate_rounds",
         # how the offline mock plays a 2x2 game (asked after the turn games' mocks)
         mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file

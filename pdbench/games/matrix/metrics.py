@@ -147,6 +147,10 @@ BUILT_IN: tuple[Metric, ...] = (
         kind="payoff",
         per_agent=True,
         abbrev="total",
+        shown="total",
+        shown_at=2,
+        shown_apart=True,
+        shown_help="mean payoff per match",
         compute=_behaviour("total_payoff"),
     ),
     Metric(
@@ -157,6 +161,9 @@ BUILT_IN: tuple[Metric, ...] = (
         kind="rate",
         per_agent=True,
         abbrev="coop",
+        shown="coop",
+        shown_apart=True,
+        shown_help="share of C (A, B, both; finished matches)",
         compute=_behaviour("cooperation_rate"),
     ),
     Metric(
@@ -167,6 +174,9 @@ BUILT_IN: tuple[Metric, ...] = (
         kind="rate",
         per_agent=False,
         abbrev="coop",
+        shown="coop",
+        shown_at=1,
+        shown_apart=True,
         compute=_behaviour("cooperation_rate"),
     ),
     Metric(

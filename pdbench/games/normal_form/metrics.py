@@ -229,7 +229,7 @@ def match_row(
 
 
 # Each stored per player seat; a pooled ratio sums its counts over a condition's finished
-# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.turn_report).
+# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.summary_table).
 # Measured from the match's stored turn lines and options.
 register_game_rows(
     ("normal_form",),

@@ -65,7 +65,7 @@ def match_row(state: PasscodeState) -> dict[str, dict[str, object]]:
 
 
 # Each stored per player seat; a pooled ratio sums its counts over a condition's finished
-# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.turn_report).
+# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.summary_table).
 register_game_rows(
     ("passcode",),
     lambda match: match_row(match.state),

@@ -9,7 +9,7 @@ from pdbench.games.metric_rows import register_game_rows
 from pdbench.games.public_goods.metrics import match_row
 
 # Each stored per player seat; a pooled ratio sums its counts over a condition's finished
-# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.turn_report;
+# matches before dividing; `shown`: the end-of-run table's columns (pdbench.cli.summary_table;
 # a narrow terminal leaves out the last first, saying so; `pdbench analyze` prints them all).
 # Measured from the match's stored turn lines and options (the rules' final state is what the
 # other games' rows measure).

@@ -1,4 +1,7 @@
-"""The outcomes of a 2x2 run (rounds.jsonl with both moves and payoffs per round), checked.
+"""The ladder's outcomes of a run's 2x2 matches (their rounds: both moves and payoffs per round,
+whichever record version stored them), checked: the 2x2 entries' `outcomes` reader
+(`pdbench.games.matrix.matrix_entry`), which `pdbench.ladder.readers` asks for the conditions of
+a run that play a 2x2 game.
 
 A side's score is its total payoff over the match (the higher total wins, as AgentDuel scores a
 match), its payoff its mean payoff per round (as Axelrod's tournaments score a player, so that
@@ -16,6 +19,7 @@ A match that fails is left out, with the first thing that failed.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -39,27 +43,36 @@ from pdbench.ladder.outcomes import (
 )
 
 
-def matrix_outcomes(run_dir: Path) -> Outcomes:
+def matrix_outcomes(run_dir: Path, conditions: Collection[str] | None = None) -> Outcomes:
+    """The outcomes of the 2x2 matches stored in `run_dir`, every round checked at once per match
+    (numpy): of the conditions named (None: every stored match, a condition the manifest lacks
+    refused)."""
     from pdbench.analysis.per_run.play import read_stored_play
     from pdbench.storage.reader import RunReader
 
     play = read_stored_play(run_dir)
     run_id = play.manifest.run_id
     outcomes = Outcomes(pd.DataFrame(columns=OUTCOME_COLUMNS))
-    outcomes.skipped += [Skipped(run_id, e.condition, e.replicate, e.reason) for e in play.left_out]
-    conditions = Conditions(play.manifest, outcomes, "payoff per round")
+    outcomes.skipped += [
+        Skipped(run_id, e.condition, e.replicate, e.reason)
+        for e in play.left_out
+        if conditions is None or e.condition in conditions
+    ]
+    run_conditions = Conditions(play.manifest, outcomes, "payoff per round")
     games: dict[str, tuple[PayoffMatrix, float]] = {}
     audit = _AuditIndex([read_audit_columns(s) for s in RunReader.open(run_dir).segments])
     matches = play.matches
     lengths = play.lengths()
     rows = OutcomeRows()
     for index, (name, replicate) in enumerate(matches.keys):
-        condition = conditions[name]
+        if conditions is not None and name not in conditions:
+            continue
+        condition = run_conditions[name]
         if condition.agent_a == condition.agent_b:
             outcomes.skipped.append(Skipped(run_id, name, replicate, SELF_PLAY))
             continue
         if name not in games:
-            spec = conditions.game_spec(condition)
+            spec = run_conditions.game_spec(condition)
             games[name] = (spec.build().payoffs, spec.noise)
         start, length = int(matches.starts[index]), int(lengths[index])
         stop = start + length

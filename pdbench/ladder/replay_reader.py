@@ -1,4 +1,6 @@
-"""The outcomes of a turn-game run (one rounds.jsonl line per turn, `family: "turn"`), replayed.
+"""The outcomes of a run's matches stored as turn lines (one rounds.jsonl line per turn), replayed:
+how the ladder reads a game whose entry names no reader of its own (`TurnGameEntry.outcomes`;
+`pdbench.ladder.readers`), so a new game, built in or a plugin's, needs no reader.
 
 A side's score and payoff are the score the rules give it: the match's stored actions are replayed
 through the rules from its stored seed and game options (pdbench.games.replay, as aggregation
@@ -14,6 +16,7 @@ Finished matches only; a match is left out, with its reason, when
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +36,9 @@ from pdbench.ladder.outcomes import (
 )
 
 
-def turn_outcomes(run_dir: Path) -> Outcomes:
+def replayed_outcomes(run_dir: Path, conditions: Collection[str] | None = None) -> Outcomes:
+    """The outcomes of the matches stored in `run_dir`, each replayed through its game's rules:
+    of the conditions named (None: every stored match, a condition the manifest lacks refused)."""
     from pdbench.analysis.metrics.turn_aggregates import read_turns
     from pdbench.storage.reader import RunReader
 
@@ -45,10 +50,13 @@ def turn_outcomes(run_dir: Path) -> Outcomes:
     for segment in reader.segments:
         stored.update(read_turns(segment / "rounds.jsonl"))
     outcomes = Outcomes(pd.DataFrame(columns=OUTCOME_COLUMNS))
-    conditions = Conditions(manifest, outcomes, "score per match")
+    run_conditions = Conditions(manifest, outcomes, "score per match")
     rows = OutcomeRows()
     order = {name: n for n, name in enumerate(manifest.conditions)}
-    keys = sorted(set(stored) | set(ledger), key=lambda k: (order.get(k[0], len(order)), k[1]))
+    keys = sorted(
+        (key for key in set(stored) | set(ledger) if conditions is None or key[0] in conditions),
+        key=lambda k: (order.get(k[0], len(order)), k[1]),
+    )
     for name, replicate in keys:
         entry = ledger.get((name, replicate))
         turns = stored.get((name, replicate), [])
@@ -66,11 +74,11 @@ def turn_outcomes(run_dir: Path) -> Outcomes:
             outcomes.skipped.append(Skipped(run_id, name, replicate, reason))
             continue
         assert entry is not None and outcome is not None
-        condition = conditions[name]
+        condition = run_conditions[name]
         if len(set(condition.agents.values())) == 1:
             outcomes.skipped.append(Skipped(run_id, name, replicate, SELF_PLAY))
             continue
-        configured = conditions.game_spec(condition).build_turn()
+        configured = run_conditions.game_spec(condition).build_turn()
         scores, problem = _replayed_scores(configured, turns, entry.n_rounds)
         if problem is not None:
             outcomes.skipped.append(Skipped(run_id, name, replicate, f"failed a check: {problem}"))

@@ -1,0 +1,82 @@
+"""Issue 43: one entry point computes aggregates.parquet for any run, asking the run's games'
+entries how (`TurnGameEntry.aggregates`): the 2x2 games their rounds' aggregation, every other
+game (a plugin's included) the replay of its metric rows by default. It was chosen by the family
+(`is_turn_run`), so a game could not bring its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import types
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pdbench.analysis.metrics.aggregate import (
+    REPLAY_AGGREGATION,
+    aggregate_run,
+    aggregation_of,
+    write_aggregates,
+)
+from pdbench.core.errors import PdbenchError
+from pdbench.games import registry
+from pdbench.runners.experiment import run_experiment
+from pdbench.runners.prepare import load
+from pdbench.storage.run_store import read_manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def dice(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("dice")
+    loaded = load(
+        ROOT / "conf" / "config.yaml",
+        [
+            "game=liars_dice",
+            "agent_a=liars_bluffer",
+            "agent_b=liars_probability",
+            "run.replicates=2",
+            f"run.output_dir={tmp / 'runs'}",
+        ],
+        project_root=ROOT,
+    )
+    return run_experiment(loaded).run_dir
+
+
+def test_each_game_names_its_aggregation_and_a_turn_game_by_default_is_replayed():
+    assert {entry.aggregates for entry in registry.MATRIX_GAMES.values()} == {
+        "pdbench.analysis.metrics.aggregate:aggregate_rounds"
+    }
+    assert not any(entry.aggregates for entry in registry.TURN_GAMES.values())
+    assert REPLAY_AGGREGATION == "pdbench.analysis.metrics.turn_aggregates:aggregate_turns"
+
+
+def test_a_game_naming_its_own_aggregation_is_aggregated_by_it(dice, monkeypatch):
+    written = (dice / "aggregates.parquet").read_bytes()  # by the run, from what it held
+    write_aggregates(dice)  # by `pdbench aggregate`: the default, the replay
+    assert (dice / "aggregates.parquet").read_bytes() == written
+    stored = pd.read_parquet(dice / "aggregates.parquet")
+    asked = []
+
+    def own(run_dir, manifest, ledger, played):
+        asked.append((run_dir, manifest.run_id, played))
+        return stored.head(1)
+
+    module = types.ModuleType("a_games_own_aggregation")
+    module.aggregate = own  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "a_games_own_aggregation", module)
+    entry = dataclasses.replace(
+        registry.TURN_GAMES["liars_dice"], aggregates="a_games_own_aggregation:aggregate"
+    )
+    monkeypatch.setitem(registry.TURN_GAMES, "liars_dice", entry)
+    assert aggregation_of(read_manifest(dice)) is own
+    assert len(write_aggregates(dice)) == 1
+    assert asked == [(dice, read_manifest(dice).run_id, None)]
+
+
+def test_a_run_of_a_game_no_installed_entry_declares_is_refused(dice, monkeypatch):
+    monkeypatch.delitem(registry.TURN_GAMES, "liars_dice")
+    with pytest.raises(PdbenchError, match="no installed game liars_dice"):
+        aggregate_run(dice)
