@@ -80,3 +80,17 @@ def test_a_run_of_a_game_no_installed_entry_declares_is_refused(dice, monkeypatc
     monkeypatch.delitem(registry.TURN_GAMES, "liars_dice")
     with pytest.raises(PdbenchError, match="no installed game liars_dice"):
         aggregate_run(dice)
+
+
+def test_the_seats_of_a_table_are_its_seats_own_columns_only():
+    """A 2x2 run's aggregates hold `fallbacks_a_ci_high` beside `fallbacks_a`: a column's suffix
+    is a seat only when it is a seat's name (found by onereader: the 2x2 table then had a seat
+    "a_ci_high")."""
+    import pandas as pd
+
+    from pdbench.analysis.metrics.turn_aggregates import seats_in
+
+    columns = ["fallbacks_a", "fallbacks_b", "fallbacks_a_ci_high", "fallbacks_b_mean", "x"]
+    assert seats_in(pd.DataFrame(columns=columns)) == ("a", "b")
+    group = ["fallbacks_a", "fallbacks_b", "fallbacks_c", "fallbacks_za", "fallbacks_c_ci_low"]
+    assert seats_in(pd.DataFrame(columns=group)) == ("a", "b", "c", "za")

@@ -28,6 +28,7 @@ import orjson
 import pandas as pd
 
 from pdbench.core.errors import PdbenchError
+from pdbench.core.seats import seats_among
 from pdbench.games.metric_rows import GameMatch, game_metric_rows, measure_match
 from pdbench.games.registry import GAME_FAMILIES, build_turn_game
 from pdbench.games.replay import replay
@@ -44,8 +45,9 @@ SIDES = ("agent_a", "agent_b")
 def seats_in(table: pd.DataFrame) -> tuple[str, ...]:
     """The player seats whose columns `table` holds (a pair's a and b at least)."""
     prefix = "fallbacks_"
+    # a seat's own column only: a 2x2 run's `fallbacks_a_ci_high` names no seat "a_ci_high"
     found = {str(c)[len(prefix) :] for c in table.columns if str(c).startswith(prefix)}
-    return tuple(sorted(found | set(SEATS)))
+    return seats_among(found | set(SEATS))
 
 
 def is_turn_run(manifest: RunManifest) -> bool:
