@@ -57,6 +57,11 @@ class AgentSpecBase(Frozen):
         side), or None when it has no batch form."""
         return None
 
+    def batch_player(self, rules: Any, seat: str) -> Any | None:
+        """This agent's player on a game's vectorised path (its entry's `vectorised`) when it
+        plays `seat` under `rules`, or None when it has none there."""
+        return None
+
     def batch_turn_player(self) -> Any | None:
         """The house player the vectorised path of a turn game (`runners.turn_batch`) plays for
         this agent, or None when it has no batch form there."""

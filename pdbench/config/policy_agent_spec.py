@@ -96,6 +96,15 @@ class PolicyAgentSpec(AgentSpecBase):
 
         return make_policy(self.policy, game, self.params)
 
+    def batch_player(self, rules: Any, seat: str) -> Any | None:
+        """A turn game's house player acting for many matches (`batch_turn_player`), or a 2x2
+        policy's numpy form given the game from its seat's side (`batch_policy`)."""
+        if self.turn_game is not None:
+            return self.batch_turn_player()
+        from pdbench.games.base import agent_game
+
+        return self.batch_policy(agent_game(rules, seat))
+
     def batch_turn_player(self) -> Any | None:
         if self.turn_game is None or not self.has_batch_form:
             return None

@@ -17,7 +17,7 @@ import difflib
 import functools
 import importlib
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.games import (
@@ -136,8 +136,12 @@ def turn_game_entry(game_id: str) -> TurnGameEntry:
 def build_turn_game(game_id: str, **options: Any) -> TurnGame[Any]:
     """The rules of `game_id` (a turn game's, or a 2x2 game's on the turn contract) for the
     variant `options` name (the rules class's fields)."""
-    rules_class = _resolve(game_entry(game_id).rules)
-    return rules_class(**options)
+    return rules_class_of(game_id)(**options)
+
+
+def rules_class_of(game_id: str) -> Callable[..., TurnGame[Any]]:
+    """The class of `game_id`'s rules (its entry's `rules`), built with a variant's options."""
+    return cast(Callable[..., TurnGame[Any]], _resolve(game_entry(game_id).rules))
 
 
 def options_recorded_only_when_set(game_id: str) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from pdbench.games.matrix.rules import MatrixGame
 from pdbench.games.matrix.seat import MatrixSeat
 from pdbench.games.matrix.state import MatrixState, Message
 from pdbench.games.matrix.stored import FAMILY, match_options
-from pdbench.games.registry import build_turn_game
 from pdbench.runners.match import MatchResult, RoundResult
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.records import (
@@ -51,16 +50,9 @@ ASK_ONCE = SeatRule(on_invalid="fallback", retries=0)
 
 
 def matrix_rules(planned: PlannedMatch) -> MatrixGame:
-    """The rules of one planned 2x2 match, its game's entry's (`pdbench.games.<id>.rules`: its
-    id and AgentDuel spelling): the condition's game (from seat a's side, as the condition changed
-    it), the match's length (a geometric horizon's drawn one) and its noise."""
-    rules = build_turn_game(
-        planned.game_id,
-        game=planned.matrix_game,
-        rounds=planned.n_rounds,
-        noise=planned.noise,
-        rounds_shown=planned.horizon.type == "fixed",
-    )
+    """The rules of one planned 2x2 match (the plan built them: its game's entry's rules class
+    with the condition's table, the match's length and its noise)."""
+    rules = planned.rules
     assert isinstance(rules, MatrixGame), f"{planned.game_id} is no 2x2 game"
     return rules
 

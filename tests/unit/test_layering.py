@@ -88,6 +88,9 @@ GAME_MODULE_ROLES: dict[str, set[str]] = {
     "view": {"core", "games", "storage", "analysis", "ladder.output", "ui"},  # the viewer's page
     # the classic strategies of pdbench.strategies as a 2x2 game's house players
     "house": {"core", "games", "strategies"},
+    # many matches at once (the entry's `vectorised`): a 2x2 game's plays the classic
+    # strategies' numpy forms (strategies)
+    "vectorised": {"core", "games", "strategies"},
     # any 2x2 agent seated in the turn loop (agents.base: the hooks it is called through)
     "seat": {"core", "games", "agents.base"},
 }

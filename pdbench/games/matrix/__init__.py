@@ -47,7 +47,7 @@ from pdbench.games.entry import TurnGameEntry
 def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
     """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
     id, AgentDuel spelling and what the ladder ranks on from the table, and the family's parts:
-    its house players, metric rows, the mock's play and the viewer's page."""
+    its house players, metric rows, the mock's play, the viewer's page and the vectorised path."""
     return TurnGameEntry(
         id=table.id,
         platform_name=table.arena_id,
@@ -63,5 +63,7 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file
         training_opponents=("tft",),
+        # a condition of two policies without talk, all its matches at once in numpy
+        vectorised="pdbench.games.matrix.vectorised",
         table=table,
     )

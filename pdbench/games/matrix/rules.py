@@ -290,6 +290,11 @@ class MatrixGame:
             turns_per_seat=self.rounds * (exchanges + 1),
         )
 
+    def agent_game(self, seat: str) -> Game:
+        """What an agent of `seat` is built with (`games.base.agent_game`): the 2x2 agents read
+        the game's table from their own side (payoffs and labels as that seat sees them)."""
+        return self.game.seen_by(seat)
+
     def redraw_hidden(self, state: MatrixState, seat: str, rng: Any) -> MatrixState:
         """The same state with what `seat` may not see drawn again (`pdbench check-game`): the
         seed and both noise streams (the flips to come) and the other seat's intended moves
@@ -306,6 +311,13 @@ class MatrixGame:
             noise_seeds=(int(seeds[1]), int(seeds[2])),
             finished=finished,
         )
+
+
+def matrix_table(rules: object) -> Game | None:
+    """The 2x2 table (`core.game.Game`: payoffs, labels, negotiation) the rules of a 2x2 game
+    play, from seat a's side; None for the rules of a game of another family. The one question
+    code outside the matrix family asks of a match's rules when it needs a 2x2 table."""
+    return rules.game if isinstance(rules, MatrixGame) else None
 
 
 def _with(pair: tuple[Action, Action], index: int, move: Action) -> tuple[Action, Action]:
