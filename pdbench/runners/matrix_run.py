@@ -5,8 +5,8 @@ and the columns aggregation reads are the match loop's (`runners.records`, from 
 given back as `runners.match.MatchResult`), so the counts, the aggregates and every analysis
 equal those of the same match stored as version 1 (tests/integration/test_matrix_equivalence.py
 reads the lines back through the projection and compares them with the reference loop's). The
-numpy batch path (`runners.batch`) stays the fast path of policy-only conditions and writes the
-same lines.
+numpy path of policy-only conditions (the entries' `vectorised`, `games.matrix.vectorised`) is
+their fast path, and `runners.batch` writes the same lines for it.
 
 Each seat's agent is seated by `games.matrix.seat.MatrixSeat`, which keeps its answers as the
 agent gave them; what the turn contract has no field for (a fallback the agent played itself,

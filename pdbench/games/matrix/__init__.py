@@ -17,14 +17,16 @@ entry), as the debate family serves the two debates.
   game's mock: it reads any prompt as a 2x2 prompt).
 - `view`: the viewer's page of a 2x2 run (the entries' `view`: the whole run in its own sidebar
   and tabs, a `pdbench.ui.game_views.RunPage`).
+- `vectorised`: a condition of two policies without talk, all its matches at once in numpy (the
+  entries' `vectorised`; the runner writes its lines, `runners.batch`).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
 - `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
   (record version 2) to the round records every 2x2 reader reads (record version 1's lines).
 
 The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
-stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the numpy
-batch path (`runners.batch`), which writes the same lines; `registry.GAME_FAMILIES` says
+stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the
+entries' vectorised path, whose lines `runners.batch` writes the same; `registry.GAME_FAMILIES` says
 "matrix" for the analyses that read it. `pdbench.games.tables` gathers the entries'
 tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
 their checker, which import nothing of pdbench.games, are given a game by their caller.
@@ -32,10 +34,7 @@ their checker, which import nothing of pdbench.games, are given a game by their 
 What the entries do not name yet, and why: the LLM players' prompts (`agents.llm.prompts`
 builds a 2x2 prompt from the `Observation`, which `seat` rebuilds, not through a
 `PromptAdapter`: personas, talk, history formats and the cache keys hashed from those prompts
-move with the LLM agent's 2x2 seat), and the numpy batch path (`runners.batch`, chosen by the
-runner for a policy-only condition without talk: it plays each match's own length and noise
-streams and stores rounds, where `vectorised` plays one rules object into turns; it moves with
-the one record shape).
+move with the LLM agent's 2x2 seat).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A 2x2 matrix game (`pdbench.core.game.Game`: the dilemmas, split or steal) played for `rounds`
 rounds as a turn game: pure methods over an immutable state (`state`), the same rounds the match
-loop (`pdbench.runners.match`) and its numpy fast path (`pdbench.runners.batch`) play.
+loop (`pdbench.runners.match`) and its numpy fast path (`pdbench.games.matrix.vectorised`) play.
 
 Each round:
 - `talk` (only when the game has a negotiation, `core.talk.Negotiation`): one seat to move per
@@ -55,7 +55,7 @@ _TALK = "talk"
 @functools.lru_cache(maxsize=4096)
 def flips(noise_seed: int, noise: float, rounds: int) -> tuple[bool, ...]:
     """Per round, whether the trembling hand of the stream `noise_seed` flips the move: one
-    uniform draw per round, in order (`TremblingHand`; `runners.batch` draws the same array).
+    uniform draw per round, in order (`TremblingHand`; `vectorised` draws the same array).
     Cached: a match asks once per round, and the draws are a pure function of the three."""
     if noise <= 0:
         return (False,) * rounds
