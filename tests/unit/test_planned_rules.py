@@ -10,6 +10,7 @@ import dataclasses
 from helpers import TEST_DEAL
 
 from pdbench.config.schema import ExperimentSpec
+from pdbench.games.base import agent_game
 from pdbench.games.matrix.rules import MatrixGame, matrix_table
 from pdbench.games.registry import game_entry
 from pdbench.runners.plan import PlannedMatch, plan_matches
@@ -38,7 +39,7 @@ def test_a_2x2_match_s_rules_are_its_table_drawn_length_and_noise():
         [
             {
                 "name": "noisy",
-                "game": {"id": "stag_hunt", "noise": 0.1, "labels": ["Hare?", "Stag?"]},
+                "game": {"id": "battle_of_the_sexes", "noise": 0.1},
                 "horizon": {"type": "geometric", "stop_prob": 0.2},
                 **_policies("tft", "gtft"),
             },
@@ -57,6 +58,10 @@ def test_a_2x2_match_s_rules_are_its_table_drawn_length_and_noise():
         assert rules.rounds == planned.n_rounds
         assert rules.noise == planned.condition.game.noise
         assert rules.rounds_shown == (planned.horizon.type == "fixed")
+        for seat in ("a", "b"):  # a 2x2 agent is given the table from its own side
+            assert agent_game(rules, seat) == rules.game.seen_by(seat)
+    asymmetric = plan[0].rules.game
+    assert agent_game(plan[0].rules, "b") != agent_game(plan[0].rules, "a"), asymmetric.id
     lengths = {planned.n_rounds for planned in plan if planned.condition.name == "noisy"}
     assert len(lengths) > 1, "the geometric lengths differ, and each match's rules say its own"
 
@@ -76,6 +81,7 @@ def test_a_turn_game_match_s_rules_are_its_variant_s():
     for planned in plan:
         assert planned.rules == planned.condition.game.build_turn()
         assert matrix_table(planned.rules) is None
+        assert agent_game(planned.rules, "a") is planned.rules  # a turn game's agent: its rules
 
 
 def test_the_2x2_batch_is_the_entry_s_vectorised_path():
