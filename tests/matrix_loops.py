@@ -82,7 +82,7 @@ def turn_stored_lines(planned: PlannedMatch, match: PlayedMatrixMatch) -> list[b
 
 async def play_on_loop(planned: PlannedMatch, agents: dict[str, AgentBase]) -> MatchResult:
     return await play_match(
-        planned.matrix_game,
+        planned.table,
         planned.n_rounds,
         agents["a"],
         agents["b"],

@@ -38,9 +38,10 @@ def print_validation(loaded: LoadedExperiment) -> None:
             + f" | {condition.game.id} | {_horizon_text(condition)}"
         )
     typer.echo(f"  replicates    {spec.run.replicates}")
-    turns = sum(m.most_turns for m in plan if m.turn_game is not None)
-    lengths = [length for m in plan if (length := fixed_length(m.turn_game)) is not None]
-    rounds = sum(m.n_rounds for m in plan if m.turn_game is None) + sum(x.rounds for x in lengths)
+    turns = sum(m.most_turns for m in plan if m.table is None)  # the turn games' turns
+    # rounds: every match whose rules fix its length (a 2x2 match's drawn length, included)
+    lengths = [length for m in plan if (length := fixed_length(m.rules)) is not None]
+    rounds = sum(x.rounds for x in lengths)
     capped = "at most " if any(x.stops_early for x in lengths) else ""  # a random stop's cap
     size = ", ".join(
         [f"{capped}{rounds} rounds"] * bool(rounds or not turns)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from pdbench.config.agent_identity import AgentIdentity
     from pdbench.core.game import Game
-    from pdbench.strategies import Policy, PolicyWarning
+    from pdbench.strategies import PolicyWarning
 
 SpecT = TypeVar("SpecT", bound="AgentSpecBase")
 
@@ -52,14 +52,10 @@ class AgentSpecBase(Frozen):
         """Whether this agent can be played by the numpy batch path (else: the match loop)."""
         return False
 
-    def batch_policy(self, game: Game) -> Policy | None:
-        """The policy the numpy batch path plays for this agent in `game` (seen from its own
-        side), or None when it has no batch form."""
-        return None
-
-    def batch_turn_player(self) -> Any | None:
-        """The house player the vectorised path of a turn game (`runners.turn_batch`) plays for
-        this agent, or None when it has no batch form there."""
+    def batch_player(self, rules: Any, seat: str) -> Any | None:
+        """This agent's player on a game's vectorised path (its entry's `vectorised`,
+        `runners.turn_batch`) when it plays `seat` under `rules` (a turn game's house player
+        with `act_batch`, a 2x2 policy's numpy form), or None when it has none there."""
         return None
 
     def provider_calls_per_round(self, negotiate_turns: int) -> int:

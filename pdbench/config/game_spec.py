@@ -3,6 +3,7 @@ negotiation phase, fixed and geometric horizons (pydantic models, frozen after v
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
@@ -18,7 +19,7 @@ from pdbench.core.game import Game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.talk import PROMISE_PHRASES, Negotiation
-from pdbench.games.registry import build_turn_game, game_family, game_id
+from pdbench.games.registry import build_turn_game, game_family, game_id, rules_class_of
 from pdbench.games.tables import DEFAULT_GAME, GAMES
 
 if TYPE_CHECKING:
@@ -216,6 +217,20 @@ class GameSpec(Frozen):
             missing = sorted({"CC", "CD", "DC", "DD"} - set(value))
             raise ValueError(f"all four outcomes are needed, missing {', '.join(missing)}")
         return value
+
+    def rules_builder(self, *, rounds_shown: bool) -> Callable[[int], TurnGame]:
+        """The rules of this game's matches by their length: a turn game's variant whatever the
+        length (`build_turn`: its rules end the match), a 2x2 game's rules class with the
+        condition's table (`build`, made once), the match's rounds and the game's noise,
+        telling the seats the length when `rounds_shown` (a fixed horizon)."""
+        if self.is_turn_game:
+            variant = self.build_turn()
+            return lambda rounds: variant
+        rules_class = rules_class_of(self.id)
+        table, noise = self.build(), self.noise
+        return lambda rounds: rules_class(
+            game=table, rounds=rounds, noise=noise, rounds_shown=rounds_shown
+        )
 
     def build(self) -> Game:
         """The engine's Game, with the PD inequalities checked when it claims to be one (2x2

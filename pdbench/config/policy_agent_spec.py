@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from pdbench.core.game import Game
-    from pdbench.strategies import Policy, PolicyWarning
+    from pdbench.strategies import PolicyWarning
 
 
 @agent_kind(entry_point="pdbench.agents.policy:make_policy_agent", batchable=True, example="tft")
@@ -89,19 +89,19 @@ class PolicyAgentSpec(AgentSpecBase):
             f"{', '.join(sorted(parties))}, or an llm or arena agent"
         )
 
-    def batch_policy(self, game: Game) -> Policy | None:
-        if not self.has_batch_form or self.turn_game is not None:
+    def batch_player(self, rules: Any, seat: str) -> Any | None:
+        """A turn game's house player acting for many matches (its `act_batch`), or a classic
+        policy's numpy form given the game from its seat's side; None without a batch form."""
+        if not self.has_batch_form:
             return None
+        if self.turn_game is not None:  # the policy's own game: its house player
+            from pdbench.games.registry import house_factories
+
+            return house_factories(self.turn_game)[self.policy](**self.params)
+        from pdbench.games.base import agent_game
         from pdbench.strategies import make_policy
 
-        return make_policy(self.policy, game, self.params)
-
-    def batch_turn_player(self) -> Any | None:
-        if self.turn_game is None or not self.has_batch_form:
-            return None
-        from pdbench.games.registry import house_factories
-
-        return house_factories(self.turn_game)[self.policy](**self.params)
+        return make_policy(self.policy, agent_game(rules, seat), self.params)
 
     def problem_in_game(self, game: Game, *, negotiates: bool) -> str | None:
         from pdbench.core.errors import ConfigError

@@ -152,6 +152,13 @@ def fixed_length(rules: object) -> FixedLength | None:
     return declared() if callable(declared) else None
 
 
+def agent_game(rules: object, seat: str) -> Any:
+    """What the agent of `seat` is built with (`agents.kinds.make_agent`'s `game`): the rules'
+    optional `agent_game(seat)` (a 2x2 game's: its table seen from that seat), else the rules."""
+    declared = getattr(rules, "agent_game", None)
+    return declared(seat) if callable(declared) else rules
+
+
 @runtime_checkable
 class TurnPolicy(Protocol):
     """A house player of a turn-based game: it answers from the round_state alone (what an arena

@@ -95,11 +95,18 @@ class TurnGameEntry:
     # count or a verdict does), so `train --rounds` and a header's length ask the game.
     rounds_option: str = ""
     # The module playing a condition of house players only for many matches at once, numpy over
-    # the matches ("" : none, the turn loop plays every match): `problem(rules, players,
-    # max_turns)` says why it cannot (None: it can), `play(rules, players, game_seeds,
-    # agent_seeds)` plays, raising its `Unplayable` when it finds it cannot after all. The 2x2
-    # games name none yet: their numpy batch (`runners.batch`) plays per-match lengths and noise
-    # streams and stores rounds, not turns, so the runner still chooses it for them.
+    # the matches ("" : none, the turn loop plays every match). Each seat's player is its
+    # agent spec's `batch_player(rules, seat)` (a condition with any seat without one, or with a
+    # third role, plays the turn loop). `problem(rules, players, max_turns)` says why the
+    # module cannot play the condition (None: it can); then either
+    # - `play(rules, players, game_seeds, agent_seeds)` plays one rules object's matches into
+    #   their turns (a list per match of turns with `round`, `phase`, `actions`, `digests`,
+    #   `revealed`; and `scores`), raising its `Unplayable` when it finds it cannot after all,
+    #   and the runner stores them as the turn loop would (`runners.turn_batch`); or
+    # - `play_arrays(matches, players)` plays matches that each have their own rules (the 2x2
+    #   games', `pdbench.games.matrix.vectorised`: a drawn length and noise streams per match)
+    #   into arrays over their rounds, from which the runner writes the turn lines
+    #   (`runners.batch`: a simultaneous commit per round, no talk).
     vectorised: str = ""
     # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
     # its LLM players' prompt files, placeholders, answer parser, legal answers and answer

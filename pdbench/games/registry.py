@@ -17,7 +17,7 @@ import difflib
 import functools
 import importlib
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pdbench.core.errors import ConfigError, unknown_choice
 from pdbench.games import (
@@ -146,8 +146,12 @@ def turn_game_entry(game_id: str) -> TurnGameEntry:
 def build_turn_game(game_id: str, **options: Any) -> TurnGame[Any]:
     """The rules of `game_id` (a turn game's, or a 2x2 game's on the turn contract) for the
     variant `options` name (the rules class's fields)."""
-    rules_class = _resolve(game_entry(game_id).rules)
-    return rules_class(**options)
+    return rules_class_of(game_id)(**options)
+
+
+def rules_class_of(game_id: str) -> Callable[..., TurnGame[Any]]:
+    """The class of `game_id`'s rules (its entry's `rules`), built with a variant's options."""
+    return cast(Callable[..., TurnGame[Any]], _resolve(game_entry(game_id).rules))
 
 
 def options_recorded_only_when_set(game_id: str) -> dict[str, Any]:
@@ -223,7 +227,7 @@ Family = Literal["matrix", "turn"]
 # Every game id a config may name, with its family, from the entries. Both play on the turn loop
 # (`pdbench.runners.turns`); the family says the record shape and the analyses of a run: a 2x2
 # game's rounds are stored as rounds (`runners.matrix_run`; its policy-only conditions on the
-# batch path, `runners.batch`), a turn game's as turns.
+# vectorised path, `games.matrix.vectorised`), a turn game's as turns.
 GAME_FAMILIES: dict[str, Family] = {
     **{game_id: "matrix" for game_id in MATRIX_GAMES},
     **{game_id: "turn" for game_id in TURN_GAMES},

@@ -1,80 +1,81 @@
-"""The fast path for policy-only conditions: all replicates of a condition at once, in numpy.
-
-It plays exactly the moves the turn loop plays with the 2x2 rules (the policies' `act_batch` is
-their `act` over arrays, with the same seeded draws, and the same trembling-hand flips under
-noise) and writes the same rounds.jsonl lines (record version 2, `pdbench.games.matrix.stored`)
-byte for byte apart from timestamps; tests/integration/test_batch_equivalence.py holds it to
-that.
+"""The array path: a game whose vectorised module plays arrays over rounds (its entry's
+`vectorised`, `play_arrays`: the 2x2 games', `pdbench.games.matrix.vectorised`) plays every
+match of a condition at once here, and each match is written as the turn lines the turn loop's
+writer gives the same match (record version 2, `pdbench.games.matrix.stored`: a simultaneous
+commit per round, no talk), byte for byte apart from timestamps, with its ledger entry and the
+columns aggregation reads; tests/integration/test_batch_equivalence.py holds it to that.
 """
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import numpy as np
 import orjson
 
-from pdbench.config.schema import AgentSpec
-from pdbench.core.rng import make_rng
+from pdbench.runners.matrix_run import shared_fields, stored_options
 from pdbench.runners.plan import PlannedMatch
+from pdbench.runners.records import ledger_entry, match_columns, timestamp_utc
+from pdbench.runners.turn_batch import plays_arrays, vectorised_module, vectorised_players
 from pdbench.runners.turn_records import match_outcome
-from pdbench.strategies import Policy
-from pdbench.strategies.play import BatchArrays, play_arrays
+from pdbench.storage.run_store import FinishedMatch
+from pdbench.storage.schema import CallCounts
+from pdbench.strategies.play import BatchArrays
 
 # One match as arrays over its rounds (True = C): the actions played, their payoffs and, with
-# noise only, the actions intended; the batch core's arrays, one row of them.
+# noise only, the actions intended (the game's `play_arrays` gives one per match).
 MatchArrays = BatchArrays
 
 
-def _policy(spec: AgentSpec, planned: PlannedMatch, side: str) -> Policy:
-    """The batch-form policy a spec names, given the game from its own side; the caller only
-    batches conditions whose two agents have a batch form (`has_batch_form`)."""
-    policy = spec.batch_policy(planned.matrix_game.seen_by(side))
-    if policy is None:
+def play_batch(
+    matches: list[PlannedMatch], players: dict[str, Any] | None = None
+) -> list[MatchArrays]:
+    """Play matches of one condition together on its game's array path, `players` each seat's
+    (`turn_batch.vectorised_players`, asked of the first match when not given); each match
+    stops at its own length."""
+    module = vectorised_module(matches[0])
+    if players is None:
+        players = vectorised_players(matches[0])
+    if module is None or not plays_arrays(module) or players is None:
         raise TypeError(
-            f"condition {planned.condition.name}: {spec.display_name} has no batch form; "
-            "play it through the match loop"
+            f"condition {matches[0].condition.name} has no array path; play it on the turn loop"
         )
-    return policy
-
-
-def _tremble_draws(seeds: list[int], noise: float, longest: int) -> np.ndarray:
-    """Per match (row) and round, whether the trembling hand flips the move: the loop's draws
-    (one uniform per round from the side's noise stream)."""
-    return np.stack([make_rng(seed).random(longest) for seed in seeds]) < noise
-
-
-def play_batch(matches: list[PlannedMatch]) -> list[MatchArrays]:
-    """Play matches of one policy-only condition together; each stops at its own length."""
-    condition = matches[0].condition
-    longest = max(m.n_rounds for m in matches)
-    noise = matches[0].noise
-    flips = (
-        (
-            _tremble_draws([m.noise_seed_a for m in matches], noise, longest),
-            _tremble_draws([m.noise_seed_b for m in matches], noise, longest),
-        )
-        if noise > 0
-        else None
+    return module.play_arrays(
+        [m.rules for m in matches],
+        players,
+        [{"a": m.seed_a, "b": m.seed_b} for m in matches],
+        [m.noise_seeds for m in matches],
     )
-    played = play_arrays(
-        _policy(condition.agent_a, matches[0], "a"),
-        _policy(condition.agent_b, matches[0], "b"),
-        matches[0].matrix_game,
-        longest,
-        seeds_a=[m.seed_a for m in matches],
-        seeds_b=[m.seed_b for m in matches],
-        flips=flips,
-    )
-    return [
-        MatchArrays(
-            played.coop_a[i, : m.n_rounds],
-            played.coop_b[i, : m.n_rounds],
-            played.payoff_a[i, : m.n_rounds],
-            played.payoff_b[i, : m.n_rounds],
-            None if played.intended_a is None else played.intended_a[i, : m.n_rounds],
-            None if played.intended_b is None else played.intended_b[i, : m.n_rounds],
+
+
+def finished_batch(
+    matches: list[PlannedMatch], played: list[MatchArrays], run_id: str
+) -> list[FinishedMatch]:
+    """What the store writes for each match of one condition the array path played."""
+    timestamp = timestamp_utc(time.time())
+    bodies: dict = {}  # rendered rounds shared by replicates that played the same moves
+    done = []
+    for planned, match in zip(matches, played, strict=True):
+        done.append(
+            FinishedMatch(
+                lines=[
+                    match_lines(
+                        shared_fields(planned, run_id),
+                        match,
+                        timestamp=timestamp,
+                        seed=planned.game_seed,
+                        options=stored_options(planned),
+                        bodies=bodies,
+                    )
+                ],
+                ledger=ledger_entry(planned, len(match.coop_a), None, CallCounts()),
+                columns=match_columns(
+                    planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
+                ),
+            )
         )
-        for i, m in enumerate(matches)
-    ]
+    return done
 
 
 _ROUND_HEADS: list[bytes] = []  # per round number n: its line's fields before "actions"'s value

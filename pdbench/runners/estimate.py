@@ -37,6 +37,7 @@ from typing import Any, cast
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
+from pdbench.core.game import Game
 from pdbench.core.transcript import Transcript
 from pdbench.runners.batch_estimate import BatchPace, pace_line
 from pdbench.runners.plan import PlannedMatch
@@ -98,10 +99,11 @@ def estimate_plan(
         longest[match.condition.name] = max(longest.get(match.condition.name, 0), match.n_rounds)
     per_round: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for match in plan:
-        if match.turn_game is not None:
+        table = match.table
+        if table is None:
             _note_turn_game(match, estimates)
             continue
-        talk = match.matrix_game.negotiation
+        talk = table.negotiation
         turns = talk.exchanges if talk is not None else 0
         for side, spec in (("a", match.condition.agent_a), ("b", match.condition.agent_b)):
             if not spec.uses_provider:
@@ -116,7 +118,7 @@ def estimate_plan(
                 count = estimate._seen["count"]
                 rounds = longest[match.condition.name]
                 per_round[counts_key] = _round_tokens(
-                    agent, match, side, project_root, count, rounds
+                    agent, match, table, side, project_root, count, rounds
                 )
             _add_match(estimate, agent, per_round[counts_key][: match.n_rounds], turns)
     for estimate in estimates.values():
@@ -178,6 +180,7 @@ def _rough_tokens(text: str) -> list[int]:
 def _round_tokens(
     agent: LLMAgentSpec,
     match: PlannedMatch,
+    table: Game,
     side: str,
     project_root: Path,
     encode: Callable[[str], Sequence[int]],
@@ -186,9 +189,7 @@ def _round_tokens(
     """(input tokens, of them shared with the previous round's prompt) for every round, the
     rounds played by the one match loop as mutual cooperation (its history lines' words barely
     depend on the moves)."""
-    builder = PromptBuilder(
-        agent, game=match.matrix_game, horizon=match.horizon, project_root=project_root
-    )
+    builder = PromptBuilder(agent, game=table, horizon=match.horizon, project_root=project_root)
     counts: list[tuple[int, int]] = []
     previous: Sequence[int] = ()
 
@@ -209,7 +210,7 @@ def _round_tokens(
         previous = tokens
         return Action.C, Action.C
 
-    run_at_once(play_rounds(match.matrix_game, rounds, render, Transcript()))
+    run_at_once(play_rounds(table, rounds, render, Transcript()))
     return counts
 
 

@@ -12,8 +12,8 @@ answer synchronously and never yield.
 
 With noise (a trembling hand), each side's intended action is flipped with probability `noise`,
 drawn from that side's own stream, one draw per round; the flipped action is the one played,
-scored and shown to both agents afterwards. The batch path (`runners.batch`) draws the same
-numbers.
+scored and shown to both agents afterwards. The numpy path (`games.matrix.vectorised`) draws the
+same numbers.
 
 In a game with a negotiation phase (`game.negotiation`), each round opens with the agents' messages
 (`runners.negotiation`); both then commit seeing the whole conversation, and the round keeps it.

@@ -5,8 +5,8 @@ and the columns aggregation reads are the match loop's (`runners.records`, from 
 given back as `runners.match.MatchResult`), so the counts, the aggregates and every analysis
 equal those of the same match stored as version 1 (tests/integration/test_matrix_equivalence.py
 reads the lines back through the projection and compares them with the reference loop's). The
-numpy batch path (`runners.batch`) stays the fast path of policy-only conditions and writes the
-same lines.
+numpy path of policy-only conditions (the entries' `vectorised`, `games.matrix.vectorised`) is
+their fast path, and `runners.batch` writes the same lines for it.
 
 Each seat's agent is seated by `games.matrix.seat.MatrixSeat`, which keeps its answers as the
 agent gave them; what the turn contract has no field for (a fallback the agent played itself,
@@ -29,7 +29,6 @@ from pdbench.games.matrix.rules import MatrixGame
 from pdbench.games.matrix.seat import MatrixSeat
 from pdbench.games.matrix.state import MatrixState, Message
 from pdbench.games.matrix.stored import FAMILY, match_options
-from pdbench.games.registry import build_turn_game
 from pdbench.runners.match import MatchResult, RoundResult
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.records import (
@@ -51,16 +50,9 @@ ASK_ONCE = SeatRule(on_invalid="fallback", retries=0)
 
 
 def matrix_rules(planned: PlannedMatch) -> MatrixGame:
-    """The rules of one planned 2x2 match, its game's entry's (`pdbench.games.<id>.rules`: its
-    id and AgentDuel spelling): the condition's game (from seat a's side, as the condition changed
-    it), the match's length (a geometric horizon's drawn one) and its noise."""
-    rules = build_turn_game(
-        planned.game_id,
-        game=planned.matrix_game,
-        rounds=planned.n_rounds,
-        noise=planned.noise,
-        rounds_shown=planned.horizon.type == "fixed",
-    )
+    """The rules of one planned 2x2 match (the plan built them: its game's entry's rules class
+    with the condition's table, the match's length and its noise)."""
+    rules = planned.rules
     assert isinstance(rules, MatrixGame), f"{planned.game_id} is no 2x2 game"
     return rules
 

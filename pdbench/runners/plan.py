@@ -16,6 +16,7 @@ from pdbench.core import rng
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.games.base import fixed_length
+from pdbench.games.matrix.rules import matrix_table
 from pdbench.storage.manifest import Sampling
 
 
@@ -27,7 +28,11 @@ class PlannedMatch:
     horizon_seed: int
     seed_a: int
     seed_b: int
-    game: Game | None  # a 2x2 game (None: the condition plays the turn game below)
+    # The rules the match is played with (`games.base.TurnGame`): a turn game's variant, whose
+    # matches end by the rules (or at game.max_turns: the horizon does not apply); a 2x2 game's
+    # `games.matrix.rules.MatrixGame` with the condition's table, this match's length (a
+    # geometric horizon's drawn one) and its noise. Matches of the same length share one.
+    rules: Any
     horizon: FixedHorizon | GeometricHorizon
     # The run's deal, for the streams derived while the match is played (an LLM agent's option
     # order and mock draws, a third party's seed): keyed like the seeds above.
@@ -37,9 +42,7 @@ class PlannedMatch:
     noise: float = 0.0
     noise_seed_a: int = 0
     noise_seed_b: int = 0
-    # A turn-based game (`pdbench.games`): its rules and the seed of the match's chance (dice).
-    # Its matches end by the rules (or at game.max_turns): the horizon does not apply.
-    turn_game: Any = None
+    # The seed of the match's chance (a turn game's dice), for replays.
     game_seed: int = 0
 
     @property
@@ -47,10 +50,10 @@ class PlannedMatch:
         return self.condition.game.id
 
     @property
-    def matrix_game(self) -> Game:
-        if self.game is None:
-            raise TypeError(f"{self.game_id} is a turn game")
-        return self.game
+    def table(self) -> Game | None:
+        """The 2x2 table the match's rules play (`games.matrix.rules.matrix_table`: payoffs,
+        labels, negotiation, from seat a's side); None for a game of another family."""
+        return matrix_table(self.rules)
 
     @property
     def noise_seeds(self) -> tuple[int, int]:
@@ -63,14 +66,14 @@ class PlannedMatch:
     @property
     def seeds(self) -> dict[str, int]:
         seeds = {"horizon": self.horizon_seed, "agent_a": self.seed_a, "agent_b": self.seed_b}
-        if self.turn_game is not None:  # the dice (a turn game's chance), for replays
+        if self.table is None:  # the dice (a turn game's chance), for replays
             seeds["game"] = self.game_seed
         return seeds
 
     @property
     def most_turns(self) -> int:
         """A turn game's most turns: the length its rules fix, else (and at most) game.max_turns."""
-        length = fixed_length(self.turn_game)
+        length = fixed_length(self.rules)
         cap = self.condition.game.max_turns
         return cap if length is None else min(length.turns, cap)
 
@@ -78,9 +81,10 @@ class PlannedMatch:
     def max_llm_calls(self) -> int:
         """Upper bound on provider calls: every LLM agent, every round, every retry, and one
         call per negotiate turn."""
-        if self.game is None:  # a turn game: every turn, every retry, at most max_turns turns
+        table = self.table
+        if table is None:  # a turn game: every turn, every retry, at most max_turns turns
             match_turns = self.most_turns  # rules that fix the length bound it closer
-            length = fixed_length(self.turn_game)
+            length = fixed_length(self.rules)
             seat_turns = match_turns if length is None else min(length.turns_per_seat, match_turns)
             players = self.condition.players
             return sum(
@@ -88,7 +92,7 @@ class PlannedMatch:
                 * agent.provider_calls_per_round(0)
                 for field, agent in self.condition.agents.items()
             )
-        talk = self.game.negotiation
+        talk = table.negotiation
         turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange
         return sum(
             self.n_rounds * agent.provider_calls_per_round(turns)
@@ -121,30 +125,32 @@ def plan_matches(spec: ExperimentSpec, deal: rng.Deal) -> list[PlannedMatch]:
     ]
     plan = []
     for condition in spec.conditions:
-        turn_game = condition.game.build_turn() if condition.game.is_turn_game else None
-        game = None if turn_game is not None else condition.game.build()
         horizon = condition.horizon.build()
+        # a turn game's rounds are the rules'; its cap is game.max_turns
+        turn_game = condition.game.is_turn_game
+        rules_of = condition.game.rules_builder(rounds_shown=horizon.type == "fixed")
+        rules_by_length: dict[int, Any] = {}  # one rules object per length the matches draw
         for replicate, (horizon_seed, seed_a, seed_b, noise_a, noise_b, game_seed) in enumerate(
             seeds
         ):
+            n_rounds = condition.game.max_turns if turn_game else _length(horizon, horizon_seed)
+            rules = rules_by_length.get(n_rounds)
+            if rules is None:
+                rules = rules_by_length[n_rounds] = rules_of(n_rounds)
             plan.append(
                 PlannedMatch(
                     condition=condition,
                     replicate=replicate,
-                    # a turn game's rounds are the rules'; its cap is game.max_turns
-                    n_rounds=_length(horizon, horizon_seed)
-                    if turn_game is None
-                    else condition.game.max_turns,
+                    n_rounds=n_rounds,
                     horizon_seed=horizon_seed,
                     seed_a=seed_a,
                     seed_b=seed_b,
-                    game=game,
+                    rules=rules,
                     horizon=horizon,
                     deal=deal,
                     noise=condition.game.noise,
                     noise_seed_a=noise_a,
                     noise_seed_b=noise_b,
-                    turn_game=turn_game,
                     game_seed=game_seed,
                 )
             )

@@ -2,11 +2,11 @@
 
 Matches run concurrently on one event loop (LLM agents wait on providers, bounded by the gateway's
 `max_concurrency`); the `OrderedWriter` stores them strictly in plan order. Every match is played
-by the turn loop (`runners.turns`): a 2x2 game's with the rules of `pdbench.games.matrix`, stored
-as the match loop stored it (`runners.matrix_run`), a turn game's by `runners.turn_run`. Fast
-paths: policy-only 2x2 conditions are played as numpy batches (`runners.batch`), and a turn
-game's conditions of house players, when the game has a vectorised path, together
-(`runners.turn_batch`). A transport
+by the turn loop (`runners.turns`) with the match's rules (`PlannedMatch.rules`): a 2x2 game's
+stored by `runners.matrix_run`, a turn game's by `runners.turn_run`. The fast path: a condition
+of house players or policies only, when its game's entry names a vectorised path that can play
+it, all its matches together (`runners.turn_batch` for turns; `runners.batch` for a game that
+plays arrays over rounds, the 2x2 games without talk). A transport
 failure or a spent budget sets the `Halt` (no new match starts); `runners.experiment` turns it,
 and what was stored, into the run's status.
 """
@@ -15,28 +15,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pdbench.agents.base import AgentBase, AgentContext
-from pdbench.agents.kinds import is_batchable, make_agent
+from pdbench.agents.kinds import make_agent
 from pdbench.core.errors import BudgetExhausted, StopRequested
+from pdbench.games.base import agent_game
 from pdbench.providers.base import TransportFailure
-from pdbench.runners.batch import match_lines, play_batch
-from pdbench.runners.matrix_run import (
-    finished_matrix_match,
-    play_matrix,
-    shared_fields,
-    stored_options,
-)
+from pdbench.runners.batch import finished_batch, play_batch
+from pdbench.runners.matrix_run import finished_matrix_match, play_matrix
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.prepare import LoadedExperiment
-from pdbench.runners.records import ledger_entry, match_columns, timestamp_utc
 from pdbench.runners.stopping import Stopping
-from pdbench.runners.turn_batch import CHUNK, play_turn_batch, vectorised_players
+from pdbench.runners.turn_batch import (
+    CHUNK,
+    play_turn_batch,
+    plays_arrays,
+    vectorised_module,
+    vectorised_players,
+)
 from pdbench.runners.turn_run import play_planned_turns
 from pdbench.runners.writer import OrderedWriter
 from pdbench.storage import manifest as manifests
@@ -70,52 +70,32 @@ def _play_batchable(
     on_match_done: MatchDone,
     store_prompts: StorePrompts,
 ) -> list[tuple[int, PlannedMatch]]:
-    """Play every policy-only condition with the batch path; return the matches left to loop."""
+    """Play every condition its game's vectorised path can play (`turn_batch.vectorised_players`:
+    house players or policies only, asked of the game's entry); return the matches left to loop."""
     groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
-    turn_groups: dict[str, list[tuple[int, PlannedMatch]]] = {}
-    players: dict[str, dict[str, Any]] = {}  # a turn condition's house players, by condition
+    players: dict[str, dict[str, Any]] = {}  # a vectorised condition's players, by condition
     rest = []
     for index, planned in enumerate(pending):
-        # Talk is played by the match loop only (the batch path has no negotiation phase);
-        # turn games by the turn loop, or together when the game has a vectorised path.
-        if planned.game is None:
-            name = planned.condition.name
-            if name not in players:
-                players[name] = vectorised_players(planned) or {}
-            if players[name]:
-                turn_groups.setdefault(name, []).append((index, planned))
-            else:
-                rest.append((index, planned))
-            continue
-        talks = planned.game.negotiation is not None
-        if not talks and is_batchable(planned.condition.agent_a, planned.condition.agent_b):
-            groups.setdefault(planned.condition.name, []).append((index, planned))
+        name = planned.condition.name
+        if name not in players:
+            players[name] = vectorised_players(planned) or {}
+        if players[name]:
+            groups.setdefault(name, []).append((index, planned))
         else:
             rest.append((index, planned))
-    for members in groups.values():
-        arrays = play_batch([planned for _, planned in members])
-        timestamp = timestamp_utc(time.time())
-        bodies: dict = {}  # rendered rounds shared by replicates that played the same moves
-        for (index, planned), match in zip(members, arrays, strict=True):
-            finished = FinishedMatch(
-                lines=[
-                    match_lines(
-                        shared_fields(planned, run_id),
-                        match,
-                        timestamp=timestamp,
-                        seed=planned.game_seed,
-                        options=stored_options(planned),
-                        bodies=bodies,
-                    )
-                ],
-                ledger=ledger_entry(planned, len(match.coop_a), None, CallCounts()),
-                columns=match_columns(
-                    planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
-                ),
-            )
-            writer.add(index, finished)
-            on_match_done(finished, finished.ledger.calls)
-    for name, members in turn_groups.items():
+
+    def store(members: list[tuple[int, PlannedMatch]], finished: list[FinishedMatch]) -> None:
+        for (index, _), match in zip(members, finished, strict=True):
+            writer.add(index, match)
+            on_match_done(match, match.ledger.calls)
+
+    for name, members in groups.items():
+        matches = [planned for _, planned in members]
+        module = vectorised_module(matches[0])
+        assert module is not None
+        if plays_arrays(module):  # arrays over rounds, the whole condition at once
+            store(members, finished_batch(matches, play_batch(matches, players[name]), run_id))
+            continue
         for start in range(0, len(members), CHUNK):
             chunk = members[start : start + CHUNK]
             played = play_turn_batch(
@@ -127,9 +107,7 @@ def _play_batchable(
             if played is None:  # the game found it cannot after all: the turn loop plays them
                 rest.extend(chunk)
                 continue
-            for (index, _), finished in zip(chunk, played, strict=True):
-                writer.add(index, finished)
-                on_match_done(finished, finished.ledger.calls)
+            store(chunk, played)
     return sorted(rest, key=lambda item: item[0])
 
 
@@ -152,7 +130,7 @@ def _agents_for(
     ]
     # then a turn game's third parties in the game's order; a panel plays its role's one seat
     # (pdbench.agents.panel); a role with an audit bound is asked alongside it
-    for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
+    for role in planned.rules.third_roles:
         specs = planned.condition.role_specs(role)
         audit = planned.condition.audit_of(role)
         if len(specs) == 1 and audit is not None:  # the audit's answers are stored, not played
@@ -200,9 +178,9 @@ def _agent_for(
     )
     if agent_spec is None:
         agent_spec = planned.condition.players[f"agent_{side}"]
-    # Each agent gets the game from its own side (the same game unless it is asymmetric);
-    # an agent of a turn game gets its rules.
-    game: Any = planned.turn_game if planned.game is None else planned.game.seen_by(side)
+    # A 2x2 agent gets the game from its own side (the same game unless it is asymmetric), an
+    # agent of a turn game its rules (`games.base.agent_game` asks the rules).
+    game = agent_game(planned.rules, side)
     return make_agent(agent_spec, game=game, horizon=planned.horizon, context=context)
 
 
@@ -246,7 +224,7 @@ async def play_pending(
             if halt.status is not None or stopping.requested:
                 return None  # the provider failed, the budget is spent, or a stop came
             agents = _agents_for(loaded, planned, setting)
-            if planned.turn_game is not None:
+            if planned.table is None:  # a turn game's match, stored as its turns
                 return await play_planned_turns(
                     planned,
                     agents,

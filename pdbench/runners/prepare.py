@@ -22,6 +22,8 @@ from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS, ExperimentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 from pdbench.core.redact import key_shaped_in
+from pdbench.games.base import agent_game
+from pdbench.games.matrix.rules import matrix_table
 from pdbench.games.registry import options_recorded_only_when_set
 
 # Fields that change how a run is executed or where it is stored, never what it produces.
@@ -181,13 +183,14 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
     files: dict[str, str] = {}
     warnings: list[str] = []
     for index, condition in enumerate(spec.conditions):
-        turn_game = condition.game.build_turn() if condition.game.is_turn_game else None
-        built = None if turn_game is not None else condition.game.build()
         horizon = condition.horizon.build()
+        # the rules of a one-round match: what an agent is given does not depend on the length
+        rules = condition.game.rules_builder(rounds_shown=horizon.type == "fixed")(1)
         for side, agent in condition.agents.items():  # a turn game's third parties too
             where = f"conditions[{index}]({condition.name}).{side}"
-            # the game as this agent will be given it (a turn game: its rules)
-            game: Any = turn_game if built is None else built.seen_by(side[-1])
+            # the game as this agent will be given it (a turn game: its rules; a 2x2 game: the
+            # table from the agent's side)
+            game = agent_game(rules, side.removeprefix("agent_"))
             try:
                 relatives = files_read(agent, game, horizon, config.project_root)
             except ConfigError as error:
@@ -210,7 +213,7 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
                     f"{spec.source}: {where}: {options}: the {kind} provider's options, which "
                     f"{getattr(provider, 'name', '')} does not read (ignored)"
                 )
-            if built is not None:  # the policies' warnings are about 2x2 payoffs
+            if matrix_table(rules) is not None:  # the policies' warnings are about 2x2 payoffs
                 warnings.extend(
                     f"{spec.source}: {where}.{w.field}: {w.message}" for w in agent.warnings(game)
                 )

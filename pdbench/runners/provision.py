@@ -70,7 +70,7 @@ def check_shared_answers_cached(loaded: LoadedExperiment, cache_mode: CacheMode 
     if (cache_mode or loaded.spec.run.cache.mode) != "off":
         return
     for condition in loaded.spec.conditions:
-        rules = condition.game.build_turn() if condition.game.is_turn_game else None
+        rules = condition.game.rules_builder(rounds_shown=True)(1)  # any length shares alike
         shares = bool(getattr(rules, "shares_answers", False))
         if shares and any(agent.uses_provider for agent in condition.agents.values()):
             raise ConfigError(

@@ -1,11 +1,13 @@
-"""The fast path for turn-game conditions of house players only: a game that can play many
-matches at once (its registry row's `vectorised` module, numpy over the matches) plays them here,
-and each match is stored exactly as the turn loop stores it (`turn_records`), byte for byte apart
-from timestamps; tests/integration/test_turn_batch_equivalence.py holds it to that.
+"""The fast path for conditions of house players only: a game that can play many matches at
+once (its entry's `vectorised` module, numpy over the matches) plays them here, and each match is
+stored exactly as the turn loop stores it (`turn_records`), byte for byte apart from timestamps;
+tests/integration/test_turn_batch_equivalence.py holds it to that. A module that plays arrays
+(`play_arrays`: the 2x2 games') is played by `runners.batch`, which writes their lines.
 
-As for the 2x2 batch path (`runners.batch`), the runner asks first whether a condition can take
-it (`vectorised_players`): every seat a house player with a vectorised act, no third role, and
-the game's own `problem` says nothing against the variant. Anything else plays the turn loop.
+The runner asks first whether a condition can take it (`vectorised_players`), the same question
+for every game: every seat's agent has a player there (its spec's `batch_player`), no third
+role, and the game's own `problem` says nothing against the variant. Anything else plays the
+turn loop.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from pdbench.agents.kinds import is_batchable
-from pdbench.games.registry import turn_game_entry
+from pdbench.games.registry import game_entry
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.turn_records import finished_turn_match
 from pdbench.runners.turn_run import third_party_seed
@@ -30,26 +32,35 @@ CHUNK = 1000
 
 
 def vectorised_module(planned: PlannedMatch) -> ModuleType | None:
-    entry = turn_game_entry(planned.game_id)
+    """The game's vectorised module (its entry's `vectorised`), None when it has none."""
+    entry = game_entry(planned.game_id)
     return importlib.import_module(entry.vectorised) if entry.vectorised else None
+
+
+def plays_arrays(module: ModuleType) -> bool:
+    """Whether a vectorised module plays arrays over rounds (`play_arrays`, written by
+    `runners.batch`) rather than turns (`play`): `games.entry.TurnGameEntry.vectorised`."""
+    return callable(getattr(module, "play_arrays", None))
 
 
 def vectorised_players(planned: PlannedMatch) -> dict[str, Any] | None:
     """Each seat's house player when the condition of `planned` can be played vectorised (see
     the module docstring), else None."""
     condition = planned.condition
-    if planned.turn_game is None or planned.turn_game.third_roles:
+    if planned.rules.third_roles:
         return None
     module = vectorised_module(planned)
     if module is None or not is_batchable(*condition.players.values()):
         return None
     players = {
-        side.removeprefix("agent_"): spec.batch_turn_player()
-        for side, spec in condition.players.items()
+        seat: spec.batch_player(planned.rules, seat)
+        for seat, spec in (
+            (side.removeprefix("agent_"), spec) for side, spec in condition.players.items()
+        )
     }
     if any(player is None for player in players.values()):
         return None
-    if module.problem(planned.turn_game, players, condition.game.max_turns) is not None:
+    if module.problem(planned.rules, players, condition.game.max_turns) is not None:
         return None
     return players
 
@@ -80,7 +91,7 @@ def play_turn_batch(
     seats = list(players)
     try:
         played = module.play(
-            matches[0].turn_game,
+            matches[0].rules,
             players,
             [m.game_seed for m in matches],
             [_agent_seeds(m, seats) for m in matches],

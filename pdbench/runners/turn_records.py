@@ -127,7 +127,7 @@ def turn_lines(
         side.removeprefix("agent_"): spec.can_fail_to_answer
         for side, spec in condition.players.items()
     }
-    rules = planned.turn_game
+    rules = planned.rules
     is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
     # the fields the rules are built from (not those they derive, e.g. passcode's loaded words)
     options = recorded_options(rules) if is_instance else {}
@@ -205,7 +205,7 @@ def seat_rules(planned: PlannedMatch) -> dict[str, SeatRule]:
     agent's config."""
     condition = planned.condition
     roles = {side.removeprefix("agent_"): spec for side, spec in condition.players.items()}
-    for role in planned.turn_game.third_roles if planned.turn_game is not None else ():
+    for role in planned.rules.third_roles:
         if condition.role_specs(role):  # a panel follows its chair's (the first member's)
             roles[role] = condition.role_specs(role)[0]
     return {

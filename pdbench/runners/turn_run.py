@@ -31,10 +31,10 @@ async def play_planned_turns(
     roles in order); None when it must stay unfinished (a provider failed, the budget is spent,
     a stop came: `halt` is told the run's status and why)."""
     seats = tuple(side.removeprefix("agent_") for side in planned.condition.players)
-    roles = (*seats, *planned.turn_game.third_roles)
+    roles = (*seats, *planned.rules.third_roles)
     try:
         result = await play_turn_match(
-            planned.turn_game,
+            planned.rules,
             dict(zip(roles, agents, strict=True)),
             seed=planned.game_seed,
             agent_seeds={
@@ -45,7 +45,7 @@ async def play_planned_turns(
             },
             rules=seat_rules(planned),
             max_turns=planned.condition.game.max_turns,
-            record_digests=stores_observations(planned.turn_game),
+            record_digests=stores_observations(planned.rules),
         )
     except TransportFailure as failure:
         halt(manifests.STATUS_INCOMPLETE, str(failure))

@@ -5,7 +5,8 @@ The match loop, `play_rounds`, is the reference loop of a 2x2 match (pdbench.run
 agents that wait on providers, negotiation, the trembling hand and the records; the runner plays
 2x2 matches on the one turn loop with pdbench.games.matrix's rules, held to this loop's rounds by
 the tests); the batch core, `play_arrays`, is the one the runner's fast path plays
-(pdbench.runners.batch adds the trembling hand's draws and the records). The conformance checker
+(pdbench.games.matrix.vectorised adds the trembling hand's draws, pdbench.runners.batch the
+records). The conformance checker
 compares the loop with the batch form.
 """
 

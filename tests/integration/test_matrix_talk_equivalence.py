@@ -7,6 +7,7 @@ the talk keeps the same rounds, error and paid attempts."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 from helpers import TEST_DEAL
@@ -123,7 +124,7 @@ def test_scripted_talkers_say_and_see_the_same_conversation_on_both_loops(noise)
         }
     )
     for planned in plan_matches(spec, TEST_DEAL):
-        planned = PlannedMatch(**{**vars(planned), "game": game})
+        planned = PlannedMatch(**{**vars(planned), "rules": replace(planned.rules, game=game)})
         on_loop = {s: Recording(t) for s, t in _talkers().items()}
         on_turns = {s: Recording(t) for s, t in _talkers().items()}
         loop = asyncio.run(play_on_loop(planned, on_loop))  # type: ignore[arg-type]
@@ -180,9 +181,8 @@ def test_an_abort_keeps_the_same_rounds_error_and_paid_attempts_on_both_loops(at
         }
     )
     (planned,) = plan_matches(spec, TEST_DEAL)
-    planned = PlannedMatch(
-        **{**vars(planned), "game": GAMES["split_or_steal"].with_changes(negotiation=talk)}
-    )
+    talking = GAMES["split_or_steal"].with_changes(negotiation=talk)
+    planned = PlannedMatch(**{**vars(planned), "rules": replace(planned.rules, game=talking)})
 
     def agents() -> dict[str, AgentBase]:
         said = [Utterance(f"b{i}", attempts=(_hook(f"b{i}"),)) for i in range(1, 9)]

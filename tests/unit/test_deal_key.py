@@ -174,8 +174,8 @@ def test_what_a_turn_game_deals_depends_on_the_key(game_id):
 
     def dealt(deal) -> tuple[list, list]:
         plan = plan_matches(spec(turn_condition(game_id)), deal)
-        secrets = [DEALT[game_id](m.turn_game, m.game_seed) for m in plan]
-        thirds = [third_party_seed(m, role) for m in plan for role in m.turn_game.third_roles]
+        secrets = [DEALT[game_id](m.rules, m.game_seed) for m in plan]
+        thirds = [third_party_seed(m, role) for m in plan for role in m.rules.third_roles]
         return secrets, thirds
 
     mine, theirs = dealt(TEST_DEAL), dealt(OTHER_DEAL)

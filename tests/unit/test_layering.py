@@ -91,6 +91,9 @@ GAME_MODULE_ROLES: dict[str, set[str]] = {
     # the ladder's reader of a run's matches of the game (`TurnGameEntry.outcomes`): read from
     # stored runs, into the ladder's outcome rows
     "outcomes": {"core", "games", "storage", "analysis", "ladder.outcomes"},
+    # many matches at once (the entry's `vectorised`): a 2x2 game's plays the classic
+    # strategies' numpy forms (strategies)
+    "vectorised": {"core", "games", "strategies"},
     # any 2x2 agent seated in the turn loop (agents.base: the hooks it is called through)
     "seat": {"core", "games", "agents.base"},
 }
@@ -317,11 +320,11 @@ def test_the_analyses_are_grouped_by_job():
     assert not run_named, f"analysis modules named like runners: {run_named}"
 
 
-# A line telling a 2x2 game from a turn game: the entry's table, a planned match's two games
-# (`game` / `turn_game`, `matrix_game`), a spec's or a run's family test, the family's name
-# compared, a turn line told apart by its keys.
+# A line telling a 2x2 game from a turn game: the entry's table, a match's 2x2 table asked of
+# its rules (`matrix_table`, `PlannedMatch.table`) and found missing, a spec's or a run's family
+# test, the family's name compared, a turn line told apart by its keys.
 _FAMILY_BRANCH = re.compile(
-    r"\.table is (?:not )?None|\bentry\.table\b"
+    r"\btable is (?:not )?None|\bentry\.table\b|\bmatrix_table\("
     r"|\b(?:planned|self|match|m|matches\[0\])\.game is (?:not )?None"
     r"|\bturn_game is (?:not )?None|\bmatrix_game\b"
     r"|\bis_turn_game\b|\bis_turn_run\b|\bplays_turn_game\b|\bturn_game=(?!turn_game|True)"
@@ -332,11 +335,12 @@ _FAMILY_BRANCH = re.compile(
 # Lines outside pdbench/games/ that branch on the family (counted 2026-11-29: 75 before the 2x2
 # games' metric rows, mock and viewer page were named by their entries, 69 after, 67 once the
 # ladder read every run through the games' entries, 65 with one end-of-run table, 62 with one
-# entry point of aggregation). What is left is the record shape (rounds or turns: the
-# analyses' readers, the viewer's run facts), the planned match's two games and the batch
-# path's choice (runners), the LLM agent's 2x2 prompts and the config's family checks: each step
-# lowers it, none adds to it.
-FAMILY_CEILING = 62
+# entry point of aggregation, and fewer once a planned match held its rules (no game/turn_game
+# pair) and the 2x2 batch became the entries' vectorised path, counting the 2x2 table asked of
+# the rules). What is left is the record shape (rounds or turns: the analyses' readers, the
+# viewer's run facts), a 2x2 match's storing and its ledger seeds (runners), the LLM agent's
+# 2x2 seat and the config's family checks: each step lowers it, none adds to it.
+FAMILY_CEILING = 51
 # The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
 # part modules, which only the entries name (as strings): the generic code asks the entry.
 _PART_FINDERS = (

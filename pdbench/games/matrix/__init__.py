@@ -22,22 +22,18 @@ entry), as the debate family serves the two debates.
   and tabs, a `pdbench.ui.game_views.RunPage`).
 - `outcomes`: the ladder's reader of a run's 2x2 matches (the entries' `outcomes`: every
   round checked against the table, numpy).
-- `matrix_entry` below: a 2x2 game's entry, from its table.
-
+- `vectorised`: a condition of two policies without talk, all its matches at once in numpy (the
+  entries' `vectorised`; the runner writes its lines, `runners.batch`).
 - `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
   (record version 2) to the round records every 2x2 reader reads (record version 1's lines).
+- `matrix_entry` below: a 2x2 game's entry, from its table.
 
 The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
-stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the numpy
-batch path (`runners.batch`), which writes the same lines; `registry.GAME_FAMILIES` says
+stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the
+entries' vectorised path, whose lines `runners.batch` writes the same; `registry.GAME_FAMILIES` says
 "matrix" for the analyses that read it. `pdbench.games.tables` gathers the entries'
 tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
 their checker, which import nothing of pdbench.games, are given a game by their caller.
-
-What the entries do not name yet, and why: the numpy batch path (`runners.batch`, chosen by the
-runner for a policy-only condition without talk: it plays each match's own length and noise
-streams and stores rounds, where `vectorised` plays one rules object into turns; it moves with
-the one record shape).
 """
 
 from __future__ import annotations
@@ -50,7 +46,7 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
     """The entry of the 2x2 game whose table is `table`: its `rules` class ("module:Class"), its
     id, AgentDuel spelling and what the ladder ranks on from the table, and the family's parts:
     its house players, metric rows, LLM prompts, the ladder's reader, its aggregation, the mock's
-    play and the viewer's page."""
+    play, the viewer's page and the vectorised path."""
     return TurnGameEntry(
         id=table.id,
         platform_name=table.arena_id,
@@ -73,5 +69,7 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file
         training_opponents=("tft",),
+        # a condition of two policies without talk, all its matches at once in numpy
+        vectorised="pdbench.games.matrix.vectorised",
         table=table,
     )

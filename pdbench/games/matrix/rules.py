@@ -1,6 +1,6 @@
 """A 2x2 matrix game (`pdbench.core.game.Game`: the dilemmas, split or steal) played for `rounds`
 rounds as a turn game: pure methods over an immutable state (`state`), the same rounds the match
-loop (`pdbench.runners.match`) and its numpy fast path (`pdbench.runners.batch`) play.
+loop (`pdbench.runners.match`) and its numpy fast path (`pdbench.games.matrix.vectorised`) play.
 
 Each round:
 - `talk` (only when the game has a negotiation, `core.talk.Negotiation`): one seat to move per
@@ -55,7 +55,7 @@ _TALK = "talk"
 @functools.lru_cache(maxsize=4096)
 def flips(noise_seed: int, noise: float, rounds: int) -> tuple[bool, ...]:
     """Per round, whether the trembling hand of the stream `noise_seed` flips the move: one
-    uniform draw per round, in order (`TremblingHand`; `runners.batch` draws the same array).
+    uniform draw per round, in order (`TremblingHand`; `vectorised` draws the same array).
     Cached: a match asks once per round, and the draws are a pure function of the three."""
     if noise <= 0:
         return (False,) * rounds
@@ -290,6 +290,11 @@ class MatrixGame:
             turns_per_seat=self.rounds * (exchanges + 1),
         )
 
+    def agent_game(self, seat: str) -> Game:
+        """What an agent of `seat` is built with (`games.base.agent_game`): the 2x2 agents read
+        the game's table from their own side (payoffs and labels as that seat sees them)."""
+        return self.game.seen_by(seat)
+
     def redraw_hidden(self, state: MatrixState, seat: str, rng: Any) -> MatrixState:
         """The same state with what `seat` may not see drawn again (`pdbench check-game`): the
         seed and both noise streams (the flips to come) and the other seat's intended moves
@@ -306,6 +311,13 @@ class MatrixGame:
             noise_seeds=(int(seeds[1]), int(seeds[2])),
             finished=finished,
         )
+
+
+def matrix_table(rules: object) -> Game | None:
+    """The 2x2 table (`core.game.Game`: payoffs, labels, negotiation) the rules of a 2x2 game
+    play, from seat a's side; None for the rules of a game of another family. The one question
+    code outside the matrix family asks of a match's rules when it needs a 2x2 table."""
+    return rules.game if isinstance(rules, MatrixGame) else None
 
 
 def _with(pair: tuple[Action, Action], index: int, move: Action) -> tuple[Action, Action]:
