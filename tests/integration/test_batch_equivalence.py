@@ -33,6 +33,20 @@ from pdbench.strategies import POLICIES, make_policy
 PROJECT = Path(__file__).resolve().parents[2]
 
 
+def _batch_round_lines(planned, arrays, bodies) -> bytes:
+    """The batch path's lines of one match, as the round records they project to (v1 lines)."""
+    return as_round_lines(
+        match_lines(
+            shared_fields(planned, "r"),
+            arrays,
+            timestamp="t",
+            seed=planned.game_seed,
+            options=stored_options(planned),
+            bodies=bodies,
+        )
+    )
+
+
 def _without_timestamps(blob: bytes) -> list[dict]:
     records = [orjson.loads(line) for line in blob.splitlines()]
     for record in records:
@@ -89,16 +103,7 @@ def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
                 disclose_rounds=True,
             )
             loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
-            batch_blob = as_round_lines(
-                match_lines(
-                    shared_fields(planned, "r"),
-                    arrays,
-                    timestamp="t",
-                    seed=planned.game_seed,
-                    options=stored_options(planned),
-                    bodies=bodies,
-                )
-            )
+            batch_blob = _batch_round_lines(planned, arrays, bodies)
             assert _without_timestamps(batch_blob) == _without_timestamps(loop_blob), (
                 f"{planned.condition.name} replicate {planned.replicate}"
             )
@@ -183,16 +188,7 @@ def test_noise_and_asymmetric_games_write_the_same_bytes_on_both_paths(game, noi
                 noise_seeds=planned.noise_seeds,
             )
             loop_blob = b"".join(round_lines(planned, loop, run_id="r", store_prompts=True))
-            batch_blob = as_round_lines(
-                match_lines(
-                    shared_fields(planned, "r"),
-                    arrays,
-                    timestamp="t",
-                    seed=planned.game_seed,
-                    options=stored_options(planned),
-                    bodies=bodies,
-                )
-            )
+            batch_blob = _batch_round_lines(planned, arrays, bodies)
             where = f"{condition.name} replicate {planned.replicate}"
             assert _without_timestamp_values(batch_blob) == _without_timestamp_values(loop_blob), (
                 where
