@@ -39,9 +39,9 @@ ALLOWED: dict[str, set[str]] = {
         "storage.safe_files",
     },
     "agents": {"core", "strategies", "games", "config", "providers", "storage.schema"},
-    # games.matrix: the reader gives a 2x2 run's rounds whichever record version stored them,
-    # through the 2x2 family's one projection (games/matrix/stored.py, pure)
-    "storage": {"core", "games.matrix"},
+    # a 2x2 run's rounds are projected through storage.line_projection, registered by the front
+    # door (pdbench/__init__): storage names no game family
+    "storage": {"core"},
     "analysis": {"core", "storage", "strategies", "games"},
     # ratings across runs from stored outcomes; agent identities come from the specs (config)
     "ladder": {"core", "storage", "analysis", "config", "games"},
