@@ -178,13 +178,13 @@ def _print_turn_measures(run_dir: Path) -> bool:
     """Any other turn game's run (no C/D rounds to fingerprint): print its game's measures per
     condition and seat with their intervals (pdbench.cli.turn_measures); True when it was one.
     Nothing is written: aggregates.parquet holds every value."""
-    from pdbench.analysis.metrics.turn_aggregates import is_turn_run
+    from pdbench.analysis.metrics.aggregate import reads_rounds
     from pdbench.analysis.per_run.aggregates import read_aggregates
     from pdbench.cli.turn_measures import measure_lines
     from pdbench.storage.reader import RunReader
     from pdbench.storage.run_store import read_manifest
 
-    if not is_turn_run(read_manifest(run_dir)):
+    if reads_rounds(read_manifest(run_dir)):
         return False
     aggregates = read_aggregates(RunReader.open(run_dir))
     report = measure_lines(aggregates.table)

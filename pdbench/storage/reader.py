@@ -11,7 +11,8 @@ Aggregates (stored or computed in memory) are read through `pdbench.analysis.per
 
 A 2x2 run's rounds are given as round records whichever record version stored them: a version-2
 match's turn lines (the line says `family` "matrix") through the one projection of the 2x2
-family (`pdbench.games.matrix.stored`), a version-1 line as it is.
+family (`pdbench.games.matrix.stored`, reached through `pdbench.storage.line_projection`:
+storage names no family), a version-1 line as it is.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from pathlib import Path
 import orjson
 
 from pdbench.core.errors import PdbenchError
-from pdbench.games.matrix.stored import as_rounds
 from pdbench.storage import jsonl
 from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.line_projection import as_rounds
 from pdbench.storage.manifest import RunManifest, merge_manifests
 from pdbench.storage.run_store import read_ledger, read_manifest
 from pdbench.storage.schema import (

@@ -26,10 +26,10 @@ from pydantic import ValidationError
 
 from pdbench.core.errors import PdbenchError, WriteFailed
 from pdbench.core.redact import redact_bytes, secret_env_values
-from pdbench.games.matrix.stored import as_round_lines
 from pdbench.storage import jsonl, recovery
 from pdbench.storage.deal_key import DEAL_KEY_FILE
 from pdbench.storage.ledger import LedgerEntry
+from pdbench.storage.line_projection import as_round_lines
 from pdbench.storage.manifest import RECORD_VERSION, RunManifest, utc_now
 from pdbench.storage.run_owner import OWNER_FILE, RunOwner
 from pdbench.storage.safe_files import open_no_follow, refuse_links
@@ -52,7 +52,7 @@ def redacted_lines(
 ) -> list[bytes]:
     """A match's lines with secrets redacted (pdbench.core.redact), in the run's record version
     (a run begun as version 1 goes on in it: a 2x2 match's lines as the version-1 lines they
-    project to, `pdbench.games.matrix.stored`, the one projection the readers use). A match no
+    project to, `pdbench.storage.line_projection`, the one projection the readers use). A match no
     provider or agent file took part in holds only numbers and names, and names are redacted
     where they are made, so its lines are kept as they are without a look (a policy run writes
     millions of them)."""

@@ -1,7 +1,7 @@
 """Issue 43: one entry point computes aggregates.parquet for any run, asking the run's games'
 entries how (`TurnGameEntry.aggregates`): the 2x2 games their rounds' aggregation, every other
 game (a plugin's included) the replay of its metric rows by default. It was chosen by the family
-(`is_turn_run`), so a game could not bring its own."""
+(`is_turn_run`, gone), so a game could not bring its own."""
 
 from __future__ import annotations
 

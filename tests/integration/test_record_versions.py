@@ -185,3 +185,49 @@ def test_the_columns_read_of_a_2x2_run_are_its_projected_rounds(tmp_path):
     assert columns.column("agent_a_intended").null_count == 0  # noise: every round says it
     assert any(columns.column("conversation").to_pylist())
     assert columns.column("agent_a_invalid_outputs").to_pylist().count(None) < len(columns)
+
+
+NOTEBOOK = """
+import json, sys
+from pdbench.storage.reader import RunReader
+
+reader = RunReader.open(sys.argv[1])
+loaded_before = "pdbench.games.matrix.stored" in sys.modules
+print(json.dumps({"loaded_before": loaded_before, "rounds": list(reader.rounds())}))
+"""
+
+
+def test_a_notebook_importing_only_the_reader_reads_a_2x2_runs_rounds(tmp_path):
+    """Storage names no game family: the 2x2 projection reaches `RunReader` through
+    `pdbench.storage.line_projection`, which pdbench's front door registers. A process that
+    imports only the reader (a notebook) gets the round records every command reads, and the
+    2x2 family is loaded at the first read, not at import."""
+    import subprocess
+    import sys
+
+    from pdbench.runners.experiment import run_experiment
+    from pdbench.runners.prepare import load
+
+    experiment = tmp_path / "policies.yaml"
+    experiment.write_text(
+        "run: {seed: 3, replicates: 2, output_dir: OUT}\n"
+        "horizon: {type: fixed, rounds: 4}\n"
+        "conditions:\n"
+        "  - {name: p, game: {id: pd, noise: 0.2}, agent_a: tft, agent_b: random}\n".replace(
+            "OUT", str(tmp_path / "runs")
+        )
+    )
+    run_dir = run_experiment(load(experiment, project_root=PROJECT)).run_dir
+    assert orjson.loads((run_dir / "rounds.jsonl").read_bytes().splitlines()[0])["family"] == (
+        "matrix"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", NOTEBOOK, str(run_dir)],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+    )
+    seen = orjson.loads(done.stdout)
+    assert seen["loaded_before"] is False
+    assert seen["rounds"] == list(RunReader.open(run_dir).rounds())
+    assert len(seen["rounds"]) == 2 * 4 and "agent_a_intended" in seen["rounds"][0]

@@ -292,6 +292,14 @@ def aggregation_of(manifest: RunManifest) -> Aggregation:
     return aggregation
 
 
+def reads_rounds(manifest: RunManifest) -> bool:
+    """Whether the run's matches are read as 2x2 round records (the C/D rounds that analyze's
+    fingerprints and a tournament's matrix read), asked of its games' entries: their matches
+    are aggregated by their rounds (`aggregate_rounds`, `aggregation_of`). Otherwise they are
+    turn lines, each game's own (its measures, a population's encounters)."""
+    return bool(manifest.matchups) and aggregation_of(manifest) is aggregate_rounds
+
+
 def aggregate_rounds(
     run_dir: Path,
     manifest: RunManifest,

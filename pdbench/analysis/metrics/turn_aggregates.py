@@ -30,7 +30,7 @@ import pandas as pd
 from pdbench.core.errors import PdbenchError
 from pdbench.core.seats import seats_among
 from pdbench.games.metric_rows import GameMatch, game_metric_rows, measure_match
-from pdbench.games.registry import GAME_FAMILIES, build_turn_game
+from pdbench.games.registry import build_turn_game
 from pdbench.games.replay import replay
 from pdbench.storage import jsonl
 from pdbench.storage.ledger import LedgerEntry
@@ -48,11 +48,6 @@ def seats_in(table: pd.DataFrame) -> tuple[str, ...]:
     # a seat's own column only: a 2x2 run's `fallbacks_a_ci_high` names no seat "a_ci_high"
     found = {str(c)[len(prefix) :] for c in table.columns if str(c).startswith(prefix)}
     return seats_among(found | set(SEATS))
-
-
-def is_turn_run(manifest: RunManifest) -> bool:
-    """Whether the run's conditions play a turn game (a run is one family)."""
-    return any(GAME_FAMILIES.get(m.game) == "turn" for m in manifest.matchups.values())
 
 
 def read_turns(path: Path) -> dict[tuple[str, int], list[dict[str, Any]]]:

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from pdbench.analysis.metrics.turn_aggregates import is_turn_run, read_turns
+from pdbench.analysis.metrics.aggregate import reads_rounds
+from pdbench.analysis.metrics.turn_aggregates import read_turns
 from pdbench.analysis.tournaments.results import TournamentMatches
 from pdbench.core.errors import PdbenchError
 from pdbench.games.encounters import Encounter
@@ -53,7 +54,7 @@ class PopulationPlay:
 
 def is_population_run(run_dir: Path) -> bool:
     """Whether `run_dir` is a turn-game run (a tournament is a 2x2 one)."""
-    return is_turn_run(RunReader.open(run_dir).manifest())
+    return not reads_rounds(RunReader.open(run_dir).manifest())
 
 
 def population_matches(run_dir: Path) -> tuple[TournamentMatches, list[str], PopulationPlay]:
