@@ -52,14 +52,21 @@ _COMMIT = "commit"
 _TALK = "talk"
 
 
+def flip_draws(noise_seed: int, noise: float, rounds: int) -> np.ndarray:
+    """Per round, whether the trembling hand of the stream `noise_seed` flips the move: one
+    uniform draw per round, in order, below `noise` (`runners.match.TremblingHand`'s draws).
+    The one definition both paths use: `flips` below, a match at a time; `vectorised`, a
+    condition's matches stacked."""
+    return make_rng(noise_seed).random(rounds) < noise
+
+
 @functools.lru_cache(maxsize=4096)
 def flips(noise_seed: int, noise: float, rounds: int) -> tuple[bool, ...]:
-    """Per round, whether the trembling hand of the stream `noise_seed` flips the move: one
-    uniform draw per round, in order (`TremblingHand`; `vectorised` draws the same array).
-    Cached: a match asks once per round, and the draws are a pure function of the three."""
+    """`flip_draws` as a tuple. Cached: a match asks once per round, and the draws are a pure
+    function of the three."""
     if noise <= 0:
         return (False,) * rounds
-    return tuple(bool(f) for f in make_rng(noise_seed).random(rounds) < noise)
+    return tuple(bool(f) for f in flip_draws(noise_seed, noise, rounds))
 
 
 @dataclass(frozen=True)

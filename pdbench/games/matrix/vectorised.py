@@ -19,8 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pdbench.core.rng import make_rng
-from pdbench.games.matrix.rules import MatrixGame
+from pdbench.games.matrix.rules import MatrixGame, flip_draws
 from pdbench.strategies import Policy
 from pdbench.strategies.play import BatchArrays
 from pdbench.strategies.play import play_arrays as play_arrays_core
@@ -41,7 +40,7 @@ def problem(rules: MatrixGame, players: Mapping[str, Policy], max_turns: int) ->
 def _tremble_draws(seeds: list[int], noise: float, longest: int) -> np.ndarray:
     """Per match (row) and round, whether the trembling hand flips the move: the loop's draws
     (one uniform per round from the side's noise stream)."""
-    return np.stack([make_rng(seed).random(longest) for seed in seeds]) < noise
+    return np.stack([flip_draws(seed, noise, longest) for seed in seeds])
 
 
 def play_arrays(
