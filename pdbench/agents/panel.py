@@ -1,7 +1,8 @@
 """A panel in one third role's seat (issue 30; a role whose `ThirdRole.panel` allows one, in
 the games of `pdbench.games.roles`): the first member listed (the chair) gives the responses
-between phases; at the decision every member decides, each through its own agent (an LLM through
-the gateway, as alone), and the majority verdict is the panel's.
+between votes; at a vote (the role's `PanelVote`: the request, the field voted on) every member
+decides, each through its own agent (an LLM through the gateway, as alone), and the majority
+verdict is the panel's. The panel knows no game: its role declares the vote.
 
 A member whose verdict is missing or refused by the rules is left out of the count (its attempts
 are still stored). The panel is odd, so with every verdict valid there is no tie; a tie left by a
@@ -9,9 +10,9 @@ missing verdict goes to the chair's side if the chair decided, else to the earli
 among the tied sides. No valid verdict at all: the panel gives none, and the engine plays the
 game's fallback or aborts per the chair's `on_invalid`.
 
-The stored action is the majority's `{"type": "decision", "winner": ...}` plus `panel`: every
-member's name (stored under the key the first panels' records used) and verdict (None when
-invalid), so the analysis reads each member's verdict from the stored rounds."""
+The stored action is the majority's `{"type": <action_type>, <verdict>: ...}` plus `panel`: every
+member's name (under the role's `member` key) and verdict (None when invalid), so the analysis
+reads each member's verdict from the stored rounds."""
 
 from __future__ import annotations
 
@@ -19,12 +20,14 @@ import asyncio
 from collections import Counter
 
 from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
+from pdbench.games.roles import PanelVote
 
 
 class Panel(AgentBase):
-    def __init__(self, members: list[AgentBase], names: list[str]) -> None:
+    def __init__(self, members: list[AgentBase], names: list[str], vote: PanelVote) -> None:
         self.members = members
         self.names = names
+        self.vote = vote
         self.name = "PANEL(" + ", ".join(names) + ")"
 
     def reset(self, seed: int | None = None) -> None:
@@ -40,20 +43,27 @@ class Panel(AgentBase):
             member.stop_now()
 
     async def take_turn(self, request: TurnRequest) -> TurnDecision:
-        if request.round_state.get("request") != "decision":
+        vote = self.vote
+        if request.round_state.get("request") != vote.request:
             return await self.members[0].take_turn(request)
         decided = await asyncio.gather(*(member.take_turn(request) for member in self.members))
         verdicts = [
             None
             if d.action is None or request.check(d.action) is not None
-            else d.action.get("winner")
+            else d.action.get(vote.verdict)
             for d in decided
         ]
         attempts = tuple(a for d in decided for a in d.attempts)
         invalid = sum(d.invalid_outputs for d in decided)
         winner = majority(verdicts)
-        panel = [{"judge": n, "winner": v} for n, v in zip(self.names, verdicts, strict=True)]
-        action = None if winner is None else {"type": "decision", "winner": winner, "panel": panel}
+        panel = [
+            {vote.member: n, vote.verdict: v} for n, v in zip(self.names, verdicts, strict=True)
+        ]
+        action = (
+            None
+            if winner is None
+            else {"type": vote.action_type, vote.verdict: winner, "panel": panel}
+        )
         return TurnDecision(action=action, attempts=attempts, invalid_outputs=invalid)
 
 

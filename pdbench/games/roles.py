@@ -31,13 +31,28 @@ Unbound = Literal["absent", "null", "null_hashed"]
 
 
 @dataclass(frozen=True)
+class PanelVote:
+    """How an odd panel playing a role decides (`pdbench.agents.panel`): at a turn whose
+    round_state `request` is `request` every member answers, and the majority of the legal
+    answers' `verdict` fields is the panel's action `{"type": action_type, verdict: ...}`, with
+    `panel` listing each member as `{member: its name, verdict: its verdict or None}`; at any
+    other turn the chair (the first member listed) answers alone."""
+
+    request: str  # the round_state["request"] the members vote at
+    action_type: str  # the "type" of the action the majority's verdict is
+    verdict: str  # the action's field the members vote on
+    member: str  # the key each member's name is stored under in the action's `panel`
+
+
+@dataclass(frozen=True)
 class ThirdRole:
     name: str  # the condition's field, the Hydra group, the seat's role ("keeper", "keeper:a")
     shown: str  # what the role's seat is shown, in a few words (listings, docs, errors)
     # "module:NAME": a dict {house third party's name: factory}; the first name is the role's
     # default, played when a condition binds none. "": no house party (an audit: unbound).
     house: str = ""
-    panel: bool = False  # an odd panel of agents (3, 5, ...) may play it, deciding by majority
+    # How an odd panel of agents (3, 5, ...) playing the role decides; None: no panel may play it
+    panel: PanelVote | None = None
     # The played role this one audits ("": it is played itself). An audit is asked what the
     # audited role is asked, answers alongside it, and its answers are stored, never played.
     audits: str = ""
@@ -55,7 +70,7 @@ class ThirdRole:
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name.startswith("agent_"):
             raise ValueError(f"a third role's name is a field name, not a seat's: {self.name!r}")
-        if self.audits and (self.house or self.panel):
+        if self.audits and (self.house or self.panel is not None):
             raise ValueError(f"{self.name} audits {self.audits}: it has no house party or panel")
         if not self.audits and not self.house:
             raise ValueError(f"{self.name} is played: it needs a house party as its default")

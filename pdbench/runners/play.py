@@ -144,13 +144,16 @@ def _agents_for(
             agents.append(_agent_for(loaded, planned, setting, role, specs[0]))
             continue
         from pdbench.agents.panel import Panel
+        from pdbench.games.registry import declared_roles
 
+        vote = declared_roles()[role].panel
+        assert vote is not None, f"{role} takes no panel: the condition's validation refuses one"
         members = [
             _agent_for(loaded, planned, setting, f"{role}_{i}", spec)
             for i, spec in enumerate(specs)
         ]
         labels = planned.condition.third_party_labels  # "SCRIPTED_JUDGE(rule=longer)": distinct
-        agents.append(Panel(members, [labels[f"{role}[{i}]"] for i in range(len(specs))]))
+        agents.append(Panel(members, [labels[f"{role}[{i}]"] for i in range(len(specs))], vote))
     return agents
 
 

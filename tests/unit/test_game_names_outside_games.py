@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
 # 6, and two docstrings of strategies/classic.py now saying the payoff conditions instead). What
 # is left: the key a panel's stored verdicts name each member under (agents/panel.py,
 # {"judge": ..., "winner": ...}), a field of stored records, which must keep its name.
-CEILING = 1
+CEILING = 0
 
 
 def _names() -> set[str]:

@@ -3,9 +3,13 @@ out; a tie they leave goes to the earliest listed judge among the tied; none val
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from pdbench.agents.panel import majority
+from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
+from pdbench.agents.panel import Panel, majority
+from pdbench.games.roles import PanelVote
 
 
 @pytest.mark.parametrize(
@@ -23,3 +27,61 @@ from pdbench.agents.panel import majority
 )
 def test_the_majority_verdict_and_its_documented_ties(verdicts, expected):
     assert majority(verdicts) == expected
+
+
+class _Says(AgentBase):
+    """A member that answers every turn with one fixed action."""
+
+    def __init__(self, action: dict | None) -> None:
+        self.action = action
+        self.name = "SAYS"
+
+    async def take_turn(self, request: TurnRequest) -> TurnDecision:
+        return TurnDecision(action=self.action)
+
+
+def _request(kind: str) -> TurnRequest:
+    legal = {"left", "right"}
+    return TurnRequest(
+        game="made-up",
+        seat="referee",
+        round_state={"request": kind},
+        check=lambda action: None if action.get("choice") in legal else "choose left or right",
+    )
+
+
+def test_a_panel_votes_as_its_role_declares_not_as_a_debate_judge_does():
+    """The panel knows no game: the role it plays declares at which request its members vote,
+    the field they vote on, the action the majority's verdict is, and the key each member is
+    stored under (here a made-up referee role; the debates' judge declares their own)."""
+    vote = PanelVote(request="call", action_type="call", verdict="choice", member="referee")
+    members = [
+        _Says({"type": "call", "choice": "left"}),
+        _Says({"type": "call", "choice": "up"}),  # illegal: left out of the count
+        _Says({"type": "call", "choice": "right"}),
+    ]
+    panel = Panel(members, ["R1", "R2", "R3"], vote)
+    decided = asyncio.run(panel.take_turn(_request("call")))
+    assert decided.action == {
+        "type": "call",
+        "choice": "left",  # the tie the invalid member leaves goes to the chair
+        "panel": [
+            {"referee": "R1", "choice": "left"},
+            {"referee": "R2", "choice": None},
+            {"referee": "R3", "choice": "right"},
+        ],
+    }
+    # between votes, the chair answers alone
+    between = asyncio.run(panel.take_turn(_request("question")))
+    assert between.action == {"type": "call", "choice": "left"}
+
+
+def test_the_debates_judge_declares_the_vote_its_stored_records_hold():
+    """Stored debate verdicts name each member under "judge" and vote on "winner" (the first
+    panels' records, read back by the debate's measures and transcript)."""
+    from pdbench.games.registry import game_roles
+
+    (judge,) = (role for role in game_roles("nuclear_war") if role.panel)
+    assert judge.panel == PanelVote(
+        request="decision", action_type="decision", verdict="winner", member="judge"
+    )

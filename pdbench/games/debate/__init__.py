@@ -10,14 +10,16 @@ games have in common, used by their packages (`pdbench.games.nuclear_war.rules`,
 
 from __future__ import annotations
 
-from pdbench.games.roles import ThirdRole
+from pdbench.games.roles import PanelVote, ThirdRole
 
 # The judge both debates are decided by (a condition's `judge`, one agent or an odd panel).
 JUDGE = ThirdRole(
     name="judge",
     shown="the scenario, its persona and the speeches",
     house="pdbench.games.debate.policies:JUDGES",
-    panel=True,
+    # the stored key of each member ("judge") is the first panels' records', which the
+    # measures and the transcript read back
+    panel=PanelVote(request="decision", action_type="decision", verdict="winner", member="judge"),
     unbound="null",
     measures="pdbench.games.debate.measures:judge_report",
     missing="no stored verdict to analyse yet",
