@@ -67,7 +67,7 @@ class PlannedMatch:
     @property
     def seeds(self) -> dict[str, int]:
         seeds = {"horizon": self.horizon_seed, "agent_a": self.seed_a, "agent_b": self.seed_b}
-        if draws_from_game_seed(self.rules):  # the dice (a turn game's chance), for replays
+        if draws_from_game_seed(self.rules):  # its chance (dice, a secret word), for replays
             seeds["game"] = self.game_seed
         return seeds
 
