@@ -38,7 +38,8 @@ def print_validation(loaded: LoadedExperiment) -> None:
             + f" | {condition.game.id} | {_horizon_text(condition)}"
         )
     typer.echo(f"  replicates    {spec.run.replicates}")
-    turns = sum(m.most_turns for m in plan if m.table is None)  # the turn games' turns
+    # turns: every match game.max_turns caps (its rules end it, the horizon does not)
+    turns = sum(m.most_turns for m in plan if m.turn_cap is not None)
     # rounds: every match whose rules fix its length (a 2x2 match's drawn length, included)
     lengths = [length for m in plan if (length := fixed_length(m.rules)) is not None]
     rounds = sum(x.rounds for x in lengths)

@@ -1,6 +1,7 @@
 """Who `pdbench train` seats against a user's file, and how long the match is: asked of the
-game (its entry in pdbench/games/registry.py names its training opponents, its seats and the
-option setting its rounds), never guessed from its name or family."""
+game (its entry in pdbench/games/registry.py names its training opponents, its seats, the
+option setting its rounds and whether its horizon sets them), never guessed from its name or
+family."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pdbench.config.schema import ConditionSpec
+    from pdbench.games.entry import TurnGameEntry
 
 
 @dataclass(frozen=True)
@@ -27,22 +29,14 @@ def training_table(
     opponents, its seats, whether it sets its rounds); a flag the game cannot take is a
     ValueError naming it."""
     from pdbench.games.base import SEAT_LETTERS, player_seats
-    from pdbench.games.registry import GAME_FAMILIES, game_entry
+    from pdbench.games.registry import game_entry
 
     overrides: list[str] = []
     # a judged game's third party (the Keeper, the judge) is its house default, in the header
     entry = game_entry(game_id)
     house, seating = entry.training_opponents, entry.seats
-    if GAME_FAMILIES[game_id] == "turn":
-        rounds_option = entry.rounds_option
-        if rounds is not None:
-            if not rounds_option:
-                raise ValueError(
-                    f"--rounds: {game_id} has no set number of rounds (its rules end a match)"
-                )
-            overrides.append(f"game.options.{rounds_option}={rounds}")
-    elif rounds is not None:  # a 2x2 game's length is the horizon's
-        overrides.append(f"horizon.rounds={rounds}")
+    if rounds is not None:
+        overrides.append(_rounds_override(entry, rounds))
     count = seating.default
     if seats is not None:
         if seating.minimum == seating.maximum:
@@ -63,15 +57,28 @@ def training_table(
     return TrainingTable(opponents=opponents, overrides=tuple(overrides))
 
 
-def match_length(condition: ConditionSpec) -> str:
-    """How long the match is, as the game says: its rounds option, the horizon's rounds of a 2x2
-    game, or until its rules end it."""
-    from pdbench.games.registry import GAME_FAMILIES, TURN_GAMES
+def _rounds_override(entry: TurnGameEntry, rounds: int) -> str:
+    """The override `--rounds` makes: the horizon's rounds when the horizon sets a match's
+    length, else the game's rounds option; a ValueError for a game whose rules end a match."""
+    if entry.horizon_sets_length:
+        return f"horizon.rounds={rounds}"
+    if not entry.rounds_option:
+        raise ValueError(
+            f"--rounds: {entry.id} has no set number of rounds (its rules end a match)"
+        )
+    return f"game.options.{entry.rounds_option}={rounds}"
 
-    if GAME_FAMILIES[condition.game.id] == "matrix":
+
+def match_length(condition: ConditionSpec) -> str:
+    """How long the match is, as the game says: the horizon's rounds when the horizon sets a
+    match's length, its rounds option, or until its rules end it."""
+    from pdbench.games.registry import game_entry
+
+    entry = game_entry(condition.game.id)
+    if entry.horizon_sets_length:
         horizon = condition.horizon
         return f"{horizon.rounds if horizon.type == 'fixed' else '?'} rounds"
-    option = TURN_GAMES[condition.game.id].rounds_option
+    option = entry.rounds_option
     if not option:
         return "until its rules end the match"
     from pdbench.games.registry import build_turn_game

@@ -41,9 +41,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 from pdbench.core.seats import MAX_SEATS, SEAT_LETTERS, SEAT_PATTERN, player_seats
+
+if TYPE_CHECKING:
+    from pdbench.core.game import Game
 
 __all__ = ["MAX_SEATS", "SEAT_LETTERS", "SEAT_PATTERN", "player_seats"]
 
@@ -82,7 +85,11 @@ class TurnGame(Protocol[State]):
     third_roles: ClassVar[tuple[str, ...]]
     # Optional, read with getattr (default True): `stores_observations = False` says a seat's
     # observation is a function of the earlier stored lines (perfect information: the 2x2
-    # games), so a turn's line holds no observation digest (`runners.turn_records`).
+    # games), so a turn's line holds no observation digest (`runners.turn_records`);
+    # `draws_from_game_seed = False` says the match's chance is not drawn from its game seed
+    # (`draws_from_game_seed` below), so its record keeps none.
+    # Optional methods, read by the functions below: `fixed_length()`, `agent_game(seat)`,
+    # `payoff_table()`, `setting_warnings(agent, seat)`.
 
     def initial_state(self, seed: int) -> State:
         """The state before the first turn; all of the match's chance follows from `seed`."""
@@ -144,12 +151,41 @@ class FixedLength:
     turns_per_seat: int  # the most turns in which one player seat is asked to act
     # the rules may stop a match sooner (a random stop): rounds and turns are then its cap
     stops_early: bool = False
+    # Of a seat's turns each round, those in which it only talks (a 2x2 negotiation's
+    # exchanges): each asked once, never re-asked, so the plan bounds a seat's provider calls
+    # by its rounds' decisions (every retry) plus these.
+    talks_per_round: int = 0
 
 
 def fixed_length(rules: object) -> FixedLength | None:
     """The length a game's rules fix (their optional `fixed_length()`), or None."""
     declared = getattr(rules, "fixed_length", None)
     return declared() if callable(declared) else None
+
+
+def draws_from_game_seed(rules: object) -> bool:
+    """Whether a match's chance (dice, a secret word, a debate's scenario) is drawn from its game
+    seed, which its record then keeps for replays: the rules' optional `draws_from_game_seed`
+    (default True). A 2x2 game's only chance, the trembling hand, is drawn from the noise seeds
+    the plan deals each side (`MatrixGame.dealt`), recorded as such."""
+    return bool(getattr(rules, "draws_from_game_seed", True))
+
+
+def payoff_table(rules: object) -> Game | None:
+    """The payoff table (`core.game.Game`: payoffs, labels, talk, from seat a's side) the rules
+    play, for the code that renders or plays one (a 2x2 match's seats, their prompts): the
+    rules' optional `payoff_table()`; None for rules that play none."""
+    declared = getattr(rules, "payoff_table", None)
+    return declared() if callable(declared) else None
+
+
+def setting_warnings(rules: object, agent: Any, seat: str) -> list[Any]:
+    """The legal settings of `seat`'s agent that probably do not mean what they say in this game
+    (`strategies.base.PolicyWarning`s: GTFT's default generosity in the stag hunt, read
+    from the payoffs): the rules' optional `setting_warnings(agent, seat)`; none for rules
+    without it."""
+    declared = getattr(rules, "setting_warnings", None)
+    return list(declared(agent, seat)) if callable(declared) else []
 
 
 def agent_game(rules: object, seat: str) -> Any:

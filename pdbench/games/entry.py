@@ -94,6 +94,13 @@ class TurnGameEntry:
     # The game option setting how many rounds a match has ("": the rules end a match, as a die
     # count or a verdict does), so `train --rounds` and a header's length ask the game.
     rounds_option: str = ""
+    # Whether the condition's horizon (fixed or geometric) sets how many rounds a match has:
+    # the plan draws each match's length and builds its rules with it (the 2x2 games'
+    # `MatrixGame.rounds`, whose `fixed_length()` says it), so the length is known before play
+    # (`train --rounds` sets `horizon.rounds`, the price estimate counts the prompts) and
+    # game.max_turns does not cap it. False: the rules end a match (at most game.max_turns
+    # turns); the horizon does not apply.
+    horizon_sets_length: bool = False
     # The module playing a condition of house players only for many matches at once, numpy over
     # the matches ("" : none, the turn loop plays every match). Each seat's player is its
     # agent spec's `batch_player(rules, seat)` (a condition with any seat without one, or with a

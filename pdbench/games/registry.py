@@ -239,6 +239,12 @@ def game_family(name: str) -> Family:
     return GAME_FAMILIES[game_id(name)]
 
 
+def game_ids() -> list[str]:
+    """Every registered game's id, sorted (the 2x2 games', the turn games', the plugins'): the
+    games a config may name and a file may train in, each by its entry."""
+    return sorted(GAME_FAMILIES)
+
+
 def game_id(name: str) -> str:
     """pdbench's id of a game a user names either way: its id (`liars_dice`, `pd`) or the
     platform's spelling an agent file's GAME uses (`liars-dice`, `prisoners-dilemma`), in any
@@ -251,7 +257,7 @@ def game_id(name: str) -> str:
     close = difflib.get_close_matches(name.casefold(), list(spellings), n=1, cutoff=0.6)
     hint = f' (did you mean "{spellings[close[0]]}"?)' if close else ""
     raise ConfigError(
-        f'unknown game "{name}"{hint}; choose one of: ' + ", ".join(sorted(GAME_FAMILIES)),
+        f'unknown game "{name}"{hint}; choose one of: ' + ", ".join(game_ids()),
         field="game.id",
     )
 

@@ -48,11 +48,10 @@ def batch_pace(plan: Sequence[PlannedMatch], latency_s: float) -> BatchPace:
         sides = [s for s in (match.condition.agent_a, match.condition.agent_b) if batched(s)]
         if not sides:
             continue
-        table = match.table
-        if table is None:  # a turn game: its rules decide its length
+        length = match.horizon_length
+        if length is None:  # its rules decide its length: not known before play
             return BatchPace(None, None, latency_s)
-        talk = table.negotiation
-        talk_steps = (talk.exchanges if talk is not None else 0) * len(sides)
+        talk_steps = length.talks_per_round * len(sides)
         retries = max(cast(LLMAgentSpec, side).max_retries for side in sides)
         expected = max(expected, match.n_rounds * (1 + talk_steps))
         most = max(most, match.n_rounds * (1 + retries + talk_steps))

@@ -39,6 +39,7 @@ from pdbench.config.schema import LLMAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.transcript import Transcript
+from pdbench.games.base import agent_game
 from pdbench.runners.batch_estimate import BatchPace, pace_line
 from pdbench.runners.plan import PlannedMatch
 from pdbench.strategies.play import play_rounds, run_at_once
@@ -99,12 +100,14 @@ def estimate_plan(
         longest[match.condition.name] = max(longest.get(match.condition.name, 0), match.n_rounds)
     per_round: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for match in plan:
-        table = match.table
-        if table is None:
+        length = match.horizon_length
+        if length is None:  # its rules end it: its length, so its prompts, not known before play
             _note_turn_game(match, estimates)
             continue
-        talk = table.negotiation
-        turns = talk.exchanges if talk is not None else 0
+        # both sides' prompts are rendered with the game seat a's agent is given (a 2x2 game's
+        # table): a prompt's words barely depend on the side, as on the moves (module docstring)
+        table = agent_game(match.rules, "a")
+        turns = length.talks_per_round  # each side speaks once per exchange
         for side, spec in (("a", match.condition.agent_a), ("b", match.condition.agent_b)):
             if not spec.uses_provider:
                 continue

@@ -15,8 +15,8 @@ from pdbench.config.schema import ConditionSpec, ExperimentSpec
 from pdbench.core import rng
 from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-from pdbench.games.base import fixed_length
-from pdbench.games.matrix.rules import matrix_table
+from pdbench.games.base import FixedLength, draws_from_game_seed, fixed_length, payoff_table
+from pdbench.games.registry import game_entry
 from pdbench.storage.manifest import Sampling
 
 
@@ -51,9 +51,10 @@ class PlannedMatch:
 
     @property
     def table(self) -> Game | None:
-        """The 2x2 table the match's rules play (`games.matrix.rules.matrix_table`: payoffs,
-        labels, negotiation, from seat a's side); None for a game of another family."""
-        return matrix_table(self.rules)
+        """The payoff table the match's rules play (`games.base.payoff_table`: payoffs, labels,
+        negotiation, from seat a's side), for the code that renders or plays it; None for rules
+        that play none."""
+        return payoff_table(self.rules)
 
     @property
     def noise_seeds(self) -> tuple[int, int]:
@@ -66,37 +67,53 @@ class PlannedMatch:
     @property
     def seeds(self) -> dict[str, int]:
         seeds = {"horizon": self.horizon_seed, "agent_a": self.seed_a, "agent_b": self.seed_b}
-        if self.table is None:  # the dice (a turn game's chance), for replays
+        if draws_from_game_seed(self.rules):  # its chance (dice, a secret word), for replays
             seeds["game"] = self.game_seed
         return seeds
 
     @property
+    def horizon_length(self) -> FixedLength | None:
+        """The length the condition's horizon set for this match (a geometric one drawn in the
+        plan), known before play: its rules' fixed length; None when the game's rules end its
+        matches (`TurnGameEntry.horizon_sets_length` False: the horizon does not apply)."""
+        if not game_entry(self.game_id).horizon_sets_length:
+            return None
+        return fixed_length(self.rules)
+
+    @property
+    def turn_cap(self) -> int | None:
+        """game.max_turns, the most turns the match may take before it is stopped as aborted;
+        None when its horizon sets its length (its rules end it then: the cap is unused)."""
+        if self.horizon_length is not None:
+            return None
+        return self.condition.game.max_turns
+
+    @property
     def most_turns(self) -> int:
-        """A turn game's most turns: the length its rules fix, else (and at most) game.max_turns."""
-        length = fixed_length(self.rules)
-        cap = self.condition.game.max_turns
+        """The most turns the match can take: the length its rules fix, at most the turn cap
+        (game.max_turns), which is also the bound of rules that fix none."""
+        horizon = self.horizon_length
+        if horizon is not None:
+            return horizon.turns
+        length, cap = fixed_length(self.rules), self.condition.game.max_turns
         return cap if length is None else min(length.turns, cap)
 
     @property
     def max_llm_calls(self) -> int:
-        """Upper bound on provider calls: every LLM agent, every round, every retry, and one
-        call per negotiate turn."""
-        table = self.table
-        if table is None:  # a turn game: every turn, every retry, at most max_turns turns
-            match_turns = self.most_turns  # rules that fix the length bound it closer
-            length = fixed_length(self.rules)
-            seat_turns = match_turns if length is None else min(length.turns_per_seat, match_turns)
-            players = self.condition.players
-            return sum(
-                (seat_turns if field in players else match_turns)  # a third party: any turn
-                * agent.provider_calls_per_round(0)
-                for field, agent in self.condition.agents.items()
-            )
-        talk = table.negotiation
-        turns = talk.exchanges if talk is not None else 0  # each side speaks once per exchange
+        """Upper bound on provider calls: every LLM agent, every turn it can be asked (every
+        retry of a decision, one call per talk turn), at most the turn cap."""
+        match_turns = self.most_turns  # rules that fix the length bound it closer
+        length = fixed_length(self.rules)
+        seat_turns = match_turns if length is None else min(length.turns_per_seat, match_turns)
+        talks = 0 if length is None else length.talks_per_round
+        # a seat's rounds: one decision (every retry) and its talk turns (a call each)
+        seat_rounds = -(-seat_turns // (1 + talks))
+        players = self.condition.players
         return sum(
-            self.n_rounds * agent.provider_calls_per_round(turns)
-            for agent in (self.condition.agent_a, self.condition.agent_b)
+            seat_rounds * agent.provider_calls_per_round(talks)
+            if field in players
+            else match_turns * agent.provider_calls_per_round(0)  # a third party: any turn
+            for field, agent in self.condition.agents.items()
         )
 
 

@@ -22,8 +22,7 @@ from pdbench.config.schema import EXTRA_SEAT_FIELDS, SEAT_FIELDS, ExperimentSpec
 from pdbench.config.tree import LoadedConfig
 from pdbench.core.errors import ConfigError
 from pdbench.core.redact import key_shaped_in
-from pdbench.games.base import agent_game
-from pdbench.games.matrix.rules import matrix_table
+from pdbench.games.base import agent_game, setting_warnings
 from pdbench.games.registry import options_recorded_only_when_set
 
 # Fields that change how a run is executed or where it is stored, never what it produces.
@@ -190,7 +189,8 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
             where = f"conditions[{index}]({condition.name}).{side}"
             # the game as this agent will be given it (a turn game: its rules; a 2x2 game: the
             # table from the agent's side)
-            game = agent_game(rules, side.removeprefix("agent_"))
+            seat = side.removeprefix("agent_")
+            game = agent_game(rules, seat)
             try:
                 relatives = files_read(agent, game, horizon, config.project_root)
             except ConfigError as error:
@@ -213,10 +213,10 @@ def prepare(config: LoadedConfig) -> LoadedExperiment:
                     f"{spec.source}: {where}: {options}: the {kind} provider's options, which "
                     f"{getattr(provider, 'name', '')} does not read (ignored)"
                 )
-            if matrix_table(rules) is not None:  # the policies' warnings are about 2x2 payoffs
-                warnings.extend(
-                    f"{spec.source}: {where}.{w.field}: {w.message}" for w in agent.warnings(game)
-                )
+            warnings.extend(  # the game says which settings mislead in it (2x2 payoffs)
+                f"{spec.source}: {where}.{w.field}: {w.message}"
+                for w in setting_warnings(rules, agent, seat)
+            )
     return LoadedExperiment(
         spec=spec,
         project_root=config.project_root,

@@ -16,7 +16,7 @@ from project_copy import shared_copy
 from training import train
 
 from pdbench.cli.train_table import training_table
-from pdbench.games.registry import TURN_GAMES
+from pdbench.games.registry import MATRIX_GAMES, TURN_GAMES, game_entry
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agents" / "public_goods.py"
 ENTRY = TURN_GAMES["public_goods"]
@@ -114,6 +114,19 @@ def test_the_training_table_asks_the_game_and_refuses_what_it_cannot_take(monkey
     assert training_table("public_goods", "pgg_random", None, None).opponents["agent_c"] == (
         "pgg_random"
     )
+
+
+def test_rounds_set_the_horizon_of_a_game_whose_horizon_sets_its_length(monkeypatch):
+    """`--rounds` asks the entry how a match's length is set, not the game's family: a game
+    whose horizon sets its length takes `horizon.rounds`, whatever its family."""
+    assert game_entry("pd").horizon_sets_length and not ENTRY.horizon_sets_length
+    by_horizon = dataclasses.replace(ENTRY, horizon_sets_length=True)
+    monkeypatch.setitem(TURN_GAMES, "public_goods", by_horizon)
+    assert training_table("public_goods", None, 4, None).overrides == ("horizon.rounds=4",)
+    bare = dataclasses.replace(game_entry("pd"), horizon_sets_length=False)
+    monkeypatch.setitem(MATRIX_GAMES, "pd", bare)
+    with pytest.raises(ValueError, match="--rounds: pd has no set number of rounds"):
+        training_table("pd", None, 4, None)
 
 
 def test_a_file_inside_the_project_is_named_from_its_root_so_the_run_is_the_same_anywhere(

@@ -321,10 +321,11 @@ def test_the_analyses_are_grouped_by_job():
 
 
 # A line telling a 2x2 game from a turn game: the entry's table, a match's 2x2 table asked of
-# its rules (`matrix_table`, `PlannedMatch.table`) and found missing, a spec's or a run's family
-# test, the family's name compared, a turn line told apart by its keys.
+# its rules (`matrix_table`, `payoff_table`, `PlannedMatch.table`) and found missing, a spec's or
+# a run's family test, the family's name compared, a turn line told apart by its keys.
 _FAMILY_BRANCH = re.compile(
     r"\btable is (?:not )?None|\bentry\.table\b|\bmatrix_table\("
+    r"|\bpayoff_table\([^)]*\) is (?:not )?None"
     r"|\b(?:planned|self|match|m|matches\[0\])\.game is (?:not )?None"
     r"|\bturn_game is (?:not )?None|\bmatrix_game\b"
     r"|\bis_turn_game\b|\bis_turn_run\b|\bplays_turn_game\b|\bturn_game=(?!turn_game|True)"
@@ -338,11 +339,13 @@ _FAMILY_BRANCH = re.compile(
 # entry point of aggregation, 44 once a planned match held its rules (no game/turn_game pair)
 # and the 2x2 batch became the entries' vectorised path, counting the 2x2 table asked of the
 # rules, 37 once analyze and tournament asked the entries whether a run's matches are 2x2 rounds
-# (`reads_rounds`, no `is_turn_run`)). What is left is the record shape (rounds or turns: the
-# analyses' readers, the transcript export), a 2x2 match's storing and its plan (runners), the
-# policy spec's and policy agent's own turn game, training (its games, its table) and the
-# config's family checks: each step lowers it, none adds to it.
-FAMILY_CEILING = 37
+# (`reads_rounds`, no `is_turn_run`), 23 once training, the plan, the price estimate and the
+# policies' warnings asked the entry (`game_ids`, `horizon_sets_length`) and the rules
+# (`FixedLength.talks_per_round`, `draws_from_game_seed`, `payoff_table`, `setting_warnings`)).
+# What is left is the record shape (rounds or turns: the analyses' readers, the transcript
+# export), a 2x2 match's storing (runners), the policy spec's and policy agent's own turn game
+# and the config's family checks: each step lowers it, none adds to it.
+FAMILY_CEILING = 23
 # The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
 # part modules, which only the entries name (as strings): the generic code asks the entry.
 _PART_FINDERS = (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pdbench.agents.arena.validate import _agent_binding, _declared_game
 from pdbench.core.errors import ConfigError, PdbenchError
-from pdbench.games.registry import GAME_FAMILIES, game_id
+from pdbench.games.registry import game_id, game_ids
 
 
 class AgentFileError(PdbenchError):
@@ -51,8 +51,8 @@ def declared_game(path: Path) -> str | None:
 
 
 def game_of(path: Path, declared: str | None, asked: str | None) -> str:
-    """The game id (a key of pdbench.games.registry.GAME_FAMILIES) to train in: the file's
-    GAME, or --game for a file that plays every game, either named by its id or by the
+    """The game to train in (its id: every registered game trains, `registry.game_ids`): the
+    file's GAME, or --game for a file that plays every game, either named by its id or by the
     platform's spelling (`registry.game_id`). Raises ConfigError naming the file and field."""
     shown = str(path)
     ids: dict[str, str] = {}
@@ -71,7 +71,7 @@ def game_of(path: Path, declared: str | None, asked: str | None) -> str:
     if not ids:
         raise ConfigError(
             "not set: the agent plays every game; name one with --game ("
-            + ", ".join(sorted(GAME_FAMILIES))
+            + ", ".join(game_ids())
             + ")",
             file=shown,
             field="Agent.GAME",

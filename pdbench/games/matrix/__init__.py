@@ -69,6 +69,8 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file
         training_opponents=("tft",),
+        # a match lasts the rounds its condition's horizon draws (`MatrixGame.rounds`)
+        horizon_sets_length=True,
         # a condition of two policies without talk, all its matches at once in numpy
         vectorised="pdbench.games.matrix.vectorised",
         table=table,

@@ -82,6 +82,9 @@ class MatrixGame:
     # turns' stored lines, so none is stored as a digest (`games.matrix.stored`), and the batch
     # path need not hash a whole history per round per seat.
     stores_observations: ClassVar[bool] = False
+    # Its only chance, the trembling hand, is drawn from the noise seeds the plan deals each
+    # side (`dealt`), not from the game seed: a match's record keeps no game seed.
+    draws_from_game_seed: ClassVar[bool] = False
 
     game: Game = DEFAULT_GAME
     rounds: int = 10
@@ -295,7 +298,18 @@ class MatrixGame:
             rounds=self.rounds,
             turns=self.rounds * (messages + 1),
             turns_per_seat=self.rounds * (exchanges + 1),
+            talks_per_round=exchanges,  # a message each exchange, one call (no retry)
         )
+
+    def payoff_table(self) -> Game:
+        """The table the match plays (`games.base.payoff_table`), from seat a's side."""
+        return self.game
+
+    def setting_warnings(self, agent: Any, seat: str) -> list[Any]:
+        """The agent's settings that probably do not mean what they say with this table
+        (`games.base.setting_warnings`): a classic policy's, read from the seat's payoffs."""
+        found: list[Any] = agent.warnings(self.agent_game(seat))
+        return found
 
     def agent_game(self, seat: str) -> Game:
         """What an agent of `seat` is built with (`games.base.agent_game`): the 2x2 agents read
@@ -318,13 +332,6 @@ class MatrixGame:
             noise_seeds=(int(seeds[1]), int(seeds[2])),
             finished=finished,
         )
-
-
-def matrix_table(rules: object) -> Game | None:
-    """The 2x2 table (`core.game.Game`: payoffs, labels, negotiation) the rules of a 2x2 game
-    play, from seat a's side; None for the rules of a game of another family. The one question
-    code outside the matrix family asks of a match's rules when it needs a 2x2 table."""
-    return rules.game if isinstance(rules, MatrixGame) else None
 
 
 def _with(pair: tuple[Action, Action], index: int, move: Action) -> tuple[Action, Action]:
