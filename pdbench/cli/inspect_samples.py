@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
 from pdbench.cli.inspect_transcript import (
     MatchTranscript,
     Role,
@@ -122,21 +123,33 @@ def _usage_from_counts(transcript: MatchTranscript) -> None:
     transcript.usage["role"] = {only.name if only else "unattributed": paid}
 
 
+def reads_rounds_in(manifest: RunManifest, condition: str, records: list[dict[str, Any]]) -> bool:
+    """Whether the condition's matches are read as rounds (the reader gives a 2x2 match of
+    either record version as round records) or as turn lines, asked of its game's entry
+    (`aggregation_choice.reads_rounds_of`); the game is the manifest's, else its lines'."""
+    matchup = manifest.matchups.get(condition)
+    game = matchup.game if matchup else next((r.get("game") for r in records), None)
+    return isinstance(game, str) and bool(reads_rounds_of(game))
+
+
 def build_sample(
     transcript: MatchTranscript,
     records: list[dict[str, Any]],
     metrics: dict[str, Any],
     description: str,
+    rounds: bool,
 ) -> EvalSample:
-    """The sample of one match whose lines `transcript` has not walked yet."""
+    """The sample of one match whose lines `transcript` has not walked yet; `rounds`: its lines
+    are round records (`reads_rounds_in`), else turn lines."""
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
     entry = transcript.entry
     transcript.messages.append(ChatMessageUser(content=description))
+    walk = walk_pair_round if rounds else walk_turn
     for record in records:
-        (walk_turn if "turn" in record else walk_pair_round)(transcript, record)
+        walk(transcript, record)
     aborted = [attempt for attempt in entry.aborted_round_attempts or [] if is_call(attempt)]
     if aborted:  # the answers of the round that ended the match: no seat is stored with them
         only = only_model_role(transcript.roles)
@@ -147,11 +160,10 @@ def build_sample(
     scores, winner = match_outcome(records)
     status = "aborted" if entry.error else "finished"
     shown = ", ".join(f"{r} {v:g}" for r, v in scores.items() if v is not None) or "no round"
-    turns = bool(records) and "turn" in records[0]
     explanation = (
-        f"{status} after {entry.n_rounds} turns"
-        if turns
-        else f"{status} after {entry.n_rounds} of {entry.planned_rounds} rounds"
+        f"{status} after {entry.n_rounds} of {entry.planned_rounds} rounds"
+        if rounds
+        else f"{status} after {entry.n_rounds} turns"
     )
     explanation += f": {entry.error}" if entry.error else ""
     started = parse_utc(records[0].get("timestamp_utc")) if records else None

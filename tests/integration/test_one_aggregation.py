@@ -13,12 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pdbench.analysis.metrics.aggregate import (
-    REPLAY_AGGREGATION,
-    aggregate_run,
-    aggregation_of,
-    write_aggregates,
-)
+from pdbench.analysis.metrics.aggregate import aggregate_run, write_aggregates
+from pdbench.analysis.metrics.aggregation_choice import REPLAY_AGGREGATION, aggregation_of
 from pdbench.core.errors import PdbenchError
 from pdbench.games import registry
 from pdbench.runners.experiment import run_experiment

@@ -16,21 +16,19 @@ one that ended before its first round) or "condition".
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import orjson
 import pandas as pd
 
 from pdbench.analysis.metrics.aggregate_columns import with_types
+from pdbench.analysis.metrics.aggregation_choice import aggregation_of
 from pdbench.analysis.metrics.catalog import compute_columns, metric_columns, scalar_columns
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
 from pdbench.analysis.metrics.condition_intervals import condition_statistics
 from pdbench.analysis.metrics.played import PlayedMatches
-from pdbench.core.errors import ConfigError, PdbenchError
+from pdbench.core.errors import PdbenchError
 from pdbench.storage.ledger import LedgerEntry
 from pdbench.storage.manifest import RunManifest
 from pdbench.storage.run_store import read_ledger, read_manifest
@@ -257,57 +255,15 @@ def _mean_over_time(
 # --- files ---------------------------------------------------------------------------------------
 
 
-# How a run of a game whose entry names no aggregation is aggregated: its rows of the metric
-# registry measure each stored match replayed through its rules.
-REPLAY_AGGREGATION = "pdbench.analysis.metrics.turn_aggregates:aggregate_turns"
-
-# A game's aggregation: (run dir, manifest, ledger or None, the matches the run holds in memory
-# or None) -> the aggregates table.
-Aggregation = Callable[[Path, RunManifest, "list[LedgerEntry] | None", Any], pd.DataFrame]
-
-
-def aggregation_of(manifest: RunManifest) -> Aggregation:
-    """How the run's games are aggregated, asked of their entries (`TurnGameEntry.aggregates`;
-    the replay of the game's rows by default). A run's games share one aggregation (a run
-    mixing 2x2 and turn games is refused when it is configured); a game no installed entry
-    declares cannot be aggregated (PdbenchError naming it)."""
-    from pdbench.games.registry import game_entry
-
-    found: dict[str, None] = {}
-    for game in dict.fromkeys(m.game for m in manifest.matchups.values()):
-        try:
-            found[game_entry(game).aggregates or REPLAY_AGGREGATION] = None
-        except ConfigError:
-            raise PdbenchError(
-                f"run {manifest.run_id}: no installed game {game} to aggregate its matches "
-                "(pdbench list games)"
-            ) from None
-    if len(found) > 1:
-        raise PdbenchError(
-            f"run {manifest.run_id}: its games are aggregated in different ways "
-            f"({', '.join(found)}); run them as separate runs"
-        )
-    module, _, function = next(iter(found), REPLAY_AGGREGATION).partition(":")
-    aggregation: Aggregation = getattr(importlib.import_module(module), function)
-    return aggregation
-
-
-def reads_rounds(manifest: RunManifest) -> bool:
-    """Whether the run's matches are read as 2x2 round records (the C/D rounds that analyze's
-    fingerprints and a tournament's matrix read), asked of its games' entries: their matches
-    are aggregated by their rounds (`aggregate_rounds`, `aggregation_of`). Otherwise they are
-    turn lines, each game's own (its measures, a population's encounters)."""
-    return bool(manifest.matchups) and aggregation_of(manifest) is aggregate_rounds
-
-
 def aggregate_rounds(
     run_dir: Path,
     manifest: RunManifest,
     ledger: list[LedgerEntry] | None,
     played: StoredMatches | None,
 ) -> pd.DataFrame:
-    """The 2x2 games' aggregation (their entries' `aggregates`): every round at once, numpy,
-    from `played` (the rounds a run holds in memory) or else its stored rounds."""
+    """The rounds' aggregation (`aggregation_choice.ROUNDS_AGGREGATION`, which the 2x2 games'
+    entries name): every round at once, numpy, from `played` (the rounds a run holds in memory)
+    or else its stored rounds."""
     return aggregate_matches(read_matches(run_dir) if played is None else played, manifest, ledger)
 
 

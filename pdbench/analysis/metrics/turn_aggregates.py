@@ -14,7 +14,7 @@ Rows:
   game's condition rows (Liar's Dice's challenge calibration as JSON, `calibration_<seat>`).
 
 The default aggregation of every game whose entry names none (`aggregate_turns`, asked by
-`pdbench.analysis.metrics.aggregate.aggregation_of`). A run mixing 2x2 and turn games is refused
+`pdbench.analysis.metrics.aggregation_choice.aggregation_of`). A run mixing 2x2 and turn games is refused
 when it is configured, so a run is one family.
 """
 
@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
 from pdbench.core.errors import PdbenchError
 from pdbench.core.seats import seats_among
 from pdbench.games.metric_rows import GameMatch, game_metric_rows, measure_match
@@ -51,16 +52,23 @@ def seats_in(table: pd.DataFrame) -> tuple[str, ...]:
 
 
 def read_turns(path: Path) -> dict[tuple[str, int], list[dict[str, Any]]]:
-    """The stored turn lines of rounds.jsonl per match (a torn last line is dropped)."""
+    """The stored turn lines of rounds.jsonl per match (a torn last line is dropped). A line of a
+    game whose matches are read as rounds (`aggregation_choice.reads_rounds_of`: a 2x2 game's,
+    of either record version) is refused: this reads turn lines only."""
     end = jsonl.complete_prefix(path) if path.exists() else 0
     matches: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     if not end:
         return matches
     with path.open("rb") as handle:
         data = handle.read(end)
+    read_as_rounds: dict[str, bool | None] = {}  # per game: its entry asked once a read
     for number, line in enumerate(data.splitlines(), 1):
         record = orjson.loads(line)
-        if record.get("family") != "turn":
+        game = record.get("game")
+        if game not in read_as_rounds:
+            read_as_rounds[game] = reads_rounds_of(game) if isinstance(game, str) else None
+        # a game no installed entry declares is left to the replay, which names it
+        if read_as_rounds[game]:
             raise PdbenchError(
                 f"{path} line {number}: a 2x2 round in a turn-game run; aggregate it alone"
             )
