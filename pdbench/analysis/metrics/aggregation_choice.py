@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pdbench.storage.manifest import RunManifest
 
 # The aggregation of matches read as rounds: the one an entry names to say its matches are.
-ROUNDS_AGGREGATION = "pdbench.analysis.metrics.aggregate:aggregate_rounds"
+ROUNDS_AGGREGATION = "pdbench.analysis.metrics.round_aggregates:aggregate_rounds"
 # How a run of a game whose entry names no aggregation is aggregated: its rows of the metric
 # registry measure each stored match replayed through its rules.
 REPLAY_AGGREGATION = "pdbench.analysis.metrics.turn_aggregates:aggregate_turns"

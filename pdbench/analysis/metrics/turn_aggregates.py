@@ -28,6 +28,7 @@ import orjson
 import pandas as pd
 
 from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
+from pdbench.analysis.metrics.match_ledger import in_plan_order, ledger_of_stored, refuse_miscounted
 from pdbench.core.errors import PdbenchError
 from pdbench.core.seats import seats_among
 from pdbench.games.metric_rows import GameMatch, game_metric_rows, measure_match
@@ -116,23 +117,17 @@ def aggregate_turn_run(
 ) -> pd.DataFrame:
     """The aggregates table of a turn-game run (see the module docstring)."""
     stored = read_turns(path)
-    if ledger is None:  # no ledger left: every stored match counts as finished
-        ledger = [
-            LedgerEntry(c, r, len(t), len(t), {}, t[-1].get("outcome", {}).get("error"))
-            for (c, r), t in stored.items()
-        ]
-    order = {name: i for i, name in enumerate(manifest.conditions)}
-    entries = sorted(ledger, key=lambda e: (order.get(e.condition, len(order)), e.replicate))
+    if ledger is None:  # no ledger left: every stored match counts as its outcome says
+        ledger = ledger_of_stored(
+            {key: (len(t), t[-1].get("outcome", {}).get("error")) for key, t in stored.items()}
+        )
+    entries = in_plan_order(ledger, manifest)
+    refuse_miscounted(entries, {key: len(t) for key, t in stored.items()}, str(path), "turns")
     rows = []
     for entry in entries:
         matchup = manifest.matchups[entry.condition]
         turns = stored.get(entry.key, [])
         where = f"{path}: condition {entry.condition} replicate {entry.replicate}"
-        if len(turns) != entry.n_rounds:
-            raise PdbenchError(
-                f"{where} has {len(turns)} turns stored but its ledger line says "
-                f"{entry.n_rounds}; nothing is aggregated"
-            )
         row: dict[str, Any] = {
             "run_id": manifest.run_id,
             "level": "replicate",
