@@ -96,3 +96,16 @@ def test_a_line_of_a_game_no_installed_entry_declares_is_left_to_the_reader(tmp_
     assert reads_rounds_of("no_such_game") is None
     assert list(read_turns(run_dir / "rounds.jsonl")) == [("c0", 0)]
     assert read_matches(run_dir).keys == [("c0", 0)]
+
+
+def test_the_inspect_export_walks_a_conditions_lines_as_its_games_entry_reads_them():
+    """Round records (a 2x2 match of either record version, as the reader gives it) or turn
+    lines, asked of the condition's game's entry, even for a match that stored no line (an
+    aborted turn-game match is then said to end after 0 turns, not 0 of its rounds)."""
+    from pdbench.cli.inspect_samples import reads_rounds_in
+
+    assert reads_rounds_in(_manifest("pd"), "c0", [])
+    assert not reads_rounds_in(_manifest("liars_dice"), "c0", [])
+    # a manifest without the condition's matchup: the game its lines name
+    assert reads_rounds_in(_manifest(), "c0", [{**ROUND_LINE, "game": "pd"}])
+    assert not reads_rounds_in(_manifest(), "c0", [{"game": "liars_dice", "turn": 1}])
