@@ -17,10 +17,11 @@ one that ended before its first round) or "condition".
   runs read together with pyarrow.dataset.
 
 The numpy stays here, not in the 2x2 games' package (as their vectorised play is): it is generic
-machinery over any two seats' C/D rounds, which analyze's per-run play (`per_run.play`) reuses,
-and it is built on analysis' catalogue, intervals and column types; a game-package module
-importing those, imported back by analysis, would be an import circle. What is the 2x2 games'
-own (their metric rows and how each is computed) is in their package, named by their entries.
+machinery over any two seats' C/D rounds and payoffs, built on analysis' catalogue, intervals and
+column types, and analyze's per-run play (`per_run.play`) reuses it; in games/matrix/ it would
+need a module role allowed to import analysis and storage, and analysis would import a game's
+package by name. What is the 2x2 games' own (their metric rows and how each is computed) is in
+their package (`games.matrix.metrics`), named by their entries.
 """
 
 from __future__ import annotations
