@@ -83,16 +83,21 @@ def count_calls(records: list[dict[str, Any]], entry: LedgerEntry) -> int:
     return found + sum(is_call(a) for a in entry.aborted_round_attempts or [])
 
 
-def match_outcome(records: list[dict[str, Any]]) -> tuple[dict[str, float | None], str | None]:
-    """Each player's score for the match and who won (None: a tie or nobody)."""
+def match_outcome(
+    records: list[dict[str, Any]], rounds: bool
+) -> tuple[dict[str, float | None], str | None]:
+    """Each player's score for the match and who won (None: a tie or nobody): a match read as
+    rounds (`reads_rounds_in`) from its last round's totals, else from the outcome on its last
+    turn line."""
     last = records[-1] if records else {}
-    if "outcome" in last:
-        scores = {role_of_seat(s): v for s, v in (last["outcome"].get("scores") or {}).items()}
-        winner = last["outcome"].get("winner")
-        return scores, role_of_seat(winner) if winner else None
-    if "agent_a_cum_payoff" in last:
+    if rounds and last:
         a, b = last["agent_a_cum_payoff"], last["agent_b_cum_payoff"]
         return {"agent_a": a, "agent_b": b}, None if a == b else ("agent_a" if a > b else "agent_b")
+    outcome = last.get("outcome")
+    if not rounds and outcome is not None:
+        scores = {role_of_seat(s): v for s, v in (outcome.get("scores") or {}).items()}
+        winner = outcome.get("winner")
+        return scores, role_of_seat(winner) if winner else None
     return {"agent_a": None, "agent_b": None}, None
 
 
@@ -157,7 +162,7 @@ def build_sample(
             transcript.call(only, attempt, parse_utc(entry.finished_utc), kind="aborted_round")
     if transcript.cached is None and (entry.calls.live or entry.calls.cached):
         _usage_from_counts(transcript)
-    scores, winner = match_outcome(records)
+    scores, winner = match_outcome(records, rounds)
     status = "aborted" if entry.error else "finished"
     shown = ", ".join(f"{r} {v:g}" for r, v in scores.items() if v is not None) or "no round"
     explanation = (
