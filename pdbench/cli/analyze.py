@@ -178,7 +178,7 @@ def _print_turn_measures(run_dir: Path) -> bool:
     """Any other turn game's run (no C/D rounds to fingerprint): print its game's measures per
     condition and seat with their intervals (pdbench.cli.turn_measures); True when it was one.
     Nothing is written: aggregates.parquet holds every value."""
-    from pdbench.analysis.metrics.aggregate import reads_rounds
+    from pdbench.analysis.metrics.aggregation_choice import reads_rounds
     from pdbench.analysis.per_run.aggregates import read_aggregates
     from pdbench.cli.turn_measures import measure_lines
     from pdbench.storage.reader import RunReader

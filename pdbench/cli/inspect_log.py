@@ -33,6 +33,7 @@ from pdbench.cli.inspect_samples import (
     condition_roles,
     count_calls,
     match_description,
+    reads_rounds_in,
 )
 from pdbench.cli.inspect_transcript import MatchTranscript, parse_utc
 from pdbench.core.errors import PdbenchError, WriteFailed
@@ -138,6 +139,8 @@ def condition_log(
         for _, row in rows[rows["level"] == "replicate"].iterrows()
     }
     rounds = reader.condition_rounds(condition)
+    lines = next((records for records in rounds.values() if records), [])
+    read_as_rounds = reads_rounds_in(manifest, condition, lines)
     samples, unknown = [], 0
     for entry in entries:
         records = rounds.get(entry.replicate, [])
@@ -156,7 +159,7 @@ def condition_log(
         )
         description = match_description(roles, condition, entry.replicate)
         metrics_row = by_replicate.get(entry.replicate, {})
-        samples.append(build_sample(transcript, records, metrics_row, description))
+        samples.append(build_sample(transcript, records, metrics_row, description, read_as_rounds))
     status, error = log_status(manifest, entries)
     condition_row = rows[rows["level"] == "condition"]
     return (

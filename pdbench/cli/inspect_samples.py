@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
 from pdbench.cli.inspect_transcript import (
     MatchTranscript,
     Role,
@@ -82,16 +83,21 @@ def count_calls(records: list[dict[str, Any]], entry: LedgerEntry) -> int:
     return found + sum(is_call(a) for a in entry.aborted_round_attempts or [])
 
 
-def match_outcome(records: list[dict[str, Any]]) -> tuple[dict[str, float | None], str | None]:
-    """Each player's score for the match and who won (None: a tie or nobody)."""
+def match_outcome(
+    records: list[dict[str, Any]], rounds: bool
+) -> tuple[dict[str, float | None], str | None]:
+    """Each player's score for the match and who won (None: a tie or nobody): a match read as
+    rounds (`reads_rounds_in`) from its last round's totals, else from the outcome on its last
+    turn line."""
     last = records[-1] if records else {}
-    if "outcome" in last:
-        scores = {role_of_seat(s): v for s, v in (last["outcome"].get("scores") or {}).items()}
-        winner = last["outcome"].get("winner")
-        return scores, role_of_seat(winner) if winner else None
-    if "agent_a_cum_payoff" in last:
+    if rounds and last:
         a, b = last["agent_a_cum_payoff"], last["agent_b_cum_payoff"]
         return {"agent_a": a, "agent_b": b}, None if a == b else ("agent_a" if a > b else "agent_b")
+    outcome = last.get("outcome")
+    if not rounds and outcome is not None:
+        scores = {role_of_seat(s): v for s, v in (outcome.get("scores") or {}).items()}
+        winner = outcome.get("winner")
+        return scores, role_of_seat(winner) if winner else None
     return {"agent_a": None, "agent_b": None}, None
 
 
@@ -122,21 +128,33 @@ def _usage_from_counts(transcript: MatchTranscript) -> None:
     transcript.usage["role"] = {only.name if only else "unattributed": paid}
 
 
+def reads_rounds_in(manifest: RunManifest, condition: str, records: list[dict[str, Any]]) -> bool:
+    """Whether the condition's matches are read as rounds (the reader gives a 2x2 match of
+    either record version as round records) or as turn lines, asked of its game's entry
+    (`aggregation_choice.reads_rounds_of`); the game is the manifest's, else its lines'."""
+    matchup = manifest.matchups.get(condition)
+    game = matchup.game if matchup else next((r.get("game") for r in records), None)
+    return isinstance(game, str) and bool(reads_rounds_of(game))
+
+
 def build_sample(
     transcript: MatchTranscript,
     records: list[dict[str, Any]],
     metrics: dict[str, Any],
     description: str,
+    rounds: bool,
 ) -> EvalSample:
-    """The sample of one match whose lines `transcript` has not walked yet."""
+    """The sample of one match whose lines `transcript` has not walked yet; `rounds`: its lines
+    are round records (`reads_rounds_in`), else turn lines."""
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
     entry = transcript.entry
     transcript.messages.append(ChatMessageUser(content=description))
+    walk = walk_pair_round if rounds else walk_turn
     for record in records:
-        (walk_turn if "turn" in record else walk_pair_round)(transcript, record)
+        walk(transcript, record)
     aborted = [attempt for attempt in entry.aborted_round_attempts or [] if is_call(attempt)]
     if aborted:  # the answers of the round that ended the match: no seat is stored with them
         only = only_model_role(transcript.roles)
@@ -144,14 +162,13 @@ def build_sample(
             transcript.call(only, attempt, parse_utc(entry.finished_utc), kind="aborted_round")
     if transcript.cached is None and (entry.calls.live or entry.calls.cached):
         _usage_from_counts(transcript)
-    scores, winner = match_outcome(records)
+    scores, winner = match_outcome(records, rounds)
     status = "aborted" if entry.error else "finished"
     shown = ", ".join(f"{r} {v:g}" for r, v in scores.items() if v is not None) or "no round"
-    turns = bool(records) and "turn" in records[0]
     explanation = (
-        f"{status} after {entry.n_rounds} turns"
-        if turns
-        else f"{status} after {entry.n_rounds} of {entry.planned_rounds} rounds"
+        f"{status} after {entry.n_rounds} of {entry.planned_rounds} rounds"
+        if rounds
+        else f"{status} after {entry.n_rounds} turns"
     )
     explanation += f": {entry.error}" if entry.error else ""
     started = parse_utc(records[0].get("timestamp_utc")) if records else None

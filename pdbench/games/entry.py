@@ -74,12 +74,13 @@ class TurnGameEntry:
     # against the table at once per match, numpy).
     outcomes: str = ""
     # "module:function" computing aggregates.parquet of a run of this game
-    # (`pdbench.analysis.metrics.aggregate.aggregation_of`: `function(run_dir, manifest, ledger,
-    # matches held in memory or None)` -> the table); "": the default, the game's metric rows
-    # measuring each stored match replayed through its rules
+    # (`pdbench.analysis.metrics.aggregation_choice.aggregation_of`: `function(run_dir, manifest,
+    # ledger, matches held in memory or None)` -> the table); "": the default, the game's metric
+    # rows measuring each stored match replayed through its rules
     # (`pdbench.analysis.metrics.turn_aggregates.aggregate_turns`). The 2x2 games name the
-    # rounds' aggregation (`pdbench.analysis.metrics.aggregate.aggregate_rounds`: their rows over
-    # every round at once, numpy).
+    # rounds' aggregation (`aggregation_choice.ROUNDS_AGGREGATION`: their rows over every round
+    # at once, numpy), which also says their stored lines are read as rounds, by every reader
+    # (`aggregation_choice.reads_rounds_of`); any other game's are read as turn lines.
     aggregates: str = ""
     # "module" of the game's page in the viewer (a `pdbench.ui.game_views.GameView`: its
     # measures and a match's transcript), imported only when a run of the game is opened; ""

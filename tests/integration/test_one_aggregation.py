@@ -10,15 +10,12 @@ import sys
 import types
 from pathlib import Path
 
+import orjson
 import pandas as pd
 import pytest
 
-from pdbench.analysis.metrics.aggregate import (
-    REPLAY_AGGREGATION,
-    aggregate_run,
-    aggregation_of,
-    write_aggregates,
-)
+from pdbench.analysis.metrics.aggregate import aggregate_run, write_aggregates
+from pdbench.analysis.metrics.aggregation_choice import REPLAY_AGGREGATION, aggregation_of
 from pdbench.core.errors import PdbenchError
 from pdbench.games import registry
 from pdbench.runners.experiment import run_experiment
@@ -47,7 +44,7 @@ def dice(tmp_path_factory) -> Path:
 
 def test_each_game_names_its_aggregation_and_a_turn_game_by_default_is_replayed():
     assert {entry.aggregates for entry in registry.MATRIX_GAMES.values()} == {
-        "pdbench.analysis.metrics.aggregate:aggregate_rounds"
+        "pdbench.analysis.metrics.round_aggregates:aggregate_rounds"
     }
     assert not any(entry.aggregates for entry in registry.TURN_GAMES.values())
     assert REPLAY_AGGREGATION == "pdbench.analysis.metrics.turn_aggregates:aggregate_turns"
@@ -94,3 +91,38 @@ def test_the_seats_of_a_table_are_its_seats_own_columns_only():
     assert seats_in(pd.DataFrame(columns=columns)) == ("a", "b")
     group = ["fallbacks_a", "fallbacks_b", "fallbacks_c", "fallbacks_za", "fallbacks_c_ci_low"]
     assert seats_in(pd.DataFrame(columns=group)) == ("a", "b", "c", "za")
+
+
+def _with_ledger_line(run: Path, to: Path, **changed: int) -> Path:
+    """A copy of `run` whose ledger line of replicate 0 says `changed`."""
+    import shutil
+
+    shutil.copytree(run, to)
+    ledger = to / "matches.jsonl"
+    lines = [orjson.loads(line) for line in ledger.read_bytes().splitlines()]
+    edited = [{**line, **changed} if line["replicate"] == 0 else line for line in lines]
+    ledger.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in edited))
+    return to
+
+
+def test_a_turn_games_run_is_held_to_the_ledger_checks_a_2x2_run_is(dice, tmp_path):
+    """One check of the stored lines against the ledger for every aggregation (match_ledger):
+    a ledger line saying more turns than the match's cap is refused, as a 2x2 match's rounds
+    beyond its horizon are, and a count the stored turns disagree with, in the same words."""
+    played = next(
+        orjson.loads(line)["n_rounds"]
+        for line in (dice / "matches.jsonl").read_bytes().splitlines()
+    )
+    beyond = _with_ledger_line(dice, tmp_path / "beyond", planned_rounds=played - 1)
+    with pytest.raises(
+        PdbenchError,
+        match=f"replicate 0 played {played} turns but its horizon allows {played - 1}; nothing",
+    ):
+        aggregate_run(beyond)
+    miscounted = _with_ledger_line(dice, tmp_path / "miscounted", n_rounds=played + 1)
+    with pytest.raises(
+        PdbenchError,
+        match=rf"has {played} turns stored but its ledger line says {played + 1} \(a match "
+        "written twice or cut short\\?\\); nothing is aggregated",
+    ):
+        aggregate_run(miscounted)

@@ -17,7 +17,7 @@ from helpers import TEST_DEAL
 
 from pdbench.analysis.identification.fingerprints import memory_one_fingerprint
 from pdbench.analysis.identification.moves import MatchBatch
-from pdbench.analysis.metrics.aggregate import read_matches
+from pdbench.analysis.metrics.columns import read_matches
 from pdbench.games.matrix.stored import as_rounds
 from pdbench.runners.experiment import run_experiment
 from pdbench.runners.plan import plan_matches

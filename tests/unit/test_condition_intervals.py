@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pdbench.analysis.metrics.aggregate import aggregate_matches
 from pdbench.analysis.metrics.catalog import metric
 from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.analysis.metrics.condition_intervals import condition_statistics
+from pdbench.analysis.metrics.round_aggregates import aggregate_matches
 from pdbench.storage.manifest import RunManifest
 
 

@@ -341,11 +341,13 @@ _FAMILY_BRANCH = re.compile(
 # rules, 37 once analyze and tournament asked the entries whether a run's matches are 2x2 rounds
 # (`reads_rounds`, no `is_turn_run`), 23 once training, the plan, the price estimate and the
 # policies' warnings asked the entry (`game_ids`, `horizon_sets_length`) and the rules
-# (`FixedLength.talks_per_round`, `draws_from_game_seed`, `payoff_table`, `setting_warnings`)).
-# What is left is the record shape (rounds or turns: the analyses' readers, the transcript
-# export), a 2x2 match's storing (runners), the policy spec's and policy agent's own turn game
-# and the config's family checks: each step lowers it, none adds to it.
-FAMILY_CEILING = 23
+# (`FixedLength.talks_per_round`, `draws_from_game_seed`, `payoff_table`, `setting_warnings`),
+# 19 once the readers of rounds and of turn lines and the Inspect export asked the line's
+# game's entry whether its matches are read as rounds (`aggregation_choice.reads_rounds_of`)
+# instead of a line's `family` or `turn` key). What is left is a 2x2 match's storing
+# (runners), the policy spec's and policy agent's own turn game and the config's family
+# checks: each step lowers it, none adds to it.
+FAMILY_CEILING = 19
 # The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
 # part modules, which only the entries name (as strings): the generic code asks the entry.
 _PART_FINDERS = (

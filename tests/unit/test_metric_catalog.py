@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pdbench.analysis.metrics import catalog
-from pdbench.analysis.metrics.aggregate import StoredMatches, aggregate_matches
+from pdbench.analysis.metrics.round_aggregates import StoredMatches, aggregate_matches
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 

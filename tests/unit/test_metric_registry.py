@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from pdbench.analysis.metrics import catalog
-from pdbench.analysis.metrics.aggregate import aggregate_matches
 from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.analysis.metrics.played import PlayedMatches
+from pdbench.analysis.metrics.round_aggregates import aggregate_matches
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.manifest import RunManifest
 from pdbench.ui.display import all_metrics

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
 from pdbench.analysis.metrics.talk import TALK_FLAG_NAMES, talk_flags
 from pdbench.core.errors import PdbenchError
 from pdbench.games.matrix.stored import round_table
@@ -107,16 +108,19 @@ class StoredMatches:
         )
 
 
-def _refuse_turn_lines(path: Path) -> None:
-    """A turn game's run stores turns, not C/D rounds: say so instead of misreading them."""
+def _refuse_lines_not_read_as_rounds(path: Path) -> None:
+    """A game whose matches are not read as rounds (its entry names another aggregation,
+    `aggregation_choice`) stores turns, not C/D rounds: say so instead of misreading them."""
     with path.open("rb") as handle:
         try:
             first = orjson.loads(handle.readline())
         except orjson.JSONDecodeError:
             return  # not JSON at all: the reader below names the damaged line
-    if isinstance(first, dict) and first.get("family") == "turn":
+    game = first.get("game") if isinstance(first, dict) else None
+    # a game no installed entry declares (None) is read as it stands: a damaged line is named
+    if isinstance(game, str) and reads_rounds_of(game) is False:
         raise PdbenchError(
-            f"{path}: holds the turns of the turn-based game {first.get('game')}, not 2x2 "
+            f"{path}: holds the turns of the turn-based game {game}, not 2x2 "
             "rounds; this reads 2x2 runs only (a turn game's measures: pdbench analyze, "
             "aggregates.parquet)"
         )
@@ -128,7 +132,7 @@ def read_matches(run_dir: Path) -> StoredMatches:
     end = jsonl.complete_prefix(path)
     if end == 0:
         return StoredMatches.concatenate([])
-    _refuse_turn_lines(path)
+    _refuse_lines_not_read_as_rounds(path)
     with path.open("rb") as handle:
         data = handle.read(end)
     try:

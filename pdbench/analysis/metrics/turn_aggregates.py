@@ -14,7 +14,7 @@ Rows:
   game's condition rows (Liar's Dice's challenge calibration as JSON, `calibration_<seat>`).
 
 The default aggregation of every game whose entry names none (`aggregate_turns`, asked by
-`pdbench.analysis.metrics.aggregate.aggregation_of`). A run mixing 2x2 and turn games is refused
+`pdbench.analysis.metrics.aggregation_choice.aggregation_of`). A run mixing 2x2 and turn games is refused
 when it is configured, so a run is one family.
 """
 
@@ -27,6 +27,8 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
+from pdbench.analysis.metrics.match_ledger import in_plan_order, ledger_of_stored, refuse_miscounted
 from pdbench.core.errors import PdbenchError
 from pdbench.core.seats import seats_among
 from pdbench.games.metric_rows import GameMatch, game_metric_rows, measure_match
@@ -51,16 +53,23 @@ def seats_in(table: pd.DataFrame) -> tuple[str, ...]:
 
 
 def read_turns(path: Path) -> dict[tuple[str, int], list[dict[str, Any]]]:
-    """The stored turn lines of rounds.jsonl per match (a torn last line is dropped)."""
+    """The stored turn lines of rounds.jsonl per match (a torn last line is dropped). A line of a
+    game whose matches are read as rounds (`aggregation_choice.reads_rounds_of`: a 2x2 game's,
+    of either record version) is refused: this reads turn lines only."""
     end = jsonl.complete_prefix(path) if path.exists() else 0
     matches: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     if not end:
         return matches
     with path.open("rb") as handle:
         data = handle.read(end)
+    read_as_rounds: dict[str, bool | None] = {}  # per game: its entry asked once a read
     for number, line in enumerate(data.splitlines(), 1):
         record = orjson.loads(line)
-        if record.get("family") != "turn":
+        game = record.get("game")
+        if game not in read_as_rounds:
+            read_as_rounds[game] = reads_rounds_of(game) if isinstance(game, str) else None
+        # a game no installed entry declares is left to the replay, which names it
+        if read_as_rounds[game]:
             raise PdbenchError(
                 f"{path} line {number}: a 2x2 round in a turn-game run; aggregate it alone"
             )
@@ -108,23 +117,17 @@ def aggregate_turn_run(
 ) -> pd.DataFrame:
     """The aggregates table of a turn-game run (see the module docstring)."""
     stored = read_turns(path)
-    if ledger is None:  # no ledger left: every stored match counts as finished
-        ledger = [
-            LedgerEntry(c, r, len(t), len(t), {}, t[-1].get("outcome", {}).get("error"))
-            for (c, r), t in stored.items()
-        ]
-    order = {name: i for i, name in enumerate(manifest.conditions)}
-    entries = sorted(ledger, key=lambda e: (order.get(e.condition, len(order)), e.replicate))
+    if ledger is None:  # no ledger left: every stored match counts as its outcome says
+        ledger = ledger_of_stored(
+            {key: (len(t), t[-1].get("outcome", {}).get("error")) for key, t in stored.items()}
+        )
+    entries = in_plan_order(ledger, manifest)
+    refuse_miscounted(entries, {key: len(t) for key, t in stored.items()}, str(path), "turns")
     rows = []
     for entry in entries:
         matchup = manifest.matchups[entry.condition]
         turns = stored.get(entry.key, [])
         where = f"{path}: condition {entry.condition} replicate {entry.replicate}"
-        if len(turns) != entry.n_rounds:
-            raise PdbenchError(
-                f"{where} has {len(turns)} turns stored but its ledger line says "
-                f"{entry.n_rounds}; nothing is aggregated"
-            )
         row: dict[str, Any] = {
             "run_id": manifest.run_id,
             "level": "replicate",

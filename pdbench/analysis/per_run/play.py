@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from pdbench.analysis.identification.moves import MatchBatch
-from pdbench.analysis.metrics.aggregate import aggregate_matches
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
+from pdbench.analysis.metrics.round_aggregates import aggregate_matches
 from pdbench.analysis.tournaments.results import TournamentMatches
 from pdbench.core.errors import PdbenchError
 from pdbench.storage.ledger import LedgerEntry

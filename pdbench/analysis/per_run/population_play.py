@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from pdbench.analysis.metrics.aggregate import reads_rounds
+from pdbench.analysis.metrics.aggregation_choice import reads_rounds
 from pdbench.analysis.metrics.turn_aggregates import read_turns
 from pdbench.analysis.tournaments.results import TournamentMatches
 from pdbench.core.errors import PdbenchError

@@ -64,7 +64,7 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         # how the ladder reads a run's 2x2 matches (their rounds checked against the table)
         outcomes="pdbench.games.matrix.outcomes:matrix_outcomes",
         # aggregates.parquet of a 2x2 run: the family's rows over every round at once (numpy)
-        aggregates="pdbench.analysis.metrics.aggregate:aggregate_rounds",
+        aggregates="pdbench.analysis.metrics.round_aggregates:aggregate_rounds",
         # how the offline mock plays a 2x2 game (asked after the turn games' mocks)
         mock="pdbench.games.matrix.mock:play",
         # `pdbench train`'s default opponent of a 2x2 file

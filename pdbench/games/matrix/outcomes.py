@@ -107,7 +107,7 @@ def matrix_outcomes(run_dir: Path, conditions: Collection[str] | None = None) ->
 
 
 def _ledger_problem(stored: int, n_rounds: int, planned: int) -> str | None:
-    """What aggregation refuses a run for (pdbench.analysis.metrics.aggregate), per match."""
+    """What aggregation refuses a run for (pdbench.analysis.metrics.round_aggregates), per match."""
     if n_rounds > planned:
         return f"it played {n_rounds} rounds but its horizon allows {planned}"
     if stored != n_rounds:
