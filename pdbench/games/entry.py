@@ -121,10 +121,33 @@ class TurnGameEntry:
     # format and labels); "": the mock has no player of the game. The mock asks the turn games'
     # mocks first, then the 2x2 games' (`pdbench.games.matrix.mock`, which reads any prompt).
     mock: str = ""
+    # The settings of a condition's game (`pdbench.config.game_spec.GameSpec`) its rules are
+    # built with besides the match's length: "options" (its variant: the rules class's own
+    # fields), "table" (the game's table as the condition changes it: payoffs, labels, check_pd,
+    # negotiation), "noise" (the trembling hand). A setting the game does not take is refused
+    # when the config is read, naming the field.
+    settings: tuple[Literal["options", "table", "noise"], ...] = ("options",)
+    # Whether the condition's horizon sets how many rounds a match has (the rules are built for
+    # each length the horizon draws, given `rounds` and `rounds_shown`); False: the rules end a
+    # match (a die count, a verdict), the horizon does not apply, game.max_turns caps it.
+    horizon_sets_length: bool = False
+    # How a message about a condition names the game ("": its id).
+    called: str = ""
+    # "module:function" saying what makes a condition's agent unfit for a seat of this game
+    # (`function(agent spec, rules, seat)` -> "field: reason" within the agent, or None; asked
+    # through `registry.seat_problem`); "": the agent spec's `problem_in_turn_game(game id)`,
+    # the agents answering a seat's round_state. The 2x2 games name their family's
+    # (`pdbench.games.matrix.fit`: the agent checked on the table its seat is shown).
+    seat_fit: str = ""
     # A 2x2 game's table (`pdbench.core.game.Game`: payoffs, labels, pot, negotiation...), which
     # makes the entry a game of the matrix family (`pdbench.games.matrix.matrix_entry` builds
     # it); None for a turn game. `pdbench.games.tables` gathers the registered ones.
     table: Game | None = None
+
+    @property
+    def named(self) -> str:
+        """The game as a message about a condition names it (`called`, else its id)."""
+        return self.called or self.id
 
     @property
     def llm_plays(self) -> bool:
