@@ -1,6 +1,6 @@
 """The config asks a game's entry what it needs, never the game's family (issue 43): the
 settings its rules take, whether the condition's horizon sets a match's length, how a message
-names it and how a seat's agent is checked.
+names it, how a seat's agent is checked, and (for a policy agent) the house a policy belongs to.
 An entry declaring otherwise is read otherwise, whichever family it was made by."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from pdbench.config.game_spec import GameSpec
-from pdbench.config.schema import ConditionSpec
+from pdbench.config.schema import ConditionSpec, PolicyAgentSpec
 from pdbench.games import registry
 
 TFT = {"type": "policy", "policy": "tft"}
@@ -49,3 +49,18 @@ def test_a_seats_agent_is_checked_as_the_entry_says(monkeypatch):
         ValidationError, match="liars_random does not play pd \\(it plays liars_dice"
     ):
         ConditionSpec.model_validate({"name": "c", "agent_a": LIARS, "agent_b": TFT})
+
+
+def test_a_policy_belongs_to_the_houses_that_name_it():
+    two_by_two = tuple(registry.MATRIX_GAMES)
+    assert PolicyAgentSpec(policy="tft").houses == two_by_two
+    assert PolicyAgentSpec(policy="liars_random").houses == ("liars_dice",)
+    # what the policy agent asks its house player: a classic strategy says it draws nothing
+    assert PolicyAgentSpec(policy="tft").is_deterministic
+    assert not PolicyAgentSpec(policy="random").is_deterministic
+    assert not PolicyAgentSpec(policy="liars_random").is_deterministic
+    words = "tft does not play liars_dice \\(it plays " + ", ".join(two_by_two) + "\\)"
+    with pytest.raises(ValidationError, match=words):
+        ConditionSpec.model_validate(
+            {"name": "c", "game": {"id": "liars_dice"}, "agent_a": TFT, "agent_b": LIARS}
+        )

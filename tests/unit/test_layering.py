@@ -338,13 +338,13 @@ _FAMILY_BRANCH = re.compile(
 # entry point of aggregation, 44 once a planned match held its rules (no game/turn_game pair)
 # and the 2x2 batch became the entries' vectorised path, counting the 2x2 table asked of the
 # rules, 37 once analyze and tournament asked the entries whether a run's matches are 2x2 rounds
-# (`reads_rounds`, no `is_turn_run`), 24 once the config asked the entries (the settings a game
-# takes, whether the horizon sets its length, how a message names it, its seat check; no
-# `is_turn_game`)). What is left is the record shape (rounds or turns: the analyses' readers,
-# the transcript export), a 2x2 match's storing and its plan (runners), the policy spec's and
-# policy agent's own turn game and training (its games, its table): each step lowers it, none
-# adds to it.
-FAMILY_CEILING = 24
+# (`reads_rounds`, no `is_turn_run`), 19 once the config and the policy spec asked the entries
+# (the settings a game takes, whether the horizon sets its length, how a message names it, its
+# seat check, a policy's house; no `is_turn_game`, no policy's `turn_game`)). What is left is
+# the record shape (rounds or turns: the analyses' readers, the transcript export), a 2x2
+# match's storing and its plan (runners) and training (its games, its table): each step lowers
+# it, none adds to it.
+FAMILY_CEILING = 19
 # The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
 # part modules, which only the entries name (as strings): the generic code asks the entry.
 _PART_FINDERS = (
