@@ -64,3 +64,11 @@ def test_a_policy_belongs_to_the_houses_that_name_it():
         ConditionSpec.model_validate(
             {"name": "c", "game": {"id": "liars_dice"}, "agent_a": TFT, "agent_b": LIARS}
         )
+
+
+def test_a_strategy_registered_later_joins_the_2x2_games_house(monkeypatch):
+    from pdbench.strategies import POLICIES
+
+    monkeypatch.setitem(POLICIES, "late_tft", POLICIES["tft"])
+    late = PolicyAgentSpec(policy="late_tft")
+    assert late.houses == tuple(registry.MATRIX_GAMES) and late.is_deterministic

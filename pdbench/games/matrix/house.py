@@ -14,7 +14,7 @@ advanced. At a talk turn a house player says nothing.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +109,22 @@ class ClassicHouse:
         return self.on_table(agent_game(rules, seat), params)
 
 
+class _ClassicPlayers(Mapping[str, ClassicHouse]):
+    """Every classic strategy registered now (`strategies.POLICIES`, a strategy registered after
+    this module was imported too), by its name, as its `ClassicHouse`."""
+
+    def __getitem__(self, name: str) -> ClassicHouse:
+        if name not in POLICIES:
+            raise KeyError(name)
+        return ClassicHouse(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(POLICIES))
+
+    def __len__(self) -> int:
+        return len(POLICIES)
+
+
 # Every classic strategy, by its name: factories taking the strategy's parameters (a registry
 # entry's `policies`).
-CLASSIC_PLAYERS = {name: ClassicHouse(name) for name in sorted(POLICIES)}
+CLASSIC_PLAYERS = _ClassicPlayers()
