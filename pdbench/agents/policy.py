@@ -11,7 +11,7 @@ from pdbench.config.schema import PolicyAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.transcript import Observation
-from pdbench.strategies import Policy, make_policy
+from pdbench.strategies import Policy
 
 
 class PolicyAgent(AgentBase):
@@ -60,14 +60,10 @@ class TurnPolicyAgent(AgentBase):
 def make_policy_agent(
     spec: PolicyAgentSpec, *, game: Game, horizon: Any = None, context: Any = None
 ) -> PolicyAgent | TurnPolicyAgent:
-    turn_game = spec.turn_game
-    if turn_game is not None:
-        from pdbench.games.registry import house_factories
-
-        factory = house_factories(turn_game)[spec.policy]
-        return TurnPolicyAgent(factory(**spec.params), name=spec.display_name)
-    return PolicyAgent(
-        make_policy(spec.policy, game, spec.params),
-        name=spec.display_name,
-        messages=spec.messages,
-    )
+    # a house player that plays the table its seat is shown (a classic strategy) is the match
+    # loop's 2x2 agent; any other answers the round_state
+    house_player = spec.house_player
+    on_table = getattr(house_player, "on_table", None)
+    if on_table is None:
+        return TurnPolicyAgent(house_player(**spec.params), name=spec.display_name)
+    return PolicyAgent(on_table(game, spec.params), name=spec.display_name, messages=spec.messages)

@@ -71,7 +71,7 @@ def _players_text(condition: ConditionSpec) -> str:
 def _horizon_text(condition: Any) -> str:
     """How a condition's matches end, as validate says it."""
     horizon = condition.horizon
-    if condition.game.is_turn_game:  # ends by its rules; the horizon does not apply
+    if not condition.game.horizon_sets_length:  # ends by its rules; the horizon does not apply
         cap = condition.game.max_turns
         length = fixed_length(condition.game.build_turn())
         if length is None:

@@ -19,17 +19,31 @@ from pdbench.core.game import Game, label_preset
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.talk import PROMISE_PHRASES, Negotiation
-from pdbench.games.registry import build_turn_game, game_family, game_id, rules_class_of
+from pdbench.games.registry import (
+    build_turn_game,
+    game_entry,
+    game_id,
+    rules_class_of,
+    seats_played,
+)
 from pdbench.games.tables import DEFAULT_GAME, GAMES
 
 if TYPE_CHECKING:
     from pdbench.games.base import TurnGame
+    from pdbench.games.entry import TurnGameEntry
 
 from pdbench.config.frozen import Frozen
 
 # A turn game's match ends by its rules; this caps it for safety (a pair of agents that never end
 # a round), and a match that reaches it is stored as aborted, saying so.
 DEFAULT_MAX_TURNS = 2_000
+
+# The GameSpec fields setting each of the settings a game may take besides its options
+# (`TurnGameEntry.settings`): one set for a game that does not take it is refused.
+_SETTING_FIELDS = {
+    "table": ("payoffs", "labels", "check_pd", "negotiation"),
+    "noise": ("noise",),
+}
 
 # --- game and horizon --------------------------------------------------------------------------
 
@@ -125,38 +139,64 @@ class GameSpec(Frozen):
             raise ValueError(error.reason) from None
 
     @property
-    def is_turn_game(self) -> bool:
-        return game_family(self.id) == "turn"
+    def entry(self) -> TurnGameEntry:
+        """The game's registered entry: which settings it takes, whether the horizon sets its
+        length, how a message names it."""
+        return game_entry(self.id)
+
+    @property
+    def horizon_sets_length(self) -> bool:
+        """Whether the condition's horizon sets how many rounds a match has (else the rules end
+        a match, capped at `max_turns`): asked of the game's entry."""
+        return self.entry.horizon_sets_length
 
     @model_validator(mode="after")
-    def _settings_fit_the_family(self) -> GameSpec:
-        if not self.is_turn_game:
-            if self.options:
-                first = sorted(self.options)[0]
-                raise ValueError(f"options.{first}: the 2x2 game {self.id} has no options")
-            return self
-        matrix_only = {
-            "payoffs": self.payoffs is not None,
-            "labels": self.labels is not None,
-            "check_pd": self.check_pd is not None,
-            "negotiation": self.negotiation is not None,
-            "noise": self.noise != 0,
-        }
-        for name, set_ in matrix_only.items():
-            if set_:
-                raise ValueError(f"{name}: only 2x2 games have it, {self.id} is turn-based")
-        self.build_turn()  # the options, checked by the rules class
+    def _settings_the_game_takes(self) -> GameSpec:
+        entry = self.entry
+        if self.options and "options" not in entry.settings:
+            first = sorted(self.options)[0]
+            raise ValueError(f"options.{first}: {entry.named} has no options")
+        for setting, fields in _SETTING_FIELDS.items():
+            for name in fields if setting not in entry.settings else ():
+                if getattr(self, name) != type(self).model_fields[name].default:
+                    raise ValueError(f"{name}: {entry.named} has no {name}")
+        if "options" in entry.settings:
+            self.build_turn()  # the options, checked by the rules class
         return self
 
+    def seats(self) -> tuple[str, ...]:
+        """The player seats ("a", "b", ...) this variant of the game plays: its options may set
+        how many (`registry.seats_played`), its table and length never do."""
+        return seats_played(self.id, self.build_turn())
+
     def build_turn(self) -> TurnGame:
-        """A turn game's rules for this variant; a bad option raises ValueError naming
-        `options.<name>`."""
+        """The rules of this game's variant, from its options alone (the rules class's defaults
+        for the rest: `rules_builder` gives a game the horizon's length and its table); a bad
+        option raises ValueError naming `options.<name>`."""
+        return self._built(self._checked_options())
+
+    def _built(self, built_with: dict[str, Any]) -> TurnGame:
+        """The rules class built with `built_with`; a ValueError it raises names the option."""
+        fields = self._option_fields()
+        try:
+            return build_turn_game(self.id, **built_with)
+        except ValueError as error:
+            # the longest option the message starts with (talk_max_words, not talk)
+            named = max((n for n in fields if str(error).startswith(n)), key=len, default=None)
+            raise ValueError(f"options.{named or ''}: {error}") from None
+
+    def _option_fields(self) -> dict[str, Any]:
+        """The rules class's fields a condition's options may set, by name."""
         import dataclasses
 
-        from pdbench.games.registry import _resolve, turn_game_entry
+        rules_class: Any = rules_class_of(self.id)  # a dataclass: its fields are the options
+        return {f.name: f for f in dataclasses.fields(rules_class) if f.init}
 
-        rules_class = _resolve(turn_game_entry(self.id).rules)
-        fields = {f.name: f for f in dataclasses.fields(rules_class) if f.init}
+    def _checked_options(self) -> dict[str, Any]:
+        """The options as the rules class takes them (YAML's lists as tuples, a whole number
+        where a float is asked); one the rules class has not, or of another type than its
+        default, raises ValueError naming `options.<name>`."""
+        fields = self._option_fields()
         options = dict(self.options)
         for name, value in self.options.items():
             if name not in fields:
@@ -180,12 +220,7 @@ class GameSpec(Frozen):
                     f"options.{name}: must be {type(default).__name__} like the default "
                     f"{default!r}, got {value!r}"
                 )
-        try:
-            return build_turn_game(self.id, **options)
-        except ValueError as error:
-            # the longest option the message starts with (talk_max_words, not talk)
-            named = max((n for n in fields if str(error).startswith(n)), key=len, default=None)
-            raise ValueError(f"options.{named or ''}: {error}") from None
+        return options
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -219,24 +254,28 @@ class GameSpec(Frozen):
         return value
 
     def rules_builder(self, *, rounds_shown: bool) -> Callable[[int], TurnGame]:
-        """The rules of this game's matches by their length: a turn game's variant whatever the
-        length (`build_turn`: its rules end the match), a 2x2 game's rules class with the
-        condition's table (`build`, made once), the match's rounds and the game's noise,
-        telling the seats the length when `rounds_shown` (a fixed horizon)."""
-        if self.is_turn_game:
-            variant = self.build_turn()
+        """The rules of this game's matches by their length, built from the settings the game's
+        entry says it takes: its variant's options (`build_turn`), its table as the condition
+        changes it (`build`, made once) and its noise; given the match's rounds, and told them
+        when `rounds_shown` (a fixed horizon), when the horizon sets the length; else one rules
+        object whatever the length (the rules end the match)."""
+        entry = self.entry
+        built_with = self._checked_options() if "options" in entry.settings else {}
+        if "table" in entry.settings:
+            built_with["game"] = self.build()
+        if "noise" in entry.settings:
+            built_with["noise"] = self.noise
+        if not entry.horizon_sets_length:
+            variant = self._built(built_with)
             return lambda rounds: variant
         rules_class = rules_class_of(self.id)
-        table, noise = self.build(), self.noise
-        return lambda rounds: rules_class(
-            game=table, rounds=rounds, noise=noise, rounds_shown=rounds_shown
-        )
+        return lambda rounds: rules_class(**built_with, rounds=rounds, rounds_shown=rounds_shown)
 
     def build(self) -> Game:
-        """The engine's Game, with the PD inequalities checked when it claims to be one (2x2
-        games only: a turn game's rules are `build_turn`)."""
-        if self.is_turn_game:
-            raise TypeError(f"{self.id} is a turn game: build_turn() builds its rules")
+        """The engine's Game, with the PD inequalities checked when it claims to be one (a game
+        whose entry takes a table: the 2x2 games; others' rules are `build_turn`)."""
+        if "table" not in self.entry.settings:
+            raise TypeError(f"{self.id} takes no table: build_turn() builds its rules")
         base = GAMES[self.id]
         changes: dict[str, Any] = {}
         if self.payoffs is not None:

@@ -60,11 +60,21 @@ class PolicyAgentSpec(AgentSpecBase):
     can_fail_to_answer: ClassVar[bool] = False
 
     @property
-    def turn_game(self) -> str | None:
-        """The turn game this policy plays (None: a 2x2 policy)."""
-        from pdbench.games.registry import turn_policy_games
+    def houses(self) -> tuple[str, ...]:
+        """The games whose house players this policy is one of (a turn game's own, or every 2x2
+        game's classic strategies): what it plays."""
+        from pdbench.games.registry import policy_houses
 
-        return turn_policy_games().get(self.policy)
+        return policy_houses(self.policy)
+
+    @property
+    def house_player(self) -> Any:
+        """The policy's house factory (`registry.house_factories`): called with the parameters
+        it is the house player of the turn contract, and it says how it plays otherwise (its
+        optional `deterministic`, `has_batch_form`, `batch_player` and `on_table`)."""
+        from pdbench.games.registry import house_factories
+
+        return house_factories(self.houses[0])[self.policy]
 
     def problem_in_turn_game(self, game_id: str) -> str | None:
         from pdbench.games.registry import turn_policies
@@ -75,7 +85,7 @@ class PolicyAgentSpec(AgentSpecBase):
         choices = ", ".join(sorted(turn_policies(game_id)))
         return (
             f"policy: {self.policy} does not play {game_id} (it plays "
-            f"{self.turn_game or 'the 2x2 games'}); choose one of: {choices}"
+            f"{', '.join(self.houses)}); choose one of: {choices}"
         )
 
     def problem_as_third_party(self, game_id: str, role: str) -> str | None:
@@ -94,21 +104,22 @@ class PolicyAgentSpec(AgentSpecBase):
         policy's numpy form given the game from its seat's side; None without a batch form."""
         if not self.has_batch_form:
             return None
-        if self.turn_game is not None:  # the policy's own game: its house player
-            from pdbench.games.registry import house_factories
-
-            return house_factories(self.turn_game)[self.policy](**self.params)
-        from pdbench.games.base import agent_game
-        from pdbench.strategies import make_policy
-
-        return make_policy(self.policy, agent_game(rules, seat), self.params)
+        # a player built from what the rules show its seat (a classic strategy's numpy form),
+        # else the house player itself, acting for many matches (`act_batch`)
+        house_player = self.house_player
+        on_the_seat = getattr(house_player, "batch_player", None)
+        if on_the_seat is not None:
+            return on_the_seat(rules, seat, self.params)
+        return house_player(**self.params)
 
     def problem_in_game(self, game: Game, *, negotiates: bool) -> str | None:
         from pdbench.core.errors import ConfigError
         from pdbench.strategies import make_policy
 
-        if self.turn_game is not None:
-            return f"policy: {self.policy} plays {self.turn_game}, not the 2x2 game {game.id}"
+        if game.id not in self.houses:
+            return (
+                f"policy: {self.policy} plays {', '.join(self.houses)}, not the 2x2 game {game.id}"
+            )
         if self.messages and not negotiates:
             return (
                 "messages: this game has no negotiation phase, so nothing would be said; set "
@@ -129,24 +140,18 @@ class PolicyAgentSpec(AgentSpecBase):
 
     @property
     def is_deterministic(self) -> bool:
-        from pdbench.strategies import POLICIES
-
-        if self.turn_game is not None:
-            return False  # a house player of a turn game draws from its stream
-        return not POLICIES[self.policy].stochastic
+        # a house player draws from its stream unless it says it does not (a classic strategy)
+        return bool(getattr(self.house_player, "deterministic", False))
 
     @property
     def has_batch_form(self) -> bool:
         """Whether the policy can be played by the numpy batch path (else: the match loop); a
         turn game's house player has one when it acts for many matches at once (`act_batch`)."""
-        from pdbench.strategies import policy_has_batch_form
-
-        if self.turn_game is not None:
-            from pdbench.games.registry import house_factories
-
-            factory = house_factories(self.turn_game)[self.policy]
-            return callable(getattr(factory, "act_batch", None))
-        return policy_has_batch_form(self.policy)
+        house_player = self.house_player
+        declared = getattr(house_player, "has_batch_form", None)  # a classic strategy's
+        if declared is not None:
+            return bool(declared)
+        return callable(getattr(house_player, "act_batch", None))
 
     def warnings(self, game: Game) -> list[PolicyWarning]:
         """Legal parameters that probably do not mean what they say in `game` (e.g. GTFT's

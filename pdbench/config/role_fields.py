@@ -73,7 +73,7 @@ def check_roles(condition: Any) -> None:
     ValueError naming the field and, for a role the game lacks, the roles it has."""
     game_id = condition.game.id
     roles = {role.name: role for role in game_roles(game_id)}
-    game = game_id if condition.game.is_turn_game else f"the 2x2 game {game_id}"
+    game = condition.game.entry.named
     for name in declared_roles():
         bound = condition.bound_role(name)
         if bound is None:

@@ -223,7 +223,7 @@ class ConditionFields(Frozen):
         "(house default)" when it is the game's default third party; a bound audit too."""
         from pdbench.games.registry import default_third_parties
 
-        defaults = default_third_parties(self.game.id) if self.game.is_turn_game else {}
+        defaults = default_third_parties(self.game.id)  # none for a game without third roles
         labels: dict[str, str] = {}
         for role, spec in {**self.third_parties, **self.audits}.items():
             params = getattr(spec, "params", None)
@@ -248,55 +248,41 @@ class ConditionFields(Frozen):
     @model_validator(mode="after")
     def _game_is_consistent(self) -> ConditionFields:
         from pdbench.core.errors import ConfigError
+        from pdbench.games.registry import seat_problem, seats_played
 
-        if self.game.is_turn_game:
-            from pdbench.games.registry import TURN_GAMES, seats_played
-
-            rules = self.game.build_turn()
-            seats = seats_played(self.game.id, rules)
-            if self.population is not None:
-                option = TURN_GAMES[self.game.id].seats.option
-                positions = int(getattr(rules, "seat_positions", 1))
-                check_population(self.population, self.game.id, seats, option, positions)
-            elif len(seats) > len(SEAT_FIELDS):
-                raise ValueError(
-                    f"population: missing: {self.game.id} plays {len(seats)} seats here, more "
-                    "than agent_a to agent_j bind one by one; bind them all with a population"
-                )
-            for side in SEAT_FIELDS if self.population is None else ():
-                plays = side.removeprefix("agent_") in seats
-                if plays and getattr(self, side) is None:
-                    raise ValueError(
-                        f"{side}: missing: {self.game.id} plays {len(seats)} seats here "
-                        f"(agent_a to agent_{seats[-1]}), bind each to an agent"
-                    )
-                if not plays and getattr(self, side) is not None:
-                    raise ValueError(
-                        f"{side}: {self.game.id} plays {len(seats)} seats here "
-                        f"(agent_a to agent_{seats[-1]}), so there is no seat "
-                        f"{side.removeprefix('agent_')}"
-                    )
-            for side, spec in self.players.items():
-                problem = spec.problem_in_turn_game(self.game.id)
-                if problem is not None:
-                    raise ValueError(f"{self._seat_field(side)}.{problem}")
-            check_roles(self)
-            return self
+        game = self.game.entry.named
+        variant = self.game.build_turn()  # its options: how many seats, in which positions
+        seats = seats_played(self.game.id, variant)
         if self.population is not None:
-            check_population(self.population, self.game.id, ("a", "b"), "")
-        for side in self.players:
-            if side not in ("agent_a", "agent_b"):
-                raise ValueError(f"{side}: the 2x2 game {self.game.id} seats two players")
+            option = self.game.entry.seats.option
+            positions = int(getattr(variant, "seat_positions", 1))
+            check_population(self.population, self.game.id, seats, option, positions)
+        elif len(seats) > len(SEAT_FIELDS):
+            raise ValueError(
+                f"population: missing: {self.game.id} plays {len(seats)} seats here, more "
+                "than agent_a to agent_j bind one by one; bind them all with a population"
+            )
+        for side in SEAT_FIELDS if self.population is None else ():
+            plays = side.removeprefix("agent_") in seats
+            if plays and getattr(self, side) is None:
+                raise ValueError(
+                    f"{side}: missing: {game} plays {len(seats)} seats here "
+                    f"(agent_a to agent_{seats[-1]}), bind each to an agent"
+                )
+            if not plays and getattr(self, side) is not None:
+                raise ValueError(
+                    f"{side}: {game} plays {len(seats)} seats here "
+                    f"(agent_a to agent_{seats[-1]}), so there is no seat "
+                    f"{side.removeprefix('agent_')}"
+                )
         check_roles(self)
-        try:
-            game = self.game.build()  # payoffs, labels and the PD check
+        try:  # a game's table: payoffs, labels and the PD check
+            rules = self.game.rules_builder(rounds_shown=True)(1)  # any length seats alike
         except ConfigError as error:
             reason = f"{error.field}: {error.reason}" if error.field else error.reason
             raise ValueError(reason) from None
-        for side in ("agent_a", "agent_b"):
-            problem = getattr(self, side).problem_in_game(
-                game.seen_by(side[-1]), negotiates=self.game.negotiation is not None
-            )
+        for side, spec in self.players.items():
+            problem = seat_problem(self.game.id, spec, rules, side.removeprefix("agent_"))
             if problem is not None:
                 raise ValueError(f"{self._seat_field(side)}.{problem}")
         return self
@@ -325,12 +311,17 @@ class ExperimentSpec(Frozen):
             if condition.name in seen:
                 raise ValueError(f'condition name "{condition.name}" is used twice')
             seen.add(condition.name)
-        families = {condition.game.is_turn_game for condition in self.conditions}
-        if len(families) > 1:  # rounds.jsonl holds one family's lines: C/D rounds or turns
-            turn = next(c.name for c in self.conditions if c.game.is_turn_game)
+        # A run's matches are aggregated one way (`analysis.metrics.aggregate.aggregation_of`,
+        # asking each game's entry): the first condition of each way, in order.
+        ways: dict[str, ConditionSpec] = {}
+        for condition in self.conditions:
+            ways.setdefault(condition.game.entry.aggregates, condition)
+        if len(ways) > 1:
+            first, other = list(ways.values())[:2]
             raise ValueError(
-                f"conditions: {turn} plays a turn-based game and others a 2x2 game; a run plays "
-                "one family, so run them as two runs"
+                f"conditions: {first.name} ({first.game.id}) and {other.name} ({other.game.id}) "
+                "play games whose matches are aggregated in different ways; a run plays one "
+                "family, so run them as two runs"
             )
         check_size(
             self.run.limits,

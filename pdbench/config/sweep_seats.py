@@ -22,11 +22,10 @@ def game_seats(game: DictConfig) -> tuple[str, ...] | None:
     fields it has (module doc); None for a game that does not build: the condition's
     validation names the problem."""
     from pdbench.config.game_spec import GameSpec
-    from pdbench.games.registry import seats_played
 
     try:
         spec = GameSpec.model_validate(OmegaConf.to_container(game, resolve=True))
-        return seats_played(spec.id, spec.build_turn()) if spec.is_turn_game else ("a", "b")
+        return spec.seats()
     except (ValueError, ConfigError, OmegaConfBaseException):
         return None
 

@@ -98,7 +98,8 @@ class TurnGameEntry:
     # Whether the condition's horizon (fixed or geometric) sets how many rounds a match has:
     # the plan draws each match's length and builds its rules with it (the 2x2 games'
     # `MatrixGame.rounds`, whose `fixed_length()` says it), so the length is known before play
-    # (`train --rounds` sets `horizon.rounds`, the price estimate counts the prompts) and
+    # (`train --rounds` sets `horizon.rounds`, the price estimate counts the prompts), the
+    # rules are built for each length drawn (given `rounds` and `rounds_shown`), and
     # game.max_turns does not cap it. False: the rules end a match (at most game.max_turns
     # turns); the horizon does not apply.
     horizon_sets_length: bool = False
@@ -129,10 +130,29 @@ class TurnGameEntry:
     # format and labels); "": the mock has no player of the game. The mock asks the turn games'
     # mocks first, then the 2x2 games' (`pdbench.games.matrix.mock`, which reads any prompt).
     mock: str = ""
+    # The settings of a condition's game (`pdbench.config.game_spec.GameSpec`) its rules are
+    # built with besides the match's length: "options" (its variant: the rules class's own
+    # fields), "table" (the game's table as the condition changes it: payoffs, labels, check_pd,
+    # negotiation), "noise" (the trembling hand). A setting the game does not take is refused
+    # when the config is read, naming the field.
+    settings: tuple[Literal["options", "table", "noise"], ...] = ("options",)
+    # How a message about a condition names the game ("": its id).
+    called: str = ""
+    # "module:function" saying what makes a condition's agent unfit for a seat of this game
+    # (`function(agent spec, rules, seat)` -> "field: reason" within the agent, or None; asked
+    # through `registry.seat_problem`); "": the agent spec's `problem_in_turn_game(game id)`,
+    # the agents answering a seat's round_state. The 2x2 games name their family's
+    # (`pdbench.games.matrix.fit`: the agent checked on the table its seat is shown).
+    seat_fit: str = ""
     # A 2x2 game's table (`pdbench.core.game.Game`: payoffs, labels, pot, negotiation...), which
     # makes the entry a game of the matrix family (`pdbench.games.matrix.matrix_entry` builds
     # it); None for a turn game. `pdbench.games.tables` gathers the registered ones.
     table: Game | None = None
+
+    @property
+    def named(self) -> str:
+        """The game as a message about a condition names it (`called`, else its id)."""
+        return self.called or self.id
 
     @property
     def llm_plays(self) -> bool:

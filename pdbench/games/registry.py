@@ -186,6 +186,17 @@ def seats_played(game_id: str, rules: TurnGame[Any]) -> tuple[str, ...]:
     return player_seats(count)
 
 
+def seat_problem(game_id: str, agent: Any, rules: TurnGame[Any], seat: str) -> str | None:
+    """What makes `agent` (an agent spec) unfit for `seat` of `game_id` played with `rules`, as
+    "field: reason" within the agent, or None: the game's own check when its entry names one
+    (`TurnGameEntry.seat_fit`), else the agent's `problem_in_turn_game`."""
+    fit = game_entry(game_id).seat_fit
+    if fit:
+        problem: str | None = _resolve(fit)(agent, rules, seat)
+        return problem
+    return agent.problem_in_turn_game(game_id)
+
+
 def turn_policies(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:
     """The house policies of `game_id` (a turn game's, or a 2x2 game's), by name."""
     return _resolve(game_entry(game_id).policies)
@@ -292,6 +303,23 @@ def turn_policy_games() -> dict[str, str]:
     """Every turn game's house policy and house third party, by name, with a game it plays
     (imports the policies; the debates share theirs, so one of them is named)."""
     return {name: game_id for game_id in TURN_GAMES for name in house_factories(game_id)}
+
+
+def policy_houses(policy: str) -> tuple[str, ...]:
+    """The games whose house players include `policy` (a policy agent's name): a turn game's
+    own (the debates share theirs), or every 2x2 game's (the classic strategies, their entries'
+    `policies`); the turn games first, in the registry's order. () for no house player."""
+    # Each house read once (the 2x2 entries share one), its parts asked rather than merged as
+    # `house_factories` does: a policy agent asks this each time a match's agent is made.
+    houses: dict[str, Any] = {}
+    found = []
+    for game_id, entry in {**TURN_GAMES, **MATRIX_GAMES}.items():
+        if entry.policies not in houses:
+            houses[entry.policies] = _resolve(entry.policies)
+        in_roles = any(policy in parties for parties in house_third_parties(game_id).values())
+        if policy in houses[entry.policies] or in_roles:
+            found.append(game_id)
+    return tuple(found)
 
 
 def house_factories(game_id: str) -> dict[str, Callable[..., TurnPolicy]]:

@@ -144,7 +144,7 @@ def plan_matches(spec: ExperimentSpec, deal: rng.Deal) -> list[PlannedMatch]:
     for condition in spec.conditions:
         horizon = condition.horizon.build()
         # a turn game's rounds are the rules'; its cap is game.max_turns
-        turn_game = condition.game.is_turn_game
+        turn_game = not condition.game.horizon_sets_length
         rules_of = condition.game.rules_builder(rounds_shown=horizon.type == "fixed")
         rules_by_length: dict[int, Any] = {}  # one rules object per length the matches draw
         for replicate, (horizon_seed, seed_a, seed_b, noise_a, noise_b, game_seed) in enumerate(

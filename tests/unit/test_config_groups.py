@@ -44,7 +44,7 @@ def test_every_group_option_composes_and_validates(overrides):
     loaded = load(PRIMARY, overrides, project_root=PROJECT)
     condition = loaded.spec.conditions[0]
     game = condition.game
-    assert (game.build_turn() if game.is_turn_game else game.build()) is not None
+    assert game.rules_builder(rounds_shown=True)(1) is not None
     assert condition.horizon.build().max_length != 0
     if "agent_a=llm_default" in overrides:
         assert condition.agent_a.type == "llm"

@@ -344,10 +344,11 @@ _FAMILY_BRANCH = re.compile(
 # (`FixedLength.talks_per_round`, `draws_from_game_seed`, `payoff_table`, `setting_warnings`),
 # 19 once the readers of rounds and of turn lines and the Inspect export asked the line's
 # game's entry whether its matches are read as rounds (`aggregation_choice.reads_rounds_of`)
-# instead of a line's `family` or `turn` key). What is left is a 2x2 match's storing
-# (runners), the policy spec's and policy agent's own turn game and the config's family
-# checks: each step lowers it, none adds to it.
-FAMILY_CEILING = 19
+# instead of a line's `family` or `turn` key), 1 once the config and the policy spec asked the
+# entries too (the settings a game takes, how a message names it, its seat check, a policy's
+# house; no `is_turn_game`, no policy's `turn_game`). What is left is the runner's choice of a
+# 2x2 match's storing: each step lowers it, none adds to it.
+FAMILY_CEILING = 1
 # The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
 # part modules, which only the entries name (as strings): the generic code asks the entry.
 _PART_FINDERS = (

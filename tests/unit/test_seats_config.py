@@ -52,7 +52,7 @@ def test_the_number_of_seats_is_the_games_option():
     [
         (GROUP, "agent_d: missing: public_goods plays 4 seats here"),
         ([*GROUP, "agent_d=pgg_random", "agent_e=pgg_hump"], "agent_e: public_goods plays 4"),
-        (["agent_c=tft"], "agent_c: the 2x2 game pd seats two players"),
+        (["agent_c=tft"], "agent_c: the 2x2 game pd plays 2 seats here .* so there is no seat c"),
         (
             ["game=liars_dice", "agent_a=liars_random", "agent_b=liars_random", "agent_c=tft"],
             "agent_c: liars_dice plays 2 seats here",

@@ -26,8 +26,12 @@ def test_one_registry_lists_every_game_with_its_family():
         ({"options": {"wild_ones": 1}}, "options.wild_ones: must be bool"),
         ({"options": {"faces": "6"}}, "options.faces: must be int"),
         ({"options": {"dice_per_player": 0}}, "options.dice_per_player: dice_per_player must be"),
-        ({"payoffs": {"CC": [3, 3], "CD": [0, 5], "DC": [5, 0], "DD": [1, 1]}}, "payoffs: only"),
-        ({"noise": 0.1}, "noise: only 2x2 games have it, liars_dice is turn-based"),
+        (
+            {"payoffs": {"CC": [3, 3], "CD": [0, 5], "DC": [5, 0], "DD": [1, 1]}},
+            "payoffs: liars_dice has no",
+        ),
+        ({"check_pd": False}, "check_pd: liars_dice has no check_pd"),
+        ({"noise": 0.1}, "noise: liars_dice has no noise"),
         ({"max_turns": 0}, "max_turns"),
     ],
 )
@@ -67,7 +71,8 @@ def test_a_house_players_parameters_are_checked(agent, words):
 
 
 def test_a_run_plays_one_family():
-    with pytest.raises(ValidationError, match="a run plays one family"):
+    named = r"dice \(liars_dice\) and pd \(pd\) play games whose matches are aggregated"
+    with pytest.raises(ValidationError, match=named + ".*a run plays one family"):
         ExperimentSpec.model_validate(
             {
                 "conditions": [

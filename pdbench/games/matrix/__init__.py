@@ -24,6 +24,8 @@ entry), as the debate family serves the two debates.
   round checked against the table, numpy).
 - `vectorised`: a condition of two policies without talk, all its matches at once in numpy (the
   entries' `vectorised`; the runner writes its lines, `runners.batch`).
+- `fit`: what makes a condition's agent unfit for a 2x2 seat (the entries' `seat_fit`: checked
+  on the table the seat is shown).
 - `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
   (record version 2) to the round records every 2x2 reader reads (record version 1's lines).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
@@ -73,5 +75,10 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         horizon_sets_length=True,
         # a condition of two policies without talk, all its matches at once in numpy
         vectorised="pdbench.games.matrix.vectorised",
+        # the condition's table changes and noise build its rules, for the horizon's length
+        settings=("table", "noise"),
+        called=f"the 2x2 game {table.id}",
+        # a seat's agent is checked on the table the seat is shown
+        seat_fit="pdbench.games.matrix.fit:seat_problem",
         table=table,
     )

@@ -14,7 +14,7 @@ advanced. At a talk turn a house player says nothing.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,8 @@ from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.payoff import PayoffMatrix
 from pdbench.core.transcript import PlayedRound, Transcript
-from pdbench.strategies import POLICIES, Policy, make_policy
+from pdbench.games.base import agent_game
+from pdbench.strategies import POLICIES, Policy, make_policy, policy_has_batch_form
 
 RoundState = dict[str, Any]
 
@@ -78,13 +79,52 @@ def _shown(played: Transcript, strategy: Policy[Any]) -> Any:
     )
 
 
-def _factory(name: str) -> Any:
-    def build(**params: Any) -> ClassicPlayer:
-        return ClassicPlayer(name, params)
+@dataclass(frozen=True)
+class ClassicHouse:
+    """The classic strategy `name` as one of the 2x2 games' house players: called with the
+    strategy's parameters it is the house player of the turn contract (`ClassicPlayer`), as a
+    turn game's house factory is; a policy agent of it asks it how it plays otherwise: whether
+    it draws at random, and the strategy itself played on the table its seat is shown (the
+    match loop's agent, `on_table`; the numpy batch, `batch_player`)."""
 
-    return build
+    name: str
+
+    def __call__(self, **params: Any) -> ClassicPlayer:
+        return ClassicPlayer(self.name, params)
+
+    @property
+    def deterministic(self) -> bool:
+        return not POLICIES[self.name].stochastic
+
+    @property
+    def has_batch_form(self) -> bool:
+        return policy_has_batch_form(self.name)
+
+    def on_table(self, game: Game, params: Mapping[str, Any]) -> Policy[Any]:
+        """The strategy playing `game` (the table from its seat's side) with `params`."""
+        return make_policy(self.name, game, params)
+
+    def batch_player(self, rules: Any, seat: str, params: Mapping[str, Any]) -> Policy[Any]:
+        """The strategy's numpy form, on the table the rules show `seat`."""
+        return self.on_table(agent_game(rules, seat), params)
+
+
+class _ClassicPlayers(Mapping[str, ClassicHouse]):
+    """Every classic strategy registered now (`strategies.POLICIES`, a strategy registered after
+    this module was imported too), by its name, as its `ClassicHouse`."""
+
+    def __getitem__(self, name: str) -> ClassicHouse:
+        if name not in POLICIES:
+            raise KeyError(name)
+        return ClassicHouse(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(POLICIES))
+
+    def __len__(self) -> int:
+        return len(POLICIES)
 
 
 # Every classic strategy, by its name: factories taking the strategy's parameters (a registry
 # entry's `policies`).
-CLASSIC_PLAYERS = {name: _factory(name) for name in sorted(POLICIES)}
+CLASSIC_PLAYERS = _ClassicPlayers()
