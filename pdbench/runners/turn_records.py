@@ -1,6 +1,8 @@
 """From a played turn-game match to what is stored: one rounds.jsonl line per turn, the ledger
 entry and call counts. `turn_line` writes every game's lines (record version 2): a 2x2 match's
-too (`runners.matrix_run`, their shape in `pdbench.games.matrix.stored`).
+too (`pdbench.games.matrix.records`, their shape in `pdbench.games.matrix.stored`).
+`turn_shared_fields` and `turn_outcome_options` are what a turn game's lines hold of its match
+(the default `MatchRecords`, `runners.turn_run.TURN_LINES`).
 
 A turn line holds: the match's fields (run_id, condition, replicate, game, family "turn",
 agent_a, agent_b), round, turn, phase, the seats that moved, the digest of each seat's
@@ -110,11 +112,10 @@ def match_outcome(
     return {"scores": scores, "winner": winner, "error": error, "seed": seed, "options": options}
 
 
-def turn_lines(
-    planned: PlannedMatch, result: TurnMatchResult, *, run_id: str, store_prompts: StorePrompts
-) -> list[bytes]:
+def turn_shared_fields(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
+    """The match's fields on every turn line, in line order."""
     condition = planned.condition
-    shared = {
+    return {
         "run_id": run_id,
         "condition": condition.name,
         "replicate": planned.replicate,
@@ -123,18 +124,31 @@ def turn_lines(
         # agent_a, agent_b, and a group's further seats (agent_c, ...)
         **{side: spec.display_name for side, spec in condition.players.items()},
     }
+
+
+def turn_outcome_options(planned: PlannedMatch) -> dict[str, Any]:
+    """The variant's options as the outcome stores them: the fields the rules are built from
+    (not those they derive, e.g. passcode's loaded words), else the condition's options."""
+    rules = planned.rules
+    is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
+    options = recorded_options(rules) if is_instance else {}
+    return options or dict(planned.condition.game.options)
+
+
+def turn_lines(
+    planned: PlannedMatch, result: TurnMatchResult, *, run_id: str, store_prompts: StorePrompts
+) -> list[bytes]:
+    condition = planned.condition
+    shared = turn_shared_fields(planned, run_id)
     marked = {
         side.removeprefix("agent_"): spec.can_fail_to_answer
         for side, spec in condition.players.items()
     }
-    rules = planned.rules
-    is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
-    # the fields the rules are built from (not those they derive, e.g. passcode's loaded words)
-    options = recorded_options(rules) if is_instance else {}
     # what a reader needs to replay the match: the dice's seed and the variant's options
     outcome = match_outcome(
-        result.scores, result.error, planned.game_seed, options or dict(condition.game.options)
+        result.scores, result.error, planned.game_seed, turn_outcome_options(planned)
     )
+    observations = stores_observations(planned.rules)
     last = len(result.turns) - 1
     return [
         orjson.dumps(
@@ -144,7 +158,7 @@ def turn_lines(
                 marked=marked,
                 store_prompts=store_prompts,
                 outcome=outcome if index == last else None,
-                observations=stores_observations(rules),
+                observations=observations,
             )
         )
         + b"\n"

@@ -96,6 +96,23 @@ GAME_MODULE_ROLES: dict[str, set[str]] = {
     "vectorised": {"core", "games", "strategies"},
     # any 2x2 agent seated in the turn loop (agents.base: the hooks it is called through)
     "seat": {"core", "games", "agents.base"},
+    # what the game decides of its matches in the runner (the entry's `records`, a
+    # runners.match_records.MatchRecords): its agents seated (agents.base), and what is stored
+    # of a match the turn loop played, with the runners' generic writers of turn lines and
+    # ledger entries, the storage records and the columns aggregation reads (analysis); never
+    # the runner's play, plan or batch path (runners.plan only for the planned match's type)
+    "records": {
+        "core",
+        "games",
+        "agents.base",
+        "analysis",
+        "storage",
+        "runners.match_records",
+        "runners.plan",
+        "runners.records",
+        "runners.turn_records",
+        "runners.turns",
+    },
 }
 
 
@@ -338,11 +355,13 @@ _FAMILY_BRANCH = re.compile(
 # entry point of aggregation, 44 once a planned match held its rules (no game/turn_game pair)
 # and the 2x2 batch became the entries' vectorised path, counting the 2x2 table asked of the
 # rules, 37 once analyze and tournament asked the entries whether a run's matches are 2x2 rounds
-# (`reads_rounds`, no `is_turn_run`)). What is left is the record shape (rounds or turns: the
-# analyses' readers, the transcript export), a 2x2 match's storing and its plan (runners), the
-# policy spec's and policy agent's own turn game, training (its games, its table) and the
-# config's family checks: each step lowers it, none adds to it.
-FAMILY_CEILING = 37
+# (`reads_rounds`, no `is_turn_run`), 36 once the runner played every match on one path, the
+# game's entry saying how its agents are seated and what is stored (`records`)). What is left
+# is the record shape (rounds or turns: the analyses' readers, the transcript export), a 2x2
+# match's plan and estimate (runners), the policy spec's and policy agent's own turn game,
+# training (its games, its table) and the config's family checks: each step lowers it, none
+# adds to it.
+FAMILY_CEILING = 36
 # The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
 # part modules, which only the entries name (as strings): the generic code asks the entry.
 _PART_FINDERS = (

@@ -24,11 +24,14 @@ entry), as the debate family serves the two debates.
   round checked against the table, numpy).
 - `vectorised`: a condition of two policies without talk, all its matches at once in numpy (the
   entries' `vectorised`; the runner writes its lines, `runners.batch`).
+- `records`: how the runner seats a 2x2 match's agents (`seat`) and what it stores of the match
+  (turn lines, its ledger entry, the columns aggregation reads).
 - `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
   (record version 2) to the round records every 2x2 reader reads (record version 1's lines).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
-The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
+The runner plays a 2x2 match with these rules on the one turn loop, seated and stored as
+`records` says (the entries' `records`),
 stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the
 entries' vectorised path, whose lines `runners.batch` writes the same; `registry.GAME_FAMILIES` says
 "matrix" for the analyses that read it. `pdbench.games.tables` gathers the entries'
@@ -71,5 +74,7 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         training_opponents=("tft",),
         # a condition of two policies without talk, all its matches at once in numpy
         vectorised="pdbench.games.matrix.vectorised",
+        # how the runner seats a 2x2 match's agents and stores what they played
+        records="pdbench.games.matrix.records:RECORDS",
         table=table,
     )
