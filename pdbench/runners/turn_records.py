@@ -128,7 +128,7 @@ def turn_shared_fields(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
 
 def turn_outcome_options(planned: PlannedMatch) -> dict[str, Any]:
     """The variant's options as the outcome stores them: the fields the rules are built from
-    (not those they derive, e.g. passcode's loaded words), else the condition's options."""
+    (not those they derive, e.g. words loaded from a file), else the condition's options."""
     rules = planned.rules
     is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
     options = recorded_options(rules) if is_instance else {}
