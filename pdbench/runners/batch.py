@@ -17,12 +17,11 @@ import numpy as np
 import orjson
 
 from pdbench.runners.plan import PlannedMatch
-from pdbench.runners.records import ledger_entry, match_columns, timestamp_utc
+from pdbench.runners.records import match_columns, timestamp_utc
 from pdbench.runners.turn_batch import plays_arrays, vectorised_module, vectorised_players
-from pdbench.runners.turn_records import match_outcome
+from pdbench.runners.turn_records import ledger_entry, match_outcome
 from pdbench.runners.turn_run import match_records
 from pdbench.storage.run_store import FinishedMatch
-from pdbench.storage.schema import CallCounts
 from pdbench.strategies.play import BatchArrays
 
 # One match as arrays over its rounds (True = C): the actions played, their payoffs and, with
@@ -72,7 +71,13 @@ def finished_batch(
                         bodies=bodies,
                     )
                 ],
-                ledger=ledger_entry(planned, len(match.coop_a), None, CallCounts()),
+                # a policy makes no call: nothing counted
+                ledger=ledger_entry(
+                    planned,
+                    n_rounds=len(match.coop_a),
+                    planned_rounds=planned.n_rounds,
+                    error=None,
+                ),
                 columns=match_columns(
                     planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
                 ),

@@ -16,7 +16,7 @@ the rules revealed it is written: observations are stored as digests only.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -168,38 +168,58 @@ def turn_lines(
 
 def stored_order_turn_attempts(result: TurnMatchResult) -> list[Attempt]:
     """A match's attempts in the order its stored lines hold them: turn by turn, seat by seat
-    as the turn lists them; the aborted turn's (the ledger's) last."""
-    attempts = [
+    as the turn lists them."""
+    return [
         attempt
         for turn in result.turns
         for played in turn.seats.values()
         for attempt in played.attempts
     ]
-    return [*attempts, *result.aborted_attempts]
 
 
-def turn_call_counts(result: TurnMatchResult) -> CallCounts:
-    return CallCounts.total(a.calls() for a in stored_order_turn_attempts(result))
+def ledger_entry(
+    planned: PlannedMatch,
+    *,
+    n_rounds: int,
+    planned_rounds: int,
+    error: str | None,
+    attempts: Sequence[Attempt] = (),
+    aborted: Sequence[Attempt] = (),
+    store_prompts: StorePrompts = False,
+) -> LedgerEntry:
+    """Any match's ledger entry: what it counts in `n_rounds` and `planned_rounds` is its
+    game's (a turn game's turns and turn cap, a 2x2 game's rounds). `attempts` are those its
+    lines hold, in their order, and `aborted` those of the turn or round the match was aborted
+    in, kept with the entry (paid, though no action came of them): the calls are counted over
+    both, in that order."""
+    every = [*attempts, *aborted]
+    return LedgerEntry(
+        condition=planned.condition.name,
+        replicate=planned.replicate,
+        n_rounds=n_rounds,
+        planned_rounds=planned_rounds,
+        seeds=planned.seeds,
+        error=error,
+        calls=CallCounts.total(attempt.calls() for attempt in every),
+        aborted_round_attempts=stored_attempts(tuple(aborted), store_prompts) or None,
+        call_sources=call_sources(
+            attempt.cached for attempt in every if isinstance(attempt, ProviderAttempt)
+        ),
+    )
 
 
 def turn_ledger_entry(
     planned: PlannedMatch, result: TurnMatchResult, store_prompts: StorePrompts
 ) -> LedgerEntry:
     """n_rounds counts the stored lines (turns); planned_rounds is the turn cap."""
-    return LedgerEntry(
-        condition=planned.condition.name,
-        replicate=planned.replicate,
+    return ledger_entry(
+        planned,
         n_rounds=len(result.turns),
         planned_rounds=planned.condition.game.max_turns,
-        seeds=planned.seeds,
         error=result.error,
-        calls=turn_call_counts(result),
-        aborted_round_attempts=stored_attempts(result.aborted_attempts, store_prompts) or None,
-        call_sources=call_sources(
-            attempt.cached
-            for attempt in stored_order_turn_attempts(result)
-            if isinstance(attempt, ProviderAttempt)
-        ),
+        attempts=stored_order_turn_attempts(result),
+        aborted=result.aborted_attempts,
+        store_prompts=store_prompts,
     )
 
 

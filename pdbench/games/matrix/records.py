@@ -38,13 +38,11 @@ from pdbench.games.matrix.rules import MatrixGame
 from pdbench.games.matrix.seat import MatrixSeat
 from pdbench.games.matrix.stored import FAMILY, match_options
 from pdbench.runners.match_records import SeatedMatch
-from pdbench.runners.records import ledger_entry, match_columns
-from pdbench.runners.turn_records import match_outcome, turn_line
+from pdbench.runners.records import match_columns
+from pdbench.runners.turn_records import ledger_entry, match_outcome, turn_line
 from pdbench.runners.turns import PlayedTurn, SeatRule, TurnMatchResult
-from pdbench.storage.ledger import call_sources
 from pdbench.storage.run_store import FinishedMatch
-from pdbench.storage.schema import Attempt, CallCounts, ProviderAttempt, StorePrompts
-from pdbench.storage.schema import stored_attempts as stored_attempt_records
+from pdbench.storage.schema import Attempt, StorePrompts
 
 if TYPE_CHECKING:
     from pdbench.runners.plan import PlannedMatch
@@ -214,16 +212,16 @@ class MatrixRecords:
     ) -> FinishedMatch:
         seats = matrix_seats(seated)
         attempts, aborted = stored_order_attempts(played)
-        every = [*attempts, *aborted]
         return FinishedMatch(
             lines=matrix_lines(planned, played, seats, run_id=run_id, store_prompts=store_prompts),
             ledger=ledger_entry(
                 planned,
-                len(played.final_state.finished),
-                played.error,
-                CallCounts.total(attempt.calls() for attempt in every),
-                stored_attempt_records(tuple(aborted), store_prompts),
-                sources=call_sources(a.cached for a in every if isinstance(a, ProviderAttempt)),
+                n_rounds=len(played.final_state.finished),
+                planned_rounds=planned.n_rounds,
+                error=played.error,
+                attempts=attempts,
+                aborted=aborted,
+                store_prompts=store_prompts,
             ),
             columns=columns(planned, played, seats),
         )
