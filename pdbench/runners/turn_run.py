@@ -115,8 +115,8 @@ async def play_planned(
     roles in order); None when it must stay unfinished (a provider failed, the budget is spent,
     a stop came: `halt` is told the run's status and why). Every agent is closed at the end."""
     records = match_records(planned)
-    seated = records.seat(planned, agents)
-    try:
+    try:  # seated inside, so that the agents are closed whatever happens
+        seated = records.seat(planned, agents)
         played = await play_seated(planned, seated)
     except TransportFailure as failure:  # not a result: the match stays unfinished
         halt(manifests.STATUS_INCOMPLETE, str(failure))
