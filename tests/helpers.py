@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from reference_loop import MatchResult, play_match_sync
+
 from pdbench.agents.base import Agent
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
 from pdbench.core.rng import DealKey
 from pdbench.core.transcript import Observation
 from pdbench.games.tables import GAMES
-from pdbench.runners.match import MatchResult, play_match_sync
 
 # A fixed deal key for tests that fix a plan's or an agent's numbers without a run folder (a run
 # is dealt with its own folder's key: pdbench.runners.deal). Public, so never a run's key.

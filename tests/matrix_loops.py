@@ -1,23 +1,30 @@
 """The two loops of a 2x2 match side by side, for the equivalence tests (issue 43 stage C):
-the turn loop with games/matrix's rules as the runner plays it (`runners.matrix_run`) and the
-reference match loop (`runners.match`); an agent wrapper that keeps what it is shown; and the
-rows and stored lines the tests compare: the turn loop's lines (record version 2) read back
-through the projection the readers use (`games.matrix.stored`) are the reference loop's
-version-1 lines, byte for byte."""
+the turn loop with games/matrix's rules as the runner plays it (seated and stored by
+`games.matrix.records`) and the reference match loop (`reference_loop`); an agent wrapper that
+keeps what it is shown; and the rows and stored lines the tests compare: the turn loop's lines
+(record version 2) read back through the projection the readers use (`games.matrix.stored`) are
+the reference loop's version-1 lines, byte for byte, and the ledger and the columns aggregation
+reads are the reference's too."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import orjson
+from reference_loop import MatchResult, play_match
+from reference_records import call_counts, result_columns, round_lines, stored_aborted_attempts
 
 from pdbench.agents.base import AgentBase, Decision, Utterance
+from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.core.actions import Action
 from pdbench.core.transcript import Observation
+from pdbench.games.matrix.records import RECORDS
 from pdbench.games.matrix.stored import as_rounds
-from pdbench.runners.match import MatchResult, play_match
-from pdbench.runners.matrix_run import PlayedMatrixMatch, matrix_lines, play_matrix
+from pdbench.runners.match_records import SeatedMatch
 from pdbench.runners.plan import PlannedMatch
-from pdbench.runners.records import call_counts, round_lines
+from pdbench.runners.turn_run import play_seated
 from pdbench.runners.turns import TurnMatchResult
+from pdbench.storage.run_store import FinishedMatch
 
 # One row per round: intended a, b; played a, b; payoffs a, b; running totals a, b.
 Row = tuple[str, str, str, str, float, float, float, float]
@@ -50,33 +57,67 @@ class Recording(AgentBase):
         return await self.agent.negotiate(obs)
 
 
+@dataclass(frozen=True)
+class TurnLoopMatch:
+    """A 2x2 match the turn loop played as the runner plays it (`turn_run.play_planned`): the
+    seats, the turns, and what the runner stores of them."""
+
+    seated: SeatedMatch
+    played: TurnMatchResult
+    stored: FinishedMatch
+
+
 async def play_on_turns(
     planned: PlannedMatch, agents: dict[str, AgentBase]
-) -> tuple[TurnMatchResult, PlayedMatrixMatch]:
-    """The match on the turn loop: its turns, and all the runner stores of it
-    (`runners.matrix_run`)."""
-    match = await play_matrix(planned, agents["a"], agents["b"])
-    return match.played, match
+) -> tuple[TurnMatchResult, TurnLoopMatch]:
+    """The match on the turn loop: its turns, and all the runner stores of it."""
+    seated = RECORDS.seat(planned, [agents["a"], agents["b"]])
+    played = await play_seated(planned, seated)
+    stored = RECORDS.finished(planned, seated, played, run_id="r", store_prompts=True)
+    return played, TurnLoopMatch(seated, played, stored)
 
 
 def _without_times(lines: list[bytes]) -> list[bytes]:
     return [line.split(b',"timestamp_utc"')[0] for line in lines]
 
 
+def _columns(columns: StoredMatches | None) -> list[bytes]:
+    """The columns aggregation reads of one match, as bytes to compare."""
+    if columns is None:
+        return [b"no columns"]
+    arrays = [columns.coop_a, columns.coop_b, columns.payoff_a, columns.payoff_b]
+    flags = [name.encode() + values.tobytes() for name, values in sorted(columns.flags.items())]
+    return [repr((columns.keys, columns.labels)).encode(), *(a.tobytes() for a in arrays), *flags]
+
+
 def stored_lines(planned: PlannedMatch, result: MatchResult) -> list[bytes]:
-    """The reference loop's version-1 lines, without their write times, and its call counts."""
+    """The reference loop's version-1 lines, without their write times, its ledger's counts
+    (rounds, error, calls, the aborted round's attempts) and its columns."""
     lines = round_lines(planned, result, run_id="r", store_prompts=True)
-    return [*_without_times(lines), repr(call_counts(result)).encode()]
+    ledger = (
+        len(result.rounds),
+        result.error,
+        call_counts(result),
+        stored_aborted_attempts(result, True) or None,
+    )
+    return [
+        *_without_times(lines),
+        repr(ledger).encode(),
+        *_columns(result_columns(planned, result)),
+    ]
 
 
-def turn_stored_lines(planned: PlannedMatch, match: PlayedMatrixMatch) -> list[bytes]:
+def turn_stored_lines(planned: PlannedMatch, match: TurnLoopMatch) -> list[bytes]:
     """What the runner stores of a turn-loop match (version-2 lines), read back as version-1
-    lines through the readers' projection, without write times, and the ledger's call counts."""
-    lines = matrix_lines(planned, match, run_id="r", store_prompts=True)
-    rounds = as_rounds(orjson.loads(line) for line in lines)
+    lines through the readers' projection, without write times, and its ledger's counts and
+    columns."""
+    rounds = as_rounds(orjson.loads(line) for line in match.stored.lines)
+    ledger = match.stored.ledger
+    counts = (ledger.n_rounds, ledger.error, ledger.calls, ledger.aborted_round_attempts)
     return [
         *_without_times([orjson.dumps(record) + b"\n" for record in rounds]),
-        repr(call_counts(match.result)).encode(),
+        repr(counts).encode(),
+        *_columns(match.stored.columns),
     ]
 
 

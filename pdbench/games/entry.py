@@ -117,6 +117,14 @@ class TurnGameEntry:
     #   into arrays over their rounds, from which the runner writes the turn lines
     #   (`runners.batch`: a simultaneous commit per round, no talk).
     vectorised: str = ""
+    # "module:NAME" of what the game decides of its matches in the runner (a
+    # `pdbench.runners.match_records.MatchRecords`): how its agents are seated in the turn loop
+    # and what is stored of a played match (lines, ledger entry, columns). "": the default,
+    # each agent playing its role as it is and every turn stored as a turn line
+    # (`runners.turn_run.TURN_LINES`). The 2x2 games name their family's
+    # (`pdbench.games.matrix.records:RECORDS`: each agent in a `MatrixSeat`, the match dealt its
+    # trembling hands, the agents' own fallbacks and option orders added to the commit lines).
+    records: str = ""
     # "module:NAME" of the game's prompt adapter (`pdbench.games.prompt_adapter.PromptAdapter`):
     # its LLM players' prompt files, placeholders, answer parser, legal answers and answer
     # limits. "": the game has no LLM players through an adapter. A 2x2 game's entry names a

@@ -237,8 +237,9 @@ Family = Literal["matrix", "turn"]
 
 # Every game id a config may name, with its family, from the entries. Both play on the turn loop
 # (`pdbench.runners.turns`); the family says the record shape and the analyses of a run: a 2x2
-# game's rounds are stored as rounds (`runners.matrix_run`; its policy-only conditions on the
-# vectorised path, `games.matrix.vectorised`), a turn game's as turns.
+# game's matches are read back as rounds (`games.matrix.stored`; stored by `games.matrix.records`,
+# its policy-only conditions on the vectorised path, `games.matrix.vectorised`), a turn game's
+# as turns.
 GAME_FAMILIES: dict[str, Family] = {
     **{game_id: "matrix" for game_id in MATRIX_GAMES},
     **{game_id: "turn" for game_id in TURN_GAMES},

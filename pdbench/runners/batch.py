@@ -2,8 +2,10 @@
 `vectorised`, `play_arrays`: the 2x2 games', `pdbench.games.matrix.vectorised`) plays every
 match of a condition at once here, and each match is written as the turn lines the turn loop's
 writer gives the same match (record version 2, `pdbench.games.matrix.stored`: a simultaneous
-commit per round, no talk), byte for byte apart from timestamps, with its ledger entry and the
-columns aggregation reads; tests/integration/test_batch_equivalence.py holds it to that.
+commit per round, no talk; the fields and options its lines hold asked of the game's
+`runners.match_records.MatchRecords`), byte for byte apart from timestamps, with its ledger
+entry and the columns aggregation reads; tests/integration/test_batch_equivalence.py holds it
+to that.
 """
 
 from __future__ import annotations
@@ -14,13 +16,12 @@ from typing import Any
 import numpy as np
 import orjson
 
-from pdbench.runners.matrix_run import shared_fields, stored_options
 from pdbench.runners.plan import PlannedMatch
-from pdbench.runners.records import ledger_entry, match_columns, timestamp_utc
+from pdbench.runners.records import match_columns, timestamp_utc
 from pdbench.runners.turn_batch import plays_arrays, vectorised_module, vectorised_players
-from pdbench.runners.turn_records import match_outcome
+from pdbench.runners.turn_records import ledger_entry, match_outcome
+from pdbench.runners.turn_run import match_records
 from pdbench.storage.run_store import FinishedMatch
-from pdbench.storage.schema import CallCounts
 from pdbench.strategies.play import BatchArrays
 
 # One match as arrays over its rounds (True = C): the actions played, their payoffs and, with
@@ -55,21 +56,28 @@ def finished_batch(
     """What the store writes for each match of one condition the array path played."""
     timestamp = timestamp_utc(time.time())
     bodies: dict = {}  # rendered rounds shared by replicates that played the same moves
+    records = match_records(matches[0])  # the game's: the fields and options its lines hold
     done = []
     for planned, match in zip(matches, played, strict=True):
         done.append(
             FinishedMatch(
                 lines=[
                     match_lines(
-                        shared_fields(planned, run_id),
+                        records.shared_fields(planned, run_id),
                         match,
                         timestamp=timestamp,
                         seed=planned.game_seed,
-                        options=stored_options(planned),
+                        options=records.outcome_options(planned),
                         bodies=bodies,
                     )
                 ],
-                ledger=ledger_entry(planned, len(match.coop_a), None, CallCounts()),
+                # a policy makes no call: nothing counted
+                ledger=ledger_entry(
+                    planned,
+                    n_rounds=len(match.coop_a),
+                    planned_rounds=planned.n_rounds,
+                    error=None,
+                ),
                 columns=match_columns(
                     planned, match.coop_a, match.coop_b, match.payoff_a, match.payoff_b
                 ),
@@ -104,7 +112,7 @@ def match_lines(
     bodies: dict | None = None,
 ) -> bytes:
     """rounds.jsonl lines of one batch-played match: byte for byte the turn lines the turn loop's
-    writer (`runners.matrix_run.matrix_lines`) gives the same policy match (a policy's decisions
+    writer (`games.matrix.records.matrix_lines`) gives the same policy match (a policy's decisions
     are never written), its write time aside.
 
     Each line is the match's head (`base`, its shared fields) followed by a body fixed by the

@@ -2,8 +2,9 @@
 
 Matches run concurrently on one event loop (LLM agents wait on providers, bounded by the gateway's
 `max_concurrency`); the `OrderedWriter` stores them strictly in plan order. Every match is played
-by the turn loop (`runners.turns`) with the match's rules (`PlannedMatch.rules`): a 2x2 game's
-stored by `runners.matrix_run`, a turn game's by `runners.turn_run`. The fast path: a condition
+by the turn loop (`runners.turns`) with the match's rules (`PlannedMatch.rules`), on one path
+(`runners.turn_run.play_planned`): the game's entry says how its agents are seated and what is
+stored of the match (`runners.match_records`). The fast path: a condition
 of house players or policies only, when its game's entry names a vectorised path that can play
 it, all its matches together (`runners.turn_batch` for turns; `runners.batch` for a game that
 plays arrays over rounds, the 2x2 games without talk). A transport
@@ -22,11 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from pdbench.agents.base import AgentBase, AgentContext
 from pdbench.agents.kinds import make_agent
-from pdbench.core.errors import BudgetExhausted, StopRequested
 from pdbench.games.base import agent_game
-from pdbench.providers.base import TransportFailure
 from pdbench.runners.batch import finished_batch, play_batch
-from pdbench.runners.matrix_run import finished_matrix_match, play_matrix
 from pdbench.runners.plan import PlannedMatch
 from pdbench.runners.prepare import LoadedExperiment
 from pdbench.runners.stopping import Stopping
@@ -37,9 +35,8 @@ from pdbench.runners.turn_batch import (
     vectorised_module,
     vectorised_players,
 )
-from pdbench.runners.turn_run import play_planned_turns
+from pdbench.runners.turn_run import play_planned
 from pdbench.runners.writer import OrderedWriter
-from pdbench.storage import manifest as manifests
 from pdbench.storage.run_store import FinishedMatch
 from pdbench.storage.schema import CallCounts, StorePrompts
 
@@ -226,39 +223,14 @@ async def play_pending(
         async with slots:
             if halt.status is not None or stopping.requested:
                 return None  # the provider failed, the budget is spent, or a stop came
-            agents = _agents_for(loaded, planned, setting)
-            if planned.table is None:  # a turn game's match, stored as its turns
-                return await play_planned_turns(
-                    planned,
-                    agents,
-                    run_id=run_id,
-                    store_prompts=store_prompts,
-                    halt=halt.set,
-                    stop_requested=lambda: stopping.requested,
-                )
-            try:
-                # the one turn loop, with the 2x2 rules of pdbench.games.matrix, stored as turn
-                # lines (runners.matrix_run)
-                match = await play_matrix(planned, agents[0], agents[1])
-            except TransportFailure as failure:
-                # Not a result: the match stays unfinished and no new match starts.
-                halt.set(manifests.STATUS_INCOMPLETE, str(failure))
-                return None
-            except BudgetExhausted as spent:
-                halt.set(manifests.STATUS_STOPPED, str(spent))
-                return None
-            except StopRequested:  # Ctrl-C or SIGTERM: the match stays unfinished
-                return None
-            except asyncio.CancelledError:  # the run stops: no turn in progress is waited for
-                for agent in agents:
-                    agent.stop_now()
-                if stopping.requested:  # the grace after a stop ran out: unfinished
-                    return None
-                raise
-            finally:
-                for agent in agents:
-                    agent.close()
-            return finished_matrix_match(planned, match, run_id=run_id, store_prompts=store_prompts)
+            return await play_planned(
+                planned,
+                _agents_for(loaded, planned, setting),
+                run_id=run_id,
+                store_prompts=store_prompts,
+                halt=halt.set,
+                stop_requested=lambda: stopping.requested,
+            )
 
     # A failed write (a full disk) stops the run at once: the matches in flight are cancelled
     # and no new provider call is made; the failure is raised by the writer below.

@@ -66,7 +66,7 @@ def vectorised_players(planned: PlannedMatch) -> dict[str, Any] | None:
 
 
 def _agent_seeds(planned: PlannedMatch, seats: list[str]) -> dict[str, int | None]:
-    """The seeds `turn_run.play_planned_turns` resets each seat's agent with."""
+    """The seeds `turn_run.TURN_LINES` resets each seat's agent with."""
     return {
         seat: planned.seed_a
         if seat == "a"

@@ -1,6 +1,8 @@
 """From a played turn-game match to what is stored: one rounds.jsonl line per turn, the ledger
 entry and call counts. `turn_line` writes every game's lines (record version 2): a 2x2 match's
-too (`runners.matrix_run`, their shape in `pdbench.games.matrix.stored`).
+too (`pdbench.games.matrix.records`, their shape in `pdbench.games.matrix.stored`).
+`turn_shared_fields` and `turn_outcome_options` are what a turn game's lines hold of its match
+(the default `MatchRecords`, `runners.turn_run.TURN_LINES`).
 
 A turn line holds: the match's fields (run_id, condition, replicate, game, family "turn",
 agent_a, agent_b), round, turn, phase, the seats that moved, the digest of each seat's
@@ -14,7 +16,7 @@ the rules revealed it is written: observations are stored as digests only.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -110,11 +112,10 @@ def match_outcome(
     return {"scores": scores, "winner": winner, "error": error, "seed": seed, "options": options}
 
 
-def turn_lines(
-    planned: PlannedMatch, result: TurnMatchResult, *, run_id: str, store_prompts: StorePrompts
-) -> list[bytes]:
+def turn_shared_fields(planned: PlannedMatch, run_id: str) -> dict[str, Any]:
+    """The match's fields on every turn line, in line order."""
     condition = planned.condition
-    shared = {
+    return {
         "run_id": run_id,
         "condition": condition.name,
         "replicate": planned.replicate,
@@ -123,18 +124,31 @@ def turn_lines(
         # agent_a, agent_b, and a group's further seats (agent_c, ...)
         **{side: spec.display_name for side, spec in condition.players.items()},
     }
+
+
+def turn_outcome_options(planned: PlannedMatch) -> dict[str, Any]:
+    """The variant's options as the outcome stores them: the fields the rules are built from
+    (not those they derive, e.g. words loaded from a file), else the condition's options."""
+    rules = planned.rules
+    is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
+    options = recorded_options(rules) if is_instance else {}
+    return options or dict(planned.condition.game.options)
+
+
+def turn_lines(
+    planned: PlannedMatch, result: TurnMatchResult, *, run_id: str, store_prompts: StorePrompts
+) -> list[bytes]:
+    condition = planned.condition
+    shared = turn_shared_fields(planned, run_id)
     marked = {
         side.removeprefix("agent_"): spec.can_fail_to_answer
         for side, spec in condition.players.items()
     }
-    rules = planned.rules
-    is_instance = dataclasses.is_dataclass(rules) and not isinstance(rules, type)
-    # the fields the rules are built from (not those they derive, e.g. passcode's loaded words)
-    options = recorded_options(rules) if is_instance else {}
     # what a reader needs to replay the match: the dice's seed and the variant's options
     outcome = match_outcome(
-        result.scores, result.error, planned.game_seed, options or dict(condition.game.options)
+        result.scores, result.error, planned.game_seed, turn_outcome_options(planned)
     )
+    observations = stores_observations(planned.rules)
     last = len(result.turns) - 1
     return [
         orjson.dumps(
@@ -144,7 +158,7 @@ def turn_lines(
                 marked=marked,
                 store_prompts=store_prompts,
                 outcome=outcome if index == last else None,
-                observations=stores_observations(rules),
+                observations=observations,
             )
         )
         + b"\n"
@@ -154,38 +168,58 @@ def turn_lines(
 
 def stored_order_turn_attempts(result: TurnMatchResult) -> list[Attempt]:
     """A match's attempts in the order its stored lines hold them: turn by turn, seat by seat
-    as the turn lists them; the aborted turn's (the ledger's) last."""
-    attempts = [
+    as the turn lists them."""
+    return [
         attempt
         for turn in result.turns
         for played in turn.seats.values()
         for attempt in played.attempts
     ]
-    return [*attempts, *result.aborted_attempts]
 
 
-def turn_call_counts(result: TurnMatchResult) -> CallCounts:
-    return CallCounts.total(a.calls() for a in stored_order_turn_attempts(result))
+def ledger_entry(
+    planned: PlannedMatch,
+    *,
+    n_rounds: int,
+    planned_rounds: int,
+    error: str | None,
+    attempts: Sequence[Attempt] = (),
+    aborted: Sequence[Attempt] = (),
+    store_prompts: StorePrompts = False,
+) -> LedgerEntry:
+    """Any match's ledger entry: what it counts in `n_rounds` and `planned_rounds` is its
+    game's (a turn game's turns and turn cap, a 2x2 game's rounds). `attempts` are those its
+    lines hold, in their order, and `aborted` those of the turn or round the match was aborted
+    in, kept with the entry (paid, though no action came of them): the calls are counted over
+    both, in that order."""
+    every = [*attempts, *aborted]
+    return LedgerEntry(
+        condition=planned.condition.name,
+        replicate=planned.replicate,
+        n_rounds=n_rounds,
+        planned_rounds=planned_rounds,
+        seeds=planned.seeds,
+        error=error,
+        calls=CallCounts.total(attempt.calls() for attempt in every),
+        aborted_round_attempts=stored_attempts(tuple(aborted), store_prompts) or None,
+        call_sources=call_sources(
+            attempt.cached for attempt in every if isinstance(attempt, ProviderAttempt)
+        ),
+    )
 
 
 def turn_ledger_entry(
     planned: PlannedMatch, result: TurnMatchResult, store_prompts: StorePrompts
 ) -> LedgerEntry:
     """n_rounds counts the stored lines (turns); planned_rounds is the turn cap."""
-    return LedgerEntry(
-        condition=planned.condition.name,
-        replicate=planned.replicate,
+    return ledger_entry(
+        planned,
         n_rounds=len(result.turns),
         planned_rounds=planned.condition.game.max_turns,
-        seeds=planned.seeds,
         error=result.error,
-        calls=turn_call_counts(result),
-        aborted_round_attempts=stored_attempts(result.aborted_attempts, store_prompts) or None,
-        call_sources=call_sources(
-            attempt.cached
-            for attempt in stored_order_turn_attempts(result)
-            if isinstance(attempt, ProviderAttempt)
-        ),
+        attempts=stored_order_turn_attempts(result),
+        aborted=result.aborted_attempts,
+        store_prompts=store_prompts,
     )
 
 

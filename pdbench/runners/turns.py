@@ -215,7 +215,7 @@ async def play_turn_match(
     runner dealt the match when the rules take chance the plan derived on streams of its own
     (a 2x2 game's trembling hands: `MatrixGame.dealt`); None: `game.initial_state(seed)`.
     `record_digests` False leaves each turn's observation digests out (none computed): for a
-    caller that stores none (a 2x2 match is stored as rounds, `runners.matrix_run`)."""
+    caller that stores none (a 2x2 game's rules: `stores_observations`)."""
     players = [role for role in agents if role not in game.third_roles]
     missing = [r for r in (*PLAYER_SEATS, *game.third_roles) if r not in agents]
     if missing:

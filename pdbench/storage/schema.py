@@ -4,7 +4,7 @@
   rounds.jsonl), and as every 2x2 reader reads a round of either version (a version-2 match's
   turn lines are projected onto it by `pdbench.games.matrix.stored`). Its field order is the
   line's key order; the pyarrow schema that aggregation reads (`pdbench.storage.arrow_schema`)
-  is derived from it. The reference match loop's records (`runners.records.round_lines`) are
+  is derived from it. The reference match loop's records (tests/reference_records.py) are
   written as it, for the equivalence tests.
 - `Attempt` (`ProviderAttempt` for LLM agents, `HookAttempt` for arena agents): one try at an
   action, stored with the round under the run's `store_prompts` setting.
@@ -199,7 +199,8 @@ class SideDecision:
     """How an LLM or arena agent reached its action in one round, as stored: the agents'
     `Decision` (pdbench.agents.base) less the action, which the record holds in its own column.
     It is a type of its own because storage imports nothing from agents (the layering rule:
-    readers of rounds.jsonl need no agent code); runners/records.py turns one into the other.
+    readers of rounds.jsonl need no agent code); the reference loop's records
+    (tests/reference_records.py) turn one into the other.
     Policies have none: they cannot produce invalid answers, fallbacks or timeouts, so their
     rounds carry no such markers."""
 

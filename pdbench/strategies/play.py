@@ -1,7 +1,7 @@
 """Two policies playing each other: the loop form (one `act` per round, from the observation the
 runner would give) and the batch form (many matches at once with numpy).
 
-The match loop, `play_rounds`, is the reference loop of a 2x2 match (pdbench.runners.match adds
+The match loop, `play_rounds`, is the reference loop of a 2x2 match (tests/reference_loop.py adds
 agents that wait on providers, negotiation, the trembling hand and the records; the runner plays
 2x2 matches on the one turn loop with pdbench.games.matrix's rules, held to this loop's rounds by
 the tests); the batch core, `play_arrays`, is the one the runner's fast path plays
@@ -55,7 +55,7 @@ async def play_rounds(
 ) -> None:
     """The match loop: each round, both sides' moves (`choose`), scored by the game and appended
     to `played`; `on_round` sees each round as it is played. The reference match
-    (pdbench.runners.match) chooses with its agents (awaiting those
+    (tests/reference_loop.py) chooses with its agents (awaiting those
     that wait on a provider, after a negotiation phase, with a trembling hand) and records each
     round; `play_loop` chooses with two policies. An exception from `choose` ends the match."""
     for round_index in range(1, n_rounds + 1):

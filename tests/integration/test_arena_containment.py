@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from reference_loop import MatchResult, play_match_sync
 
 from pdbench.agents.arena import ArenaAgent
 from pdbench.agents.arena.log import AGENT_GUTTER
@@ -29,7 +30,6 @@ from pdbench.core.actions import C, D
 from pdbench.core.rng import DealKey
 from pdbench.games.tables import GAMES
 from pdbench.runners.experiment import run_experiment
-from pdbench.runners.match import MatchResult, play_match_sync
 from pdbench.runners.prepare import load
 from pdbench.strategies import make_policy
 

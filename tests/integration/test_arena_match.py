@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import TEST_DEAL
+from reference_loop import MatchResult, play_match, play_match_sync
 
 from pdbench.agents.arena import ArenaAgent
 from pdbench.agents.base import AgentContext
@@ -19,7 +20,6 @@ from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon
 from pdbench.core.transcript import Observation
 from pdbench.games.tables import GAMES
-from pdbench.runners.match import MatchResult, play_match, play_match_sync
 from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,17 +17,17 @@ import orjson
 import pandas as pd
 import pytest
 from helpers import TEST_DEAL
+from reference_loop import play_match_sync
+from reference_records import round_lines
 
 from pdbench.analysis.metrics.aggregate import aggregate_run
 from pdbench.config.schema import ExperimentSpec
+from pdbench.games.matrix.records import RECORDS
 from pdbench.games.matrix.stored import as_round_lines
 from pdbench.runners.batch import match_lines, play_batch
 from pdbench.runners.experiment import run_experiment
-from pdbench.runners.match import play_match_sync
-from pdbench.runners.matrix_run import shared_fields, stored_options
 from pdbench.runners.plan import plan_matches
 from pdbench.runners.prepare import load
-from pdbench.runners.records import round_lines
 from pdbench.strategies import POLICIES, make_policy
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -37,11 +37,11 @@ def _batch_round_lines(planned, arrays, bodies) -> bytes:
     """The batch path's lines of one match, as the round records they project to (v1 lines)."""
     return as_round_lines(
         match_lines(
-            shared_fields(planned, "r"),
+            RECORDS.shared_fields(planned, "r"),
             arrays,
             timestamp="t",
             seed=planned.game_seed,
-            options=stored_options(planned),
+            options=RECORDS.outcome_options(planned),
             bodies=bodies,
         )
     )

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from helpers import TEST_DEAL
 from pydantic import ValidationError
+from reference_loop import play_match_sync
 
 from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
@@ -35,7 +36,6 @@ from pdbench.providers.litellm import (
     LiteLLMProvider,
     import_litellm,
 )
-from pdbench.runners.match import play_match_sync
 from pdbench.storage.schema import stored_attempts
 from pdbench.strategies import make_policy
 

@@ -13,6 +13,7 @@ import orjson
 import pandas as pd
 import pytest
 from helpers import TEST_DEAL
+from reference_loop import play_match_sync
 
 from pdbench.agents.base import AgentContext
 from pdbench.agents.kinds import make_agent
@@ -25,7 +26,6 @@ from pdbench.core.horizon import FixedHorizon
 from pdbench.games.matrix.stored import as_rounds
 from pdbench.games.pd import TABLE as PD
 from pdbench.runners.experiment import run_experiment
-from pdbench.runners.match import play_match_sync
 from pdbench.runners.prepare import load
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import TEST_DEAL
 from openai_stub_server import StubServer
+from reference_loop import play_match_sync
 from stub_http import stub_fixtures
 
 from pdbench.agents.base import AgentContext
@@ -21,7 +22,6 @@ from pdbench.games.tables import GAMES
 from pdbench.providers.base import CompletionRequest, ProviderError, ProviderUnavailable
 from pdbench.providers.gateway import ProviderGateway
 from pdbench.providers.litellm import LiteLLMProvider
-from pdbench.runners.match import play_match_sync
 from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,9 +1,9 @@
 """The 2x2 games on the turn contract play exactly the rounds of today's two paths (issue 43
 stage C, step 2): `pdbench.games.matrix` through the turn loop (`runners.turns`, each agent
 seated by `games.matrix.seat.MatrixSeat`) gives, round by round, the actions intended and played,
-the payoffs and the running totals that the match loop (`runners.match`) and the numpy fast
-path (`runners.batch`) give for the same planned match, and the same stored lines: every 2x2
-preset, classic policies without and with a trembling hand. Each agent is also shown the same
+the payoffs and the running totals that the reference match loop (tests/reference_loop.py) and
+the numpy fast path (`runners.batch`) give for the same planned match, and the same stored
+lines, ledger counts and aggregation columns: every 2x2 preset, classic policies without and with a trembling hand. Each agent is also shown the same
 observations, call for call, on both loops. (Split or steal's talk and aborted matches:
 test_matrix_talk_equivalence.py.)"""
 
@@ -30,8 +30,8 @@ from matrix_loops import (
 
 from pdbench.agents.policy import make_policy_agent
 from pdbench.config.schema import ExperimentSpec
+from pdbench.games.matrix.records import RECORDS
 from pdbench.runners.batch import match_lines, play_batch
-from pdbench.runners.matrix_run import matrix_lines, shared_fields, stored_options
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.strategies import POLICIES
 
@@ -140,13 +140,13 @@ def test_policies_play_the_same_rounds_on_the_turn_loop_the_match_loop_and_the_b
                 assert _batch_rows(arrays) == rows, where
                 assert turn_stored_lines(planned, stored) == stored_lines(planned, loop), where
                 # the batch path writes the turn loop's lines, byte for byte (times aside)
-                written = matrix_lines(planned, stored, run_id="r", store_prompts=True)
+                written = stored.stored.lines  # the runner's, run "r", prompts stored
                 batch = match_lines(
-                    shared_fields(planned, "r"),
+                    RECORDS.shared_fields(planned, "r"),
                     arrays,
                     timestamp="t",
                     seed=planned.game_seed,
-                    options=stored_options(planned),
+                    options=RECORDS.outcome_options(planned),
                 )
                 assert _times_blank(batch) == _times_blank(b"".join(written)), where
                 for side in "ab":
@@ -163,18 +163,18 @@ def test_the_runner_plays_a_2x2_match_on_the_turn_loop_unless_the_batch_path_tak
 ):
     """An LLM condition (and one that talks) is played by the turn loop with its game's rules
     (games/matrix's presets); a policy-only condition without talk by the numpy batch path."""
-    from pdbench.runners import matrix_run
+    from pdbench.runners import turn_run
     from pdbench.runners.experiment import run_experiment
     from pdbench.runners.prepare import load
 
     played: list[str] = []
-    original = matrix_run.play_turn_match
+    original = turn_run.play_turn_match
 
     async def spy(game, agents, **kwargs):  # type: ignore[no-untyped-def]
         played.append(f"{game.platform_name}: " + " vs ".join(a.name for a in agents.values()))
         return await original(game, agents, **kwargs)
 
-    monkeypatch.setattr(matrix_run, "play_turn_match", spy)
+    monkeypatch.setattr(turn_run, "play_turn_match", spy)
     experiment = tmp_path / "routes.yaml"
     experiment.write_text(
         f"""

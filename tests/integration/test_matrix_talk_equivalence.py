@@ -20,6 +20,7 @@ from matrix_loops import (
     turn_rows,
     turn_stored_lines,
 )
+from reference_loop import MatchResult
 
 from pdbench.agents.base import AgentBase, Decision, Utterance
 from pdbench.config.schema import ExperimentSpec
@@ -29,10 +30,9 @@ from pdbench.core.talk import Negotiation
 from pdbench.core.transcript import Observation
 from pdbench.games.tables import GAMES
 from pdbench.providers.base import TransportFailure
-from pdbench.runners.match import MatchResult
 from pdbench.runners.plan import PlannedMatch, plan_matches
 from pdbench.runners.turns import TurnMatchResult
-from pdbench.storage.schema import HookAttempt
+from pdbench.storage.schema import HookAttempt, stored_attempts
 
 
 class Talker(AgentBase):
@@ -190,12 +190,12 @@ def test_an_abort_keeps_the_same_rounds_error_and_paid_attempts_on_both_loops(at
 
     loop = asyncio.run(play_on_loop(planned, agents()))
     _, match = asyncio.run(play_on_turns(planned, agents()))
-    stored = match.result
+    stored = match.stored.ledger
     assert loop.error is not None and stored.error == loop.error
-    assert len(stored.rounds) == len(loop.rounds) == 1
-    assert stored.aborted_attempts == loop.aborted_attempts
+    assert stored.n_rounds == len(loop.rounds) == 1
+    assert stored.aborted_round_attempts == stored_attempts(loop.aborted_attempts, True)
     assert len(loop.aborted_attempts) == (5 if at[0] == "act" else 1)
-    assert stored_lines(planned, stored) == stored_lines(planned, loop)
+    assert turn_stored_lines(planned, match) == stored_lines(planned, loop)
 
 
 def _one_condition(game: str, rounds: int) -> ExperimentSpec:
@@ -250,7 +250,7 @@ def test_a_seats_failure_is_raised_once_the_other_seats_call_is_over(failure):
             )
         except TransportFailure as raised:
             return f"raised {raised}"
-        return f"aborted: {result[1].result.error}"
+        return f"aborted: {result[0].error}"
 
     outcome = asyncio.run(play())
     assert outcome in ("aborted: gave up", "raised down")

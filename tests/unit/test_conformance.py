@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pydantic import Field
+from reference_loop import play_match_sync
 
 from pdbench.agents.base import Agent
 from pdbench.core.actions import Action, C, D
 from pdbench.games.tables import GAMES
-from pdbench.runners.match import play_match_sync
 from pdbench.strategies import (
     POLICIES,
     NoParams,

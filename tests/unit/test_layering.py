@@ -96,6 +96,23 @@ GAME_MODULE_ROLES: dict[str, set[str]] = {
     "vectorised": {"core", "games", "strategies"},
     # any 2x2 agent seated in the turn loop (agents.base: the hooks it is called through)
     "seat": {"core", "games", "agents.base"},
+    # what the game decides of its matches in the runner (the entry's `records`, a
+    # runners.match_records.MatchRecords): its agents seated (agents.base), and what is stored
+    # of a match the turn loop played, with the runners' generic writers of turn lines and
+    # ledger entries, the storage records and the columns aggregation reads (analysis); never
+    # the runner's play, plan or batch path (runners.plan only for the planned match's type)
+    "records": {
+        "core",
+        "games",
+        "agents.base",
+        "analysis",
+        "storage",
+        "runners.match_records",
+        "runners.plan",
+        "runners.records",
+        "runners.turn_records",
+        "runners.turns",
+    },
 }
 
 
@@ -346,9 +363,10 @@ _FAMILY_BRANCH = re.compile(
 # game's entry whether its matches are read as rounds (`aggregation_choice.reads_rounds_of`)
 # instead of a line's `family` or `turn` key), 1 once the config and the policy spec asked the
 # entries too (the settings a game takes, how a message names it, its seat check, a policy's
-# house; no `is_turn_game`, no policy's `turn_game`). What is left is the runner's choice of a
-# 2x2 match's storing: each step lowers it, none adds to it.
-FAMILY_CEILING = 1
+# house; no `is_turn_game`, no policy's `turn_game`), 0 once the runner played every match on
+# one path, the game's entry saying how its agents are seated and what is stored (`records`).
+# None is left: a new line branching on the family fails here; ask the game's entry.
+FAMILY_CEILING = 0
 # The modules that find a game's metric rows, its mock and its viewer page, and the 2x2 games'
 # part modules, which only the entries name (as strings): the generic code asks the entry.
 _PART_FINDERS = (

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from helpers import TEST_DEAL
+from reference_loop import play_match_sync
 
 from pdbench.agents.base import Agent, AgentContext, Decision
 from pdbench.agents.kinds import make_agent
@@ -18,7 +19,6 @@ from pdbench.core.transcript import observe
 from pdbench.games.tables import GAMES
 from pdbench.providers.base import Completion, ProviderUnavailable
 from pdbench.providers.gateway import ProviderGateway
-from pdbench.runners.match import play_match_sync
 from pdbench.strategies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -36,3 +36,53 @@ def test_the_mock_plays_the_2x2_games_through_their_entries_after_every_turn_gam
     mocks = game_mocks()
     assert mocks[-1] is matrix_mock.play  # it reads any prompt, so it is asked last
     assert len(mocks) == len({e.mock for e in TURN_GAMES.values() if e.mock}) + 1
+
+
+def test_the_runner_seats_and_stores_a_2x2_match_as_its_entry_says():
+    """One path plays every match (`runners.turn_run.play_planned`); what is a game's own, its
+    seating and its storing, is the `MatchRecords` its entry names: the 2x2 games' for them,
+    the default turn lines for a game naming none."""
+    from helpers import TEST_DEAL
+
+    from pdbench.agents.policy import make_policy_agent
+    from pdbench.config.schema import ExperimentSpec
+    from pdbench.games.matrix.records import RECORDS
+    from pdbench.games.matrix.seat import MatrixSeat
+    from pdbench.games.registry import TURN_GAMES
+    from pdbench.runners.plan import PlannedMatch, plan_matches
+    from pdbench.runners.turn_run import TURN_LINES, match_records
+
+    assert {entry.records for entry in MATRIX_GAMES.values()} == {
+        "pdbench.games.matrix.records:RECORDS"
+    }
+    assert {entry.records for entry in TURN_GAMES.values()} == {""}
+
+    def planned(game: str, policy: str) -> PlannedMatch:  # one family a run
+        spec = ExperimentSpec.model_validate(
+            {
+                "run": {"seed": 5, "replicates": 1},
+                "conditions": [
+                    {
+                        "name": "one",
+                        "game": {"id": game},
+                        "horizon": {"type": "fixed", "rounds": 3},
+                        "agent_a": {"type": "policy", "policy": policy},
+                        "agent_b": {"type": "policy", "policy": policy},
+                    }
+                ],
+            }
+        )
+        (match,) = plan_matches(spec, TEST_DEAL)
+        return match
+
+    pair, dice = planned("pd", "tft"), planned("liars_dice", "liars_random")
+    assert match_records(pair) is RECORDS
+    assert match_records(dice) is TURN_LINES
+    agents = [
+        make_policy_agent(pair.condition.players[f"agent_{side}"], game=pair.table.seen_by(side))
+        for side in "ab"
+    ]
+    seated = RECORDS.seat(pair, agents)
+    assert [type(seat) for seat in seated.agents.values()] == [MatrixSeat, MatrixSeat]
+    assert [seat.agent for seat in seated.agents.values()] == agents  # type: ignore[attr-defined]
+    assert seated.start is not None  # dealt its trembling hands' streams

@@ -2,7 +2,7 @@
 with and without noise, with split or steal's talk, passes the library's contract checks
 (pdbench.games.check: whole legal matches, determinism, replay, JSON observations naming the
 game, refusals and fallbacks, and observations that do not change when what the seat may not see
-is drawn again); a round's talk is cut, marked and ordered as runners/negotiation.py does it; a
+is drawn again); a round's talk is cut, marked and ordered as tests/reference_talk.py does it; a
 seat never sees the other's commit or intended move."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One match loop (issue 28): `strategies.play.play_rounds` plays every match's rounds, the
-reference match's (`runners.match`, which adds waiting agents, negotiation, noise and records;
-the runner plays 2x2 matches on the turn loop, held to it) and the policies' own `play_loop`
+reference match's (tests/reference_loop.py, which adds waiting agents, negotiation, noise and
+records; the runner plays 2x2 matches on the turn loop, held to it) and the policies' own `play_loop`
 (which the conformance checker compares with the batch form)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
+import reference_loop as match
+from reference_loop import play_match_sync
 
 from pdbench.agents.policy import PolicyAgent
 from pdbench.games.pd import TABLE as PD
-from pdbench.runners import match
-from pdbench.runners.match import play_match_sync
 from pdbench.strategies import make_policy
 from pdbench.strategies import play as play_module
 from pdbench.strategies.play import play_loop
@@ -24,10 +24,11 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pdbench"
 def test_a_round_is_played_in_one_place():
     """Only the match loop (and the numpy batch core beside it) turns two moves into a round.
     On the turn contract the 2x2 rules score a round as their own state (games/matrix/rules.py,
-    held to this loop's rounds by tests/integration/test_matrix_equivalence.py); the two other
-    modules that build a `PlayedRound` score nothing, they rebuild a finished one: the writer of
-    a 2x2 match the turn loop played (runners/matrix_run.py) and a house player replaying the
-    rounds it was shown to a classic strategy (games/matrix/house.py)."""
+    held to the reference loop's rounds by tests/integration/test_matrix_equivalence.py); the
+    one other module that builds a `PlayedRound` scores nothing, it rebuilds finished ones: a
+    house player replaying the rounds it was shown to a classic strategy
+    (games/matrix/house.py). The runner stores a 2x2 match from the rules' own rounds
+    (games/matrix/records.py)."""
     built = [
         f"pdbench/{path.relative_to(PACKAGE).as_posix()}"
         for path in sorted(PACKAGE.rglob("*.py"))
@@ -35,7 +36,7 @@ def test_a_round_is_played_in_one_place():
         for line in path.read_text().splitlines()
         if re.search(r"\bPlayedRound\(", line)
     ]
-    rebuilt = ["pdbench/games/matrix/house.py", "pdbench/runners/matrix_run.py"]
+    rebuilt = ["pdbench/games/matrix/house.py"]
     assert built == [*rebuilt, "pdbench/strategies/play.py"], built
 
 

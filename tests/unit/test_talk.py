@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference_talk import negotiate_round
 
 from pdbench.agents.base import AgentBase, Utterance
 from pdbench.agents.llm.prompts import PromptBuilder
@@ -17,7 +18,6 @@ from pdbench.core.horizon import FixedHorizon
 from pdbench.core.talk import Negotiation, Said, cut_to_limit, is_promise
 from pdbench.core.transcript import Observation
 from pdbench.games.tables import GAMES
-from pdbench.runners.negotiation import negotiate_round
 
 ROOT = Path(__file__).resolve().parents[2]
 

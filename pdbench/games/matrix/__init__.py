@@ -26,11 +26,14 @@ entry), as the debate family serves the two debates.
   entries' `vectorised`; the runner writes its lines, `runners.batch`).
 - `fit`: what makes a condition's agent unfit for a 2x2 seat (the entries' `seat_fit`: checked
   on the table the seat is shown).
+- `records`: how the runner seats a 2x2 match's agents (`seat`) and what it stores of the match
+  (turn lines, its ledger entry, the columns aggregation reads).
 - `stored`: a stored 2x2 match read back as rounds, the one projection from its turn lines
   (record version 2) to the round records every 2x2 reader reads (record version 1's lines).
 - `matrix_entry` below: a 2x2 game's entry, from its table.
 
-The runner plays a 2x2 match with these rules on the one turn loop (`runners.matrix_run`),
+The runner plays a 2x2 match with these rules on the one turn loop, seated and stored as
+`records` says (the entries' `records`),
 stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the
 entries' vectorised path, whose lines `runners.batch` writes the same; `registry.GAME_FAMILIES` says
 "matrix" for the analyses that read it. `pdbench.games.tables` gathers the entries'
@@ -80,5 +83,7 @@ def matrix_entry(table: Game, *, rules: str, summary: str) -> TurnGameEntry:
         called=f"the 2x2 game {table.id}",
         # a seat's agent is checked on the table the seat is shown
         seat_fit="pdbench.games.matrix.fit:seat_problem",
+        # how the runner seats a 2x2 match's agents and stores what they played
+        records="pdbench.games.matrix.records:RECORDS",
         table=table,
     )

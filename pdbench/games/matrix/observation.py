@@ -148,9 +148,9 @@ def observation_of(
     past: PastRounds | None = None,
 ) -> Observation:
     """The `Observation` a 2x2 agent with this window and totals setting is given at this
-    turn: what `Transcript.observe` and `runners.negotiation.with_conversation` give it in the
-    match loop, field for field. `past`: the seat's reader of its past rounds over the match
-    (each converted once), else every round of `seen` is converted now."""
+    turn: what `Transcript.observe` and `with_conversation` give it in the reference match
+    loop (tests/reference_loop.py), field for field. `past`: the seat's reader of its past
+    rounds over the match (each converted once), else every round of `seen` is converted now."""
     rounds = (
         past.read(seen["history"])
         if past is not None

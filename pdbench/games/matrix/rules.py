@@ -1,16 +1,17 @@
 """A 2x2 matrix game (`pdbench.core.game.Game`: the dilemmas, split or steal) played for `rounds`
-rounds as a turn game: pure methods over an immutable state (`state`), the same rounds the match
-loop (`pdbench.runners.match`) and its numpy fast path (`pdbench.games.matrix.vectorised`) play.
+rounds as a turn game: pure methods over an immutable state (`state`), the same rounds the
+reference match loop (tests/reference_loop.py) and the numpy fast path
+(`pdbench.games.matrix.vectorised`) play.
 
 Each round:
 - `talk` (only when the game has a negotiation, `core.talk.Negotiation`): one seat to move per
   message, in `Negotiation.speakers(round)` order, `{"type": "message", "text": "..."}`. The text
-  is delivered stripped and cut to `max_chars` (marked `cut`), a promise marked as
-  `runners.negotiation` marks it; any string is legal, however long.
+  is delivered stripped and cut to `max_chars` (marked `cut`), a promise marked as the
+  reference loop's talk (tests/reference_talk.py) marks it; any string is legal, however long.
 - `commit`: both seats at once, `{"type": "commit", "action": "C" | "D"}` (storage's spelling;
   the seat is shown the words its game uses for them). With `noise` > 0 each seat's commit is
   flipped by its trembling hand with that chance: round n flips when the n-th uniform draw of the
-  seat's noise stream is below `noise`, the draws `runners.match.TremblingHand` makes, so the
+  seat's noise stream is below `noise`, the draws the reference loop's `TremblingHand` makes, so the
   same noise seeds flip the same rounds. The flipped move is the one played, scored and shown.
 
 Scores are the cumulative payoffs (each round's added as a float, in order, as the match loop
@@ -54,7 +55,7 @@ _TALK = "talk"
 
 def flip_draws(noise_seed: int, noise: float, rounds: int) -> np.ndarray:
     """Per round, whether the trembling hand of the stream `noise_seed` flips the move: one
-    uniform draw per round, in order, below `noise` (`runners.match.TremblingHand`'s draws).
+    uniform draw per round, in order, below `noise` (the reference loop's `TremblingHand`'s draws).
     The one definition both paths use: `flips` below, a match at a time; `vectorised`, a
     condition's matches stacked."""
     return make_rng(noise_seed).random(rounds) < noise

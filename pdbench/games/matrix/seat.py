@@ -1,18 +1,19 @@
 """Any 2x2 agent (a classic policy's `PolicyAgent`, an LLM or arena agent, a test's scripted
 talker) seated in the turn loop (`pdbench.runners.turns`) of `rules.MatrixGame`: at each turn it
-is shown the `core.transcript.Observation` the match loop (`pdbench.runners.match`) would show
-it, cut to its own history window and totals setting (`observation.observation_of`; each past
+is shown the `core.transcript.Observation` the reference match loop (tests/reference_loop.py)
+would show it, cut to its own history window and totals setting (`observation.observation_of`; each past
 round read once over the match, `observation.PastRounds`), and its `negotiate` or `act`/`decide`
 answer becomes the turn's action.
 
 A talk turn's timeout is no action (`TurnDecision.timeout`): the engine plays the rules'
-fallback, the negotiation's timeout message, as `runners.negotiation` says it. An agent that
+fallback, the negotiation's timeout message, as the reference loop's talk says it. An agent that
 aborts the match raises `MatchAborted` through the engine, as in the match loop.
 
 The seat keeps each answer as its agent gave it (`decisions`, `utterances`, in the order of its
 turns): a 2x2 round's record holds what the turn contract has no field for (a fallback the
-agent played itself, the order an LLM was shown the options in), and the runner's writer
-(`pdbench.runners.matrix_run`) stores the rounds from them as the match loop stored them.
+agent played itself, the order an LLM was shown the options in), and the family's storing
+(`records`) adds it to the commit lines and the columns aggregation reads, as the reference
+loop stored them.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ HistoryEntry = MappingProxyType[str, Any]
 @dataclass(frozen=True, slots=True)
 class Message:
     """One message of a round's talk as the rules deliver it: cut to the limit and marked as
-    `runners.negotiation` marks it (how the agent got there, a timeout or its attempts, is the
-    engine's record of the turn, not the game's)."""
+    the reference loop's talk (tests/reference_talk.py) marks it (how the agent got there, a
+    timeout or its attempts, is the engine's record of the turn, not the game's)."""
 
     speaker: str
     turn: int  # from 1 within the round, over both speakers
@@ -46,7 +46,7 @@ class FinishedRound:
 class MatrixState:
     seed: int
     # each seat's trembling hand: round n flips the intended move when the n-th uniform draw of
-    # the seat's stream is below the noise (`rules.flips`), as `runners.match.TremblingHand`
+    # the seat's stream is below the noise (`rules.flips`), as the reference loop's `TremblingHand`
     noise_seeds: tuple[int, int]
     round_number: int
     phase: Phase

@@ -1,6 +1,8 @@
-"""A round's negotiation phase: the agents take their turns in the platform's order, each message
-is held to the rules (cut to the limit, a timeout's message, marks), and both sides are shown the
-conversation from their own point of view.
+"""A 2x2 round's negotiation phase in the reference loop (`reference_loop`; on the turn loop
+the rules play it, `pdbench.games.matrix.rules`, held to this by
+test_matrix_talk_equivalence.py): the agents take their turns in the platform's order, each
+message is held to the rules (cut to the limit, a timeout's message, marks), and both sides are
+shown the conversation from their own point of view.
 
 The turn order is `Negotiation.speakers(round)`: alternating speakers, the first one alternating
 by round (AgentDuel) or fixed. Agents speak one after the other, never at once, as each message

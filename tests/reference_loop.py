@@ -1,11 +1,13 @@
-"""A match: two agents, a game and a number of rounds in, round records out. The reference loop
-of a 2x2 match: the runner plays 2x2 matches on the one turn loop (`runners.matrix_run`, the
-rules of `pdbench.games.matrix`), whose rounds tests/integration/test_matrix_equivalence.py holds
-to this loop's, and stores them as this module's `MatchResult` (`runners.records`).
+"""The reference loop of a 2x2 match: two agents, a game and a number of rounds in, round
+results out. It was the runner's match loop before every match was played on the one turn loop
+(the runner seats a 2x2 game's agents and stores its match through `pdbench.games.matrix.records`);
+it stays here as the reference the equivalence tests hold the turn loop to
+(tests/integration/test_matrix_equivalence.py, test_matrix_talk_equivalence.py), and as a
+convenient way for tests to play two agents against each other.
 
 The rounds are played by the one match loop (`pdbench.strategies.play.play_rounds`); this module
-adds what is the runner's own: agents that wait on providers, the negotiation phase, the
-trembling hand, the hooks and the round records.
+adds agents that wait on providers, the negotiation phase (`reference_talk`), the trembling hand,
+the hooks and the round results (stored as record version 1 by `reference_records`).
 
 The loop is async so that LLM agents can wait on providers while other matches play; policy agents
 answer synchronously and never yield.
@@ -16,7 +18,7 @@ scored and shown to both agents afterwards. The numpy path (`games.matrix.vector
 same numbers.
 
 In a game with a negotiation phase (`game.negotiation`), each round opens with the agents' messages
-(`runners.negotiation`); both then commit seeing the whole conversation, and the round keeps it.
+(`reference_talk`); both then commit seeing the whole conversation, and the round keeps it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from reference_talk import negotiate_round, with_conversation
+
 from pdbench.agents.base import Agent, AgentBase, Decision, MatchInfo, MatchSummary
 from pdbench.agents.policy import PolicyAgent
 from pdbench.core.actions import Action
@@ -32,7 +36,6 @@ from pdbench.core.errors import MatchAborted
 from pdbench.core.game import Game
 from pdbench.core.rng import make_rng
 from pdbench.core.transcript import Observation, PlayedRound, Transcript
-from pdbench.runners.negotiation import negotiate_round, with_conversation
 from pdbench.storage.schema import Attempt, ConversationMessage
 from pdbench.strategies.play import play_rounds
 
