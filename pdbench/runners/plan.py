@@ -143,14 +143,17 @@ def plan_matches(spec: ExperimentSpec, deal: rng.Deal) -> list[PlannedMatch]:
     plan = []
     for condition in spec.conditions:
         horizon = condition.horizon.build()
-        # a turn game's rounds are the rules'; its cap is game.max_turns
-        turn_game = not condition.game.horizon_sets_length
+        # a game whose rules end a match (a die count, a verdict) is capped by game.max_turns;
+        # otherwise each match's length is the horizon's draw
+        rules_end_matches = not condition.game.horizon_sets_length
         rules_of = condition.game.rules_builder(rounds_shown=horizon.type == "fixed")
         rules_by_length: dict[int, Any] = {}  # one rules object per length the matches draw
         for replicate, (horizon_seed, seed_a, seed_b, noise_a, noise_b, game_seed) in enumerate(
             seeds
         ):
-            n_rounds = condition.game.max_turns if turn_game else _length(horizon, horizon_seed)
+            n_rounds = (
+                condition.game.max_turns if rules_end_matches else _length(horizon, horizon_seed)
+            )
             rules = rules_by_length.get(n_rounds)
             if rules is None:
                 rules = rules_by_length[n_rounds] = rules_of(n_rounds)
