@@ -1,8 +1,7 @@
 """Every game pdbench plays: the built-in turn games (each package's `GAME`), the installed
 plugins' (entry point group `pdbench.games`), and (`GAME_FAMILIES`) every game of both families,
 the 2x2 matrix games included (each with its package's table, which `pdbench.games.tables`
-gathers), so one place answers "which games are there, and is this one a matrix or a turn
-game".
+gathers), so one place answers "which games are there", and each game's entry what is its own.
 
 An entry names its parts as "module:attribute" strings, imported only when a game is played, so
 listing the games costs nothing. Adding a game is a package under pdbench/games/ whose
@@ -235,20 +234,15 @@ _add_plugin_games()
 
 Family = Literal["matrix", "turn"]
 
-# Every game id a config may name, with its family, from the entries. Both play on the turn loop
-# (`pdbench.runners.turns`); the family says the record shape and the analyses of a run: a 2x2
-# game's matches are read back as rounds (`games.matrix.stored`; stored by `games.matrix.records`,
-# its policy-only conditions on the vectorised path, `games.matrix.vectorised`), a turn game's
-# as turns.
+# Every game id a config may name, with its family, from the entries. Both families play on the
+# turn loop (`pdbench.runners.turns`), and nothing outside pdbench/games asks which a game is
+# (tests/unit/test_layering.py): each question (how its matches are stored and read, whether the
+# horizon sets their length, ...) is one its entry answers. The family is the `family` field of
+# a stored line, and the 2x2 games' package (`games.matrix`) holds what they share.
 GAME_FAMILIES: dict[str, Family] = {
     **{game_id: "matrix" for game_id in MATRIX_GAMES},
     **{game_id: "turn" for game_id in TURN_GAMES},
 }
-
-
-def game_family(name: str) -> Family:
-    """ "matrix" or "turn"; an unknown game is a ConfigError with "did you mean" (`game_id`)."""
-    return GAME_FAMILIES[game_id(name)]
 
 
 def game_ids() -> list[str]:

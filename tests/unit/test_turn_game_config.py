@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from pdbench.config.game_spec import GameSpec
 from pdbench.config.schema import ConditionSpec, ExperimentSpec
-from pdbench.games.registry import GAME_FAMILIES, game_family
+from pdbench.games.registry import GAME_FAMILIES, game_id
 
 RANDOM = {"type": "policy", "policy": "liars_random"}
 
@@ -17,7 +17,7 @@ def test_one_registry_lists_every_game_with_its_family():
     assert GAME_FAMILIES["pd"] == "matrix" and GAME_FAMILIES["liars_dice"] == "turn"
     assert {"stag_hunt", "chicken", "split_or_steal", "battle_of_the_sexes"} <= set(GAME_FAMILIES)
     with pytest.raises(Exception, match='did you mean "liars_dice"'):
-        game_family("liars_dic")
+        game_id("liars_dic")
 
 
 @pytest.mark.parametrize(

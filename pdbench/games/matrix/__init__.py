@@ -35,8 +35,8 @@ entry), as the debate family serves the two debates.
 The runner plays a 2x2 match with these rules on the one turn loop, seated and stored as
 `records` says (the entries' `records`),
 stored as turn lines (`family` "matrix"), or a policy-only condition without talk on the
-entries' vectorised path, whose lines `runners.batch` writes the same; `registry.GAME_FAMILIES` says
-"matrix" for the analyses that read it. `pdbench.games.tables` gathers the entries'
+entries' vectorised path, whose lines `runners.batch` writes the same; the readers know them
+by their entries (`aggregates` names the rounds' aggregation: `analysis.metrics.aggregation_choice`). `pdbench.games.tables` gathers the entries'
 tables (the 2x2 catalogue: `GAMES`, `get_game`, `DEFAULT_GAME`); the classic strategies and
 their checker, which import nothing of pdbench.games, are given a game by their caller.
 """
