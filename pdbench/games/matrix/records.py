@@ -39,7 +39,12 @@ from pdbench.games.matrix.seat import MatrixSeat
 from pdbench.games.matrix.stored import FAMILY, match_options
 from pdbench.runners.match_records import SeatedMatch
 from pdbench.runners.records import match_columns
-from pdbench.runners.turn_records import ledger_entry, match_outcome, turn_line
+from pdbench.runners.turn_records import (
+    ledger_entry,
+    match_outcome,
+    turn_line,
+    turn_shared_fields,
+)
 from pdbench.runners.turns import PlayedTurn, SeatRule, TurnMatchResult
 from pdbench.storage.run_store import FinishedMatch
 from pdbench.storage.schema import Attempt, StorePrompts
@@ -227,16 +232,11 @@ class MatrixRecords:
         )
 
     def shared_fields(self, planned: PlannedMatch, run_id: str) -> dict[str, Any]:
-        """The turn lines' match fields and the horizon (which the 2x2 analyses group by)."""
-        condition = planned.condition
+        """The turn lines' match fields (the family's name in its place) and the horizon (which
+        the 2x2 analyses group by)."""
         return {
-            "run_id": run_id,
-            "condition": condition.name,
-            "replicate": planned.replicate,
-            "game": planned.game_id,
+            **turn_shared_fields(planned, run_id),
             "family": FAMILY,
-            "agent_a": condition.agent_a.display_name,
-            "agent_b": condition.agent_b.display_name,
             "horizon_type": planned.horizon.type,
             "fixed_n": planned.horizon.fixed_n,
             "stop_prob": planned.horizon.stop_prob,
