@@ -1,5 +1,5 @@
-"""Any 2x2 agent (a classic policy's `PolicyAgent`, an LLM or arena agent, a test's scripted
-talker) seated in the turn loop (`pdbench.runners.turns`) of `rules.MatrixGame`: at each turn it
+"""Any 2x2 agent (an `agents.base.TableAgent`: a classic policy's `PolicyAgent`, an LLM or arena
+agent, a test's scripted talker) seated in the turn loop (`pdbench.runners.turns`) of `rules.MatrixGame`: at each turn it
 is shown the `core.transcript.Observation` the reference match loop (tests/reference_loop.py)
 would show it, cut to its own history window and totals setting (`observation.observation_of`; each past
 round read once over the match, `observation.PastRounds`), and its `negotiate` or `act`/`decide`
@@ -23,6 +23,7 @@ from pdbench.agents.base import (
     Decision,
     MatchInfo,
     MatchSummary,
+    TableAgent,
     TurnDecision,
     TurnRequest,
     Utterance,
@@ -36,13 +37,11 @@ class MatrixSeat(AgentBase):
     what it is told of the match's length before round 1 (None: not told, a geometric
     horizon), as the match loop tells it."""
 
-    def __init__(self, agent: AgentBase, total_rounds: int | None) -> None:
+    def __init__(self, agent: TableAgent, total_rounds: int | None) -> None:
         self.agent = agent
         self.total_rounds = total_rounds
         self.name = agent.name
         self.waits = agent.waits
-        self.history_window = agent.history_window
-        self.include_totals = agent.include_totals
         self.decisions: list[Decision] = []
         self.utterances: list[Utterance] = []
         self.past = PastRounds()  # what it was shown of the finished rounds, read once each
