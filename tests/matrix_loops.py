@@ -14,7 +14,7 @@ import orjson
 from reference_loop import MatchResult, play_match
 from reference_records import call_counts, result_columns, round_lines, stored_aborted_attempts
 
-from pdbench.agents.base import AgentBase, Decision, Utterance
+from pdbench.agents.base import Decision, TableAgent, Utterance
 from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.core.actions import Action
 from pdbench.core.transcript import Observation
@@ -30,10 +30,10 @@ from pdbench.storage.run_store import FinishedMatch
 Row = tuple[str, str, str, str, float, float, float, float]
 
 
-class Recording(AgentBase):
+class Recording(TableAgent):
     """Passes every call to `agent` and keeps every observation it is shown, in order."""
 
-    def __init__(self, agent: AgentBase) -> None:
+    def __init__(self, agent: TableAgent) -> None:
         self.agent = agent
         self.name = agent.name
         self.waits = agent.waits
@@ -68,7 +68,7 @@ class TurnLoopMatch:
 
 
 async def play_on_turns(
-    planned: PlannedMatch, agents: dict[str, AgentBase]
+    planned: PlannedMatch, agents: dict[str, TableAgent]
 ) -> tuple[TurnMatchResult, TurnLoopMatch]:
     """The match on the turn loop: its turns, and all the runner stores of it."""
     seated = RECORDS.seat(planned, [agents["a"], agents["b"]])
@@ -121,7 +121,7 @@ def turn_stored_lines(planned: PlannedMatch, match: TurnLoopMatch) -> list[bytes
     ]
 
 
-async def play_on_loop(planned: PlannedMatch, agents: dict[str, AgentBase]) -> MatchResult:
+async def play_on_loop(planned: PlannedMatch, agents: dict[str, TableAgent]) -> MatchResult:
     return await play_match(
         planned.table,
         planned.n_rounds,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from reference_talk import negotiate_round, with_conversation
 
-from pdbench.agents.base import Agent, AgentBase, Decision, MatchInfo, MatchSummary
+from pdbench.agents.base import Agent, Decision, MatchInfo, MatchSummary, TableAgent
 from pdbench.agents.policy import PolicyAgent
 from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
@@ -71,10 +71,10 @@ class MatchResult:
         return self.error is None and len(self.rounds) == self.planned_rounds
 
 
-def as_agent(agent: Agent) -> AgentBase:
-    """Anything with the `Agent` protocol (a bare strategy, a test's scripted player) as an
-    `AgentBase`, so the loop below calls every hook without asking which exist."""
-    return agent if isinstance(agent, AgentBase) else PolicyAgent(agent)  # type: ignore[arg-type]
+def as_agent(agent: Agent) -> TableAgent:
+    """Anything with the `Agent` protocol (a bare strategy, a test's scripted player) as a
+    `TableAgent`, so the loop below calls every hook without asking which exist."""
+    return agent if isinstance(agent, TableAgent) else PolicyAgent(agent)  # type: ignore[arg-type]
 
 
 _Talk = tuple[ConversationMessage, ...] | None
@@ -82,18 +82,18 @@ _Talk = tuple[ConversationMessage, ...] | None
 YIELD_EVERY_S = 0.02  # a match that never waits gives the event loop back at least this often
 
 
-def _observe(agent: AgentBase, played: Transcript, side: str, talk: _Talk = None) -> Observation:
+def _observe(agent: TableAgent, played: Transcript, side: str, talk: _Talk = None) -> Observation:
     obs = played.observe(
         side=side, history_window=agent.history_window, include_totals=agent.include_totals
     )
     return obs if talk is None else with_conversation(obs, talk, side)
 
 
-async def _decide(agent: AgentBase, played: Transcript, side: str, talk: _Talk) -> Decision:
+async def _decide(agent: TableAgent, played: Transcript, side: str, talk: _Talk) -> Decision:
     return await agent.decide(_observe(agent, played, side, talk))
 
 
-def _act(agent: AgentBase, played: Transcript, side: str, talk: _Talk) -> Decision:
+def _act(agent: TableAgent, played: Transcript, side: str, talk: _Talk) -> Decision:
     return Decision(action=agent.act(_observe(agent, played, side, talk)))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pdbench.agents.base import AgentBase
+from pdbench.agents.base import TableAgent
 from pdbench.core.talk import Negotiation, Said, cut_to_limit, is_promise
 from pdbench.core.transcript import Observation
 from pdbench.storage.schema import ConversationMessage
@@ -34,7 +34,7 @@ def with_conversation(
 async def negotiate_round(
     rules: Negotiation,
     round_index: int,
-    agents: dict[str, AgentBase],
+    agents: dict[str, TableAgent],
     observations: dict[str, Observation],
 ) -> tuple[ConversationMessage, ...]:
     """Every message of one round's negotiation, in order. `observations` are each side's view

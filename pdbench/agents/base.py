@@ -1,14 +1,22 @@
-"""What the match runner plays with: `AgentBase` (every hook, each a no-op until overridden), what
-an agent hands back (`Decision`), and what it is told (`MatchInfo`, `MatchSummary`, `AgentContext`).
+"""What the runner plays with: `AgentBase` (the contract every game's seat is played through),
+`TableAgent` (the hooks a 2x2 agent answers, which the 2x2 seat adapts), what an agent hands back
+(`TurnDecision`, `Decision`, `Utterance`), and what it is told (`TurnRequest`, `MatchInfo`,
+`MatchSummary`, `AgentContext`).
 
-The runner calls, per match: `reset(seed)`, `start_match(info)`, then each round `act(obs)` (an
-agent with `waits = False`) or `await decide(obs)` (an agent that waits on a provider or a
-process), then `end_match(summary)` and `close()`. In a game with a negotiation phase, each round
-first calls `await negotiate(obs)` on the agent's turns (`obs.messages` holds what was said so
-far); the commit's observation then carries the whole conversation. In a turn-based game
-(`pdbench.games.base`) the engine calls `await take_turn(request)` instead of `decide`, once per
-turn the agent's seat moves. `Agent` is the smallest protocol, what a bare strategy from
-`pdbench.strategies` already satisfies.
+The runner (`pdbench.runners.turns`) calls, per match of any game: `reset(seed)`,
+`start_match(info)`, then `await take_turn(request)` once per turn the agent's seat moves, then
+`end_match(summary)` and `close()` (`stop_now()` when the run stops mid-turn). Every game's agent
+is told the match's start and end (an arena agent's `on_match_start` and `on_match_end`, in a
+turn game too); nothing else is asked of it.
+
+A 2x2 game's agent is a `TableAgent`: it is seated in a `pdbench.games.matrix.seat.MatrixSeat`,
+which answers the runner's turns by calling, each round, `act(obs)` (an agent with
+`waits = False`) or `await decide(obs)` (one that waits on a provider or a process) with the
+`Observation` of the round cut to the agent's `history_window` and `include_totals`; in a game
+with a negotiation phase, first `await negotiate(obs)` on the agent's talk turns (`obs.messages`
+holds what was said so far), the commit's observation then carrying the whole conversation. An
+agent that plays both kinds (an LLM, an arena file) is a `TableAgent` with a `take_turn`. `Agent`
+is the smallest 2x2 protocol, what a bare strategy from `pdbench.strategies` already satisfies.
 """
 
 from __future__ import annotations
@@ -27,34 +35,50 @@ if TYPE_CHECKING:
     from pdbench.providers.gateway import ProviderGateway
 
 
-@runtime_checkable
-class Agent(Protocol):
-    name: str
-    # How many past rounds the agent sees (None: all of them) and whether it is told the totals.
-    history_window: int | None
-    include_totals: bool
-
-    def reset(self, seed: int | None = None) -> None: ...
-
-    def act(self, obs: Observation) -> Action: ...
-
-
 class AgentBase:
-    """The base of every agent the runner plays: each hook does nothing until a subclass says
-    otherwise, so the runner calls them all without asking which exist."""
+    """The base of every agent the runner plays, in any game: every hook but `take_turn` does
+    nothing until a subclass says otherwise, so the runner calls them all without asking which
+    exist."""
 
     name: str = "agent"
-    history_window: int | None = None  # past rounds shown (None: all of them)
-    include_totals: bool = False  # whether the observation carries both running totals
-    # True when `decide` waits on something outside the process (a provider, a child process):
-    # such agents are awaited, the others are called directly and never yield to the event loop.
+    # True when a turn waits on something outside the process (a provider, a child process):
+    # such agents' turns are awaited together, the others are asked one after the other and
+    # never yield to the event loop (`runners.turns`).
     waits: bool = False
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the previous match; `seed` feeds the agent's own random stream."""
 
     def start_match(self, info: MatchInfo) -> None:
-        """Told once before round 1."""
+        """Told once before the first turn."""
+
+    async def take_turn(self, request: TurnRequest) -> TurnDecision:
+        """One turn of the agent's seat: an action for `request.round_state` in the platform's
+        shape. An agent re-asks itself as its kind retries (an LLM is shown `request.check`'s
+        reason); with no legal action in the end it returns `action=None` and the engine plays
+        the game's fallback or aborts the match."""
+        raise NotImplementedError(f"{type(self).__name__} does not play turn-based games")
+
+    def end_match(self, summary: MatchSummary) -> None:
+        """Told once after the last turn (also after an aborted match)."""
+
+    def close(self) -> None:
+        """Release processes or connections; called once the match is stored."""
+
+    def stop_now(self) -> None:
+        """The run is stopping (Ctrl-C, a failed write): end whatever is running at once,
+        without waiting for a turn in progress. `close` follows."""
+
+
+class TableAgent(AgentBase):
+    """An agent of the 2x2 games, asked once a round from the table's `Observation`; the 2x2
+    seat (`pdbench.games.matrix.seat.MatrixSeat`) adapts it to the runner's turns. Its
+    `take_turn` is `AgentBase`'s unless it also plays turn games."""
+
+    history_window: int | None = None  # past rounds shown (None: all of them)
+    include_totals: bool = False  # whether the observation carries both running totals
+    # waits (AgentBase): True when `decide` waits, so the seat awaits it; False: the seat calls
+    # `act` directly.
 
     def act(self, obs: Observation) -> Action:
         raise NotImplementedError(f"{type(self).__name__} implements neither act nor decide")
@@ -67,22 +91,19 @@ class AgentBase:
         """One message in a negotiation phase (`obs.turn`, `obs.messages`); by default silence."""
         return Utterance(text="")
 
-    def end_match(self, summary: MatchSummary) -> None:
-        """Told once after the last round (also after an aborted match)."""
 
-    def close(self) -> None:
-        """Release processes or connections; called once the match is stored."""
+@runtime_checkable
+class Agent(Protocol):
+    """The smallest 2x2 agent: what a bare strategy from `pdbench.strategies` satisfies."""
 
-    async def take_turn(self, request: TurnRequest) -> TurnDecision:
-        """One turn of a turn-based game (`pdbench.games.base.TurnGame`): an action for
-        `request.round_state` in the platform's shape. An agent re-asks itself as its kind
-        retries (an LLM is shown `request.check`'s reason); with no legal action in the end it
-        returns `action=None` and the engine plays the game's fallback or aborts the match."""
-        raise NotImplementedError(f"{type(self).__name__} does not play turn-based games")
+    name: str
+    # How many past rounds the agent sees (None: all of them) and whether it is told the totals.
+    history_window: int | None
+    include_totals: bool
 
-    def stop_now(self) -> None:
-        """The run is stopping (Ctrl-C, a failed write): end whatever is running at once,
-        without waiting for a turn in progress. `close` follows."""
+    def reset(self, seed: int | None = None) -> None: ...
+
+    def act(self, obs: Observation) -> Action: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest, Utterance
+from pdbench.agents.base import AgentBase, TableAgent, TurnDecision, TurnRequest, Utterance
 from pdbench.config.schema import PolicyAgentSpec
 from pdbench.core.actions import Action
 from pdbench.core.game import Game
@@ -14,7 +14,7 @@ from pdbench.core.transcript import Observation
 from pdbench.strategies import Policy
 
 
-class PolicyAgent(AgentBase):
+class PolicyAgent(TableAgent):
     """Plays a `Policy`: every call goes straight to it, so it behaves exactly as the policy."""
 
     def __init__(

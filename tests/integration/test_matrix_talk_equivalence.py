@@ -22,7 +22,7 @@ from matrix_loops import (
 )
 from reference_loop import MatchResult
 
-from pdbench.agents.base import AgentBase, Decision, Utterance
+from pdbench.agents.base import Decision, TableAgent, Utterance
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.actions import Action
 from pdbench.core.errors import MatchAborted
@@ -35,7 +35,7 @@ from pdbench.runners.turns import TurnMatchResult
 from pdbench.storage.schema import HookAttempt, stored_attempts
 
 
-class Talker(AgentBase):
+class Talker(TableAgent):
     """A scripted split-or-steal player: its utterances in order, then silence, and its moves."""
 
     def __init__(
@@ -184,7 +184,7 @@ def test_an_abort_keeps_the_same_rounds_error_and_paid_attempts_on_both_loops(at
     talking = GAMES["split_or_steal"].with_changes(negotiation=talk)
     planned = PlannedMatch(**{**vars(planned), "rules": replace(planned.rules, game=talking)})
 
-    def agents() -> dict[str, AgentBase]:
+    def agents() -> dict[str, TableAgent]:
         said = [Utterance(f"b{i}", attempts=(_hook(f"b{i}"),)) for i in range(1, 9)]
         return {"a": Aborting(at), "b": Talker("TALKER_B", said, "CCCC", sees_all=False)}
 
@@ -215,7 +215,7 @@ def _one_condition(game: str, rounds: int) -> ExperimentSpec:
     )
 
 
-class Waiting(AgentBase):
+class Waiting(TableAgent):
     """An agent that waits on something outside (a provider) for each move: it cooperates after
     `delay` seconds, or fails with `failure` at once."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 
+import pytest
+
 from pdbench.analysis.metrics import catalog
 from pdbench.games.registry import MATRIX_GAMES
 
@@ -86,3 +88,7 @@ def test_the_runner_seats_and_stores_a_2x2_match_as_its_entry_says():
     assert [type(seat) for seat in seated.agents.values()] == [MatrixSeat, MatrixSeat]
     assert [seat.agent for seat in seated.agents.values()] == agents  # type: ignore[attr-defined]
     assert seated.start is not None  # dealt its trembling hands' streams
+    # a 2x2 seat adapts a TableAgent; a turn game's house player has no table hooks to call
+    dice_player = make_policy_agent(dice.condition.players["agent_a"], game=pair.table.seen_by("a"))
+    with pytest.raises(TypeError, match="LIARS_RANDOM does not play 2x2 games"):
+        RECORDS.seat(pair, [dice_player, agents[1]])

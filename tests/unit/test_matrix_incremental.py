@@ -16,7 +16,7 @@ import pytest
 from helpers import TEST_DEAL
 from matrix_loops import Recording, play_on_loop, play_on_turns
 
-from pdbench.agents.base import AgentBase, Decision
+from pdbench.agents.base import Decision, TableAgent
 from pdbench.agents.policy import PolicyAgent
 from pdbench.config.schema import ExperimentSpec
 from pdbench.core.actions import Action
@@ -86,7 +86,7 @@ def test_a_round_state_is_new_at_every_call_so_changing_one_changes_nothing_else
     assert rules.observe(state, "b")["actions"] == before["actions"]
 
 
-class Instant(AgentBase):
+class Instant(TableAgent):
     """An agent that waits on a provider which answers at once (the mock, the cache) and is
     shown the whole match: tit for tat."""
 
@@ -120,7 +120,7 @@ def _planned(rounds: int, replicates: int = 1):  # type: ignore[no-untyped-def]
 def test_a_seated_agent_is_shown_each_past_round_once_converted_not_rebuilt_every_turn():
     (planned,) = _planned(rounds=6)
     seated = Recording(Instant())
-    agents: dict[str, AgentBase] = {"a": seated, "b": PolicyAgent(POLICIES["tft"](GAMES["pd"]))}
+    agents: dict[str, TableAgent] = {"a": seated, "b": PolicyAgent(POLICIES["tft"](GAMES["pd"]))}
     asyncio.run(play_on_turns(planned, agents))
     shown = [obs.history for _, obs in seated.seen]
     assert [len(h) for h in shown] == [0, 1, 2, 3, 4, 5]
@@ -145,7 +145,7 @@ class CountingLoop(asyncio.SelectorEventLoop):
 
 def test_a_turn_whose_seats_answer_at_once_schedules_nothing_on_the_event_loop():
     (planned,) = _planned(rounds=20)
-    agents: dict[str, AgentBase] = {"a": Instant(), "b": PolicyAgent(POLICIES["tft"](GAMES["pd"]))}
+    agents: dict[str, TableAgent] = {"a": Instant(), "b": PolicyAgent(POLICIES["tft"](GAMES["pd"]))}
     with asyncio.Runner(loop_factory=CountingLoop) as runner:
         runner.run(asyncio.sleep(0))  # the runner's own start
         CountingLoop.scheduled = 0
@@ -173,7 +173,7 @@ def test_a_turn_with_one_waiting_seat_resumes_the_match_as_soon_as_it_answers():
     is a wait behind every other match's ready work (at 32 concurrent LLM matches, a third of
     a round's 0.05 s wait before)."""
     (planned,) = _planned(rounds=20)
-    agents: dict[str, AgentBase] = {"a": OnePass(), "b": PolicyAgent(POLICIES["tft"](GAMES["pd"]))}
+    agents: dict[str, TableAgent] = {"a": OnePass(), "b": PolicyAgent(POLICIES["tft"](GAMES["pd"]))}
     with asyncio.Runner(loop_factory=CountingLoop) as runner:
         runner.run(asyncio.sleep(0))
         CountingLoop.scheduled = 0

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from reference_talk import negotiate_round
 
-from pdbench.agents.base import AgentBase, Utterance
+from pdbench.agents.base import TableAgent, Utterance
 from pdbench.agents.llm.prompts import PromptBuilder
 from pdbench.analysis.metrics.talk import talk_flags, talk_metrics
 from pdbench.config.schema import LLMAgentSpec
@@ -51,7 +51,7 @@ def test_promise_phrases_are_whole_words_in_any_case(text, promise):
     assert is_promise(text, ("split", "cooperate")) is promise
 
 
-class Talker(AgentBase):
+class Talker(TableAgent):
     """Says what it is scripted to say, one Utterance per turn, and remembers what it saw."""
 
     def __init__(self, *utterances: Utterance) -> None:

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
+from pdbench.agents.base import AgentBase, TableAgent, TurnDecision, TurnRequest
 from pdbench.agents.policy import TurnPolicyAgent
 from pdbench.games.liars_dice.policies import Bluffer, ProbabilityLiar, RandomLiar
 from pdbench.games.registry import build_turn_game
@@ -107,6 +107,14 @@ def test_an_agent_that_does_not_play_turn_games_ends_the_match_with_a_clear_erro
     assert result.error == (
         "dilemma-only (seat a) cannot play liars_dice: NoTurns does not play turn-based games"
     )
+
+
+def test_what_the_runner_plays_has_no_2x2_hook_to_call():
+    """The once-a-round hooks are the 2x2 seat's contract (`TableAgent`, adapted by
+    `games.matrix.seat.MatrixSeat`): the agent the runner plays (`AgentBase`) has none of them."""
+    table_hooks = {"act", "decide", "negotiate", "history_window", "include_totals"}
+    assert not table_hooks & set(dir(AgentBase))
+    assert table_hooks <= set(dir(TableAgent))
 
 
 def test_the_turn_cap_aborts_a_match_that_has_not_ended():

@@ -48,10 +48,10 @@ from pdbench.agents.arena.validate import (
     resolve_agent_path,
 )
 from pdbench.agents.base import (
-    AgentBase,
     Decision,
     MatchInfo,
     MatchSummary,
+    TableAgent,
     TurnDecision,
     TurnRequest,
     Utterance,
@@ -66,8 +66,9 @@ if TYPE_CHECKING:
     from pdbench.core.horizon import FixedHorizon, GeometricHorizon
 
 
-class ArenaAgent(ArenaSession, AgentBase):
-    """A user's AgentDuel-style file behind pdbench's Agent protocol, one process per match."""
+class ArenaAgent(ArenaSession, TableAgent):
+    """A user's AgentDuel-style file behind pdbench's agent contract, one process per match: a
+    2x2 game's `TableAgent` (`decide`, `negotiate`) and a turn game's (`take_turn`)."""
 
     waits = True
     history_window: int | None = None  # the hooks get the whole match and both totals

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pdbench.agents.base import AgentBase, Decision, TurnDecision, TurnRequest, Utterance
+from pdbench.agents.base import Decision, TableAgent, TurnDecision, TurnRequest, Utterance
 from pdbench.agents.llm import turns
 from pdbench.agents.llm.prompts import PromptBuilder, check_prompt_files
 from pdbench.agents.llm.templates import available_personas
@@ -43,8 +43,9 @@ MESSAGE_FORMAT = "message"
 MESSAGE_MAX_TOKENS = 160
 
 
-class LLMAgent(AgentBase):
-    """Implements the Agent protocol through `async decide(obs)`; `act` is not available."""
+class LLMAgent(TableAgent):
+    """A model behind a provider: a 2x2 game's `TableAgent` through `async decide(obs)` (`act` is
+    not available) and `negotiate`, a turn game's through `take_turn`."""
 
     waits = True
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import orjson
 
-from pdbench.agents.base import AgentBase, Decision
+from pdbench.agents.base import AgentBase, Decision, TableAgent
 from pdbench.analysis.metrics.columns import StoredMatches
 from pdbench.analysis.metrics.talk import talk_flags
 from pdbench.core.actions import Action
@@ -191,13 +191,21 @@ def _notes(decision: Decision) -> dict[str, Any]:
     return notes
 
 
+def table_agent(agent: AgentBase) -> TableAgent:
+    """`agent` as the 2x2 agent it must be: a condition seating another is refused before the
+    run (the entry's `seat_fit`, `fit.seat_problem`), so one here is a caller's mistake."""
+    if not isinstance(agent, TableAgent):
+        raise TypeError(f"{agent.name} does not play 2x2 games (no TableAgent)")
+    return agent
+
+
 class MatrixRecords:
     """The 2x2 games' `MatchRecords` (module docstring)."""
 
     def seat(self, planned: PlannedMatch, agents: Sequence[AgentBase]) -> SeatedMatch:
         rules = matrix_rules(planned)
         told = rules.rounds if rules.rounds_shown else None
-        agent_a, agent_b = agents  # a 2x2 game has two seats and no third role
+        agent_a, agent_b = (table_agent(agent) for agent in agents)  # two seats, no third role
         return SeatedMatch(
             agents={"a": MatrixSeat(agent_a, told), "b": MatrixSeat(agent_b, told)},
             agent_seeds={"a": planned.seed_a, "b": planned.seed_b},

@@ -1,8 +1,10 @@
-"""Any 2x2 agent (a classic policy's `PolicyAgent`, an LLM or arena agent, a test's scripted
-talker) seated in the turn loop (`pdbench.runners.turns`) of `rules.MatrixGame`: at each turn it
-is shown the `core.transcript.Observation` the reference match loop (tests/reference_loop.py)
-would show it, cut to its own history window and totals setting (`observation.observation_of`; each past
-round read once over the match, `observation.PastRounds`), and its `negotiate` or `act`/`decide`
+"""Any 2x2 agent (an `agents.base.TableAgent`: a classic policy's `PolicyAgent`, an LLM or
+arena agent, a test's scripted talker) seated in the turn loop (`pdbench.runners.turns`) of
+`rules.MatrixGame`: the seat is what the runner plays (an `AgentBase`, asked `take_turn`), and
+the agent's once-a-round hooks are called here alone. At each turn the agent is shown the
+`core.transcript.Observation` the reference match loop (tests/reference_loop.py) would show it,
+cut to its own history window and totals setting (`observation.observation_of`; each past round
+read once over the match, `observation.PastRounds`), and its `negotiate` or `act`/`decide`
 answer becomes the turn's action.
 
 A talk turn's timeout is no action (`TurnDecision.timeout`): the engine plays the rules'
@@ -23,6 +25,7 @@ from pdbench.agents.base import (
     Decision,
     MatchInfo,
     MatchSummary,
+    TableAgent,
     TurnDecision,
     TurnRequest,
     Utterance,
@@ -36,13 +39,11 @@ class MatrixSeat(AgentBase):
     what it is told of the match's length before round 1 (None: not told, a geometric
     horizon), as the match loop tells it."""
 
-    def __init__(self, agent: AgentBase, total_rounds: int | None) -> None:
+    def __init__(self, agent: TableAgent, total_rounds: int | None) -> None:
         self.agent = agent
         self.total_rounds = total_rounds
         self.name = agent.name
         self.waits = agent.waits
-        self.history_window = agent.history_window
-        self.include_totals = agent.include_totals
         self.decisions: list[Decision] = []
         self.utterances: list[Utterance] = []
         self.past = PastRounds()  # what it was shown of the finished rounds, read once each

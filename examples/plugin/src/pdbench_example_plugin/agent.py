@@ -4,7 +4,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from pdbench.agents.base import AgentBase
+from pdbench.agents.base import TableAgent
 from pdbench.config.agent_spec_base import AgentSpecBase, agent_kind
 from pdbench.core.actions import Action
 
@@ -27,7 +27,7 @@ class AlternateAgentSpec(AgentSpecBase):
         return True
 
 
-class AlternateAgent(AgentBase):
+class AlternateAgent(TableAgent):
     def __init__(self, spec, *, game, horizon, context):
         self.name = spec.display_name
         self.first = Action(spec.first)
