@@ -18,6 +18,8 @@ class Audited(AgentBase):
         self.played = played
         self.audit = audit
         self.name = played.name
+        # asked together: the seat waits when either agent waits on a provider or a process
+        self.waits = played.waits or audit.waits
 
     def reset(self, seed: int | None = None) -> None:
         self.played.reset(seed)

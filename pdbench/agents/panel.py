@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
+from pdbench.agents.base import AgentBase, MatchInfo, TurnDecision, TurnRequest
 from pdbench.games.roles import PanelVote
 
 
@@ -28,11 +28,18 @@ class Panel(AgentBase):
         self.members = members
         self.names = names
         self.vote = vote
+        # the turn loop awaits the panel as it would the members that wait on a provider or a
+        # process (their calls then run alongside the other seats')
+        self.waits = any(member.waits for member in members)
         self.name = "PANEL(" + ", ".join(names) + ")"
 
     def reset(self, seed: int | None = None) -> None:
         for member in self.members:
             member.reset(seed)
+
+    def start_match(self, info: MatchInfo) -> None:
+        for member in self.members:  # each an agent of its own (an arena file's on_match_start)
+            member.start_match(info)
 
     def close(self) -> None:
         for member in self.members:

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from pdbench.agents.base import AgentBase, TurnDecision, TurnRequest
+from pdbench.agents.base import AgentBase, MatchInfo, TurnDecision, TurnRequest
 from pdbench.agents.panel import Panel, majority
 from pdbench.games.roles import PanelVote
 
@@ -85,3 +85,37 @@ def test_the_debates_judge_declares_the_vote_its_stored_records_hold():
     assert judge.panel == PanelVote(
         request="decision", action_type="decision", verdict="winner", member="judge"
     )
+
+
+class _Remembers(_Says):
+    """A member that waits on something outside the process and remembers what it was told."""
+
+    waits = True
+
+    def __init__(self, action: dict | None) -> None:
+        super().__init__(action)
+        self.told: list[MatchInfo] = []
+
+    def start_match(self, info: MatchInfo) -> None:
+        self.told.append(info)
+
+
+def test_a_panel_tells_every_member_the_match_and_waits_when_one_does():
+    """Each member is an agent of its own (an arena file's on_match_start, an LLM's calls): the
+    panel passes the match's start to all of them, and the turn loop awaits it as it would
+    await a member that waits on a provider or a process."""
+    members = [_Remembers(None), _Says(None), _Remembers(None)]
+    panel = Panel(members, ["R1", "R2", "R3"], PanelVote("call", "call", "choice", "referee"))
+    info = MatchInfo(opponent_name="A, B", total_rounds=None)
+    panel.start_match(info)
+    assert members[0].told == members[2].told == [info]
+    assert panel.waits
+    assert not Panel([_Says(None)] * 3, ["R1", "R2", "R3"], panel.vote).waits
+
+
+def test_an_audited_seat_waits_when_either_of_its_agents_does():
+    from pdbench.agents.audited import Audited
+
+    assert Audited(_Says(None), _Remembers(None)).waits
+    assert Audited(_Remembers(None), _Says(None)).waits
+    assert not Audited(_Says(None), _Says(None)).waits
