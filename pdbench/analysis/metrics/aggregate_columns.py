@@ -1,14 +1,17 @@
 """The columns of aggregates.parquet: every column has a fixed type, so an all-null column keeps
 its type and the aggregates of many runs read together with pyarrow.dataset; each factor of a
-grid gets its own string column after the identifying ones."""
+grid gets its own string column after the identifying ones. A 2x2 game's columns are the
+catalogue's (`column_types`); a turn game's, per player seat, its metric rows'
+(`seat_column_types`), typed alike (`typed_column`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import pandas as pd
 
-from pdbench.analysis.metrics.catalog import metric_columns, scalar_columns
+from pdbench.analysis.metrics.catalog import Metric, metric_columns, scalar_columns
 from pdbench.storage.manifest import RunManifest
 
 
@@ -39,17 +42,61 @@ def column_types() -> dict[str, str]:
     return types
 
 
+def seat_column_types(rows: Iterable[Metric], seats: Iterable[str]) -> dict[str, str]:
+    """The typed columns of a table whose metrics are per player seat (a turn game's,
+    `turn_aggregates`), as `column_types` types a 2x2 table's: who and how each match ended,
+    every count an Int64, each metric row's mean and statistics and pooled ratio a float; a
+    row computed for a condition only (JSON text) and a measure's further values (the counts
+    a pooled ratio sums, a list as JSON) keep the type they have."""
+    types: dict[str, str] = dict.fromkeys(
+        ("run_id", "level", "condition", "agent_a", "agent_b", "game", "match_status", "error"),
+        "string",
+    )
+    types.update(
+        dict.fromkeys(
+            ("replicate", "n_turns", "n_rounds", "n_replicates", "n_finished", "n_aborted"),
+            "Int64",
+        )
+    )
+    rows = tuple(rows)
+    for seat in seats:
+        types[f"agent_{seat}"] = "string"
+        types[f"fallbacks_{seat}"] = types[f"invalid_outputs_{seat}"] = "Int64"
+        for row in (r for r in rows if r.shape != "condition"):
+            column = f"{row.stem}_{seat}"
+            types[column] = types[f"{column}_std"] = "Float64"
+            types[f"{column}_n"] = "Int64"
+            types[f"{column}_ci_low"] = types[f"{column}_ci_high"] = "Float64"
+            if row.pooled is not None:
+                types[f"{column}_pooled"] = "Float64"
+    return types
+
+
+def with_seat_types(table: pd.DataFrame, types: Mapping[str, str]) -> pd.DataFrame:
+    """`table` with each of its columns that `types` names typed (its column order kept); the
+    frame built once, as `with_types` does."""
+    return pd.DataFrame(
+        {
+            name: typed_column(table[name], types[name]) if name in types else table[name]
+            for name in table.columns
+        },
+        index=table.index,
+    )
+
+
 def with_types(table: pd.DataFrame, manifest: RunManifest) -> pd.DataFrame:
     types = column_types()
     table = table.reindex(columns=list(types)).reset_index(drop=True)
     table["run_id"] = manifest.run_id
     # Each column typed on its own and the frame built once: assigning ~200 columns one by one
     # into a frame costs a copy of the frame's blocks each time (30 ms an aggregation).
-    typed = {name: _typed(table[name], dtype) for name, dtype in types.items()}
+    typed = {name: typed_column(table[name], dtype) for name, dtype in types.items()}
     return with_factor_columns(pd.DataFrame(typed, index=table.index), manifest.factors)
 
 
-def _typed(column: pd.Series, dtype: str) -> pd.Series:
+def typed_column(column: pd.Series, dtype: str) -> pd.Series:
+    """`column` as `dtype` (a type of `column_types`): "Float64" is stored as plain float64 (a
+    null is NaN), "Int64" keeps its nulls, any other is an astype (every game's table alike)."""
     if dtype == "Float64":
         return pd.to_numeric(column, errors="coerce").astype("float64")
     if dtype == "Int64":

@@ -26,6 +26,20 @@ from pdbench.analysis.stats.student_t import mean_ci
 LOWER_BOUND = {"rate": 0.0, "count": 0.0, "round": 1.0}
 
 Statistics = dict[str, float | int | None]
+# A condition row's columns of one scalar metric, in this order: `<column>` (the mean), then these.
+SUFFIXES = ("std", "n", "ci_low", "ci_high")
+
+
+def statistics_columns(
+    column: MetricColumn, values: np.ndarray, horizon: Mapping[str, Any] | None = None
+) -> Statistics:
+    """The condition row's columns of one scalar metric over its finished matches' values, every
+    game's alike (a 2x2 game's rows and a turn game's per seat): `<column>` the mean, then
+    `<column>_std`, `_n`, `_ci_low`, `_ci_high` (`condition_statistics`)."""
+    stats = condition_statistics(column, values, horizon)
+    found: Statistics = {column.column: stats["mean"]}
+    found.update({f"{column.column}_{suffix}": stats[suffix] for suffix in SUFFIXES})
+    return found
 
 
 def condition_statistics(

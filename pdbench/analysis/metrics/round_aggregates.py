@@ -35,7 +35,7 @@ import pandas as pd
 from pdbench.analysis.metrics.aggregate_columns import with_types
 from pdbench.analysis.metrics.catalog import compute_columns, metric_columns, scalar_columns
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
-from pdbench.analysis.metrics.condition_intervals import condition_statistics
+from pdbench.analysis.metrics.condition_intervals import statistics_columns
 from pdbench.analysis.metrics.match_ledger import in_plan_order, ledger_of_stored, refuse_miscounted
 from pdbench.analysis.metrics.played import PlayedMatches
 from pdbench.storage.ledger import LedgerEntry
@@ -181,10 +181,7 @@ def _condition_rows(
         }
         horizon = (manifest.condition_config(name) or {}).get("horizon")
         for metric in scalars:
-            stats = condition_statistics(by_column[metric], values[metric][mine], horizon)
-            row[metric] = stats["mean"]
-            for suffix in ("std", "n", "ci_low", "ci_high"):
-                row[f"{metric}_{suffix}"] = stats[suffix]
+            row.update(statistics_columns(by_column[metric], values[metric][mine], horizon))
         # Pooled rates: every round of the finished matches counts once.
         counted = members[played[members]]
         rounds = float(n_rounds[counted].sum())

@@ -9,9 +9,14 @@ Rows:
   `n_rounds` (rounds begun), `fallbacks_<seat>` and `invalid_outputs_<seat>` (counted from the
   stored marks), and every metric per player, `<metric>_a` / `<metric>_b` (with the counts its
   pooled ratio sums);
-- level "condition": each metric's mean over the finished matches with `_n`, the pooled ratios
+- level "condition": each metric's mean over the finished matches with `_std`, `_n`, `_ci_low`,
+  `_ci_high`, the statistics a 2x2 game's rows get (`condition_intervals.statistics_columns`: an
+  interval kept to the range the metric row's kind implies), the pooled ratios
   (`<ratio>_<seat>_pooled`: summed numerators over summed denominators), and per player the
   game's condition rows (Liar's Dice's challenge calibration as JSON, `calibration_<seat>`).
+
+Its columns are typed as a 2x2 table's (`aggregate_columns.seat_column_types`: names string,
+counts Int64, each metric row's values float64), so a turn run's aggregates read with another's.
 
 The default aggregation of every game whose entry names none (`aggregate_turns`, asked by
 `pdbench.analysis.metrics.aggregation_choice.aggregation_of`). A run mixing 2x2 and turn games is refused
@@ -27,9 +32,12 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from pdbench.analysis.metrics.aggregate_columns import seat_column_types, with_seat_types
 from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
+from pdbench.analysis.metrics.condition_intervals import SUFFIXES, statistics_columns
 from pdbench.analysis.metrics.match_ledger import in_plan_order, ledger_of_stored, refuse_miscounted
 from pdbench.core.errors import PdbenchError
+from pdbench.core.metric import MetricColumn
 from pdbench.core.seats import seats_among
 from pdbench.games.metric_rows import GameMatch, game_metric_rows, measure_match
 from pdbench.games.registry import build_turn_game
@@ -109,7 +117,9 @@ def aggregate_turns(
     (`played`) is not used: the matches are measured from what is stored, ledger included."""
     if played is not None:
         ledger = read_ledger(run_dir) if (run_dir / LEDGER_FILE).exists() else None
-    return finish_table(aggregate_turn_run(run_dir / ROUNDS_FILE, manifest, ledger))
+    table = finish_table(aggregate_turn_run(run_dir / ROUNDS_FILE, manifest, ledger))
+    rows = [row for game in _games(manifest) for row in game_metric_rows(game)]
+    return with_seat_types(table, seat_column_types(rows, seats_in(table)))
 
 
 def aggregate_turn_run(
@@ -161,17 +171,24 @@ def _columns(manifest: RunManifest) -> list[str]:
         *(f"{count}_{seat}" for count in ("fallbacks", "invalid_outputs") for seat in SEATS),
         "n_replicates", "n_finished", "n_aborted",
     ]  # fmt: skip
-    for game in dict.fromkeys(matchup.game for matchup in manifest.matchups.values()):
+    for game in _games(manifest):
         stems = [row.stem for row in game_metric_rows(game) if row.shape != "condition"]
         for seat in SEATS:
             columns += [f"{stem}_{seat}" for stem in stems]
+        for seat in SEATS:  # a condition row's statistics, after the replicates' columns
+            columns += [f"{stem}_{seat}_{suffix}" for stem in stems for suffix in SUFFIXES]
     return list(dict.fromkeys(columns))
+
+
+def _games(manifest: RunManifest) -> list[str]:
+    return list(dict.fromkeys(matchup.game for matchup in manifest.matchups.values()))
 
 
 def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dict[str, Any]:
     matchup = manifest.matchups[str(name)]
     rows = game_metric_rows(matchup.game)
     finished = group[group["match_status"] == "finished"]
+    horizon = (manifest.condition_config(str(name)) or {}).get("horizon")
     row: dict[str, Any] = {
         "run_id": manifest.run_id,
         "level": "condition",
@@ -188,9 +205,9 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
         for metric in (m for m in rows if m.shape != "condition"):
             column = f"{metric.stem}_{seat}"
             present = finished[column] if column in finished else pd.Series(dtype=float)
-            values = pd.to_numeric(present, errors="coerce").dropna()
-            row[column] = float(values.mean()) if len(values) else None
-            row[f"{column}_n"] = len(values)
+            values = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float)
+            # the 2x2 rows' statistics: the metric row's kind sets its interval's range
+            row.update(statistics_columns(MetricColumn(column, metric, None), values, horizon))
         for metric in (m for m in rows if m.pooled is not None):
             top, bottom = metric.pooled  # type: ignore[misc]
             below = float(finished.get(f"{bottom}_{seat}", pd.Series(dtype=float)).sum())
