@@ -13,13 +13,12 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pytest
+from silently_wrong_helpers import run_experiment_file
 
 from pdbench.analysis.metrics.aggregate import aggregate_run, write_aggregates
 from pdbench.analysis.metrics.aggregation_choice import REPLAY_AGGREGATION, aggregation_of
 from pdbench.core.errors import PdbenchError
 from pdbench.games import registry
-from pdbench.runners.experiment import run_experiment
-from pdbench.runners.prepare import load
 from pdbench.storage.run_store import read_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,18 +27,17 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def dice(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("dice")
-    loaded = load(
+    run = run_experiment_file(
         ROOT / "conf" / "config.yaml",
         [
             "game=liars_dice",
             "agent_a=liars_bluffer",
             "agent_b=liars_probability",
             "run.replicates=2",
-            f"run.output_dir={tmp / 'runs'}",
         ],
-        project_root=ROOT,
+        output_dir=tmp / "runs",
     )
-    return run_experiment(loaded).run_dir
+    return run.run_dir
 
 
 def test_each_game_names_its_aggregation_and_a_turn_game_by_default_is_replayed():

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from silently_wrong_helpers import run_experiment_file
 
 from pdbench.games.metric_rows import game_metric_rows
-from pdbench.runners.experiment import run_experiment
-from pdbench.runners.prepare import load
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWER = {"rate": 0.0, "count": 0.0, "round": 1.0}
@@ -24,18 +23,17 @@ UPPER = {"rate": 1.0}
 @pytest.fixture(scope="module")
 def dice(tmp_path_factory) -> pd.DataFrame:
     tmp = tmp_path_factory.mktemp("dice")
-    loaded = load(
+    run = run_experiment_file(
         ROOT / "conf" / "config.yaml",
         [
             "game=liars_dice",
             "agent_a=liars_bluffer",
             "agent_b=liars_probability",
             "run.replicates=4",
-            f"run.output_dir={tmp / 'runs'}",
         ],
-        project_root=ROOT,
+        output_dir=tmp / "runs",
     )
-    return pd.read_parquet(run_experiment(loaded).run_dir / "aggregates.parquet")
+    return pd.read_parquet(run.run_dir / "aggregates.parquet")
 
 
 def test_a_turn_games_condition_row_has_intervals_in_the_metrics_range_around_the_mean(dice):
