@@ -123,7 +123,7 @@ def turn_stored_lines(planned: PlannedMatch, match: TurnLoopMatch) -> list[bytes
 
 async def play_on_loop(planned: PlannedMatch, agents: dict[str, TableAgent]) -> MatchResult:
     return await play_match(
-        planned.table,
+        planned.rules.game,
         planned.n_rounds,
         agents["a"],
         agents["b"],

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, run
 from pdbench.core.seats import MAX_SEATS, SEAT_LETTERS, SEAT_PATTERN, player_seats
 
 if TYPE_CHECKING:
-    from pdbench.core.game import Game
+    pass
 
 __all__ = ["MAX_SEATS", "SEAT_LETTERS", "SEAT_PATTERN", "player_seats"]
 
@@ -89,7 +89,7 @@ class TurnGame(Protocol[State]):
     # `draws_from_game_seed = False` says the match's chance is not drawn from its game seed
     # (`draws_from_game_seed` below), so its record keeps none.
     # Optional methods, read by the functions below: `fixed_length()`, `agent_game(seat)`,
-    # `payoff_table()`, `setting_warnings(agent, seat)`.
+    # `setting_warnings(agent, seat)`.
 
     def initial_state(self, seed: int) -> State:
         """The state before the first turn; all of the match's chance follows from `seed`."""
@@ -169,14 +169,6 @@ def draws_from_game_seed(rules: object) -> bool:
     (default True). A 2x2 game's only chance, the trembling hand, is drawn from the noise seeds
     the plan deals each side (`MatrixGame.dealt`), recorded as such."""
     return bool(getattr(rules, "draws_from_game_seed", True))
-
-
-def payoff_table(rules: object) -> Game | None:
-    """The payoff table (`core.game.Game`: payoffs, labels, talk, from seat a's side) the rules
-    play, for the code that renders or plays one (a 2x2 match's seats, their prompts): the
-    rules' optional `payoff_table()`; None for rules that play none."""
-    declared = getattr(rules, "payoff_table", None)
-    return declared() if callable(declared) else None
 
 
 def setting_warnings(rules: object, agent: Any, seat: str) -> list[Any]:

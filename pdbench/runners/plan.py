@@ -13,9 +13,8 @@ from typing import Any
 
 from pdbench.config.schema import ConditionSpec, ExperimentSpec
 from pdbench.core import rng
-from pdbench.core.game import Game
 from pdbench.core.horizon import FixedHorizon, GeometricHorizon
-from pdbench.games.base import FixedLength, draws_from_game_seed, fixed_length, payoff_table
+from pdbench.games.base import FixedLength, draws_from_game_seed, fixed_length
 from pdbench.games.registry import game_entry
 from pdbench.storage.manifest import Sampling
 
@@ -48,13 +47,6 @@ class PlannedMatch:
     @property
     def game_id(self) -> str:
         return self.condition.game.id
-
-    @property
-    def table(self) -> Game | None:
-        """The payoff table the match's rules play (`games.base.payoff_table`: payoffs, labels,
-        negotiation, from seat a's side), for the code that renders or plays it; None for rules
-        that play none."""
-        return payoff_table(self.rules)
 
     @property
     def noise_seeds(self) -> tuple[int, int]:

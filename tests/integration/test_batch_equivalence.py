@@ -94,10 +94,10 @@ def test_batch_lines_equal_loop_lines_for_every_policy_pair(game, horizon):
         bodies: dict = {}  # shared across the condition's replicates, as the runner does
         for planned, arrays in zip(matches, play_batch(matches), strict=True):
             loop = play_match_sync(
-                planned.table,
+                planned.rules.game,
                 planned.n_rounds,
-                make_policy(planned.condition.agent_a.policy, planned.table),
-                make_policy(planned.condition.agent_b.policy, planned.table),
+                make_policy(planned.condition.agent_a.policy, planned.rules.game),
+                make_policy(planned.condition.agent_b.policy, planned.rules.game),
                 seed_a=planned.seed_a,
                 seed_b=planned.seed_b,
                 disclose_rounds=True,
@@ -177,10 +177,10 @@ def test_noise_and_asymmetric_games_write_the_same_bytes_on_both_paths(game, noi
         for planned, arrays in zip(matches, play_batch(matches), strict=True):
             condition = planned.condition
             loop = play_match_sync(
-                planned.table,
+                planned.rules.game,
                 planned.n_rounds,
-                make_policy(condition.agent_a.policy, planned.table.seen_by("a")),
-                make_policy(condition.agent_b.policy, planned.table.seen_by("b")),
+                make_policy(condition.agent_a.policy, planned.rules.game.seen_by("a")),
+                make_policy(condition.agent_b.policy, planned.rules.game.seen_by("b")),
                 seed_a=planned.seed_a,
                 seed_b=planned.seed_b,
                 disclose_rounds=True,

@@ -120,7 +120,7 @@ def test_policies_play_the_same_rounds_on_the_turn_loop_the_match_loop_and_the_b
             side: Recording(
                 make_policy_agent(
                     planned.condition.players[f"agent_{side}"],
-                    game=planned.table.seen_by(side),
+                    game=planned.rules.game.seen_by(side),
                 )
             )
             for side in "ab"

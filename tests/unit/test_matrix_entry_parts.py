@@ -81,7 +81,9 @@ def test_the_runner_seats_and_stores_a_2x2_match_as_its_entry_says():
     assert match_records(pair) is RECORDS
     assert match_records(dice) is TURN_LINES
     agents = [
-        make_policy_agent(pair.condition.players[f"agent_{side}"], game=pair.table.seen_by(side))
+        make_policy_agent(
+            pair.condition.players[f"agent_{side}"], game=pair.rules.game.seen_by(side)
+        )
         for side in "ab"
     ]
     seated = RECORDS.seat(pair, agents)
@@ -89,6 +91,8 @@ def test_the_runner_seats_and_stores_a_2x2_match_as_its_entry_says():
     assert [seat.agent for seat in seated.agents.values()] == agents  # type: ignore[attr-defined]
     assert seated.start is not None  # dealt its trembling hands' streams
     # a 2x2 seat adapts a TableAgent; a turn game's house player has no table hooks to call
-    dice_player = make_policy_agent(dice.condition.players["agent_a"], game=pair.table.seen_by("a"))
+    dice_player = make_policy_agent(
+        dice.condition.players["agent_a"], game=pair.rules.game.seen_by("a")
+    )
     with pytest.raises(TypeError, match="LIARS_RANDOM does not play 2x2 games"):
         RECORDS.seat(pair, [dice_player, agents[1]])

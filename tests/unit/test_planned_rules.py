@@ -10,7 +10,7 @@ import dataclasses
 from helpers import TEST_DEAL
 
 from pdbench.config.schema import ExperimentSpec
-from pdbench.games.base import agent_game, draws_from_game_seed, payoff_table, setting_warnings
+from pdbench.games.base import agent_game, draws_from_game_seed, setting_warnings
 from pdbench.games.matrix.rules import MatrixGame
 from pdbench.games.registry import game_entry
 from pdbench.runners.plan import PlannedMatch, plan_matches
@@ -54,7 +54,6 @@ def test_a_2x2_match_s_rules_are_its_table_drawn_length_and_noise():
             game_entry(planned.game_id).rules
         )
         assert rules.game == planned.condition.game.build()  # the condition's table
-        assert payoff_table(rules) is rules.game
         assert rules.rounds == planned.n_rounds
         assert rules.noise == planned.condition.game.noise
         assert rules.rounds_shown == (planned.horizon.type == "fixed")
@@ -80,7 +79,6 @@ def test_a_turn_game_match_s_rules_are_its_variant_s():
     )
     for planned in plan:
         assert planned.rules == planned.condition.game.build_turn()
-        assert payoff_table(planned.rules) is None
         assert agent_game(planned.rules, "a") is planned.rules  # a turn game's agent: its rules
 
 

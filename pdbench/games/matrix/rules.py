@@ -302,10 +302,6 @@ class MatrixGame:
             talks_per_round=exchanges,  # a message each exchange, one call (no retry)
         )
 
-    def payoff_table(self) -> Game:
-        """The table the match plays (`games.base.payoff_table`), from seat a's side."""
-        return self.game
-
     def setting_warnings(self, agent: Any, seat: str) -> list[Any]:
         """The agent's settings that probably do not mean what they say with this table
         (`games.base.setting_warnings`): a classic policy's, read from the seat's payoffs."""
