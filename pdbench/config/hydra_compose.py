@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from pdbench.config import composition_memo
 from pdbench.config.files import resolve_agent
 from pdbench.config.group_choices import check_choices
 from pdbench.config.installed_options import store_installed_options
@@ -261,29 +263,34 @@ def _loaded(
 
 
 def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path) -> DictConfig:
-    """Hydra's compose API on the primary config (one composition, no sweep)."""
-    from hydra import compose, initialize_config_dir
+    """Hydra's compose API on the primary config (one composition, no sweep; the group choices
+    composed once per process and config tree: composition_memo)."""
+    from hydra import initialize_config_dir
     from hydra.errors import HydraException
 
     shown = display_path(path, project_root)
     check_choices(path, overrides, project_root, shown)
-    check_config_tree(path.parent, project_root)
+    tree_key = check_config_tree(path.parent, project_root)
     store_installed_options(conf_dir(project_root))
     with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
         try:
-            return compose(config_name=path.stem, overrides=list(overrides))
+            return composition_memo.compose(path.stem, Overrides.parse(overrides, shown), tree_key)
         except (HydraException, OmegaConfBaseException) as error:
             # Find the override at fault ourselves (Hydra's message is not an interface).
             _diagnose(path, overrides, shown)
             raise ConfigError(str(error).splitlines()[0], file=shown) from None
 
 
-def check_config_tree(config_dir: Path, project_root: Path) -> None:
+def check_config_tree(config_dir: Path, project_root: Path) -> bytes:
     """Read every file Hydra may compose with pdbench's strict reader first, so a duplicate key,
     an alias or malformed YAML in a group file is one line naming the file and the line (each
-    version of a file once per process: check_yaml)."""
+    version of a file once per process: check_yaml). Returns a digest of the tree's files and
+    their contents, which a composition from it is keyed on (composition_memo)."""
+    tree = hashlib.blake2b(digest_size=16)
     for path in sorted(config_dir.rglob("*.yaml")):
-        check_yaml(path, project_root)
+        tree.update(str(path.relative_to(config_dir)).encode() + b"\0")
+        tree.update(check_yaml(path, project_root))
+    return tree.digest()
 
 
 def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:

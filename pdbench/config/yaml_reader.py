@@ -157,13 +157,15 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
 _CHECKED: set[bytes] = set()
 
 
-def check_yaml(path: Path, project_root: Path) -> None:
-    """read_yaml's checks, without keeping the config: once per contents of a file."""
+def check_yaml(path: Path, project_root: Path) -> bytes:
+    """read_yaml's checks, without keeping the config: once per contents of a file. Returns the
+    contents' digest (what a composition of the file is keyed on)."""
     try:
         key = _digest(path.read_bytes())
     except OSError:
         read_yaml(path, project_root)  # says why the file cannot be read
-        return
+        raise  # unreachable: read_yaml refuses a file it cannot read
     if key not in _CHECKED:
         read_yaml(path, project_root)
         _CHECKED.add(key)
+    return key
