@@ -119,6 +119,12 @@ MAX_NESTING = 64
 def read_yaml(path: Path, project_root: Path) -> DictConfig:
     """Load a YAML mapping; anything malformed names the file and the line."""
     shown = display_path(path, project_root)
+    return _container(_mapping(path, shown), shown)
+
+
+def _mapping(path: Path, shown: str) -> dict[str, Any]:
+    """The file's top-level mapping, every check but OmegaConf's own done (shared: a copy must be
+    made before changing it, as _container does)."""
     if not path.is_file():
         raise ConfigError("file not found", file=shown)
     try:
@@ -146,10 +152,27 @@ def read_yaml(path: Path, project_root: Path) -> DictConfig:
     bad_key = next((key for key in data if not isinstance(key, str)), None)
     if bad_key is not None:
         raise ConfigError(f"keys must be names, got {bad_key!r}", file=shown)
+    return data
+
+
+def _container(data: dict[str, Any], shown: str) -> DictConfig:
     try:
         return OmegaConf.create(data)  # a fresh copy: callers merge into it
     except Exception as error:  # OmegaConf refuses a value type it cannot hold
         raise ConfigError(f"unsupported value: {error}".splitlines()[0], file=shown) from None
+
+
+def _plain(value: Any) -> bool:
+    """Whether OmegaConf holds `value` as it is, surely: mappings with string or integer keys,
+    lists, numbers, booleans, nulls and strings without an interpolation (`${`, which OmegaConf
+    parses when it builds the node). Anything else is built to find out (check_yaml)."""
+    if isinstance(value, dict):
+        return all(isinstance(key, str | int) and _plain(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_plain(item) for item in value)
+    if isinstance(value, str):
+        return "${" not in value
+    return value is None or isinstance(value, bool | int | float)
 
 
 # The contents (their digest) read_yaml found good in this process: a sweep checks the whole
@@ -166,6 +189,11 @@ def check_yaml(path: Path, project_root: Path) -> bytes:
         read_yaml(path, project_root)  # says why the file cannot be read
         raise  # unreachable: read_yaml refuses a file it cannot read
     if key not in _CHECKED:
-        read_yaml(path, project_root)
+        # Building the container was most of the check (0.3 CPU s for conf/, in every process
+        # that composes): a file of plain values is one OmegaConf holds as it is.
+        shown = display_path(path, project_root)
+        data = _mapping(path, shown)
+        if not _plain(data):
+            _container(data, shown)
         _CHECKED.add(key)
     return key

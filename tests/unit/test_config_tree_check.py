@@ -68,3 +68,46 @@ def test_a_file_changed_since_is_read_again_and_refused(tree):
     with pytest.raises(ConfigError) as again:  # a refused file is refused every time
         hydra_compose.compose_primary(primary, [], project_root=project)
     assert "agent/grim.yaml" in str(again.value)
+
+
+def test_checking_a_plain_file_builds_no_omegaconf_container(tree, monkeypatch):
+    """OmegaConf.create was most of the check (0.3 CPU s for the tree, in every process that
+    composes): a file of plain YAML values (mappings, lists, strings without `${`, numbers,
+    booleans, nulls) is one OmegaConf holds as it is, so only the others are built to be sure."""
+    project, _ = tree
+    built = []
+    original = yaml_reader.OmegaConf.create
+
+    def counted(*args, **kwargs):
+        built.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(yaml_reader.OmegaConf, "create", counted)
+    plain = project / "plain.yaml"
+    plain.write_text("a: 1\nb: [x, 2.5, null, true, {c: d}]\nc: {3: three}\n")
+    yaml_reader.check_yaml(plain, project)
+    assert built == []
+    interpolated = project / "interpolated.yaml"
+    interpolated.write_text("a: ${b}\nb: 2\n")
+    yaml_reader.check_yaml(interpolated, project)
+    assert len(built) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [
+        ("a: ${b\n", "unsupported value: "),  # an interpolation OmegaConf cannot parse
+        ("a: {null: 1}\n", "unsupported value: "),  # a key OmegaConf cannot hold
+        ("a: !!binary aGVsbG8=\nb: !!set {x, y}\n", "unsupported value: "),
+    ],
+)
+def test_what_omegaconf_cannot_hold_is_still_refused_by_the_check(tree, text, refusal):
+    project, _ = tree
+    path = project / "odd.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as checked:
+        yaml_reader.check_yaml(path, project)
+    with pytest.raises(ConfigError) as read:
+        yaml_reader.read_yaml(path, project)
+    assert str(checked.value) == str(read.value)
+    assert refusal in str(checked.value)
