@@ -149,6 +149,21 @@ def _dtype_named(name: str) -> Any:
     return pandas_dtype(name)
 
 
+def float_values(table: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
+    """Each of `columns` of `table` as floats, NaN where a value is missing or no number (an
+    absent column: no values), as `pd.to_numeric(errors="coerce")` reads each. The columns of
+    numpy numbers in one conversion: taking each column out of a wide table costs ~50 µs
+    (~1,400 columns, a run of every turn game)."""
+    dtypes = dict(zip(table.columns, table.dtypes, strict=True))
+    plain = [c for c in columns if isinstance(dtypes.get(c), np.dtype) and dtypes[c].kind in "iuf"]
+    block = np.ascontiguousarray(table[plain].to_numpy(dtype=float).T)  # a row per column
+    found = dict(zip(plain, block, strict=True))
+    for column in (c for c in columns if c not in found):
+        present = table[column] if column in table else pd.Series(dtype=float)
+        found[column] = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float)
+    return found
+
+
 def with_factor_columns(table: pd.DataFrame, factors: dict[str, dict[str, str]]) -> pd.DataFrame:
     """One string column per factor key, after the identifying columns, so a grid pivots in one
     line: `agg.pivot_table(index="persona", columns="agent_b", values="cooperation_rate")`. A key

@@ -33,7 +33,11 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from pdbench.analysis.metrics.aggregate_columns import seat_column_types, with_seat_types
+from pdbench.analysis.metrics.aggregate_columns import (
+    float_values,
+    seat_column_types,
+    with_seat_types,
+)
 from pdbench.analysis.metrics.aggregation_choice import reads_rounds_of
 from pdbench.analysis.metrics.condition_intervals import SUFFIXES, statistics_columns
 from pdbench.analysis.metrics.match_ledger import in_plan_order, ledger_of_stored, refuse_miscounted
@@ -205,7 +209,7 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
     }
     seats = seats_in(group)
     measured = [m for m in rows if m.shape != "condition"]
-    values_of = _float_values(finished, [f"{m.stem}_{seat}" for seat in seats for m in measured])
+    values_of = float_values(finished, [f"{m.stem}_{seat}" for seat in seats for m in measured])
     for seat in seats:
         for metric in measured:
             column = f"{metric.stem}_{seat}"
@@ -222,20 +226,6 @@ def _condition_row(name: Any, group: pd.DataFrame, manifest: RunManifest) -> dic
         for metric in (m for m in rows if m.shape == "condition"):
             row[f"{metric.stem}_{seat}"] = metric.compute(finished, seat)  # type: ignore[misc]
     return row
-
-
-def _float_values(table: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
-    """Each of `columns` of `table` as floats, NaN where a value is missing or no number (an
-    absent column: no values). The columns of numpy numbers in one conversion: taking each
-    column out of a wide table costs ~50 µs (~1,400 columns, a run of every turn game)."""
-    dtypes = dict(zip(table.columns, table.dtypes, strict=True))
-    plain = [c for c in columns if isinstance(dtypes.get(c), np.dtype) and dtypes[c].kind in "iuf"]
-    block = np.ascontiguousarray(table[plain].to_numpy(dtype=float).T)  # a row per column
-    found = dict(zip(plain, block, strict=True))
-    for column in (c for c in columns if c not in found):
-        present = table[column] if column in table else pd.Series(dtype=float)
-        found[column] = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float)
-    return found
 
 
 def finish_table(table: pd.DataFrame) -> pd.DataFrame:
