@@ -17,6 +17,14 @@ from pandas.api.types import pandas_dtype
 from pdbench.analysis.metrics.catalog import Metric, metric_columns, scalar_columns
 from pdbench.storage.manifest import RunManifest
 
+FLOAT, INT = np.dtype("float64"), pd.Int64Dtype()
+
+
+@cache
+def _dtype_named(name: str) -> Any:
+    """A type by its name, looked up once (pandas searches its registry of extension types)."""
+    return pandas_dtype(name)
+
 
 def column_types() -> dict[str, str]:
     """Every column of aggregates.parquet (factor columns aside) and its pandas type."""
@@ -116,7 +124,8 @@ def _float_counts(table: pd.DataFrame) -> dict[str, Any]:
     values = table.to_numpy(dtype=FLOAT).T  # one row per column
     missing = np.isnan(values)
     filled = np.where(missing, 1.0, values)
-    whole = filled.astype(np.int64)
+    with np.errstate(invalid="ignore"):  # an infinite value: refused below, as astype does
+        whole = filled.astype(np.int64)
     if not (whole == filled).all():
         return {name: typed_column(table[name], "Int64") for name in table.columns}
     return {
@@ -139,14 +148,6 @@ def typed_column(column: pd.Series, dtype: str) -> pd.Series:
     if dtype == "Int64":
         return (column if numeric else pd.to_numeric(column, errors="coerce")).astype(INT)
     return column.astype(_dtype_named(dtype))
-
-
-FLOAT, INT = np.dtype("float64"), pd.Int64Dtype()
-
-
-@cache
-def _dtype_named(name: str) -> Any:
-    return pandas_dtype(name)
 
 
 def float_values(table: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
