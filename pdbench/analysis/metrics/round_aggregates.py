@@ -32,7 +32,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from pdbench.analysis.metrics.aggregate_columns import with_types
+from pdbench.analysis.metrics.aggregate_columns import float_values, with_types
 from pdbench.analysis.metrics.catalog import compute_columns, metric_columns, scalar_columns
 from pdbench.analysis.metrics.columns import StoredMatches, read_matches
 from pdbench.analysis.metrics.condition_intervals import statistics_columns
@@ -159,7 +159,7 @@ def _condition_rows(
     by_column = {c.column: c for c in metric_columns()}
     scalars = scalar_columns()
     pooled = [c.column for c in by_column.values() if c.metric.shape == "pooled"]
-    values = {metric: replicates[metric].to_numpy(dtype=float) for metric in (*scalars, *pooled)}
+    values = float_values(replicates, [*scalars, *pooled])
     identity = {
         name: replicates[name].tolist() for name in ("agent_a", "agent_b", "game", "horizon_type")
     }
