@@ -150,16 +150,23 @@ def typed_column(column: pd.Series, dtype: str) -> pd.Series:
     return column.astype(_dtype_named(dtype))
 
 
-def float_values(table: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
+def float_values(
+    table: pd.DataFrame, columns: list[str], *, coerce: bool = True
+) -> dict[str, np.ndarray]:
     """Each of `columns` of `table` as floats, NaN where a value is missing or no number (an
-    absent column: no values), as `pd.to_numeric(errors="coerce")` reads each. The columns of
-    numpy numbers in one conversion: taking each column out of a wide table costs ~50 µs
-    (~1,400 columns, a run of every turn game)."""
+    absent column: no values), as `pd.to_numeric(errors="coerce")` reads each; with coerce
+    False, a column that is absent or holds no number raises, as `to_numpy(dtype=float)` does
+    (the 2x2 rows' metrics are numbers by construction: anything else is a defect to show).
+    The columns of numpy numbers in one conversion: taking each column out of a wide table
+    costs ~50 µs (~1,400 columns, a run of every turn game)."""
     dtypes = dict(zip(table.columns, table.dtypes, strict=True))
     plain = [c for c in columns if isinstance(dtypes.get(c), np.dtype) and dtypes[c].kind in "iuf"]
     block = np.ascontiguousarray(table[plain].to_numpy(dtype=float).T)  # a row per column
     found = dict(zip(plain, block, strict=True))
     for column in (c for c in columns if c not in found):
+        if not coerce:
+            found[column] = table[column].to_numpy(dtype=float)
+            continue
         present = table[column] if column in table else pd.Series(dtype=float)
         found[column] = pd.to_numeric(present, errors="coerce").to_numpy(dtype=float)
     return found

@@ -159,7 +159,7 @@ def _condition_rows(
     by_column = {c.column: c for c in metric_columns()}
     scalars = scalar_columns()
     pooled = [c.column for c in by_column.values() if c.metric.shape == "pooled"]
-    values = float_values(replicates, [*scalars, *pooled])
+    values = float_values(replicates, [*scalars, *pooled], coerce=False)
     identity = {
         name: replicates[name].tolist() for name in ("agent_a", "agent_b", "game", "horizon_type")
     }
