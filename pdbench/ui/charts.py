@@ -107,7 +107,7 @@ def timeline_chart(
         layers.append(
             base.mark_text(
                 color="white", fontWeight="bold", fontSize=13 if n_rounds <= 40 else 9
-            ).encode(text="label:N", tooltip=tooltip)
+            ).encode(text=alt.Text("label:N"), tooltip=tooltip)
         )
     return alt.layer(*layers).properties(height=alt.Step(40))
 
@@ -130,6 +130,13 @@ def round_ticks(n_rounds: int) -> list[int] | Any:
         return alt.Undefined
     step = 10 if n_rounds <= 300 else 50
     return [1, *range(step, n_rounds + 1, step)]
+
+
+def conditional(channel: type[alt.SchemaBase], predicate: Any, if_true: Any, if_false: Any) -> Any:
+    """`alt.condition(...)` as the channel's own object (`alt.ColorValue`, `alt.OpacityValue`, ...),
+    the same spec: given the plain dict `alt.condition` returns, Altair finds the channel's class
+    by hashing the schema of every class it has, milliseconds per channel on every script run."""
+    return channel(**alt.condition(predicate, if_true, if_false))
 
 
 def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
@@ -156,7 +163,11 @@ def payoff_chart(frame: pd.DataFrame) -> alt.Chart:
             strokeWidth=alt.StrokeWidth(
                 "series:N", scale=alt.Scale(domain=series, range=widths), legend=None
             ),
-            tooltip=["series:N", "round:Q", alt.Tooltip("cumulative payoff:Q", format=".1f")],
+            tooltip=[
+                alt.Tooltip("series:N"),
+                alt.Tooltip("round:Q"),
+                alt.Tooltip("cumulative payoff:Q", format=".1f"),
+            ],
         )
         .properties(height=340)
     )
@@ -178,8 +189,8 @@ def fingerprint_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
         legend=alt.Legend(title=None, orient="top", labelLimit=400, columns=2),
     )
     tooltip = [
-        "agent:N",
-        "outcome:N",
+        alt.Tooltip("agent:N"),
+        alt.Tooltip("outcome:N"),
         alt.Tooltip("p_c:Q", format=".3f", title="P(C)"),
         alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
         alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"),
@@ -188,7 +199,7 @@ def fingerprint_chart(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     base = alt.Chart(frame).encode(x=x, xOffset=x_offset, color=color)
     bars = base.mark_bar().encode(y=alt.Y("p_c:Q", scale=y_scale, title="P(C)"), tooltip=tooltip)
     rules = base.mark_rule(strokeWidth=2, color=BOTH_COLOR).encode(
-        y="ci_low:Q", y2="ci_high:Q", tooltip=tooltip
+        y=alt.Y("ci_low:Q"), y2=alt.Y2("ci_high:Q"), tooltip=tooltip
     )
     return alt.layer(bars, rules).properties(height=280)
 
@@ -200,8 +211,8 @@ def payoff_heatmap(frame: pd.DataFrame, order: list[str]) -> alt.LayerChart | al
         y=alt.Y("player:N", sort=order, title="player"),
     )
     tooltip = [
-        "player:N",
-        "opponent:N",
+        alt.Tooltip("player:N"),
+        alt.Tooltip("opponent:N"),
         alt.Tooltip("mean_payoff:Q", format=".3f", title="mean payoff per round"),
         alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
         alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"),
@@ -214,7 +225,9 @@ def payoff_heatmap(frame: pd.DataFrame, order: list[str]) -> alt.LayerChart | al
     text = base.mark_text(fontSize=13, fontWeight="bold").encode(
         text=alt.Text("mean_payoff:Q", format=".2f"),
         # dark text on the light (high) end of viridis, white on the dark end
-        color=alt.condition(alt.datum.mean_payoff > 3.5, alt.value("black"), alt.value("white")),
+        color=conditional(
+            alt.ColorValue, alt.datum.mean_payoff > 3.5, alt.value("black"), alt.value("white")
+        ),
         tooltip=tooltip,
     )
     side = max(220, 56 * len(order))
@@ -235,7 +248,11 @@ def population_chart(frame: pd.DataFrame, order: list[str]) -> alt.Chart:
                 scale=alt.Scale(scheme="tableau10"),
                 legend=alt.Legend(title=None, orient="top", columns=6),
             ),
-            tooltip=["player:N", "generation:Q", alt.Tooltip("share:Q", format=".3f")],
+            tooltip=[
+                alt.Tooltip("player:N"),
+                alt.Tooltip("generation:Q"),
+                alt.Tooltip("share:Q", format=".3f"),
+            ],
         )
         .properties(height=320)
     )
@@ -273,7 +290,8 @@ def factor_heatmap(
         alt.Tooltip("conditions:N"),
     ]
     cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
-        color=alt.condition(
+        color=conditional(
+            alt.ColorValue,
             "isValid(datum.value)",
             alt.Color(
                 "value:Q",
@@ -289,7 +307,8 @@ def factor_heatmap(
     text = base.mark_text(fontSize=13, fontWeight="bold").encode(
         text=alt.Text("label:N"),
         # dark text on the light (high) end of viridis, white on the dark end
-        color=alt.condition(
+        color=conditional(
+            alt.ColorValue,
             f"!isValid(datum.value) || datum.value > {middle}",
             alt.value("black"),
             alt.value("white"),

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import altair as alt
 import pandas as pd
 
-from pdbench.ui.charts import A_COLOR, B_COLOR, BOTH_COLOR, last_round
+from pdbench.ui.charts import A_COLOR, B_COLOR, BOTH_COLOR, conditional, last_round
 from pdbench.ui.condition_frames import CI_SERIES
 
 LONG_LABEL = 40  # characters: a longer condition label is written one comma-separated part a line
@@ -54,17 +54,17 @@ def ci_chart(
     legend = alt.Legend(title=None, orient="top", columns=5)
     color = alt.Color("series:N", scale=series_scale, legend=legend)
     tooltip = [
-        "condition:N",
-        "series:N",
+        alt.Tooltip("condition:N"),
+        alt.Tooltip("series:N"),
         alt.Tooltip("mean:Q", format=".3f"),
         alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
         alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"),
-        "n:Q",
+        alt.Tooltip("n:Q"),
     ]
     base = alt.Chart(ci).encode(y=y, yOffset=y_offset, color=color)
     bars = base.mark_rule(strokeWidth=2.5).encode(
         x=alt.X("ci_low:Q", scale=x_scale, title=title),
-        x2="ci_high:Q",
+        x2=alt.X2("ci_high:Q"),
         tooltip=tooltip,
     )
     means = base.mark_point(filled=True, size=80, opacity=1).encode(
@@ -79,9 +79,9 @@ def ci_chart(
             yOffset=y_offset,
             color=alt.Color("series:N", scale=series_scale, legend=None),
             tooltip=[
-                "condition:N",
-                "series:N",
-                "replicate:Q",
+                alt.Tooltip("condition:N"),
+                alt.Tooltip("series:N"),
+                alt.Tooltip("replicate:Q"),
                 alt.Tooltip("value:Q", format=".3f"),
             ],
         )
@@ -151,10 +151,12 @@ def over_time_chart(frame: pd.DataFrame, order: list[str], selected: str) -> alt
                 scale=alt.Scale(domain=order, range=shapes),
                 legend=legend,
             ),
-            opacity=alt.condition(alt.datum.condition == selected, alt.value(1.0), alt.value(0.55)),
+            opacity=conditional(
+                alt.OpacityValue, alt.datum.condition == selected, alt.value(1.0), alt.value(0.55)
+            ),
             tooltip=[
-                "condition:N",
-                "round:Q",
+                alt.Tooltip("condition:N"),
+                alt.Tooltip("round:Q"),
                 alt.Tooltip("cooperation:Q", format=".3f", title="share of C"),
                 alt.Tooltip("replicates:Q", title="replicates reaching the round"),
             ],

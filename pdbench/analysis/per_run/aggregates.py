@@ -7,6 +7,7 @@ Nothing here writes: a sweep whose shards are not merged is aggregated shard by 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import pandas as pd
 
@@ -24,11 +25,14 @@ class Aggregates:
     source: str  # "file" (aggregates.parquet) or "memory" (computed now, not stored)
     note: str | None = None  # why the table was computed in memory
 
-    @property
+    # Cut once per object: the viewer asks them several times a script run, and a wide table's
+    # row filter is a copy of every column. A caller derives its own frames from them (never
+    # changes one in place), so every caller still sees the table's rows.
+    @cached_property
     def replicates(self) -> pd.DataFrame:
         return self.table[self.table["level"] == "replicate"].reset_index(drop=True)
 
-    @property
+    @cached_property
     def conditions(self) -> pd.DataFrame:
         return self.table[self.table["level"] == "condition"].reset_index(drop=True)
 

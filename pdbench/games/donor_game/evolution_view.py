@@ -89,14 +89,21 @@ def resources_chart(frame: pd.DataFrame, marks: pd.DataFrame) -> alt.LayerChart 
             x=alt.X("round:Q", title="round", axis=alt.Axis(format="d")),
             y=alt.Y("resources:Q", title="resources"),
             color=alt.Color("player:N", title=None),
-            tooltip=["round:Q", "generation:Q", "game:Q", "player:N", "label:N", "resources:Q"],
+            tooltip=[
+                alt.Tooltip("round:Q"),
+                alt.Tooltip("generation:Q"),
+                alt.Tooltip("game:Q"),
+                alt.Tooltip("player:N"),
+                alt.Tooltip("label:N"),
+                alt.Tooltip("resources:Q"),
+            ],
         )
     )
     rules = (
         alt.Chart(marks)
         .mark_rule(color="#666")
         .encode(
-            x="round:Q",
+            x=alt.X("round:Q"),
             strokeDash=alt.StrokeDash(
                 "starts:N",
                 scale=alt.Scale(domain=["game", "generation"], range=[[4, 4], [1, 0]]),

@@ -197,7 +197,11 @@ def population_chart(frame: pd.DataFrame) -> alt.Chart:
             x=_round_axis(int(frame["round"].max())),
             y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="share"),
             color=alt.Color("measure:N", title=None),
-            tooltip=["round:Q", "measure:N", alt.Tooltip("value:Q", format=".2f")],
+            tooltip=[
+                alt.Tooltip("round:Q"),
+                alt.Tooltip("measure:N"),
+                alt.Tooltip("value:Q", format=".2f"),
+            ],
         )
         .properties(height=260)
     )
@@ -216,7 +220,13 @@ def choices_chart(frame: pd.DataFrame, order: Sequence[str]) -> alt.Chart:
                 scale=alt.Scale(domain=["gave", "refused"], range=["#2f7d32", "#e8e8e8"]),
                 title=None,
             ),
-            tooltip=["round:O", "player:N", "label:N", "recipient:N", "choice:N"],
+            tooltip=[
+                alt.Tooltip("round:O"),
+                alt.Tooltip("player:N"),
+                alt.Tooltip("label:N"),
+                alt.Tooltip("recipient:N"),
+                alt.Tooltip("choice:N"),
+            ],
         )
         .properties(height=max(120, 26 * len(order)))
     )
@@ -233,12 +243,17 @@ def gift_chart(
     base = alt.Chart(shown).encode(
         x=alt.X("recipient seat:N", sort=letters, title="recipient", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("donor:N", sort=list(order), title="donor", axis=alt.Axis(labelLimit=0)),
-        tooltip=["donor:N", "recipient:N", "met:Q", "gifts:Q"],
+        tooltip=[
+            alt.Tooltip("donor:N"),
+            alt.Tooltip("recipient:N"),
+            alt.Tooltip("met:Q"),
+            alt.Tooltip("gifts:Q"),
+        ],
     )
     cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
         color=alt.Color("gifts:Q", scale=alt.Scale(scheme="greens", domainMin=0), title="gifts")
     )
-    text = base.mark_text(fontSize=12).encode(text="text:N")
+    text = base.mark_text(fontSize=12).encode(text=alt.Text("text:N"))
     return alt.layer(cells, text).properties(height=max(160, 32 * len(order)))
 
 

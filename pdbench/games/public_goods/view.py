@@ -33,7 +33,7 @@ from pdbench.games.public_goods.options import Options
 from pdbench.games.public_goods.reputation import pseudonyms
 from pdbench.games.public_goods.reputation_measures import shown_to
 from pdbench.games.public_goods.stored import StoredRound, options_of, read_rounds
-from pdbench.ui.charts import round_ticks, seat_color
+from pdbench.ui.charts import conditional, round_ticks, seat_color
 from pdbench.ui.condition_charts import DASHES, SHAPES, line_offsets
 from pdbench.ui.display import literal
 from pdbench.ui.game_views import MatchView, Measure, MeasureKind
@@ -181,7 +181,14 @@ def contribution_chart(frame: pd.DataFrame, seats: Sequence[str], top: float) ->
                 ),
                 legend=legend,
             ),
-            tooltip=["round:Q", "player:N", "label:N", "group:Q", "contribution:Q", "earnings:Q"],
+            tooltip=[
+                alt.Tooltip("round:Q"),
+                alt.Tooltip("player:N"),
+                alt.Tooltip("label:N"),
+                alt.Tooltip("group:Q"),
+                alt.Tooltip("contribution:Q"),
+                alt.Tooltip("earnings:Q"),
+            ],
         )
         .properties(height=300)
     )
@@ -195,8 +202,8 @@ def punishment_chart(
     long)."""
     letters = [seat.upper() for seat in seats]
     tooltip: list[str | alt.Tooltip] = [
-        "punisher:N",
-        "target:N",
+        alt.Tooltip("punisher:N"),
+        alt.Tooltip("target:N"),
         alt.Tooltip("points:Q", title="points that took effect"),
         alt.Tooltip("together:Q", title="rounds in one group, punishing"),
     ]
@@ -215,8 +222,8 @@ def punishment_chart(
         .encode(
             text=alt.Text("points:Q", format="d"),
             # white on the dark end of the scale, black elsewhere
-            color=alt.condition(
-                alt.datum.points > most / 2, alt.value("white"), alt.value("black")
+            color=conditional(
+                alt.ColorValue, alt.datum.points > most / 2, alt.value("white"), alt.value("black")
             ),
         )
     )

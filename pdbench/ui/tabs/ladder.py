@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from pdbench.ladder.output import ratings
+from pdbench.ui.charts import conditional
 from pdbench.ui.display import is_missing
 
 
@@ -89,24 +90,26 @@ def rating_chart(rows: pd.DataFrame, game: str) -> alt.LayerChart:
             title=f"rating in {game} ({_unit(rows)}), 95% interval",
             scale=alt.Scale(zero=False, padding=20),
         ),
-        x2="ci_high:Q",
+        x2=alt.X2("ci_high:Q"),
     )
     tooltip = [
-        "agent",
+        alt.Tooltip("agent"),
         alt.Tooltip("rating:Q", format=".0f"),
         alt.Tooltip("ci_low:Q", format=".0f", title="CI low"),
         alt.Tooltip("ci_high:Q", format=".0f", title="CI high"),
-        "wins",
-        "draws",
-        "losses",
+        alt.Tooltip("wins"),
+        alt.Tooltip("draws"),
+        alt.Tooltip("losses"),
         alt.Tooltip("flag:N", title="not identified"),
     ]
     # A rating the data do not identify is drawn hollow: the prior, not the matches, places it.
     point = base.mark_point(size=90).encode(
-        x="rating:Q",
+        x=alt.X("rating:Q"),
         tooltip=tooltip,
-        fill=alt.condition("datum.identified", alt.value("#1f77b4"), alt.value("white")),
-        stroke=alt.value("#1f77b4"),
+        fill=conditional(
+            alt.FillValue, "datum.identified", alt.value("#1f77b4"), alt.value("white")
+        ),
+        stroke=alt.StrokeValue("#1f77b4"),
     )
     # Streamlit fits the whole chart (its axis and title included) into this height
     return (interval + point).properties(height=110 + 40 * len(order))

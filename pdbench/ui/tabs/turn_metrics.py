@@ -42,6 +42,14 @@ def render(
         st.info("No measure of this game is defined in any finished match of this run.")
         return
     first = mine.iloc[0]
+    # each (measure, seat) row of this condition, found once: a filter of the table per card
+    # cost more than the rest of the tab
+    rows = {
+        (row["stem"], row["seat"]): row
+        for _, row in table[table["condition"] == condition]
+        .drop_duplicates(["stem", "seat"])
+        .iterrows()
+    }
     # the seats this condition seats: a pair's a and b, a group's a, b, c, ...
     seats = [s for s in dict.fromkeys(table["seat"]) if not is_missing(first.get(f"agent_{s}"))]
     for seat in seats:
@@ -53,7 +61,7 @@ def render(
         # cards as wide as their text, wrapping to the next line: nothing is cut at any width
         with st.container(horizontal=True, gap="small"):
             for measure in shown:
-                row = _row(table, condition, measure, seat)
+                row = rows[(measure.stem, seat)]
                 st.metric(
                     measure.label,
                     value_text(row["mean"], measure),
@@ -66,15 +74,6 @@ def render(
                     width="content",
                 )
     _all_conditions(table, shown, labels, run_id)
-
-
-def _row(table: pd.DataFrame, condition: str, measure: Measure, seat: str) -> pd.Series:
-    found = table[
-        (table["condition"] == condition)
-        & (table["stem"] == measure.stem)
-        & (table["seat"] == seat)
-    ]
-    return found.iloc[0]
 
 
 def _all_conditions(
