@@ -20,10 +20,22 @@ from pdbench.core.errors import ConfigError
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(scope="module")
+def shared_conf(tmp_path_factory) -> Path:
+    """A copy of conf/ that the tests only read (copying 131 files for each test cost more than
+    the compositions it checks)."""
+    folder = tmp_path_factory.mktemp("project")
+    shutil.copytree(ROOT / "conf", folder / "conf")
+    return folder
+
+
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A copy of conf/, an empty memo, and the list of group compositions Hydra made."""
-    shutil.copytree(ROOT / "conf", tmp_path / "conf")
+def project(shared_conf, monkeypatch):
+    """The shared copy of conf/, an empty memo, and the list of group compositions Hydra made."""
+    return _counting(shared_conf, monkeypatch)
+
+
+def _counting(folder: Path, monkeypatch) -> tuple[Path, list[tuple[str, ...]]]:
     monkeypatch.setattr(composition_memo, "_BASES", type(composition_memo._BASES)())
     made: list[tuple[str, ...]] = []
     original = composition_memo._compose_groups
@@ -33,7 +45,7 @@ def project(tmp_path, monkeypatch):
         return original(config_name, group_lines)
 
     monkeypatch.setattr(composition_memo, "_compose_groups", counted)
-    return tmp_path, made
+    return folder, made
 
 
 def _whole(project: Path, overrides: list[str]):
@@ -100,8 +112,9 @@ def test_a_composition_handed_out_is_the_callers_to_change(project):
     assert again.run.seed != 99 and "agent_a" in again
 
 
-def test_a_changed_tree_is_composed_again(project):
-    folder, made = project
+def test_a_changed_tree_is_composed_again(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "conf", tmp_path / "conf")  # a copy of its own: this test writes it
+    folder, made = _counting(tmp_path, monkeypatch)
     before = _memo(folder, ["agent_b=grim"])
     group_file = folder / "conf" / "agent_b" / "grim.yaml"  # a copy: the repository links it
     group_file.write_text(group_file.read_text().replace("name: null", "name: grim_changed"))
