@@ -41,12 +41,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 from pdbench.core.seats import MAX_SEATS, SEAT_LETTERS, SEAT_PATTERN, player_seats
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["MAX_SEATS", "SEAT_LETTERS", "SEAT_PATTERN", "player_seats"]
 
