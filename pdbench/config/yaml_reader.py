@@ -119,18 +119,20 @@ MAX_NESTING = 64
 def read_yaml(path: Path, project_root: Path) -> DictConfig:
     """Load a YAML mapping; anything malformed names the file and the line."""
     shown = display_path(path, project_root)
-    return _container(_mapping(path, shown), shown)
-
-
-def _mapping(path: Path, shown: str) -> dict[str, Any]:
-    """The file's top-level mapping, every check but OmegaConf's own done (shared: a copy must be
-    made before changing it, as _container does)."""
     if not path.is_file():
         raise ConfigError("file not found", file=shown)
     try:
-        data = _parse(path.read_bytes())
+        raw = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"cannot be read: {error.strerror}", file=shown) from None
+    return _container(_mapping(raw, shown), shown)
+
+
+def _mapping(raw: bytes, shown: str) -> dict[str, Any]:
+    """A file's contents as its top-level mapping, every check but OmegaConf's own done (shared:
+    a copy must be made before changing it, as _container does)."""
+    try:
+        data = _parse(raw)
     except UnicodeDecodeError as error:
         raise ConfigError(
             f"not a UTF-8 text file (byte {error.start}: {error.object[error.start : error.start + 1]!r})",
@@ -184,15 +186,17 @@ def check_yaml(path: Path, project_root: Path) -> bytes:
     """read_yaml's checks, without keeping the config: once per contents of a file. Returns the
     contents' digest (what a composition of the file is keyed on)."""
     try:
-        key = _digest(path.read_bytes())
+        raw = path.read_bytes()
     except OSError:
         read_yaml(path, project_root)  # says why the file cannot be read
         raise  # unreachable: read_yaml refuses a file it cannot read
+    key = _digest(raw)
     if key not in _CHECKED:
         # Building the container was most of the check (0.3 CPU s for conf/, in every process
-        # that composes): a file of plain values is one OmegaConf holds as it is.
+        # that composes): a file of plain values is one OmegaConf holds as it is. The bytes
+        # digested are the bytes checked (read once).
         shown = display_path(path, project_root)
-        data = _mapping(path, shown)
+        data = _mapping(raw, shown)
         if not _plain(data):
             _container(data, shown)
         _CHECKED.add(key)
