@@ -32,6 +32,7 @@ from pdbench.cli.report import print_summary, resumed_note
 from pdbench.config.group_choices import check_command_line, with_game_ids
 from pdbench.config.hydra_compose import (
     compose_primary,
+    compositions_shared,
     condition_name_from_overrides,
     spec_from_composed,
 )
@@ -343,6 +344,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     install_redaction()  # before Hydra logs its overrides or opens its job log
     args = list(sys.argv[1:] if argv is None else argv)
     project_root = find_project_root()
+    checked: Path | None = None  # the project whose config tree the preflight composed from
     dry_run, args = without_dry_run(args)
     try:
         parsed = hydra_args(args)
@@ -362,6 +364,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
             if parsed.multirun:
                 os.environ.setdefault(SWEEP_ID_ENV, sweep_id(parsed.overrides, project_root))
             jobs, sweep_root = preflight(parsed, project_root)
+            checked = None if parsed.cfg or parsed.info else project_root
             if parsed.multirun and sweep_root is not None:
                 # A run.run_id given on the command line may name an earlier, other sweep.
                 claim_sweep_dir(
@@ -387,7 +390,7 @@ def hydra_entry(argv: list[str] | None = None) -> int:
     sys.argv = [sys.argv[0], *args]
     exits.raise_on_sigterm()
     try:
-        with batch_checked_by_preflight():
+        with batch_checked_by_preflight(), compositions_shared(checked):
             task()
     except RunInterrupted as stopped:
         return exits.say_interrupted(stopped)

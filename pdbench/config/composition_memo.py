@@ -42,7 +42,7 @@ def compose(config_name: str, overrides: Overrides, tree_key: bytes) -> DictConf
     if split is None:
         return hydra_compose(config_name=config_name, overrides=list(overrides))
     group_lines, field_overrides = split
-    key = (tree_key, config_name, tuple(group_lines), _store_state())
+    key = (tree_key, config_name, tuple(group_lines), store_state())
     try:
         base = _BASES.get(key)
         if base is None:
@@ -102,7 +102,7 @@ def _apply_field_overrides(field_overrides: list[Any], composed: DictConfig) -> 
     ConfigLoaderImpl._apply_overrides_to_config(field_overrides, composed)
 
 
-def _store_state() -> tuple[int, ...]:
+def store_state() -> tuple[int, ...]:
     """What Hydra's ConfigStore holds, as far as a composition can tell: the number of options in
     each group (pdbench adds the installed games' and agents' options; nothing removes one)."""
     from hydra.core.config_store import ConfigStore

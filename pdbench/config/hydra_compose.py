@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from omegaconf.errors import OmegaConfBaseException
 from pdbench.config import composition_memo
 from pdbench.config.files import resolve_agent
 from pdbench.config.group_choices import check_choices
+from pdbench.config.hydra_loader_memo import hydra_compositions_memoized
 from pdbench.config.installed_options import store_installed_options
 from pdbench.config.mechanism import under_its_mechanism
 from pdbench.config.override_fields import (
@@ -272,7 +274,10 @@ def compose_primary(path: Path, overrides: Iterable[str], *, project_root: Path)
     check_choices(path, overrides, project_root, shown)
     tree_key = check_config_tree(path.parent, project_root)
     store_installed_options(conf_dir(project_root))
-    with initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"):
+    with (
+        hydra_compositions_memoized(path.parent, tree_key),
+        initialize_config_dir(config_dir=str(path.parent.resolve()), version_base="1.3"),
+    ):
         try:
             return composition_memo.compose(path.stem, Overrides.parse(overrides, shown), tree_key)
         except (HydraException, OmegaConfBaseException) as error:
@@ -291,6 +296,15 @@ def check_config_tree(config_dir: Path, project_root: Path) -> bytes:
         tree.update(str(path.relative_to(config_dir)).encode() + b"\0")
         tree.update(check_yaml(path, project_root))
     return tree.digest()
+
+
+def compositions_shared(project_root: Path | None) -> contextlib.AbstractContextManager[object]:
+    """Hydra's own compositions in the Hydra door (`get_mode`, its run, a serial sweep's jobs)
+    share what the preflight built from the tree it checked; None (--help, --cfg): not shared."""
+    if project_root is None:
+        return contextlib.nullcontext()
+    config_dir = conf_dir(project_root)
+    return hydra_compositions_memoized(config_dir, check_config_tree(config_dir, project_root))
 
 
 def _diagnose(path: Path, overrides: Iterable[str], shown: str) -> None:
