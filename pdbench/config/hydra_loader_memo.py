@@ -3,8 +3,8 @@ choices are built once per process while the config tree does not change.
 
 `python -m pdbench ...` composes one command line three times before its job starts: pdbench's
 preflight (every job checked before Hydra launches anything), Hydra's `get_mode` (a whole
-composition only to read `hydra.mode`) and Hydra's `run`; a serial sweep composes each job once
-more in Hydra's launcher. Each costs about 0.2 CPU s, and only the two expensive steps of one are
+composition only to read `hydra.mode`) and Hydra's `run`; a sweep composes its grid twice more
+(`get_mode`, the multirun's own config) and, serially, each job once more in Hydra's launcher. Each costs about 0.2 CPU s, and only the two expensive steps of one are
 needed: the defaults list (`create_defaults_list`, which reads the group files the choices name) and
 the merge of those files (`ConfigLoaderImpl._compose_config_from_defaults_list`). Both depend on the
 primary config's name, the group choices, the config tree's files and Hydra's ConfigStore, never on
@@ -12,9 +12,10 @@ a field override (`run.output_dir=...`, `hydra.mode=RUN`): those Hydra applies a
 other step of its composition (the hydra node's overrides, choices, job name and working folder),
 which still runs whole each time. So the result is Hydra's own, step for step.
 
-Which override is a group choice is Hydra's own rule (`hydra._internal.defaults_list.Overrides`). A
-command line with a sweep, a search path outside the config tree, or any error is composed by Hydra
-as if this were not here: only a defaults list Hydra built without error is kept. A defaults list
+Which override is a group choice is Hydra's own rule (`hydra._internal.defaults_list.Overrides`),
+and, as there, a sweep's values take no part in the defaults list (Hydra composes a multirun's
+jobs one by one). A search path outside the config tree, or any error, is composed by Hydra as if
+this were not here: only a defaults list Hydra built without error is kept. A defaults list
 built for a run (`skip_missing` False: no group left `???`) serves a multirun composition of the
 same choices too (`get_mode`): with no group missing, skipping missing groups changes nothing.
 """
@@ -59,9 +60,9 @@ class LoaderMemo:
             sources.append((source.provider, scheme, source.path))
         group_lines = []
         for override in overrides:
-            if override.is_sweep_override():
-                return None
-            if _is_group_choice(override, repo):
+            # Hydra's defaults list leaves a sweep's values out (defaults_list.Overrides skips
+            # them; a multirun's jobs are composed one by one), and so does the key.
+            if not override.is_sweep_override() and _is_group_choice(override, repo):
                 group_lines.append(override.input_line)
         return (
             self.tree_key,
@@ -103,7 +104,7 @@ def _is_group_choice(override: Any, repo: Any) -> bool:
 def _with_field_overrides(kept: Any, overrides: list[Any], repo: Any) -> Any:
     """The kept defaults list with this command line's field overrides, in their order (what
     Hydra's `Overrides` keeps as `config_overrides`)."""
-    fields = [o for o in overrides if not _is_group_choice(o, repo)]  # no sweep: keyed
+    fields = [o for o in overrides if not (o.is_sweep_override() or _is_group_choice(o, repo))]
     chosen = copy.copy(kept.overrides)
     chosen.config_overrides = fields
     return dataclasses.replace(kept, config_overrides=fields, overrides=chosen)

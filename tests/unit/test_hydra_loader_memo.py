@@ -128,12 +128,22 @@ def test_a_refused_composition_is_hydras_refusal_and_is_not_kept(shared_conf, em
     assert not hydra_loader_memo._KEPT
 
 
-def test_a_sweep_or_another_config_folder_is_composed_by_hydra_alone(shared_conf, empty_memo):
-    _loaded(shared_conf, ["agent_b=tft,grim"], RunMode.MULTIRUN, memo=True)
+def test_a_sweeps_values_take_no_part_in_its_defaults_list(shared_conf, empty_memo):
+    """Hydra leaves a sweep's values out of a multirun's defaults list (its jobs are composed one
+    by one): the multirun compositions of one grid, and of grids over other values, share it."""
+    grids = (["agent_b=tft,grim", "run.seed=1,2"], ["agent_b=alld,wsls", "run.seed=3"])
+    for grid in grids:
+        whole = _loaded(shared_conf, grid, RunMode.MULTIRUN, memo=False)
+        shared = _loaded(shared_conf, grid, RunMode.MULTIRUN, memo=True)
+        assert _whole(shared) == _whole(whole)
+    assert empty_memo[0] == 3  # two without the memo, one with it
+
+
+def test_another_config_folder_is_composed_by_hydra_alone(shared_conf, empty_memo):
     other = shared_conf / "more"
     other.mkdir(exist_ok=True)
     _loaded(shared_conf, [f"hydra.searchpath=[file://{other}]"], RunMode.RUN, memo=True)
-    assert not hydra_loader_memo._KEPT and empty_memo[0] == 2
+    assert not hydra_loader_memo._KEPT and empty_memo[0] == 1
 
 
 def test_a_changed_tree_is_composed_again(tmp_path, empty_memo):
@@ -188,6 +198,6 @@ def test_a_serial_sweeps_jobs_share_the_preflights_defaults(tmp_path, empty_memo
     done = _door(args, tmp_path)
     assert done.code == 0, done.stderr
     # Two jobs composed by the preflight and its check of the hydra.* settings; Hydra's get_mode
-    # and its multirun config hold the sweep, so Hydra composes them whole; its two jobs share
-    # the preflight's (7 before).
-    assert empty_memo[0] == 5
+    # and its multirun config share one list (without the swept values); its two jobs share the
+    # preflight's (7 before).
+    assert empty_memo[0] == 4
