@@ -51,7 +51,7 @@ def test_a_module_fixture_is_built_once_and_modules_spread(tmp_path):
     (project / "tests").mkdir(parents=True)
     for name in ("test_first.py", "test_second.py"):
         _module(project, name, SHARED)
-    done = _session(project)
+    done = _session(project, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     built = [line.split() for line in Path(project, "built").read_text().splitlines()]
     assert sorted(module for module, _ in built) == ["test_first", "test_second"]  # once each
@@ -69,11 +69,15 @@ def _module(project: Path, name: str, text: str) -> None:
     (tests / name).write_text(text)
 
 
-def _session(project: Path) -> subprocess.CompletedProcess:
+def _session(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     """A pytest session of the project with two workers, as the README's command runs."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDBENCH_TEST_")}
+    # A base temp of its own: by default the inner controller, at its exit, deletes the older
+    # numbered folders of /tmp/pytest-of-<user> beyond the newest three, an earlier whole suite's
+    # among them (about 100,000 files: 4-8 CPU s, each deletion also seen by the write guard).
+    options = ["-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "inner-tmp")]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *DIST, "-n", "2", "tests"],
+        [sys.executable, "-m", "pytest", *options, *DIST, "-n", "2", "tests"],
         cwd=project,
         env=env,
         capture_output=True,
@@ -104,7 +108,7 @@ def test_the_longest_module_starts_first_whatever_its_number_of_tests(tmp_path):
     for name, tests in (("test_long.py", 1), ("test_many.py", 10), ("test_some.py", 5)):
         _module(project, name, RECORDED.replace("{tests}", str(tests)))
     (project / "tests" / "module_seconds.json").write_text('{"tests/test_long.py": 100.0}')
-    done = _session(project)
+    done = _session(project, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     ran = [line.split() for line in (project / "ran").read_text().splitlines()]
     (worker,) = {worker for module, worker in ran if module == "test_long"}
