@@ -79,6 +79,17 @@ def _data_snapshot() -> dict[str, tuple[int, int]]:
 TERMINAL_SIZE = ("COLUMNS", "LINES")
 
 
+def suite_options() -> list[str]:
+    """The options pyproject.toml gives every session of this suite (addopts), for a test that
+    starts a pytest session of its own in a project without that file, as the README's command
+    runs."""
+    import shlex
+    import tomllib
+
+    pyproject = tomllib.loads((PROJECT / "pyproject.toml").read_text(encoding="utf-8"))
+    return shlex.split(pyproject["tool"]["pytest"]["ini_options"]["addopts"])
+
+
 def _is_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GUARD, GUARDED_FOLDERS, TESTS, data_verdict
+from conftest import GUARD, GUARDED_FOLDERS, TESTS, data_verdict, suite_options
 
 SESSION_VARIABLES = (
     "PDBENCH_TEST_OFFLINE",
@@ -140,13 +140,14 @@ def test_the_verdict_blames_the_tests_only_for_what_they_wrote(tmp_path):
     assert clean.by_tests == [] and len(clean.by_others) == 3
 
 
-INNER_TEST = """
+INNER_DATA = """
 import time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
+"""
 
-
+INNER_WAITS = """
 def test_waits_while_the_user_runs_an_experiment():
     # until the user's run has written during the session (the earliest proof of it; it writes
     # every 20 ms), with a generous deadline for a loaded machine
@@ -155,8 +156,9 @@ def test_waits_while_the_user_runs_an_experiment():
     while user_run.stat().st_size == size:
         assert time.monotonic() < deadline, "the user's run wrote nothing during the session"
         time.sleep(0.01)
+"""
 
-
+INNER_WRITES = """
 def test_that_writes_into_data():
     if WRITE:
         (DATA / "runs").mkdir(exist_ok=True)
@@ -173,7 +175,11 @@ def _inner_session(tmp_path: Path, *, write: bool, workers: int) -> subprocess.C
     for helper in ("conftest.py", "xdist_order.py"):  # the suite's guards and its scheduler
         shutil.copyfile(TESTS / helper, project / "tests" / helper)
     shutil.copytree(GUARD, project / "tests" / GUARD.name)
-    (project / "tests" / "test_inner.py").write_text(f"WRITE = {write}\n" + INNER_TEST)
+    # a module each: under `--dist loadscope` (the suite's) each goes to a worker of its own
+    (project / "tests" / "test_inner_waits.py").write_text(INNER_DATA + INNER_WAITS)
+    (project / "tests" / "test_inner_writes.py").write_text(
+        f"WRITE = {write}\n" + INNER_DATA + INNER_WRITES
+    )
     user_run = project / "data" / "runs" / "user_run.jsonl"
     writer = subprocess.Popen(
         [
@@ -193,8 +199,8 @@ def _inner_session(tmp_path: Path, *, write: bool, workers: int) -> subprocess.C
         # A base temp of its own: by default the inner session would clean up the old numbered
         # folders of /tmp/pytest-of-<user>, earlier sessions' runs, gigabytes on a used machine.
         options = ["-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "inner-tmp")]
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", *options, *extra, "tests"],
+        return subprocess.run(  # with the suite's own options, as the README's command runs
+            [sys.executable, "-m", "pytest", *options, *suite_options(), *extra, "tests"],
             cwd=project,
             env=_outside_the_session(),
             capture_output=True,

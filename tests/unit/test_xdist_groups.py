@@ -10,52 +10,77 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GUARD, TESTS
-
-DIST = ("--dist", "loadscope")  # as pyproject.toml's addopts say
+from conftest import GUARD, TESTS, suite_options
 
 
 def test_the_suite_distributes_by_group():
-    import tomllib
-
-    options = tomllib.loads((TESTS.parent / "pyproject.toml").read_text())["tool"]["pytest"]
-    assert " ".join(DIST) in options["ini_options"]["addopts"]
+    assert " ".join(("--dist", "loadscope")) in " ".join(suite_options())
 
 
-SHARED = """
+RECORDED = """
 import os
-import time
 from pathlib import Path
 
 import pytest
 
-BUILT = Path(__file__).parent.parent / "built"
+PROJECT = Path(__file__).parent.parent
+
+
+def record(name, line):
+    with open(PROJECT / name, "a") as out:
+        out.write(line + "\\n")
 
 
 @pytest.fixture(scope="module")
 def costly():
-    with open(BUILT, "a") as out:
-        out.write(__name__ + " " + os.environ.get("PYTEST_XDIST_WORKER", "-") + "\\n")
-    return 1
+    record("built", __name__ + " " + os.environ["PYTEST_XDIST_WORKER"])
 
 
-@pytest.mark.parametrize("i", range(6))
-def test_uses_it(costly, i):
-    time.sleep(0.2)
+@pytest.mark.parametrize("i", range({tests}))
+def test_it(costly, i):
+    record("ran", __name__ + " " + os.environ["PYTEST_XDIST_WORKER"])
 """
 
 
-@pytest.mark.slow  # a pytest session with two workers in a subprocess
-def test_a_module_fixture_is_built_once_and_modules_spread(tmp_path):
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pytest session with two workers, in a subprocess, over three modules of 1, 10 and 5
+    tests, each with a module-scoped fixture; tests/module_seconds.json says the one with a single
+    test takes longest. Both tests below read what it recorded (a session of its own each cost
+    three more processes, about 1.5 CPU s)."""
+    tmp_path = tmp_path_factory.mktemp("xdist-groups")
     project = tmp_path / "project"
-    (project / "tests").mkdir(parents=True)
-    for name in ("test_first.py", "test_second.py"):
-        _module(project, name, SHARED)
-    done = _session(project)
+    for name, tests in (("test_long.py", 1), ("test_many.py", 10), ("test_some.py", 5)):
+        _module(project, name, RECORDED.replace("{tests}", str(tests)))
+    (project / "tests" / "module_seconds.json").write_text('{"tests/test_long.py": 100.0}')
+    done = _session(project, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    built = [line.split() for line in Path(project, "built").read_text().splitlines()]
-    assert sorted(module for module, _ in built) == ["test_first", "test_second"]  # once each
-    assert {worker for _, worker in built} == {"gw0", "gw1"}  # and both workers had work
+    return project
+
+
+def _recorded(project: Path, name: str) -> list[list[str]]:
+    """(module, worker) lines, in the order they were written."""
+    return [line.split() for line in (project / name).read_text().splitlines()]
+
+
+@pytest.mark.slow  # a pytest session with two workers in a subprocess
+def test_a_module_fixture_is_built_once_and_modules_spread(session):
+    built = _recorded(session, "built")
+    assert sorted(module for module, _ in built) == ["test_long", "test_many", "test_some"]
+    assert {worker for _, worker in built} == {"gw0", "gw1"}  # both workers had work
+    # and every test of a module ran on the worker that built its fixture
+    built_on = dict(built)
+    assert all(built_on[module] == worker for module, worker in _recorded(session, "ran"))
+
+
+@pytest.mark.slow  # a pytest session with two workers in a subprocess
+def test_the_longest_module_starts_first_whatever_its_number_of_tests(session):
+    """xdist hands out the modules with most tests first; tests/module_seconds.json says the one
+    with a single test takes longest, so it starts first on its worker."""
+    ran = _recorded(session, "ran")
+    (worker,) = {worker for module, worker in ran if module == "test_long"}
+    first_on_its_worker = next(module for module, w in ran if w == worker)
+    assert first_on_its_worker == "test_long", ran
 
 
 def _module(project: Path, name: str, text: str) -> None:
@@ -69,47 +94,22 @@ def _module(project: Path, name: str, text: str) -> None:
     (tests / name).write_text(text)
 
 
-def _session(project: Path) -> subprocess.CompletedProcess:
-    """A pytest session of the project with two workers, as the README's command runs."""
+def _session(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """A pytest session of the project with two workers, as the README's command runs (with the
+    suite's options from pyproject.toml: `--dist loadscope`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDBENCH_TEST_")}
+    # A base temp of its own: by default the inner controller, at its exit, deletes the older
+    # numbered folders of /tmp/pytest-of-<user> beyond the newest three, an earlier whole suite's
+    # among them (about 100,000 files: 4-8 CPU s, each deletion also seen by the write guard).
+    options = ["-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "inner-tmp")]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *DIST, "-n", "2", "tests"],
+        [sys.executable, "-m", "pytest", *options, *suite_options(), "-n", "2", "tests"],
         cwd=project,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
-
-
-RECORDED = """
-import os
-from pathlib import Path
-
-import pytest
-
-
-@pytest.mark.parametrize("i", range({tests}))
-def test_it(i):
-    with open(Path(__file__).parent.parent / "ran", "a") as out:
-        out.write(__name__ + " " + os.environ["PYTEST_XDIST_WORKER"] + "\\n")
-"""
-
-
-@pytest.mark.slow  # a pytest session with two workers in a subprocess
-def test_the_longest_module_starts_first_whatever_its_number_of_tests(tmp_path):
-    """xdist hands out the modules with most tests first; tests/module_seconds.json says the one
-    with a single test takes longest, so it starts first on its worker."""
-    project = tmp_path / "project"
-    for name, tests in (("test_long.py", 1), ("test_many.py", 10), ("test_some.py", 5)):
-        _module(project, name, RECORDED.replace("{tests}", str(tests)))
-    (project / "tests" / "module_seconds.json").write_text('{"tests/test_long.py": 100.0}')
-    done = _session(project)
-    assert done.returncode == 0, done.stdout + done.stderr
-    ran = [line.split() for line in (project / "ran").read_text().splitlines()]
-    (worker,) = {worker for module, worker in ran if module == "test_long"}
-    first_on_its_worker = next(module for module, w in ran if w == worker)
-    assert first_on_its_worker == "test_long", ran
 
 
 def test_auto_starts_a_worker_per_core_and_two_more(monkeypatch):
