@@ -75,11 +75,7 @@ def _split(overrides: Overrides) -> tuple[list[str], list[Any]] | None:
     for line, override in zip(overrides, overrides.parsed, strict=True):
         if override.is_sweep_override() or override.key_or_group.startswith("hydra.searchpath"):
             return None
-        # Hydra's own rule (hydra._internal.defaults_list.Overrides): a group that exists, unless
-        # the value is a dict, which sets the group's fields.
-        if repository.group_exists(override.key_or_group) and not isinstance(
-            override.value(), dict
-        ):
+        if is_group_choice(override, repository):
             group_lines.append(line)
         else:
             field_overrides.append(override)
@@ -100,6 +96,14 @@ def _apply_field_overrides(field_overrides: list[Any], composed: DictConfig) -> 
     from hydra._internal.config_loader_impl import ConfigLoaderImpl
 
     ConfigLoaderImpl._apply_overrides_to_config(field_overrides, composed)
+
+
+def is_group_choice(override: Any, repository: Any) -> bool:
+    """Hydra's own rule (hydra._internal.defaults_list.Overrides): a group that exists in
+    `repository`, unless the value is a dict, which sets the group's fields."""
+    return bool(repository.group_exists(override.key_or_group)) and not isinstance(
+        override.value(), dict
+    )
 
 
 def store_state() -> tuple[int, ...]:

@@ -4,10 +4,11 @@ choices are built once per process while the config tree does not change.
 `python -m pdbench ...` composes one command line three times before its job starts: pdbench's
 preflight (every job checked before Hydra launches anything), Hydra's `get_mode` (a whole
 composition only to read `hydra.mode`) and Hydra's `run`; a sweep composes its grid twice more
-(`get_mode`, the multirun's own config) and, serially, each job once more in Hydra's launcher. Each costs about 0.2 CPU s, and only the two expensive steps of one are
-needed: the defaults list (`create_defaults_list`, which reads the group files the choices name) and
-the merge of those files (`ConfigLoaderImpl._compose_config_from_defaults_list`). Both depend on the
-primary config's name, the group choices, the config tree's files and Hydra's ConfigStore, never on
+(`get_mode`, the multirun's own config) and, serially, each job once more in Hydra's launcher.
+Each costs about 0.2 CPU s, and only the two expensive steps of one are needed: the defaults
+list (`create_defaults_list`, which reads the group files the choices name) and the merge of those
+files (`ConfigLoaderImpl._compose_config_from_defaults_list`). Both depend on the primary config's
+name, the group choices, the config tree's files and Hydra's ConfigStore, never on
 a field override (`run.output_dir=...`, `hydra.mode=RUN`): those Hydra applies after, as every
 other step of its composition (the hydra node's overrides, choices, job name and working folder),
 which still runs whole each time. So the result is Hydra's own, step for step.
@@ -29,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pdbench.config.composition_memo import store_state
+from pdbench.config.composition_memo import is_group_choice, store_state
 
 MAX_ENTRIES = 64  # (defaults list, composed config) pairs kept: a few hundred KB each at most
 
@@ -62,7 +63,7 @@ class LoaderMemo:
         for override in overrides:
             # Hydra's defaults list leaves a sweep's values out (defaults_list.Overrides skips
             # them; a multirun's jobs are composed one by one), and so does the key.
-            if not override.is_sweep_override() and _is_group_choice(override, repo):
+            if not override.is_sweep_override() and is_group_choice(override, repo):
                 group_lines.append(override.input_line)
         return (
             self.tree_key,
@@ -95,16 +96,10 @@ def _find(key: tuple[Any, ...], skip_missing: bool) -> _Kept | None:
     return found
 
 
-def _is_group_choice(override: Any, repo: Any) -> bool:
-    """Hydra's own rule (defaults_list.Overrides): a group that exists, unless the value is a
-    dict, which sets the group's fields."""
-    return bool(repo.group_exists(override.key_or_group)) and not isinstance(override.value(), dict)
-
-
 def _with_field_overrides(kept: Any, overrides: list[Any], repo: Any) -> Any:
     """The kept defaults list with this command line's field overrides, in their order (what
     Hydra's `Overrides` keeps as `config_overrides`)."""
-    fields = [o for o in overrides if not (o.is_sweep_override() or _is_group_choice(o, repo))]
+    fields = [o for o in overrides if not (o.is_sweep_override() or is_group_choice(o, repo))]
     chosen = copy.copy(kept.overrides)
     chosen.config_overrides = fields
     return dataclasses.replace(kept, config_overrides=fields, overrides=chosen)
