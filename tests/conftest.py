@@ -80,14 +80,25 @@ TERMINAL_SIZE = ("COLUMNS", "LINES")
 
 
 def suite_options() -> list[str]:
-    """The options pyproject.toml gives every session of this suite (addopts), for a test that
-    starts a pytest session of its own in a project without that file, as the README's command
-    runs."""
+    """The options pyproject.toml gives every session of this suite (addopts)."""
     import shlex
     import tomllib
 
     pyproject = tomllib.loads((PROJECT / "pyproject.toml").read_text(encoding="utf-8"))
     return shlex.split(pyproject["tool"]["pytest"]["ini_options"]["addopts"])
+
+
+def inner_pytest(base_temp: Path) -> list[str]:
+    """The command of a pytest session a test starts in a project of its own (without this
+    suite's pyproject.toml): with the suite's options, as the README's command runs, and a base
+    temp of its own. Without one, the inner session would, at its exit, delete the older numbered
+    folders of /tmp/pytest-of-<user> beyond the newest three: an earlier whole suite's among them
+    (about 100,000 files, 4-8 CPU s, each deletion also seen by the write guard)."""
+    return [
+        *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
+        *("--basetemp", str(base_temp)),
+        *suite_options(),
+    ]
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:

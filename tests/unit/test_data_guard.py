@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GUARD, GUARDED_FOLDERS, TESTS, data_verdict, suite_options
+from conftest import GUARD, GUARDED_FOLDERS, TESTS, data_verdict, inner_pytest
 
 SESSION_VARIABLES = (
     "PDBENCH_TEST_OFFLINE",
@@ -196,11 +196,8 @@ def _inner_session(tmp_path: Path, *, write: bool, workers: int) -> subprocess.C
         while not user_run.exists():
             time.sleep(0.01)
         extra = ["-n", str(workers)] if workers else []
-        # A base temp of its own: by default the inner session would clean up the old numbered
-        # folders of /tmp/pytest-of-<user>, earlier sessions' runs, gigabytes on a used machine.
-        options = ["-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "inner-tmp")]
-        return subprocess.run(  # with the suite's own options, as the README's command runs
-            [sys.executable, "-m", "pytest", *options, *suite_options(), *extra, "tests"],
+        return subprocess.run(
+            [*inner_pytest(tmp_path / "inner-tmp"), *extra, "tests"],
             cwd=project,
             env=_outside_the_session(),
             capture_output=True,

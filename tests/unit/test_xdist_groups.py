@@ -6,15 +6,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import GUARD, TESTS, suite_options
+from conftest import GUARD, TESTS, inner_pytest, suite_options
 
 
 def test_the_suite_distributes_by_group():
-    assert " ".join(("--dist", "loadscope")) in " ".join(suite_options())
+    assert "--dist loadscope" in " ".join(suite_options())
 
 
 RECORDED = """
@@ -98,12 +97,8 @@ def _session(project: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     """A pytest session of the project with two workers, as the README's command runs (with the
     suite's options from pyproject.toml: `--dist loadscope`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDBENCH_TEST_")}
-    # A base temp of its own: by default the inner controller, at its exit, deletes the older
-    # numbered folders of /tmp/pytest-of-<user> beyond the newest three, an earlier whole suite's
-    # among them (about 100,000 files: 4-8 CPU s, each deletion also seen by the write guard).
-    options = ["-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "inner-tmp")]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", *options, *suite_options(), "-n", "2", "tests"],
+        [*inner_pytest(tmp_path / "inner-tmp"), "-n", "2", "tests"],
         cwd=project,
         env=env,
         capture_output=True,
